@@ -1,0 +1,24 @@
+//! Subcommands: one module each. Only this crate knows clap, colours and stdout.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit codes (ripgrep convention): 0 clean, 1 findings or failed runs, 2 usage or input error.
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(name = "augur", version, about = "Predict how an MPI program performs at scales you cannot afford to run")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    // Each subcommand's variant is added with its module.
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {}
+}
