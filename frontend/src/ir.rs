@@ -1,0 +1,775 @@
+//! The language-neutral IR: the contract between `frontend` and `apt`, `slicer` and `codegen`.
+//!
+//! Invariants (consumers may rely on them):
+//! - Statements live in one arena, [`Program::stmts`]; `StmtId(i)` is index `i`, assigned in
+//!   source order by a pre-order walk, so the same source always gives the same ids.
+//!   Procedures likewise live in [`Program::procs`] with `ProcId(i)` = index `i`.
+//! - Every statement and expression carries a [`Span`]: a byte range in the ORIGINAL file the
+//!   text came from (after mapping back through fixed-form normalisation, `-D` substitution and
+//!   include inlining). [`Sources`] turns spans into 1-based line:col and first/last lines.
+//! - Names: Fortran identifiers are lower-cased, except names starting with `mpi_`, which are
+//!   upper-cased (`MPI_COMM_WORLD`, `MPI_DOUBLE_PRECISION`) so that C and Fortran agree. C names
+//!   are kept as written.
+//! - Counted loops use Fortran semantics in both languages: `lo`, `hi` inclusive, signed `step`;
+//!   trip count = max(0, floor((hi - lo + step) / step)). C `for (i = a; i < b; i++)` becomes
+//!   `lo = a, hi = b - 1, step = 1`; the synthesised `b - 1` carries the span of `b`.
+//! - `defs`/`uses` on a [`Stmt`] are the statement's OWN effects (sorted, deduplicated variable
+//!   names), not those of nested bodies. Array element writes define the array's name.
+//! - Lowering never fails: anything not understood is [`StmtKind::Opaque`] with its def/use set,
+//!   plus a diagnostic where the construct matters (GOTO, syntax errors).
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::mpi_table::{MpiOp, Role};
+
+/// Index of a file in [`Sources`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct FileId(pub u32);
+
+/// A byte range `[start, end)` in the original text of `file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: u32, end: u32) -> Self {
+        Span { file, start, end: end.max(start) }
+    }
+    /// The smallest span covering both; `self` if they are in different files.
+    pub fn cover(self, other: Span) -> Span {
+        if self.file != other.file {
+            return self;
+        }
+        Span::new(self.file, self.start.min(other.start), self.end.max(other.end))
+    }
+    pub fn len(self) -> u32 {
+        self.end - self.start
+    }
+    pub fn is_empty(self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// A 1-based line and column; the column counts characters, not bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// One file that was read: the main source or an included file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// The file's text. A file that was not valid UTF-8 is stored lossily converted (a
+    /// diagnostic says so); offsets then refer to this text, not to the bytes on disk.
+    pub text: String,
+    #[serde(skip)]
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, text: String) -> Self {
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+            }
+        }
+        SourceFile { path, text, line_starts }
+    }
+    /// Number of lines (a final line without newline counts; an empty file has one line).
+    pub fn line_count(&self) -> u32 {
+        u32::try_from(self.line_starts.len()).unwrap_or(u32::MAX)
+    }
+    /// 1-based line containing byte `offset` (clamped to the text).
+    pub fn line_of(&self, offset: u32) -> u32 {
+        let idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        u32::try_from(idx + 1).unwrap_or(u32::MAX)
+    }
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let line = self.line_of(offset);
+        let start = self.line_start(line);
+        let off = (offset as usize).min(self.text.len());
+        let col = self
+            .text
+            .get(start as usize..off)
+            .map_or(off.saturating_sub(start as usize), |s| s.chars().count());
+        LineCol { line, col: u32::try_from(col + 1).unwrap_or(u32::MAX) }
+    }
+    /// Byte offset where 1-based `line` starts (end of text past the last line).
+    pub fn line_start(&self, line: u32) -> u32 {
+        let idx = line.saturating_sub(1) as usize;
+        self.line_starts
+            .get(idx)
+            .copied()
+            .unwrap_or_else(|| u32::try_from(self.text.len()).unwrap_or(u32::MAX))
+    }
+    /// Text of 1-based `line` without its line terminator.
+    pub fn line_text(&self, line: u32) -> &str {
+        let start = self.line_start(line) as usize;
+        let end = self.line_start(line.saturating_add(1)) as usize;
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Every file read while loading a program; `FileId(i)` is index `i`, the main file is 0.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Sources {
+    files: Vec<SourceFile>,
+}
+
+impl Sources {
+    pub fn new() -> Self {
+        Sources::default()
+    }
+    pub fn add(&mut self, path: PathBuf, text: String) -> FileId {
+        self.files.push(SourceFile::new(path, text));
+        FileId(u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX))
+    }
+    pub fn get(&self, id: FileId) -> Option<&SourceFile> {
+        self.files.get(id.0 as usize)
+    }
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(u32::try_from(i).unwrap_or(u32::MAX)), f))
+    }
+    pub fn find(&self, path: &Path) -> Option<FileId> {
+        self.files().find(|(_, f)| f.path == path).map(|(id, _)| id)
+    }
+    pub fn path(&self, id: FileId) -> Option<&Path> {
+        self.get(id).map(|f| f.path.as_path())
+    }
+    /// 1-based line:col of the span's start.
+    pub fn start(&self, span: Span) -> LineCol {
+        self.get(span.file)
+            .map_or(LineCol { line: 1, col: 1 }, |f| f.line_col(span.start))
+    }
+    /// First original line of the span (1-based).
+    pub fn first_line(&self, span: Span) -> u32 {
+        self.get(span.file).map_or(1, |f| f.line_of(span.start))
+    }
+    /// Last original line the span touches (1-based): the line of its last byte.
+    pub fn last_line(&self, span: Span) -> u32 {
+        let last = if span.end > span.start { span.end - 1 } else { span.start };
+        self.get(span.file).map_or(1, |f| f.line_of(last))
+    }
+    /// The span's original text ("" if out of range).
+    pub fn text(&self, span: Span) -> &str {
+        self.get(span.file)
+            .and_then(|f| f.text.get(span.start as usize..span.end as usize))
+            .unwrap_or("")
+    }
+}
+
+/// Source language of a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Language {
+    C,
+    Fortran,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct StmtId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ProcId(pub u32);
+
+/// A sequence of statements, in source order.
+pub type Block = Vec<StmtId>;
+
+/// A whole lowered program: one main file with everything it includes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Program {
+    pub language: Language,
+    pub main_file: FileId,
+    /// Procedures in source order (`ProcId(i)` = index `i`).
+    pub procs: Vec<Procedure>,
+    /// Statement arena (`StmtId(i)` = index `i`).
+    pub stmts: Vec<Stmt>,
+    /// File-scope declarations: C globals and `#define` constants, `-D` constants, Fortran
+    /// module variables. Procedure-local ones are in [`Procedure::decls`].
+    pub globals: Vec<Decl>,
+}
+
+impl Program {
+    pub fn stmt(&self, id: StmtId) -> Option<&Stmt> {
+        self.stmts.get(id.0 as usize)
+    }
+    pub fn proc(&self, id: ProcId) -> Option<&Procedure> {
+        self.procs.get(id.0 as usize)
+    }
+    /// Procedure by name (Fortran names compare lower-cased).
+    pub fn proc_by_name(&self, name: &str) -> Option<&Procedure> {
+        let lower = name.to_ascii_lowercase();
+        self.procs.iter().find(|p| match self.language {
+            Language::C => p.name == name,
+            Language::Fortran => p.name == lower,
+        })
+    }
+    /// The main program (`main` in C, `program` in Fortran), if any.
+    pub fn main_proc(&self) -> Option<&Procedure> {
+        self.procs.iter().find(|p| p.kind == ProcKind::Main)
+    }
+    /// All statements of `block` and their nested bodies, pre-order (source order).
+    /// Uses an explicit stack: safe on any nesting depth.
+    pub fn walk(&self, block: &[StmtId]) -> Vec<StmtId> {
+        let mut out = Vec::new();
+        let mut stack: Vec<StmtId> = block.iter().rev().copied().collect();
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            if let Some(s) = self.stmt(id) {
+                for b in s.kind.blocks().into_iter().rev() {
+                    stack.extend(b.iter().rev().copied());
+                }
+            }
+        }
+        out
+    }
+    /// Declaration of `name` visible in `proc`: local first, then globals.
+    pub fn decl(&self, proc: ProcId, name: &str) -> Option<&Decl> {
+        self.proc(proc)
+            .and_then(|p| p.decls.iter().find(|d| d.name == name))
+            .or_else(|| self.globals.iter().find(|d| d.name == name))
+    }
+    /// Declared (or, in Fortran without `implicit none`, implicit) type of `name` in `proc`.
+    pub fn var_type(&self, proc: ProcId, name: &str) -> Option<VarType> {
+        if let Some(d) = self.decl(proc, name) {
+            return Some(d.ty.clone());
+        }
+        let p = self.proc(proc)?;
+        if self.language == Language::Fortran && !p.implicit_none {
+            return Some(VarType::fortran_implicit(name));
+        }
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ProcKind {
+    Main,
+    Subroutine,
+    Function,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Procedure {
+    pub id: ProcId,
+    pub name: String,
+    pub kind: ProcKind,
+    pub params: Vec<Param>,
+    /// Local declarations, including declarations of the parameters, in source order.
+    pub decls: Vec<Decl>,
+    pub body: Block,
+    /// The whole procedure, header to end.
+    pub span: Span,
+    pub name_span: Span,
+    /// Fortran `implicit none` seen (always true for C).
+    pub implicit_none: bool,
+    /// Enclosing Fortran module, if the procedure is a module procedure.
+    pub module: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Param {
+    pub name: String,
+    pub span: Span,
+}
+
+/// Base type of a variable or value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum BaseType {
+    Integer,
+    Real,
+    Complex,
+    Logical,
+    Character,
+    /// struct/union/derived type/void/anything else.
+    Other,
+}
+
+/// A declared type. `bytes` is the element size when known (C `double` → 8, `int` → 4,
+/// Fortran `real*8`/`double precision` → 8, default `real`/`integer` → 4).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct VarType {
+    pub base: BaseType,
+    pub bytes: Option<u32>,
+    /// C pointer depth (`double **a` → 2); 0 for Fortran.
+    pub pointer: u8,
+    /// The type as written (`unsigned long`, `double precision`, `real*8`).
+    pub text: String,
+}
+
+impl VarType {
+    pub fn new(base: BaseType, bytes: Option<u32>, text: impl Into<String>) -> Self {
+        VarType { base, bytes, pointer: 0, text: text.into() }
+    }
+    /// Fortran's implicit rule: names starting with i..n are integer, others real.
+    pub fn fortran_implicit(name: &str) -> Self {
+        match name.bytes().next().map(|b| b.to_ascii_lowercase()) {
+            Some(b'i'..=b'n') => VarType::new(BaseType::Integer, Some(4), "integer (implicit)"),
+            _ => VarType::new(BaseType::Real, Some(4), "real (implicit)"),
+        }
+    }
+}
+
+/// A declared name: scalar, array or named constant.
+#[derive(Debug, Clone, Serialize)]
+pub struct Decl {
+    pub name: String,
+    pub ty: VarType,
+    pub kind: DeclKind,
+    pub span: Span,
+    /// Fortran COMMON block (`""` for blank COMMON) holding this variable.
+    pub common: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum DeclKind {
+    Scalar { init: Option<SrcExpr> },
+    Array { dims: Vec<Dim>, init: Option<SrcExpr> },
+    /// Fortran PARAMETER, C `#define NAME value`, `-D NAME=value`, C `const` with initialiser.
+    Constant { value: SrcExpr, origin: ConstOrigin },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ConstOrigin {
+    /// Fortran PARAMETER.
+    Parameter,
+    /// C `#define`.
+    Define,
+    /// `-D NAME=VALUE` given by the user.
+    CommandLine,
+    /// C `const` variable.
+    Const,
+}
+
+/// One array dimension.
+#[derive(Debug, Clone, Serialize)]
+pub enum Dim {
+    /// C `a[n]`: `n` elements, indices 0..n-1.
+    Extent(SrcExpr),
+    /// Fortran `a(lo:hi)`, inclusive; `a(n)` is `Bounds { lo: 1, hi: n }` (the `1` is
+    /// synthesised with the span of `n`).
+    Bounds { lo: SrcExpr, hi: SrcExpr },
+    /// `a(*)`, `a(:)`, `a[]`: size not known from the declaration.
+    Assumed,
+}
+
+/// One statement in the arena.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stmt {
+    pub id: StmtId,
+    pub proc: ProcId,
+    /// Innermost enclosing statement (loop, if, while), `None` at procedure level.
+    pub parent: Option<StmtId>,
+    /// The statement's whole text, including nested bodies and the loop's end.
+    pub span: Span,
+    /// Fortran statement label (`20 continue`).
+    pub label: Option<u32>,
+    pub kind: StmtKind,
+    /// Variables this statement itself writes (sorted).
+    pub defs: BTreeSet<String>,
+    /// Variables this statement itself reads (sorted).
+    pub uses: BTreeSet<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum StmtKind {
+    Assign(Assign),
+    Loop(Loop),
+    While(While),
+    If(If),
+    Call(Call),
+    Mpi(MpiCall),
+    Input(Input),
+    Return { value: Option<SrcExpr> },
+    /// C `break`, Fortran `exit`.
+    Break,
+    /// C `continue`, Fortran `cycle`.
+    Continue,
+    Opaque(Opaque),
+}
+
+impl StmtKind {
+    /// Nested bodies in source order (loop body; if arms then else; while init, body, update).
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            StmtKind::Loop(l) => vec![&l.body],
+            StmtKind::While(w) => vec![&w.init, &w.body, &w.update],
+            StmtKind::If(i) => {
+                let mut v: Vec<&Block> = i.arms.iter().map(|a| &a.body).collect();
+                if let Some(e) = &i.else_body {
+                    v.push(e);
+                }
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            StmtKind::Assign(_) => "assign",
+            StmtKind::Loop(_) => "loop",
+            StmtKind::While(_) => "while",
+            StmtKind::If(_) => "if",
+            StmtKind::Call(_) => "call",
+            StmtKind::Mpi(_) => "mpi",
+            StmtKind::Input(_) => "input",
+            StmtKind::Return { .. } => "return",
+            StmtKind::Break => "break",
+            StmtKind::Continue => "continue",
+            StmtKind::Opaque(_) => "opaque",
+        }
+    }
+}
+
+/// `target = value`; C compound assignment `a += b` is lowered to `a = a + b`, `i++` to
+/// `i = i + 1`. A value read from the command line (`atoi(argv[1])`) appears as
+/// [`SrcExprKind::Input`] inside `value`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Assign {
+    /// A [`SrcExprKind::Var`] or [`SrcExprKind::Index`] (or `Deref`/member access as Opaque).
+    pub target: SrcExpr,
+    pub value: SrcExpr,
+}
+
+/// A counted loop with Fortran semantics (see the module doc): `var` runs from `lo` to `hi`
+/// inclusive by `step`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Loop {
+    pub var: String,
+    pub lo: SrcExpr,
+    pub hi: SrcExpr,
+    pub step: SrcExpr,
+    pub body: Block,
+    /// Span of the header (`for (...)` / `do i = 1, n`).
+    pub header_span: Span,
+    /// Span of what closes the loop: C closing `}` (or the last body statement when there are
+    /// no braces), Fortran `end do`/`enddo` or the labelled terminator (`20 continue`, shared
+    /// by every loop of a labelled nest ending there).
+    pub end_span: Span,
+}
+
+/// A loop that is not counted: C `while`, `do ... while`, a `for` whose header is not a
+/// counted loop, Fortran `do while` and bare `do`.
+#[derive(Debug, Clone, Serialize)]
+pub struct While {
+    /// `None` means no condition (`for (;;)`, Fortran bare `do`).
+    pub cond: Option<SrcExpr>,
+    /// C `for` initialiser, run once before the loop.
+    pub init: Block,
+    pub body: Block,
+    /// C `for` update, run after each iteration.
+    pub update: Block,
+    /// The condition is tested after the body (C `do ... while`).
+    pub post_test: bool,
+    pub header_span: Span,
+    pub end_span: Span,
+}
+
+/// `if / else if / else`: arms in order, the first true condition wins.
+#[derive(Debug, Clone, Serialize)]
+pub struct If {
+    pub arms: Vec<IfArm>,
+    pub else_body: Option<Block>,
+    /// Fortran `end if` / C closing brace of the last branch.
+    pub end_span: Span,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IfArm {
+    pub cond: SrcExpr,
+    pub body: Block,
+}
+
+/// A call statement to a non-MPI procedure (user or library): C `f(a);`, Fortran
+/// `call f(a)`. Calls inside expressions stay [`SrcExprKind::Call`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Call {
+    /// C: as written; Fortran: lower-cased.
+    pub name: String,
+    pub args: Vec<SrcExpr>,
+    /// C `x = f(a);` is an Assign, not a Call; this is the statement `f(a);` only.
+    pub name_span: Span,
+}
+
+/// One MPI call, classified through [`crate::mpi_table`]. C `MPI_Send(...)`, `ierr =
+/// MPI_Send(...)` and Fortran `call mpi_send(..., ierr)` give the same `op` and roles (plus
+/// `Role::Ierr` for Fortran's trailing argument).
+///
+/// An MPI call nested inside a larger expression (`if (MPI_Send(...) != MPI_SUCCESS)`,
+/// `t = t + MPI_Wtime()`) is hoisted: it gets its own `Mpi` statement, with the call's span,
+/// right before the statement containing it, and the call also stays in that expression.
+#[derive(Debug, Clone, Serialize)]
+pub struct MpiCall {
+    pub op: MpiOp,
+    /// The function name as written (`MPI_Send`, `mpi_send`, `MPI_SEND`).
+    pub name: String,
+    pub args: Vec<MpiArg>,
+    /// `x` in C `x = MPI_Wtime();` / `ierr = MPI_Send(...)`, or Fortran `t = MPI_Wtime()`.
+    pub result: Option<SrcExpr>,
+}
+
+impl MpiCall {
+    /// The first argument with this role.
+    pub fn arg(&self, role: Role) -> Option<&MpiArg> {
+        self.args.iter().find(|a| a.role == role)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MpiArg {
+    pub role: Role,
+    /// The argument with a top-level C `&` removed (`&rank` → `rank`, `&a[0]` → `a[0]`).
+    pub expr: SrcExpr,
+    /// The C argument was written `&expr`.
+    pub address_of: bool,
+}
+
+/// A statement that reads values from outside the program.
+#[derive(Debug, Clone, Serialize)]
+pub struct Input {
+    /// Variables or array elements assigned, in order.
+    pub targets: Vec<SrcExpr>,
+    pub origin: InputOrigin,
+}
+
+/// Where a value comes from at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum InputOrigin {
+    /// `scanf`, Fortran `read(*,*)` / `read(5,*)`.
+    Stdin,
+    /// Command-line argument `i` (1-based, as `argv[i]` / `get_command_argument(i, ...)`);
+    /// `None` when the index is not a literal.
+    Argv(Option<u32>),
+    /// Any other unit or stream (`fscanf(f, ...)`, `read(10, *)`).
+    File,
+    /// Environment variable (`getenv("X")`, `get_environment_variable`).
+    Env(Option<String>),
+}
+
+/// A statement the lowering keeps only as text with its def/use set (I/O, GOTO, DATA,
+/// allocate, struct access, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct Opaque {
+    /// The statement's first line of text (trimmed, at most 120 characters).
+    pub text: String,
+    /// Why it is opaque, for humans (`"goto"`, `"syntax error"`, `"print statement"`).
+    pub reason: String,
+}
+
+/// An expression of the PROGRAM (its syntax), not a symbolic expression; the symbolic type
+/// is `symbolic::Expr`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SrcExpr {
+    pub kind: SrcExprKind,
+    pub span: Span,
+    /// Value type when cheaply known (literals, declared variables, arithmetic on them).
+    pub ty: Option<BaseType>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum SrcExprKind {
+    Int(i64),
+    /// A real literal: its text as written (`1.0d0`) and value.
+    Real { text: String, value: f64 },
+    Str(String),
+    Bool(bool),
+    Var(String),
+    /// `a(i, j)` / `a[i][j]` (C subscripts flattened in order). Fortran sections put
+    /// [`SrcExprKind::Range`] among the indices.
+    Index { array: String, indices: Vec<SrcExpr> },
+    /// Fortran `lo:hi:step` in an array section; each part optional.
+    Range { lo: Option<Box<SrcExpr>>, hi: Option<Box<SrcExpr>>, step: Option<Box<SrcExpr>> },
+    /// Function or intrinsic call (`min`, `mod`, `sqrt`, `f(x)`); name lower-cased in Fortran.
+    Call { name: String, args: Vec<SrcExpr> },
+    Unary { op: UnOp, operand: Box<SrcExpr> },
+    Binary { op: BinOp, lhs: Box<SrcExpr>, rhs: Box<SrcExpr> },
+    /// C `c ? a : b`.
+    Ternary { cond: Box<SrcExpr>, then: Box<SrcExpr>, other: Box<SrcExpr> },
+    /// C `sizeof(type)` / `sizeof expr`; the type when it is a type name.
+    SizeOf { ty: Option<VarType>, expr: Option<Box<SrcExpr>> },
+    /// C cast `(double) x`.
+    Cast { ty: VarType, expr: Box<SrcExpr> },
+    /// A value read at run time: `atoi(argv[1])`, `atof`, `strtol`, `getenv`.
+    Input(InputOrigin),
+    /// Anything else (struct member, pointer arithmetic we do not model, too deep); the
+    /// variables it reads are kept so def/use stays sound.
+    Opaque { text: String, vars: Vec<String> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    /// C `&x` (outside MPI argument lists, where it is stripped).
+    AddrOf,
+    /// C `*p`.
+    Deref,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Division; see [`SrcExprKind::Binary`]'s `ty`: `Some(Integer)` on the result means
+    /// integer (truncating) division.
+    Div,
+    /// C `%` (Fortran `mod` is a Call).
+    Rem,
+    /// Fortran `**`.
+    Pow,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    /// Fortran `.eqv.` / `.neqv.`.
+    Eqv,
+    Neqv,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    /// Fortran `//`.
+    Concat,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Pow => "**",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::Eqv => ".eqv.",
+            BinOp::Neqv => ".neqv.",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Concat => "//",
+        }
+    }
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+}
+
+impl SrcExpr {
+    pub fn new(kind: SrcExprKind, span: Span) -> Self {
+        SrcExpr { kind, span, ty: None }
+    }
+    pub fn with_type(mut self, ty: Option<BaseType>) -> Self {
+        self.ty = ty;
+        self
+    }
+    pub fn int(value: i64, span: Span) -> Self {
+        SrcExpr { kind: SrcExprKind::Int(value), span, ty: Some(BaseType::Integer) }
+    }
+    pub fn var(name: impl Into<String>, span: Span) -> Self {
+        SrcExpr::new(SrcExprKind::Var(name.into()), span)
+    }
+    pub fn binary(op: BinOp, lhs: SrcExpr, rhs: SrcExpr) -> Self {
+        let span = lhs.span.cover(rhs.span);
+        let ty = crate::types::binary_type(op, lhs.ty, rhs.ty);
+        SrcExpr {
+            kind: SrcExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
+            span,
+            ty,
+        }
+    }
+    /// Direct sub-expressions in order.
+    pub fn children(&self) -> Vec<&SrcExpr> {
+        match &self.kind {
+            SrcExprKind::Index { indices, .. } => indices.iter().collect(),
+            SrcExprKind::Call { args, .. } => args.iter().collect(),
+            SrcExprKind::Range { lo, hi, step } => {
+                [lo, hi, step].into_iter().flatten().map(|b| &**b).collect()
+            }
+            SrcExprKind::Unary { operand, .. } => vec![operand],
+            SrcExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            SrcExprKind::Ternary { cond, then, other } => vec![cond, then, other],
+            SrcExprKind::SizeOf { expr, .. } => expr.iter().map(|b| &**b).collect(),
+            SrcExprKind::Cast { expr, .. } => vec![expr],
+            _ => Vec::new(),
+        }
+    }
+    /// This expression and all sub-expressions, pre-order (explicit stack).
+    pub fn walk(&self) -> Vec<&SrcExpr> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            out.push(e);
+            stack.extend(e.children().into_iter().rev());
+        }
+        out
+    }
+    /// Variables read by this expression (array names included; function names and the
+    /// operand of `sizeof(type)` not).
+    pub fn vars(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for e in self.walk() {
+            match &e.kind {
+                SrcExprKind::Var(v) => {
+                    out.insert(v.clone());
+                }
+                SrcExprKind::Index { array, .. } => {
+                    out.insert(array.clone());
+                }
+                SrcExprKind::Opaque { vars, .. } => out.extend(vars.iter().cloned()),
+                _ => {}
+            }
+        }
+        out
+    }
+    /// The variable this expression names or indexes (`a` for `a`, `a(i)`, `&a[0]`).
+    pub fn base_var(&self) -> Option<&str> {
+        match &self.kind {
+            SrcExprKind::Var(v) => Some(v),
+            SrcExprKind::Index { array, .. } => Some(array),
+            SrcExprKind::Unary { op: UnOp::AddrOf | UnOp::Deref, operand } => operand.base_var(),
+            SrcExprKind::Cast { expr, .. } => expr.base_var(),
+            _ => None,
+        }
+    }
+    pub fn as_int(&self) -> Option<i64> {
+        match &self.kind {
+            SrcExprKind::Int(v) => Some(*v),
+            SrcExprKind::Unary { op: UnOp::Neg, operand } => operand.as_int().map(|v| -v),
+            _ => None,
+        }
+    }
+}
