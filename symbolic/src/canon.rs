@@ -1,0 +1,363 @@
+//! The rewrite rules that keep `Expr` canonical: every constructor and operator ends here.
+//!
+//! Rules (variables are positive reals, so `(a·b)^q = a^q·b^q` holds for them):
+//! like terms merge; products distribute over sums; a sum raised to an integer power 1..=4
+//! expands (when small); any other power of a sum becomes `c^q · g^q · Pow(base)^q` with `g` the
+//! common variable factor and `base` scaled to leading coefficient ±1; `log2` of a product
+//! becomes a sum of logs; `max`/`min` flatten, fold constants, drop provably dominated arguments;
+//! `ceil`/`floor` are idempotent and pull out integer constants.
+
+use crate::expr::{Atom, Coef, Expr, Term};
+use crate::rational::Rational;
+
+/// Largest integer power of a sum that is expanded, and the largest expansion (in terms).
+const MAX_EXPAND_POW: i64 = 4;
+const MAX_EXPAND_TERMS: usize = 256;
+
+/// Relative size below which a merged coefficient counts as cancelled.
+const CANCEL_TOL: f64 = 1e-12;
+
+/// Sort and merge terms into canonical order.
+pub(crate) fn from_terms(mut terms: Vec<Term>) -> Expr {
+    terms.sort_by(|a, b| a.factors.cmp(&b.factors));
+    let mut out: Vec<Term> = Vec::with_capacity(terms.len());
+    let mut scale: Vec<f64> = Vec::with_capacity(terms.len());
+    for t in terms {
+        match out.last_mut() {
+            Some(last) if last.factors == t.factors => {
+                let s = scale.last_mut();
+                last.coef.0 += t.coef.0;
+                if let Some(s) = s {
+                    *s = s.max(t.coef.0.abs());
+                }
+            }
+            _ => {
+                scale.push(t.coef.0.abs());
+                out.push(t);
+            }
+        }
+    }
+    let terms = out
+        .into_iter()
+        .zip(scale)
+        .filter(|(t, s)| t.coef.0 != 0.0 && t.coef.0.abs().partial_cmp(&(CANCEL_TOL * s)) != Some(std::cmp::Ordering::Less))
+        .map(|(mut t, _)| {
+            t.coef.0 += 0.0;
+            t
+        })
+        .collect();
+    Expr { terms }
+}
+
+pub(crate) fn add(a: &Expr, b: &Expr) -> Expr {
+    if a.terms.is_empty() {
+        return b.clone();
+    }
+    if b.terms.is_empty() {
+        return a.clone();
+    }
+    from_terms(a.terms.iter().chain(b.terms.iter()).cloned().collect())
+}
+
+pub(crate) fn sub(a: &Expr, b: &Expr) -> Expr {
+    add(a, &scale(b, -1.0))
+}
+
+pub(crate) fn scale(a: &Expr, c: f64) -> Expr {
+    if c == 0.0 {
+        return Expr::zero();
+    }
+    from_terms(a.terms.iter().map(|t| Term { factors: t.factors.clone(), coef: Coef(t.coef.0 * c) }).collect())
+}
+
+pub(crate) fn mul(a: &Expr, b: &Expr) -> Expr {
+    if a.terms.is_empty() || b.terms.is_empty() {
+        return Expr::zero();
+    }
+    let mut acc: Vec<Term> = Vec::with_capacity(a.terms.len() * b.terms.len());
+    for ta in &a.terms {
+        for tb in &b.terms {
+            let mut f = ta.factors.clone();
+            f.extend(tb.factors.iter().cloned());
+            acc.extend(term_expr(ta.coef.0 * tb.coef.0, f).terms);
+        }
+    }
+    from_terms(acc)
+}
+
+pub(crate) fn div(a: &Expr, b: &Expr) -> Expr {
+    mul(a, &pow(b, Rational::int(-1)))
+}
+
+/// Build `coef · ∏ factors` canonically: sort, merge exponents, expand small integer powers of sums.
+pub(crate) fn term_expr(coef: f64, mut factors: Vec<(Atom, Rational)>) -> Expr {
+    if coef == 0.0 {
+        return Expr::zero();
+    }
+    factors.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut merged: Vec<(Atom, Rational)> = Vec::with_capacity(factors.len());
+    for (atom, q) in factors {
+        match merged.last_mut() {
+            Some(last) if last.0 == atom => last.1 = last.1.add_lossy(q),
+            _ => merged.push((atom, q)),
+        }
+    }
+    merged.retain(|(_, q)| !q.is_zero());
+    let expand_at = merged.iter().position(|(a, q)| {
+        if let Atom::Pow(base) = a {
+            q.is_integer() && q.numer() >= 1 && q.numer() <= MAX_EXPAND_POW && expandable(base, q.numer())
+        } else {
+            false
+        }
+    });
+    match expand_at {
+        None => Expr { terms: vec![Term { factors: merged, coef: Coef(coef + 0.0) }] },
+        Some(i) => {
+            let (atom, q) = merged.remove(i);
+            let Atom::Pow(base) = atom else { return Expr::zero() };
+            let mut out = term_expr(coef, merged);
+            for _ in 0..q.numer() {
+                out = mul(&out, &base);
+            }
+            out
+        }
+    }
+}
+
+fn expandable(base: &Expr, k: i64) -> bool {
+    let n = base.terms.len().max(1);
+    let mut size = 1usize;
+    for _ in 0..k {
+        size = size.saturating_mul(n);
+    }
+    size <= MAX_EXPAND_TERMS
+}
+
+/// Split a sum into `c · g · base`: `c > 0`, `g` the common variable monomial (minimum exponent
+/// of each variable over the terms, absent counting as 0), `base` with leading coefficient ±1.
+pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
+    let mut vars: Vec<(Atom, Rational)> = Vec::new();
+    for t in &e.terms {
+        for (a, _) in &t.factors {
+            if matches!(a, Atom::Var(_)) && !vars.iter().any(|(v, _)| v == a) {
+                vars.push((a.clone(), Rational::ZERO));
+            }
+        }
+    }
+    for (v, m) in vars.iter_mut() {
+        let mut min = Rational::ZERO;
+        for (k, t) in e.terms.iter().enumerate() {
+            let q = t.factors.iter().find(|(a, _)| a == v).map_or(Rational::ZERO, |(_, q)| *q);
+            if k == 0 || q < min {
+                min = q;
+            }
+        }
+        *m = min;
+    }
+    vars.retain(|(_, q)| !q.is_zero());
+    let divided: Vec<Term> = e
+        .terms
+        .iter()
+        .flat_map(|t| {
+            let mut f = t.factors.clone();
+            f.extend(vars.iter().map(|(a, q)| (a.clone(), -*q)));
+            term_expr(t.coef.0, f).terms
+        })
+        .collect();
+    let divided = from_terms(divided);
+    let c = divided.terms.first().map_or(1.0, |t| t.coef.0.abs());
+    let base = if c == 1.0 || c == 0.0 { divided } else { scale(&divided, 1.0 / c) };
+    (if c == 0.0 { 1.0 } else { c }, vars, base)
+}
+
+pub(crate) fn pow(e: &Expr, q: Rational) -> Expr {
+    if q.is_zero() {
+        return Expr::one();
+    }
+    if q == Rational::ONE {
+        return e.clone();
+    }
+    match e.terms.as_slice() {
+        [] => {
+            if q.is_negative() {
+                Expr::num(f64::INFINITY)
+            } else {
+                Expr::zero()
+            }
+        }
+        [t] => {
+            let f = t.factors.iter().map(|(a, p)| (a.clone(), p.mul_lossy(q))).collect();
+            term_expr(q.pow_f64(t.coef.0), f)
+        }
+        _ => {
+            if q.is_integer() && q.numer() > 1 && q.numer() <= MAX_EXPAND_POW && expandable(e, q.numer()) {
+                let mut out = e.clone();
+                for _ in 1..q.numer() {
+                    out = mul(&out, e);
+                }
+                return out;
+            }
+            let (c, g, base) = factor_sum(e);
+            if base.terms.len() < 2 {
+                // Cancellation left a monomial: recurse on the rebuilt product.
+                return pow(&mul(&term_expr(c, g), &base), q);
+            }
+            let mut f: Vec<(Atom, Rational)> = g.into_iter().map(|(a, p)| (a, p.mul_lossy(q))).collect();
+            f.push((Atom::Pow(Box::new(base)), q));
+            term_expr(q.pow_f64(c), f)
+        }
+    }
+}
+
+/// `log2` of one atom taken as a whole (never of a Pow atom: callers pass its base).
+fn log2_atom(a: &Atom) -> Expr {
+    let arg = match a {
+        Atom::Pow(base) => (**base).clone(),
+        other => Expr { terms: vec![Term { factors: vec![(other.clone(), Rational::ONE)], coef: Coef(1.0) }] },
+    };
+    Expr { terms: vec![Term { factors: vec![(Atom::Log2(Box::new(arg)), Rational::ONE)], coef: Coef(1.0) }] }
+}
+
+pub(crate) fn log2(e: &Expr) -> Expr {
+    match e.terms.as_slice() {
+        [] => Expr::num(f64::NEG_INFINITY),
+        [t] => {
+            let mut out = Expr::num(t.coef.0.log2());
+            for (a, q) in &t.factors {
+                out = add(&out, &scale(&log2_atom(a), q.to_f64()));
+            }
+            out
+        }
+        _ => {
+            let (c, g, base) = factor_sum(e);
+            if base.terms.len() < 2 {
+                return log2(&mul(&term_expr(c, g), &base));
+            }
+            let mut out = Expr::num(c.log2());
+            for (a, q) in &g {
+                out = add(&out, &scale(&log2_atom(a), q.to_f64()));
+            }
+            add(&out, &log2_atom(&Atom::Pow(Box::new(base))))
+        }
+    }
+}
+
+/// True when `e ≥ 0` for all positive variable values: positive coefficients on pure-variable terms.
+pub(crate) fn provably_nonneg(e: &Expr) -> bool {
+    e.terms.iter().all(|t| t.coef.0 > 0.0 && t.factors.iter().all(|(a, _)| matches!(a, Atom::Var(_))))
+}
+
+fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
+    let mut flat: Vec<Expr> = Vec::with_capacity(args.len());
+    let mut konst: Option<f64> = None;
+    for a in args {
+        let nested = match (a.as_atom(), is_max) {
+            (Some(Atom::Max(l)), true) | (Some(Atom::Min(l)), false) => Some(l.clone()),
+            _ => None,
+        };
+        for x in nested.unwrap_or_else(|| vec![a]) {
+            match x.as_const() {
+                Some(c) => {
+                    konst = Some(match konst {
+                        None => c,
+                        Some(k) if is_max => k.max(c),
+                        Some(k) => k.min(c),
+                    })
+                }
+                None => flat.push(x),
+            }
+        }
+    }
+    if let Some(k) = konst {
+        flat.push(Expr::num(k));
+    }
+    flat.sort();
+    flat.dedup();
+    if flat.len() <= 8 {
+        // Drop arguments another one provably dominates (for min: is provably below).
+        let mut keep = vec![true; flat.len()];
+        for i in 0..flat.len() {
+            for j in 0..flat.len() {
+                if i != j && keep[i] && keep[j] {
+                    let d = if is_max { sub(&flat[i], &flat[j]) } else { sub(&flat[j], &flat[i]) };
+                    if provably_nonneg(&d) {
+                        keep[j] = false;
+                    }
+                }
+            }
+        }
+        let mut k = keep.into_iter();
+        flat.retain(|_| k.next().unwrap_or(true));
+    }
+    match flat.len() {
+        0 => Expr::zero(),
+        1 => flat.pop().unwrap_or_default(),
+        _ => {
+            let atom = if is_max { Atom::Max(flat) } else { Atom::Min(flat) };
+            Expr { terms: vec![Term { factors: vec![(atom, Rational::ONE)], coef: Coef(1.0) }] }
+        }
+    }
+}
+
+pub(crate) fn max_of(args: Vec<Expr>) -> Expr {
+    extremum(args, true)
+}
+
+pub(crate) fn min_of(args: Vec<Expr>) -> Expr {
+    extremum(args, false)
+}
+
+fn rounding(e: &Expr, up: bool) -> Expr {
+    if let Some(c) = e.as_const() {
+        return Expr::num(if up { c.ceil() } else { c.floor() });
+    }
+    if let Some(Atom::Ceil(_) | Atom::Floor(_)) = e.as_atom() {
+        return e.clone();
+    }
+    if let Some(t) = e.terms.first() {
+        let k = t.coef.0;
+        if t.factors.is_empty() && k.fract() == 0.0 {
+            return add(&rounding(&sub(e, &Expr::num(k)), up), &Expr::num(k));
+        }
+    }
+    let atom = if up { Atom::Ceil(Box::new(e.clone())) } else { Atom::Floor(Box::new(e.clone())) };
+    Expr { terms: vec![Term { factors: vec![(atom, Rational::ONE)], coef: Coef(1.0) }] }
+}
+
+pub(crate) fn ceil(e: &Expr) -> Expr {
+    rounding(e, true)
+}
+
+pub(crate) fn floor(e: &Expr) -> Expr {
+    rounding(e, false)
+}
+
+/// Rebuild the value of one atom, mapping each argument expression through `f`.
+pub(crate) fn rebuild_atom(a: &Atom, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
+    match a {
+        Atom::Var(v) => Expr::var(v),
+        Atom::Log2(x) => log2(&f(x)),
+        Atom::Max(l) => max_of(l.iter().map(&mut *f).collect()),
+        Atom::Min(l) => min_of(l.iter().map(&mut *f).collect()),
+        Atom::Ceil(x) => ceil(&f(x)),
+        Atom::Floor(x) => floor(&f(x)),
+        Atom::Pow(b) => f(b),
+    }
+}
+
+/// Rebuild a whole expression, mapping every atom's value through `g`.
+pub(crate) fn map_atoms(e: &Expr, g: &mut dyn FnMut(&Atom) -> Expr) -> Expr {
+    let mut acc: Vec<Term> = Vec::new();
+    for t in &e.terms {
+        let mut prod = Expr::num(t.coef.0);
+        for (a, q) in &t.factors {
+            prod = mul(&prod, &pow(&g(a), *q));
+        }
+        acc.extend(prod.terms);
+    }
+    from_terms(acc)
+}
+
+pub(crate) fn atom_expr(a: &Atom) -> Expr {
+    rebuild_atom(a, &mut |x| x.clone())
+}
