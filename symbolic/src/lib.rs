@@ -8,17 +8,23 @@
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
 
 mod canon;
+mod diff;
 mod expr;
 mod parse;
 mod print;
 mod query;
 mod rational;
+mod roots;
+mod solve;
 mod sum;
 #[cfg(test)]
 mod tests_canon;
 
+pub use diff::{Cond, Derivative, Piece};
 pub use expr::{Atom, Expr, Term};
 pub use parse::{parse, ParseError};
 pub use query::EvalError;
 pub use rational::Rational;
+pub use roots::Method;
+pub use solve::{minimize, Candidate, Solution, SolveError, SolveOptions};
 pub use sum::sum_over;

@@ -1,0 +1,259 @@
+//! Minimising T over one variable K (the ∂T/∂K = 0 of seed 004 §5.4): branch over `max`/`min`,
+//! stationary points of each branch (closed form when possible), feasibility of the branch,
+//! breakpoints and range ends as further candidates, second-derivative check, integer neighbours.
+
+use crate::diff::Cond;
+use crate::expr::Expr;
+use crate::roots::{positive_roots, Method};
+use crate::EvalError;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Search options (a config struct rather than bool parameters).
+#[derive(Clone, Debug, Default)]
+pub struct SolveOptions {
+    /// Inclusive search range; default `(0, ∞)` for closed forms, `[1e-6, 1e12]` for numeric search.
+    pub range: Option<(f64, f64)>,
+    /// The variable must be an integer: the better of ⌊K*⌋ and ⌈K*⌉ is reported too.
+    pub integer: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    #[error("`{0}` does not occur in the expression")]
+    VarAbsent(String),
+    #[error("invalid range {0}..{1}: need 0 < lo <= hi")]
+    BadRange(f64, f64),
+    #[error("no minimum found for `{var}` in {lo:e}..{hi:e}: the expression has no stationary point there (try --range)")]
+    NoMinimum { var: String, lo: f64, hi: f64 },
+}
+
+/// One point examined during the search.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub k: f64,
+    pub t: f64,
+    pub method: Method,
+    /// Conditions of the branch this point came from (empty when T has no max/min in K).
+    pub branch: Vec<Cond>,
+    pub closed_form: Option<Expr>,
+    /// d²T/dK² of the branch at `k` (stationary points only).
+    pub second_derivative: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Solution {
+    pub var: String,
+    pub k_star: f64,
+    pub t_star: f64,
+    pub method: Method,
+    /// K*(other parameters) when found in closed form.
+    pub closed_form: Option<Expr>,
+    pub branch: Vec<Cond>,
+    pub second_derivative: Option<f64>,
+    /// True when ceil/floor were relaxed (`ceil(u) ≈ u`) to find the stationary points.
+    pub relaxed: bool,
+    /// `(K, T(K))` at the better integer neighbour, when `integer` was asked.
+    pub integer: Option<(f64, f64)>,
+    /// Every feasible candidate, best first.
+    pub candidates: Vec<Candidate>,
+}
+
+/// Minimise `t` over `var` with the other variables fixed at `at`.
+pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOptions) -> Result<Solution, SolveError> {
+    if !t.contains_var(var) {
+        return Err(SolveError::VarAbsent(var.to_string()));
+    }
+    for v in t.vars() {
+        if v != var && !at.contains_key(&v) {
+            return Err(EvalError::UnknownVariable(v).into());
+        }
+    }
+    let (lo, hi) = match opts.range {
+        Some((lo, hi)) if lo > 0.0 && lo <= hi => (lo, hi),
+        Some((lo, hi)) => return Err(SolveError::BadRange(lo, hi)),
+        None => (f64::MIN_POSITIVE, f64::INFINITY),
+    };
+    let (nlo, nhi) = opts.range.unwrap_or((1e-6, 1e12));
+    let lookup = |v: &str| at.get(v).copied();
+    let at_k = |k: f64| move |v: &str| if v == var { Some(k) } else { at.get(v).copied() };
+    let value = |k: f64| t.eval(&at_k(k));
+
+    let relaxed_t = t.relax_rounding();
+    let relaxed = relaxed_t != *t;
+    let mut cands: Vec<Candidate> = Vec::new();
+    let mut breakpoints: Vec<Expr> = Vec::new();
+    for piece in relaxed_t.branches(var) {
+        let feasible = |k: f64| -> Result<bool, EvalError> {
+            for c in &piece.conds {
+                if !c.holds(&at_k(k), 1e-9)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let d1 = piece.expr.diff_smooth(var);
+        let d2 = d1.diff_smooth(var);
+        let closed_ok = crate::roots::power_groups(&d1, var).is_some();
+        let roots = positive_roots(&d1, var, &lookup, if closed_ok { lo } else { nlo }, if closed_ok { hi } else { nhi })?;
+        for r in roots {
+            if !feasible(r.k)? {
+                continue;
+            }
+            let curv = d2.eval(&at_k(r.k))?;
+            if curv < 0.0 {
+                continue; // a maximum of this branch
+            }
+            cands.push(Candidate {
+                k: r.k,
+                t: value(r.k)?,
+                method: r.method,
+                branch: piece.conds.clone(),
+                closed_form: r.closed,
+                second_derivative: Some(curv),
+            });
+        }
+        for c in &piece.conds {
+            let g = &c.lhs - &c.rhs;
+            if g.contains_var(var) && !breakpoints.contains(&g) && !breakpoints.contains(&-&g) {
+                breakpoints.push(g);
+            }
+        }
+    }
+    for g in &breakpoints {
+        for r in positive_roots(g, var, &lookup, nlo.max(lo), nhi.min(hi))? {
+            cands.push(Candidate {
+                k: r.k,
+                t: value(r.k)?,
+                method: Method::Breakpoint,
+                branch: Vec::new(),
+                closed_form: r.closed,
+                second_derivative: None,
+            });
+        }
+    }
+    if let Some((a, b)) = opts.range {
+        for k in [a, b] {
+            cands.push(Candidate { k, t: value(k)?, method: Method::Boundary, branch: Vec::new(), closed_form: None, second_derivative: None });
+        }
+    }
+    cands.retain(|c| c.t.is_finite());
+    // Stable sort: on equal T the earlier (stationary) candidate wins over breakpoints and ends.
+    cands.sort_by(|a, b| a.t.total_cmp(&b.t));
+    let Some(best) = cands.first().cloned() else {
+        return Err(SolveError::NoMinimum { var: var.to_string(), lo: nlo, hi: nhi });
+    };
+    let integer = if opts.integer {
+        let mut best_int: Option<(f64, f64)> = None;
+        for k in [best.k.floor(), best.k.ceil()] {
+            let k = k.max(lo.ceil()).min(if hi.is_finite() { hi.floor() } else { f64::INFINITY }).max(1.0);
+            let tk = value(k)?;
+            if best_int.is_none_or(|(_, bt)| tk < bt) {
+                best_int = Some((k, tk));
+            }
+        }
+        best_int
+    } else {
+        None
+    };
+    Ok(Solution {
+        var: var.to_string(),
+        k_star: best.k,
+        t_star: best.t,
+        method: best.method,
+        closed_form: best.closed_form.clone(),
+        branch: best.branch.clone(),
+        second_derivative: best.second_derivative,
+        relaxed,
+        integer,
+        candidates: cands,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn at(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    fn brute(t: &Expr, var: &str, at: &BTreeMap<String, f64>, lo: f64, hi: f64) -> (f64, f64) {
+        let mut best = (f64::NAN, f64::INFINITY);
+        let n = 200_000;
+        for i in 0..=n {
+            let k = lo * (hi / lo).powf(i as f64 / n as f64);
+            let v = t.eval(&|x| if x == var { Some(k) } else { at.get(x).copied() }).unwrap();
+            if v < best.1 {
+                best = (k, v);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn two_power_closed_form() {
+        let t = parse("N^2/(P*K) + K*log2(P)").unwrap();
+        let s = minimize(&t, "K", &at(&[("N", 1024.0), ("P", 16.0)]), &SolveOptions::default()).unwrap();
+        assert!((s.k_star - 128.0).abs() < 1e-9);
+        assert!((s.t_star - 1024.0).abs() < 1e-9);
+        assert_eq!(s.method, Method::TwoPower);
+        let cf = s.closed_form.unwrap();
+        assert_eq!(cf, parse("N/sqrt(P*log2(P))").unwrap());
+        assert_eq!(cf.to_string(), "N/(sqrt(P)*sqrt(log2(P)))");
+        assert!(s.second_derivative.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn max_branch_feasibility_matches_brute_force() {
+        let t = parse("N^2/(P*K) + K*log2(P) + 5*max(N/P, K)").unwrap();
+        let a = at(&[("N", 1024.0), ("P", 16.0)]);
+        let s = minimize(&t, "K", &a, &SolveOptions::default()).unwrap();
+        assert!((s.k_star - 256.0 / 3.0).abs() < 1e-9, "{}", s.k_star);
+        assert!((s.t_star - 1536.0).abs() < 1e-9);
+        let (bk, bt) = brute(&t, "K", &a, 1.0, 4096.0);
+        assert!((bk - s.k_star).abs() / s.k_star < 1e-3 && bt >= s.t_star - 1e-9, "{bk} {bt}");
+        assert_eq!(s.branch.len(), 1);
+        assert_eq!(s.branch[0].to_string(), "K >= N/P");
+        let s = minimize(&t, "K", &a, &SolveOptions { range: None, integer: true }).unwrap();
+        assert_eq!(s.integer.unwrap().0, 85.0);
+    }
+
+    #[test]
+    fn breakpoint_wins_when_both_branches_push_towards_it() {
+        // Left of N/P=64 T falls (stationary point at 128, infeasible); right of it T rises.
+        let t = parse("N^2/(P*K) + K + 100*max(N/P, K)").unwrap();
+        let a = at(&[("N", 1024.0), ("P", 16.0)]);
+        let s = minimize(&t, "K", &a, &SolveOptions::default()).unwrap();
+        assert_eq!(s.method, Method::Breakpoint);
+        assert!((s.k_star - 64.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn numeric_and_quadratic_fallbacks_match_brute_force() {
+        let a = at(&[("N", 1e6)]);
+        for (src, method) in [("N/K + K*log2(K)", Method::Brent), ("N/K + K^2 + 30*K", Method::Cubic), ("N/K^2 + K^2/N + 3/K", Method::Brent)] {
+            let t = parse(src).unwrap();
+            let s = minimize(&t, "K", &a, &SolveOptions { range: Some((1.0, 1e6)), integer: false }).unwrap();
+            let (bk, _) = brute(&t, "K", &a, 1.0, 1e6);
+            assert!((bk - s.k_star).abs() / s.k_star < 1e-3, "{src}: {} vs {bk}", s.k_star);
+            assert_eq!(s.method, method, "{src}");
+        }
+        let t = parse("K^3/3 - 5*K^2/2 + 6*K").unwrap(); // dT = (K-2)(K-3): min at 3, max at 2
+        let s = minimize(&t, "K", &BTreeMap::new(), &SolveOptions { range: Some((2.5, 10.0)), integer: false }).unwrap();
+        assert_eq!(s.method, Method::Quadratic);
+        assert!((s.k_star - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn errors() {
+        let t = parse("N/K").unwrap();
+        assert!(matches!(minimize(&t, "K", &at(&[("N", 1.0)]), &SolveOptions::default()), Err(SolveError::NoMinimum { .. })));
+        assert!(matches!(minimize(&t, "K", &BTreeMap::new(), &SolveOptions::default()), Err(SolveError::Eval(_))));
+        assert!(matches!(minimize(&t, "Q", &BTreeMap::new(), &SolveOptions::default()), Err(SolveError::VarAbsent(_))));
+    }
+}
