@@ -137,7 +137,8 @@ int main(int argc, char **argv)
                     gj = cy * lam + j;
                     if ((gi + gj) % 2 == c)
                         u[j * w + i] = 0.24 * (u[(j + 1) * w + i] + u[(j - 1) * w + i]
-                                               + u[j * w + i + 1] + u[j * w + i - 1]) + f[j * w + i];
+                                               + u[j * w + i + 1] + u[j * w + i - 1])
+                                       + f[j * w + i];
                 }
             }
             exchange(u, lam, nbr, red, sb, rb);

@@ -59,7 +59,8 @@ program pge1
   ! forward elimination: rank 0 starts every block with a zero pivot pair
   do blk = 1, nblk
     if (rank > 0) &
-      call MPI_Recv(rbuf, 2 * kb, MPI_DOUBLE_PRECISION, rank - 1, tag_fwd, MPI_COMM_WORLD, status, ierr)
+      call MPI_Recv(rbuf, 2 * kb, MPI_DOUBLE_PRECISION, rank - 1, tag_fwd, MPI_COMM_WORLD, &
+        status, ierr)
     do j = 1, kb
       s = (blk - 1) * kb + j
       bv = 4.0d0 + 0.01d0 * dble(mod(s - 1, 7))
