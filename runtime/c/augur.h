@@ -1,0 +1,82 @@
+/* augur.h: public API of the augur tracer runtime, called by instrumented C programs.
+ *
+ * The instrumented program (written by `augur codegen`) calls these functions in place of the
+ * MPI calls it makes, plus site markers around loops, phases, branches and calls. Every call
+ * takes a leading `site` id (the APT site id). The runtime records one event file per rank,
+ * `$AUGUR_TRACE_DIR/rank-<r>.augt` (default dir "."), format in docs/trace-format.md.
+ *
+ * Fortran callers use the same names lower-case with a trailing underscore and every argument
+ * by reference (see augur_fortran.c); C callers include this header.
+ *
+ * Rules for callers:
+ *  - call the markers from the thread that calls MPI (MPI_THREAD_SINGLE/FUNNELED use);
+ *  - augur_loop_exit/augur_phase_end/augur_call_exit must pair with their enter/begin, also on
+ *    early exits (break/return/goto out of the construct);
+ *  - markers may run before MPI_Init and after MPI_Finalize: those before init are kept and
+ *    written with the rank's file; those after finalize are dropped.
+ *
+ * Compile with the program's own MPI wrapper: `mpicc -c augur_trace.c` (or `smpicc -c`). Fortran
+ * programs additionally need `augur_fortran.c`. Nothing else is required (no PMPI, no LD_PRELOAD).
+ */
+#ifndef AUGUR_H
+#define AUGUR_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- site markers (aggregated per site, except phases which are events) ---- */
+void augur_loop_enter(int site);
+void augur_loop_exit(int site, long long iterations);
+void augur_phase_begin(int site);
+void augur_phase_end(int site);
+void augur_branch(int site, int arm);
+void augur_call_enter(int site);
+void augur_call_exit(int site);
+
+/* ---- MPI wrappers: same arguments and result as the MPI function, after the site id ---- */
+int augur_MPI_Init(int site, int *argc, char ***argv);
+int augur_MPI_Init_thread(int site, int *argc, char ***argv, int required, int *provided);
+int augur_MPI_Finalize(int site);
+int augur_MPI_Comm_size(int site, MPI_Comm comm, int *size);
+int augur_MPI_Comm_rank(int site, MPI_Comm comm, int *rank);
+
+int augur_MPI_Send(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int augur_MPI_Ssend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int augur_MPI_Isend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req);
+int augur_MPI_Issend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *req);
+int augur_MPI_Recv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Status *status);
+int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Request *req);
+int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status *status);
+int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status);
+int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status statuses[]);
+int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_Status *status);
+int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status);
+
+int augur_MPI_Barrier(int site, MPI_Comm comm);
+int augur_MPI_Bcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int augur_MPI_Reduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     int root, MPI_Comm comm);
+int augur_MPI_Allreduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm);
+int augur_MPI_Alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Gather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AUGUR_H */

@@ -1,0 +1,395 @@
+/* augur_fortran.c: Fortran entry points of the augur tracer (gfortran mangling: lower case + `_`,
+ * every argument by reference, INTEGER = MPI_Fint).
+ *
+ * Each wrapper calls the MPI library's own Fortran binding (mpi_send_, ...), not the C function,
+ * so the library keeps handling its Fortran sentinels (MPI_STATUS_IGNORE, MPI_IN_PLACE,
+ * MPI_BOTTOM) exactly as for an uninstrumented program; the runtime only converts handles to C
+ * (MPI_*_f2c) to look at them. Link this file only into Fortran programs: it references the
+ * Fortran MPI library (libmpi_mpifh under Open MPI, libsimgrid under SMPI), which `mpicc` does
+ * not link.
+ */
+#include "augur.h"
+#include "augur_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef MPI_Fint F;
+
+/* The MPI library's Fortran bindings. */
+void mpi_init_(F *ierr);
+void mpi_init_thread_(F *required, F *provided, F *ierr);
+void mpi_finalize_(F *ierr);
+void mpi_comm_size_(F *comm, F *size, F *ierr);
+void mpi_comm_rank_(F *comm, F *rank, F *ierr);
+void mpi_send_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr);
+void mpi_ssend_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr);
+void mpi_isend_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_issend_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_recv_(void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *status, F *ierr);
+void mpi_irecv_(void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr);
+void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *source,
+                   F *rtag, F *comm, F *status, F *ierr);
+void mpi_wait_(F *req, F *status, F *ierr);
+void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr);
+void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr);
+void mpi_test_(F *req, F *flag, F *status, F *ierr);
+void mpi_barrier_(F *comm, F *ierr);
+void mpi_bcast_(void *buf, F *count, F *dt, F *root, F *comm, F *ierr);
+void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr);
+void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr);
+void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
+void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
+void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
+void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
+
+/* Addresses the Fortran constants MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE and MPI_IN_PLACE have
+ * in the caller. Open MPI exports them to C (MPI_F_STATUS_IGNORE, MPI-3) or as common blocks;
+ * SMPI's Fortran constants are `external` symbols and its C MPI_F_STATUS_IGNORE is a plain 0. */
+#if AUGUR_SMPI
+extern F mpi_status_ignore_, mpi_statuses_ignore_, mpi_in_place_;
+#define F_STATUS_IGNORE (&mpi_status_ignore_)
+#define F_STATUSES_IGNORE (&mpi_statuses_ignore_)
+#define F_IN_PLACE ((void *)&mpi_in_place_)
+#else
+extern F mpi_fortran_in_place_;
+#define F_STATUS_IGNORE (MPI_F_STATUS_IGNORE)
+#define F_STATUSES_IGNORE (MPI_F_STATUSES_IGNORE)
+#define F_IN_PLACE ((void *)&mpi_fortran_in_place_)
+#endif
+
+/* Room for one Fortran status of any supported MPI (Open MPI 6, SMPI 5 INTEGERs). */
+#define F_STATUS_ROOM 16
+
+/* ---------------------------------------------------------------- markers */
+
+void augur_loop_enter_(F *site) { augur_loop_enter(*site); }
+void augur_loop_exit_(F *site, F *iterations) { augur_loop_exit(*site, *iterations); }
+void augur_loop_exit8_(F *site, long long *iterations) { augur_loop_exit(*site, *iterations); }
+void augur_phase_begin_(F *site) { augur_phase_begin(*site); }
+void augur_phase_end_(F *site) { augur_phase_end(*site); }
+void augur_branch_(F *site, F *arm) { augur_branch(*site, *arm); }
+void augur_call_enter_(F *site) { augur_call_enter(*site); }
+void augur_call_exit_(F *site) { augur_call_exit(*site); }
+
+/* ---------------------------------------------------------------- helpers */
+
+static augur_mpi_rec frec(uint8_t op, F *site, int32_t peer, int32_t tag, int64_t bytes, MPI_Comm comm) {
+  augur_mpi_rec r = {0};
+  r.op = op;
+  r.flags = AUGUR_F_FORTRAN;
+  r.site = (uint32_t)*site;
+  r.peer = peer;
+  r.tag = tag;
+  r.bytes = bytes;
+  r.comm_size = augur_comm_size(comm);
+  return r;
+}
+
+static void ffinish(augur_mpi_rec *r, augur_stamp t0, F *ierr) {
+  r->t0 = t0;
+  r->t1 = augur_now();
+  if (*ierr != MPI_SUCCESS) r->flags |= AUGUR_F_ERROR;
+  augur_emit_mpi(r);
+}
+
+static int64_t fbytes(F *count, F *dt) { return augur_type_bytes(*count, MPI_Type_f2c(*dt)); }
+
+/* SMPI 3.32 aborts in MPI_Status_f2c ("not yet implemented"); its Fortran bindings use the C
+ * struct layout as the Fortran status (5 INTEGERs), so a copy is the conversion. */
+static int status_f2c(F *fst, MPI_Status *cs) {
+#if AUGUR_SMPI
+  memcpy(cs, fst, sizeof *cs);
+  return MPI_SUCCESS;
+#else
+  return MPI_Status_f2c(fst, cs);
+#endif
+}
+
+/* Reads source/tag/byte count out of a Fortran status. */
+static void fstatus_actual(MPI_Comm comm, F *fst, int32_t *peer, int32_t *tag, int64_t *bytes) {
+  MPI_Status cs;
+  int n = 0;
+  if (status_f2c(fst, &cs) != MPI_SUCCESS) return;
+  *peer = augur_world_peer(comm, cs.MPI_SOURCE);
+  *tag = augur_tag(cs.MPI_TAG);
+  if (MPI_Get_count(&cs, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) *bytes = n;
+}
+
+static void fcomplete(const augur_req *r, F *fst) {
+  if (r->op == AUGUR_OP_IRECV && fst) {
+    MPI_Status cs;
+    if (status_f2c(fst, &cs) == MPI_SUCCESS) {
+      augur_complete(r, &cs);
+      return;
+    }
+  }
+  augur_complete(r, NULL);
+}
+
+/* ---------------------------------------------------------------- init / finalize / queries */
+
+void augur_mpi_init_(F *site, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_init_(ierr);
+  if (*ierr == MPI_SUCCESS) augur_after_init(t0, *site, 1);
+}
+
+void augur_mpi_init_thread_(F *site, F *required, F *provided, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_init_thread_(required, provided, ierr);
+  if (*ierr == MPI_SUCCESS) augur_after_init(t0, *site, 1);
+}
+
+void augur_mpi_finalize_(F *site, F *ierr) {
+  augur_before_finalize(augur_now(), *site, 1);
+  mpi_finalize_(ierr);
+}
+
+void augur_mpi_comm_size_(F *site, F *comm, F *size, F *ierr) {
+  (void)site;
+  mpi_comm_size_(comm, size, ierr);
+}
+
+void augur_mpi_comm_rank_(F *site, F *comm, F *rank, F *ierr) {
+  (void)site;
+  mpi_comm_rank_(comm, rank, ierr);
+}
+
+/* ---------------------------------------------------------------- point to point */
+
+void augur_mpi_send_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_send_(buf, count, dt, dest, tag, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_SEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_ssend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_ssend_(buf, count, dt, dest, tag, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_SSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+static void fisend(uint8_t op, F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  augur_stamp t0 = augur_now();
+  if (op == AUGUR_OP_ISSEND) mpi_issend_(buf, count, dt, dest, tag, comm, req, ierr);
+  else mpi_isend_(buf, count, dt, dest, tag, comm, req, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(op, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
+  if (*ierr == MPI_SUCCESS) r.req_id = augur_req_add(MPI_Request_f2c(*req), op, r.site, r.peer, r.tag, r.bytes, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_isend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  fisend(AUGUR_OP_ISEND, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_issend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  fisend(AUGUR_OP_ISSEND, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_recv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_stamp t0 = augur_now();
+  mpi_recv_(buf, count, dt, source, tag, comm, sp, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_RECV, site, augur_world_peer(c, *source), augur_tag(*tag), fbytes(count, dt), c);
+  if (*ierr == MPI_SUCCESS) {
+    r.flags |= AUGUR_F_ACTUAL;
+    fstatus_actual(c, sp, &r.peer, &r.tag, &r.bytes);
+  }
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_irecv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_irecv_(buf, count, dt, source, tag, comm, req, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_IRECV, site, augur_world_peer(c, *source), augur_tag(*tag), fbytes(count, dt), c);
+  if (*ierr == MPI_SUCCESS)
+    r.req_id = augur_req_add(MPI_Request_f2c(*req), AUGUR_OP_IRECV, r.site, r.peer, r.tag, r.bytes, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_sendrecv_(F *site, void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
+                         F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_stamp t0 = augur_now();
+  mpi_sendrecv_(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, sp, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_SENDRECV, site, augur_world_peer(c, *dest), *stag, fbytes(scount, stype), c);
+  r.nparts = 1;
+  ffinish(&r, t0, ierr);
+  int32_t peer = augur_world_peer(c, *source), tag = augur_tag(*rtag);
+  int64_t bytes = fbytes(rcount, rtype);
+  if (*ierr == MPI_SUCCESS) fstatus_actual(c, sp, &peer, &tag, &bytes);
+  augur_emit_part(AUGUR_OP_RECV, (uint32_t)*site, peer, tag, bytes, 0);
+}
+
+/* ---------------------------------------------------------------- completion */
+
+void augur_mpi_wait_(F *site, F *req, F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_req pending;
+  int known = augur_req_take(MPI_Request_f2c(*req), &pending);
+  augur_stamp t0 = augur_now();
+  mpi_wait_(req, sp, ierr);
+  augur_mpi_rec r = frec(AUGUR_OP_WAIT, site, AUGUR_PEER_NONE, 0, 0, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  ffinish(&r, t0, ierr);
+  if (known) fcomplete(&pending, *ierr == MPI_SUCCESS ? sp : NULL);
+}
+
+void augur_mpi_waitall_(F *site, F *count, F *reqs, F *statuses, F *ierr) {
+  int n = *count > 0 ? *count : 0;
+  augur_req *pend = malloc((size_t)(n ? n : 1) * sizeof *pend);
+  F *sts = statuses == F_STATUSES_IGNORE ? malloc((size_t)(n ? n : 1) * F_STATUS_ROOM * sizeof(F)) : statuses;
+  if (!pend || !sts) { /* out of memory: run the call unrecorded */
+    free(pend);
+    if (sts != statuses) free(sts);
+    mpi_waitall_(count, reqs, statuses, ierr);
+    return;
+  }
+  unsigned known = 0;
+  for (int i = 0; i < n; i++) {
+    if (augur_req_take(MPI_Request_f2c(reqs[i]), &pend[i])) known++;
+    else pend[i].id = 0;
+  }
+  augur_stamp t0 = augur_now();
+  mpi_waitall_(count, reqs, sts, ierr);
+  augur_mpi_rec r = frec(AUGUR_OP_WAITALL, site, AUGUR_PEER_NONE, 0, n, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.nparts = known;
+  ffinish(&r, t0, ierr);
+  /* Fortran statuses are INTEGER(MPI_STATUS_SIZE, count): stride is the library's status size. */
+  for (int i = 0; i < n; i++)
+    if (pend[i].id) fcomplete(&pend[i], *ierr == MPI_SUCCESS ? sts + (size_t)i * AUGUR_F_STATUS_SIZE : NULL);
+  free(pend);
+  if (sts != statuses) free(sts);
+}
+
+void augur_mpi_waitany_(F *site, F *count, F *reqs, F *index, F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  int n = *count > 0 ? *count : 0;
+  MPI_Request *before = malloc((size_t)(n ? n : 1) * sizeof *before);
+  if (!before) {
+    mpi_waitany_(count, reqs, index, status, ierr);
+    return;
+  }
+  for (int i = 0; i < n; i++) before[i] = MPI_Request_f2c(reqs[i]);
+  augur_stamp t0 = augur_now();
+  mpi_waitany_(count, reqs, index, sp, ierr);
+  augur_req pending;
+  int i = *index - 1; /* Fortran index is 1-based */
+  int known = *ierr == MPI_SUCCESS && i >= 0 && i < n && augur_req_take(before[i], &pending);
+  free(before);
+  augur_mpi_rec r = frec(AUGUR_OP_WAITANY, site, AUGUR_PEER_NONE, 0, n, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  ffinish(&r, t0, ierr);
+  if (known) fcomplete(&pending, sp);
+}
+
+void augur_mpi_test_(F *site, F *req, F *flag, F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  MPI_Request before = MPI_Request_f2c(*req);
+  augur_stamp t0 = augur_now();
+  mpi_test_(req, flag, sp, ierr);
+  if (*ierr != MPI_SUCCESS || !*flag) {
+    augur_count_test_pending(*site);
+    return;
+  }
+  augur_req pending;
+  int known = augur_req_take(before, &pending);
+  augur_mpi_rec r = frec(AUGUR_OP_TEST, site, AUGUR_PEER_NONE, 0, 0, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  ffinish(&r, t0, ierr);
+  if (known) fcomplete(&pending, sp);
+}
+
+/* ---------------------------------------------------------------- collectives */
+
+void augur_mpi_barrier_(F *site, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_barrier_(comm, ierr);
+  augur_mpi_rec r = frec(AUGUR_OP_BARRIER, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_bcast_(F *site, void *buf, F *count, F *dt, F *root, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_bcast_(buf, count, dt, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_BCAST, site, augur_world_peer(c, *root), 0, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_reduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_reduce_(sbuf, rbuf, count, dt, op, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_REDUCE, site, augur_world_peer(c, *root), 0, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_allreduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_allreduce_(sbuf, rbuf, count, dt, op, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_ALLREDUCE, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_alltoall_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                         F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_alltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  augur_mpi_rec r = frec(AUGUR_OP_ALLTOALL, site, AUGUR_PEER_NONE, 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_gather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
+                       F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_gather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  augur_mpi_rec r = frec(AUGUR_OP_GATHER, site, augur_world_peer(c, *root), 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_allgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                          F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_allgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  augur_mpi_rec r = frec(AUGUR_OP_ALLGATHER, site, AUGUR_PEER_NONE, 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_scatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                        F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_scatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = rbuf == F_IN_PLACE ? fbytes(scount, stype) : fbytes(rcount, rtype);
+  augur_mpi_rec r = frec(AUGUR_OP_SCATTER, site, augur_world_peer(c, *root), 0, b, c);
+  ffinish(&r, t0, ierr);
+}

@@ -1,0 +1,99 @@
+/* augur_internal.h: what augur_trace.c (core + C wrappers) shares with augur_fortran.c.
+ * Not for instrumented programs: they include augur.h only. Format constants mirror
+ * trace/src/format.rs and docs/trace-format.md; change all three together. */
+#ifndef AUGUR_INTERNAL_H
+#define AUGUR_INTERNAL_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Under SMPI, smpicc force-includes smpi_helpers.h, which maps malloc/free/clock_gettime to
+ * the simulator's versions. The runtime's own bookkeeping must use the host's: its memory is
+ * not the program's and its clocks measure the host. MPI_Wtime gives the simulated clock. */
+#undef malloc
+#undef calloc
+#undef realloc
+#undef free
+#undef clock_gettime
+#undef gettimeofday
+
+#ifdef SMPI_H
+#define AUGUR_SMPI 1
+#else
+#define AUGUR_SMPI 0
+#endif
+
+/* Fortran INTEGER status length (Open MPI 6, SMPI 5); both equal sizeof(MPI_Status)/sizeof(int). */
+#ifdef MPI_STATUS_SIZE
+#define AUGUR_F_STATUS_SIZE MPI_STATUS_SIZE
+#else
+#define AUGUR_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+
+/* Operation codes (record byte 1). */
+enum augur_op {
+  AUGUR_OP_INIT = 1, AUGUR_OP_FINALIZE = 2, AUGUR_OP_SEND = 3, AUGUR_OP_SSEND = 4,
+  AUGUR_OP_ISEND = 5, AUGUR_OP_RECV = 6, AUGUR_OP_IRECV = 7, AUGUR_OP_SENDRECV = 8,
+  AUGUR_OP_WAIT = 9, AUGUR_OP_WAITALL = 10, AUGUR_OP_TEST = 11, AUGUR_OP_BARRIER = 12,
+  AUGUR_OP_BCAST = 13, AUGUR_OP_REDUCE = 14, AUGUR_OP_ALLREDUCE = 15, AUGUR_OP_ALLTOALL = 16,
+  AUGUR_OP_GATHER = 17, AUGUR_OP_ALLGATHER = 18, AUGUR_OP_SCATTER = 19, AUGUR_OP_WAITANY = 20,
+  AUGUR_OP_ISSEND = 21
+};
+
+/* Peer encodings besides world ranks >= 0. */
+#define AUGUR_PEER_NONE (-1)
+#define AUGUR_PEER_PROC_NULL (-2)
+#define AUGUR_PEER_ANY (-3)
+#define AUGUR_PEER_UNKNOWN (-4)
+#define AUGUR_TAG_ANY (-1)
+
+/* MPI record flags. */
+#define AUGUR_F_ACTUAL 1u   /* peer/tag/bytes come from a completed status */
+#define AUGUR_F_ERROR 2u    /* the MPI call returned an error code */
+#define AUGUR_F_FORTRAN 4u  /* called through the Fortran wrappers */
+
+typedef struct {
+  uint64_t mono_ns; /* host CLOCK_MONOTONIC */
+  double wtime;     /* MPI_Wtime (simulated under SMPI); NaN outside init..finalize */
+} augur_stamp;
+
+typedef struct {
+  uint8_t op;
+  uint16_t flags;
+  uint32_t site;
+  int32_t peer;
+  int32_t tag;
+  int64_t bytes;
+  int32_t comm_size;
+  uint32_t nparts;
+  uint64_t req_id;
+  augur_stamp t0, t1;
+} augur_mpi_rec;
+
+/* A pending nonblocking request, keyed by its C handle value. */
+typedef struct {
+  uint64_t id;
+  uint32_t site;
+  uint8_t op;
+  int32_t peer, tag;
+  int64_t bytes;
+  MPI_Comm comm;
+} augur_req;
+
+augur_stamp augur_now(void);
+void augur_after_init(augur_stamp t0, int site, int fortran);
+void augur_before_finalize(augur_stamp t0, int site, int fortran);
+void augur_emit_mpi(const augur_mpi_rec *r);
+void augur_emit_part(uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes, uint64_t req_id);
+int32_t augur_world_peer(MPI_Comm comm, int rank);
+int32_t augur_tag(int tag);
+int32_t augur_comm_size(MPI_Comm comm);
+int64_t augur_type_bytes(int count, MPI_Datatype dt);
+uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
+                       MPI_Comm comm);
+int augur_req_take(MPI_Request handle, augur_req *out);
+/* Emits the completion part of `r` given the status the MPI library filled in (receives). */
+void augur_complete(const augur_req *r, const MPI_Status *st);
+void augur_count_test_pending(int site);
+
+#endif /* AUGUR_INTERNAL_H */

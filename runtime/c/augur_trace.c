@@ -1,0 +1,969 @@
+/* augur_trace.c: the augur tracer core (per-rank buffered binary event log) and its C MPI wrappers.
+ *
+ * Invariants:
+ *  - All state lives in one `augur_state` per rank. Under Open MPI that is a process global;
+ *    under SMPI all ranks share one process (and, with -no-privatize, its globals), so the state
+ *    hangs off smpi_process_{get,set}_user_data(), which SMPI keeps per rank.
+ *  - Events are appended to an in-memory buffer and written with one write() when it fills and at
+ *    finalize: no syscall per event. Loop/branch/call markers only update per-site counters.
+ *  - The runtime never aborts the program: if the trace file cannot be written it warns once on
+ *    stderr and stops recording.
+ * Format: docs/trace-format.md (mirrored by trace/src/format.rs).
+ */
+#include "augur.h"
+#include "augur_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "augur trace files are little-endian; this runtime writes native byte order"
+#endif
+
+#define AUGUR_VERSION 1
+#define HEADER_LEN 64
+#define REC_MPI 1
+#define REC_PART 2
+#define REC_PHASE 3
+#define REC_AGG 16
+#define REC_TRAILER 127
+#define LEN_MPI 72
+#define LEN_PART 32
+#define LEN_PHASE 48
+#define LEN_AGG 48
+#define LEN_TRAILER 40
+#define AGG_LOOP 1
+#define AGG_BRANCH 2
+#define AGG_CALL 3
+#define AGG_TEST_PENDING 4
+#define BUF_CAP (1u << 20)
+#define PHASE_STACK 256
+#define CALL_STACK 1024
+
+typedef struct {
+  uint32_t site;
+  int32_t arm;
+  uint8_t kind, used;
+  uint64_t count, sum, min, max;
+} agg_slot;
+
+typedef struct {
+  uint64_t key; /* request handle bits; 0 = empty slot */
+  augur_req r;
+} req_slot;
+
+typedef struct {
+  uint32_t site;
+  uint64_t mono, cpu;
+  double wtime;
+} phase_frame;
+
+typedef struct {
+  uint32_t site;
+  uint64_t mono;
+} call_frame;
+
+typedef struct {
+  int rank, size, live, done, broken, fd, fortran, keyval;
+  unsigned char *buf;
+  size_t len, cap;
+  uint64_t n_events, next_req, anomalies;
+  agg_slot *agg;
+  size_t agg_cap, agg_len;
+  req_slot *req;
+  size_t req_cap, req_len;
+  phase_frame phases[PHASE_STACK];
+  int n_phases;
+  call_frame calls[CALL_STACK];
+  int n_calls;
+} augur_state;
+
+/* ---------------------------------------------------------------- state and clocks */
+
+static augur_state *state_new(void) {
+  augur_state *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->fd = -1;
+  s->rank = -1;
+  s->keyval = MPI_KEYVAL_INVALID;
+  s->next_req = 1;
+  s->buf = malloc(BUF_CAP);
+  s->cap = s->buf ? BUF_CAP : 0;
+  if (!s->buf) s->broken = 1;
+  return s;
+}
+
+#if AUGUR_SMPI
+static augur_state *st(void) {
+  augur_state *s = smpi_process_get_user_data();
+  if (!s) {
+    s = state_new();
+    smpi_process_set_user_data(s);
+  }
+  return s;
+}
+#else
+static augur_state *g_state;
+static augur_state *st(void) {
+  if (!g_state) g_state = state_new();
+  return g_state;
+}
+#endif
+
+static uint64_t clock_ns(clockid_t id) {
+  struct timespec ts;
+  if (clock_gettime(id, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static augur_stamp stamp_of(const augur_state *s) {
+  augur_stamp t;
+  t.mono_ns = clock_ns(CLOCK_MONOTONIC);
+  t.wtime = (s && s->live && !s->done) ? MPI_Wtime() : NAN;
+  return t;
+}
+
+augur_stamp augur_now(void) { return stamp_of(st()); }
+
+/* ---------------------------------------------------------------- output buffer */
+
+static void warn_broken(augur_state *s, const char *what, const char *path) {
+  if (s->broken) return;
+  s->broken = 1;
+  fprintf(stderr, "augur: tracing disabled on rank %d: %s %s: %s\n", s->rank, what, path, strerror(errno));
+}
+
+static void flush_buf(augur_state *s) {
+  if (s->fd < 0 || s->broken) return;
+  size_t off = 0;
+  while (off < s->len) {
+    ssize_t n = write(s->fd, s->buf + off, s->len - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      warn_broken(s, "cannot write", "trace file");
+      break;
+    }
+    off += (size_t)n;
+  }
+  s->len = 0;
+}
+
+/* Returns space for `n` bytes at the end of the buffer, or NULL when recording is off. Before
+ * init there is no file yet, so the buffer grows instead of flushing. */
+static unsigned char *reserve(augur_state *s, size_t n) {
+  if (!s || s->broken || s->done) return NULL;
+  if (s->len + n > s->cap) {
+    if (s->fd >= 0) flush_buf(s);
+    if (s->len + n > s->cap) {
+      size_t cap = s->cap * 2 + n;
+      unsigned char *b = realloc(s->buf, cap);
+      if (!b) {
+        s->broken = 1;
+        return NULL;
+      }
+      s->buf = b;
+      s->cap = cap;
+    }
+  }
+  unsigned char *p = s->buf + s->len;
+  memset(p, 0, n);
+  s->len += n;
+  return p;
+}
+
+#define PUT(p, off, v)                      \
+  do {                                      \
+    __typeof__(v) put_tmp_ = (v);           \
+    memcpy((p) + (off), &put_tmp_, sizeof put_tmp_); \
+  } while (0)
+
+/* ---------------------------------------------------------------- aggregates */
+
+static size_t agg_hash(uint8_t kind, uint32_t site, int32_t arm) {
+  uint64_t h = ((uint64_t)site << 32) ^ (uint32_t)arm ^ ((uint64_t)kind << 59);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return (size_t)h;
+}
+
+static agg_slot *agg_get(augur_state *s, uint8_t kind, uint32_t site, int32_t arm) {
+  if (!s || s->broken) return NULL;
+  if (2 * (s->agg_len + 1) > s->agg_cap) {
+    size_t cap = s->agg_cap ? 2 * s->agg_cap : 256;
+    agg_slot *t = calloc(cap, sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < s->agg_cap; i++) {
+      agg_slot *o = &s->agg[i];
+      if (!o->used) continue;
+      size_t j = agg_hash(o->kind, o->site, o->arm) & (cap - 1);
+      while (t[j].used) j = (j + 1) & (cap - 1);
+      t[j] = *o;
+    }
+    free(s->agg);
+    s->agg = t;
+    s->agg_cap = cap;
+  }
+  size_t j = agg_hash(kind, site, arm) & (s->agg_cap - 1);
+  for (;;) {
+    agg_slot *a = &s->agg[j];
+    if (!a->used) {
+      a->used = 1;
+      a->kind = kind;
+      a->site = site;
+      a->arm = arm;
+      a->min = UINT64_MAX;
+      s->agg_len++;
+      return a;
+    }
+    if (a->kind == kind && a->site == site && a->arm == arm) return a;
+    j = (j + 1) & (s->agg_cap - 1);
+  }
+}
+
+static void agg_add(augur_state *s, uint8_t kind, uint32_t site, int32_t arm, uint64_t v) {
+  agg_slot *a = agg_get(s, kind, site, arm);
+  if (!a) return;
+  a->count++;
+  a->sum += v;
+  if (v < a->min) a->min = v;
+  if (v > a->max) a->max = v;
+}
+
+/* ---------------------------------------------------------------- markers */
+
+void augur_loop_enter(int site) { (void)site; }
+
+void augur_loop_exit(int site, long long iterations) {
+  augur_state *s = st();
+  if (s && !s->done) agg_add(s, AGG_LOOP, (uint32_t)site, 0, iterations < 0 ? 0 : (uint64_t)iterations);
+}
+
+void augur_branch(int site, int arm) {
+  augur_state *s = st();
+  if (s && !s->done) agg_add(s, AGG_BRANCH, (uint32_t)site, arm, 1);
+}
+
+void augur_call_enter(int site) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  if (s->n_calls >= CALL_STACK) {
+    s->n_calls++; /* depth still tracked so exits stay paired; the frame is not timed */
+    s->anomalies++;
+    return;
+  }
+  s->calls[s->n_calls].site = (uint32_t)site;
+  s->calls[s->n_calls].mono = clock_ns(CLOCK_MONOTONIC);
+  s->n_calls++;
+}
+
+void augur_call_exit(int site) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  if (s->n_calls <= 0) {
+    s->anomalies++;
+    return;
+  }
+  s->n_calls--;
+  if (s->n_calls >= CALL_STACK) return;
+  call_frame *f = &s->calls[s->n_calls];
+  if (f->site != (uint32_t)site) s->anomalies++;
+  agg_add(s, AGG_CALL, f->site, 0, clock_ns(CLOCK_MONOTONIC) - f->mono);
+}
+
+void augur_phase_begin(int site) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  if (s->n_phases >= PHASE_STACK) {
+    s->n_phases++;
+    s->anomalies++;
+    return;
+  }
+  phase_frame *f = &s->phases[s->n_phases++];
+  f->site = (uint32_t)site;
+  augur_stamp t = stamp_of(s);
+  f->wtime = t.wtime;
+  f->mono = t.mono_ns;
+  f->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* last: excludes the runtime's own work above */
+}
+
+void augur_phase_end(int site) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* first: symmetric with phase_begin */
+  augur_stamp t = stamp_of(s);
+  if (s->n_phases <= 0) {
+    s->anomalies++;
+    return;
+  }
+  s->n_phases--;
+  if (s->n_phases >= PHASE_STACK) return;
+  phase_frame *f = &s->phases[s->n_phases];
+  if (f->site != (uint32_t)site) s->anomalies++;
+  unsigned char *p = reserve(s, LEN_PHASE);
+  if (!p) return;
+  p[0] = REC_PHASE;
+  PUT(p, 2, (uint16_t)s->n_phases);
+  PUT(p, 4, f->site);
+  PUT(p, 8, f->mono);
+  PUT(p, 16, t.mono_ns);
+  PUT(p, 24, cpu >= f->cpu ? cpu - f->cpu : (uint64_t)0);
+  PUT(p, 32, f->wtime);
+  PUT(p, 40, t.wtime);
+  s->n_events++;
+}
+
+void augur_count_test_pending(int site) {
+  augur_state *s = st();
+  if (s && !s->done) agg_add(s, AGG_TEST_PENDING, (uint32_t)site, 0, 1);
+}
+
+/* ---------------------------------------------------------------- MPI records */
+
+void augur_emit_mpi(const augur_mpi_rec *r) {
+  augur_state *s = st();
+  unsigned char *p = reserve(s, LEN_MPI);
+  if (!p) return;
+  p[0] = REC_MPI;
+  p[1] = r->op;
+  PUT(p, 2, r->flags);
+  PUT(p, 4, r->site);
+  PUT(p, 8, r->peer);
+  PUT(p, 12, r->tag);
+  PUT(p, 16, r->bytes);
+  PUT(p, 24, r->comm_size);
+  PUT(p, 28, r->nparts);
+  PUT(p, 32, r->req_id);
+  PUT(p, 40, r->t0.mono_ns);
+  PUT(p, 48, r->t1.mono_ns);
+  PUT(p, 56, r->t0.wtime);
+  PUT(p, 64, r->t1.wtime);
+  s->n_events++;
+}
+
+void augur_emit_part(uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes, uint64_t req_id) {
+  augur_state *s = st();
+  unsigned char *p = reserve(s, LEN_PART);
+  if (!p) return;
+  p[0] = REC_PART;
+  p[1] = op;
+  PUT(p, 2, (uint16_t)AUGUR_F_ACTUAL);
+  PUT(p, 4, site);
+  PUT(p, 8, peer);
+  PUT(p, 12, tag);
+  PUT(p, 16, bytes);
+  PUT(p, 24, req_id);
+  s->n_events++;
+}
+
+/* ---------------------------------------------------------------- communicators */
+
+typedef struct {
+  int size;
+  int32_t world[];
+} comm_map;
+
+static int comm_map_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  (void)comm;
+  (void)keyval;
+  (void)extra;
+  free(attr);
+  return MPI_SUCCESS;
+}
+
+static comm_map *comm_map_build(MPI_Comm comm) {
+  int n = 0, inter = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return NULL;
+  if (MPI_Comm_size(comm, &n) != MPI_SUCCESS || n <= 0) return NULL;
+  comm_map *m = malloc(sizeof *m + (size_t)n * sizeof(int32_t));
+  int *ranks = malloc((size_t)n * sizeof(int));
+  int *out = malloc((size_t)n * sizeof(int));
+  MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+  int ok = m && ranks && out && MPI_Comm_group(comm, &g) == MPI_SUCCESS &&
+           MPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS;
+  if (ok) {
+    for (int i = 0; i < n; i++) ranks[i] = i;
+    ok = MPI_Group_translate_ranks(g, n, ranks, wg, out) == MPI_SUCCESS;
+  }
+  if (ok) {
+    m->size = n;
+    for (int i = 0; i < n; i++) m->world[i] = out[i] == MPI_UNDEFINED ? AUGUR_PEER_UNKNOWN : out[i];
+  }
+  if (g != MPI_GROUP_NULL) MPI_Group_free(&g);
+  if (wg != MPI_GROUP_NULL) MPI_Group_free(&wg);
+  free(ranks);
+  free(out);
+  if (!ok) {
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+int32_t augur_world_peer(MPI_Comm comm, int rank) {
+  if (rank == MPI_PROC_NULL) return AUGUR_PEER_PROC_NULL;
+  if (rank == MPI_ANY_SOURCE) return AUGUR_PEER_ANY;
+  if (rank < 0) return AUGUR_PEER_UNKNOWN;
+  if (comm == MPI_COMM_WORLD) return rank;
+  augur_state *s = st();
+  if (!s || !s->live || s->done) return AUGUR_PEER_UNKNOWN;
+  /* The translation is cached as an attribute of the communicator, so MPI frees it together
+   * with the communicator and a recycled handle can never hit a stale map. */
+  if (s->keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_map_delete, &s->keyval, NULL) != MPI_SUCCESS)
+    s->keyval = MPI_KEYVAL_INVALID;
+  comm_map *m = NULL;
+  int found = 0;
+  if (s->keyval != MPI_KEYVAL_INVALID) MPI_Comm_get_attr(comm, s->keyval, &m, &found);
+  if (!found || !m) {
+    m = comm_map_build(comm);
+    if (!m) return AUGUR_PEER_UNKNOWN;
+    if (s->keyval == MPI_KEYVAL_INVALID || MPI_Comm_set_attr(comm, s->keyval, m) != MPI_SUCCESS) {
+      int32_t w = rank < m->size ? m->world[rank] : AUGUR_PEER_UNKNOWN;
+      free(m);
+      return w;
+    }
+  }
+  return rank < m->size ? m->world[rank] : AUGUR_PEER_UNKNOWN;
+}
+
+int32_t augur_tag(int tag) { return tag == MPI_ANY_TAG ? AUGUR_TAG_ANY : tag; }
+
+int32_t augur_comm_size(MPI_Comm comm) {
+  int n = 0;
+  if (MPI_Comm_size(comm, &n) != MPI_SUCCESS) return -1;
+  return n;
+}
+
+int64_t augur_type_bytes(int count, MPI_Datatype dt) {
+  int sz = 0;
+  if (MPI_Type_size(dt, &sz) != MPI_SUCCESS) return -1;
+  return (int64_t)count * sz;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static uint64_t handle_key(MPI_Request h) {
+  uint64_t k = 0;
+  memcpy(&k, &h, sizeof h < sizeof k ? sizeof h : sizeof k);
+  return k;
+}
+
+static size_t req_hash(uint64_t k) {
+  k ^= k >> 31;
+  k *= 0x9e3779b97f4a7c15ULL;
+  return (size_t)(k ^ (k >> 29));
+}
+
+uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
+                       MPI_Comm comm) {
+  augur_state *s = st();
+  uint64_t key = handle_key(handle);
+  if (!s || s->broken || s->done || handle == MPI_REQUEST_NULL || key == 0) return 0;
+  if (2 * (s->req_len + 1) > s->req_cap) {
+    size_t cap = s->req_cap ? 2 * s->req_cap : 64;
+    req_slot *t = calloc(cap, sizeof *t);
+    if (!t) return 0;
+    for (size_t i = 0; i < s->req_cap; i++) {
+      if (!s->req[i].key) continue;
+      size_t j = req_hash(s->req[i].key) & (cap - 1);
+      while (t[j].key) j = (j + 1) & (cap - 1);
+      t[j] = s->req[i];
+    }
+    free(s->req);
+    s->req = t;
+    s->req_cap = cap;
+  }
+  size_t j = req_hash(key) & (s->req_cap - 1);
+  /* A live handle cannot be returned twice; an entry already present was never completed
+   * through a wrapper (e.g. MPI_Request_free): overwrite it. */
+  while (s->req[j].key && s->req[j].key != key) j = (j + 1) & (s->req_cap - 1);
+  if (!s->req[j].key) s->req_len++;
+  else s->anomalies++;
+  req_slot *e = &s->req[j];
+  e->key = key;
+  e->r.id = s->next_req++;
+  e->r.site = site;
+  e->r.op = op;
+  e->r.peer = peer;
+  e->r.tag = tag;
+  e->r.bytes = bytes;
+  e->r.comm = comm;
+  return e->r.id;
+}
+
+int augur_req_take(MPI_Request handle, augur_req *out) {
+  augur_state *s = st();
+  uint64_t key = handle_key(handle);
+  if (!s || !s->req_cap || handle == MPI_REQUEST_NULL || key == 0) return 0;
+  size_t mask = s->req_cap - 1, j = req_hash(key) & mask;
+  while (s->req[j].key && s->req[j].key != key) j = (j + 1) & mask;
+  if (!s->req[j].key) {
+    s->anomalies++;
+    return 0;
+  }
+  *out = s->req[j].r;
+  /* backward-shift deletion keeps probe chains intact without tombstones */
+  size_t hole = j;
+  for (size_t k = (j + 1) & mask; s->req[k].key; k = (k + 1) & mask) {
+    size_t home = req_hash(s->req[k].key) & mask;
+    if (((k - home) & mask) >= ((k - hole) & mask)) {
+      s->req[hole] = s->req[k];
+      hole = k;
+    }
+  }
+  memset(&s->req[hole], 0, sizeof s->req[hole]);
+  s->req_len--;
+  return 1;
+}
+
+void augur_complete(const augur_req *r, const MPI_Status *stt) {
+  int32_t peer = r->peer, tag = r->tag;
+  int64_t bytes = r->bytes;
+  if (r->op == AUGUR_OP_IRECV && stt) {
+    int n = 0;
+    peer = augur_world_peer(r->comm, stt->MPI_SOURCE);
+    tag = augur_tag(stt->MPI_TAG);
+    if (MPI_Get_count(stt, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = n;
+  }
+  augur_emit_part(r->op, r->site, peer, tag, bytes, r->id);
+}
+
+/* ---------------------------------------------------------------- init / finalize */
+
+static void open_trace(augur_state *s, augur_stamp t) {
+  const char *dir = getenv("AUGUR_TRACE_DIR");
+  char path[4096];
+  if (!dir || !*dir) dir = ".";
+  mkdir(dir, 0777); /* one level, best effort: an existing directory is the common case */
+  snprintf(path, sizeof path, "%s/rank-%d.augt", dir, s->rank);
+  s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (s->fd < 0) {
+    warn_broken(s, "cannot create", path);
+    return;
+  }
+  unsigned char h[HEADER_LEN];
+  memset(h, 0, sizeof h);
+  memcpy(h, "AUGURTRC", 8);
+  PUT(h, 8, (uint16_t)AUGUR_VERSION);
+  PUT(h, 10, (uint16_t)HEADER_LEN);
+  PUT(h, 12, (uint32_t)((AUGUR_SMPI ? 1u : 0u) | (s->fortran ? 2u : 0u)));
+  PUT(h, 16, (int32_t)s->rank);
+  PUT(h, 20, (int32_t)s->size);
+  PUT(h, 24, (uint32_t)getpid());
+  PUT(h, 32, t.mono_ns);
+  PUT(h, 40, t.wtime);
+  PUT(h, 48, clock_ns(CLOCK_REALTIME));
+  /* The header goes before everything buffered since process start (pre-init phases). */
+  size_t off = 0;
+  while (off < sizeof h) {
+    ssize_t n = write(s->fd, h + off, sizeof h - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      warn_broken(s, "cannot write", path);
+      return;
+    }
+    off += (size_t)n;
+  }
+}
+
+void augur_after_init(augur_stamp t0, int site, int fortran) {
+  augur_state *s = st();
+  if (!s) return;
+  s->live = 1;
+  s->fortran = fortran;
+  MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s->size);
+  augur_stamp t1 = stamp_of(s);
+  if (s->fd < 0 && !s->broken) open_trace(s, t1);
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_INIT;
+  r.flags = fortran ? AUGUR_F_FORTRAN : 0;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.comm_size = s->size;
+  r.t0 = t0;
+  r.t1 = t1;
+  augur_emit_mpi(&r);
+}
+
+static void write_agg(augur_state *s) {
+  /* Deterministic order: by (kind, site, arm), whatever the hash table layout. */
+  agg_slot *v = malloc((s->agg_len ? s->agg_len : 1) * sizeof *v);
+  size_t n = 0;
+  if (!v) return;
+  for (size_t i = 0; i < s->agg_cap; i++)
+    if (s->agg[i].used) v[n++] = s->agg[i];
+  for (size_t i = 1; i < n; i++) { /* insertion sort: few hundred sites */
+    agg_slot x = v[i];
+    size_t j = i;
+    while (j > 0 && (v[j - 1].kind > x.kind || (v[j - 1].kind == x.kind && (v[j - 1].site > x.site ||
+                     (v[j - 1].site == x.site && v[j - 1].arm > x.arm))))) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+  for (size_t i = 0; i < n; i++) {
+    unsigned char *p = reserve(s, LEN_AGG);
+    if (!p) break;
+    p[0] = REC_AGG;
+    p[1] = v[i].kind;
+    PUT(p, 4, v[i].site);
+    PUT(p, 8, v[i].arm);
+    PUT(p, 16, v[i].count);
+    PUT(p, 24, v[i].sum);
+    PUT(p, 32, v[i].count ? v[i].min : (uint64_t)0);
+    PUT(p, 40, v[i].max);
+  }
+  free(v);
+}
+
+void augur_before_finalize(augur_stamp t0, int site, int fortran) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_FINALIZE;
+  r.flags = fortran ? AUGUR_F_FORTRAN : 0;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.comm_size = s->size;
+  r.t0 = t0;
+  r.t1 = stamp_of(s);
+  augur_emit_mpi(&r);
+  if (s->n_phases != 0 || s->n_calls != 0) s->anomalies++;
+  s->anomalies += s->req_len; /* requests never completed through a wrapper */
+  uint64_t n_events = s->n_events, n_agg = s->agg_len;
+  write_agg(s);
+  unsigned char *p = reserve(s, LEN_TRAILER);
+  if (p) {
+    p[0] = REC_TRAILER;
+    PUT(p, 8, n_events);
+    PUT(p, 16, n_agg);
+    PUT(p, 24, clock_ns(CLOCK_MONOTONIC));
+    PUT(p, 32, (uint32_t)(s->anomalies > UINT32_MAX ? UINT32_MAX : s->anomalies));
+  }
+  if (s->fd < 0 && !s->broken) open_trace(s, t0); /* MPI_Init was not wrapped */
+  flush_buf(s);
+  if (s->fd >= 0) close(s->fd);
+  s->fd = -1;
+  s->done = 1;
+}
+
+/* ---------------------------------------------------------------- C wrappers */
+
+int augur_MPI_Init(int site, int *argc, char ***argv) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) augur_after_init(t0, site, 0);
+  return rc;
+}
+
+int augur_MPI_Init_thread(int site, int *argc, char ***argv, int required, int *provided) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) augur_after_init(t0, site, 0);
+  return rc;
+}
+
+int augur_MPI_Finalize(int site) {
+  augur_before_finalize(augur_now(), site, 0);
+  return MPI_Finalize();
+}
+
+int augur_MPI_Comm_size(int site, MPI_Comm comm, int *size) {
+  (void)site;
+  return MPI_Comm_size(comm, size);
+}
+
+int augur_MPI_Comm_rank(int site, MPI_Comm comm, int *rank) {
+  (void)site;
+  return MPI_Comm_rank(comm, rank);
+}
+
+static augur_mpi_rec rec(uint8_t op, int site, int32_t peer, int32_t tag, int64_t bytes, MPI_Comm comm) {
+  augur_mpi_rec r = {0};
+  r.op = op;
+  r.site = (uint32_t)site;
+  r.peer = peer;
+  r.tag = tag;
+  r.bytes = bytes;
+  r.comm_size = augur_comm_size(comm);
+  return r;
+}
+
+static int finish(augur_mpi_rec *r, augur_stamp t0, int rc) {
+  r->t0 = t0;
+  r->t1 = augur_now();
+  if (rc != MPI_SUCCESS) r->flags |= AUGUR_F_ERROR;
+  augur_emit_mpi(r);
+  return rc;
+}
+
+static int p2p_send(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = op == AUGUR_OP_SSEND ? MPI_Ssend(buf, count, dt, dest, tag, comm) : MPI_Send(buf, count, dt, dest, tag, comm);
+  augur_mpi_rec r = rec(op, site, augur_world_peer(comm, dest), tag, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Send(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p_send(AUGUR_OP_SEND, site, buf, count, dt, dest, tag, comm);
+}
+
+int augur_MPI_Ssend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p_send(AUGUR_OP_SSEND, site, buf, count, dt, dest, tag, comm);
+}
+
+static int p2p_isend(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *req) {
+  augur_stamp t0 = augur_now();
+  int rc = op == AUGUR_OP_ISSEND ? MPI_Issend(buf, count, dt, dest, tag, comm, req)
+                                 : MPI_Isend(buf, count, dt, dest, tag, comm, req);
+  augur_mpi_rec r = rec(op, site, augur_world_peer(comm, dest), tag, augur_type_bytes(count, dt), comm);
+  if (rc == MPI_SUCCESS) r.req_id = augur_req_add(*req, op, r.site, r.peer, r.tag, r.bytes, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Isend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req) {
+  return p2p_isend(AUGUR_OP_ISEND, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Issend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *req) {
+  return p2p_isend(AUGUR_OP_ISSEND, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Recv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Recv(buf, count, dt, source, tag, comm, sp);
+  augur_mpi_rec r = rec(AUGUR_OP_RECV, site, augur_world_peer(comm, source), augur_tag(tag),
+                        augur_type_bytes(count, dt), comm);
+  if (rc == MPI_SUCCESS) {
+    int n = 0;
+    r.flags |= AUGUR_F_ACTUAL;
+    r.peer = augur_world_peer(comm, sp->MPI_SOURCE);
+    r.tag = augur_tag(sp->MPI_TAG);
+    if (MPI_Get_count(sp, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) r.bytes = n;
+  }
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                    MPI_Request *req) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Irecv(buf, count, dt, source, tag, comm, req);
+  augur_mpi_rec r = rec(AUGUR_OP_IRECV, site, augur_world_peer(comm, source), augur_tag(tag),
+                        augur_type_bytes(count, dt), comm);
+  if (rc == MPI_SUCCESS) r.req_id = augur_req_add(*req, AUGUR_OP_IRECV, r.site, r.peer, r.tag, r.bytes, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                        comm, sp);
+  augur_mpi_rec r = rec(AUGUR_OP_SENDRECV, site, augur_world_peer(comm, dest), sendtag,
+                        augur_type_bytes(sendcount, sendtype), comm);
+  r.nparts = 1;
+  finish(&r, t0, rc);
+  int32_t peer = augur_world_peer(comm, source), tag = augur_tag(recvtag);
+  int64_t bytes = augur_type_bytes(recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    int n = 0;
+    peer = augur_world_peer(comm, sp->MPI_SOURCE);
+    tag = augur_tag(sp->MPI_TAG);
+    if (MPI_Get_count(sp, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = n;
+  }
+  augur_emit_part(AUGUR_OP_RECV, (uint32_t)site, peer, tag, bytes, 0);
+  return rc;
+}
+
+int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_req pending;
+  int known = augur_req_take(*req, &pending);
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Wait(req, sp);
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_WAIT;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  finish(&r, t0, rc);
+  if (known) augur_complete(&pending, rc == MPI_SUCCESS ? sp : NULL);
+  return rc;
+}
+
+/* Waitall/Waitany need the statuses even when the caller ignores them, and the request
+ * handles from before the call (MPI resets them to MPI_REQUEST_NULL). */
+int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  augur_req stack_p[64];
+  MPI_Status stack_s[64];
+  int heap = count > 64;
+  augur_req *pend = heap ? malloc((size_t)count * sizeof *pend) : stack_p;
+  MPI_Status *sts = statuses;
+  if (statuses == MPI_STATUSES_IGNORE) sts = heap ? malloc((size_t)count * sizeof *sts) : stack_s;
+  if (!pend || !sts) { /* out of memory: run the call unrecorded */
+    if (heap) free(pend);
+    if (sts != statuses && heap) free(sts);
+    return MPI_Waitall(count, reqs, statuses);
+  }
+  unsigned known = 0;
+  for (int i = 0; i < count; i++) {
+    if (augur_req_take(reqs[i], &pend[i])) known++;
+    else pend[i].id = 0;
+  }
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Waitall(count, reqs, sts);
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_WAITALL;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.bytes = count;
+  r.nparts = known;
+  finish(&r, t0, rc);
+  for (int i = 0; i < count; i++)
+    if (pend[i].id) augur_complete(&pend[i], rc == MPI_SUCCESS ? &sts[i] : NULL);
+  if (heap) free(pend);
+  if (sts != statuses && heap) free(sts);
+  return rc;
+}
+
+int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  MPI_Request stack_h[64];
+  MPI_Request *before = count > 64 ? malloc((size_t)count * sizeof *before) : stack_h;
+  if (!before) return MPI_Waitany(count, reqs, index, status);
+  for (int i = 0; i < count; i++) before[i] = reqs[i];
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Waitany(count, reqs, index, sp);
+  augur_req pending;
+  int known = rc == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 0 && *index < count &&
+              augur_req_take(before[*index], &pending);
+  if (count > 64) free(before);
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_WAITANY;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.bytes = count;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  finish(&r, t0, rc);
+  if (known) augur_complete(&pending, sp);
+  return rc;
+}
+
+int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  MPI_Request before = *req;
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Test(req, flag, sp);
+  if (rc != MPI_SUCCESS || !*flag) {
+    augur_count_test_pending(site);
+    return rc;
+  }
+  augur_req pending;
+  int known = augur_req_take(before, &pending);
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_TEST;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.req_id = known ? pending.id : 0;
+  r.nparts = known ? 1 : 0;
+  finish(&r, t0, rc);
+  if (known) augur_complete(&pending, sp);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- collectives */
+
+static int32_t root_peer(MPI_Comm comm, int root) { return augur_world_peer(comm, root); }
+
+int augur_MPI_Barrier(int site, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Barrier(comm);
+  augur_mpi_rec r = rec(AUGUR_OP_BARRIER, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Bcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Bcast(buf, count, dt, root, comm);
+  augur_mpi_rec r = rec(AUGUR_OP_BCAST, site, root_peer(comm, root), 0, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Reduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     int root, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+  augur_mpi_rec r = rec(AUGUR_OP_REDUCE, site, root_peer(comm, root), 0, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Allreduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+  augur_mpi_rec r = rec(AUGUR_OP_ALLREDUCE, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+/* For the all-to-all family `bytes` is the per-peer block this rank contributes; when the send
+ * side is MPI_IN_PLACE its count/type are not significant and the receive block is used. */
+int augur_MPI_Alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_ALLTOALL, site, AUGUR_PEER_NONE, 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Gather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_GATHER, site, root_peer(comm, root), 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_ALLGATHER, site, AUGUR_PEER_NONE, 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcount, sendtype) : augur_type_bytes(recvcount, recvtype);
+  augur_mpi_rec r = rec(AUGUR_OP_SCATTER, site, root_peer(comm, root), 0, b, comm);
+  return finish(&r, t0, rc);
+}

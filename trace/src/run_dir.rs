@@ -1,0 +1,396 @@
+//! The run directory `<prog>.augur/`: `manifest.json` listing every run of the parameter grid,
+//! and `runs/<config>/` holding each run's per-rank traces and captured output. Files are written
+//! whole or not at all (temp file + rename), so an interrupted `augur profile` leaves a manifest
+//! that still parses and a resume that redoes only unfinished runs.
+
+use crate::error::TraceError;
+use crate::format::EXTENSION;
+use crate::rank::RankTrace;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Manifest schema version.
+pub const MANIFEST_VERSION: u32 = 1;
+/// File name of the manifest in the run directory root.
+pub const MANIFEST: &str = "manifest.json";
+/// Sub-directory holding one directory per configuration.
+pub const RUNS: &str = "runs";
+/// Captured standard output of a run (inside its config directory).
+pub const STDOUT: &str = "stdout.txt";
+/// Captured standard error of a run (inside its config directory).
+pub const STDERR: &str = "stderr.txt";
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum RunStatus {
+    Ok,
+    Failed { reason: String },
+    Timeout { reason: String },
+}
+
+impl RunStatus {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, RunStatus::Ok)
+    }
+}
+
+/// One configuration of the parameter grid, run once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Stable id from the parameters, e.g. `N=64,P=4`; also the directory name under `runs/`.
+    pub config: String,
+    /// Problem parameters (without P), by name.
+    pub params: BTreeMap<String, f64>,
+    /// Number of MPI ranks.
+    pub np: u32,
+    /// MPI implementation, e.g. `Open MPI 4.1.4` or `SimGrid SMPI 3.32`.
+    pub mpi: String,
+    /// Launcher command line actually executed (program and arguments, no shell).
+    pub launcher: Vec<String>,
+    pub host: String,
+    /// Start time, RFC 3339 UTC.
+    pub date: String,
+    #[serde(flatten)]
+    pub status: RunStatus,
+    pub wall_seconds: f64,
+    /// Exit code of the launcher, if it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+/// The whole manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub version: u32,
+    /// Program name (source file stem).
+    pub program: String,
+    /// Source path as given to `augur profile`.
+    pub source: String,
+    /// `sha256:<hex>` of the source bytes.
+    pub source_hash: String,
+    /// Runs in insertion order; at most one per config id.
+    pub runs: Vec<RunRecord>,
+}
+
+impl Manifest {
+    /// A manifest with no runs yet for `source` whose text is `source_bytes`.
+    pub fn new(source: &Path, source_bytes: &[u8]) -> Manifest {
+        Manifest {
+            version: MANIFEST_VERSION,
+            program: program_name(source),
+            source: source.display().to_string(),
+            source_hash: source_hash(source_bytes),
+            runs: Vec::new(),
+        }
+    }
+
+    /// The run recorded for `config`, if any.
+    pub fn run(&self, config: &str) -> Option<&RunRecord> {
+        self.runs.iter().find(|r| r.config == config)
+    }
+
+    /// Adds a run, replacing an earlier record of the same configuration.
+    pub fn upsert(&mut self, run: RunRecord) {
+        match self.runs.iter_mut().find(|r| r.config == run.config) {
+            Some(slot) => *slot = run,
+            None => self.runs.push(run),
+        }
+    }
+
+    /// Whether `config` already has a successful run (resume skips it).
+    pub fn is_done(&self, config: &str) -> bool {
+        self.run(config).is_some_and(|r| r.status.is_ok())
+    }
+}
+
+/// `sha256:<hex>` of `bytes`.
+pub fn source_hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(7 + 64);
+    s.push_str("sha256:");
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// The program name used for `<prog>.augur`: the source file stem.
+pub fn program_name(source: &Path) -> String {
+    source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into())
+}
+
+/// Stable configuration id: parameters sorted by name, then `P`, e.g. `N=64,P=4`. Characters
+/// that are not safe in a directory name are replaced by `_`.
+pub fn config_id(params: &BTreeMap<String, f64>, np: u32) -> String {
+    let mut parts: Vec<String> = params.iter().map(|(k, v)| format!("{}={}", sanitize(k), fmt_value(*v))).collect();
+    parts.push(format!("P={np}"));
+    parts.join(",")
+}
+
+fn fmt_value(v: f64) -> String {
+    // Integral values print without a fraction (64, not 64.0) so ids read like the command line.
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        sanitize(&format!("{v}"))
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "_.-+".contains(c) { c } else { '_' }).collect()
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temp file in the same directory, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TraceError> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        TraceError::io(path, e)
+    })
+}
+
+/// Current time as RFC 3339 UTC (`2026-11-21T06:17:23Z`), for `RunRecord::date`.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    rfc3339(secs)
+}
+
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // civil-from-days (H. Hinnant): proleptic Gregorian date of a day count since 1970-01-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// A run directory on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    /// The default location for `source`: `<out or cwd>/<prog>.augur`.
+    pub fn default_for(source: &Path, out: Option<&Path>) -> RunDir {
+        let base = out.map(Path::to_path_buf).unwrap_or_default();
+        RunDir { root: base.join(format!("{}.augur", program_name(source))) }
+    }
+
+    /// A run directory at `root` (nothing is read or created).
+    pub fn at(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.root.join(MANIFEST)
+    }
+
+    /// Directory of one configuration's run: `runs/<config>`.
+    pub fn run_path(&self, config: &str) -> PathBuf {
+        self.root.join(RUNS).join(config)
+    }
+
+    /// Path of one rank's trace in a configuration's directory.
+    pub fn rank_path(&self, config: &str, rank: u32) -> PathBuf {
+        self.run_path(config).join(format!("rank-{rank}.{EXTENSION}"))
+    }
+
+    /// Creates `root/runs/<config>` (and parents).
+    pub fn create_run(&self, config: &str) -> Result<PathBuf, TraceError> {
+        let p = self.run_path(config);
+        std::fs::create_dir_all(&p).map_err(|e| TraceError::io(&p, e))?;
+        Ok(p)
+    }
+
+    /// Reads the manifest; `Ok(None)` if there is none yet.
+    pub fn load_manifest(&self) -> Result<Option<Manifest>, TraceError> {
+        let path = self.manifest_path();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TraceError::io(&path, e)),
+        };
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| TraceError::Manifest {
+            path: path.clone(),
+            reason: format!("line {} column {}: {e}", e.line(), e.column()),
+        })?;
+        if m.version != MANIFEST_VERSION {
+            return Err(TraceError::Manifest {
+                path,
+                reason: format!("manifest version {}, this augur reads version {MANIFEST_VERSION}", m.version),
+            });
+        }
+        Ok(Some(m))
+    }
+
+    /// Writes the manifest atomically (creating the root directory if needed).
+    pub fn save_manifest(&self, m: &Manifest) -> Result<(), TraceError> {
+        std::fs::create_dir_all(&self.root).map_err(|e| TraceError::io(&self.root, e))?;
+        let mut text = serde_json::to_string_pretty(m).map_err(|e| TraceError::Manifest {
+            path: self.manifest_path(),
+            reason: e.to_string(),
+        })?;
+        text.push('\n');
+        write_atomic(&self.manifest_path(), text.as_bytes())
+    }
+
+    /// Reads every rank of one configuration (see [`read_run`]).
+    pub fn read_run(&self, config: &str) -> Result<Vec<RankTrace>, TraceError> {
+        read_run(&self.run_path(config))
+    }
+}
+
+/// The `rank-<r>.augt` files of a directory, sorted by rank.
+pub fn rank_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>, TraceError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| TraceError::io(dir, e))?;
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| TraceError::io(dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let rank = name
+            .strip_prefix("rank-")
+            .and_then(|s| s.strip_suffix(&format!(".{EXTENSION}")))
+            .and_then(|s| s.parse::<u32>().ok());
+        if let Some(r) = rank {
+            out.push((r, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads every rank trace of one run directory and checks they form one run: ranks 0..P-1
+/// all present, each file's header agreeing with its name and on the world size.
+pub fn read_run(dir: &Path) -> Result<Vec<RankTrace>, TraceError> {
+    let files = rank_files(dir)?;
+    if files.is_empty() {
+        return Err(TraceError::NoRanks { path: dir.to_path_buf() });
+    }
+    let mut traces = Vec::with_capacity(files.len());
+    for (i, (rank, path)) in files.iter().enumerate() {
+        if *rank as usize != i {
+            return Err(TraceError::Ranks { path: dir.to_path_buf(), reason: format!("rank {i} has no trace file") });
+        }
+        let t = RankTrace::read(path)?;
+        if t.header.rank != i as i32 {
+            return Err(TraceError::Ranks {
+                path: path.clone(),
+                reason: format!("file is named for rank {i} but its header says rank {}", t.header.rank),
+            });
+        }
+        traces.push(t);
+    }
+    let p = traces.len() as i32;
+    if let Some(t) = traces.iter().find(|t| t.header.world_size != p) {
+        return Err(TraceError::Ranks {
+            path: dir.to_path_buf(),
+            reason: format!("{p} rank files but rank {} reports world size {}", t.header.rank, t.header.world_size),
+        });
+    }
+    Ok(traces)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_ids_are_sorted_and_integral() {
+        let mut p = BTreeMap::new();
+        p.insert("N".to_string(), 64.0);
+        p.insert("K".to_string(), 0.5);
+        assert_eq!(config_id(&p, 4), "K=0.5,N=64,P=4");
+        assert_eq!(config_id(&BTreeMap::new(), 1), "P=1");
+        let mut q = BTreeMap::new();
+        q.insert("a/b c".to_string(), 1e20);
+        assert_eq!(config_id(&q, 2), "a_b_c=100000000000000000000,P=2");
+    }
+
+    #[test]
+    fn rfc3339_known_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_238_243), "2026-11-21T05:17:23Z");
+    }
+
+    #[test]
+    fn hash_is_sha256() {
+        assert_eq!(
+            source_hash(b"abc"),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn manifest_roundtrip_and_upsert() {
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::default_for(Path::new("src/heat.c"), Some(dir.path()));
+        assert!(rd.root().ends_with("heat.augur"));
+        assert!(rd.load_manifest().unwrap().is_none());
+        let mut m = Manifest::new(Path::new("src/heat.c"), b"int main(){}");
+        let mut params = BTreeMap::new();
+        params.insert("N".into(), 64.0);
+        let run = RunRecord {
+            config: config_id(&params, 2),
+            params,
+            np: 2,
+            mpi: "Open MPI 4.1.4".into(),
+            launcher: vec!["mpirun".into(), "-np".into(), "2".into()],
+            host: "h".into(),
+            date: now_rfc3339(),
+            status: RunStatus::Timeout { reason: "killed after 60 s".into() },
+            wall_seconds: 60.0,
+            exit_code: None,
+        };
+        m.upsert(run.clone());
+        assert!(!m.is_done("N=64,P=2"));
+        m.upsert(RunRecord { status: RunStatus::Ok, ..run });
+        assert_eq!(m.runs.len(), 1);
+        assert!(m.is_done("N=64,P=2"));
+        rd.save_manifest(&m).unwrap();
+        let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
+        assert!(text.contains("\"status\": \"ok\""), "{text}");
+        assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
+        // no temp files left behind
+        let names: Vec<_> = std::fs::read_dir(rd.root()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from(MANIFEST)]);
+    }
+
+    #[test]
+    fn bad_manifest_names_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::at(dir.path());
+        std::fs::write(rd.manifest_path(), "{\n  \"version\": 1,\n  oops }").unwrap();
+        let e = rd.load_manifest().unwrap_err().to_string();
+        assert!(e.contains("manifest.json: line 3"), "{e}");
+    }
+}
