@@ -149,9 +149,19 @@ impl Expr {
 
     /// Replace every `ceil(u)`/`floor(u)` by `u`.
     pub fn relax_rounding(&self) -> Expr {
+        if !self.has_rounding() {
+            return self.clone();
+        }
         canon::map_atoms(self, &mut |a| match a {
             Atom::Ceil(x) | Atom::Floor(x) => x.relax_rounding(),
             other => canon::rebuild_atom(other, &mut |x| x.relax_rounding()),
+        })
+    }
+
+    /// Whether a `ceil` or `floor` occurs anywhere.
+    pub fn has_rounding(&self) -> bool {
+        self.terms.iter().any(|t| {
+            t.factors.iter().any(|(a, _)| matches!(a, Atom::Ceil(_) | Atom::Floor(_)) || a.args().iter().any(|x| x.has_rounding()))
         })
     }
 

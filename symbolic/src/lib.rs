@@ -8,6 +8,7 @@
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
 
 mod canon;
+mod compile;
 mod diff;
 mod expr;
 mod parse;
@@ -20,6 +21,7 @@ mod sum;
 #[cfg(test)]
 mod tests_canon;
 
+pub use compile::Compiled;
 pub use diff::{Cond, Derivative, Piece};
 pub use expr::{Atom, Expr, Term};
 pub use parse::{parse, ParseError};

@@ -95,14 +95,14 @@ pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOpt
             Ok(true)
         };
         let d1 = piece.expr.diff_smooth(var);
-        let d2 = d1.diff_smooth(var);
+        let mut d2: Option<Expr> = None;
         let closed_ok = crate::roots::power_groups(&d1, var).is_some();
         let roots = positive_roots(&d1, var, &lookup, if closed_ok { lo } else { nlo }, if closed_ok { hi } else { nhi })?;
         for r in roots {
             if !feasible(r.k)? {
                 continue;
             }
-            let curv = d2.eval(&at_k(r.k))?;
+            let curv = d2.get_or_insert_with(|| d1.diff_smooth(var)).eval(&at_k(r.k))?;
             if curv < 0.0 {
                 continue; // a maximum of this branch
             }
