@@ -1,7 +1,9 @@
 #!/bin/sh
 # check.sh: build every testdata program in C and Fortran, run it at P = 1, 2, 4
 # with the small sizes of README.md, and check that the C and Fortran output
-# lines agree. Exit 0 when every pair agrees, 1 otherwise.
+# lines agree with each other and with <name>/expected.txt (recorded with Open
+# MPI 4.1.4 and gfortran/gcc 12; SMPI prints the same lines). Exit 0 when all
+# agree, 1 otherwise.
 #   sh testdata/check.sh          # Open MPI: mpicc / mpif90 / mpirun
 #   sh testdata/check.sh --smpi   # SimGrid: smpicc / smpiff / smpif90 / smpirun
 # Static and SAVEd arrays need SMPI's default privatization: no -no-privatize.
@@ -64,10 +66,11 @@ echo "$programs" | while read -r name fext args; do
         c=$(run "$np" "$out/${name}_c" $args)
         # shellcheck disable=SC2086
         f=$(run "$np" "$out/${name}_f" $args)
-        if [ -n "$c" ] && [ "$c" = "$f" ]; then
+        want=$(sed -n "s/^np=$np //p" "$here/$name/expected.txt" 2>/dev/null)
+        if [ -n "$c" ] && [ "$c" = "$f" ] && [ "$c" = "$want" ]; then
             echo "ok   $c"
         else
-            echo "FAIL np=$np C: '$c' Fortran: '$f'"
+            echo "FAIL np=$np C: '$c' Fortran: '$f' expected: '$want'"
             echo 1 > "$out/failed"
         fi
     done
