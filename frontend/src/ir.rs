@@ -252,6 +252,10 @@ impl Program {
         }
         let p = self.proc(proc)?;
         if self.language == Language::Fortran && !p.implicit_none {
+            let first = name.chars().next().map(|c| c.to_ascii_lowercase());
+            if let Some(rule) = p.implicit.iter().find(|r| first.is_some_and(|c| r.first <= c && c <= r.last)) {
+                return Some(rule.ty.clone());
+            }
             return Some(VarType::fortran_implicit(name));
         }
         None
@@ -279,8 +283,18 @@ pub struct Procedure {
     pub name_span: Span,
     /// Fortran `implicit none` seen (always true for C).
     pub implicit_none: bool,
+    /// Fortran `implicit double precision (a-h, o-z)` rules, in order.
+    pub implicit: Vec<ImplicitRule>,
     /// Enclosing Fortran module, if the procedure is a module procedure.
     pub module: Option<String>,
+}
+
+/// One Fortran IMPLICIT rule: names starting with `first..=last` (lower-case) have `ty`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImplicitRule {
+    pub first: char,
+    pub last: char,
+    pub ty: VarType,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,0 +1,151 @@
+//! tree-sitter parsing (the only place parsers are made) and syntax-error diagnostics from
+//! ERROR / MISSING nodes, mapped back to original files.
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{Language, Node, ParseOptions, Parser, Tree};
+
+use crate::diagnostic::{codes, Diagnostic};
+use crate::ir::FileId;
+use crate::source_map::Assembled;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammar {
+    C,
+    Fortran,
+}
+
+/// Parsing stops (and the file is reported) after this long.
+const PARSE_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// At most this many syntax errors are reported per program.
+const MAX_SYNTAX_DIAGS: usize = 25;
+
+pub fn language(g: Grammar) -> Language {
+    match g {
+        Grammar::C => tree_sitter_c::LANGUAGE.into(),
+        Grammar::Fortran => tree_sitter_fortran::LANGUAGE.into(),
+    }
+}
+
+/// A parser for `g`; `Err` only if the grammar's ABI does not match the tree-sitter library.
+pub fn parser(g: Grammar) -> Result<Parser, tree_sitter::LanguageError> {
+    let mut p = Parser::new();
+    p.set_language(&language(g))?;
+    Ok(p)
+}
+
+/// Parses `text`; `None` if tree-sitter gave up (time limit).
+pub fn parse(parser: &mut Parser, text: &str) -> Option<Tree> {
+    let bytes = text.as_bytes();
+    let start = Instant::now();
+    let mut progress = |_: &tree_sitter::ParseState| {
+        if start.elapsed() > PARSE_TIME_LIMIT {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = ParseOptions::new().progress_callback(&mut progress);
+    parser.parse_with_options(
+        &mut |i, _| bytes.get(i..).unwrap_or_default(),
+        None,
+        Some(options),
+    )
+}
+
+/// Number of ERROR and MISSING nodes (outermost ERRORs only).
+pub fn error_count(tree: &Tree) -> usize {
+    let mut n = 0;
+    visit_errors(tree.root_node(), |_| n += 1);
+    n
+}
+
+/// Calls `f` on each outermost ERROR node and each MISSING node, in order (explicit cursor,
+/// no recursion).
+fn visit_errors(root: Node, mut f: impl FnMut(Node)) {
+    if !root.has_error() {
+        return;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let descend = if node.is_error() || node.is_missing() {
+            f(node);
+            false
+        } else {
+            node.has_error()
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// Diagnostics for the syntax errors of `tree` (parsed from `asm.text`).
+pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut total = 0usize;
+    visit_errors(tree.root_node(), |node| {
+        total += 1;
+        if out.len() >= MAX_SYNTAX_DIAGS {
+            return;
+        }
+        let span = asm.span(node.start_byte(), node.end_byte(), main);
+        let d = if node.is_missing() {
+            Diagnostic::error(codes::MISSING, format!("syntax error: missing `{}`", node.kind()))
+                .with_primary(span, format!("expected `{}` here", node.kind()))
+        } else {
+            let text = asm.text.get(node.byte_range()).unwrap_or("");
+            let first: String = text.lines().next().unwrap_or("").trim().chars().take(40).collect();
+            Diagnostic::error(codes::SYNTAX, format!("syntax error: cannot parse `{first}`"))
+                .with_primary(span, "not understood")
+                .with_note("the statement is kept as opaque text; analysis continues with the rest of the file")
+        };
+        out.push(d);
+    });
+    if total > MAX_SYNTAX_DIAGS {
+        let extra = total - MAX_SYNTAX_DIAGS;
+        if let Some(last) = out.last_mut() {
+            last.notes.push(format!("{extra} more syntax errors not shown"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ABI check: both grammars load into this tree-sitter (a version mismatch only shows
+    /// at run time).
+    #[test]
+    fn both_grammars_load() {
+        for g in [Grammar::C, Grammar::Fortran] {
+            let mut p = parser(g).unwrap_or_else(|e| panic!("{g:?}: {e}"));
+            let tree = parse(&mut p, "");
+            assert!(tree.is_some());
+        }
+        assert_eq!(language(Grammar::C).abi_version(), 15);
+        assert_eq!(language(Grammar::Fortran).abi_version(), 15);
+    }
+
+    #[test]
+    fn errors_are_found_and_mapped() {
+        let mut p = parser(Grammar::C).unwrap_or_else(|e| panic!("{e}"));
+        let src = "int main() { int x = (1 + 2; return x; }\n";
+        let tree = parse(&mut p, src).unwrap_or_else(|| panic!("no tree"));
+        let mut a = Assembled::new();
+        a.push_orig(FileId(0), 0, src);
+        assert!(error_count(&tree) > 0);
+        let d = syntax_diagnostics(&tree, &a, FileId(0));
+        assert!(!d.is_empty());
+    }
+}
