@@ -170,7 +170,7 @@ impl Compiled {
         let out = b.expr(e)?;
         let mut ops = b.ops;
         // The result must be the last register.
-        if out + 1 != slots.len() + ops.len() {
+        if ops.is_empty() || out + 1 != slots.len() + ops.len() {
             ops.push(Op::Scale(out, 1.0));
         }
         Ok(Compiled { ops, slots: slots.iter().map(|s| s.to_string()).collect() })
@@ -271,6 +271,8 @@ mod tests {
         assert!(Compiled::new(&e, &["N", "P"]).is_err());
         assert_eq!(Compiled::new(&Expr::zero(), &[]).unwrap().eval(&[]), 0.0);
         assert!(c.eval(&[1.0]).is_nan());
+        // A bare variable (regression: the last slot was mistaken for the result register).
+        assert_eq!(Compiled::new(&parse("P").unwrap(), &["N", "P"]).unwrap().eval(&[3.0, 5.0]), 5.0);
     }
 
     #[test]

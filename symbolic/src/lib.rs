@@ -11,6 +11,7 @@ mod canon;
 mod compile;
 mod diff;
 mod expr;
+pub mod fit;
 mod parse;
 mod print;
 mod query;

@@ -1,0 +1,94 @@
+//! Fitting must-shows: coefficient recovery under noise, and PMNF choosing P·log2(P).
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::parse;
+
+/// Deterministic uniform noise in [-1, 1] (64-bit LCG), so the tests are reproducible.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+fn grid() -> Vec<Vec<f64>> {
+    let mut pts = Vec::new();
+    for n in [128.0, 512.0, 2048.0] {
+        for p in [1.0, 4.0, 16.0, 64.0] {
+            pts.push(vec![n, p]);
+        }
+    }
+    pts
+}
+
+#[test]
+fn recovers_coefficients_under_three_percent_noise() {
+    let truth = parse("3e-6*N^2/P + 2e-4*P + 0.01").unwrap();
+    let terms = vec![parse("N^2/P").unwrap(), parse("P").unwrap(), Expr::one()];
+    let want = [3e-6, 2e-4, 0.01];
+    for seed in 1..=20u64 {
+        let mut rng = Lcg(seed);
+        let pts = grid();
+        assert_eq!(pts.len(), 12);
+        let vals: Vec<f64> = pts
+            .iter()
+            .map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap() * (1.0 + 0.03 * rng.next()))
+            .collect();
+        let fit = fit_terms(&terms, &["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
+        for (c, w) in fit.coeffs.iter().zip(want) {
+            assert!((c.coef - w).abs() <= 0.10 * w, "seed {seed}: {} = {} (want {w})", c.term, c.coef);
+            assert!(c.stderr > 0.0 && c.stderr < 0.1 * w, "seed {seed}: stderr {}", c.stderr);
+        }
+        assert!(fit.r2 > 0.99);
+        assert!(fit.loo_rel_error < 0.05, "{}", fit.loo_rel_error);
+        assert_eq!(fit.residuals.len(), 12);
+    }
+}
+
+#[test]
+fn pmnf_chooses_p_log_p() {
+    let ps: Vec<f64> = (1..=10).map(|k| f64::from(1u32 << k)).collect();
+    for (seed, noise) in [(0u64, 0.0), (7, 0.02), (11, 0.02), (13, 0.03)] {
+        let mut rng = Lcg(seed);
+        let pts: Vec<Vec<f64>> = ps.iter().map(|p| vec![*p]).collect();
+        let vals: Vec<f64> = ps.iter().map(|p| (5.0 + 0.7 * p * p.log2()) * (1.0 + noise * rng.next())).collect();
+        let fit = search_pmnf(&["P"], &pts, &vals, &FitOptions::default()).unwrap();
+        let term = &fit.coeffs.last().unwrap().term;
+        assert_eq!(term, &parse("P*log2(P)").unwrap(), "noise {noise}: chose {}", fit.expr);
+        assert_eq!(fit.hypotheses, 60);
+        // The named rivals really are worse by LOO.
+        for rival in ["P", "P^(5/4)"] {
+            let r = fit_terms(&[Expr::one(), parse(rival).unwrap()], &["P"], &pts, &vals, &FitOptions::default()).unwrap();
+            assert!(r.loo_rel_error > fit.loo_rel_error, "{rival}");
+        }
+    }
+}
+
+#[test]
+fn pmnf_two_parameters() {
+    let truth = parse("2 + 0.5*N^2*log2(P)").unwrap();
+    let mut pts = Vec::new();
+    for n in [8.0, 16.0, 32.0, 64.0, 128.0] {
+        for p in [2.0, 4.0, 8.0, 16.0, 32.0] {
+            pts.push(vec![n, p]);
+        }
+    }
+    let vals: Vec<f64> = pts.iter().map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap()).collect();
+    let fit = search_pmnf(&["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
+    assert!(fit.coeffs.iter().any(|c| c.term == parse("N^2*log2(P)").unwrap()), "{}", fit.expr);
+    assert!(fit.loo_rel_error < 1e-6);
+}
+
+#[test]
+fn errors_are_typed() {
+    let t = [Expr::one(), parse("N").unwrap()];
+    assert_eq!(fit_terms(&t, &["N"], &[], &[], &FitOptions::default()).unwrap_err(), FitError::Empty);
+    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0]], &[1.0], &FitOptions::default()), Err(FitError::TooFewPoints { .. })));
+    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0], vec![1.0]], &[1.0, 2.0], &FitOptions::default()), Err(FitError::Singular)));
+    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0], vec![f64::NAN]], &[1.0, 2.0], &FitOptions::default()), Err(FitError::NonFinite { index: 1 })));
+    assert!(matches!(fit_terms(&[parse("Q").unwrap()], &["N"], &[vec![1.0]], &[1.0], &FitOptions::default()), Err(FitError::Eval(_))));
+    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0, 2.0]], &[1.0], &FitOptions::default()), Err(FitError::Shape { .. })));
+}
+
