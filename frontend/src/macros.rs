@@ -161,7 +161,7 @@ mod tests {
         assert!(!t.values.contains_key("F"));
         let src = "#define RESTRICT\nINLINE void f(double *RESTRICT a) { a[0] = N; /* RESTRICT */ }\n";
         let out = substitute(FileId(0), src, &t);
-        assert_eq!(out.text, "#define RESTRICT\nstatic inline void f(double * a) { a[0] = N; /* RESTRICT */ }\n");
+        assert_eq!(out.text, "#define RESTRICT\nstatic inline void f(double *  a) { a[0] = N; /* RESTRICT */ }\n");
         let n_buf = out.text.find("N;").unwrap_or(0);
         let n_src = src.find("N;").unwrap_or(0);
         assert_eq!(out.map(u32::try_from(n_buf).unwrap_or(0)), Some((FileId(0), u32::try_from(n_src).unwrap_or(0))));

@@ -1,0 +1,311 @@
+//! One small program per construct, in C and Fortran, checking the lowered IR.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use frontend::*;
+
+fn lower(name: &str, src: &str) -> Lowered {
+    let l = load_str(name, src, &Options::default()).unwrap();
+    let errors: Vec<String> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| diagnostic::render_human(d, &l.sources))
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    l
+}
+
+fn stmts(l: &Lowered) -> Vec<&Stmt> {
+    let p = l.program.main_proc().or_else(|| l.program.procs.first()).unwrap();
+    l.program.walk(&p.body).into_iter().map(|id| l.program.stmt(id).unwrap()).collect()
+}
+
+fn loops(l: &Lowered) -> Vec<(String, String, String, String)> {
+    stmts(l)
+        .into_iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Loop(lp) => Some((lp.var.clone(), lp.lo.to_string(), lp.hi.to_string(), lp.step.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn mpi(l: &Lowered) -> Vec<&MpiCall> {
+    stmts(l)
+        .into_iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Mpi(m) => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn c_for_loops_normalise_to_inclusive_bounds() {
+    let l = lower(
+        "a.c",
+        "int main(void) { int i, n = 10, a[100];\n\
+         for (i = 0; i < n; i++) a[i] = 0;\n\
+         for (i = 1; i <= n; i += 2) a[i] = 0;\n\
+         for (int k = n - 1; k >= 0; k--) a[k] = 0;\n\
+         for (i = n; i > 0; i -= 3) a[i] = 0;\n\
+         for (i = 0; n > i; ++i) a[i] = 0;\n\
+         for (i = 0; i != n; i++) a[i] = 0;\n\
+         for (i = 0; i < 8; i++) a[i] = 0;\n\
+         return 0; }\n",
+    );
+    let got = loops(&l);
+    let want = [
+        ("i", "0", "n - 1", "1"),
+        ("i", "1", "n", "2"),
+        ("k", "n - 1", "0", "-1"),
+        ("i", "n", "1", "-3"),
+        ("i", "0", "n - 1", "1"),
+        ("i", "0", "n - 1", "1"),
+        ("i", "0", "7", "1"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!((g.0.as_str(), g.1.as_str(), g.2.as_str(), g.3.as_str()), w);
+    }
+}
+
+#[test]
+fn c_non_counted_for_is_a_while_with_init_and_update() {
+    let l = lower("a.c", "int main(void) { int i; for (i = 0; i < 10; i *= 2) { i = i + 1; } for (;;) break; return 0; }\n");
+    let whiles: Vec<&While> = stmts(&l)
+        .into_iter()
+        .filter_map(|s| if let StmtKind::While(w) = &s.kind { Some(w) } else { None })
+        .collect();
+    assert_eq!(whiles.len(), 2);
+    assert_eq!(whiles[0].init.len(), 1);
+    assert_eq!(whiles[0].update.len(), 1);
+    assert!(whiles[1].cond.is_none());
+}
+
+#[test]
+fn loop_that_writes_its_variable_is_not_counted() {
+    let l = lower("a.c", "int main(void) { int i; for (i = 0; i < 10; i++) { i += 2; } return 0; }\n");
+    assert!(loops(&l).is_empty());
+}
+
+#[test]
+fn fortran_do_loops() {
+    let l = lower(
+        "a.f90",
+        "program p\n integer :: i, n\n real :: a(100)\n n = 10\n do i = 1, n\n a(i) = 0\n end do\n do i = n, 1, -1\n a(i) = 1\n end do\n do while (n > 0)\n n = n - 1\n end do\nend program\n",
+    );
+    let got = loops(&l);
+    assert_eq!(got, vec![
+        ("i".into(), "1".into(), "n".into(), "1".into()),
+        ("i".into(), "n".into(), "1".into(), "-1".into()),
+    ]);
+    assert!(stmts(&l).iter().any(|s| matches!(&s.kind, StmtKind::While(w) if w.cond.as_ref().is_some_and(|c| c.to_string() == "n > 0"))));
+}
+
+#[test]
+fn if_else_chains_both_languages() {
+    let c = lower("a.c", "int main(void) { int n = 1, x; if (n > 2) x = 1; else if (n < 0) { x = 2; } else x = 3; return 0; }\n");
+    let f = lower("a.f90", "program p\n integer n, x\n if (n > 2) then\n x = 1\n else if (n < 0) then\n x = 2\n else\n x = 3\n end if\nend\n");
+    for l in [&c, &f] {
+        let ifs: Vec<&If> = stmts(l).into_iter().filter_map(|s| if let StmtKind::If(i) = &s.kind { Some(i) } else { None }).collect();
+        assert_eq!(ifs.len(), 1);
+        assert_eq!(ifs[0].arms.len(), 2);
+        assert_eq!(ifs[0].arms[0].cond.to_string(), "n > 2");
+        assert_eq!(ifs[0].arms[1].cond.to_string(), "n < 0");
+        assert_eq!(ifs[0].else_body.as_ref().map(Vec::len), Some(1));
+    }
+}
+
+const C_MPI: &str = r#"#include <mpi.h>
+int main(int argc, char **argv) {
+  int rank, size, n, ierr;
+  double buf[100];
+  MPI_Status st;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  n = atoi(argv[1]);
+  ierr = MPI_Send(buf, n, MPI_DOUBLE, rank + 1, 7, MPI_COMM_WORLD);
+  MPI_Recv(buf, n, MPI_DOUBLE, rank - 1, 7, MPI_COMM_WORLD, &st);
+  MPI_Allreduce(buf, buf, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+"#;
+
+const F_MPI: &str = "      program p
+      include 'mpif.h'
+      integer rank, size, n, ierr
+      integer st(MPI_STATUS_SIZE)
+      double precision buf(100)
+      character*16 arg
+      call MPI_INIT(ierr)
+      call mpi_comm_size(MPI_COMM_WORLD, size, ierr)
+      call MPI_Comm_Rank(MPI_COMM_WORLD, rank, ierr)
+      call get_command_argument(1, arg)
+      read (arg, *) n
+      call MPI_SEND(buf, n, MPI_DOUBLE_PRECISION, rank + 1, 7,
+     &              MPI_COMM_WORLD, ierr)
+      call mpi_recv(buf, n, MPI_DOUBLE_PRECISION, rank - 1, 7,
+     &              MPI_COMM_WORLD, st, ierr)
+      call MPI_ALLREDUCE(buf, buf, 1, MPI_DOUBLE_PRECISION, MPI_SUM,
+     &                   MPI_COMM_WORLD, ierr)
+      call MPI_FINALIZE(ierr)
+      end
+";
+
+#[test]
+fn mpi_calls_give_the_same_ir_in_c_and_fortran() {
+    let c = lower("a.c", C_MPI);
+    let f = lower("a.f", F_MPI);
+    let ops = |l: &Lowered| mpi(l).iter().map(|m| m.op).collect::<Vec<_>>();
+    assert_eq!(ops(&c), ops(&f));
+    assert_eq!(
+        ops(&c),
+        vec![MpiOp::Init, MpiOp::CommSize, MpiOp::CommRank, MpiOp::Send, MpiOp::Recv, MpiOp::Allreduce, MpiOp::Finalize]
+    );
+    // same roles and argument text, apart from datatype names and Fortran's ierr
+    let roles = |l: &Lowered, i: usize| {
+        mpi(l)[i]
+            .args
+            .iter()
+            .filter(|a| a.role != Role::Ierr && a.role != Role::Datatype && a.role != Role::Status)
+            .map(|a| (a.role, a.expr.to_string()))
+            .collect::<Vec<_>>()
+    };
+    for i in 1..6 {
+        assert_eq!(roles(&c, i), roles(&f, i), "call {i}");
+    }
+    let send_c = mpi(&c)[3];
+    assert_eq!(send_c.arg(Role::Peer).map(|a| a.expr.to_string()), Some("rank + 1".into()));
+    assert_eq!(send_c.result.as_ref().map(ToString::to_string), Some("ierr".into()));
+    let send_f = mpi(&f)[3];
+    assert_eq!(send_f.args.last().map(|a| a.role), Some(Role::Ierr));
+    // comm_rank defines rank in both
+    for l in [&c, &f] {
+        let s = stmts(l).into_iter().find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::CommRank)).unwrap();
+        assert!(s.defs.contains("rank"));
+    }
+}
+
+#[test]
+fn inputs_from_argv_and_stdin() {
+    let c = lower("a.c", "#include <stdio.h>\nint main(int argc, char **argv) { int n, m; double x; n = atoi(argv[1]); x = atof(argv[2]); scanf(\"%d\", &m); return 0; }\n");
+    let s = stmts(&c);
+    assert!(matches!(&s[0].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(1)))));
+    assert!(matches!(&s[1].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(2)))));
+    assert!(matches!(&s[2].kind, StmtKind::Input(i) if i.origin == InputOrigin::Stdin && i.targets[0].to_string() == "m"));
+    let f = lower("a.f90", "program p\n integer n, m\n character(len=20) :: a\n call get_command_argument(2, a)\n read(a, *) n\n read(*,*) m\n read(10,*) m\nend program\n");
+    let inputs: Vec<&Input> = stmts(&f).into_iter().filter_map(|s| if let StmtKind::Input(i) = &s.kind { Some(i) } else { None }).collect();
+    assert_eq!(inputs.iter().map(|i| i.origin.clone()).collect::<Vec<_>>(), vec![
+        InputOrigin::Argv(Some(2)),
+        InputOrigin::Stdin,
+        InputOrigin::File
+    ]);
+}
+
+#[test]
+fn declarations_and_constants() {
+    let c = lower("a.c", "#define N 64\nconst int M = N * 2;\nstatic double a[N][M + 1];\nint main(void) { const int k = 3; float b[10]; return 0; }\n");
+    let g = &c.program.globals;
+    assert!(matches!(&g[0].kind, DeclKind::Constant { origin: ConstOrigin::Define, value } if value.to_string() == "64"));
+    assert!(matches!(&g[1].kind, DeclKind::Constant { origin: ConstOrigin::Const, value } if value.to_string() == "N * 2"));
+    assert!(matches!(&g[2].kind, DeclKind::Array { dims, .. } if dims.len() == 2));
+    assert_eq!(g[2].ty.bytes, Some(8));
+    let main = c.program.main_proc().unwrap();
+    assert!(main.decls.iter().any(|d| d.name == "k" && matches!(d.kind, DeclKind::Constant { .. })));
+    let f = lower("a.f", "      SUBROUTINE S(A, N)\n      IMPLICIT DOUBLE PRECISION (A-H, O-Z)\n      PARAMETER (NX = 10, NY = NX * 2)\n      DIMENSION A(NX, *), B(0:NY)\n      COMMON /GRID/ B, IG\n      X = A(1, 1)\n      END\n");
+    let p = &f.program.procs[0];
+    let b = p.decls.iter().find(|d| d.name == "b").unwrap();
+    assert_eq!(b.common.as_deref(), Some("grid"));
+    assert_eq!(b.ty.base, BaseType::Real);
+    assert_eq!(b.ty.bytes, Some(8));
+    assert!(matches!(&b.kind, DeclKind::Array { dims, .. } if matches!(&dims[0], Dim::Bounds { lo, hi } if lo.to_string() == "0" && hi.to_string() == "ny")));
+    assert!(matches!(&p.decls.iter().find(|d| d.name == "ny").unwrap().kind, DeclKind::Constant { value, .. } if value.to_string() == "nx * 2"));
+    // A is an array, so A(1, 1) is an element, not a call
+    let x = stmts(&f).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a) } else { None }).unwrap();
+    assert!(matches!(&x.value.kind, SrcExprKind::Index { array, .. } if array == "a"));
+    assert_eq!(f.program.var_type(p.id, "x").map(|t| t.bytes), Some(Some(8)));
+    assert_eq!(f.program.var_type(p.id, "ig").map(|t| t.base), Some(BaseType::Integer));
+}
+
+#[test]
+fn integer_division_is_typed() {
+    let c = lower("a.c", "int main(void) { int n = 7, p = 2; double x; x = n / p; x = x / p; return 0; }\n");
+    let divs: Vec<Option<BaseType>> = stmts(&c)
+        .into_iter()
+        .filter_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.ty) } else { None })
+        .collect();
+    assert_eq!(divs[2], Some(BaseType::Integer));
+    assert_eq!(divs[3], Some(BaseType::Real));
+}
+
+#[test]
+fn calls_breaks_returns_and_goto() {
+    let c = lower("a.c", "void work(int n, double *a);\nint main(void) { double a[4]; int i; work(4, a); while (1) { if (i) break; continue; } goto end; end: return 0; }\n");
+    let kinds: Vec<&str> = stmts(&c).iter().map(|s| s.kind.name()).collect();
+    assert_eq!(kinds, ["call", "while", "if", "break", "continue", "opaque", "return"]);
+    let call = stmts(&c).into_iter().find(|s| s.kind.name() == "call").unwrap();
+    assert!(call.defs.contains("a"), "array argument may be written");
+    assert!(c.diagnostics.iter().any(|d| d.code == diagnostic::codes::UNSUPPORTED));
+    let f = lower("a.f90", "program p\n integer i\n do i = 1, 3\n if (i == 2) cycle\n if (i == 3) exit\n call work(i)\n end do\n stop\nend program\n");
+    let kinds: Vec<&str> = stmts(&f).iter().map(|s| s.kind.name()).collect();
+    assert_eq!(kinds, ["loop", "if", "continue", "if", "break", "call", "opaque"]);
+}
+
+#[test]
+fn nested_mpi_calls_are_hoisted() {
+    let c = lower("a.c", "int main(void) { double t, b[2]; if (MPI_Send(b, 2, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return 1; t = t + MPI_Wtime(); return 0; }\n");
+    let kinds: Vec<&str> = stmts(&c).iter().map(|s| s.kind.name()).collect();
+    assert_eq!(kinds, ["mpi", "if", "return", "mpi", "assign", "return"]);
+}
+
+#[test]
+fn nondeterminism_is_warned() {
+    let c = lower("a.c", "int main(void) { int b, i; MPI_Request r[2]; MPI_Status s; MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &s); MPI_Waitany(2, r, &i, &s); MPI_Probe(0, 0, MPI_COMM_WORLD, &s); return 0; }\n");
+    let n = c.diagnostics.iter().filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC).count();
+    assert_eq!(n, 4);
+    let f = lower("a.f90", "program p\n use mpi\n integer b, st(MPI_STATUS_SIZE), ierr\n call mpi_recv(b, 1, MPI_INTEGER, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, st, ierr)\nend program\n");
+    assert_eq!(f.diagnostics.iter().filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC).count(), 1);
+}
+
+#[test]
+fn spans_map_to_original_lines_through_normalisation() {
+    let l = lower("a.f", F_MPI);
+    let send = stmts(&l).into_iter().find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Send)).unwrap();
+    assert_eq!(l.sources.first_line(send.span), 12);
+    assert_eq!(l.sources.last_line(send.span), 13);
+    let lc = l.sources.start(send.span);
+    assert_eq!((lc.line, lc.col), (12, 7));
+    assert!(l.sources.text(send.span).starts_with("call MPI_SEND"));
+}
+
+#[test]
+fn c_macros_from_command_line() {
+    let src = "#define BLOCK 16\nstatic void f(double *RESTRICT a, int n) { int i; for (i = 0; i < n; i++) a[i] = BLOCK; }\nint main(void) { return 0; }\n";
+    let broken = load_str("a.c", src, &Options::default()).unwrap();
+    assert!(broken.has_errors(), "RESTRICT without -D should not parse");
+    let opts = Options { defines: vec![("RESTRICT".into(), Some(String::new())), ("N".into(), Some("512".into()))], ..Options::default() };
+    let ok = load_str("a.c", src, &opts).unwrap();
+    assert!(!ok.has_errors(), "{:?}", ok.diagnostics);
+    assert!(ok.program.globals.iter().any(|d| d.name == "N" && matches!(d.kind, DeclKind::Constant { origin: ConstOrigin::CommandLine, .. })));
+    let f = ok.program.proc_by_name("f").unwrap();
+    let lp = ok.program.walk(&f.body).into_iter().find_map(|id| match &ok.program.stmt(id).unwrap().kind {
+        StmtKind::Loop(l) => Some(l.clone()),
+        _ => None,
+    });
+    assert!(lp.is_some());
+    // the loop's span maps back to the original text, after the substituted RESTRICT
+    let lp = lp.unwrap();
+    assert_eq!(ok.sources.text(lp.header_span).trim_end(), "for (i = 0; i < n; i++)");
+}
+
+#[test]
+fn preprocessor_conditionals_pick_a_branch() {
+    let src = "int main(void) { int n;\n#ifdef USE_BIG\n n = 100;\n#else\n n = 1;\n#endif\n return 0; }\n";
+    let a = lower("a.c", src);
+    let v = |l: &Lowered| stmts(l).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    assert_eq!(v(&a).as_deref(), Some("1"));
+    let b = load_str("a.c", src, &Options { defines: vec![("USE_BIG".into(), None)], ..Options::default() }).unwrap();
+    assert_eq!(v(&b).as_deref(), Some("100"));
+}
