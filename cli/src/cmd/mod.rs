@@ -1,6 +1,8 @@
 //! Subcommands: one module each. Only this crate knows clap, colours and stdout.
 
 use clap::{Parser, Subcommand};
+
+mod trace;
 use std::process::ExitCode;
 
 /// Exit codes (ripgrep convention): 0 clean, 1 findings or failed runs, 2 usage or input error.
@@ -17,8 +19,12 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     // Each subcommand's variant is added with its module.
+    /// Inspect recorded runs: export a timeline for Perfetto, dump a rank's records
+    Trace(trace::TraceArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Trace(args) => trace::run(args),
+    }
 }

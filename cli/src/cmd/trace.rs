@@ -1,0 +1,264 @@
+//! `augur trace`: look at recorded runs — export a run's timeline for Perfetto/Chrome, or dump a
+//! rank's records as text or JSON lines.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use trace::{export_perfetto, read_run, Clock, ExportOptions, Record, RunDir, TraceReader};
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Write a run's timeline as Chrome/Perfetto trace JSON (open it in ui.perfetto.dev)
+    Export {
+        /// A run directory (`prog.augur/runs/N=64,P=4`) or a `prog.augur` root with --config
+        run: PathBuf,
+        /// Output JSON file
+        #[arg(long, value_name = "OUT.json")]
+        perfetto: PathBuf,
+        /// Configuration to export when RUN is a `prog.augur` root holding several runs
+        #[arg(long)]
+        config: Option<String>,
+        /// Timeline clock: host monotonic, MPI_Wtime, or auto (MPI_Wtime under SMPI)
+        #[arg(long, value_enum, default_value_t = ClockArg::Auto)]
+        clock: ClockArg,
+        /// Leave out send→receive arrows
+        #[arg(long)]
+        no_flows: bool,
+    },
+    /// Print every record of one rank's trace file
+    Dump {
+        /// A `rank-<r>.augt` file
+        file: PathBuf,
+        /// One JSON object per line instead of text
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    Auto,
+    Mono,
+    Wtime,
+}
+
+pub fn run(args: TraceArgs) -> Result<ExitCode> {
+    match args.command {
+        TraceCommand::Export { run, perfetto, config, clock, no_flows } => {
+            export(&run, &perfetto, config.as_deref(), clock, !no_flows)
+        }
+        TraceCommand::Dump { file, json } => dump(&file, json),
+    }
+}
+
+/// Finds the directory holding the rank files: RUN itself, or RUN/runs/<config>.
+fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
+    if !run.is_dir() {
+        bail!("{}: not a directory (expected a run directory or a `.augur` root)", run.display());
+    }
+    let has_ranks = !trace::rank_files(run)?.is_empty();
+    if has_ranks && config.is_none() {
+        return Ok(run.to_path_buf());
+    }
+    let root = RunDir::at(run);
+    if let Some(c) = config {
+        let p = root.run_path(c);
+        if !p.is_dir() {
+            bail!("{}: no run `{c}` (looked in {})", run.display(), p.display());
+        }
+        return Ok(p);
+    }
+    let runs = root.root().join(trace::run_dir::RUNS);
+    let mut configs: Vec<String> = match std::fs::read_dir(&runs) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => bail!("{}: no rank-<r>.augt files and no runs/ directory", run.display()),
+    };
+    configs.sort();
+    match configs.as_slice() {
+        [one] => Ok(root.run_path(one)),
+        [] => bail!("{}: runs/ is empty", run.display()),
+        many => bail!("{}: several runs, choose one with --config: {}", run.display(), many.join("  ")),
+    }
+}
+
+fn export(run: &Path, out: &Path, config: Option<&str>, clock: ClockArg, flows: bool) -> Result<ExitCode> {
+    let dir = resolve_run(run, config)?;
+    let ranks = read_run(&dir)?;
+    let clock = match clock {
+        ClockArg::Auto => Clock::Auto,
+        ClockArg::Mono => Clock::Mono,
+        ClockArg::Wtime => Clock::Wtime,
+    };
+    let mut buf = Vec::new();
+    let stats = export_perfetto(&ranks, ExportOptions { clock, flows }, &mut buf)
+        .with_context(|| format!("writing {}", out.display()))?;
+    trace::write_atomic(out, &buf)?;
+    println!(
+        "wrote {}: {} ranks, {} slices, {} message arrows (from {})",
+        out.display(),
+        ranks.len(),
+        stats.slices,
+        stats.flows,
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dump(file: &Path, json: bool) -> Result<ExitCode> {
+    let mut r = TraceReader::open(file)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let h = *r.header();
+    if json {
+        writeln!(w, "{}", serde_json::json!({ "header": h }))?;
+    } else {
+        writeln!(
+            w,
+            "# {}: rank {} of {}, pid {}, {}{}",
+            file.display(),
+            h.rank,
+            h.world_size,
+            h.pid,
+            if h.smpi() { "SMPI" } else { "native MPI" },
+            if h.fortran() { ", Fortran" } else { "" }
+        )?;
+    }
+    let mut i = 0u64;
+    while let Some(rec) = r.next_record()? {
+        if json {
+            writeln!(w, "{}", serde_json::to_string(&rec)?)?;
+        } else {
+            writeln!(w, "{i:>6} {}", text(&rec, h.init_mono_ns))?;
+        }
+        i += 1;
+    }
+    w.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text(rec: &Record, mono0: u64) -> String {
+    let us = |ns: u64| ns.saturating_sub(mono0) as f64 / 1e3;
+    match rec {
+        Record::Mpi(c) => format!(
+            "{:>12.1}us {:<14} site {:<5} peer {:?} tag {} bytes {} comm {} req {} parts {} ({:.1}us)",
+            us(c.start.mono_ns),
+            c.op.mpi_name(),
+            c.site,
+            c.peer,
+            c.tag,
+            c.bytes,
+            c.comm_size,
+            c.req_id,
+            c.nparts,
+            c.end.mono_ns.saturating_sub(c.start.mono_ns) as f64 / 1e3
+        ),
+        Record::Part(p) => format!(
+            "{:>14} `- {:<11} site {:<5} peer {:?} tag {} bytes {} req {}",
+            "",
+            p.op.mpi_name(),
+            p.site,
+            p.peer,
+            p.tag,
+            p.bytes,
+            p.req_id
+        ),
+        Record::Phase(p) => format!(
+            "{:>12.1}us phase          site {:<5} wall {:.1}us cpu {:.1}us depth {}",
+            us(p.start.mono_ns),
+            p.site,
+            p.end.mono_ns.saturating_sub(p.start.mono_ns) as f64 / 1e3,
+            p.cpu_ns as f64 / 1e3,
+            p.depth
+        ),
+        Record::Aggregate(a) => format!(
+            "{:>14} {:<14} site {:<5} arm {} count {} sum {} min {} max {}",
+            "",
+            format!("{:?}", a.kind),
+            a.site,
+            a.arm,
+            a.count,
+            a.sum,
+            a.min,
+            a.max
+        ),
+        Record::Trailer(t) => format!(
+            "{:>14} end            {} events, {} aggregates, {} anomalies",
+            "", t.events, t.aggregates, t.anomalies
+        ),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use trace::{format, Header, MpiCall, Op, Peer, Stamp, TraceWriter};
+
+    fn write_rank(dir: &Path, rank: i32, p: i32) {
+        let h = Header {
+            version: format::VERSION,
+            flags: 0,
+            rank,
+            world_size: p,
+            pid: 1,
+            init_mono_ns: 0,
+            init_wtime: 0.0,
+            init_unix_ns: 0,
+        };
+        let s = |t| Stamp { mono_ns: t, wtime: t as f64 / 1e9 };
+        let send = MpiCall {
+            op: if rank == 0 { Op::Send } else { Op::Recv },
+            flags: 0,
+            site: 3,
+            peer: Peer::Rank(1 - rank as u32),
+            tag: 5,
+            bytes: 64,
+            comm_size: p,
+            nparts: 0,
+            req_id: 0,
+            start: s(100),
+            end: s(200),
+        };
+        let mut w = TraceWriter::new(&h);
+        w.record(&Record::Mpi(send));
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(format!("rank-{rank}.augt")), w.finish(300, 0)).unwrap();
+    }
+
+    #[test]
+    fn export_resolves_root_and_config() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = RunDir::at(tmp.path().join("ring.augur"));
+        for c in ["N=8,P=2", "N=16,P=2"] {
+            for r in 0..2 {
+                write_rank(&root.run_path(c), r, 2);
+            }
+        }
+        let e = resolve_run(root.root(), None).unwrap_err().to_string();
+        assert!(e.contains("several runs, choose one with --config: N=16,P=2  N=8,P=2"), "{e}");
+        let dir = resolve_run(root.root(), Some("N=8,P=2")).unwrap();
+        assert_eq!(dir, root.run_path("N=8,P=2"));
+        assert_eq!(resolve_run(&dir, None).unwrap(), dir);
+        let out = tmp.path().join("t.json");
+        export(&dir, &out, None, ClockArg::Mono, true).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let evs = v["traceEvents"].as_array().unwrap();
+        let slices = evs.iter().filter(|e| e["ph"] == "X").count();
+        let arrows: Vec<_> = evs.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f").collect();
+        assert_eq!(slices, 2);
+        assert_eq!(arrows.len(), 2);
+        assert_eq!(arrows[0]["id"], arrows[1]["id"]);
+    }
+}
