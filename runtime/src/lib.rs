@@ -49,6 +49,13 @@ pub const FILES: &[RuntimeFile] = &[
     },
 ];
 
+/// Flags the Fortran compiler needs for instrumented code. The `augur_mpi_*` wrappers are
+/// external procedures without an interface, so gfortran >= 10 rejects one wrapper called with
+/// buffers of different types or ranks in the same file ("Type mismatch between actual
+/// argument"); `use mpi` hides this for the original calls through ignore-TKR interfaces.
+/// The flag turns the error into a warning (gfortran 10+, also under smpiff/smpif90).
+pub const FORTRAN_FLAGS: &[&str] = &["-fallow-argument-mismatch"];
+
 /// The trace format version the runtime writes (header bytes 8..10); `trace` checks it.
 pub const FORMAT_VERSION: u16 = 1;
 

@@ -69,7 +69,12 @@ fn build(dir: &Path, mpi: Mpi, lang: Lang) -> PathBuf {
         objs.push(obj);
     }
     let exe = dir.join("ring");
-    run(Command::new(fc).arg("-O2").arg(format!("-I{}", dir.display())).arg(data(src)).args(&objs).arg("-o").arg(&exe));
+    let mut link = Command::new(fc);
+    link.arg("-O2").arg(format!("-I{}", dir.display()));
+    if lang != Lang::C {
+        link.args(augur_runtime::FORTRAN_FLAGS);
+    }
+    run(link.arg(data(src)).args(&objs).arg("-o").arg(&exe));
     exe
 }
 

@@ -54,6 +54,12 @@ program ring
   call mpi_comm_free(rev, ierr)
 
   ia = rank
+  ! the same wrapper with INTEGER and REAL(8) buffers, array and scalar: needs
+  ! -fallow-argument-mismatch (augur_runtime::FORTRAN_FLAGS), as the wrappers have no interface
+  call augur_mpi_bcast(51, ia, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call augur_mpi_bcast(51, a, n, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  x = 1d0
+  call augur_mpi_bcast(51, x, 1, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
   call augur_mpi_reduce(52, s, x, 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   call augur_mpi_alltoall(54, ia, 2, MPI_INTEGER, ib, 2, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call augur_mpi_gather(55, ia, 3, MPI_INTEGER, ib, 3, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)

@@ -1,0 +1,332 @@
+/* augur_bench.c: MPI microbenchmarks behind `augur characterize` (the machine data sheet of
+ * seeds 000 ch. 3 / 002 §3): point-to-point half round trip, send/receive overheads, stream
+ * period, and every collective over message sizes and group sizes.
+ *
+ * Invariants:
+ *  - Only rank 0 writes the output file; every line is one data point with
+ *    min/median/mean/stddev over the repetitions (seconds).
+ *  - Every timed repetition starts from a barrier on the communicator being measured, after
+ *    WARMUP untimed calls. A collective's time is the maximum over its group (from the sync
+ *    point until the last process returns), obtained with an Allreduce so that all ranks agree
+ *    on when to stop repeating.
+ *  - Collectives over group size g use a sub-communicator of world ranks 0..g-1 (MPI_Comm_split);
+ *    the other ranks wait at a world barrier, so one launch covers several group sizes and
+ *    only one group is active at a time.
+ *  - Message buffers are allocated once and reused (cached data; seed 000 used fresh memory).
+ *  - Arguments are parsed strictly; a bad value prints a message and exits with status 2.
+ *
+ * Usage: augur_bench -o FILE [-s P2P_SIZES] [-c COLL_SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]
+ *   sizes/groups are comma lists of positive integers (bytes / ranks); -t caps the time spent on
+ *   one data point (repetitions stop early once it is exceeded, keeping at least 3).
+ *
+ * Output (CSV, '#' lines are metadata):
+ *   kind,op,p,bytes,reps,min,median,mean,stddev
+ *   pt2pt ops: pingpong (half round trip), send_posted (time in MPI_Send with the receive
+ *   already posted), send_unposted (receive posted late), recv_min (time in MPI_Recv for a
+ *   message sent well before), stream (per-message period of back-to-back sends).
+ *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall; bytes is the
+ *   per-process block (bcast: the buffer; reduce/allreduce: the vector of doubles; gather,
+ *   scatter, allgather: each process's block; alltoall: each pair's block).
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARMUP 2
+#define STREAM_LEN 16
+#define MAX_LIST 64
+#define TAG 7
+
+typedef struct {
+    long v[MAX_LIST];
+    int n;
+} list_t;
+
+static int parse_list(const char *s, list_t *out, long lo, long hi) {
+    out->n = 0;
+    while (*s) {
+        char *end = NULL;
+        errno = 0;
+        long x = strtol(s, &end, 10);
+        if (end == s || errno != 0 || x < lo || x > hi || out->n >= MAX_LIST) return -1;
+        out->v[out->n++] = x;
+        s = end;
+        if (*s == ',') s++;
+        else if (*s) return -1;
+    }
+    return out->n > 0 ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static FILE *out_file = NULL;
+
+/* Writes one data point (rank 0 only). Sorts `t` in place. */
+static void emit(const char *kind, const char *op, int p, long bytes, double *t, int n) {
+    if (!out_file || n <= 0) return;
+    double mean = 0, var = 0;
+    for (int i = 0; i < n; i++) mean += t[i];
+    mean /= n;
+    for (int i = 0; i < n; i++) var += (t[i] - mean) * (t[i] - mean);
+    double sd = n > 1 ? sqrt(var / (n - 1)) : 0.0;
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    fprintf(out_file, "%s,%s,%d,%ld,%d,%.9e,%.9e,%.9e,%.9e\n", kind, op, p, bytes, n, t[0], med, mean, sd);
+    fflush(out_file);
+}
+
+/* Waits `sec` seconds of (simulated, under SMPI) time without entering MPI. */
+static void delay(double sec) {
+#ifdef SMPI_H
+    smpi_execute_benched(sec);
+#else
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < sec) {
+    }
+#endif
+}
+
+static int reps_for(long bytes, int reps) {
+    if (bytes <= 65536) return reps;
+    long r = (long)reps * 65536 / bytes;
+    return r < 5 ? 5 : (int)r;
+}
+
+static double *times_buf;
+static char *sbuf, *rbuf;
+
+/* Point-to-point between world ranks 0 and 1 over `pair` (NULL on other ranks). */
+static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
+    if (pair == MPI_COMM_NULL) return;
+    int me;
+    MPI_Comm_rank(pair, &me);
+    int peer = 1 - me;
+    MPI_Status st;
+    for (int si = 0; si < sizes->n; si++) {
+        long b = sizes->v[si];
+        int cnt = (int)b, n = reps_for(b, reps);
+        /* pingpong: half round trip measured on rank 0 */
+        for (int i = -WARMUP; i < n; i++) {
+            MPI_Barrier(pair);
+            double t0 = MPI_Wtime();
+            if (me == 0) {
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+            } else {
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            }
+            if (i >= 0) times_buf[i] = (MPI_Wtime() - t0) / 2;
+        }
+        double half = 0;
+        if (me == 0) {
+            emit("pt2pt", "pingpong", 2, b, times_buf, n);
+            half = times_buf[n / 2];
+        }
+        MPI_Bcast(&half, 1, MPI_DOUBLE, 0, pair);
+        /* Long enough for the message to have arrived before the late side acts. */
+        double late = 4 * half + 20e-6;
+        /* send_posted: the receive is posted before the barrier */
+        for (int i = -WARMUP; i < n; i++) {
+            MPI_Request rq = MPI_REQUEST_NULL;
+            if (me == 1) MPI_Irecv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &rq);
+            MPI_Barrier(pair);
+            if (me == 0) {
+                double t0 = MPI_Wtime();
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+                if (i >= 0) times_buf[i] = MPI_Wtime() - t0;
+            } else {
+                MPI_Wait(&rq, &st);
+            }
+        }
+        if (me == 0) emit("pt2pt", "send_posted", 2, b, times_buf, n);
+        /* send_unposted: the receiver posts only after `late` */
+        for (int i = -WARMUP; i < n; i++) {
+            MPI_Barrier(pair);
+            if (me == 0) {
+                double t0 = MPI_Wtime();
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+                if (i >= 0) times_buf[i] = MPI_Wtime() - t0;
+            } else {
+                delay(late);
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+            }
+        }
+        if (me == 0) emit("pt2pt", "send_unposted", 2, b, times_buf, n);
+        /* recv_min: rank 0 receives a message rank 1 sent `late` earlier */
+        for (int i = -WARMUP; i < n; i++) {
+            MPI_Barrier(pair);
+            if (me == 1) {
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            } else {
+                delay(late);
+                double t0 = MPI_Wtime();
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                if (i >= 0) times_buf[i] = MPI_Wtime() - t0;
+            }
+        }
+        if (me == 0) emit("pt2pt", "recv_min", 2, b, times_buf, n);
+        /* stream: period of STREAM_LEN back-to-back messages, measured at the receiver */
+        for (int i = -WARMUP; i < n; i++) {
+            MPI_Barrier(pair);
+            if (me == 1) {
+                for (int k = 0; k < STREAM_LEN; k++) MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            } else {
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                double t0 = MPI_Wtime();
+                for (int k = 1; k < STREAM_LEN; k++) MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                if (i >= 0) times_buf[i] = (MPI_Wtime() - t0) / (STREAM_LEN - 1);
+            }
+        }
+        if (me == 0) emit("pt2pt", "stream", 2, b, times_buf, n);
+    }
+}
+
+enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_SCATTER, OP_ALLGATHER, OP_ALLTOALL, N_OPS };
+static const char *op_names[N_OPS] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"};
+
+static void run_op(int op, long bytes, MPI_Comm c) {
+    int cnt = (int)bytes;
+    int dbl = (int)(bytes / 8 > 0 ? bytes / 8 : 1);
+    switch (op) {
+    case OP_BARRIER: MPI_Barrier(c); break;
+    case OP_BCAST: MPI_Bcast(sbuf, cnt, MPI_BYTE, 0, c); break;
+    case OP_REDUCE: MPI_Reduce(sbuf, rbuf, dbl, MPI_DOUBLE, MPI_SUM, 0, c); break;
+    case OP_ALLREDUCE: MPI_Allreduce(sbuf, rbuf, dbl, MPI_DOUBLE, MPI_SUM, c); break;
+    case OP_GATHER: MPI_Gather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, 0, c); break;
+    case OP_SCATTER: MPI_Scatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, 0, c); break;
+    case OP_ALLGATHER: MPI_Allgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, c); break;
+    case OP_ALLTOALL: MPI_Alltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, c); break;
+    default: break;
+    }
+}
+
+static void bench_coll(MPI_Comm c, int g, const list_t *sizes, int reps, double cap) {
+    int me;
+    MPI_Comm_rank(c, &me);
+    for (int op = 0; op < N_OPS; op++) {
+        int nsz = op == OP_BARRIER ? 1 : sizes->n;
+        for (int si = 0; si < nsz; si++) {
+            long b = op == OP_BARRIER ? 0 : sizes->v[si];
+            /* reduce/allreduce move whole doubles: report the bytes really reduced */
+            if ((op == OP_REDUCE || op == OP_ALLREDUCE) && b < 8) b = 8;
+            if (op == OP_REDUCE || op == OP_ALLREDUCE) b = b / 8 * 8;
+            int n = reps_for(b, reps), done = 0;
+            double spent = 0;
+            for (int i = -WARMUP; i < n; i++) {
+                MPI_Barrier(c);
+                double t0 = MPI_Wtime();
+                run_op(op, b, c);
+                double dt = MPI_Wtime() - t0, worst = 0;
+                MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, c);
+                if (i < 0) continue;
+                times_buf[done++] = worst;
+                spent += worst;
+                if (done >= 3 && spent > cap) break;
+            }
+            if (me == 0) emit("coll", op_names[op], g, b, times_buf, done);
+        }
+    }
+}
+
+static void usage_exit(int rank, const char *msg) {
+    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]\n", msg);
+    MPI_Finalize();
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+
+    const char *out = NULL;
+    list_t p2p, coll, groups, one;
+    parse_list("1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304", &p2p, 1, 1L << 30);
+    parse_list("8,64,512,4096,32768,262144", &coll, 1, 1L << 30);
+    groups.n = 0;
+    int reps = 20;
+    double cap = 1.0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc) usage_exit(rank, "missing value after an option");
+        const char *v = argv[++i];
+        if (!strcmp(a, "-o")) out = v;
+        else if (!strcmp(a, "-s")) { if (parse_list(v, &p2p, 1, 1L << 30)) usage_exit(rank, "bad -s list"); }
+        else if (!strcmp(a, "-c")) { if (parse_list(v, &coll, 1, 1L << 30)) usage_exit(rank, "bad -c list"); }
+        else if (!strcmp(a, "-g")) { if (parse_list(v, &groups, 2, np)) usage_exit(rank, "bad -g list (group sizes must be 2..np)"); }
+        else if (!strcmp(a, "-r")) { if (parse_list(v, &one, 1, 100000) || one.n != 1) usage_exit(rank, "bad -r"); reps = (int)one.v[0]; }
+        else if (!strcmp(a, "-t")) { char *e; cap = strtod(v, &e); if (*e || !(cap > 0)) usage_exit(rank, "bad -t"); }
+        else usage_exit(rank, "unknown option");
+    }
+    if (!out) usage_exit(rank, "-o FILE is required");
+    if (np < 2) usage_exit(rank, "needs at least 2 ranks");
+    if (groups.n == 0) {
+        for (int g = 2; g <= np && groups.n < MAX_LIST; g++) groups.v[groups.n++] = g;
+    }
+
+    long maxb = 8, maxg = 2;
+    for (int i = 0; i < p2p.n; i++) if (p2p.v[i] > maxb) maxb = p2p.v[i];
+    for (int i = 0; i < groups.n; i++) if (groups.v[i] > maxg) maxg = groups.v[i];
+    long cbytes = 8;
+    for (int i = 0; i < coll.n; i++) if (coll.v[i] > cbytes) cbytes = coll.v[i];
+    size_t bufsz = (size_t)(maxb > cbytes * maxg ? maxb : cbytes * maxg);
+    sbuf = malloc(bufsz);
+    rbuf = malloc(bufsz);
+    times_buf = malloc(sizeof(double) * (size_t)(reps > 5 ? reps : 5));
+    if (!sbuf || !rbuf || !times_buf) usage_exit(rank, "out of memory for message buffers");
+    memset(sbuf, 1, bufsz);
+    memset(rbuf, 0, bufsz);
+
+    if (rank == 0) {
+        out_file = fopen(out, "w");
+        if (!out_file) fprintf(stderr, "augur_bench: cannot write %s\n", out);
+    }
+    int ok = out_file != NULL || rank != 0;
+    int all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        MPI_Finalize();
+        return 1;
+    }
+    if (rank == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0}, host[MPI_MAX_PROCESSOR_NAME] = {0};
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        for (char *q = lib; *q; q++) if (*q == '\n' || *q == '\r') { *q = 0; break; }
+        MPI_Get_processor_name(host, &len);
+        fprintf(out_file, "# augur_bench 1\n# mpi %s\n# host %s\n# np %d\n# wtick %.3e\n# reps %d\n", lib, host, np, MPI_Wtick(), reps);
+        fprintf(out_file, "kind,op,p,bytes,reps,min,median,mean,stddev\n");
+    }
+
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+    bench_pt2pt(pair, &p2p, reps);
+    if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    for (int gi = 0; gi < groups.n; gi++) {
+        int g = (int)groups.v[gi];
+        MPI_Comm c;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < g ? 0 : MPI_UNDEFINED, rank, &c);
+        if (c != MPI_COMM_NULL) {
+            bench_coll(c, g, &coll, reps, cap);
+            MPI_Comm_free(&c);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (out_file) fclose(out_file);
+    free(sbuf);
+    free(rbuf);
+    free(times_buf);
+    MPI_Finalize();
+    return 0;
+}
