@@ -47,6 +47,13 @@ pub const FILES: &[RuntimeFile] = &[
         compile: true,
         fortran_only: true,
     },
+    // A standalone MPI program (`augur characterize`), never linked into user programs.
+    RuntimeFile {
+        name: "augur_bench.c",
+        text: include_str!("../c/augur_bench.c"),
+        compile: false,
+        fortran_only: false,
+    },
 ];
 
 /// Flags the Fortran compiler needs for instrumented code. The `augur_mpi_*` wrappers are
