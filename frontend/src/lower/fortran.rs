@@ -724,6 +724,9 @@ impl<'a> FLower<'a> {
         if let Some(p) = self.b.proc_mut() {
             if let Some(old) = p.decls.iter_mut().find(|o| o.name == d.name) {
                 // a later statement refines an earlier one (type, then DIMENSION or COMMON)
+                if matches!(d.kind, DeclKind::Constant { .. }) {
+                    old.span = d.span;
+                }
                 if matches!(d.kind, DeclKind::Array { .. } | DeclKind::Constant { .. }) {
                     old.kind = d.kind;
                 }

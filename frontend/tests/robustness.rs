@@ -1,0 +1,224 @@
+//! Broken and extreme inputs: diagnostics, never a panic, hang or stack overflow.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use frontend::diagnostic::codes;
+use frontend::*;
+
+fn codes_of(l: &Lowered) -> Vec<&'static str> {
+    l.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn unbalanced_parentheses_give_syntax_errors_with_location() {
+    for (name, src, line) in [
+        ("a.c", "int main(void) {\n  int x = (1 + 2;\n  return x;\n}\n", 2),
+        ("a.f90", "program p\n  integer x\n  x = (1 + 2\n  print *, x\nend program\n", 3),
+        ("a.f", "      PROGRAM P\n      X = (1 + 2))\n      END\n", 2),
+    ] {
+        let l = load_str(name, src, &Options::default()).unwrap();
+        assert!(l.has_errors(), "{name}: {:?}", l.diagnostics);
+        let d = l.diagnostics.iter().find(|d| d.severity == Severity::Error).unwrap();
+        let span = d.primary_span().unwrap();
+        assert_eq!(l.sources.first_line(span), line, "{name}");
+        let text = diagnostic::render_human(d, &l.sources);
+        assert!(text.contains(&format!("{name}:{line}:")), "{text}");
+        // the rest of the file is still lowered
+        assert!(!l.program.procs.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn truncated_files() {
+    let c = "#include <mpi.h>\nint main(int argc, char **argv) {\n  int i;\n  for (i = 0; i < 10; i++) {\n    MPI_Barrier(MPI_COMM_WORLD);\n";
+    let l = load_str("t.c", c, &Options::default()).unwrap();
+    assert!(l.has_errors());
+    assert!(codes_of(&l).contains(&codes::MISSING) || codes_of(&l).contains(&codes::SYNTAX));
+    let f = "      PROGRAM P\n      DO 10 I = 1, N\n         CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)\n";
+    let l = load_str("t.f", f, &Options::default()).unwrap();
+    assert!(l.has_errors(), "{:?}", l.diagnostics);
+}
+
+#[test]
+fn binary_garbage_is_read_lossily() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("garbage.c");
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..20000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.push((x >> 16) as u8);
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let l = load(&path, &Options::default()).unwrap();
+    assert!(codes_of(&l).contains(&codes::NON_UTF8));
+    assert!(l.has_errors());
+    for d in &l.diagnostics {
+        let _ = diagnostic::render_human(d, &l.sources);
+    }
+    let f = dir.path().join("garbage.f");
+    std::fs::write(&f, &bytes).unwrap();
+    let l = load(&f, &Options::default()).unwrap();
+    assert!(codes_of(&l).contains(&codes::NON_UTF8));
+}
+
+#[test]
+fn empty_files() {
+    for name in ["e.c", "e.f", "e.f90"] {
+        let l = load_str(name, "", &Options::default()).unwrap();
+        assert_eq!(codes_of(&l), vec![codes::EMPTY_FILE], "{name}");
+        assert!(l.program.procs.is_empty());
+    }
+}
+
+#[test]
+fn missing_file_is_a_typed_error() {
+    let e = load(std::path::Path::new("/nonexistent/x.c"), &Options::default());
+    assert!(matches!(e, Err(LoadError::Io { .. })));
+}
+
+fn nest_c(depth: usize) -> String {
+    let mut s = String::from("int main(void) {\n  int n = 2, s = 0;\n");
+    for i in 0..depth {
+        let _ = writeln!(s, "for (int i{i} = 0; i{i} < n; i{i}++) {{");
+    }
+    s.push_str("s = s + 1;\n");
+    for _ in 0..depth {
+        s.push_str("}\n");
+    }
+    s.push_str("return s;\n}\n");
+    s
+}
+
+fn nest_f(depth: usize) -> String {
+    let mut s = String::from("program p\n  integer :: n, s\n");
+    for i in 0..depth {
+        let _ = writeln!(s, "do i{i} = 1, n");
+    }
+    s.push_str("s = s + 1\n");
+    for _ in 0..depth {
+        s.push_str("end do\n");
+    }
+    s.push_str("end program\n");
+    s
+}
+
+fn max_loop_depth(l: &Lowered) -> usize {
+    let p = l.program.main_proc().unwrap();
+    let mut best = 0;
+    for id in l.program.walk(&p.body) {
+        let mut d = 0;
+        let mut cur = l.program.stmt(id).and_then(|s| s.parent);
+        while let Some(c) = cur {
+            d += 1;
+            cur = l.program.stmt(c).and_then(|s| s.parent);
+        }
+        best = best.max(d);
+    }
+    best
+}
+
+#[test]
+fn loop_nest_200_deep_is_lowered_fully() {
+    let c = load_str("deep.c", &nest_c(200), &Options::default()).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.diagnostics.first());
+    assert_eq!(max_loop_depth(&c), 200);
+    let f = load_str("deep.f90", &nest_f(200), &Options::default()).unwrap();
+    assert!(!f.has_errors(), "{:?}", f.diagnostics.first());
+    assert_eq!(max_loop_depth(&f), 200);
+    let _ = dump::dump(&f.program, &f.sources);
+}
+
+#[test]
+fn absurd_nesting_is_cut_with_a_diagnostic() {
+    let c = load_str("deeper.c", &nest_c(2000), &Options::default()).unwrap();
+    assert!(codes_of(&c).contains(&codes::TOO_DEEP));
+    let mut e = String::from("int main(void) { int x = ");
+    e.push_str(&"(".repeat(5000));
+    e.push('1');
+    e.push_str(&")".repeat(5000));
+    e.push_str("; return x; }\n");
+    let l = load_str("paren.c", &e, &Options::default()).unwrap();
+    assert!(!l.program.procs.is_empty());
+    let mut chain = String::from("int main(void) { int x = 0");
+    for _ in 0..20000 {
+        chain.push_str(" + 1");
+    }
+    chain.push_str("; return x; }\n");
+    let l = load_str("chain.c", &chain, &Options::default()).unwrap();
+    assert!(codes_of(&l).contains(&codes::TOO_DEEP));
+}
+
+#[test]
+fn ten_megabyte_file() {
+    let mut s = String::new();
+    let mut k = 0;
+    while s.len() < 10 * 1024 * 1024 {
+        let _ = write!(
+            s,
+            "void f{k}(double *a, int n) {{\n  int i;\n  for (i = 0; i < n; i++) {{\n    a[i] = a[i] * 0.5 + {k};\n  }}\n  MPI_Barrier(MPI_COMM_WORLD);\n}}\n"
+        );
+        k += 1;
+    }
+    let t = Instant::now();
+    let l = load_str("big.c", &s, &Options::default()).unwrap();
+    assert!(!l.has_errors());
+    assert_eq!(l.program.procs.len(), k);
+    // generous bound: catches accidental quadratic behaviour, not a benchmark
+    assert!(t.elapsed().as_secs() < 120, "took {:?}", t.elapsed());
+}
+
+#[test]
+fn include_cycle_and_missing_include() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.h"), "      INCLUDE 'b.h'\n      INTEGER X\n").unwrap();
+    std::fs::write(dir.path().join("b.h"), "      INCLUDE 'a.h'\n").unwrap();
+    let main = dir.path().join("m.f");
+    std::fs::write(&main, "      PROGRAM M\n      INCLUDE 'a.h'\n      INCLUDE 'nothere.h'\n      X = 1\n      END\n").unwrap();
+    let l = load(&main, &Options::default()).unwrap();
+    let c = codes_of(&l);
+    assert!(c.contains(&codes::INCLUDE_CYCLE), "{c:?}");
+    assert!(c.contains(&codes::INCLUDE_NOT_FOUND), "{c:?}");
+    let d = l.diagnostics.iter().find(|d| d.code == codes::INCLUDE_NOT_FOUND).unwrap();
+    let span = d.primary_span().unwrap();
+    assert_eq!(l.sources.first_line(span), 3);
+    assert_eq!(l.sources.path(span.file), Some(main.as_path()));
+}
+
+#[test]
+fn includes_are_inlined_with_a_line_map_and_i_dirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let inc = dir.path().join("inc");
+    std::fs::create_dir(&inc).unwrap();
+    std::fs::write(inc.join("params.h"), "C     problem size\n      INTEGER NMAX\n      PARAMETER (NMAX = 128)\n      COMMON /SIZES/ NX, NY\n").unwrap();
+    let main = dir.path().join("m.f");
+    std::fs::write(&main, "      PROGRAM M\n      INCLUDE 'params.h'\n      DO 10 I = 1, NMAX\n         NX = I\n   10 CONTINUE\n      END\n").unwrap();
+    let missing = load(&main, &Options::default()).unwrap();
+    assert!(codes_of(&missing).contains(&codes::INCLUDE_NOT_FOUND));
+    let opts = Options { include_dirs: vec![inc.clone()], ..Options::default() };
+    let l = load(&main, &opts).unwrap();
+    assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+    let p = l.program.main_proc().unwrap();
+    let nmax = p.decls.iter().find(|d| d.name == "nmax").unwrap();
+    assert!(matches!(nmax.kind, DeclKind::Constant { .. }));
+    assert_eq!(l.sources.path(nmax.span.file), Some(inc.join("params.h").as_path()));
+    assert_eq!(l.sources.first_line(nmax.span), 3);
+    let lp = l.program.stmt(p.body[0]).unwrap();
+    assert_eq!(l.sources.path(lp.span.file), Some(main.as_path()));
+    assert_eq!((l.sources.first_line(lp.span), l.sources.last_line(lp.span)), (3, 5));
+    assert_eq!(p.decls.iter().find(|d| d.name == "nx").and_then(|d| d.common.clone()).as_deref(), Some("sizes"));
+}
+
+#[test]
+fn c_local_headers_are_inlined() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.h"), "#ifndef K_H\n#define K_H\n#define NB 32\n#define RESTRICT\n#endif\n").unwrap();
+    let main = dir.path().join("m.c");
+    std::fs::write(&main, "#include \"k.h\"\n#include \"k.h\"\nvoid f(double *RESTRICT a) { int i; for (i = 0; i < NB; i++) a[i] = 0; }\n").unwrap();
+    let l = load(&main, &Options::default()).unwrap();
+    assert!(!l.has_errors(), "{:?}", l.diagnostics);
+    let nb = l.program.globals.iter().find(|d| d.name == "NB").unwrap();
+    assert_eq!(l.sources.first_line(nb.span), 3);
+    assert_eq!(l.sources.path(nb.span.file), Some(dir.path().join("k.h").as_path()));
+}
