@@ -166,7 +166,12 @@ pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
         .collect();
     let divided = from_terms(divided);
     let c = divided.terms.first().map_or(1.0, |t| t.coef.0.abs());
-    let base = if c == 1.0 || c == 0.0 { divided } else { scale(&divided, 1.0 / c) };
+    // Divide (not multiply by 1/c) so the leading coefficient becomes exactly ±1.
+    let base = if c == 1.0 || c == 0.0 {
+        divided
+    } else {
+        from_terms(divided.terms.iter().map(|t| Term { factors: t.factors.clone(), coef: Coef(t.coef.0 / c) }).collect())
+    };
     (if c == 0.0 { 1.0 } else { c }, vars, base)
 }
 

@@ -11,9 +11,20 @@ use std::hash::{Hash, Hasher};
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Coef(pub(crate) f64);
 
+impl Coef {
+    /// All NaNs compare equal (their sign and payload bits vary with how they arose).
+    fn key(self) -> f64 {
+        if self.0.is_nan() {
+            f64::NAN
+        } else {
+            self.0
+        }
+    }
+}
+
 impl PartialEq for Coef {
     fn eq(&self, other: &Self) -> bool {
-        self.0.total_cmp(&other.0) == Ordering::Equal
+        self.key().total_cmp(&other.key()) == Ordering::Equal
     }
 }
 impl Eq for Coef {}
@@ -24,12 +35,12 @@ impl PartialOrd for Coef {
 }
 impl Ord for Coef {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
+        self.key().total_cmp(&other.key())
     }
 }
 impl Hash for Coef {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.to_bits().hash(state);
+        self.key().to_bits().hash(state);
     }
 }
 

@@ -165,9 +165,14 @@ impl Printer {
     /// A term with its coefficient's absolute value.
     fn term_abs(&self, t: &Term) -> String {
         let c = if t.coef.0.is_nan() { t.coef.0 } else { t.coef.0.abs() };
-        let num: Vec<String> = t.factors.iter().filter(|(_, q)| !q.is_negative()).map(|(a, q)| self.factor(a, *q)).collect();
+        // `1/(x + 1)^2` would parse as the inverse of the expanded square, so negative integer
+        // powers of sums (other than -1) stay in the numerator as `(x + 1)^-2`.
+        let inline = |a: &Atom, q: &Rational| {
+            !q.is_negative() || (matches!(a, Atom::Pow(_)) && q.is_integer() && q.numer() < -1 && self.style != Style::Latex)
+        };
+        let num: Vec<String> = t.factors.iter().filter(|(a, q)| inline(a, q)).map(|(a, q)| self.factor(a, *q)).collect();
         let den: Vec<String> =
-            t.factors.iter().filter(|(_, q)| q.is_negative()).map(|(a, q)| self.factor(a, -*q)).collect();
+            t.factors.iter().filter(|(a, q)| !inline(a, q)).map(|(a, q)| self.factor(a, -*q)).collect();
         let mul = if self.style == Style::Latex { " \\cdot " } else { "*" };
         let mut n = num.join(if self.style == Style::Latex { " " } else { "*" });
         if c != 1.0 || n.is_empty() {
@@ -184,7 +189,7 @@ impl Printer {
         }
     }
 
-    /// `atom^q` for `q > 0`.
+    /// `atom^q` (`q < 0` only for inlined negative powers of sums).
     fn factor(&self, a: &Atom, q: Rational) -> String {
         let latex = self.style == Style::Latex;
         if q == Rational::HALF {
@@ -205,6 +210,7 @@ impl Printer {
         let base = if latex && matches!(a, Atom::Log2(_)) { format!("\\left({base}\\right)") } else { base };
         match self.style {
             Style::Latex => format!("{base}^{{{q}}}"),
+            Style::Python if q.is_integer() && q.is_negative() => format!("{base}**({q})"),
             Style::Python if q.is_integer() => format!("{base}**{q}"),
             Style::Python => format!("{base}**Rational({}, {})", q.numer(), q.denom()),
             Style::Text if q.is_integer() => format!("{base}^{q}"),

@@ -33,8 +33,7 @@ pub(crate) fn solve(x: &[Vec<f64>], y: &[f64], w: &[f64]) -> Option<Lsq> {
     if scale.iter().any(|s| !s.is_finite() || *s == 0.0) {
         return None;
     }
-    for j in 0..p {
-        let s = scale[j];
+    for (j, s) in scale.iter().enumerate() {
         a.column_mut(j).scale_mut(1.0 / s);
     }
     let yw = DVector::from_iterator(n, (0..n).map(|i| w[i] * y[i]));
@@ -80,7 +79,7 @@ pub(crate) fn solve(x: &[Vec<f64>], y: &[f64], w: &[f64]) -> Option<Lsq> {
 }
 
 #[cfg(test)]
-#[allow(clippy::panic)]
+#[allow(clippy::panic, clippy::needless_range_loop)]
 mod tests {
     use super::*;
 

@@ -40,7 +40,8 @@ fn slice_key(point: &[f64], skip: usize) -> Vec<u64> {
 /// Rank the single-parameter terms of `params[j]` by mean LOO error of `c0 + c1·t` over slices
 /// with at least 4 points (falling back to all points when there are none).
 fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Vec<(f64, Expr)> {
-    let mut slices: BTreeMap<Vec<u64>, (Vec<Vec<f64>>, Vec<f64>)> = BTreeMap::new();
+    type Slice = (Vec<Vec<f64>>, Vec<f64>);
+    let mut slices: BTreeMap<Vec<u64>, Slice> = BTreeMap::new();
     for (p, v) in points.iter().zip(values) {
         let s = slices.entry(slice_key(p, j)).or_default();
         s.0.push(vec![p[j]]);
