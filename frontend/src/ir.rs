@@ -2,7 +2,8 @@
 //!
 //! Invariants (consumers may rely on them):
 //! - Statements live in one arena, [`Program::stmts`]; `StmtId(i)` is index `i`, assigned in
-//!   source order by a pre-order walk, so the same source always gives the same ids.
+//!   source order (a statement before its nested bodies; [`Program::walk`] visits them in id
+//!   order), so the same source always gives the same ids.
 //!   Procedures likewise live in [`Program::procs`] with `ProcId(i)` = index `i`.
 //! - Every statement and expression carries a [`Span`]: a byte range in the ORIGINAL file the
 //!   text came from (after mapping back through fixed-form normalisation, `-D` substitution and
@@ -419,11 +420,12 @@ pub enum StmtKind {
 }
 
 impl StmtKind {
-    /// Nested bodies in source order (loop body; if arms then else; while init, body, update).
+    /// Nested bodies in source order, which is id order (loop body; if arms then else;
+    /// while init, update, body — a C `for` header precedes its body).
     pub fn blocks(&self) -> Vec<&Block> {
         match self {
             StmtKind::Loop(l) => vec![&l.body],
-            StmtKind::While(w) => vec![&w.init, &w.body, &w.update],
+            StmtKind::While(w) => vec![&w.init, &w.update, &w.body],
             StmtKind::If(i) => {
                 let mut v: Vec<&Block> = i.arms.iter().map(|a| &a.body).collect();
                 if let Some(e) = &i.else_body {

@@ -376,14 +376,18 @@ impl<'a> FLower<'a> {
             }
             "data_statement" => {
                 let mut defs = BTreeSet::new();
+                let mut uses = BTreeSet::new();
                 for set in children(n) {
                     for c in children(set) {
-                        if c.kind() != "data_value" {
+                        if c.kind() == "data_value" {
+                            uses.extend(self.idents(c));
+                        } else {
                             defs.extend(self.idents(c));
                         }
                     }
                 }
-                self.opaque(n, label, "data statement", defs, out);
+                let id = self.b.push_opaque(self.span(n), label, self.text(n), "data statement", defs, uses);
+                out.push(id);
             }
             "ERROR" => self.opaque(n, label, "syntax error", BTreeSet::new(), out),
             k if k.starts_with("preproc") => {
