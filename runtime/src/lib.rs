@@ -83,6 +83,7 @@ pub fn write_to(dir: &std::path::Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -51,7 +51,7 @@ impl Timeline {
         match self.clock {
             Clock::Wtime => {
                 let w0 = if rank.header.smpi() { 0.0 } else { rank.header.init_wtime };
-                s.wtime.is_finite().then(|| (s.wtime - w0) * 1e6)
+                s.wtime.is_finite().then_some((s.wtime - w0) * 1e6)
             }
             _ => Some(s.mono_ns.saturating_sub(self.mono0) as f64 / 1e3),
         }

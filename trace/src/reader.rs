@@ -30,7 +30,7 @@ pub struct TraceReader<R> {
     failed: bool,
 }
 
-fn take_n<'a>(i: &'a [u8], n: usize) -> IResult<&'a [u8], &'a [u8]> {
+fn take_n(i: &[u8], n: usize) -> IResult<&[u8], &[u8]> {
     nom::bytes::complete::take(n)(i)
 }
 

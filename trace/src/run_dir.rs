@@ -373,12 +373,21 @@ mod tests {
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
-        m.upsert(RunRecord { status: RunStatus::Ok, ..run });
+        m.upsert(RunRecord { status: RunStatus::Ok, ..run.clone() });
         assert_eq!(m.runs.len(), 1);
         assert!(m.is_done("N=64,P=2"));
+        m.upsert(RunRecord {
+            config: "N=64,P=4".into(),
+            np: 4,
+            status: RunStatus::Failed { reason: "rank 3 exited with code 1".into() },
+            exit_code: Some(1),
+            ..run
+        });
+        assert!(!m.is_done("N=64,P=4"));
         rd.save_manifest(&m).unwrap();
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
         assert!(text.contains("\"status\": \"ok\""), "{text}");
+        assert!(text.contains("\"status\": \"failed\",\n      \"reason\": \"rank 3 exited with code 1\""), "{text}");
         assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
         // no temp files left behind
         let names: Vec<_> = std::fs::read_dir(rd.root()).unwrap().map(|e| e.unwrap().file_name()).collect();
