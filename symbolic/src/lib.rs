@@ -6,6 +6,14 @@
 //! Text syntax: `+ - * / ^` (or `**`), parentheses, numbers (`3e-6`), identifiers, and the
 //! functions `sqrt cbrt log2 ln log log10 max min ceil floor`. Exponents are rational constants.
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
+//!
+//! Assumptions: variables are positive reals, and simplification treats the base of every
+//! power as non-negative (`(u^2)^(1/2)` becomes `u`), as a CAS does for positive symbols.
+//! Canonical form: a sum of terms `c·∏ atom^q` (see [`Atom`]); equal inputs built through the
+//! constructors compare equal for everything the rewrite rules in `canon.rs` cover.
+//!
+//! Entry points: [`parse`], the [`Expr`] constructors and operators, [`Expr::diff`],
+//! [`minimize`], [`Compiled`], [`sum_over`], and [`fit::fit_terms`] / [`fit::search_pmnf`].
 
 mod canon;
 mod compile;

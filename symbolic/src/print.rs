@@ -185,6 +185,10 @@ impl Printer {
         match self.style {
             Style::Latex => format!("\\frac{{{n}}}{{{}}}", den.join(" ")),
             _ if den.len() == 1 => format!("{n}/{}", den[0]),
+            // `1/(A*(x + 1))` would parse as the inverse of the distributed sum `A*x + A`.
+            _ if t.factors.iter().any(|(a, q)| q.is_negative() && matches!(a, Atom::Pow(_))) => {
+                format!("{n}/{}", den.join("/"))
+            }
             _ => format!("{n}/({})", den.join("*")),
         }
     }

@@ -110,6 +110,10 @@ fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
         }
         Ast::Pow(x, n, d) => {
             let (b, mb) = eval(x, v)?;
+            // (b^2)^(1/2) simplifies to b, which assumes b ≥ 0: even powers of negatives are fragile.
+            if *d == 1 && b < 0.0 && n % 2 == 0 {
+                return None;
+            }
             if *d == 1 && b != 0.0 && b.abs() > 1e-6 * mb {
                 let q = *n as f64;
                 let val = b.powi(*n as i32);
