@@ -123,8 +123,11 @@ static uint64_t clock_ns(clockid_t id) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static augur_stamp stamp_of(const augur_state *s) {
+static void ensure_live(augur_state *s);
+
+static augur_stamp stamp_of(augur_state *s) {
   augur_stamp t;
+  if (s && !s->live) ensure_live(s);
   t.mono_ns = clock_ns(CLOCK_MONOTONIC);
   t.wtime = (s && s->live && !s->done) ? MPI_Wtime() : NAN;
   return t;
@@ -574,15 +577,28 @@ static void open_trace(augur_state *s, augur_stamp t) {
   }
 }
 
+/* Learns rank and size and opens the file; from then on MPI_Wtime may be called. */
+static void go_live(augur_state *s) {
+  s->live = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s->size);
+  if (s->fd < 0 && !s->broken) open_trace(s, stamp_of(s));
+}
+
+/* A program that called MPI_Init itself (not through a wrapper) still gets a trace: the first
+ * marker or wrapper after MPI_Init notices and sets up the rank. */
+static void ensure_live(augur_state *s) {
+  int flag = 0;
+  if (s->live || s->done) return;
+  if (MPI_Initialized(&flag) == MPI_SUCCESS && flag) go_live(s);
+}
+
 void augur_after_init(augur_stamp t0, int site, int fortran) {
   augur_state *s = st();
   if (!s) return;
-  s->live = 1;
   s->fortran = fortran;
-  MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &s->size);
+  if (!s->live) go_live(s);
   augur_stamp t1 = stamp_of(s);
-  if (s->fd < 0 && !s->broken) open_trace(s, t1);
   augur_mpi_rec r = {0};
   r.op = AUGUR_OP_INIT;
   r.flags = fortran ? AUGUR_F_FORTRAN : 0;
@@ -650,7 +666,6 @@ void augur_before_finalize(augur_stamp t0, int site, int fortran) {
     PUT(p, 24, clock_ns(CLOCK_MONOTONIC));
     PUT(p, 32, (uint32_t)(s->anomalies > UINT32_MAX ? UINT32_MAX : s->anomalies));
   }
-  if (s->fd < 0 && !s->broken) open_trace(s, t0); /* MPI_Init was not wrapped */
   flush_buf(s);
   if (s->fd >= 0) close(s->fd);
   s->fd = -1;

@@ -299,3 +299,28 @@ fn killed_rank_leaves_truncated_trace() {
         assert!(e.to_string().contains("truncated"), "{e}");
     }
 }
+
+#[test]
+fn unwrapped_mpi_init_still_traced() {
+    need("mpicc");
+    need("mpirun");
+    let dir = tempfile::tempdir().unwrap();
+    augur_runtime::write_to(dir.path()).unwrap();
+    let obj = dir.path().join("augur_trace.o");
+    run(Command::new("mpicc").args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
+    let exe = dir.path().join("late");
+    run(Command::new("mpicc").arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+    let (_, traces) = launch(dir.path(), Mpi::OpenMpi, &exe, 3);
+    for t in &traces {
+        // the pre-init phase is kept, with no MPI_Wtime
+        let ph: Vec<_> = t.phases().collect();
+        assert_eq!(ph.len(), 1);
+        assert!(ph[0].start.wtime.is_nan() && ph[0].cpu_ns > 0);
+        let ops: Vec<Op> = t.mpi_calls().map(|(c, _)| c.op).collect();
+        let expect = if t.header.rank == 0 { vec![Op::Recv, Op::Recv, Op::Finalize] } else { vec![Op::Send, Op::Finalize] };
+        assert_eq!(ops, expect);
+    }
+    let mut from: Vec<u32> = traces[0].received().iter().map(|m| m.peer).collect();
+    from.sort();
+    assert_eq!(from, vec![1, 2]);
+}

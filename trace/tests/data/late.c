@@ -1,0 +1,23 @@
+/* late.c: calls MPI_Init itself (unwrapped), then traced calls; the runtime must still find its
+ * rank and write a complete trace. Phase markers run before MPI_Init too. */
+#include <stdio.h>
+#include "augur.h"
+
+int main(int argc, char **argv) {
+  double s = 0.0;
+  augur_phase_begin(5);
+  for (int i = 0; i < 100000; i++) s += i * 1e-9;
+  augur_phase_end(5);
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double v = rank;
+  if (rank == 0)
+    for (int r = 1; r < size; r++) augur_MPI_Recv(7, &v, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  else
+    augur_MPI_Send(8, &v, 1, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD);
+  printf("rank %d s %.3f\n", rank, s);
+  augur_MPI_Finalize(9);
+  return 0;
+}
