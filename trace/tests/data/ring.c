@@ -54,6 +54,11 @@ int main(int argc, char **argv) {
   augur_MPI_Sendrecv(33, sbuf, 5, MPI_INT, right, 9, rbuf, n, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
   acc += rbuf[4];
 
+  /* non-periodic shift: the ends talk to MPI_PROC_NULL */
+  int up = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, down = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+  augur_MPI_Sendrecv(38, sbuf, 4, MPI_INT, up, 12, rbuf, n, MPI_INT, down, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  acc += rank > 0 ? rbuf[3] : 0;
+
   /* Wait + Test on one request each */
   MPI_Request r1, r2;
   augur_MPI_Irecv(34, rbuf, n, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &r1);

@@ -54,6 +54,16 @@ C     MPI_ANY_SOURCE through the Fortran entry points. Prints a checksum.
       call augur_mpi_sendrecv(33, a, 5, MPI_DOUBLE_PRECISION, right, 9,
      &     b, n, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE, 9,
      &     MPI_COMM_WORLD, st, ierr)
+      left = rank - 1
+      right = rank + 1
+      if (rank .eq. 0) left = MPI_PROC_NULL
+      if (rank .eq. nprocs - 1) right = MPI_PROC_NULL
+      call augur_mpi_sendrecv(38, a, 4, MPI_DOUBLE_PRECISION, right,
+     &     12, b, n, MPI_DOUBLE_PRECISION, left, 12, MPI_COMM_WORLD,
+     &     st, ierr)
+      if (rank .gt. 0) s = s + b(4)
+      right = mod(rank + 1, nprocs)
+      left = mod(rank + nprocs - 1, nprocs)
       call augur_mpi_irecv(34, b, n, MPI_DOUBLE_PRECISION,
      &     MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, req(1), ierr)
       call augur_mpi_issend(35, a, 3, MPI_DOUBLE_PRECISION, right, 10,
