@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod expr;
 mod trace;
 use std::process::ExitCode;
 
@@ -18,6 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Formula calculator: simplify, eval, diff, solve (dT/dK = 0), fit
+    Expr(expr::ExprArgs),
     // Each subcommand's variant is added with its module.
     /// Inspect recorded runs: export a timeline for Perfetto, dump a rank's records
     Trace(trace::TraceArgs),
@@ -25,6 +28,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Expr(args) => expr::run(args),
         Command::Trace(args) => trace::run(args),
     }
 }

@@ -1,0 +1,405 @@
+//! `augur expr`: a formula calculator over the symbolic engine (simplify, eval, diff, solve, fit),
+//! in the spirit of seed 000's `timecalc`. Human output by default, `--json` everywhere.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use symbolic::fit::{self, FitOptions, FitResult};
+use symbolic::{Derivative, Expr, SolveOptions};
+
+#[derive(Debug, Args)]
+pub struct ExprArgs {
+    #[command(subcommand)]
+    pub command: ExprCommand,
+}
+
+#[derive(Debug, Args)]
+pub struct Format {
+    /// Machine-readable output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct Alt {
+    /// Print LaTeX
+    #[arg(long, conflicts_with = "python")]
+    pub latex: bool,
+    /// Print a sympy expression
+    #[arg(long)]
+    pub python: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExprCommand {
+    /// Print the canonical form of an expression
+    Simplify {
+        expr: String,
+        #[command(flatten)]
+        alt: Alt,
+        /// Full-precision coefficients (the form that parses back exactly)
+        #[arg(long)]
+        exact: bool,
+        #[command(flatten)]
+        fmt: Format,
+    },
+    /// Evaluate an expression at a point
+    Eval {
+        expr: String,
+        /// Values, e.g. N=1024,P=16
+        #[arg(long, default_value = "")]
+        at: String,
+        #[command(flatten)]
+        fmt: Format,
+    },
+    /// Differentiate (piecewise through max/min, relaxed through ceil/floor)
+    Diff {
+        expr: String,
+        /// Variable to differentiate with respect to
+        #[arg(long)]
+        wrt: String,
+        #[command(flatten)]
+        alt: Alt,
+        #[command(flatten)]
+        fmt: Format,
+    },
+    /// Minimise over one variable (dT/dK = 0), reporting the method and closed form of K*
+    Solve {
+        expr: String,
+        /// Variable to optimise
+        #[arg(long = "for")]
+        var: String,
+        /// Values of the other variables, e.g. N=1024,P=16
+        #[arg(long, default_value = "")]
+        at: String,
+        /// Search range LO..HI
+        #[arg(long)]
+        range: Option<String>,
+        /// The variable must be an integer
+        #[arg(long)]
+        integer: bool,
+        #[command(flatten)]
+        alt: Alt,
+        #[command(flatten)]
+        fmt: Format,
+    },
+    /// Fit measured values onto candidate terms (or search PMNF terms)
+    Fit {
+        /// CSV with a header row: parameter columns and a value column
+        #[arg(long)]
+        data: PathBuf,
+        /// Parameter columns, e.g. N,P
+        #[arg(long)]
+        params: String,
+        /// Candidate terms, e.g. "N^2/P, P, 1" (default: PMNF search)
+        #[arg(long)]
+        terms: Option<String>,
+        /// Value column (default: the only, or last, non-parameter column)
+        #[arg(long)]
+        value: Option<String>,
+        /// Ordinary instead of relative least squares
+        #[arg(long)]
+        absolute: bool,
+        #[command(flatten)]
+        fmt: Format,
+    },
+}
+
+fn parse_expr(src: &str) -> Result<Expr> {
+    symbolic::parse(src).map_err(|e| anyhow!("invalid expression {src:?}: column {}: {}", e.column, e.message))
+}
+
+/// `N=1024,P=16` (values may be constant expressions such as `2^10`).
+fn parse_at(s: &str) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    let mut col = 0;
+    for part in s.split(',') {
+        let trimmed = part.trim();
+        if !trimmed.is_empty() {
+            let Some((k, v)) = trimmed.split_once('=') else {
+                bail!("invalid --at {s:?}: column {col}: expected NAME=VALUE, found {trimmed:?}");
+            };
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || !k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                bail!("invalid --at {s:?}: column {col}: {k:?} is not a variable name");
+            }
+            let val = symbolic::parse(v).ok().and_then(|e| e.as_const());
+            match val {
+                Some(x) if x.is_finite() => {
+                    out.insert(k.to_string(), x);
+                }
+                _ => bail!("invalid --at {s:?}: column {}: value {v:?} of {k} is not a number", col + part.find('=').unwrap_or(0) + 1),
+            }
+        }
+        col += part.chars().count() + 1;
+    }
+    Ok(out)
+}
+
+fn parse_range(s: &str) -> Result<(f64, f64)> {
+    let (a, b) = s.split_once("..").ok_or_else(|| anyhow!("invalid --range {s:?}: expected LO..HI, e.g. 1..4096"))?;
+    let num = |x: &str, col: usize| -> Result<f64> {
+        x.trim().parse::<f64>().map_err(|_| anyhow!("invalid --range {s:?}: column {col}: {:?} is not a number", x.trim()))
+    };
+    let (lo, hi) = (num(a, 0)?, num(b, a.len() + 2)?);
+    if !(lo > 0.0 && lo <= hi) {
+        bail!("invalid --range {s:?}: need 0 < LO <= HI");
+    }
+    Ok((lo, hi))
+}
+
+fn out(s: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{s}")?;
+    Ok(())
+}
+
+fn alt_text(e: &Expr, alt: &Alt) -> String {
+    if alt.latex {
+        e.to_latex()
+    } else if alt.python {
+        e.to_python()
+    } else {
+        e.to_string()
+    }
+}
+
+pub fn run(args: ExprArgs) -> Result<ExitCode> {
+    match args.command {
+        ExprCommand::Simplify { expr, alt, exact, fmt } => {
+            let e = parse_expr(&expr)?;
+            if fmt.json {
+                out(&json!({"input": expr, "expr": e, "display": e.to_string(), "latex": e.to_latex(), "python": e.to_python()}).to_string())?;
+            } else if exact && !alt.latex && !alt.python {
+                out(&e.to_text_exact())?;
+            } else {
+                out(&alt_text(&e, &alt))?;
+            }
+        }
+        ExprCommand::Eval { expr, at, fmt } => {
+            let e = parse_expr(&expr)?;
+            let at = parse_at(&at)?;
+            let v = e.eval_map(&at).with_context(|| format!("cannot evaluate {expr:?}"))?;
+            if fmt.json {
+                out(&json!({"expr": e, "at": at, "value": v}).to_string())?;
+            } else {
+                out(&format!("{v}"))?;
+            }
+        }
+        ExprCommand::Diff { expr, wrt, alt, fmt } => {
+            let e = parse_expr(&expr)?;
+            let d = e.diff(&wrt);
+            if fmt.json {
+                out(&json!({"expr": e, "wrt": wrt, "pieces": d.pieces, "relaxed": d.relaxed}).to_string())?;
+            } else {
+                out(&render_derivative(&d, &alt))?;
+                if d.relaxed {
+                    out("note: ceil/floor were differentiated through their relaxed form (ceil(u) ≈ u)")?;
+                }
+            }
+        }
+        ExprCommand::Solve { expr, var, at, range, integer, alt, fmt } => {
+            let e = parse_expr(&expr)?;
+            let at = parse_at(&at)?;
+            let range = range.as_deref().map(parse_range).transpose()?;
+            let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer })
+                .with_context(|| format!("cannot minimise {expr:?} over {var}"))?;
+            if fmt.json {
+                let mut v = serde_json::to_value(&s)?;
+                v["expr"] = json!(e);
+                v["method_description"] = json!(s.method.to_string());
+                out(&v.to_string())?;
+            } else {
+                out(&format!("{var}* = {}", short(s.k_star)))?;
+                out(&format!("T({var}*) = {}", short(s.t_star)))?;
+                out(&format!("method: {}", s.method))?;
+                if let Some(cf) = &s.closed_form {
+                    out(&format!("closed form: {var}* = {}", alt_text(cf, &alt)))?;
+                }
+                if !s.branch.is_empty() {
+                    let b: Vec<String> = s.branch.iter().map(|c| c.to_string()).collect();
+                    out(&format!("branch: {}", b.join(", ")))?;
+                }
+                if let Some(d2) = s.second_derivative {
+                    out(&format!("d2T/d{var}2 = {} ({})", short(d2), if d2 > 0.0 { "minimum" } else { "flat" }))?;
+                }
+                if let Some((k, t)) = s.integer {
+                    out(&format!("integer: {var} = {k}, T = {}", short(t)))?;
+                }
+                if s.relaxed {
+                    out("note: ceil/floor were relaxed (ceil(u) ≈ u) to find stationary points; T is evaluated exactly")?;
+                }
+            }
+        }
+        ExprCommand::Fit { data, params, terms, value, absolute, fmt } => {
+            let params: Vec<String> = params.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+            if params.is_empty() {
+                bail!("--params is empty: name the parameter columns, e.g. --params N,P");
+            }
+            let table = read_csv(&data, &params, value.as_deref())?;
+            let names: Vec<&str> = params.iter().map(String::as_str).collect();
+            let opts = FitOptions {
+                weighting: if absolute { fit::Weighting::Absolute } else { fit::Weighting::Relative },
+                ..FitOptions::default()
+            };
+            let result = match &terms {
+                Some(t) => {
+                    let list = split_terms(t)?;
+                    fit::fit_terms(&list, &names, &table.points, &table.values, &opts)
+                }
+                None => fit::search_pmnf(&names, &table.points, &table.values, &opts),
+            }
+            .with_context(|| format!("cannot fit {}", data.display()))?;
+            if fmt.json {
+                let mut v = serde_json::to_value(&result)?;
+                v["value_column"] = json!(table.value_name);
+                v["params"] = json!(params);
+                out(&v.to_string())?;
+            } else {
+                render_fit(&result, &table.value_name)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn short(x: f64) -> String {
+    Expr::num(x).to_string()
+}
+
+fn render_derivative(d: &Derivative, alt: &Alt) -> String {
+    if alt.latex {
+        if let Some(e) = d.as_expr() {
+            return e.to_latex();
+        }
+        let rows: Vec<String> = d
+            .pieces
+            .iter()
+            .map(|p| {
+                let c: Vec<String> = p.conds.iter().map(|c| format!("{} \\geq {}", c.lhs.to_latex(), c.rhs.to_latex())).collect();
+                format!("{} & {}", p.expr.to_latex(), c.join(",\\ "))
+            })
+            .collect();
+        return format!("\\begin{{cases}} {} \\end{{cases}}", rows.join(" \\\\ "));
+    }
+    if alt.python {
+        if let Some(e) = d.as_expr() {
+            return e.to_python();
+        }
+        let rows: Vec<String> = d
+            .pieces
+            .iter()
+            .map(|p| {
+                let c: Vec<String> = p.conds.iter().map(|c| format!("({} >= {})", c.lhs.to_python(), c.rhs.to_python())).collect();
+                format!("({}, {})", p.expr.to_python(), if c.is_empty() { "True".to_string() } else { c.join(" & ") })
+            })
+            .collect();
+        return format!("Piecewise({})", rows.join(", "));
+    }
+    d.to_string()
+}
+
+fn split_terms(s: &str) -> Result<Vec<Expr>> {
+    // Split on commas outside parentheses (max(a, b) is one term).
+    let mut terms = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                terms.push((start, &s[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push((start, &s[start..]));
+    terms
+        .into_iter()
+        .map(|(off, t)| {
+            symbolic::parse(t).map_err(|e| {
+                let col = s[..off].chars().count() + e.column;
+                anyhow!("invalid --terms {s:?}: column {col}: {}", e.message)
+            })
+        })
+        .collect()
+}
+
+struct Table {
+    points: Vec<Vec<f64>>,
+    values: Vec<f64>,
+    value_name: String,
+}
+
+fn read_csv(path: &Path, params: &[String], value: Option<&str>) -> Result<Table> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let shown = path.display();
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some((_, header)) = lines.next() else {
+        bail!("{shown}: empty CSV: need a header row (e.g. N,P,time) and data rows");
+    };
+    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+    let find = |name: &str| cols.iter().position(|c| c == name);
+    let mut idx = Vec::with_capacity(params.len());
+    for p in params {
+        idx.push(find(p).ok_or_else(|| anyhow!("{shown}:1: no column named {p:?} (columns: {})", cols.join(", ")))?);
+    }
+    let vcol = match value {
+        Some(v) => find(v).ok_or_else(|| anyhow!("{shown}:1: no value column named {v:?} (columns: {})", cols.join(", ")))?,
+        None => (0..cols.len())
+            .rev()
+            .find(|i| !idx.contains(i))
+            .ok_or_else(|| anyhow!("{shown}:1: no value column: every column is a parameter"))?,
+    };
+    let (mut points, mut values) = (Vec::new(), Vec::new());
+    for (lineno, line) in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let mut starts = Vec::with_capacity(cells.len());
+        let mut c = 1;
+        for cell in &cells {
+            starts.push(c);
+            c += cell.chars().count() + 1;
+        }
+        let get = |i: usize| -> Result<f64> {
+            let raw = cells.get(i).ok_or_else(|| anyhow!("{shown}:{}: missing column {:?} ({} cells, header has {})", lineno + 1, cols[i], cells.len(), cols.len()))?;
+            raw.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                anyhow!("{shown}:{}:{}: cell {:?} in column {:?} is not a number", lineno + 1, starts[i], raw.trim(), cols[i])
+            })
+        };
+        let mut p = Vec::with_capacity(idx.len());
+        for &i in &idx {
+            p.push(get(i)?);
+        }
+        values.push(get(vcol)?);
+        points.push(p);
+    }
+    if points.is_empty() {
+        bail!("{shown}: no data rows after the header");
+    }
+    Ok(Table { points, values, value_name: cols[vcol].clone() })
+}
+
+fn render_fit(r: &FitResult, value_name: &str) -> Result<()> {
+    out(&format!("{value_name} = {}", r.expr))?;
+    out(&format!(
+        "R² = {:.6}, LOO relative error = {:.2}% ({} points, {} {})",
+        r.r2,
+        100.0 * r.loo_rel_error,
+        r.residuals.len(),
+        r.hypotheses,
+        if r.hypotheses == 1 { "hypothesis" } else { "hypotheses" }
+    ))?;
+    let w = r.coeffs.iter().map(|c| c.term.to_string().len()).max().unwrap_or(4).max(4);
+    out(&format!("{:<w$}  {:>12}  {:>12}", "term", "coef", "stderr"))?;
+    for c in &r.coeffs {
+        out(&format!("{:<w$}  {:>12.4e}  {:>12.3e}", c.term.to_string(), c.coef, c.stderr))?;
+    }
+    let worst = r.rel_residuals.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, b| a.max(b.abs()));
+    out(&format!("max |relative residual| = {:.2}%", 100.0 * worst))?;
+    Ok(())
+}
