@@ -119,6 +119,17 @@ fn describe(t: &Tok) -> String {
 /// Nesting limit so hostile input cannot overflow the stack.
 const MAX_DEPTH: usize = 200;
 
+/// Products of sums distribute; this bounds the size (and time) hostile input can cause.
+const MAX_TERMS: usize = 10_000;
+
+fn bounded(e: Expr, col: usize) -> Result<Expr, ParseError> {
+    if e.terms().len() > MAX_TERMS {
+        Err(err(col, format!("expression too large: more than {MAX_TERMS} terms after expanding products of sums")))
+    } else {
+        Ok(e)
+    }
+}
+
 impl Parser {
     fn peek(&self) -> &Tok {
         self.toks.get(self.pos).map_or(&Tok::End, |t| &t.0)
@@ -151,12 +162,14 @@ impl Parser {
         loop {
             match self.peek() {
                 Tok::Sym('+') => {
+                    let col = self.col();
                     self.bump();
-                    acc = acc + self.prod(depth)?;
+                    acc = bounded(acc + self.prod(depth)?, col)?;
                 }
                 Tok::Sym('-') => {
+                    let col = self.col();
                     self.bump();
-                    acc = acc - self.prod(depth)?;
+                    acc = bounded(acc - self.prod(depth)?, col)?;
                 }
                 _ => return Ok(acc),
             }
@@ -168,8 +181,13 @@ impl Parser {
         loop {
             match self.peek() {
                 Tok::Sym('*') => {
+                    let col = self.col();
                     self.bump();
-                    acc = acc * self.unary(depth)?;
+                    let rhs = self.unary(depth)?;
+                    if acc.terms().len().saturating_mul(rhs.terms().len()) > MAX_TERMS {
+                        return Err(err(col, format!("expression too large: more than {MAX_TERMS} terms after expanding products of sums")));
+                    }
+                    acc = acc * rhs;
                 }
                 Tok::Sym('/') => {
                     self.bump();
@@ -303,6 +321,13 @@ mod tests {
         assert_eq!(e.column, 6);
         assert_eq!(parse("").unwrap_err().column, 0);
         assert_eq!(parse("N P").unwrap_err().column, 2);
+    }
+
+    #[test]
+    fn products_of_sums_are_bounded() {
+        let s = (0..20).map(|i| format!("(a{i} + b{i})")).collect::<Vec<_>>().join("*");
+        let e = parse(&s).unwrap_err();
+        assert!(e.message.contains("too large"), "{e}");
     }
 
     #[test]
