@@ -1,0 +1,296 @@
+//! Fitting a data sheet from microbenchmark measurements (seed 002 §3, seed 000 §3.5): every
+//! collective is fitted to the 12 forms `c + s·f(p) + k·g(p,d)`, f ∈ {log2 p, p, p²},
+//! g ∈ {d, d·log2 p, d·p, d·p²}, keeping the one with the least χ²; messages are split into a
+//! small and a large regime where that lowers χ² + k·ln n (BIC with known σ).
+//!
+//! Invariants:
+//! - Medians are fitted (robust to the heavy tails of oversubscribed runs); σ of a point is its
+//!   spread (median − min), at least 2% of the median.
+//! - Forms whose coefficients are all non-negative are preferred: a negative startup or
+//!   per-byte cost is an artefact of noise and would make costs fall as messages grow.
+//! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, so the phase
+//!   formulas of seed 004 reproduce the measured half round trip (see [`reconcile`]).
+
+use crate::machine::{Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, PointToPoint, Provenance, Regime, SCHEMA_VERSION};
+use crate::machine_bench::{BenchData, BenchRow, Kind};
+use std::collections::BTreeMap;
+use symbolic::fit::{fit_terms, FitOptions, Weighting};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FitMachineError {
+    #[error("the measurements have no `{0}` points (was the benchmark cut short?)")]
+    Missing(String),
+    #[error("cannot fit {what}: {message}")]
+    Fit { what: String, message: String },
+}
+
+/// The startup functions f(p) and data functions g(p, d) of seed 002 §3, as term text.
+const STARTUP: [&str; 3] = ["log2(p)", "p", "p^2"];
+const DATA: [&str; 4] = ["d", "d*log2(p)", "d*p", "d*p^2"];
+
+/// Names of the 12 collective forms, in the order they are tried.
+pub const FORM_NAMES: [&str; 12] = [
+    "c + s*log2(p) + k*d",
+    "c + s*log2(p) + k*d*log2(p)",
+    "c + s*log2(p) + k*d*p",
+    "c + s*log2(p) + k*d*p^2",
+    "c + s*p + k*d",
+    "c + s*p + k*d*log2(p)",
+    "c + s*p + k*d*p",
+    "c + s*p + k*d*p^2",
+    "c + s*p^2 + k*d",
+    "c + s*p^2 + k*d*log2(p)",
+    "c + s*p^2 + k*d*p",
+    "c + s*p^2 + k*d*p^2",
+];
+
+/// Relative floor of a point's σ.
+const SIGMA_FLOOR: f64 = 0.02;
+/// Distinct message sizes each regime needs before a split is considered.
+const MIN_SIZES_PER_REGIME: usize = 3;
+
+/// One observation to fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Obs {
+    pub p: f64,
+    pub d: f64,
+    pub y: f64,
+    pub sigma: f64,
+}
+
+impl Obs {
+    fn from_row(r: &BenchRow) -> Obs {
+        Obs { p: f64::from(r.p), d: r.bytes as f64, y: r.median, sigma: sigma(r.median, r.min) }
+    }
+}
+
+fn sigma(median: f64, min: f64) -> f64 {
+    (median - min).max(SIGMA_FLOOR * median.abs()).max(f64::MIN_POSITIVE)
+}
+
+fn distinct(xs: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut v: Vec<f64> = xs.collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
+/// Candidate (name, terms) lists for data varying as in `obs`.
+fn hypotheses(obs: &[Obs], has_data: bool) -> (Vec<(String, Vec<String>)>, Vec<(String, Vec<String>)>) {
+    let vary_p = distinct(obs.iter().map(|o| o.p)).len() >= 2;
+    let vary_d = has_data && distinct(obs.iter().map(|o| o.d)).len() >= 2;
+    let h = |name: &str, terms: &[&str]| (name.to_string(), terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    let mut full = Vec::new();
+    let mut reduced = Vec::new();
+    match (vary_p, vary_d) {
+        (true, true) => {
+            let mut i = 0;
+            for f in STARTUP {
+                for g in DATA {
+                    full.push(h(FORM_NAMES[i], &["1", f, g]));
+                    i += 1;
+                }
+            }
+            for g in DATA {
+                reduced.push(h(&format!("c + k*{g}"), &["1", g]));
+            }
+            for f in STARTUP {
+                reduced.push(h(&format!("c + s*{f}"), &["1", f]));
+            }
+        }
+        (true, false) => {
+            for f in STARTUP {
+                full.push(h(&format!("c + s*{f}"), &["1", f]));
+            }
+        }
+        (false, true) => {
+            full.push(h("c + k*d", &["1", "d"]));
+            reduced.push(h("k*d", &["d"]));
+        }
+        (false, false) => {}
+    }
+    reduced.push(h("c", &["1"]));
+    (full, reduced)
+}
+
+struct Fitted {
+    name: String,
+    terms: Vec<Coef>,
+    chi2: f64,
+    r2: f64,
+    max_rel: f64,
+    nonneg: bool,
+}
+
+fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
+    let exprs: Vec<_> = terms.iter().map(|t| symbolic::parse(t)).collect::<Result<_, _>>().ok()?;
+    let points: Vec<Vec<f64>> = obs.iter().map(|o| vec![o.p, o.d]).collect();
+    let values: Vec<f64> = obs.iter().map(|o| o.y).collect();
+    let opts = FitOptions { weighting: Weighting::Relative, ..FitOptions::default() };
+    let r = fit_terms(&exprs, &["p", "d"], &points, &values, &opts).ok()?;
+    let chi2 = r.residuals.iter().zip(obs).map(|(res, o)| (res / o.sigma).powi(2)).sum();
+    let max_rel = r.rel_residuals.iter().filter(|v| v.is_finite()).fold(0.0f64, |a, v| a.max(v.abs()));
+    let coefs: Vec<Coef> = terms
+        .iter()
+        .zip(&r.coeffs)
+        .map(|(t, c)| Coef { term: t.clone(), value: c.coef, stderr: if c.stderr.is_finite() { c.stderr } else { 0.0 } })
+        .collect();
+    if coefs.iter().any(|c| !c.value.is_finite()) {
+        return None;
+    }
+    let nonneg = coefs.iter().all(|c| c.value >= 0.0);
+    Some(Fitted { name: name.to_string(), terms: coefs, chi2, r2: r.r2, max_rel, nonneg })
+}
+
+/// The least-χ² form for `obs`, preferring non-negative coefficients, then the full
+/// three-coefficient forms.
+pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
+    if obs.is_empty() {
+        return Err("no data points".into());
+    }
+    let (full, reduced) = hypotheses(obs, has_data);
+    let mut tried = 0;
+    let fit_all = |hs: &[(String, Vec<String>)], tried: &mut usize| -> Vec<Fitted> {
+        hs.iter()
+            .filter(|(_, t)| obs.len() > t.len() || t.len() == 1)
+            .filter_map(|(n, t)| {
+                *tried += 1;
+                fit_one(obs, n, t)
+            })
+            .collect()
+    };
+    let best = |fs: Vec<Fitted>, need_nonneg: bool| fs.into_iter().filter(|f| f.nonneg || !need_nonneg).min_by(|a, b| a.chi2.total_cmp(&b.chi2));
+    let full_fits = fit_all(&full, &mut tried);
+    let any_full = full_fits.iter().min_by(|a, b| a.chi2.total_cmp(&b.chi2)).map(|f| (f.name.clone(), f.terms.clone(), f.chi2, f.r2, f.max_rel));
+    let chosen = match best(full_fits, true) {
+        Some(f) => Some(f),
+        None => {
+            let red = fit_all(&reduced, &mut tried);
+            best(red, true)
+        }
+    };
+    let (name, terms, chi2, r2, max_rel) = match (chosen, any_full) {
+        (Some(f), _) => (f.name, f.terms, f.chi2, f.r2, f.max_rel),
+        (None, Some(f)) => f,
+        (None, None) => return Err("no candidate form could be fitted (too few or degenerate points)".into()),
+    };
+    let q = FitQuality { points: obs.len(), chi2, r2, max_rel_error: max_rel, forms_tried: tried };
+    Form::new(name, terms, Some(q))
+}
+
+/// Fits `obs` with one regime or a small/large split, whichever has the lower χ² + k·ln n.
+pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, String> {
+    let single = select_form(obs, has_data)?;
+    let n = obs.len() as f64;
+    let score = |forms: &[&Form], extra: usize| -> f64 {
+        let chi2: f64 = forms.iter().map(|f| f.fit.as_ref().map_or(f64::INFINITY, |q| q.chi2)).sum();
+        let k: usize = forms.iter().map(|f| f.terms.len()).sum::<usize>() + extra;
+        chi2 + k as f64 * n.ln()
+    };
+    let mut best = (score(&[&single], 0), CostModel::single(single));
+    let sizes = distinct(obs.iter().map(|o| o.d));
+    if has_data && sizes.len() >= 2 * MIN_SIZES_PER_REGIME {
+        for k in MIN_SIZES_PER_REGIME..=sizes.len() - MIN_SIZES_PER_REGIME {
+            let cut = sizes[k - 1];
+            let small: Vec<Obs> = obs.iter().copied().filter(|o| o.d <= cut).collect();
+            let large: Vec<Obs> = obs.iter().copied().filter(|o| o.d > cut).collect();
+            let (Ok(a), Ok(b)) = (select_form(&small, has_data), select_form(&large, has_data)) else { continue };
+            let s = score(&[&a, &b], 1);
+            if s < best.0 {
+                let regimes = vec![Regime { up_to_bytes: Some(cut as u64), cost: a }, Regime { up_to_bytes: None, cost: b }];
+                best = (s, CostModel::new(regimes)?);
+            }
+        }
+    }
+    Ok(best.1)
+}
+
+fn pt2pt_rows<'a>(data: &'a BenchData, op: &'a str) -> Result<BTreeMap<u64, &'a BenchRow>, FitMachineError> {
+    let m: BTreeMap<u64, &BenchRow> = data.op(Kind::Pt2pt, op).map(|r| (r.bytes, r)).collect();
+    if m.is_empty() {
+        return Err(FitMachineError::Missing(format!("pt2pt {op}")));
+    }
+    Ok(m)
+}
+
+fn fit_err(what: &str) -> impl FnOnce(String) -> FitMachineError + '_ {
+    move |message| FitMachineError::Fit { what: what.to_string(), message }
+}
+
+/// Per size: (τ, s, r) with τ + s + r = h. τ keeps at least 10% of h; where the measured
+/// overheads add up to more than the rest (a blocking send also waits for the protocol's
+/// handshake, which the round trip overlaps), s and r are scaled down in proportion.
+pub(crate) fn reconcile(h: f64, s: f64, r: f64) -> (f64, f64, f64) {
+    let tau = (h - s - r).max(0.1 * h);
+    let room = h - tau;
+    if s + r > room && s + r > 0.0 {
+        let k = room / (s + r);
+        (tau, s * k, r * k)
+    } else {
+        (tau, s, r)
+    }
+}
+
+fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
+    let pp = pt2pt_rows(data, "pingpong")?;
+    let sp = pt2pt_rows(data, "send_posted")?;
+    let rm = pt2pt_rows(data, "recv_min")?;
+    let (mut h, mut tau, mut s, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (&b, row) in &pp {
+        let (Some(srow), Some(rrow)) = (sp.get(&b), rm.get(&b)) else { continue };
+        let d = b as f64;
+        let rel = sigma(row.median, row.min) / row.median.max(f64::MIN_POSITIVE);
+        let (t, s1, r1) = reconcile(row.median, srow.median, rrow.median);
+        let o = |y: f64, rel: f64| Obs { p: 2.0, d, y, sigma: (rel * y).max(f64::MIN_POSITIVE) };
+        h.push(Obs::from_row(row));
+        tau.push(o(t, rel));
+        s.push(o(s1, (sigma(srow.median, srow.min) / srow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR)));
+        r.push(o(r1, (sigma(rrow.median, rrow.min) / rrow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR)));
+    }
+    if h.is_empty() {
+        return Err(FitMachineError::Missing("pt2pt points with pingpong, send_posted and recv_min at the same size".into()));
+    }
+    let (first, last) = (h[0], h[h.len() - 1]);
+    let latency = first.y;
+    let gap = last.y - latency;
+    let bandwidth = if gap > 0.0 { last.d / gap } else { last.d / last.y.max(f64::MIN_POSITIVE) };
+    let mut raw = BTreeMap::new();
+    for op in ["send_posted", "send_unposted", "recv_min", "stream"] {
+        if let Ok(rows) = pt2pt_rows(data, op) {
+            let obs: Vec<Obs> = rows.values().map(|r| Obs::from_row(r)).collect();
+            raw.insert(op.to_string(), fit_regimes(&obs, true).map_err(fit_err(op))?);
+        }
+    }
+    let o = match pt2pt_rows(data, "stream").ok().and_then(|m| m.values().next().map(|r| r.median)) {
+        Some(g) => (g - s[0].y - r[0].y).max(0.0),
+        None => 0.0,
+    };
+    Ok(PointToPoint {
+        latency,
+        bandwidth,
+        o,
+        pingpong: fit_regimes(&h, true).map_err(fit_err("pingpong"))?,
+        tau: fit_regimes(&tau, true).map_err(fit_err("tau"))?,
+        send_overhead: fit_regimes(&s, true).map_err(fit_err("send overhead"))?,
+        recv_overhead: fit_regimes(&r, true).map_err(fit_err("receive overhead"))?,
+        raw,
+    })
+}
+
+/// Fits a whole data sheet from benchmark output. `prov` says how it was measured.
+pub fn fit_machine(data: &BenchData, name: &str, description: &str, prov: Provenance) -> Result<Machine, FitMachineError> {
+    let point_to_point = point_to_point(data)?;
+    let mut collectives = BTreeMap::new();
+    for op in CollectiveOp::ALL {
+        let obs: Vec<Obs> = data.op(Kind::Coll, op.name()).map(Obs::from_row).collect();
+        if obs.is_empty() {
+            continue;
+        }
+        let cost = fit_regimes(&obs, op.has_data()).map_err(fit_err(op.name()))?;
+        collectives.insert(op, cost);
+    }
+    if collectives.is_empty() {
+        return Err(FitMachineError::Missing("collective".into()));
+    }
+    Ok(Machine { schema: SCHEMA_VERSION, name: name.into(), description: description.into(), measured: prov, point_to_point, collectives })
+}
