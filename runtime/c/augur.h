@@ -76,6 +76,26 @@ int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Dataty
 int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 
+int augur_MPI_Rsend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int augur_MPI_Bsend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int augur_MPI_Sendrecv_replace(int site, void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                               int recvtag, MPI_Comm comm, MPI_Status *status);
+int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm);
+int augur_MPI_Reduce_scatter(int site, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm);
+int augur_MPI_Scan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm);
+int augur_MPI_Abort(int site, MPI_Comm comm, int errorcode);
+
 #ifdef __cplusplus
 }
 #endif

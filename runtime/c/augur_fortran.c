@@ -42,6 +42,20 @@ void mpi_alltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rt
 void mpi_gather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
 void mpi_allgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *ierr);
 void mpi_scatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *ierr);
+void mpi_rsend_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr);
+void mpi_bsend_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr);
+void mpi_sendrecv_replace_(void *buf, F *count, F *dt, F *dest, F *stag, F *source, F *rtag, F *comm, F *status,
+                           F *ierr);
+void mpi_alltoallv_(void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls, F *rtype,
+                    F *comm, F *ierr);
+void mpi_allgatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm, F *ierr);
+void mpi_gatherv_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *root, F *comm,
+                  F *ierr);
+void mpi_scatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
+                   F *ierr);
+void mpi_reduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *dt, F *op, F *comm, F *ierr);
+void mpi_scan_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr);
+void mpi_abort_(F *comm, F *errorcode, F *ierr);
 
 /* Addresses the Fortran constants MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE and MPI_IN_PLACE have
  * in the caller. Open MPI exports them to C (MPI_F_STATUS_IGNORE, MPI-3) or as common blocks;
@@ -174,6 +188,22 @@ void augur_mpi_ssend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *c
   ffinish(&r, t0, ierr);
 }
 
+void augur_mpi_rsend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_rsend_(buf, count, dt, dest, tag, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_RSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_bsend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_bsend_(buf, count, dt, dest, tag, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_BSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
 static void fisend(uint8_t op, F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
   augur_stamp t0 = augur_now();
   if (op == AUGUR_OP_ISSEND) mpi_issend_(buf, count, dt, dest, tag, comm, req, ierr);
@@ -228,6 +258,22 @@ void augur_mpi_sendrecv_(F *site, void *sbuf, F *scount, F *stype, F *dest, F *s
   ffinish(&r, t0, ierr);
   int32_t peer = augur_world_peer(c, *source), tag = augur_tag(*rtag);
   int64_t bytes = fbytes(rcount, rtype);
+  if (*ierr == MPI_SUCCESS) fstatus_actual(c, sp, &peer, &tag, &bytes);
+  augur_emit_part(AUGUR_OP_RECV, (uint32_t)*site, peer, tag, bytes, 0);
+}
+
+void augur_mpi_sendrecv_replace_(F *site, void *buf, F *count, F *dt, F *dest, F *stag, F *source, F *rtag, F *comm,
+                                 F *status, F *ierr) {
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_stamp t0 = augur_now();
+  mpi_sendrecv_replace_(buf, count, dt, dest, stag, source, rtag, comm, sp, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t bytes = fbytes(count, dt);
+  augur_mpi_rec r = frec(AUGUR_OP_SENDRECV_REPLACE, site, augur_world_peer(c, *dest), *stag, bytes, c);
+  r.nparts = 1;
+  ffinish(&r, t0, ierr);
+  int32_t peer = augur_world_peer(c, *source), tag = augur_tag(*rtag);
   if (*ierr == MPI_SUCCESS) fstatus_actual(c, sp, &peer, &tag, &bytes);
   augur_emit_part(AUGUR_OP_RECV, (uint32_t)*site, peer, tag, bytes, 0);
 }
@@ -392,4 +438,81 @@ void augur_mpi_scatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F 
   int64_t b = rbuf == F_IN_PLACE ? fbytes(scount, stype) : fbytes(rcount, rtype);
   augur_mpi_rec r = frec(AUGUR_OP_SCATTER, site, augur_world_peer(c, *root), 0, b, c);
   ffinish(&r, t0, ierr);
+}
+
+/* ---------------------------------------------------------------- vector collectives, scan, abort
+ * Same byte conventions as the C wrappers (docs/trace-format.md). */
+
+static int fcomm_rank(MPI_Comm c) {
+  int r = 0;
+  if (MPI_Comm_rank(c, &r) != MPI_SUCCESS) return 0;
+  return r;
+}
+
+void augur_mpi_alltoallv_(F *site, void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+                          F *rdispls, F *rtype, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int n = augur_comm_size(c);
+  int64_t b = sbuf == F_IN_PLACE ? augur_sum_bytes(rcounts, n, MPI_Type_f2c(*rtype))
+                                 : augur_sum_bytes(scounts, n, MPI_Type_f2c(*stype));
+  augur_mpi_rec r = frec(AUGUR_OP_ALLTOALLV, site, AUGUR_PEER_NONE, 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_allgatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype,
+                           F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(&rcounts[fcomm_rank(c)], rtype) : fbytes(scount, stype);
+  augur_mpi_rec r = frec(AUGUR_OP_ALLGATHERV, site, AUGUR_PEER_NONE, 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_gatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype,
+                        F *root, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(&rcounts[*root], rtype) : fbytes(scount, stype);
+  augur_mpi_rec r = frec(AUGUR_OP_GATHERV, site, augur_world_peer(c, *root), 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_scatterv_(F *site, void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype,
+                         F *root, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = rbuf == F_IN_PLACE ? fbytes(&scounts[*root], stype) : fbytes(rcount, rtype);
+  augur_mpi_rec r = frec(AUGUR_OP_SCATTERV, site, augur_world_peer(c, *root), 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_reduce_scatter_(F *site, void *sbuf, void *rbuf, F *rcounts, F *dt, F *op, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_reduce_scatter_(sbuf, rbuf, rcounts, dt, op, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = augur_sum_bytes(rcounts, augur_comm_size(c), MPI_Type_f2c(*dt));
+  augur_mpi_rec r = frec(AUGUR_OP_REDUCE_SCATTER, site, AUGUR_PEER_NONE, 0, b, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_scan_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr) {
+  augur_stamp t0 = augur_now();
+  mpi_scan_(sbuf, rbuf, count, dt, op, comm, ierr);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_abort_(F *site, F *comm, F *errorcode, F *ierr) {
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_ABORT, site, AUGUR_PEER_NONE, *errorcode, 0, c);
+  r.t0 = r.t1 = augur_now();
+  augur_emit_mpi(&r);
+  augur_flush_for_abort();
+  mpi_abort_(comm, errorcode, ierr);
 }

@@ -37,7 +37,9 @@ enum augur_op {
   AUGUR_OP_WAIT = 9, AUGUR_OP_WAITALL = 10, AUGUR_OP_TEST = 11, AUGUR_OP_BARRIER = 12,
   AUGUR_OP_BCAST = 13, AUGUR_OP_REDUCE = 14, AUGUR_OP_ALLREDUCE = 15, AUGUR_OP_ALLTOALL = 16,
   AUGUR_OP_GATHER = 17, AUGUR_OP_ALLGATHER = 18, AUGUR_OP_SCATTER = 19, AUGUR_OP_WAITANY = 20,
-  AUGUR_OP_ISSEND = 21
+  AUGUR_OP_ISSEND = 21, AUGUR_OP_RSEND = 22, AUGUR_OP_BSEND = 23, AUGUR_OP_SENDRECV_REPLACE = 24,
+  AUGUR_OP_ALLTOALLV = 25, AUGUR_OP_ALLGATHERV = 26, AUGUR_OP_GATHERV = 27, AUGUR_OP_SCATTERV = 28,
+  AUGUR_OP_REDUCE_SCATTER = 29, AUGUR_OP_SCAN = 30, AUGUR_OP_ABORT = 31
 };
 
 /* Peer encodings besides world ranks >= 0. */
@@ -95,5 +97,9 @@ int augur_req_take(MPI_Request handle, augur_req *out);
 /* Emits the completion part of `r` given the status the MPI library filled in (receives). */
 void augur_complete(const augur_req *r, const MPI_Status *st);
 void augur_count_test_pending(int site);
+/* Writes what is buffered (no aggregates, no trailer) before the job dies in MPI_Abort. */
+void augur_flush_for_abort(void);
+/* Sum of counts[0..n) times the type size; -1 if the type is invalid. */
+int64_t augur_sum_bytes(const int *counts, int n, MPI_Datatype dt);
 
 #endif /* AUGUR_INTERNAL_H */

@@ -645,6 +645,12 @@ static void write_agg(augur_state *s) {
   free(v);
 }
 
+void augur_flush_for_abort(void) {
+  augur_state *s = st();
+  if (!s || s->done) return;
+  flush_buf(s);
+}
+
 void augur_before_finalize(augur_stamp t0, int site, int fortran) {
   augur_state *s = st();
   if (!s || s->done) return;
@@ -728,7 +734,13 @@ static int finish(augur_mpi_rec *r, augur_stamp t0, int rc) {
 static int p2p_send(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm) {
   augur_stamp t0 = augur_now();
-  int rc = op == AUGUR_OP_SSEND ? MPI_Ssend(buf, count, dt, dest, tag, comm) : MPI_Send(buf, count, dt, dest, tag, comm);
+  int rc;
+  switch (op) {
+  case AUGUR_OP_SSEND: rc = MPI_Ssend(buf, count, dt, dest, tag, comm); break;
+  case AUGUR_OP_RSEND: rc = MPI_Rsend(buf, count, dt, dest, tag, comm); break;
+  case AUGUR_OP_BSEND: rc = MPI_Bsend(buf, count, dt, dest, tag, comm); break;
+  default: rc = MPI_Send(buf, count, dt, dest, tag, comm); break;
+  }
   augur_mpi_rec r = rec(op, site, augur_world_peer(comm, dest), tag, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
 }
@@ -739,6 +751,14 @@ int augur_MPI_Send(int site, const void *buf, int count, MPI_Datatype dt, int de
 
 int augur_MPI_Ssend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   return p2p_send(AUGUR_OP_SSEND, site, buf, count, dt, dest, tag, comm);
+}
+
+int augur_MPI_Rsend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p_send(AUGUR_OP_RSEND, site, buf, count, dt, dest, tag, comm);
+}
+
+int augur_MPI_Bsend(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  return p2p_send(AUGUR_OP_BSEND, site, buf, count, dt, dest, tag, comm);
 }
 
 static int p2p_isend(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -803,6 +823,27 @@ int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatyp
   finish(&r, t0, rc);
   int32_t peer = augur_world_peer(comm, source), tag = augur_tag(recvtag);
   int64_t bytes = augur_type_bytes(recvcount, recvtype);
+  if (rc == MPI_SUCCESS) {
+    int n = 0;
+    peer = augur_world_peer(comm, sp->MPI_SOURCE);
+    tag = augur_tag(sp->MPI_TAG);
+    if (MPI_Get_count(sp, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = n;
+  }
+  augur_emit_part(AUGUR_OP_RECV, (uint32_t)site, peer, tag, bytes, 0);
+  return rc;
+}
+
+int augur_MPI_Sendrecv_replace(int site, void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
+                               int recvtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, sp);
+  int64_t bytes = augur_type_bytes(count, dt);
+  augur_mpi_rec r = rec(AUGUR_OP_SENDRECV_REPLACE, site, augur_world_peer(comm, dest), sendtag, bytes, comm);
+  r.nparts = 1;
+  finish(&r, t0, rc);
+  int32_t peer = augur_world_peer(comm, source), tag = augur_tag(recvtag);
   if (rc == MPI_SUCCESS) {
     int n = 0;
     peer = augur_world_peer(comm, sp->MPI_SOURCE);
@@ -984,4 +1025,93 @@ int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype
   int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcount, sendtype) : augur_type_bytes(recvcount, recvtype);
   augur_mpi_rec r = rec(AUGUR_OP_SCATTER, site, root_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
+}
+
+/* ---------------------------------------------------------------- vector collectives */
+
+int64_t augur_sum_bytes(const int *counts, int n, MPI_Datatype dt) {
+  int sz = 0;
+  int64_t total = 0;
+  if (!counts || MPI_Type_size(dt, &sz) != MPI_SUCCESS) return -1;
+  for (int i = 0; i < n; i++) total += (int64_t)counts[i];
+  return total * sz;
+}
+
+static int comm_rank_of(MPI_Comm comm) {
+  int r = 0;
+  if (MPI_Comm_rank(comm, &r) != MPI_SUCCESS) return 0;
+  return r;
+}
+
+/* Alltoallv: bytes = everything this rank sends (sum of sendcounts); with MPI_IN_PLACE the
+ * receive counts describe the exchange. */
+int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                        MPI_Datatype recvtype, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  int n = augur_comm_size(comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_sum_bytes(recvcounts, n, recvtype) : augur_sum_bytes(sendcounts, n, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_ALLTOALLV, site, AUGUR_PEER_NONE, 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+/* Allgatherv / Gatherv: bytes = this rank's contribution. */
+int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcounts[comm_rank_of(comm)], recvtype)
+                                      : augur_type_bytes(sendcount, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_ALLGATHERV, site, AUGUR_PEER_NONE, 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcounts[root], recvtype)
+                                      : augur_type_bytes(sendcount, sendtype);
+  augur_mpi_rec r = rec(AUGUR_OP_GATHERV, site, augur_world_peer(comm, root), 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+/* Scatterv: bytes = the block this rank receives. */
+int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcounts[root], sendtype)
+                                      : augur_type_bytes(recvcount, recvtype);
+  augur_mpi_rec r = rec(AUGUR_OP_SCATTERV, site, augur_world_peer(comm, root), 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+/* Reduce_scatter: bytes = the whole input vector (sum of recvcounts). */
+int augur_MPI_Reduce_scatter(int site, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
+  augur_mpi_rec r =
+      rec(AUGUR_OP_REDUCE_SCATTER, site, AUGUR_PEER_NONE, 0, augur_sum_bytes(recvcounts, augur_comm_size(comm), dt), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Scan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm) {
+  augur_stamp t0 = augur_now();
+  int rc = MPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
+  augur_mpi_rec r = rec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+/* Abort: the event and everything buffered are written (no trailer: the run did not finish). */
+int augur_MPI_Abort(int site, MPI_Comm comm, int errorcode) {
+  augur_mpi_rec r = rec(AUGUR_OP_ABORT, site, AUGUR_PEER_NONE, errorcode, 0, comm);
+  r.t0 = r.t1 = augur_now();
+  augur_emit_mpi(&r);
+  augur_flush_for_abort();
+  return MPI_Abort(comm, errorcode);
 }

@@ -106,12 +106,26 @@ ops! {
     Scatter = 19, "MPI_Scatter";
     Waitany = 20, "MPI_Waitany";
     Issend = 21, "MPI_Issend";
+    Rsend = 22, "MPI_Rsend";
+    Bsend = 23, "MPI_Bsend";
+    SendrecvReplace = 24, "MPI_Sendrecv_replace";
+    Alltoallv = 25, "MPI_Alltoallv";
+    Allgatherv = 26, "MPI_Allgatherv";
+    Gatherv = 27, "MPI_Gatherv";
+    Scatterv = 28, "MPI_Scatterv";
+    ReduceScatter = 29, "MPI_Reduce_scatter";
+    Scan = 30, "MPI_Scan";
+    Abort = 31, "MPI_Abort";
 }
 
 impl Op {
     /// Point-to-point sends (blocking or not), excluding the send half of Sendrecv.
     pub fn is_send(self) -> bool {
-        matches!(self, Op::Send | Op::Ssend | Op::Isend | Op::Issend)
+        matches!(self, Op::Send | Op::Ssend | Op::Isend | Op::Issend | Op::Rsend | Op::Bsend)
+    }
+    /// Sendrecv and Sendrecv_replace: the record is the send half, one Part the receive half.
+    pub fn is_sendrecv(self) -> bool {
+        matches!(self, Op::Sendrecv | Op::SendrecvReplace)
     }
     /// Point-to-point receives (blocking or not), excluding the receive half of Sendrecv.
     pub fn is_recv(self) -> bool {
@@ -133,6 +147,12 @@ impl Op {
                 | Op::Gather
                 | Op::Allgather
                 | Op::Scatter
+                | Op::Alltoallv
+                | Op::Allgatherv
+                | Op::Gatherv
+                | Op::Scatterv
+                | Op::ReduceScatter
+                | Op::Scan
         )
     }
 }

@@ -107,7 +107,7 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                         if call.peer != Peer::None {
                             obj.insert("peer".into(), json!(peer_str(call.peer)));
                         }
-                        if call.op.is_send() || call.op.is_recv() || call.op == Op::Sendrecv {
+                        if call.op.is_send() || call.op.is_recv() || call.op.is_sendrecv() {
                             obj.insert("tag".into(), json!(call.tag));
                         }
                         if call.bytes != 0 || !call.op.is_completion() {
@@ -136,7 +136,7 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                     }
                     // Arrow tails at sends (bound to the enclosing slice), heads at the call that
                     // completed the receive.
-                    if call.op.is_send() || call.op == Op::Sendrecv {
+                    if call.op.is_send() || call.op.is_sendrecv() {
                         if let Some(to) = call.peer.rank() {
                             let id = next_flow;
                             next_flow += 1;

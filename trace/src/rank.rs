@@ -113,11 +113,11 @@ impl RankTrace {
     }
 
     /// Every message this rank sent, as (world destination, tag, bytes, site):
-    /// blocking and nonblocking sends and Sendrecv's send half. PROC_NULL peers are skipped.
+    /// blocking and nonblocking sends and the send half of Sendrecv(_replace). PROC_NULL peers are skipped.
     pub fn sent(&self) -> Vec<Message> {
         let mut out = Vec::new();
         for (c, _) in self.mpi_calls() {
-            if c.op.is_send() || c.op == Op::Sendrecv {
+            if c.op.is_send() || c.op.is_sendrecv() {
                 if let Some(to) = c.peer.rank() {
                     out.push(Message { peer: to, tag: c.tag, bytes: c.bytes, site: c.site });
                 }
@@ -127,7 +127,7 @@ impl RankTrace {
     }
 
     /// Every message this rank received with its actual source: blocking receives, completed
-    /// Irecvs (from their completion part) and Sendrecv's receive half.
+    /// Irecvs (from their completion part) and the receive half of Sendrecv(_replace).
     pub fn received(&self) -> Vec<Message> {
         let mut out = Vec::new();
         for (c, parts) in self.mpi_calls() {

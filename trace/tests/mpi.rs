@@ -217,6 +217,33 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
                 assert_eq!(parts[0].bytes, 0, "receive from MPI_PROC_NULL is empty");
             }
         }
+        // vector collectives, scan, Sendrecv_replace, Rsend: ops and byte conventions
+        let by_site = |site: u32| t.mpi_calls().find(|(c, _)| c.site == site).map(|(c, p)| (*c, p.to_vec()));
+        let int = 4i64;
+        let r1 = i64::from(me) + 1;
+        let mut expect = vec![
+            (60, Op::Alltoallv, Peer::None, i64::from(p) * r1 * int),
+            (64, Op::ReduceScatter, Peer::None, 2 * i64::from(p) * int),
+            (65, Op::Scan, Peer::None, 8),
+            (66, Op::SendrecvReplace, Peer::Rank((me + 1) % p), int),
+        ];
+        if lang == Lang::C {
+            expect.extend([
+                (61, Op::Allgatherv, Peer::None, r1 * int),
+                (62, Op::Gatherv, Peer::Rank(0), r1 * int),
+                (63, Op::Scatterv, Peer::Rank(0), r1 * int),
+                (69, Op::Rsend, Peer::Rank((me + 1) % p), int),
+            ]);
+        }
+        if lang != Lang::Fixed {
+            for (site, op, peer, bytes) in expect {
+                let (c, parts) = by_site(site).unwrap_or_else(|| panic!("site {site} missing"));
+                assert_eq!((c.op, c.peer, c.bytes), (op, peer, bytes), "site {site}");
+                if op == Op::SendrecvReplace {
+                    assert_eq!((parts.len(), parts[0].peer, parts[0].bytes), (1, Peer::Rank(left), int));
+                }
+            }
+        }
         // phases: 3 entries with CPU time
         let phases: Vec<_> = t.phases().collect();
         assert_eq!(phases.len(), 3);
@@ -328,6 +355,7 @@ fn unwrapped_mpi_init_still_traced() {
     run(Command::new("mpicc").args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
     let exe = dir.path().join("late");
     run(Command::new("mpicc").arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+    // `launch` passes "1000": no abort
     let (_, traces) = launch(dir.path(), Mpi::OpenMpi, &exe, 3);
     for t in &traces {
         // the pre-init phase is kept, with no MPI_Wtime
@@ -341,4 +369,37 @@ fn unwrapped_mpi_init_still_traced() {
     let mut from: Vec<u32> = traces[0].received().iter().map(|m| m.peer).collect();
     from.sort();
     assert_eq!(from, vec![1, 2]);
+}
+
+#[test]
+fn abort_writes_events_but_no_trailer() {
+    need("mpicc");
+    need("mpirun");
+    let dir = tempfile::tempdir().unwrap();
+    augur_runtime::write_to(dir.path()).unwrap();
+    let obj = dir.path().join("augur_trace.o");
+    run(Command::new("mpicc").args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
+    let exe = dir.path().join("late");
+    run(Command::new("mpicc").arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+    let out = dir.path().join("abort");
+    let st = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "1"])
+        .env("AUGUR_TRACE_DIR", &out)
+        .arg(&exe)
+        .arg("abort")
+        .output()
+        .unwrap();
+    assert!(!st.status.success());
+    let mut r = TraceReader::open(&out.join("rank-0.augt")).unwrap();
+    let mut ops = Vec::new();
+    let err = loop {
+        match r.next_record() {
+            Ok(Some(Record::Mpi(c))) => ops.push(c.op),
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("an aborted rank must not have a trailer"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(ops, vec![Op::Abort]);
+    assert!(err.to_string().contains("did not reach MPI_Finalize"), "{err}");
 }

@@ -1,5 +1,6 @@
 /* late.c: calls MPI_Init itself (unwrapped), then traced calls; the runtime must still find its
- * rank and write a complete trace. Phase markers run before MPI_Init too. */
+ * rank and write a complete trace. Phase markers run before MPI_Init too. With argument
+ * `abort` every rank calls augur_MPI_Abort instead of finalizing. */
 #include <stdio.h>
 #include "augur.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
     for (int r = 1; r < size; r++) augur_MPI_Recv(7, &v, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   else
     augur_MPI_Send(8, &v, 1, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD);
+  if (argc > 1 && argv[1][0] == 'a') augur_MPI_Abort(10, MPI_COMM_WORLD, 3); /* "abort" */
   printf("rank %d s %.3f\n", rank, s);
   augur_MPI_Finalize(9);
   return 0;

@@ -93,6 +93,41 @@ int main(int argc, char **argv) {
   augur_MPI_Scatter(57, all, 1, MPI_INT, rbuf, 1, MPI_INT, 0, MPI_COMM_WORLD);
   acc += v + all[0] + rbuf[0];
 
+  /* vector collectives: rank r sends r+1 ints to every peer */
+  int *cnt = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
+  int *rcnt = malloc(sizeof(int) * (size_t)size), *rdsp = malloc(sizeof(int) * (size_t)size);
+  int *big = malloc(sizeof(int) * (size_t)size * (size_t)(size + 1));
+  for (int i = 0; i < size; i++) {
+    cnt[i] = rank + 1;
+    dsp[i] = i * (rank + 1);
+    rcnt[i] = i + 1;
+    rdsp[i] = i * (size + 1);
+  }
+  augur_MPI_Alltoallv(60, sbuf, cnt, dsp, MPI_INT, big, rcnt, rdsp, MPI_INT, MPI_COMM_WORLD);
+  augur_MPI_Allgatherv(61, sbuf, rank + 1, MPI_INT, big, rcnt, rdsp, MPI_INT, MPI_COMM_WORLD);
+  augur_MPI_Gatherv(62, sbuf, rank + 1, MPI_INT, big, rcnt, rdsp, MPI_INT, 0, MPI_COMM_WORLD);
+  augur_MPI_Scatterv(63, big, rcnt, rdsp, MPI_INT, rbuf, rank + 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < size; i++) rcnt[i] = 2;
+  augur_MPI_Reduce_scatter(64, sbuf, rbuf, rcnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  double pre = 0;
+  augur_MPI_Scan(65, &v, &pre, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  acc += big[(size - 1) * (size + 1)] + rbuf[1] + pre;
+  /* Sendrecv_replace around the ring; Rsend onto a receive posted before a barrier */
+  int token = rank;
+  augur_MPI_Sendrecv_replace(66, &token, 1, MPI_INT, right, 13, left, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Request rr1;
+  int got = -1;
+  augur_MPI_Irecv(67, &got, 1, MPI_INT, left, 14, MPI_COMM_WORLD, &rr1);
+  augur_MPI_Barrier(68, MPI_COMM_WORLD);
+  augur_MPI_Rsend(69, &token, 1, MPI_INT, right, 14, MPI_COMM_WORLD);
+  augur_MPI_Wait(70, &rr1, MPI_STATUS_IGNORE);
+  acc += token + got;
+  free(cnt);
+  free(dsp);
+  free(rcnt);
+  free(rdsp);
+  free(big);
+
   printf("rank %d checksum %.6f\n", rank, acc);
   free(all);
   free(sbuf);

@@ -7,7 +7,8 @@ program ring
   integer :: ierr, rank, nprocs, left, right, i, step, idx, rev, rr, it
   integer :: req(2), sts(MPI_STATUS_SIZE, 2), st(MPI_STATUS_SIZE)
   double precision :: a(n), b(n), s, x
-  integer :: ia(4 * 64), ib(4 * 64)
+  integer :: ia(4 * 64), ib(4 * 64), ibig(64 * 65)
+  integer :: cnt(64), dsp(64), rcnt(64), rdsp(64)
 
   call augur_mpi_init(1, ierr)
   call augur_mpi_comm_rank(2, MPI_COMM_WORLD, rank, ierr)
@@ -66,6 +67,18 @@ program ring
   call augur_mpi_allgather(56, MPI_IN_PLACE, 0, MPI_INTEGER, ib, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call augur_mpi_scatter(57, ib, 1, MPI_INTEGER, ia, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   s = s + ib(1) + ia(1)
+  ! vector collectives and Sendrecv_replace through the Fortran entry points
+  cnt = rank + 1
+  dsp = [(i * (rank + 1), i = 0, 63)]
+  rcnt = [(i + 1, i = 0, 63)]
+  rdsp = [(i * 65, i = 0, 63)]
+  call augur_mpi_alltoallv(60, ia, cnt, dsp, MPI_INTEGER, ibig, rcnt, rdsp, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  rcnt = 2
+  call augur_mpi_reduce_scatter(64, ia, ib, rcnt, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call augur_mpi_scan(65, s, x, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  idx = rank
+  call augur_mpi_sendrecv_replace(66, idx, 1, MPI_INTEGER, right, 13, left, 13, MPI_COMM_WORLD, st, ierr)
+  s = s + ibig(66) + ib(2) + idx
   write (*, '(A,I3,A,F16.4)') 'rank', rank, ' checksum', s
   call augur_mpi_finalize(99, ierr)
 end program ring
