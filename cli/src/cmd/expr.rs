@@ -104,6 +104,9 @@ pub enum ExprCommand {
         /// Ordinary instead of relative least squares
         #[arg(long)]
         absolute: bool,
+        /// PMNF: parameters that may also appear with negative exponents (e.g. P for N^2/P)
+        #[arg(long, value_delimiter = ',')]
+        inverse: Vec<String>,
         #[command(flatten)]
         fmt: Format,
     },
@@ -235,7 +238,7 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
             }
         }
-        ExprCommand::Fit { data, params, terms, value, absolute, fmt } => {
+        ExprCommand::Fit { data, params, terms, value, absolute, inverse, fmt } => {
             let params: Vec<String> = params.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
             if params.is_empty() {
                 bail!("--params is empty: name the parameter columns, e.g. --params N,P");
@@ -244,6 +247,7 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
             let names: Vec<&str> = params.iter().map(String::as_str).collect();
             let opts = FitOptions {
                 weighting: if absolute { fit::Weighting::Absolute } else { fit::Weighting::Relative },
+                inverse_params: inverse.iter().map(|s| s.trim().to_string()).collect(),
                 ..FitOptions::default()
             };
             let result = match &terms {

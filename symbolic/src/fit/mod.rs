@@ -31,11 +31,14 @@ pub struct FitOptions {
     pub weighting: Weighting,
     /// PMNF: single-parameter terms kept per parameter before combining parameters.
     pub top_per_param: usize,
+    /// PMNF: parameters whose terms may also decrease, X^-a·log2(X)^b (strong scaling in P:
+    /// `N^2/P`); Extra-P's sets are non-negative only.
+    pub inverse_params: Vec<String>,
 }
 
 impl Default for FitOptions {
     fn default() -> Self {
-        FitOptions { weighting: Weighting::Relative, top_per_param: 3 }
+        FitOptions { weighting: Weighting::Relative, top_per_param: 3, inverse_params: Vec::new() }
     }
 }
 

@@ -15,18 +15,20 @@ pub const PMNF_EXPONENTS: [(i64, i64); 20] = [
 /// Extra-P's exponent set for the logarithm.
 pub const PMNF_LOG_EXPONENTS: [i64; 3] = [0, 1, 2];
 
-/// All non-constant single-parameter terms X^a·log2(X)^b.
-fn single_terms(param: &str) -> Vec<Expr> {
+/// All non-constant single-parameter terms X^a·log2(X)^b (and X^-a·log2(X)^b when `inverse`).
+fn single_terms(param: &str, inverse: bool) -> Vec<Expr> {
     let x = Expr::var(param);
     let lx = x.log2();
     let mut out = Vec::new();
-    for (n, d) in PMNF_EXPONENTS {
-        for b in PMNF_LOG_EXPONENTS {
-            if n == 0 && b == 0 {
-                continue;
+    for sign in if inverse { [1, -1].as_slice() } else { [1].as_slice() } {
+        for (n, d) in PMNF_EXPONENTS {
+            for b in PMNF_LOG_EXPONENTS {
+                if n == 0 && (b == 0 || *sign < 0) {
+                    continue;
+                }
+                let a = Rational::new(sign * n, d).unwrap_or(Rational::ZERO);
+                out.push(x.pow(a) * lx.powi(b));
             }
-            let a = Rational::new(n, d).unwrap_or(Rational::ZERO);
-            out.push(x.pow(a) * lx.powi(b));
         }
     }
     out
@@ -38,7 +40,7 @@ fn slice_key(point: &[f64], skip: usize) -> Vec<u64> {
 }
 
 /// Rank the single-parameter terms of `params[j]` by mean LOO error of `c0 + c1·t` over slices
-/// with at least 4 points (falling back to all points when there are none).
+/// with at least 3 points (falling back to all points when there are none).
 fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Vec<(f64, Expr)> {
     type Slice = (Vec<Vec<f64>>, Vec<f64>);
     let mut slices: BTreeMap<Vec<u64>, Slice> = BTreeMap::new();
@@ -47,12 +49,13 @@ fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], op
         s.0.push(vec![p[j]]);
         s.1.push(*v);
     }
-    slices.retain(|_, (p, _)| p.len() >= 4);
+    slices.retain(|_, (p, _)| p.len() >= 3);
     if slices.is_empty() {
         slices.insert(Vec::new(), (points.iter().map(|p| vec![p[j]]).collect(), values.to_vec()));
     }
     let name = [params[j]];
-    let mut ranked: Vec<(f64, Expr)> = single_terms(params[j])
+    let inverse = opts.inverse_params.iter().any(|p| p == params[j]);
+    let mut ranked: Vec<(f64, Expr)> = single_terms(params[j], inverse)
         .into_iter()
         .filter_map(|t| {
             let h = [Expr::one(), t.clone()];
@@ -69,7 +72,8 @@ fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], op
 
 /// Search PMNF hypotheses over `params` and return the best by LOO relative error.
 ///
-/// One parameter: `c0 + c1·X^a·log2(X)^b` over Extra-P's exponent sets (and the constant).
+/// One parameter: `c0 + c1·X^a·log2(X)^b` over Extra-P's exponent sets (and the constant);
+/// parameters in `opts.inverse_params` also get negative `a`.
 /// Several: the best `opts.top_per_param` terms of each parameter, combined as one product,
 /// one sum, the product plus one single term, and each single term alone (plus a constant).
 pub fn search_pmnf(params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Result<FitResult, FitError> {
@@ -80,7 +84,8 @@ pub fn search_pmnf(params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &
     let one = Expr::one();
     let mut hyps: Vec<Vec<Expr>> = vec![vec![one.clone()]];
     if params.len() == 1 {
-        hyps.extend(single_terms(params[0]).into_iter().map(|t| vec![one.clone(), t]));
+        let inverse = opts.inverse_params.iter().any(|p| p == params[0]);
+        hyps.extend(single_terms(params[0], inverse).into_iter().map(|t| vec![one.clone(), t]));
         return select(&hyps, params, points, values, opts);
     }
     let tops: Vec<Vec<Expr>> = (0..params.len())

@@ -82,6 +82,25 @@ fn pmnf_two_parameters() {
 }
 
 #[test]
+fn pmnf_strong_scaling_with_inverse_parameter() {
+    let truth = parse("0.01 + 3e-6*N^2/P").unwrap();
+    let mut pts = Vec::new();
+    for n in [256.0, 512.0, 1024.0, 2048.0, 4096.0] {
+        for p in [1.0, 2.0, 4.0, 8.0, 16.0, 32.0] {
+            pts.push(vec![n, p]);
+        }
+    }
+    let mut rng = Lcg(5);
+    let vals: Vec<f64> =
+        pts.iter().map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap() * (1.0 + 0.01 * rng.next())).collect();
+    let plain = search_pmnf(&["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
+    let opts = FitOptions { inverse_params: vec!["P".into()], ..FitOptions::default() };
+    let fit = search_pmnf(&["N", "P"], &pts, &vals, &opts).unwrap();
+    assert!(fit.coeffs.iter().any(|c| c.term == parse("N^2/P").unwrap()), "{}", fit.expr);
+    assert!(fit.loo_rel_error < 0.01 && fit.loo_rel_error < plain.loo_rel_error, "{} vs {}", fit.loo_rel_error, plain.loo_rel_error);
+}
+
+#[test]
 fn errors_are_typed() {
     let t = [Expr::one(), parse("N").unwrap()];
     assert_eq!(fit_terms(&t, &["N"], &[], &[], &FitOptions::default()).unwrap_err(), FitError::Empty);
