@@ -43,6 +43,7 @@
 #define AGG_BRANCH 2
 #define AGG_CALL 3
 #define AGG_TEST_PENDING 4
+#define BUF_INIT (1u << 16) /* grows to BUF_CAP: SMPI runs hold one buffer per rank in one process */
 #define BUF_CAP (1u << 20)
 #define PHASE_STACK 256
 #define CALL_STACK 1024
@@ -97,8 +98,8 @@ static augur_state *state_new(void) {
   /* Call timing costs two clock reads per call (~90 ns each on a VM): opt-in. */
   const char *tc = getenv("AUGUR_CALL_TIMES");
   s->time_calls = tc && *tc && *tc != '0';
-  s->buf = malloc(BUF_CAP);
-  s->cap = s->buf ? BUF_CAP : 0;
+  s->buf = malloc(BUF_INIT);
+  s->cap = s->buf ? BUF_INIT : 0;
   if (!s->buf) s->broken = 1;
   return s;
 }
@@ -166,7 +167,7 @@ static void flush_buf(augur_state *s) {
 static unsigned char *reserve(augur_state *s, size_t n) {
   if (!s || s->broken || s->done) return NULL;
   if (s->len + n > s->cap) {
-    if (s->fd >= 0) flush_buf(s);
+    if (s->fd >= 0 && s->cap >= BUF_CAP) flush_buf(s);
     if (s->len + n > s->cap) {
       size_t cap = s->cap * 2 + n;
       unsigned char *b = realloc(s->buf, cap);

@@ -347,20 +347,26 @@ fn killed_rank_leaves_truncated_trace() {
 
 #[test]
 fn unwrapped_mpi_init_still_traced() {
-    need("mpicc");
-    need("mpirun");
-    let dir = tempfile::tempdir().unwrap();
-    augur_runtime::write_to(dir.path()).unwrap();
-    let obj = dir.path().join("augur_trace.o");
-    run(Command::new("mpicc").args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
-    let exe = dir.path().join("late");
-    run(Command::new("mpicc").arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+    for (mpi, cc) in [(Mpi::OpenMpi, "mpicc"), (Mpi::Smpi { privatize: false }, "smpicc")] {
+        need(cc);
+        let dir = tempfile::tempdir().unwrap();
+        augur_runtime::write_to(dir.path()).unwrap();
+        let obj = dir.path().join("augur_trace.o");
+        run(Command::new(cc).args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
+        let exe = dir.path().join("late");
+        run(Command::new(cc).arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+        check_late(dir.path(), mpi, &exe);
+    }
+}
+
+fn check_late(dir: &Path, mpi: Mpi, exe: &Path) {
     // `launch` passes "1000": no abort
-    let (_, traces) = launch(dir.path(), Mpi::OpenMpi, &exe, 3);
+    let (_, traces) = launch(dir, mpi, exe, 3);
     for t in &traces {
         // the pre-init phase is kept, with no MPI_Wtime
         let ph: Vec<_> = t.phases().collect();
-        assert_eq!(ph.len(), 1);
+        assert_eq!(ph.len(), 30001, "one pre-init phase and 30000 across buffer flushes");
+        assert!(ph[1..].iter().all(|p| p.site == 6 && p.start.wtime.is_finite()));
         assert!(ph[0].start.wtime.is_nan() && ph[0].cpu_ns > 0);
         let ops: Vec<Op> = t.mpi_calls().map(|(c, _)| c.op).collect();
         let expect = if t.header.rank == 0 { vec![Op::Recv, Op::Recv, Op::Finalize] } else { vec![Op::Send, Op::Finalize] };

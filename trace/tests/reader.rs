@@ -209,3 +209,77 @@ proptest! {
         }
     }
 }
+
+fn arb_stamp() -> impl Strategy<Value = Stamp> {
+    (any::<u64>(), prop_oneof![Just(f64::NAN), -1e9f64..1e9]).prop_map(|(mono_ns, wtime)| Stamp { mono_ns, wtime })
+}
+
+fn arb_peer() -> impl Strategy<Value = Peer> {
+    prop_oneof![
+        (0u32..1 << 30).prop_map(Peer::Rank),
+        Just(Peer::None),
+        Just(Peer::ProcNull),
+        Just(Peer::Any),
+        Just(Peer::Unknown)
+    ]
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    (1u8..=31).prop_map(|c| Op::from_code(c).unwrap())
+}
+
+/// A random well-formed event sequence: MPI calls followed by exactly the parts they announce.
+fn arb_events() -> impl Strategy<Value = Vec<Record>> {
+    let call = (arb_op(), any::<u16>(), any::<u32>(), arb_peer(), any::<i32>(), any::<i64>(), any::<i32>(), 0u32..3, any::<u64>(), arb_stamp(), arb_stamp());
+    let part = (arb_op(), any::<u16>(), any::<u32>(), arb_peer(), any::<i32>(), any::<i64>(), any::<u64>())
+        .prop_map(|(op, flags, site, peer, tag, bytes, req_id)| Part { op, flags, site, peer, tag, bytes, req_id });
+    let mpi = (call, proptest::collection::vec(part, 2)).prop_map(
+        |((op, flags, site, peer, tag, bytes, comm_size, nparts, req_id, start, end), parts)| {
+            let mut v = vec![Record::Mpi(MpiCall { op, flags, site, peer, tag, bytes, comm_size, nparts, req_id, start, end })];
+            v.extend(parts.into_iter().take(nparts as usize).map(Record::Part));
+            v
+        },
+    );
+    let phase = (any::<u32>(), any::<u16>(), arb_stamp(), arb_stamp(), any::<u64>())
+        .prop_map(|(site, depth, start, end, cpu_ns)| vec![Record::Phase(Phase { site, depth, start, end, cpu_ns })]);
+    proptest::collection::vec(prop_oneof![mpi, phase], 0..40).prop_map(|v| v.into_iter().flatten().collect())
+}
+
+fn same(a: &Record, b: &Record) -> bool {
+    // NaN wtimes compare by bits
+    format!("{a:?}") == format!("{b:?}")
+}
+
+proptest! {
+    #[test]
+    fn writer_reader_round_trip(events in arb_events(), aggs in proptest::collection::vec((1u8..=4, any::<u32>(), any::<i32>(), any::<[u64; 4]>()), 0..10)) {
+        let mut w = TraceWriter::new(&header(1, 3));
+        for e in &events {
+            w.record(e);
+        }
+        let kinds = [AggKind::Loop, AggKind::Branch, AggKind::Call, AggKind::TestPending];
+        let aggs: Vec<Record> = aggs
+            .into_iter()
+            .map(|(k, site, arm, [count, sum, min, max])| {
+                Record::Aggregate(Aggregate { kind: kinds[usize::from(k - 1)], site, arm, count, sum, min, max })
+            })
+            .collect();
+        for a in &aggs {
+            w.record(a);
+        }
+        let bytes = w.finish(5, 2);
+        let mut r = TraceReader::new(Path::new("p"), bytes.as_slice()).unwrap();
+        let mut got = Vec::new();
+        while let Some(rec) = r.next_record().unwrap() {
+            got.push(rec);
+        }
+        let expect: Vec<Record> = events.iter().chain(aggs.iter()).cloned().collect();
+        prop_assert_eq!(got.len(), expect.len() + 1);
+        for (g, e) in got.iter().zip(&expect) {
+            prop_assert!(same(g, e), "{:?} != {:?}", g, e);
+        }
+        let t = RankTrace::from_bytes(Path::new("p"), bytes.as_slice()).unwrap();
+        prop_assert_eq!(t.trailer.anomalies, 2);
+        prop_assert_eq!(t.aggregates.len(), aggs.len());
+    }
+}

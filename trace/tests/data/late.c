@@ -13,6 +13,12 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* 30000 phase events (1.4 MB): the buffer grows and is flushed several times */
+  for (int k = 0; k < 30000; k++) {
+    augur_phase_begin(6);
+    s += k;
+    augur_phase_end(6);
+  }
   double v = rank;
   if (rank == 0)
     for (int r = 1; r < size; r++) augur_MPI_Recv(7, &v, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
