@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod expr;
+mod profile;
 mod trace;
 use std::process::ExitCode;
 
@@ -24,11 +25,14 @@ pub enum Command {
     // Each subcommand's variant is added with its module.
     /// Inspect recorded runs: export a timeline for Perfetto, dump a rank's records
     Trace(trace::TraceArgs),
+    /// Instrument, build and run a program over a grid of sizes and rank counts, recording traces
+    Profile(profile::ProfileArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Expr(args) => expr::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::Profile(args) => profile::run(args),
     }
 }

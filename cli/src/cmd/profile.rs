@@ -1,0 +1,355 @@
+//! `augur profile`: instrument a program, build it with the MPI compiler wrappers, run every
+//! configuration of a (parameters × rank counts) grid with per-rank tracing, and record each run
+//! in `<prog>.augur/manifest.json`. Runs that fail or hang are recorded and the grid goes on;
+//! configurations already recorded ok are skipped, so re-running resumes an interrupted profile.
+//!
+//! Layout of the run directory (default `./<prog>.augur`, or `--out DIR`):
+//! `manifest.json`, `apt.json` (the APT whose site ids the traces use), `build/` (instrumented
+//! sources, runtime, objects, executable, `build.log`), `runs/<config>/` (`rank-<r>.augt`,
+//! `stdout.txt`, `stderr.txt`). Runs start in the current directory, so relative input files in
+//! the program's arguments resolve as they would by hand.
+
+mod build;
+mod grid;
+mod instrument;
+mod launch;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use trace::{Manifest, RunDir, RunRecord, RunStatus};
+
+pub use launch::Launcher;
+
+#[derive(Debug, Args)]
+#[command(after_help = "ARGS are the program's arguments (the executable is the one augur builds). \
+    {NAME} expands to a --param value, {P} to the rank count, {{ and }} to literal braces. \
+    Without ARGS the parameter values are passed in the order the --param options were given.\n\n\
+    Exit status: 0 every run ok, 1 some run failed or timed out, 2 usage, input or build error.\n\n\
+    Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}")]
+pub struct ProfileArgs {
+    /// The program's main source file (C, fixed-form or free-form Fortran)
+    pub source: PathBuf,
+    /// Directory searched for include files (after the source's own directory)
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Preprocessor definition for C sources, NAME or NAME=VALUE
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Source form when the extension does not say
+    #[arg(long, value_enum)]
+    pub form: Option<FormArg>,
+    /// Rank counts, comma-separated (repeatable)
+    #[arg(long, required = true, value_name = "P,P,...")]
+    pub np: Vec<String>,
+    /// A problem parameter and its values, NAME=V1,V2,... (repeatable)
+    #[arg(long, value_name = "NAME=V,...")]
+    pub param: Vec<String>,
+    /// mpirun (Open MPI: mpicc/mpif90) or smpirun (SimGrid SMPI: smpicc/smpiff/smpif90)
+    #[arg(long, value_enum, default_value_t = Launcher::Mpirun)]
+    pub launcher: Launcher,
+    /// SMPI platform XML (default: a flat 4096-node cluster written to build/platform.xml)
+    #[arg(long, value_name = "XML")]
+    pub platform: Option<PathBuf>,
+    /// Kill a run (its whole process group) after this long: 60s, 500ms, 2m
+    #[arg(long, default_value = "60s")]
+    pub timeout: String,
+    /// Run directory (default: ./<prog>.augur)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Discard runs recorded from another version of the source or another MPI, and rerun all
+    #[arg(long)]
+    pub force: bool,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// The program's arguments, with {NAME} and {P} placeholders
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormArg {
+    C,
+    Fixed,
+    Free,
+}
+
+/// One line of the summary.
+#[derive(Debug, Serialize)]
+struct Row {
+    config: String,
+    /// `ok`, `failed`, `timeout`, or `skipped` (recorded ok by an earlier profile).
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    wall_seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    run_dir: String,
+    program: String,
+    mpi: String,
+    runs: Vec<Row>,
+    ok: usize,
+    skipped: usize,
+    failed: usize,
+    timeout: usize,
+}
+
+pub fn run(args: ProfileArgs) -> Result<ExitCode> {
+    // Every usage error surfaces before anything is built or run.
+    let nps = grid::parse_np(&args.np)?;
+    let params = args.param.iter().map(|p| grid::parse_param(p)).collect::<Result<Vec<_>, _>>()?;
+    let configs = grid::configs(&params, &nps)?;
+    let timeout = grid::parse_duration(&args.timeout)?;
+    let argvs = configs.iter().map(|c| c.expand_args(&args.args)).collect::<Result<Vec<_>, _>>()?;
+    if args.platform.is_some() && args.launcher != Launcher::Smpirun {
+        bail!("--platform only applies to --launcher smpirun");
+    }
+    if args.launcher == Launcher::Smpirun {
+        // smpirun is a shell script that word-splits the program's arguments.
+        if let Some(a) = argvs.iter().flatten().find(|a| a.contains(char::is_whitespace) || a.is_empty()) {
+            bail!("argument `{a}`: smpirun splits arguments at whitespace and drops empty ones; pass it another way");
+        }
+    }
+    let source_bytes = std::fs::read(&args.source).with_context(|| format!("cannot read {}", args.source.display()))?;
+
+    let rd = run_dir(&args)?;
+    let mut manifest = open_manifest(&rd, &args, &source_bytes)?;
+    let mpi = launch::mpi_implementation(args.launcher).with_context(|| {
+        format!("`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)", args.launcher.program())
+    })?;
+    if !args.force {
+        if let Some(other) = manifest.runs.iter().find(|r| r.status.is_ok() && r.mpi != mpi) {
+            bail!(
+                "{}: run {} was recorded with {}, this profile uses {mpi}; use --force to discard the old runs or --out for another directory",
+                rd.manifest_path().display(),
+                other.config,
+                other.mpi
+            );
+        }
+    }
+    rd.save_manifest(&manifest)?;
+
+    let build_dir = rd.root().join("build");
+    let prepared = instrument::prepare(&args)?;
+    for w in &prepared.warnings {
+        eprintln!("warning: {w}");
+    }
+    trace::write_atomic(&rd.root().join(instrument::APT_FILE), prepared.apt_json.as_bytes())?;
+    let exe = build::build(&prepared.input, args.launcher, &build_dir)?;
+    let spec = launch_spec(&args, &build_dir)?;
+
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let host = launch::host_name();
+    let pb = progress(configs.len() as u64);
+    let mut rows = Vec::new();
+    for (config, prog_args) in configs.iter().zip(&argvs) {
+        let id = config.id();
+        pb.set_message(id.clone());
+        if manifest.is_done(&id) {
+            let wall = manifest.run(&id).map_or(0.0, |r| r.wall_seconds);
+            rows.push(Row { config: id, status: "skipped", reason: None, wall_seconds: wall });
+            pb.inc(1);
+            continue;
+        }
+        let argv = spec.argv(config.np, &exe, prog_args);
+        let record = run_one(&rd, config, &id, argv, &cwd, timeout, &mpi, &host)?;
+        let (status, reason) = match &record.status {
+            RunStatus::Ok => ("ok", None),
+            RunStatus::Failed { reason } => ("failed", Some(reason.clone())),
+            RunStatus::Timeout { reason } => ("timeout", Some(reason.clone())),
+        };
+        let line = format!("{status:<8} {id:<28} {:>8.2} s{}", record.wall_seconds, reason.as_deref().map(|r| format!("  {r}")).unwrap_or_default());
+        if pb.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            pb.println(line);
+        }
+        rows.push(Row { config: id, status, reason, wall_seconds: record.wall_seconds });
+        manifest.upsert(record);
+        rd.save_manifest(&manifest)?;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+
+    let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+    let summary = Summary {
+        run_dir: rd.root().display().to_string(),
+        program: manifest.program.clone(),
+        mpi,
+        ok: count("ok"),
+        skipped: count("skipped"),
+        failed: count("failed"),
+        timeout: count("timeout"),
+        runs: rows,
+    };
+    print_summary(&summary, args.json)?;
+    Ok(if summary.failed + summary.timeout > 0 { ExitCode::from(super::EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+}
+
+/// The run directory as an absolute path (the launcher and the ranks run elsewhere).
+fn run_dir(args: &ProfileArgs) -> Result<RunDir> {
+    let root = match &args.out {
+        Some(o) => o.clone(),
+        None => RunDir::default_for(&args.source, None).root().to_path_buf(),
+    };
+    let root = std::path::absolute(&root).with_context(|| format!("bad output directory {}", root.display()))?;
+    Ok(RunDir::at(root))
+}
+
+/// The existing manifest if it was recorded from the same source, a fresh one otherwise
+/// (with `--force`; without, a changed source is an error so old and new runs never mix).
+fn open_manifest(rd: &RunDir, args: &ProfileArgs, source_bytes: &[u8]) -> Result<Manifest> {
+    let fresh = Manifest::new(&args.source, source_bytes);
+    let Some(old) = rd.load_manifest()? else { return Ok(fresh) };
+    if old.source_hash == fresh.source_hash && !args.force {
+        return Ok(old);
+    }
+    if !args.force {
+        bail!(
+            "{}: its runs were recorded from a different version of {} ({} there, {} now); use --force to discard them or --out for another directory",
+            rd.manifest_path().display(),
+            args.source.display(),
+            short(&old.source_hash),
+            short(&fresh.source_hash)
+        );
+    }
+    let runs = rd.root().join(trace::run_dir::RUNS);
+    if runs.exists() {
+        std::fs::remove_dir_all(&runs).with_context(|| format!("cannot remove {}", runs.display()))?;
+    }
+    Ok(fresh)
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..19).unwrap_or(hash)
+}
+
+fn launch_spec(args: &ProfileArgs, build_dir: &Path) -> Result<launch::LaunchSpec> {
+    let mut spec =
+        launch::LaunchSpec { launcher: args.launcher, platform: None, hostfile: None, root: launch::running_as_root() };
+    if args.launcher == Launcher::Smpirun {
+        let platform = match &args.platform {
+            Some(p) => std::path::absolute(p).with_context(|| format!("bad platform path {}", p.display()))?,
+            None => {
+                let p = build_dir.join("platform.xml");
+                trace::write_atomic(&p, launch::DEFAULT_PLATFORM.as_bytes())?;
+                p
+            }
+        };
+        let xml =
+            std::fs::read_to_string(&platform).with_context(|| format!("cannot read platform {}", platform.display()))?;
+        let hosts = launch::platform_hosts(&xml);
+        if hosts.is_empty() {
+            bail!("{}: no <host> or <cluster> found in the platform", platform.display());
+        }
+        let hostfile = build_dir.join("hosts.txt");
+        let text: String = hosts.iter().map(|h| format!("{h}\n")).collect();
+        trace::write_atomic(&hostfile, text.as_bytes())?;
+        spec.platform = Some(platform);
+        spec.hostfile = Some(hostfile);
+    }
+    Ok(spec)
+}
+
+/// Runs one configuration into a clean `runs/<config>/` and says how it went. Only I/O errors on
+/// augur's own files are errors; everything the program does is recorded as the run's status.
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    rd: &RunDir,
+    config: &grid::Config,
+    id: &str,
+    argv: Vec<String>,
+    cwd: &Path,
+    timeout: Duration,
+    mpi: &str,
+    host: &str,
+) -> Result<RunRecord> {
+    let dir = rd.run_path(id);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    let dir = rd.create_run(id)?;
+    let stdout = dir.join(trace::run_dir::STDOUT);
+    let stderr = dir.join(trace::run_dir::STDERR);
+    let date = trace::now_rfc3339();
+    let (outcome, took) = launch::run_captured(&argv, &[("AUGUR_TRACE_DIR", &dir)], cwd, &stdout, &stderr, timeout)
+        .with_context(|| format!("cannot start `{}`", argv.first().map(String::as_str).unwrap_or("")))?;
+    let (status, exit_code) = match outcome {
+        launch::Outcome::TimedOut => {
+            let mut reason = format!("killed after the {} s timeout (deadlock, or raise --timeout)", fmt_secs(timeout));
+            if let Some(l) = launch::last_line(&stderr) {
+                reason.push_str(&format!("; last stderr line: {l}"));
+            }
+            (RunStatus::Timeout { reason }, None)
+        }
+        launch::Outcome::Exited(st) if st.success() => (check_traces(&dir, config.np), st.code()),
+        launch::Outcome::Exited(st) => (RunStatus::Failed { reason: launch::failure_reason(&st, &stderr) }, st.code()),
+    };
+    Ok(RunRecord {
+        config: id.to_string(),
+        params: config.values(),
+        np: config.np,
+        mpi: mpi.to_string(),
+        launcher: argv,
+        host: host.to_string(),
+        date,
+        status,
+        wall_seconds: (took.as_secs_f64() * 1e3).round() / 1e3,
+        exit_code,
+    })
+}
+
+/// A run that exited 0 is ok only if every rank left a readable trace.
+fn check_traces(dir: &Path, np: u32) -> RunStatus {
+    match trace::read_run(dir) {
+        Ok(t) if t.len() == np as usize => RunStatus::Ok,
+        Ok(t) => RunStatus::Failed { reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()) },
+        Err(e) => RunStatus::Failed { reason: format!("exited 0 but the traces are unreadable: {e}") },
+    }
+}
+
+fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
+fn progress(len: u64) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}") {
+        pb.set_style(style);
+    }
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+fn print_summary(s: &Summary, json: bool) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, s)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "{} ({}): {}", s.program, s.mpi, s.run_dir)?;
+    for r in &s.runs {
+        write!(out, "  {:<8} {:<28} {:>8.2} s", r.status, r.config, r.wall_seconds)?;
+        match &r.reason {
+            Some(reason) => writeln!(out, "  {reason}")?,
+            None => writeln!(out)?,
+        }
+    }
+    writeln!(out, "{} ok, {} skipped, {} failed, {} timed out", s.ok, s.skipped, s.failed, s.timeout)?;
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! The source side of `augur profile`: load the program with the front end, build its APT (site
+//! ids), generate the instrumented copy with `codegen`, and hand the texts to the build step. The
+//! APT is saved beside the manifest so analysis maps the site ids in the traces back to source.
+
+use super::build::{BuildInput, Lang};
+use super::{FormArg, ProfileArgs};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// File name of the saved APT in the run directory.
+pub const APT_FILE: &str = "apt.json";
+
+/// What the build needs, plus the APT as JSON and non-fatal notes for the user.
+#[derive(Debug)]
+pub struct Prepared {
+    pub input: BuildInput,
+    pub apt_json: String,
+    pub warnings: Vec<String>,
+}
+
+/// Loads, analyses and instruments `args.source`. Syntax errors stop here (exit 2) with the front
+/// end's diagnostics: instrumenting a program the parser misread would produce a wrong build.
+pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
+    let opts = frontend::Options {
+        form: match args.form {
+            None => frontend::Form::Auto,
+            Some(FormArg::C) => frontend::Form::C,
+            Some(FormArg::Fixed) => frontend::Form::Fixed,
+            Some(FormArg::Free) => frontend::Form::Free,
+        },
+        include_dirs: args.include.clone(),
+        defines: args
+            .define
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d.clone(), None),
+            })
+            .collect(),
+    };
+    let lowered = frontend::load(&args.source, &opts).with_context(|| format!("cannot load {}", args.source.display()))?;
+    let lang = match (lowered.program.language, opts.form) {
+        (frontend::Language::C, _) => Lang::C,
+        (frontend::Language::Fortran, frontend::Form::Fixed) => Lang::FortranFixed,
+        (frontend::Language::Fortran, frontend::Form::Free) => Lang::FortranFree,
+        (frontend::Language::Fortran, _) => match frontend::form_for_path(&args.source) {
+            Some(frontend::Form::Fixed) => Lang::FortranFixed,
+            _ => Lang::FortranFree,
+        },
+    };
+    let mut warnings = Vec::new();
+    for d in &lowered.diagnostics {
+        let text = frontend::diagnostic::render_human(d, &lowered.sources);
+        if d.severity == frontend::Severity::Error {
+            eprint!("{text}");
+        } else if d.severity == frontend::Severity::Warning {
+            warnings.push(text.trim_end().to_string());
+        }
+    }
+    if lowered.has_errors() {
+        bail!("{}: the source has errors (above); fix them before profiling", args.source.display());
+    }
+
+    // PENDING: the APT and codegen crates are being written; until they land, profile cannot
+    // build an instrumented program and says so.
+    bail!("instrumentation is not available in this build yet (the apt and codegen crates are missing)");
+    #[allow(unreachable_code)]
+    let (apt_json, inst): (String, Instrumented) = unreachable_instrumented();
+    let src_dir = args.source.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let src_dir = std::path::absolute(src_dir).with_context(|| format!("bad source path {}", args.source.display()))?;
+    let mut include_dirs = vec![src_dir.clone()];
+    for d in &args.include {
+        include_dirs.push(std::path::absolute(d).with_context(|| format!("bad include directory {}", d.display()))?);
+    }
+    let main = file_name(&args.source)?;
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    for f in &inst.files {
+        files.push((relative_to(&f.path, &src_dir), f.text.clone()));
+    }
+    if !files.iter().any(|(p, _)| *p == main) {
+        bail!("codegen returned no instrumented text for {}", args.source.display());
+    }
+    files.sort_by_key(|(p, _)| *p != main);
+    let exe_name = trace::run_dir::program_name(&args.source);
+    Ok(Prepared {
+        input: BuildInput { lang, main, files, include_dirs, defines: args.define.clone(), exe_name },
+        apt_json,
+        warnings,
+    })
+}
+
+#[derive(Debug)]
+struct OutFile { path: PathBuf, text: String }
+#[derive(Debug)]
+struct Instrumented { files: Vec<OutFile> }
+fn unreachable_instrumented() -> (String, Instrumented) { (String::new(), Instrumented { files: Vec::new() }) }
+
+fn file_name(p: &Path) -> Result<PathBuf> {
+    p.file_name().map(PathBuf::from).with_context(|| format!("{}: not a file name", p.display()))
+}
+
+/// `path` relative to `dir` when inside it (includes next to the main file), else its file name
+/// (an include from a `-I` directory, written flat into the build directory).
+fn relative_to(path: &Path, dir: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match abs.strip_prefix(dir) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => path.file_name().map(PathBuf::from).unwrap_or_else(|| path.to_path_buf()),
+    }
+}

@@ -1,0 +1,346 @@
+//! Launching one configuration: the launcher's argument vector (Open MPI `mpirun` or SimGrid
+//! `smpirun`), the MPI implementation's name, and running a child in its own process group with
+//! output captured to files and the whole group killed at the timeout. Arguments go to
+//! `std::process::Command` one by one; nothing passes through a shell.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Which launcher (and compiler wrapper family) a profile uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Launcher {
+    /// Open MPI (or any `mpirun`): mpicc / mpif90 / mpirun
+    Mpirun,
+    /// SimGrid SMPI: smpicc / smpiff / smpif90 / smpirun on a platform XML
+    Smpirun,
+}
+
+impl Launcher {
+    pub fn program(self) -> &'static str {
+        match self {
+            Launcher::Mpirun => "mpirun",
+            Launcher::Smpirun => "smpirun",
+        }
+    }
+}
+
+/// Everything needed to turn (np, program argv) into a launcher command line.
+#[derive(Debug, Clone)]
+pub struct LaunchSpec {
+    pub launcher: Launcher,
+    /// SMPI only: platform XML and the generated hostfile.
+    pub platform: Option<PathBuf>,
+    pub hostfile: Option<PathBuf>,
+    /// Running as root (Open MPI refuses to without `--allow-run-as-root`).
+    pub root: bool,
+}
+
+impl LaunchSpec {
+    /// The full argv: launcher, its options, the executable and the program's arguments.
+    pub fn argv(&self, np: u32, exe: &Path, args: &[String]) -> Vec<String> {
+        let mut v = vec![self.launcher.program().to_string()];
+        match self.launcher {
+            Launcher::Mpirun => {
+                if self.root {
+                    v.push("--allow-run-as-root".into());
+                }
+                // More ranks than cores on small machines; Open MPI then yields when idle.
+                v.push("--oversubscribe".into());
+                v.extend(["-np".into(), np.to_string()]);
+            }
+            Launcher::Smpirun => {
+                v.extend(["-np".into(), np.to_string()]);
+                if let Some(p) = &self.platform {
+                    v.extend(["-platform".into(), p.display().to_string()]);
+                }
+                if let Some(h) = &self.hostfile {
+                    v.extend(["-hostfile".into(), h.display().to_string()]);
+                }
+                // Compute between MPI calls is charged to simulated time at this speed; the
+                // default (20000 flop/s) would scale measured compute wrongly.
+                v.push("--cfg=smpi/host-speed:1Gf".into());
+                v.push("--log=root.thres:warning".into());
+            }
+        }
+        v.push(exe.display().to_string());
+        v.extend(args.iter().cloned());
+        v
+    }
+}
+
+/// Whether this process runs as root (Open MPI needs `--allow-run-as-root` then).
+pub fn running_as_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// The host name for the manifest.
+pub fn host_name() -> String {
+    rustix::system::uname().nodename().to_string_lossy().into_owned()
+}
+
+/// `Open MPI 4.1.4`, `SimGrid SMPI 3.32`, or the launcher's first version line. `None` when the
+/// launcher cannot be run at all (not installed).
+pub fn mpi_implementation(launcher: Launcher) -> Option<String> {
+    let (prog, flag) = match launcher {
+        Launcher::Mpirun => ("mpirun", "--version"),
+        Launcher::Smpirun => ("smpirun", "-version"),
+    };
+    let out = Command::new(prog).arg(flag).stdin(Stdio::null()).output().ok()?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty())?.to_string();
+    Some(name_from_version_line(&first))
+}
+
+fn name_from_version_line(line: &str) -> String {
+    // `mpirun (Open MPI) 4.1.4` / `SimGrid version 3.32` / `HYDRA build details:` ...
+    if let Some(rest) = line.strip_prefix("mpirun (") {
+        if let Some((name, ver)) = rest.split_once(')') {
+            return format!("{} {}", name.trim(), ver.trim());
+        }
+    }
+    if let Some(ver) = line.strip_prefix("SimGrid version ") {
+        return format!("SimGrid SMPI {}", ver.trim());
+    }
+    line.to_string()
+}
+
+/// Host names a platform XML declares: `<host id=...>` elements and `<cluster prefix radical
+/// suffix>` expansions, in document order. A scanner, not a validating parser: SimGrid itself
+/// reports malformed platforms when the run starts.
+pub fn platform_hosts(xml: &str) -> Vec<String> {
+    let mut hosts = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        let name = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        match name {
+            "host" => {
+                if let Some(id) = attr(tag, "id") {
+                    hosts.push(id.to_string());
+                }
+            }
+            "cluster" => {
+                let prefix = attr(tag, "prefix").unwrap_or("");
+                let suffix = attr(tag, "suffix").unwrap_or("");
+                for part in attr(tag, "radical").unwrap_or("").split(',') {
+                    let (a, b) = part.split_once('-').unwrap_or((part, part));
+                    if let (Ok(a), Ok(b)) = (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
+                        // bounded: a radical like 0-999999999 must not exhaust memory
+                        hosts.extend((a..=b.min(a.saturating_add(1 << 20))).map(|k| format!("{prefix}{k}{suffix}")));
+                    }
+                }
+            }
+            _ => {}
+        }
+        rest = &rest[end..];
+    }
+    hosts
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = tag;
+    while let Some(i) = rest.find(name) {
+        let before_ok = i == 0 || rest[..i].ends_with(char::is_whitespace);
+        let after = rest[i + name.len()..].trim_start();
+        if before_ok {
+            if let Some(v) = after.strip_prefix('=') {
+                let v = v.trim_start();
+                let q = v.chars().next()?;
+                if q == '"' || q == '\'' {
+                    let body = &v[1..];
+                    return body.find(q).map(|j| &body[..j]);
+                }
+            }
+        }
+        rest = &rest[i + name.len()..];
+    }
+    None
+}
+
+/// The default SMPI platform when `--platform` is not given: a flat cluster (REFERENCE.md).
+pub const DEFAULT_PLATFORM: &str = "<?xml version='1.0'?>\n\
+<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+<platform version=\"4.1\">\n\
+  <cluster id=\"c0\" prefix=\"node-\" suffix=\".sim\" radical=\"0-4095\" core=\"1\" speed=\"1Gf\" bw=\"10GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/>\n\
+</platform>\n";
+
+/// How a launched child ended.
+#[derive(Debug)]
+pub enum Outcome {
+    Exited(ExitStatus),
+    /// Still running at the timeout; its process group was killed.
+    TimedOut,
+}
+
+/// Runs `argv` in a new process group with stdin from /dev/null, stdout and stderr to the given
+/// files and `env` added; kills the whole group (launcher and every rank it forked) at `timeout`.
+pub fn run_captured(
+    argv: &[String],
+    env: &[(&str, &Path)],
+    cwd: &Path,
+    stdout: &Path,
+    stderr: &Path,
+    timeout: Duration,
+) -> std::io::Result<(Outcome, Duration)> {
+    use std::os::unix::process::CommandExt;
+    let (prog, args) = argv.split_first().ok_or_else(|| std::io::Error::other("empty command line"))?;
+    let mut cmd = Command::new(prog);
+    cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+    cmd.stdout(File::create(stdout)?).stderr(File::create(stderr)?);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let pgid = rustix::process::Pid::from_child(&child);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            // Ranks that outlived a crashed launcher must not linger into the next run.
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+            return Ok((Outcome::Exited(status), start.elapsed()));
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= timeout {
+            kill_group(pgid, &mut child);
+            return Ok((Outcome::TimedOut, elapsed));
+        }
+        std::thread::sleep(Duration::from_millis(20).min(timeout - elapsed));
+    }
+}
+
+/// SIGTERM to the group (mpirun forwards it and cleans up), then SIGKILL after a short grace.
+fn kill_group(pgid: rustix::process::Pid, child: &mut std::process::Child) {
+    use rustix::process::{kill_process_group, Signal};
+    let _ = kill_process_group(pgid, Signal::TERM);
+    let grace = Instant::now();
+    while grace.elapsed() < Duration::from_secs(2) {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = kill_process_group(pgid, Signal::KILL);
+    let _ = child.wait();
+}
+
+/// The status text of a run that did not succeed: exit code or signal, and the last meaningful
+/// line of its standard error (launchers print separator lines of dashes; those are skipped).
+pub fn failure_reason(status: &ExitStatus, stderr_path: &Path) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let how = match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("killed by signal {s}{}", signal_name(s).map(|n| format!(" ({n})")).unwrap_or_default()),
+        _ => "ended abnormally".to_string(),
+    };
+    match last_line(stderr_path) {
+        Some(l) => format!("{how}: {l}"),
+        None => how,
+    }
+}
+
+/// The last line of a file with letters or digits in it, trimmed and cut to 300 characters.
+pub fn last_line(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let line = text.lines().rev().map(str::trim).find(|l| l.chars().any(char::is_alphanumeric))?;
+    Some(line.chars().take(300).collect())
+}
+
+fn signal_name(s: i32) -> Option<&'static str> {
+    Some(match s {
+        2 => "SIGINT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_lines() {
+        assert_eq!(name_from_version_line("mpirun (Open MPI) 4.1.4"), "Open MPI 4.1.4");
+        assert_eq!(name_from_version_line("SimGrid version 3.32"), "SimGrid SMPI 3.32");
+        assert_eq!(name_from_version_line("HYDRA build details:"), "HYDRA build details:");
+    }
+
+    #[test]
+    fn hosts_from_platforms() {
+        let h = platform_hosts(DEFAULT_PLATFORM);
+        assert_eq!(h.len(), 4096);
+        assert_eq!(h[0], "node-0.sim");
+        assert_eq!(h[4095], "node-4095.sim");
+        let x = "<platform><zone id='z'><host id=\"a\" speed='1Gf'/><host speed=\"1\" id='b'/>\
+                 <cluster id='c' prefix='n' suffix='' radical='0-1,5'/></zone></platform>";
+        assert_eq!(platform_hosts(x), ["a", "b", "n0", "n1", "n5"]);
+        assert!(platform_hosts("not xml <<<").is_empty());
+        assert!(platform_hosts("<cluster radical='0-99999999999999999999'/>").is_empty());
+    }
+
+    #[test]
+    fn argv_has_no_shell_and_root_flag() {
+        let spec = LaunchSpec { launcher: Launcher::Mpirun, platform: None, hostfile: None, root: true };
+        let v = spec.argv(4, Path::new("/b/prog"), &["a b".to_string()]);
+        assert_eq!(v, ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", "/b/prog", "a b"]);
+        let spec = LaunchSpec {
+            launcher: Launcher::Smpirun,
+            platform: Some("p.xml".into()),
+            hostfile: Some("h.txt".into()),
+            root: true,
+        };
+        let v = spec.argv(2, Path::new("prog"), &[]);
+        assert_eq!(v[..7], ["smpirun", "-np", "2", "-platform", "p.xml", "-hostfile", "h.txt"]);
+        assert_eq!(v.last().map(String::as_str), Some("prog"));
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("grandchild-finished");
+        // a child that forks a grandchild; both sleep past the timeout
+        let script = format!("sleep 1.5 && touch {} & sleep 1.5", marker.display());
+        let argv: Vec<String> = ["sh", "-c", &script].iter().map(|s| s.to_string()).collect();
+        let (out, took) = run_captured(
+            &argv,
+            &[],
+            dir.path(),
+            &dir.path().join("o"),
+            &dir.path().join("e"),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(matches!(out, Outcome::TimedOut));
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        std::thread::sleep(Duration::from_millis(2500));
+        assert!(!marker.exists(), "grandchild survived the group kill");
+    }
+
+    #[test]
+    fn failure_reasons() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("e");
+        let argv: Vec<String> =
+            ["sh", "-c", "echo boom >&2; echo '-----' >&2; exit 3"].iter().map(|s| s.to_string()).collect();
+        let (out, _) = run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &e, Duration::from_secs(10)).unwrap();
+        let Outcome::Exited(st) = out else { panic!("timed out") };
+        assert_eq!(failure_reason(&st, &e), "exit code 3: boom");
+        let argv: Vec<String> = ["sh", "-c", "kill -SEGV $$"].iter().map(|s| s.to_string()).collect();
+        let (out, _) = run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &e, Duration::from_secs(10)).unwrap();
+        let Outcome::Exited(st) = out else { panic!("timed out") };
+        assert_eq!(failure_reason(&st, &e), "killed by signal 11 (SIGSEGV)");
+    }
+}

@@ -1,0 +1,276 @@
+//! End to end `augur profile` with real Open MPI (and SMPI): a testdata program over a small grid,
+//! a run that deadlocks (recorded `timeout`, the others kept), a rank that aborts (recorded
+//! `failed` with a reason), resume after the fact, refusal to mix runs of a changed source, and
+//! usage errors. Fails loudly if MPI is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use trace::{Manifest, RunDir, RunStatus};
+
+fn augur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+}
+
+fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(rel)
+}
+
+fn need(tool: &str) {
+    let ok = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success());
+    assert!(ok.unwrap_or(false), "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev");
+}
+
+fn profile(args: &[&str]) -> Output {
+    let out = augur().arg("profile").args(args).output().expect("run augur");
+    eprintln!(
+        "augur profile {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    RunDir::at(dir).load_manifest().unwrap().expect("manifest.json written")
+}
+
+fn status<'a>(m: &'a Manifest, config: &str) -> &'a RunStatus {
+    &m.run(config).unwrap_or_else(|| panic!("no run {config} in {:?}", m.runs)).status
+}
+
+/// A tiny C MPI program that misbehaves when its argument is 2: `deadlock` makes rank 0 wait for
+/// a message nobody sends, `abort` makes rank 1 abort.
+fn misbehaving(dir: &Path, how: &str) -> PathBuf {
+    let bad = match how {
+        "deadlock" => "if (n == 2 && rank == 0) {\n        MPI_Recv(&x, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n    }",
+        "abort" => "if (n == 2 && rank == 1) {\n        fprintf(stderr, \"rank 1 gives up\\n\");\n        abort();\n    }",
+        _ => unreachable!(),
+    };
+    let src = format!(
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n\
+         int main(int argc, char **argv) {{\n    int rank, size, n, i;\n    double x = 0.0;\n\
+         \x20   MPI_Init(&argc, &argv);\n    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n    MPI_Comm_size(MPI_COMM_WORLD, &size);\n\
+         \x20   n = atoi(argv[1]);\n    for (i = 0; i < 1000 * n; i++) {{\n        x += i * 0.5;\n    }}\n\
+         \x20   {bad}\n\
+         \x20   MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n\
+         \x20   if (rank == 0) {{\n        printf(\"n=%d x=%.1f\\n\", n, x);\n    }}\n\
+         \x20   MPI_Finalize();\n    return 0;\n}}\n"
+    );
+    let path = dir.join(format!("{how}.c"));
+    std::fs::write(&path, src).unwrap();
+    path
+}
+
+#[test]
+fn profiles_a_testdata_program_and_resumes() {
+    need("mpicc");
+    need("mpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pge1.augur");
+    let src = testdata("pge1/pge1.c");
+    let base = [src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--param", "N=64,128", "--param", "K=8"];
+    let args = |np: &str| -> Vec<&str> {
+        let mut v = base.to_vec();
+        v.extend(["--np", np, "--json", "--", "{N}", "{K}"]);
+        v
+    };
+    let o = profile(&args("1,2"));
+    assert_eq!(o.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["ok"], 4);
+    let m = manifest(&out);
+    assert_eq!(m.program, "pge1");
+    assert_eq!(m.runs.len(), 4);
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+        assert!(r.mpi.starts_with("Open MPI"), "{}", r.mpi);
+        assert_eq!(r.launcher[0], "mpirun");
+        assert_eq!(r.launcher.last().unwrap(), "8");
+        let traces = RunDir::at(&out).read_run(&r.config).unwrap();
+        assert_eq!(traces.len(), r.np as usize);
+        assert!(traces.iter().all(|t| t.mpi_calls().count() > 0), "MPI events in every rank");
+        let stdout = std::fs::read_to_string(RunDir::at(&out).run_path(&r.config).join("stdout.txt")).unwrap();
+        let n = r.params["N"];
+        assert!(stdout.contains(&format!("{n}")), "program output captured: {stdout}");
+    }
+    assert!(out.join("apt.json").is_file());
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(out.join("apt.json")).unwrap()).unwrap();
+
+    // Resume: nothing reruns (records and trace files untouched), then only the new P=4 runs.
+    let trace_file = RunDir::at(&out).rank_path("K=8,N=64,P=2", 1);
+    let mtime = std::fs::metadata(&trace_file).unwrap().modified().unwrap();
+    let o = profile(&args("1,2"));
+    assert_eq!(o.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["skipped"], 4);
+    assert_eq!(summary["ok"], 0);
+    assert_eq!(manifest(&out), m, "a resume with nothing to do changes nothing");
+    let o = profile(&args("1,2,4"));
+    assert_eq!(o.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((summary["skipped"].as_u64(), summary["ok"].as_u64()), (Some(4), Some(2)));
+    let m2 = manifest(&out);
+    assert_eq!(m2.runs.len(), 6);
+    for r in &m.runs {
+        assert_eq!(m2.run(&r.config), Some(r), "earlier run record kept as it was");
+    }
+    assert_eq!(std::fs::metadata(&trace_file).unwrap().modified().unwrap(), mtime);
+
+    // A changed source must not mix with the old runs, unless --force starts over.
+    let copy = tmp.path().join("pge1.c");
+    let mut text = std::fs::read_to_string(&src).unwrap();
+    text.push_str("/* changed */\n");
+    std::fs::write(&copy, text).unwrap();
+    let mut changed = args("1");
+    changed[0] = copy.to_str().unwrap();
+    let o = profile(&changed);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("manifest.json") && err.contains("different version") && err.contains("--force"), "{err}");
+    assert_eq!(manifest(&out), m2, "a refused profile leaves the manifest alone");
+    changed.push("--force");
+    // `--force` goes among the options, before `--`
+    let pos = changed.iter().position(|a| *a == "--").unwrap();
+    changed.pop();
+    changed.insert(pos, "--force");
+    let o = profile(&changed);
+    assert_eq!(o.status.code(), Some(0));
+    let m3 = manifest(&out);
+    assert_eq!(m3.runs.len(), 2, "old runs discarded: {:?}", m3.runs);
+    assert_ne!(m3.source_hash, m.source_hash);
+    assert!(!RunDir::at(&out).run_path("K=8,N=64,P=4").exists(), "old run directories removed");
+}
+
+#[test]
+fn a_deadlocked_run_times_out_and_the_others_are_kept() {
+    need("mpicc");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = misbehaving(tmp.path(), "deadlock");
+    let out = tmp.path().join("d.augur");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--np",
+        "2",
+        "--param",
+        "N=1,2,3",
+        "--timeout",
+        "3s",
+        "--",
+        "{N}",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "some run failed");
+    let m = manifest(&out);
+    assert_eq!(m.runs.len(), 3);
+    assert_eq!(*status(&m, "N=1,P=2"), RunStatus::Ok);
+    assert_eq!(*status(&m, "N=3,P=2"), RunStatus::Ok, "the grid goes on after a timeout");
+    let r = m.run("N=2,P=2").unwrap();
+    match &r.status {
+        RunStatus::Timeout { reason } => assert!(reason.contains("3 s timeout"), "{reason}"),
+        s => panic!("expected a timeout, got {s:?}"),
+    }
+    assert!(r.wall_seconds >= 3.0 && r.wall_seconds < 10.0, "{}", r.wall_seconds);
+    // no rank of the killed run survives
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let exe = out.join("build/deadlock");
+    assert!(!String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()), "ranks left running");
+    let stdout = std::fs::read_to_string(RunDir::at(&out).run_path("N=3,P=2").join("stdout.txt")).unwrap();
+    assert!(stdout.contains("n=3 x="), "{stdout}");
+}
+
+#[test]
+fn a_crashing_rank_is_recorded_failed_with_a_reason() {
+    need("mpicc");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = misbehaving(tmp.path(), "abort");
+    let out = tmp.path().join("a.augur");
+    let run = |ns: &str| {
+        profile(&[src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--np", "1,2", "--param", ns, "--", "{N}"])
+    };
+    let o = run("N=1,2");
+    assert_eq!(o.status.code(), Some(1));
+    let m = manifest(&out);
+    assert_eq!(m.runs.len(), 4);
+    assert_eq!(*status(&m, "N=1,P=1"), RunStatus::Ok);
+    assert_eq!(*status(&m, "N=1,P=2"), RunStatus::Ok);
+    assert_eq!(*status(&m, "N=2,P=1"), RunStatus::Ok, "only rank 1 aborts");
+    let r = m.run("N=2,P=2").unwrap();
+    match &r.status {
+        RunStatus::Failed { reason } => {
+            assert!(reason.starts_with("exit code") || reason.starts_with("killed by signal"), "{reason}");
+            assert!(reason.len() > "exit code 1".len(), "reason names what happened: {reason}");
+        }
+        s => panic!("expected failed, got {s:?}"),
+    }
+    assert!(r.exit_code.is_some_and(|c| c != 0));
+    let stderr = std::fs::read_to_string(RunDir::at(&out).run_path("N=2,P=2").join("stderr.txt")).unwrap();
+    assert!(stderr.contains("rank 1 gives up"), "{stderr}");
+    // A resume retries the failed configuration only (it fails again) and keeps the rest.
+    let o = run("N=1,2");
+    assert_eq!(o.status.code(), Some(1));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    assert!(summary.contains("3 skipped, 1 failed"), "{summary}");
+}
+
+#[test]
+fn fortran_under_smpi() {
+    need("smpiff");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sweep.augur");
+    let src = testdata("sweep/sweep.f");
+    let platform = testdata("platform/cluster.xml");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        platform.to_str().unwrap(),
+        "--np",
+        "2,4",
+        "--param",
+        "N=32",
+        "--param",
+        "K=4",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let m = manifest(&out);
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok);
+        assert!(r.mpi.starts_with("SimGrid SMPI"), "{}", r.mpi);
+        let traces = RunDir::at(&out).read_run(&r.config).unwrap();
+        assert!(traces.iter().all(|t| t.header.smpi() && t.header.fortran()));
+        assert!(traces.iter().all(|t| t.mpi_calls().count() > 0), "MPI events from Fortran under SMPI");
+    }
+    let stdout = std::fs::read_to_string(RunDir::at(&out).run_path("K=4,N=32,P=4").join("stdout.txt")).unwrap();
+    assert!(stdout.contains("E+") || stdout.contains("E-"), "checksum printed: {stdout}");
+}
+
+#[test]
+fn usage_and_input_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("x.augur");
+    let src = testdata("pge1/pge1.c");
+    for (args, msg) in [
+        (vec![src.to_str().unwrap(), "--np", "2", "--param", "N=64", "--", "{M}"], "unknown placeholder `{M}`"),
+        (vec![src.to_str().unwrap(), "--np", "0"], "rank counts start at 1"),
+        (vec![src.to_str().unwrap(), "--np", "2", "--param", "N=big"], "`big` is not a number"),
+        (vec![src.to_str().unwrap(), "--np", "2", "--timeout", "soon"], "--timeout `soon`"),
+        (vec!["/nonexistent/prog.c", "--np", "2"], "/nonexistent/prog.c"),
+        (vec![src.to_str().unwrap(), "--np", "2", "--platform", "p.xml"], "--platform only applies"),
+    ] {
+        let mut a = args.clone();
+        a.splice(1..1, ["--out", out.to_str().unwrap()]);
+        let o = profile(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "one-line message: {err}");
+        assert!(!out.exists(), "nothing written for a usage error");
+    }
+}
