@@ -3,7 +3,7 @@
 //! Rules (variables are positive reals, so `(a·b)^q = a^q·b^q` holds for them):
 //! like terms merge; products distribute over sums; a sum raised to an integer power 1..=4
 //! expands (when small); any other power of a sum becomes `c^q · g^q · Pow(base)^q` with `g` the
-//! common variable factor and `base` scaled to leading coefficient ±1; `log2` of a product
+//! common variable factor and `base` scaled so its dominant term has coefficient ±1; `log2` of a product
 //! becomes a sum of logs; `max`/`min` flatten, fold constants, drop provably dominated arguments;
 //! `ceil`/`floor` are idempotent and pull out integer constants.
 
@@ -134,7 +134,7 @@ fn expandable(base: &Expr, k: i64) -> bool {
 }
 
 /// Split a sum into `c · g · base`: `c > 0`, `g` the common variable monomial (minimum exponent
-/// of each variable over the terms, absent counting as 0), `base` with leading coefficient ±1.
+/// of each variable over the terms, absent counting as 0), `base` with its dominant term's coefficient ±1.
 pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
     let mut vars: Vec<(Atom, Rational)> = Vec::new();
     for t in &e.terms {
@@ -165,8 +165,9 @@ pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
         })
         .collect();
     let divided = from_terms(divided);
-    let c = divided.terms.first().map_or(1.0, |t| t.coef.0.abs());
-    // Divide (not multiply by 1/c) so the leading coefficient becomes exactly ±1.
+    // Normalise by the most dominant term (as printed first): `log2(P) + 5`, not `0.2*log2(P) + 1`.
+    let c = crate::print::display_order(&divided).first().map_or(1.0, |t| t.coef.0.abs());
+    // Divide (not multiply by 1/c) so that coefficient becomes exactly ±1.
     let base = if c == 1.0 || c == 0.0 {
         divided
     } else {

@@ -57,7 +57,7 @@ pub enum Atom {
     Min(Vec<Expr>),
     Ceil(Box<Expr>),
     Floor(Box<Expr>),
-    /// A non-monomial sum used as a power base: no common variable factor, leading coefficient ±1.
+    /// A non-monomial sum used as a power base: no common variable factor, dominant (first-printed) term with coefficient ±1.
     Pow(Box<Expr>),
 }
 
