@@ -100,17 +100,30 @@ pub fn load_str(path: impl Into<PathBuf>, text: &str, opts: &Options) -> Result<
     load_text(path.into(), text.to_string(), opts, Vec::new())
 }
 
-/// Stack for the lowering thread: deep but bounded nesting must never overflow.
+/// Stack for the lowering thread used on deeply nested input (lowering recurses on nesting).
 const WORKER_STACK: usize = 256 << 20;
+/// Syntax trees up to this deep are lowered on the calling thread (a 2 MB test-thread stack
+/// is plenty); deeper ones on a worker thread with [`WORKER_STACK`].
+const INLINE_TREE_DEPTH: usize = 96;
+/// Inputs larger than this (bytes) are always lowered on the worker thread.
+const BIG_INPUT: usize = 64 << 10;
 
 fn load_text(path: PathBuf, text: String, opts: &Options, diags: Vec<Diagnostic>) -> Result<Lowered, LoadError> {
+    lower_all(path, text, opts, diags)
+}
+
+/// Runs `f` here, or on a big-stack worker thread when `deep`.
+fn with_stack<R: Send>(deep: bool, f: impl FnOnce() -> R + Send) -> Result<R, LoadError> {
+    if !deep {
+        return Ok(f());
+    }
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("augur-frontend".into())
             .stack_size(WORKER_STACK)
-            .spawn_scoped(s, || lower_all(path, text, opts, diags))
+            .spawn_scoped(s, f)
             .map_err(|e| LoadError::Worker(e.to_string()))?;
-        handle.join().map_err(|_| LoadError::Worker("lowering thread panicked".into()))?
+        handle.join().map_err(|_| LoadError::Worker("lowering thread panicked".into()))
     })
 }
 
@@ -158,7 +171,7 @@ fn lower_all(path: PathBuf, text: String, opts: &Options, mut diags: Vec<Diagnos
         Form::C => (Grammar::C, Language::C),
         _ => (Grammar::Fortran, Language::Fortran),
     };
-    let mut parser = parse::parser(grammar).map_err(|e| LoadError::Grammar(e.to_string()))?;
+    let mut parser = parse::take_parser(grammar).map_err(|e| LoadError::Grammar(e.to_string()))?;
     let mut macros = MacroTable::from_defines(&opts.defines);
     let (asm, tree, inc_diags) = match form {
         Form::C => {
@@ -192,14 +205,20 @@ fn lower_all(path: PathBuf, text: String, opts: &Options, mut diags: Vec<Diagnos
         }
     };
     diags.extend(inc_diags);
+    parse::give_back_parser(grammar, parser);
     let mut b = lower::Builder::new(language, main);
     match &tree {
         Some(tree) => {
             diags.extend(parse::syntax_diagnostics(tree, &asm, main));
-            match language {
-                Language::C => lower::c::lower(tree.root_node(), &asm, main, &macros, &mut b),
-                Language::Fortran => lower::fortran::lower(tree.root_node(), &asm, main, &mut b),
-            }
+            // big inputs always get the worker (its start-up cost is noise there); small ones
+            // only when deeply nested
+            let deep = asm.text.len() > BIG_INPUT || parse::depth_exceeds(tree, INLINE_TREE_DEPTH);
+            let root = tree.root_node();
+            let (asm, macros, b) = (&asm, &macros, &mut b);
+            with_stack(deep, move || match language {
+                Language::C => lower::c::lower(root, asm, main, macros, b),
+                Language::Fortran => lower::fortran::lower(root, asm, main, b),
+            })?;
         }
         None => diags.push(
             Diagnostic::error(codes::PARSE_FAILED, "the parser gave up on this file (time limit)")

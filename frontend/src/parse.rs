@@ -1,5 +1,7 @@
 //! tree-sitter parsing (the only place parsers are made) and syntax-error diagnostics from
 //! ERROR / MISSING nodes, mapped back to original files.
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -13,6 +15,49 @@ use crate::source_map::Assembled;
 pub enum Grammar {
     C,
     Fortran,
+}
+
+/// `child_by_field_name` without tree-sitter's linear search over field names: ids are
+/// looked up once per grammar (told apart by node-kind count) and thread and cached.
+pub trait FieldExt<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>>;
+}
+
+struct FieldCache {
+    kinds: usize,
+    ids: HashMap<&'static str, std::num::NonZeroU16>,
+}
+
+thread_local! {
+    static LOCAL: RefCell<Vec<FieldCache>> = const { RefCell::new(Vec::new()) };
+}
+
+fn field_id(lang: &tree_sitter::LanguageRef, name: &'static str) -> Option<std::num::NonZeroU16> {
+    let kinds = lang.node_kind_count();
+    LOCAL.with(|local| {
+        let mut local = local.borrow_mut();
+        let idx = match local.iter().position(|c| c.kinds == kinds) {
+            Some(i) => i,
+            None => {
+                local.push(FieldCache { kinds, ids: HashMap::new() });
+                local.len() - 1
+            }
+        };
+        let cache = local.get_mut(idx)?;
+        if let Some(id) = cache.ids.get(name) {
+            return Some(*id);
+        }
+        let id = lang.field_id_for_name(name)?;
+        cache.ids.insert(name, id);
+        Some(id)
+    })
+}
+
+impl<'t> FieldExt<'t> for Node<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>> {
+        let id = field_id(&self.language(), name)?;
+        self.child_by_field_id(id.get())
+    }
 }
 
 /// Parsing stops (and the file is reported) after this long.
@@ -32,6 +77,29 @@ pub fn parser(g: Grammar) -> Result<Parser, tree_sitter::LanguageError> {
     let mut p = Parser::new();
     p.set_language(&language(g))?;
     Ok(p)
+}
+
+thread_local! {
+    /// One idle parser per grammar and thread: a reused parser keeps its grown buffers.
+    static IDLE: RefCell<Vec<(Grammar, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A parser for `g`, reusing this thread's idle one if any.
+pub fn take_parser(g: Grammar) -> Result<Parser, tree_sitter::LanguageError> {
+    let idle = IDLE.with(|i| {
+        let mut i = i.borrow_mut();
+        i.iter().position(|(k, _)| *k == g).map(|pos| i.swap_remove(pos).1)
+    });
+    match idle {
+        Some(p) => Ok(p),
+        None => parser(g),
+    }
+}
+
+/// Returns a parser taken with [`take_parser`].
+pub fn give_back_parser(g: Grammar, mut p: Parser) {
+    p.reset();
+    IDLE.with(|i| i.borrow_mut().push((g, p)));
 }
 
 /// Parses `text`; `None` if tree-sitter gave up (time limit).
@@ -89,6 +157,30 @@ fn visit_errors(root: Node, mut f: impl FnMut(Node)) {
     }
 }
 
+/// Whether the tree is deeper than `limit` (explicit cursor walk, stops early).
+pub fn depth_exceeds(tree: &Tree, limit: usize) -> bool {
+    let mut cursor = tree.walk();
+    let mut depth = 0usize;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+}
+
 /// Diagnostics for the syntax errors of `tree` (parsed from `asm.text`).
 pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -121,6 +213,7 @@ pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Dia
 }
 
 #[cfg(test)]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 

@@ -9,9 +9,9 @@ use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
 use crate::macros::{needs_substitution, MacroTable};
 use crate::parse::{self, Grammar};
+use crate::parse::FieldExt;
 use crate::source_map::Assembled;
 
-#[derive(Debug)]
 pub struct CLower<'a> {
     src: &'a str,
     /// Added to node offsets to get offsets in `asm.text` (sub-parses of macro bodies).
@@ -24,6 +24,8 @@ pub struct CLower<'a> {
     defined: BTreeSet<String>,
     globals: BTreeMap<String, VarType>,
     locals: BTreeMap<String, VarType>,
+    /// Parser for macro bodies, made on first use and reused.
+    value_parser: Option<tree_sitter::Parser>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -39,6 +41,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         defined,
         globals: BTreeMap::new(),
         locals: BTreeMap::new(),
+        value_parser: None,
     };
     for (name, value) in &macros.command_line {
         if needs_substitution(value) {
@@ -74,7 +77,7 @@ fn type_of_value(e: &SrcExpr) -> VarType {
 pub fn c_type(text: &str) -> VarType {
     let t = text.trim();
     let words: Vec<&str> = t.split_whitespace().collect();
-    let has = |w: &str| words.iter().any(|x| *x == w);
+    let has = |w: &str| words.contains(&w);
     let (base, bytes) = if has("double") {
         (BaseType::Real, Some(if has("long") { 16 } else { 8 }))
     } else if has("float") {
@@ -139,15 +142,15 @@ fn unwrap_declarator(mut n: Node) -> Declarator {
                 break;
             }
             "init_declarator" => {
-                d.init = n.child_by_field_name("value");
+                d.init = n.field("value");
             }
             "pointer_declarator" => d.pointer = d.pointer.saturating_add(1),
-            "array_declarator" => d.dims.push(n.child_by_field_name("size")),
+            "array_declarator" => d.dims.push(n.field("size")),
             "function_declarator" => d.is_function = true,
             "parenthesized_declarator" => {}
             _ => break,
         }
-        let next = n.child_by_field_name("declarator").or_else(|| n.named_child(0));
+        let next = n.field("declarator").or_else(|| n.named_child(0));
         match next {
             Some(c) => n = c,
             None => break,
@@ -176,13 +179,15 @@ impl<'a> CLower<'a> {
     fn macro_value(&mut self, value: &str, at: Option<Node>) -> Option<SrcExpr> {
         const PREFIX: &str = "int __augur_v = (";
         let wrapper = format!("{PREFIX}{value});");
-        let mut p = parse::parser(Grammar::C).ok()?;
-        let tree = parse::parse(&mut p, &wrapper)?;
+        if self.value_parser.is_none() {
+            self.value_parser = parse::parser(Grammar::C).ok();
+        }
+        let tree = parse::parse(self.value_parser.as_mut()?, &wrapper)?;
         if tree.root_node().has_error() {
             return None;
         }
         let decl = tree.root_node().named_child(0)?;
-        let init = decl.child_by_field_name("declarator")?.child_by_field_name("value")?;
+        let init = decl.field("declarator")?.field("value")?;
         let shift = match at {
             Some(n) => n.start_byte() as i64 + self.shift - PREFIX.len() as i64,
             None => i64::MIN / 2,
@@ -197,7 +202,8 @@ impl<'a> CLower<'a> {
             defined: BTreeSet::new(),
             globals: BTreeMap::new(),
             locals: BTreeMap::new(),
-        };
+            value_parser: None,
+            };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
             strip_spans(&mut e, Span::new(self.main, 0, 0));
@@ -214,13 +220,13 @@ impl<'a> CLower<'a> {
     fn preproc_branch(&self, n: Node) -> bool {
         match n.kind() {
             "preproc_ifdef" => {
-                let name = n.child_by_field_name("name").map(|x| self.text(x)).unwrap_or("");
+                let name = n.field("name").map(|x| self.text(x)).unwrap_or("");
                 let is_ndef = self.text(n).trim_start().trim_start_matches('#').trim_start().starts_with("ifndef");
                 self.defined.contains(name) != is_ndef
             }
             "preproc_if" | "preproc_elif" => {
-                let cond = n.child_by_field_name("condition");
-                cond.map_or(true, |c| self.eval_pp(c).unwrap_or(1) != 0)
+                let cond = n.field("condition");
+                cond.is_none_or(|c| self.eval_pp(c).unwrap_or(1) != 0)
             }
             _ => true,
         }
@@ -239,8 +245,8 @@ impl<'a> CLower<'a> {
             }
             "parenthesized_expression" => self.eval_pp(n.named_child(0)?),
             "unary_expression" => {
-                let v = self.eval_pp(n.child_by_field_name("argument")?)?;
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                let v = self.eval_pp(n.field("argument")?)?;
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 Some(match op {
                     "!" => i64::from(v == 0),
                     "-" => -v,
@@ -248,9 +254,9 @@ impl<'a> CLower<'a> {
                 })
             }
             "binary_expression" => {
-                let l = self.eval_pp(n.child_by_field_name("left")?)?;
-                let r = self.eval_pp(n.child_by_field_name("right")?)?;
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                let l = self.eval_pp(n.field("left")?)?;
+                let r = self.eval_pp(n.field("right")?)?;
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 Some(match op {
                     "&&" => i64::from(l != 0 && r != 0),
                     "||" => i64::from(l != 0 || r != 0),
@@ -274,15 +280,15 @@ impl<'a> CLower<'a> {
     fn preproc_live(&self, n: Node<'a>) -> Vec<Node<'a>> {
         let mut cur = n;
         for _ in 0..256 {
-            let alt = cur.child_by_field_name("alternative");
+            let alt = cur.field("alternative");
             if self.preproc_branch(cur) {
                 let mut c = cur.walk();
                 return cur
                     .named_children(&mut c)
                     .filter(|ch| {
                         Some(ch.id()) != alt.map(|a| a.id())
-                            && Some(ch.id()) != cur.child_by_field_name("name").map(|x| x.id())
-                            && Some(ch.id()) != cur.child_by_field_name("condition").map(|x| x.id())
+                            && Some(ch.id()) != cur.field("name").map(|x| x.id())
+                            && Some(ch.id()) != cur.field("condition").map(|x| x.id())
                     })
                     .collect();
             }
@@ -315,7 +321,7 @@ impl<'a> CLower<'a> {
                     work.extend(self.preproc_live(n).into_iter().rev());
                 }
                 "linkage_specification" => {
-                    if let Some(body) = n.child_by_field_name("body") {
+                    if let Some(body) = n.field("body") {
                         work.extend(Self::children(body).into_iter().rev());
                     }
                 }
@@ -325,13 +331,13 @@ impl<'a> CLower<'a> {
     }
 
     fn define(&mut self, n: Node) {
-        let Some(name) = n.child_by_field_name("name") else { return };
+        let Some(name) = n.field("name") else { return };
         let name = self.text(name).to_string();
         self.defined.insert(name.clone());
         if self.macros.command_line.contains_key(&name) {
             return;
         }
-        let Some(value) = n.child_by_field_name("value") else { return };
+        let Some(value) = n.field("value") else { return };
         let body = self.text(value);
         let body = body.split("//").next().unwrap_or("").trim();
         if needs_substitution(body) {
@@ -351,7 +357,7 @@ impl<'a> CLower<'a> {
 
     /// Declarations of one `declaration` node, each with its declarator's initialiser node.
     fn declaration(&mut self, n: Node<'a>) -> Vec<(Decl, Option<Node<'a>>)> {
-        let ty_text = n.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("int");
+        let ty_text = n.field("type").map(|t| self.text(t)).unwrap_or("int");
         let mut is_const = false;
         let mut c = n.walk();
         for ch in n.children(&mut c) {
@@ -396,31 +402,31 @@ impl<'a> CLower<'a> {
     }
 
     fn function(&mut self, n: Node<'a>) {
-        let Some(decl) = n.child_by_field_name("declarator") else { return };
+        let Some(decl) = n.field("declarator") else { return };
         let mut fd = decl;
         for _ in 0..16 {
             if fd.kind() == "function_declarator" {
                 break;
             }
-            match fd.child_by_field_name("declarator") {
+            match fd.field("declarator") {
                 Some(c) => fd = c,
                 None => return,
             }
         }
-        let Some(name_node) = fd.child_by_field_name("declarator") else { return };
+        let Some(name_node) = fd.field("declarator") else { return };
         let name = self.text(name_node).to_string();
         let kind = if name == "main" { ProcKind::Main } else { ProcKind::Function };
         let span = self.span(n);
         let name_span = self.span(name_node);
         self.b.begin_proc(name, kind, span, name_span);
         self.locals.clear();
-        if let Some(params) = fd.child_by_field_name("parameters") {
+        if let Some(params) = fd.field("parameters") {
             for p in Self::children(params) {
                 if p.kind() != "parameter_declaration" {
                     continue;
                 }
-                let ty_text = p.child_by_field_name("type").map(|t| self.text(t)).unwrap_or("int");
-                let Some(dn) = p.child_by_field_name("declarator") else { continue };
+                let ty_text = p.field("type").map(|t| self.text(t)).unwrap_or("int");
+                let Some(dn) = p.field("declarator") else { continue };
                 let d = unwrap_declarator(dn);
                 let Some(nn) = d.name else { continue };
                 let pname = self.text(nn).to_string();
@@ -440,7 +446,7 @@ impl<'a> CLower<'a> {
             }
         }
         let mut body = Vec::new();
-        if let Some(b) = n.child_by_field_name("body") {
+        if let Some(b) = n.field("body") {
             self.block_into(b, &mut body);
         }
         if let Some(p) = self.b.proc_mut() {
@@ -480,17 +486,15 @@ impl<'a> CLower<'a> {
     fn idents(&self, n: Node) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let mut cursor = n.walk();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
-            if x.kind() == "identifier" {
-                let is_callee = x.parent().is_some_and(|p| {
-                    p.kind() == "call_expression" && p.child_by_field_name("function").map(|f| f.id()) == Some(x.id())
-                });
-                if !is_callee {
-                    out.insert(self.text(x).to_string());
-                }
+        // (node, is the callee of a call): parents are tracked here because
+        // `Node::parent` walks down from the root
+        let mut stack = vec![(n, false)];
+        while let Some((x, callee)) = stack.pop() {
+            if x.kind() == "identifier" && !callee {
+                out.insert(self.text(x).to_string());
             }
-            stack.extend(x.named_children(&mut cursor));
+            let f = if x.kind() == "call_expression" { x.field("function").map(|f| f.id()) } else { None };
+            stack.extend(x.named_children(&mut cursor).map(|c| (c, Some(c.id()) == f)));
         }
         out
     }
@@ -502,16 +506,16 @@ impl<'a> CLower<'a> {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             let target = match x.kind() {
-                "assignment_expression" => x.child_by_field_name("left"),
-                "update_expression" => x.child_by_field_name("argument"),
-                "pointer_expression" if self.text(x).starts_with('&') => x.child_by_field_name("argument"),
+                "assignment_expression" => x.field("left"),
+                "update_expression" => x.field("argument"),
+                "pointer_expression" if self.text(x).starts_with('&') => x.field("argument"),
                 _ => None,
             };
             if let Some(mut t) = target {
                 for _ in 0..32 {
                     match t.kind() {
                         "subscript_expression" | "field_expression" | "pointer_expression" | "parenthesized_expression" => {
-                            match t.child_by_field_name("argument").or_else(|| t.named_child(0)) {
+                            match t.field("argument").or_else(|| t.named_child(0)) {
                                 Some(c) => t = c,
                                 None => break,
                             }
@@ -557,21 +561,22 @@ impl<'a> CLower<'a> {
                     }
                 }
             }
-            "expression_statement" => match n.named_child(0) {
-                Some(e) => self.expr_stmt(n, e, out),
-                None => {}
-            },
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr_stmt(n, e, out);
+                }
+            }
             "if_statement" => self.if_stmt(n, out),
             "for_statement" => self.for_stmt(n, out),
             "while_statement" | "do_statement" => {
                 let post = n.kind() == "do_statement";
-                let cond = n.child_by_field_name("condition").map(|c| self.cond(c));
+                let cond = n.field("condition").map(|c| self.cond(c));
                 if let Some(c) = &cond {
                     self.b.hoist_mpi(&[c]);
                 }
                 let span = self.span(n);
                 let id = self.b.alloc(span, None);
-                let body_node = n.child_by_field_name("body");
+                let body_node = n.field("body");
                 let body = self.body(body_node, id);
                 let end_span = self.end_span(body_node.unwrap_or(n));
                 let header_span = match (post, cond.as_ref()) {
@@ -608,7 +613,7 @@ impl<'a> CLower<'a> {
             }
             "switch_statement" => self.switch_stmt(n, out),
             "case_statement" => {
-                for c in Self::children(n).into_iter().skip(usize::from(n.child_by_field_name("value").is_some())) {
+                for c in Self::children(n).into_iter().skip(usize::from(n.field("value").is_some())) {
                     self.stmt(c, out);
                 }
             }
@@ -665,11 +670,11 @@ impl<'a> CLower<'a> {
         let span = self.span(stmt);
         match e.kind() {
             "call_expression" => {
-                let Some(f) = e.child_by_field_name("function").filter(|f| f.kind() == "identifier") else {
+                let Some(f) = e.field("function").filter(|f| f.kind() == "identifier") else {
                     return self.opaque(stmt, "call through expression", out);
                 };
                 let name = self.text(f).to_string();
-                let args: Vec<Node> = e.child_by_field_name("arguments").map(Self::children).unwrap_or_default();
+                let args: Vec<Node> = e.field("arguments").map(Self::children).unwrap_or_default();
                 let args: Vec<Node> = args.into_iter().filter(|a| a.kind() != "comment").collect();
                 if crate::mpi_table::is_mpi_name(&name) {
                     let args: Vec<SrcExpr> = args.iter().map(|a| self.expr(*a, 0)).collect();
@@ -690,10 +695,8 @@ impl<'a> CLower<'a> {
                                 defs.insert(b.to_string());
                             }
                         }
-                        SrcExprKind::Var(v) => {
-                            if self.var_type(v).is_some_and(|t| t.pointer > 0) || self.is_array(v) {
-                                defs.insert(v.clone());
-                            }
+                        SrcExprKind::Var(v) if self.var_type(v).is_some_and(|t| t.pointer > 0) || self.is_array(v) => {
+                            defs.insert(v.clone());
                         }
                         _ => {}
                     }
@@ -707,10 +710,10 @@ impl<'a> CLower<'a> {
                 out.push(id);
             }
             "assignment_expression" => {
-                let (Some(l), Some(r)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) else {
+                let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
                     return self.opaque(stmt, "assignment", out);
                 };
-                let op = e.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
+                let op = e.field("operator").map(|o| self.text(o)).unwrap_or("=");
                 let target = self.expr(l, 0);
                 if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. }) {
                     return self.opaque(stmt, "assignment to non-variable", out);
@@ -723,7 +726,7 @@ impl<'a> CLower<'a> {
                 self.assign_like(span, target, value, out);
             }
             "update_expression" => {
-                let Some(arg) = e.child_by_field_name("argument") else { return self.opaque(stmt, "update", out) };
+                let Some(arg) = e.field("argument") else { return self.opaque(stmt, "update", out) };
                 let target = self.expr(arg, 0);
                 if target.base_var().is_none() {
                     return self.opaque(stmt, "update of non-variable", out);
@@ -780,8 +783,8 @@ impl<'a> CLower<'a> {
         let mut else_node = None;
         let mut cur = n;
         for _ in 0..4096 {
-            arms_nodes.push((cur.child_by_field_name("condition"), cur.child_by_field_name("consequence")));
-            let alt = cur.child_by_field_name("alternative");
+            arms_nodes.push((cur.field("condition"), cur.field("consequence")));
+            let alt = cur.field("alternative");
             let alt_inner = alt.and_then(|a| if a.kind() == "else_clause" { a.named_child(0) } else { Some(a) });
             match alt_inner {
                 Some(a) if a.kind() == "if_statement" => cur = a,
@@ -821,7 +824,7 @@ impl<'a> CLower<'a> {
         // kept as one if-arm guarded by an opaque condition: the body's statements (and any
         // MPI calls) stay visible under a branch
         let span = self.span(n);
-        let cond_node = n.child_by_field_name("condition");
+        let cond_node = n.field("condition");
         let cond = match cond_node {
             Some(c) => {
                 let vars: Vec<String> = self.idents(c).into_iter().collect();
@@ -830,7 +833,7 @@ impl<'a> CLower<'a> {
             None => opaque_expr("switch", span),
         };
         let id = self.b.alloc(span, None);
-        let body_node = n.child_by_field_name("body");
+        let body_node = n.field("body");
         let body = self.body(body_node, id);
         let end_span = self.end_span(body_node.unwrap_or(n));
         let kind = StmtKind::If(If { arms: vec![IfArm { cond, body }], else_body: None, end_span });
@@ -840,7 +843,7 @@ impl<'a> CLower<'a> {
 
     fn for_stmt(&mut self, n: Node<'a>, out: &mut Block) {
         let span = self.span(n);
-        let body_node = n.child_by_field_name("body");
+        let body_node = n.field("body");
         let header_end = body_node.map_or(span.end, |b| self.span(b).start);
         let header_span = Span::new(span.file, span.start, header_end);
         let end_span = self.end_span(body_node.unwrap_or(n));
@@ -852,11 +855,11 @@ impl<'a> CLower<'a> {
             out.push(id);
             return;
         }
-        let cond = n.child_by_field_name("condition").map(|c| self.expr(c, 0));
+        let cond = n.field("condition").map(|c| self.expr(c, 0));
         let id = self.b.alloc(span, None);
         let saved = self.b.parent.replace(id);
         let mut init = Vec::new();
-        if let Some(i) = n.child_by_field_name("initializer") {
+        if let Some(i) = n.field("initializer") {
             if i.kind() == "declaration" {
                 self.stmt(i, &mut init);
             } else {
@@ -878,14 +881,14 @@ impl<'a> CLower<'a> {
 
     /// Recognises `for (v = lo; v OP bound; v += step)`; returns (var, lo, hi inclusive, step).
     fn counted(&mut self, n: Node<'a>) -> Option<(String, SrcExpr, SrcExpr, SrcExpr)> {
-        let init = n.child_by_field_name("initializer")?;
+        let init = n.field("initializer")?;
         let (var, lo_node) = match init.kind() {
             "assignment_expression" => {
-                let l = init.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
-                if init.child_by_field_name("operator").map(|o| self.text(o)) != Some("=") {
+                let l = init.field("left").filter(|l| l.kind() == "identifier")?;
+                if init.field("operator").map(|o| self.text(o)) != Some("=") {
                     return None;
                 }
-                (self.text(l).to_string(), init.child_by_field_name("right")?)
+                (self.text(l).to_string(), init.field("right")?)
             }
             "declaration" => {
                 let mut c = init.walk();
@@ -896,12 +899,12 @@ impl<'a> CLower<'a> {
             }
             _ => return None,
         };
-        let cond = n.child_by_field_name("condition")?;
+        let cond = n.field("condition")?;
         if cond.kind() != "binary_expression" {
             return None;
         }
-        let mut op = self.text(cond.child_by_field_name("operator")?).to_string();
-        let (cl, cr) = (cond.child_by_field_name("left")?, cond.child_by_field_name("right")?);
+        let mut op = self.text(cond.field("operator")?).to_string();
+        let (cl, cr) = (cond.field("left")?, cond.field("right")?);
         let bound_node = if cl.kind() == "identifier" && self.text(cl) == var {
             cr
         } else if cr.kind() == "identifier" && self.text(cr) == var {
@@ -923,7 +926,7 @@ impl<'a> CLower<'a> {
         let upd = *upd;
         let step: SrcExpr = match upd.kind() {
             "update_expression" => {
-                let a = upd.child_by_field_name("argument")?;
+                let a = upd.field("argument")?;
                 if self.text(a) != var {
                     return None;
                 }
@@ -931,21 +934,21 @@ impl<'a> CLower<'a> {
                 SrcExpr::int(v, self.span(upd))
             }
             "assignment_expression" => {
-                let l = upd.child_by_field_name("left")?;
+                let l = upd.field("left")?;
                 if self.text(l) != var {
                     return None;
                 }
-                let r = upd.child_by_field_name("right")?;
-                match self.text(upd.child_by_field_name("operator")?) {
+                let r = upd.field("right")?;
+                match self.text(upd.field("operator")?) {
                     "+=" => self.expr(r, 0),
                     "-=" => negate(self.expr(r, 0)),
                     "=" if r.kind() == "binary_expression" => {
-                        let rl = r.child_by_field_name("left")?;
-                        let rop = self.text(r.child_by_field_name("operator")?);
+                        let rl = r.field("left")?;
+                        let rop = self.text(r.field("operator")?);
                         if self.text(rl) != var {
                             return None;
                         }
-                        let k = self.expr(r.child_by_field_name("right")?, 0);
+                        let k = self.expr(r.field("right")?, 0);
                         match rop {
                             "+" => k,
                             "-" => negate(k),
@@ -971,8 +974,8 @@ impl<'a> CLower<'a> {
         if sign.is_some_and(|s| (s > 0) != up || s == 0) {
             return None;
         }
-        if let Some(body) = n.child_by_field_name("body") {
-            if self.written(body).contains(&var) {
+        if let Some(body) = n.field("body") {
+            if text_may_write(self.text(body), &var) {
                 return None;
             }
         }
@@ -1028,8 +1031,8 @@ impl<'a> CLower<'a> {
                 None => opaque_expr("()", span),
             },
             "binary_expression" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).and_then(binop);
-                match (op, n.child_by_field_name("left"), n.child_by_field_name("right")) {
+                let op = n.field("operator").map(|o| self.text(o)).and_then(binop);
+                match (op, n.field("left"), n.field("right")) {
                     (Some(op), Some(l), Some(r)) => {
                         let l = self.expr(l, d);
                         let r = self.expr(r, d);
@@ -1041,7 +1044,7 @@ impl<'a> CLower<'a> {
                 }
             }
             "unary_expression" | "pointer_expression" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 let op = match op {
                     "-" => UnOp::Neg,
                     "+" => UnOp::Plus,
@@ -1051,7 +1054,7 @@ impl<'a> CLower<'a> {
                     "*" => UnOp::Deref,
                     _ => return self.opaque_e(n),
                 };
-                let Some(a) = n.child_by_field_name("argument") else { return self.opaque_e(n) };
+                let Some(a) = n.field("argument") else { return self.opaque_e(n) };
                 let a = self.expr(a, d);
                 let ty = match op {
                     UnOp::Neg | UnOp::Plus | UnOp::BitNot => a.ty,
@@ -1068,10 +1071,10 @@ impl<'a> CLower<'a> {
                     if cur.kind() != "subscript_expression" {
                         break;
                     }
-                    if let Some(i) = cur.child_by_field_name("index") {
+                    if let Some(i) = cur.field("index") {
                         indices.push(i);
                     }
-                    match cur.child_by_field_name("argument") {
+                    match cur.field("argument") {
                         Some(a) => cur = a,
                         None => break,
                     }
@@ -1086,12 +1089,12 @@ impl<'a> CLower<'a> {
                 SrcExpr { kind: SrcExprKind::Index { array, indices }, span, ty }
             }
             "call_expression" => {
-                let Some(f) = n.child_by_field_name("function").filter(|f| f.kind() == "identifier") else {
+                let Some(f) = n.field("function").filter(|f| f.kind() == "identifier") else {
                     return self.opaque_e(n);
                 };
                 let name = self.text(f).to_string();
                 let arg_nodes: Vec<Node> = n
-                    .child_by_field_name("arguments")
+                    .field("arguments")
                     .map(Self::children)
                     .unwrap_or_default()
                     .into_iter()
@@ -1119,9 +1122,9 @@ impl<'a> CLower<'a> {
             }
             "conditional_expression" => {
                 let parts = (
-                    n.child_by_field_name("condition"),
-                    n.child_by_field_name("consequence"),
-                    n.child_by_field_name("alternative"),
+                    n.field("condition"),
+                    n.field("consequence"),
+                    n.field("alternative"),
                 );
                 let (Some(c), Some(t), Some(o)) = parts else { return self.opaque_e(n) };
                 let (c, t, o) = (self.expr(c, d), self.expr(t, d), self.expr(o, d));
@@ -1133,16 +1136,16 @@ impl<'a> CLower<'a> {
                 }
             }
             "cast_expression" => {
-                let ty = n.child_by_field_name("type").map(|t| c_type(self.text(t))).unwrap_or_else(|| c_type(""));
-                let Some(v) = n.child_by_field_name("value") else { return self.opaque_e(n) };
+                let ty = n.field("type").map(|t| c_type(self.text(t))).unwrap_or_else(|| c_type(""));
+                let Some(v) = n.field("value") else { return self.opaque_e(n) };
                 let v = self.expr(v, d);
                 let base = Some(ty.base).filter(|b| *b != BaseType::Other);
                 SrcExpr { kind: SrcExprKind::Cast { ty, expr: Box::new(v) }, span, ty: base }
             }
             "sizeof_expression" => {
-                let kind = if let Some(t) = n.child_by_field_name("type") {
+                let kind = if let Some(t) = n.field("type") {
                     SrcExprKind::SizeOf { ty: Some(c_type(self.text(t))), expr: None }
-                } else if let Some(v) = n.child_by_field_name("value") {
+                } else if let Some(v) = n.field("value") {
                     SrcExprKind::SizeOf { ty: None, expr: Some(Box::new(self.expr(v, d))) }
                 } else {
                     return self.opaque_e(n);
@@ -1158,6 +1161,34 @@ impl<'a> CLower<'a> {
         let text: String = self.text(n).chars().take(120).collect();
         SrcExpr::new(SrcExprKind::Opaque { text, vars }, self.span(n))
     }
+}
+
+/// Whether C text may assign `var`: an occurrence of the identifier followed by an
+/// assignment or `++`/`--`, or preceded by `++`, `--` or `&`. A text scan (conservative,
+/// comments included) is much cheaper than walking the body's syntax tree for every loop.
+fn text_may_write(text: &str, var: &str) -> bool {
+    let bytes = text.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(pos) = text.get(from..).and_then(|t| t.find(var)) {
+        let start = from + pos;
+        let end = start + var.len();
+        from = end;
+        if (start > 0 && is_ident(bytes[start - 1])) || bytes.get(end).is_some_and(|b| is_ident(*b)) {
+            continue;
+        }
+        let after = text.get(end..).unwrap_or("").trim_start();
+        let before = text.get(..start).unwrap_or("").trim_end();
+        let assigns = after.starts_with("++")
+            || after.starts_with("--")
+            || (after.starts_with('=') && !after.starts_with("=="))
+            || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="].iter().any(|op| after.starts_with(op));
+        let prefixed = before.ends_with("++") || before.ends_with("--") || (before.ends_with('&') && !before.ends_with("&&"));
+        if assigns || prefixed {
+            return true;
+        }
+    }
+    false
 }
 
 fn negate(e: SrcExpr) -> SrcExpr {
@@ -1239,5 +1270,20 @@ fn strip_spans(e: &mut SrcExpr, span: Span) {
             SrcExprKind::SizeOf { expr: Some(x2), .. } => stack.push(x2),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_may_write;
+
+    #[test]
+    fn loop_variable_writes_are_found_in_text() {
+        assert!(text_may_write("{ i += 2; }", "i"));
+        assert!(text_may_write("{ i = 0; }", "i"));
+        assert!(text_may_write("{ ++i; }", "i"));
+        assert!(text_may_write("{ f(&i); }", "i"));
+        assert!(!text_may_write("{ a[i] = i == 2 && ii++; }", "i"));
+        assert!(!text_may_write("{ x = i + 1; }", "i"));
     }
 }

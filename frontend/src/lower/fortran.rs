@@ -7,6 +7,7 @@ use tree_sitter::Node;
 use super::{as_mpi_call, parse_int, parse_real, Builder, MAX_EXPR_DEPTH};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
+use crate::parse::FieldExt;
 use crate::source_map::Assembled;
 
 /// Canonical Fortran name: lower-case, but `MPI_*` upper-case (matches C spelling of constants).
@@ -228,7 +229,7 @@ impl<'a> FLower<'a> {
         };
         let kids = children(n);
         let header = kids.first().copied().filter(|h| h.kind().ends_with("_statement"));
-        let name_node = header.and_then(|h| h.child_by_field_name("name").or_else(|| h.named_child(0)));
+        let name_node = header.and_then(|h| h.field("name").or_else(|| h.named_child(0)));
         let name = name_node.map_or_else(|| "main".to_string(), |x| norm(self.text(x)));
         let span = self.span(n);
         let name_span = name_node.map_or(span, |x| self.span(x));
@@ -242,7 +243,7 @@ impl<'a> FLower<'a> {
         }
         self.locals.clear();
         self.argv_vars.clear();
-        if let Some(params) = header.and_then(|h| h.child_by_field_name("parameters")) {
+        if let Some(params) = header.and_then(|h| h.field("parameters")) {
             for p in children(params) {
                 let pname = norm(self.text(p));
                 let pspan = self.span(p);
@@ -252,7 +253,7 @@ impl<'a> FLower<'a> {
             }
         }
         if kind == ProcKind::Function {
-            if let Some(t) = header.and_then(|h| h.child_by_field_name("type")) {
+            if let Some(t) = header.and_then(|h| h.field("type")) {
                 let pname = self.b.prog.proc(self.b.cur_proc).map(|p| p.name.clone()).unwrap_or_default();
                 let ty = f_type(self.text(t));
                 self.locals.insert(pname.clone(), (ty.clone(), false));
@@ -320,20 +321,19 @@ impl<'a> FLower<'a> {
     fn idents(&self, n: Node) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let mut cursor = n.walk();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
+        // (node, is the callee of a call or CALL): parents tracked here because
+        // `Node::parent` walks down from the root
+        let mut stack = vec![(n, false)];
+        while let Some((x, callee)) = stack.pop() {
             if x.kind() == "identifier" {
                 let name = norm(self.text(x));
-                let is_callee = x.parent().is_some_and(|p| {
-                    matches!(p.kind(), "call_expression" | "subroutine_call")
-                        && p.named_child(0).map(|f| f.id()) == Some(x.id())
-                        && !self.is_array(&name)
-                });
-                if !is_callee {
+                if !callee || self.is_array(&name) {
                     out.insert(name);
                 }
             }
-            stack.extend(x.named_children(&mut cursor));
+            let is_call = matches!(x.kind(), "call_expression" | "subroutine_call");
+            let first = if is_call { x.named_child(0).map(|f| f.id()) } else { None };
+            stack.extend(x.named_children(&mut cursor).map(|c| (c, Some(c.id()) == first)));
         }
         out
     }
@@ -438,7 +438,7 @@ impl<'a> FLower<'a> {
     }
 
     fn assignment(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
-        let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right")) else {
+        let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
             return self.opaque(n, label, "assignment", BTreeSet::new(), out);
         };
         let target = self.target(l, 0);
@@ -486,7 +486,7 @@ impl<'a> FLower<'a> {
             .filter(|a| a.kind() != "comment")
             .map(|a| {
                 if a.kind() == "keyword_argument" {
-                    match a.child_by_field_name("value") {
+                    match a.field("value") {
                         Some(v) => self.expr(v, depth),
                         None => self.opaque_e(a),
                     }
@@ -499,7 +499,7 @@ impl<'a> FLower<'a> {
 
     fn call(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
         let span = self.span(n);
-        let Some(f) = n.child_by_field_name("subroutine").or_else(|| n.named_child(0)) else {
+        let Some(f) = n.field("subroutine").or_else(|| n.named_child(0)) else {
             return self.opaque(n, label, "call", BTreeSet::new(), out);
         };
         let raw = self.text(f);
@@ -797,7 +797,7 @@ impl<'a> FLower<'a> {
                 (dn.named_child(0), size.map(|s| self.dims(s)), None)
             }
             "init_declarator" => {
-                let left = dn.child_by_field_name("left");
+                let left = dn.field("left");
                 let (nn, dims) = match left {
                     Some(l) if l.kind() == "sized_declarator" => {
                         let size = children(l).into_iter().find(|c| c.kind() == "size");
@@ -805,7 +805,7 @@ impl<'a> FLower<'a> {
                     }
                     other => (other, None),
                 };
-                (nn, dims, dn.child_by_field_name("right"))
+                (nn, dims, dn.field("right"))
             }
             _ => (None, None, None),
         };
@@ -825,7 +825,7 @@ impl<'a> FLower<'a> {
     fn decl_stmt(&mut self, n: Node) {
         match n.kind() {
             "variable_declaration" => {
-                let ty = n.child_by_field_name("type").map(|t| f_type(self.text(t))).unwrap_or_else(|| f_type(""));
+                let ty = n.field("type").map(|t| f_type(self.text(t))).unwrap_or_else(|| f_type(""));
                 let mut is_param = false;
                 let mut attr_dims = None;
                 let mut c = n.walk();
@@ -971,9 +971,9 @@ impl<'a> FLower<'a> {
                 None => self.opaque_e(n),
             },
             "math_expression" | "relational_expression" | "logical_expression" | "concatenation_expression" => {
-                let op_text = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-                let l = n.child_by_field_name("left");
-                let r = n.child_by_field_name("right");
+                let op_text = n.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let l = n.field("left");
+                let r = n.field("right");
                 match (l, r) {
                     (Some(l), Some(r)) => {
                         let op = if n.kind() == "concatenation_expression" { Some(BinOp::Concat) } else { rel_op(op_text) };
@@ -985,7 +985,7 @@ impl<'a> FLower<'a> {
                     }
                     _ => {
                         // `.not. x`
-                        let Some(a) = n.child_by_field_name("argument").or_else(|| n.named_child(0)) else {
+                        let Some(a) = n.field("argument").or_else(|| n.named_child(0)) else {
                             return self.opaque_e(n);
                         };
                         let a = self.expr(a, d);
@@ -998,8 +998,8 @@ impl<'a> FLower<'a> {
                 }
             }
             "unary_expression" => {
-                let op = n.child_by_field_name("operator").map(|o| self.text(o).to_ascii_lowercase());
-                let Some(a) = n.child_by_field_name("argument") else { return self.opaque_e(n) };
+                let op = n.field("operator").map(|o| self.text(o).to_ascii_lowercase());
+                let Some(a) = n.field("argument") else { return self.opaque_e(n) };
                 let a = self.expr(a, d);
                 let op = match op.as_deref() {
                     Some("-") => UnOp::Neg,
