@@ -1,0 +1,268 @@
+//! The C emitter of the instrumented program.
+//!
+//! Shapes (S = site id; every inserted statement sits in braces so that a single-statement
+//! body stays a single statement):
+//! - loop: `{ long long augur_n_S = 0; [augur_phase_begin(S);] augur_loop_enter(S); for (...)
+//!   { augur_n_S++; body } augur_loop_exit(S, augur_n_S); [augur_phase_end(S);] }` — the
+//!   counter is a register increment, no call per iteration; inside a computation phase the
+//!   (empty) `augur_loop_enter` call is left out;
+//! - branch: `augur_branch(S, 0);` first in the taken arm, `augur_branch(S, 1);` first in every
+//!   later arm and in the `else` (an `else { ... }` is added when there is none);
+//! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
+//!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
+//! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
+//! - `return` inside marked loops: `{ <exit markers, innermost first> return ...; }`.
+//!
+//! Key depths: a construct at nesting depth d wraps itself at 2d and its bodies at 2d+1.
+use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
+
+use crate::edit::Key;
+use crate::plan::{callees, expr_calls, Role};
+use crate::scan::{c_find_keyword, c_stmt_end, find_call, next_non_blank, skip_c_trivia, skip_c_trivia_parens};
+use crate::{CodegenError, Ctx};
+
+pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
+    let prog = ctx.prog;
+    for s in &prog.stmts {
+        let d = ctx.depth(s.id);
+        let marks = ctx.plan.of_stmt(s.id).to_vec();
+        for m in &marks {
+            match &m.role {
+                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::CommSizeRank => mpi(ctx, s, m.site)?,
+                Role::Loop { compute_phase } => loop_marks(ctx, s, m.site, *compute_phase, d)?,
+                Role::Branch { .. } | Role::Call { .. } => {}
+            }
+        }
+        if !ctx.plan.branches_of(s.id).is_empty() {
+            branches(ctx, s, d)?;
+        }
+        calls(ctx, s, d)?;
+        if matches!(s.kind, StmtKind::Return { .. }) {
+            early_return(ctx, s, d)?;
+        }
+        if let StmtKind::Opaque(o) = &s.kind {
+            if o.reason.contains("goto") && !ctx.enclosing_loops(s.id).is_empty() {
+                ctx.note(Some(s.span), "a goto inside a marked loop: if it leaves the loop, its exit marker is skipped");
+            }
+        }
+    }
+    include_header(ctx)
+}
+
+/// `MPI_Xxx(` → `augur_MPI_Xxx(S, ` (or `augur_MPI_Xxx(S)` for an empty argument list).
+fn mpi(ctx: &mut Ctx<'_>, s: &Stmt, site: u32) -> Result<(), CodegenError> {
+    let StmtKind::Mpi(m) = &s.kind else { return Ok(()) };
+    if !ctx.wrapped.c(&m.name) {
+        if crate::plan::is_comm(m.op) {
+            ctx.note(Some(s.span), format!("`{}` has no runtime wrapper: not traced", m.name));
+        }
+        return Ok(());
+    }
+    let text = ctx.text(s.span.file)?;
+    let Some((name_at, paren)) = find_call(text, s.span.start as usize, s.span.end as usize, &m.name, false) else {
+        ctx.note(Some(s.span), format!("`{}` not found in the statement's text (macro?): not traced", m.name));
+        return Ok(());
+    };
+    let args = if next_non_blank(text, paren + 1) == Some(b')') { format!("{site}") } else { format!("{site}, ") };
+    let e = ctx.edits(s.span.file);
+    e.insert(name_at, "augur_", Key::inline(0));
+    e.insert(paren + 1, args, Key::inline(0));
+    Ok(())
+}
+
+/// Where the body of a loop starts: `{`, `;` (empty body) or the single statement.
+fn loop_body_start(text: &str, s: &Stmt) -> usize {
+    match &s.kind {
+        StmtKind::Loop(l) => skip_c_trivia_parens(text, l.header_span.end as usize),
+        StmtKind::While(w) if w.post_test => skip_c_trivia(text, s.span.start as usize + 2),
+        StmtKind::While(w) => skip_c_trivia_parens(text, w.header_span.end as usize),
+        _ => s.span.start as usize,
+    }
+}
+
+fn loop_marks(ctx: &mut Ctx<'_>, s: &Stmt, site: u32, phase: bool, d: i64) -> Result<(), CodegenError> {
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let start = s.span.start as usize;
+    let end = c_stmt_end(text, s.span.end as usize);
+    let body = loop_body_start(text, s);
+    let body_char = text.as_bytes().get(body).copied();
+    let enter = if ctx.in_phase(s.id) { String::new() } else { format!("augur_loop_enter({site}); ") };
+    let (pb, pe) =
+        if phase { (format!("augur_phase_begin({site}); "), format!(" augur_phase_end({site});")) } else { Default::default() };
+    let body_end = match &s.kind {
+        // do { ... } while (c); — the body ends before `while`
+        StmtKind::While(w) if w.post_test => w.end_span.end as usize,
+        _ => end,
+    };
+    let e = ctx.edits(file);
+    e.insert(start, format!("{{ long long augur_n_{site} = 0; {pb}{enter}"), Key::before(2 * d));
+    e.insert(end, format!(" augur_loop_exit({site}, augur_n_{site});{pe} }}"), Key::after(2 * d));
+    let inc = format!("augur_n_{site}++;");
+    match body_char {
+        Some(b'{') => e.insert(body + 1, format!(" {inc} "), Key::before(2 * d + 1)),
+        Some(b';') => e.replace(body, body + 1, format!("{{ {inc} }}"), Key::replace()),
+        Some(_) => {
+            e.insert(body, format!("{{ {inc} "), Key::before(2 * d + 1));
+            e.insert(body_end, " }", Key::after(2 * d + 1));
+        }
+        None => ctx.note(Some(s.span), "loop body not found: iterations not counted"),
+    }
+    Ok(())
+}
+
+/// Puts `code` first in a body starting at `pos` (`{`, `;` or a single statement ending at
+/// `end`), bracing a single statement.
+fn into_body(ctx: &mut Ctx<'_>, file: FileId, pos: usize, end: Option<usize>, code: &str, key: i64) -> Result<(), CodegenError> {
+    let text = ctx.text(file)?;
+    let c = text.as_bytes().get(pos).copied();
+    let e = ctx.edits(file);
+    match (c, end) {
+        (Some(b'{'), _) => e.insert(pos + 1, format!(" {code}"), Key::before(key)),
+        (Some(b';'), _) => e.replace(pos, pos + 1, format!("{{ {code}}}"), Key::replace()),
+        (Some(_), Some(end)) => {
+            e.insert(pos, format!("{{ {code}"), Key::before(key));
+            e.insert(end, " }", Key::after(key));
+        }
+        _ => ctx.note(None, format!("branch body not found at byte {pos}: `{code}` left out")),
+    }
+    Ok(())
+}
+
+/// End of the last statement of a block (past its `;`).
+fn block_end(ctx: &Ctx<'_>, text: &str, block: &[StmtId]) -> Option<usize> {
+    let last = ctx.prog.stmt(*block.last()?)?;
+    Some(c_stmt_end(text, last.span.end as usize))
+}
+
+fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
+    let StmtKind::If(i) = &s.kind else { return Ok(()) };
+    let marks = ctx.plan.branches_of(s.id);
+    let file = s.span.file;
+    let key = 2 * d + 1;
+    let text = ctx.text(file)?;
+    let code_for = |j: u32| -> String {
+        let mut c: String = marks.range(..j).map(|(_, site)| format!("augur_branch({site}, 1); ")).collect();
+        if let Some(site) = marks.get(&j) {
+            c.push_str(&format!("augur_branch({site}, 0); "));
+        }
+        c
+    };
+    let mut plan_edits = Vec::new();
+    for (j, arm) in i.arms.iter().enumerate() {
+        let code = code_for(u32::try_from(j).unwrap_or(u32::MAX));
+        if code.is_empty() {
+            continue;
+        }
+        let pos = skip_c_trivia_parens(text, arm.cond.span.end as usize);
+        plan_edits.push((pos, block_end(ctx, text, &arm.body), code));
+    }
+    let rest: String = marks.values().map(|site| format!("augur_branch({site}, 1); ")).collect();
+    let last_end = i
+        .arms
+        .last()
+        .map(|a| block_end(ctx, text, &a.body).unwrap_or_else(|| skip_c_trivia_parens(text, a.cond.span.end as usize)));
+    let if_end = c_stmt_end(text, s.span.end as usize);
+    match (&i.else_body, last_end) {
+        (Some(body), Some(from)) => match c_find_keyword(text, from, if_end, "else") {
+            Some(at) => {
+                let pos = skip_c_trivia(text, at + 4);
+                plan_edits.push((pos, block_end(ctx, text, body), rest));
+            }
+            None => ctx.note(Some(s.span), "`else` not found: its branch marker is left out"),
+        },
+        _ => {
+            let e = ctx.edits(file);
+            e.insert(if_end, format!(" else {{ {rest}}}"), Key::after(2 * d));
+        }
+    }
+    for (pos, end, code) in plan_edits {
+        into_body(ctx, file, pos, end, &code, key)?;
+    }
+    Ok(())
+}
+
+fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
+    let sites: Vec<(u32, String)> = ctx
+        .plan
+        .of_stmt(s.id)
+        .iter()
+        .filter_map(|m| match &m.role {
+            Role::Call { callee } => Some((m.site, callee.clone())),
+            _ => None,
+        })
+        .collect();
+    if sites.is_empty() {
+        return Ok(());
+    }
+    // the call statement's own callee first, then calls inside expressions (plan order)
+    let stmt_call = matches!(&s.kind, StmtKind::Call(_)) && callees(ctx.prog, s).len() > expr_calls(ctx.prog, s).len();
+    let mut exprs: Vec<Span> = expr_calls(ctx.prog, s).into_iter().map(|(_, e)| e.span).collect();
+    exprs.reverse();
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let end = c_stmt_end(text, s.span.end as usize);
+    for (k, (site, callee)) in sites.into_iter().enumerate() {
+        if k == 0 && stmt_call {
+            let e = ctx.edits(file);
+            e.insert(s.span.start as usize, format!("{{ augur_call_enter({site}); "), Key::before(2 * d));
+            e.insert(end, format!(" augur_call_exit({site}); }}"), Key::after(2 * d));
+        } else if let Some(sp) = exprs.pop() {
+            let e = ctx.edits(sp.file);
+            e.insert(sp.start as usize, format!("(augur_call_enter({site}), augur_call_exit({site}), "), Key::inline(-1));
+            e.insert(sp.end as usize, ")", Key::inline(1));
+        } else {
+            ctx.note(Some(s.span), format!("call of `{callee}` not found in the statement: not counted"));
+        }
+    }
+    Ok(())
+}
+
+/// Exit markers of every enclosing marked loop before a `return`.
+fn early_return(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
+    let loops = ctx.enclosing_loops(s.id);
+    if loops.is_empty() {
+        return Ok(());
+    }
+    let mut code = String::new();
+    for (site, phase) in loops {
+        code.push_str(&format!("augur_loop_exit({site}, augur_n_{site}); "));
+        if phase {
+            code.push_str(&format!("augur_phase_end({site}); "));
+        }
+    }
+    let text = ctx.text(s.span.file)?;
+    let end = c_stmt_end(text, s.span.end as usize);
+    let e = ctx.edits(s.span.file);
+    e.insert(s.span.start as usize, format!("{{ {code}"), Key::before(2 * d));
+    e.insert(end, " }", Key::after(2 * d));
+    Ok(())
+}
+
+/// `#include "augur.h"` after the main file's last leading `#include`, and first in every other
+/// edited file.
+fn include_header(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
+    let main = ctx.prog.main_file;
+    let first_proc = ctx.prog.procs.iter().filter(|p| p.span.file == main).map(|p| p.span.start as usize).min();
+    let text = ctx.text(main)?;
+    let limit = first_proc.unwrap_or(text.len());
+    let mut at = 0;
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        if off >= limit {
+            break;
+        }
+        let t = line.trim_start();
+        if t.starts_with('#') && t[1..].trim_start().starts_with("include") {
+            at = off + line.len();
+        }
+        off += line.len();
+    }
+    let prefix = if at > 0 && !text[..at].ends_with('\n') { "\n" } else { "" };
+    ctx.edits(main).insert(at, format!("{prefix}#include \"augur.h\"\n"), Key::before(-10));
+    let others: Vec<FileId> = ctx.edits.keys().copied().filter(|f| *f != main).collect();
+    for f in others {
+        ctx.edits(f).insert(0, "#include \"augur.h\"\n", Key::before(-10));
+    }
+    Ok(())
+}

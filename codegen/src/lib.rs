@@ -1,0 +1,205 @@
+//! `codegen`: emits C and Fortran text from the IR — today the instrumented ("timer") version
+//! of a program, whose markers feed the tracer runtime (`runtime/c/augur.h`).
+//!
+//! Invariants:
+//! - codegen never sees tree-sitter and never touches files: it returns text;
+//! - output = original text plus insertions/replacements at byte offsets of the ORIGINAL
+//!   files (IR spans), so everything not instrumented stays byte-for-byte as written;
+//! - the instrumented program computes what the original computes: markers only read values
+//!   (loop counters are fresh variables `augur_n_<site>`), MPI calls keep their arguments.
+//!
+//! Entry point: [`instrument`]. The plan ([`Plan`]) says which statement gets which marker.
+mod c;
+mod edit;
+mod fortran;
+pub mod plan;
+mod scan;
+pub mod wrapped;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use frontend::{FileId, Language, Program, Sources, Span, StmtId};
+use serde::Serialize;
+
+pub use plan::{Mark, Plan, Role};
+pub use wrapped::Wrapped;
+
+use edit::Edits;
+
+/// Fortran source form (C has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FortranForm {
+    /// F77 fixed form: code in columns 7–72, continuation mark in column 6.
+    Fixed,
+    Free,
+}
+
+/// Options of [`instrument_with`].
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Fortran form of every file; `None`: from the main file's extension (`.f`, `.for`,
+    /// `.f77` fixed, anything else free).
+    pub form: Option<FortranForm>,
+}
+
+/// One rewritten file.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputFile {
+    pub file: FileId,
+    /// The original file's path, as in [`Sources`].
+    pub source: PathBuf,
+    /// Where to write it relative to the instrumented main file's directory, so that the
+    /// compiler finds edited includes there before the originals (`x.h`, `inc/y.h`).
+    pub relative: PathBuf,
+    pub text: String,
+}
+
+/// Something the instrumented program does not record, or records approximately.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub span: Option<Span>,
+    pub message: String,
+}
+
+/// The instrumented program: the main file first, then edited included files.
+#[derive(Debug, Clone, Serialize)]
+pub struct Instrumented {
+    pub language: Language,
+    pub form: Option<FortranForm>,
+    pub files: Vec<OutputFile>,
+    pub notes: Vec<Note>,
+}
+
+impl Instrumented {
+    /// The instrumented main file.
+    pub fn main(&self) -> Option<&OutputFile> {
+        self.files.first()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("the plan names statement {stmt} (site {site}), which the program does not have")]
+    UnknownStmt { site: u32, stmt: u32 },
+    #[error("source file #{0} is not among the loaded sources")]
+    MissingFile(u32),
+    #[error("cannot instrument {}: {reason} (byte {offset})", path.display())]
+    Conflict { path: PathBuf, offset: usize, reason: String },
+}
+
+/// Instruments `prog` following `plan`, with the form taken from the main file's extension.
+pub fn instrument(prog: &Program, sources: &Sources, plan: &Plan) -> Result<Instrumented, CodegenError> {
+    instrument_with(prog, sources, plan, &Options::default())
+}
+
+/// Instruments `prog` following `plan`.
+pub fn instrument_with(
+    prog: &Program,
+    sources: &Sources,
+    plan: &Plan,
+    opts: &Options,
+) -> Result<Instrumented, CodegenError> {
+    for m in plan.marks() {
+        if prog.stmt(m.stmt).is_none() {
+            return Err(CodegenError::UnknownStmt { site: m.site, stmt: m.stmt.0 });
+        }
+    }
+    let main = sources.get(prog.main_file).ok_or(CodegenError::MissingFile(prog.main_file.0))?;
+    let wrapped = Wrapped::from_runtime();
+    let mut ctx = Ctx { prog, sources, plan, wrapped: &wrapped, edits: BTreeMap::new(), notes: Vec::new() };
+    let form = match prog.language {
+        Language::C => {
+            c::instrument(&mut ctx)?;
+            None
+        }
+        Language::Fortran => {
+            let form = opts.form.unwrap_or_else(|| form_of(&main.path));
+            fortran::instrument(&mut ctx, form)?;
+            Some(form)
+        }
+    };
+    let Ctx { edits, notes, .. } = ctx;
+    let base = main.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut files = Vec::new();
+    // the main file always changes (MPI_Init/Finalize at least); output it first
+    let mut order: Vec<FileId> = vec![prog.main_file];
+    order.extend(edits.keys().copied().filter(|f| *f != prog.main_file));
+    let mut edits = edits;
+    for id in order {
+        let src = sources.get(id).ok_or(CodegenError::MissingFile(id.0))?;
+        let e = edits.remove(&id).unwrap_or_default();
+        let text = e.apply(&src.text, &src.path)?;
+        files.push(OutputFile { file: id, source: src.path.clone(), relative: relative(&src.path, &base), text });
+    }
+    Ok(Instrumented { language: prog.language, form, files, notes })
+}
+
+/// Fixed form for `.f`, `.F`, `.for`, `.f77`, `.ftn`; free otherwise.
+pub fn form_of(path: &Path) -> FortranForm {
+    match frontend::form_for_path(path) {
+        Some(frontend::Form::Fixed) => FortranForm::Fixed,
+        _ => FortranForm::Free,
+    }
+}
+
+/// `path` relative to `base` when below it, else its file name.
+fn relative(path: &Path, base: &Path) -> PathBuf {
+    match path.strip_prefix(base) {
+        Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+        _ => path.file_name().map(PathBuf::from).unwrap_or_else(|| path.to_path_buf()),
+    }
+}
+
+/// State shared by the language emitters.
+pub(crate) struct Ctx<'a> {
+    pub prog: &'a Program,
+    pub sources: &'a Sources,
+    pub plan: &'a Plan,
+    pub wrapped: &'a Wrapped,
+    pub edits: BTreeMap<FileId, Edits>,
+    pub notes: Vec<Note>,
+}
+
+impl Ctx<'_> {
+    pub fn text(&self, file: FileId) -> Result<&str, CodegenError> {
+        self.sources.get(file).map(|f| f.text.as_str()).ok_or(CodegenError::MissingFile(file.0))
+    }
+
+    pub fn edits(&mut self, file: FileId) -> &mut Edits {
+        self.edits.entry(file).or_default()
+    }
+
+    pub fn note(&mut self, span: Option<Span>, message: impl Into<String>) {
+        self.notes.push(Note { span, message: message.into() });
+    }
+
+    /// Nesting depth of a statement (0 at procedure level).
+    pub fn depth(&self, id: StmtId) -> i64 {
+        let mut d = 0;
+        let mut cur = self.prog.stmt(id).and_then(|s| s.parent);
+        while let Some(p) = cur {
+            d += 1;
+            cur = self.prog.stmt(p).and_then(|s| s.parent);
+        }
+        d
+    }
+
+    /// Marked loops enclosing `id` in its procedure, innermost first: (site, phase).
+    pub fn enclosing_loops(&self, id: StmtId) -> Vec<(u32, bool)> {
+        let mut out = Vec::new();
+        let mut cur = self.prog.stmt(id).and_then(|s| s.parent);
+        while let Some(p) = cur {
+            if let Some(l) = self.plan.loop_of(p) {
+                out.push(l);
+            }
+            cur = self.prog.stmt(p).and_then(|s| s.parent);
+        }
+        out
+    }
+
+    /// Whether `id` lies inside the computation phase of an enclosing loop.
+    pub fn in_phase(&self, id: StmtId) -> bool {
+        self.enclosing_loops(id).iter().any(|&(_, phase)| phase)
+    }
+}

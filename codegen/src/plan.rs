@@ -1,0 +1,297 @@
+//! The instrumentation plan: which IR statement gets which marker, under which site id.
+//!
+//! A plan is data, built from the APT's site table (`Plan::from_apt`) or, for tests and for
+//! programs analysed without an APT, by [`Plan::from_program`] with the same node rules.
+//! Branch convention (what `augur_branch(site, arm)` records): for the IF node testing arm
+//! `k` of an IR `if`, arm `0` = its condition was true (the arm's body ran), arm `1` = it was
+//! false (control went on to the next `else if`, the `else`, or past the `if`).
+use std::collections::{BTreeMap, BTreeSet};
+
+use frontend::{DeclKind, MpiOp, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtId, StmtKind};
+use serde::Serialize;
+
+/// What the marker at one site records.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Role {
+    /// A counted or while loop: iterations per entry. `compute_phase`: the outermost loop of a
+    /// computation phase, also timed (wall, thread CPU, MPI_Wtime) per entry.
+    Loop { compute_phase: bool },
+    /// The IF node for arm `arm` of an IR `if` (0 = the `if`, 1.. = its `else if`s).
+    Branch { arm: u32 },
+    /// A call of the user procedure `callee` (a call statement or a call inside an expression).
+    Call { callee: String },
+    /// An MPI communication call, recorded by the runtime's wrapper.
+    Comm,
+    MpiInit,
+    MpiFinalize,
+    /// `MPI_Comm_size` / `MPI_Comm_rank` (wrapped, not recorded).
+    CommSizeRank,
+}
+
+/// One marker: site id, IR statement, role.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Mark {
+    pub stmt: StmtId,
+    pub site: u32,
+    pub role: Role,
+}
+
+/// Every marker of one program, sorted by statement then site.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Plan {
+    marks: Vec<Mark>,
+}
+
+impl Plan {
+    pub fn new(mut marks: Vec<Mark>) -> Plan {
+        marks.sort();
+        marks.dedup();
+        Plan { marks }
+    }
+
+    pub fn marks(&self) -> &[Mark] {
+        &self.marks
+    }
+
+    /// The marks of one statement, by site id.
+    pub fn of_stmt(&self, stmt: StmtId) -> &[Mark] {
+        let lo = self.marks.partition_point(|m| m.stmt < stmt);
+        let hi = self.marks.partition_point(|m| m.stmt <= stmt);
+        self.marks.get(lo..hi).unwrap_or(&[])
+    }
+
+    /// The loop mark of a statement, if any.
+    pub fn loop_of(&self, stmt: StmtId) -> Option<(u32, bool)> {
+        self.of_stmt(stmt).iter().find_map(|m| match m.role {
+            Role::Loop { compute_phase } => Some((m.site, compute_phase)),
+            _ => None,
+        })
+    }
+
+    /// Branch sites of an `if` statement by arm index.
+    pub fn branches_of(&self, stmt: StmtId) -> BTreeMap<u32, u32> {
+        self.of_stmt(stmt)
+            .iter()
+            .filter_map(|m| match m.role {
+                Role::Branch { arm } => Some((arm, m.site)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The highest site id in use, if any.
+    pub fn max_site(&self) -> Option<u32> {
+        self.marks.iter().map(|m| m.site).max()
+    }
+
+    /// A plan with the APT's node rules, computed from the IR alone; site ids in pre-order
+    /// from 0, then the MPI init/finalize/size/rank markers numbered after them.
+    pub fn from_program(prog: &Program) -> Plan {
+        let comm_procs = communicating(prog);
+        let mut b = PlanBuilder { prog, comm_procs, marks: Vec::new(), next: 0 };
+        for p in &prog.procs {
+            b.block(&p.body, false);
+        }
+        let mut marks = b.marks;
+        let mut next = b.next;
+        add_mpi_setup_marks(prog, &mut marks, &mut next);
+        Plan::new(marks)
+    }
+}
+
+/// Adds `MpiInit` / `MpiFinalize` / `CommSizeRank` marks with fresh ids from `*next`.
+pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &mut u32) {
+    for s in &prog.stmts {
+        let StmtKind::Mpi(m) = &s.kind else { continue };
+        let role = match m.op {
+            MpiOp::Init | MpiOp::InitThread => Role::MpiInit,
+            MpiOp::Finalize => Role::MpiFinalize,
+            MpiOp::CommSize | MpiOp::CommRank => Role::CommSizeRank,
+            _ => continue,
+        };
+        if marks.iter().any(|k| k.stmt == s.id) {
+            continue;
+        }
+        marks.push(Mark { stmt: s.id, site: *next, role });
+        *next += 1;
+    }
+}
+
+/// MPI operations the APT calls communication (COMM nodes).
+pub fn is_comm(op: MpiOp) -> bool {
+    use MpiOp::*;
+    op.is_point_to_point()
+        || op.is_collective()
+        || matches!(op, Start | Startall | Wait | Waitall | Waitany | Waitsome | Test | Testall | Testany | Testsome | Probe | Iprobe)
+}
+
+/// The user procedure `name` called from `proc`, unless `name` is an array there.
+pub(crate) fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<ProcId> {
+    let callee = prog.proc_by_name(name)?;
+    if let Some(d) = prog.decl(proc, name) {
+        if matches!(d.kind, DeclKind::Array { .. }) {
+            return None;
+        }
+    }
+    Some(callee.id)
+}
+
+/// Top-level expressions of a statement's own kind (not of nested bodies), in source order.
+pub(crate) fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
+    match &s.kind {
+        StmtKind::Assign(a) => vec![&a.target, &a.value],
+        StmtKind::Loop(l) => vec![&l.lo, &l.hi, &l.step],
+        StmtKind::While(w) => w.cond.iter().collect(),
+        StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
+        StmtKind::Call(c) => c.args.iter().collect(),
+        StmtKind::Mpi(m) => m.args.iter().map(|a| &a.expr).chain(m.result.iter()).collect(),
+        StmtKind::Input(i) => i.targets.iter().collect(),
+        StmtKind::Return { value } => value.iter().collect(),
+        StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
+    }
+}
+
+/// Calls of user procedures inside the statement's own expressions, pre-order: (callee
+/// name, the call expression).
+pub(crate) fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(&'a str, &'a SrcExpr)> {
+    let mut out = Vec::new();
+    for top in stmt_exprs(s) {
+        for e in top.walk() {
+            let name = match &e.kind {
+                SrcExprKind::Call { name, .. } => name,
+                SrcExprKind::Index { array, .. } => array,
+                _ => continue,
+            };
+            if user_proc(prog, s.proc, name).is_some() {
+                out.push((name.as_str(), e));
+            }
+        }
+    }
+    out
+}
+
+/// The user procedures called by statement `s` itself: the call statement's callee first,
+/// then calls inside its expressions.
+pub(crate) fn callees(prog: &Program, s: &Stmt) -> Vec<ProcId> {
+    let mut out = Vec::new();
+    if let StmtKind::Call(c) = &s.kind {
+        out.extend(user_proc(prog, s.proc, &c.name));
+    }
+    out.extend(expr_calls(prog, s).into_iter().filter_map(|(n, _)| user_proc(prog, s.proc, n)));
+    out
+}
+
+/// Procedures that may communicate, directly or through calls (fixed point).
+fn communicating(prog: &Program) -> BTreeSet<ProcId> {
+    let mut direct: BTreeMap<ProcId, bool> = BTreeMap::new();
+    let mut calls: BTreeMap<ProcId, BTreeSet<ProcId>> = BTreeMap::new();
+    for s in &prog.stmts {
+        if matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op)) {
+            direct.insert(s.proc, true);
+        }
+        calls.entry(s.proc).or_default().extend(callees(prog, s));
+    }
+    let mut comm: BTreeSet<ProcId> = direct.keys().copied().collect();
+    loop {
+        let before = comm.len();
+        for (p, cs) in &calls {
+            if cs.iter().any(|c| comm.contains(c)) {
+                comm.insert(*p);
+            }
+        }
+        if comm.len() == before {
+            return comm;
+        }
+    }
+}
+
+struct PlanBuilder<'a> {
+    prog: &'a Program,
+    comm_procs: BTreeSet<ProcId>,
+    marks: Vec<Mark>,
+    next: u32,
+}
+
+impl PlanBuilder<'_> {
+    fn push(&mut self, stmt: StmtId, role: Role) {
+        self.marks.push(Mark { stmt, site: self.next, role });
+        self.next += 1;
+    }
+
+    /// Whether the statements of `block` (and below) communicate.
+    fn communicates(&self, block: &[StmtId]) -> bool {
+        self.prog.walk(block).into_iter().filter_map(|id| self.prog.stmt(id)).any(|s| {
+            matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op))
+                || callees(self.prog, s).iter().any(|c| self.comm_procs.contains(c))
+        })
+    }
+
+    /// Whether `block` holds anything that becomes a node.
+    fn has_node(&self, block: &[StmtId]) -> bool {
+        self.prog.walk(block).into_iter().filter_map(|id| self.prog.stmt(id)).any(|s| match &s.kind {
+            StmtKind::Loop(_) | StmtKind::While(_) => true,
+            StmtKind::Mpi(m) => is_comm(m.op),
+            _ => !callees(self.prog, s).is_empty(),
+        })
+    }
+
+    fn calls(&mut self, s: &Stmt) {
+        let mut names: Vec<String> = Vec::new();
+        if let StmtKind::Call(c) = &s.kind {
+            if user_proc(self.prog, s.proc, &c.name).is_some() {
+                names.push(c.name.clone());
+            }
+        }
+        names.extend(expr_calls(self.prog, s).into_iter().map(|(n, _)| n.to_string()));
+        for callee in names {
+            self.push(s.id, Role::Call { callee });
+        }
+    }
+
+    /// Pre-order over `block`; `in_phase`: inside a computation phase already.
+    fn block(&mut self, block: &[StmtId], in_phase: bool) {
+        for &id in block {
+            let Some(s) = self.prog.stmt(id) else { continue };
+            match &s.kind {
+                StmtKind::Loop(_) | StmtKind::While(_) => {
+                    if let StmtKind::While(w) = &s.kind {
+                        self.block(&w.init, in_phase);
+                    }
+                    self.calls(s);
+                    let whole = [id];
+                    let phase = !in_phase && !self.communicates(&whole);
+                    self.push(id, Role::Loop { compute_phase: phase });
+                    match &s.kind {
+                        StmtKind::Loop(l) => self.block(&l.body, in_phase || phase),
+                        StmtKind::While(w) => {
+                            self.block(&w.body, in_phase || phase);
+                            self.block(&w.update, in_phase || phase);
+                        }
+                        _ => {}
+                    }
+                }
+                StmtKind::If(i) => {
+                    self.calls(s);
+                    // arm k is a node when it or anything after it holds a node
+                    let mut keep = vec![false; i.arms.len()];
+                    let mut rest = i.else_body.as_ref().is_some_and(|b| self.has_node(b));
+                    for (k, arm) in i.arms.iter().enumerate().rev() {
+                        rest = rest || self.has_node(&arm.body);
+                        keep[k] = rest;
+                    }
+                    for (k, arm) in i.arms.iter().enumerate() {
+                        if keep[k] {
+                            self.push(id, Role::Branch { arm: u32::try_from(k).unwrap_or(u32::MAX) });
+                        }
+                        self.block(&arm.body, in_phase);
+                    }
+                    if let Some(e) = &i.else_body {
+                        self.block(e, in_phase);
+                    }
+                }
+                StmtKind::Mpi(m) if is_comm(m.op) => self.push(id, Role::Comm),
+                _ => self.calls(s),
+            }
+        }
+    }
+}
