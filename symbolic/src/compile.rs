@@ -37,7 +37,7 @@ pub struct Compiled {
 }
 
 /// Registers kept on the stack for programs up to this size.
-const STACK_REGS: usize = 64;
+const STACK_REGS: usize = 32;
 
 struct Builder<'a> {
     ops: Vec<Op>,
