@@ -78,7 +78,8 @@ fn input_errors_are_one_line_with_position_and_exit_2() {
     std::fs::write(&empty, "").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["expr", "simplify", "N^2/(P*K) + "], "column 12"),
-        (vec!["expr", "eval", "N*Q", "--at", "N=2"], "unknown variable `Q`"),
+        (vec!["expr", "eval", "N*Q", "--at", "N=2"], "column 2: unknown variable `Q`"),
+        (vec!["expr", "solve", "N/K + K*Q", "--for", "K", "--at", "N=2"], "column 8: unknown variable `Q`"),
         (vec!["expr", "eval", "N", "--at", "N=2,P"], "column 4"),
         (vec!["expr", "fit", "--data", bad.to_str().unwrap(), "--params", "N,P"], "bad.csv:3:3: cell \"oops\""),
         (vec!["expr", "fit", "--data", empty.to_str().unwrap(), "--params", "N,P"], "empty CSV"),

@@ -186,7 +186,7 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
         ExprCommand::Eval { expr, at, fmt } => {
             let e = parse_expr(&expr)?;
             let at = parse_at(&at)?;
-            let v = e.eval_map(&at).with_context(|| format!("cannot evaluate {expr:?}"))?;
+            let v = e.eval_map(&at).map_err(|err| unknown_var(&expr, err))?;
             if fmt.json {
                 out(&json!({"expr": e, "at": at, "value": v}).to_string())?;
             } else {
@@ -209,8 +209,10 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
             let e = parse_expr(&expr)?;
             let at = parse_at(&at)?;
             let range = range.as_deref().map(parse_range).transpose()?;
-            let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer })
-                .with_context(|| format!("cannot minimise {expr:?} over {var}"))?;
+            let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer }).map_err(|err| match err {
+                symbolic::SolveError::Eval(e) => unknown_var(&expr, e),
+                other => anyhow!("cannot minimise {expr:?} over {var}: {other}"),
+            })?;
             if fmt.json {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
@@ -269,6 +271,23 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Name the column where the unknown variable first occurs in the expression text.
+fn unknown_var(src: &str, err: symbolic::EvalError) -> anyhow::Error {
+    let symbolic::EvalError::UnknownVariable(name) = &err;
+    let chars: Vec<char> = src.chars().collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let n: Vec<char> = name.chars().collect();
+    let col = (0..chars.len()).find(|&i| {
+        chars[i..].starts_with(&n)
+            && (i == 0 || !is_ident(chars[i - 1]))
+            && chars.get(i + n.len()).is_none_or(|c| !is_ident(*c))
+    });
+    match col {
+        Some(c) => anyhow!("{src:?}: column {c}: unknown variable `{name}`: give it a value with --at {name}=VALUE"),
+        None => anyhow!("{src:?}: {err}"),
+    }
 }
 
 fn short(x: f64) -> String {
