@@ -1,0 +1,106 @@
+//! Which MPI operations are communication (COMM nodes) and their symbolic attributes:
+//! peer, tag, message size in bytes (count × datatype size), request counts.
+use frontend::mpi_table::datatype_size;
+use frontend::{MpiCall, MpiOp, Role, SrcExprKind};
+use symbolic::Expr;
+
+use crate::value::{eval, Scope, Special, Val};
+use crate::Attr;
+
+/// Attributes of one COMM node. `None`: the operation has no such argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommFacts {
+    pub op: MpiOp,
+    /// Destination / source of point-to-point, root of rooted collectives, dest of sendrecv.
+    pub peer: Option<Attr>,
+    pub tag: Option<Attr>,
+    /// Bytes sent (the contribution per process for collectives).
+    pub bytes: Option<Attr>,
+    /// Sendrecv: the source, receive tag and bytes received.
+    pub source: Option<Attr>,
+    pub recv_tag: Option<Attr>,
+    pub recv_bytes: Option<Attr>,
+    /// Number of requests (`waitall`, `testall`, `startall`, …).
+    pub count: Option<Attr>,
+}
+
+/// Whether a call of `op` communicates (or completes or probes communication).
+pub fn is_comm(op: MpiOp) -> bool {
+    use MpiOp::*;
+    op.is_point_to_point()
+        || op.is_collective()
+        || matches!(
+            op,
+            Start | Startall | Wait | Waitall | Waitany | Waitsome | Test | Testall | Testany | Testsome | Probe | Iprobe
+        )
+}
+
+/// A value as an attribute: wildcards and `MPI_PROC_NULL` keep their meaning.
+pub fn attr(v: Val) -> Attr {
+    match v {
+        Val::Known(e) => Attr::Expr(e),
+        Val::Special(Special::Wildcard) => Attr::Any,
+        Val::Special(Special::ProcNull) => Attr::Null,
+        Val::Unknown(r) => Attr::Unresolved(r),
+    }
+}
+
+fn role_attr(m: &MpiCall, roles: &[Role], s: &mut dyn Scope) -> Option<Attr> {
+    let a = roles.iter().find_map(|r| m.arg(*r))?;
+    Some(attr(eval(&a.expr, s)))
+}
+
+/// Size in bytes of the datatype argument.
+fn type_size(m: &MpiCall, role: Role) -> Option<Result<Expr, String>> {
+    let a = m.arg(role)?;
+    Some(match &a.expr.kind {
+        SrcExprKind::Var(name) => match datatype_size(name) {
+            Some(b) => Ok(Expr::int(i64::from(b))),
+            None if name.to_ascii_uppercase().starts_with("MPI_") => Err(format!("datatype `{name}` has no known size")),
+            None => Err(format!("derived datatype `{name}`")),
+        },
+        _ => Err("datatype is an expression".to_string()),
+    })
+}
+
+fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Attr> {
+    let c = m.arg(count)?;
+    let size = type_size(m, ty)?;
+    let n = eval(&c.expr, s);
+    Some(match (n, size) {
+        (Val::Known(n), Ok(b)) => Attr::Expr(n * b),
+        (Val::Known(_), Err(r)) => Attr::Unresolved(r),
+        (Val::Unknown(r), _) => Attr::Unresolved(r),
+        (Val::Special(_), _) => Attr::Unresolved("count is an MPI constant".into()),
+    })
+}
+
+/// Per-rank count arrays (`alltoallv`, `gatherv`, …).
+fn counts_array(m: &MpiCall, role: Role) -> Option<Attr> {
+    let a = m.arg(role)?;
+    let name = a.expr.base_var().unwrap_or("?");
+    Some(Attr::Unresolved(format!("per-rank counts held in array `{name}`")))
+}
+
+/// Attributes of a communication call; `None` when `m` is not communication.
+pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
+    if !is_comm(m.op) {
+        return None;
+    }
+    let peer = role_attr(m, &[Role::Peer, Role::Dest, Role::Root], s);
+    let tag = role_attr(m, &[Role::Tag, Role::SendTag], s);
+    let bytes = bytes_of(m, Role::Count, Role::Datatype, s)
+        .or_else(|| bytes_of(m, Role::SendCount, Role::SendType, s))
+        .or_else(|| bytes_of(m, Role::RecvCount, Role::Datatype, s))
+        .or_else(|| counts_array(m, Role::SendCounts))
+        .or_else(|| counts_array(m, Role::RecvCounts));
+    let source = role_attr(m, &[Role::Source], s);
+    let recv_tag = role_attr(m, &[Role::RecvTag], s);
+    let recv_bytes = match m.op {
+        MpiOp::Sendrecv => bytes_of(m, Role::RecvCount, Role::RecvType, s),
+        MpiOp::SendrecvReplace => bytes.clone(),
+        _ => None,
+    };
+    let count = if m.arg(Role::Requests).is_some() { role_attr(m, &[Role::Count], s) } else { None };
+    Some(CommFacts { op: m.op, peer, tag, bytes, source, recv_tag, recv_bytes, count })
+}

@@ -1,0 +1,696 @@
+//! Constant propagation and substitution along def-use chains, in program order: an
+//! abstract interpreter over the IR whose environment maps each scalar variable to a
+//! [`Val`]. It records, per statement, the facts the APT shows (trip counts, conditions,
+//! communication attributes) and, per call, the argument values used to bind the callee.
+//!
+//! Rules (each documented where it is applied):
+//! - a variable assigned anywhere in a loop is unknown inside it until reassigned in the
+//!   iteration ("assigned in loop at line L"), and unknown after it;
+//! - after `if`, a variable keeps a value only when every arm that falls through agrees;
+//!   arms ending in `MPI_Abort`, `return`, `exit`/`stop` do not fall through;
+//! - a counted loop's variable is a symbol (its name) inside the body, so inner bounds can
+//!   mention it (triangular nests) and sums over it close the nest.
+use std::collections::{BTreeMap, BTreeSet};
+
+use frontend::{
+    BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role, Sources, Span, SrcExpr, SrcExprKind, StmtId,
+    StmtKind, UnOp,
+};
+use symbolic::Expr;
+
+use crate::comm::{comm_facts, CommFacts};
+use crate::params::Params;
+use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
+use crate::value::{eval, short, Scope, Special, Val};
+use crate::Attr;
+
+pub type Env = BTreeMap<String, Val>;
+
+/// Facts about one counted or while loop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopFacts {
+    pub trip: Attr,
+    /// Σ of the trip over the enclosing loops whose variables it mentions.
+    pub total: Option<Attr>,
+    pub var: Option<String>,
+    /// The symbol standing for the loop variable inside the body.
+    pub sym: Option<String>,
+    pub lo: Val,
+    pub hi: Val,
+    pub step: Val,
+}
+
+/// One branch condition: symbolic text, or the source text and why it is not symbolic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cond {
+    pub text: String,
+    pub unresolved: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct ActiveLoop {
+    sym: String,
+    lo: Val,
+    hi: Val,
+    step: Val,
+}
+
+/// Everything the propagation learns about a program.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub loops: BTreeMap<StmtId, LoopFacts>,
+    pub conds: BTreeMap<StmtId, Vec<Cond>>,
+    pub comms: BTreeMap<StmtId, CommFacts>,
+    /// Symbols that appear in some recorded attribute.
+    pub used: BTreeSet<String>,
+}
+
+#[derive(Debug)]
+pub struct Analysis<'p> {
+    prog: &'p Program,
+    sources: &'p Sources,
+    pub procs: ProcFacts,
+    pub params: Params,
+    pub facts: Facts,
+    sites: SiteMap,
+    cur: ProcId,
+    stack: Vec<ActiveLoop>,
+}
+
+/// Scope of expression evaluation at one program point.
+struct Cx<'a, 'p> {
+    an: &'a mut Analysis<'p>,
+    env: &'a Env,
+    /// The variable being defined (names a parameter read at run time).
+    target: Option<&'a str>,
+}
+
+impl Scope for Cx<'_, '_> {
+    fn var(&mut self, name: &str) -> Val {
+        if let Some(v) = self.env.get(name) {
+            return v.clone();
+        }
+        match name.to_ascii_uppercase().as_str() {
+            "MPI_ANY_SOURCE" | "MPI_ANY_TAG" => return Val::Special(Special::Wildcard),
+            "MPI_PROC_NULL" => return Val::Special(Special::ProcNull),
+            u if u.starts_with("MPI_") => return Val::unknown(format!("MPI constant `{name}`")),
+            _ => {}
+        }
+        let prog = self.an.prog;
+        match prog.decl(self.an.cur, name).map(|d| &d.kind) {
+            Some(DeclKind::Array { .. }) => Val::unknown(format!("held in array `{name}`")),
+            // a C `const` whose initialiser is not a number: evaluated where it is used
+            Some(DeclKind::Constant { value, .. }) => {
+                let env = self.env;
+                let mut inner = Cx { an: &mut *self.an, env, target: Some(name) };
+                eval(value, &mut inner)
+            }
+            _ => Val::unknown(format!("`{name}` has no known value here")),
+        }
+    }
+
+    fn is_user_proc(&self, name: &str) -> bool {
+        user_proc(self.an.prog, self.an.cur, name).is_some()
+    }
+
+    fn user_call(&mut self, name: &str, args: Vec<Val>, span: Span) {
+        if let Some(callee) = user_proc(self.an.prog, self.an.cur, name) {
+            let line = self.line(span);
+            self.an.record_call(callee, args, self.env, line);
+        }
+    }
+
+    fn input(&mut self, origin: &InputOrigin, span: Span) -> Val {
+        let line = self.line(span);
+        let var = self.target.unwrap_or("input");
+        match self.an.params.input(origin, var, line) {
+            Some(p) => Val::Known(Expr::var(&p)),
+            None => Val::unknown(format!("read from a file at line {line}")),
+        }
+    }
+
+    fn line(&self, span: Span) -> u32 {
+        self.an.sources.first_line(span)
+    }
+}
+
+impl<'p> Analysis<'p> {
+    pub fn new(prog: &'p Program, sources: &'p Sources, arg_names: Vec<String>) -> Self {
+        Analysis {
+            prog,
+            sources,
+            procs: ProcFacts::compute(prog),
+            params: Params::new(arg_names),
+            facts: Facts::default(),
+            sites: SiteMap::new(),
+            cur: ProcId(0),
+            stack: Vec::new(),
+        }
+    }
+
+    fn line(&self, span: Span) -> u32 {
+        self.sources.first_line(span)
+    }
+
+    fn ev(&mut self, e: &SrcExpr, env: &Env, target: Option<&str>) -> Val {
+        let mut cx = Cx { an: self, env, target };
+        eval(e, &mut cx)
+    }
+
+    /// Analyses every procedure once, callers before callees.
+    pub fn run(&mut self) {
+        let order = self.procs.order.clone();
+        for id in order {
+            self.cur = id;
+            self.stack.clear();
+            let mut env = self.entry_env(id);
+            if let Some(p) = self.prog.proc(id) {
+                self.block(&p.body, &mut env);
+            }
+        }
+    }
+
+    /// A loop symbol, scrubbed from values leaving its scope.
+    fn loop_symbols(&self) -> BTreeSet<&str> {
+        self.stack.iter().map(|l| l.sym.as_str()).collect()
+    }
+
+    /// Values bound across a call must not mention the caller's loop variables.
+    fn scrub(&self, v: &Val, line: u32) -> Val {
+        if let Val::Known(e) = v {
+            if let Some(sym) = e.vars().into_iter().find(|x| self.loop_symbols().contains(x.as_str())) {
+                return Val::unknown(format!("depends on loop variable `{sym}` at the call at line {line}"));
+            }
+        }
+        v.clone()
+    }
+
+    fn record_call(&mut self, callee: ProcId, args: Vec<Val>, env: &Env, line: u32) {
+        let args = args.iter().map(|v| self.scrub(v, line)).collect();
+        let mut globals = BTreeMap::new();
+        if let Some(names) = self.procs.globals.get(self.cur.0 as usize) {
+            for g in names {
+                if let Some(v) = env.get(g) {
+                    globals.insert(g.clone(), self.scrub(v, line));
+                }
+            }
+        }
+        self.sites.entry(callee).or_default().push(CallSite { line, args, globals });
+    }
+
+    /// Environment at entry of `id`: constants, then globals and formals agreed by all call sites.
+    fn entry_env(&mut self, id: ProcId) -> Env {
+        let prog = self.prog;
+        let mut env = Env::new();
+        let Some(p) = prog.proc(id) else { return env };
+        let decls: Vec<&frontend::Decl> = prog.globals.iter().chain(p.decls.iter()).collect();
+        for d in &decls {
+            if let DeclKind::Constant { value, .. } = &d.kind {
+                let line = self.line(d.span);
+                let v = self.ev(value, &env, Some(&d.name));
+                if let Some(c) = v.known().and_then(|e| self.constant_default(e)) {
+                    let name = self.params.constant(&d.name, c, line);
+                    env.insert(d.name.clone(), Val::Known(Expr::var(&name)));
+                }
+            }
+        }
+        let name = &p.name;
+        let recursive = self.procs.recursive.contains(&id);
+        let sites = self.sites.get(&id).cloned().unwrap_or_default();
+        let globals = self.procs.globals.get(id.0 as usize).cloned().unwrap_or_default();
+        if sites.is_empty() && !recursive {
+            // program entry (or a procedure nothing calls): C initialisers of globals
+            for d in prog.globals.iter().filter(|d| globals.contains(&d.name)) {
+                if let DeclKind::Scalar { init: Some(init) } = &d.kind {
+                    let v = self.ev(init, &env, Some(&d.name));
+                    env.insert(d.name.clone(), v);
+                }
+            }
+        } else {
+            for g in &globals {
+                let v = if recursive {
+                    Val::unknown(format!("`{name}` is recursive"))
+                } else {
+                    agree(sites.iter().map(|s| s.globals.get(g).cloned()), &format!("global `{g}`"), name)
+                };
+                env.insert(g.clone(), v);
+            }
+        }
+        for (k, f) in p.params.iter().enumerate() {
+            let v = if recursive {
+                Val::unknown(format!("`{name}` is recursive"))
+            } else if sites.is_empty() {
+                Val::unknown(format!("argument `{}` of `{name}`, which nothing calls", f.name))
+            } else {
+                agree(sites.iter().map(|s| s.args.get(k).cloned()), &format!("argument `{}`", f.name), name)
+            };
+            env.insert(f.name.clone(), v);
+        }
+        env
+    }
+
+    /// The numeric value of a constant's initialiser, given other constants' defaults.
+    fn constant_default(&self, e: &Expr) -> Option<f64> {
+        let lookup = |v: &str| {
+            self.params.list().iter().find(|p| p.name == v).and_then(|p| match p.origin {
+                crate::params::ParamOrigin::Constant { default } => Some(default),
+                _ => None,
+            })
+        };
+        e.eval(&lookup).ok().filter(|x| x.is_finite())
+    }
+
+    pub fn block(&mut self, block: &[StmtId], env: &mut Env) {
+        for &id in block {
+            self.stmt(id, env);
+        }
+    }
+
+    fn set_unknown(&self, env: &mut Env, names: impl IntoIterator<Item = String>, reason: &str) {
+        for n in names {
+            env.insert(n, Val::unknown(reason));
+        }
+    }
+
+    fn stmt(&mut self, id: StmtId, env: &mut Env) {
+        let prog = self.prog;
+        let Some(s) = prog.stmt(id) else { return };
+        let line = self.line(s.span);
+        match &s.kind {
+            StmtKind::Assign(a) => match &a.target.kind {
+                SrcExprKind::Var(x) => {
+                    let v = self.ev(&a.value, env, Some(x));
+                    env.insert(x.clone(), v);
+                }
+                _ => {
+                    for e in [&a.target, &a.value] {
+                        let _ = self.ev(e, env, None);
+                    }
+                    let reason = format!("assigned at line {line} through `{}`", short(self.sources.text(a.target.span)));
+                    let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
+                    self.set_unknown(env, scalars, &reason);
+                }
+            },
+            StmtKind::Input(inp) => {
+                for t in &inp.targets {
+                    if let SrcExprKind::Var(x) = &t.kind {
+                        let v = match self.params.input(&inp.origin, x, line) {
+                            Some(p) => Val::Known(Expr::var(&p)),
+                            None => Val::unknown(format!("read from a file at line {line}")),
+                        };
+                        env.insert(x.clone(), v);
+                    }
+                }
+            }
+            StmtKind::Mpi(m) => self.mpi(id, m, env, line),
+            StmtKind::Call(c) => {
+                let callee = user_proc(prog, s.proc, &c.name);
+                let vals: Vec<Val> = c.args.iter().map(|a| self.ev(a, env, None)).collect();
+                let defs = match callee {
+                    Some(cid) => {
+                        self.record_call(cid, vals, env, line);
+                        self.procs.call_defs(s, cid, &c.args)
+                    }
+                    None => s.defs.clone(),
+                };
+                let reason = format!("modified by call to `{}` at line {line}", c.name);
+                self.set_unknown(env, defs, &reason);
+            }
+            StmtKind::Loop(l) => self.counted_loop(id, l, env, line),
+            StmtKind::While(w) => {
+                self.block(&w.init, env);
+                let mut defined = self.procs.block_defs(prog, &w.body);
+                defined.extend(self.procs.block_defs(prog, &w.update));
+                let reason = format!("assigned in loop at line {line}");
+                self.set_unknown(env, defined.iter().cloned(), &reason);
+                if let Some(c) = &w.cond {
+                    let _ = self.ev(c, env, None);
+                }
+                self.facts.loops.insert(
+                    id,
+                    LoopFacts {
+                        trip: Attr::Unresolved("while loop".into()),
+                        total: None,
+                        var: None,
+                        sym: None,
+                        lo: Val::unknown("while loop"),
+                        hi: Val::unknown("while loop"),
+                        step: Val::unknown("while loop"),
+                    },
+                );
+                let mut inner = env.clone();
+                self.block(&w.body, &mut inner);
+                self.block(&w.update, &mut inner);
+                self.set_unknown(env, defined, &reason);
+            }
+            StmtKind::If(i) => {
+                let conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
+                self.facts.conds.insert(id, conds);
+                let mut outs = Vec::new();
+                for arm in &i.arms {
+                    let mut e = env.clone();
+                    self.block(&arm.body, &mut e);
+                    if !self.terminates(&arm.body) {
+                        outs.push(e);
+                    }
+                }
+                match &i.else_body {
+                    Some(b) => {
+                        let mut e = env.clone();
+                        self.block(b, &mut e);
+                        if !self.terminates(b) {
+                            outs.push(e);
+                        }
+                    }
+                    None => outs.push(env.clone()),
+                }
+                if !outs.is_empty() {
+                    *env = merge(outs, line);
+                }
+            }
+            StmtKind::Return { value } => {
+                if let Some(v) = value {
+                    let _ = self.ev(v, env, None);
+                }
+            }
+            StmtKind::Break | StmtKind::Continue => {}
+            StmtKind::Opaque(o) => {
+                let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
+                let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
+                self.set_unknown(env, scalars, &reason);
+            }
+        }
+    }
+
+    fn is_array(&self, name: &str) -> bool {
+        matches!(self.prog.decl(self.cur, name).map(|d| &d.kind), Some(DeclKind::Array { .. }))
+    }
+
+    /// Whether control never falls out of the end of `block`.
+    fn terminates(&self, block: &[StmtId]) -> bool {
+        let Some(s) = block.last().and_then(|id| self.prog.stmt(*id)) else { return false };
+        match &s.kind {
+            StmtKind::Return { .. } => true,
+            StmtKind::Mpi(m) => m.op == MpiOp::Abort,
+            StmtKind::Call(c) => matches!(c.name.to_ascii_lowercase().as_str(), "exit" | "abort" | "_exit"),
+            StmtKind::Opaque(o) => o.text.trim_start().to_ascii_lowercase().starts_with("stop"),
+            _ => false,
+        }
+    }
+
+    fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
+        let world = |role: Role| {
+            m.arg(role).is_some_and(|a| matches!(&a.expr.kind, SrcExprKind::Var(c) if c.eq_ignore_ascii_case("MPI_COMM_WORLD")))
+        };
+        let out_var = |role: Role| match m.arg(role).map(|a| &a.expr.kind) {
+            Some(SrcExprKind::Var(v)) => Some(v.clone()),
+            _ => None,
+        };
+        match m.op {
+            MpiOp::CommSize | MpiOp::CommRank => {
+                let role = if m.op == MpiOp::CommSize { Role::Size } else { Role::Rank };
+                if let Some(v) = out_var(role) {
+                    let val = if world(Role::Comm) {
+                        let p = if m.op == MpiOp::CommSize {
+                            self.params.comm_size(&v, line)
+                        } else {
+                            self.params.comm_rank(&v, line)
+                        };
+                        Val::Known(Expr::var(&p))
+                    } else {
+                        Val::unknown(format!("{} of a communicator other than MPI_COMM_WORLD at line {line}", m.name))
+                    };
+                    env.insert(v, val);
+                }
+                return;
+            }
+            _ => {}
+        }
+        let facts = {
+            let mut cx = Cx { an: self, env, target: None };
+            comm_facts(m, &mut cx)
+        };
+        if let Some(f) = facts {
+            for a in [&f.peer, &f.tag, &f.bytes, &f.source, &f.recv_tag, &f.recv_bytes, &f.count].into_iter().flatten() {
+                self.note_used(a);
+            }
+            self.facts.comms.insert(id, f);
+        }
+        for a in &m.args {
+            if a.role.is_written_by(m.op) {
+                if let Some(SrcExprKind::Var(v)) = Some(&a.expr.kind) {
+                    env.insert(v.clone(), Val::unknown(format!("set by {} at line {line}", m.name)));
+                }
+            }
+        }
+        if let Some(r) = &m.result {
+            if let SrcExprKind::Var(v) = &r.kind {
+                env.insert(v.clone(), Val::unknown(format!("returned by {} at line {line}", m.name)));
+            }
+        }
+    }
+
+    fn note_used(&mut self, a: &Attr) {
+        if let Attr::Expr(e) = a {
+            self.facts.used.extend(e.vars());
+        }
+    }
+
+    fn loop_symbol(&self, var: &str) -> String {
+        if self.params.is_param(var) {
+            format!("{var}_loop")
+        } else {
+            var.to_string()
+        }
+    }
+
+    fn counted_loop(&mut self, id: StmtId, l: &frontend::Loop, env: &mut Env, line: u32) {
+        let lo = self.ev(&l.lo, env, None);
+        let hi = self.ev(&l.hi, env, None);
+        let step = self.ev(&l.step, env, None);
+        let trip = trip_count(&lo, &hi, &step);
+        let total = match &trip {
+            Attr::Expr(t) => self.trip_total(t),
+            _ => None,
+        };
+        for a in [Some(&trip), total.as_ref()].into_iter().flatten() {
+            self.note_used(a);
+        }
+        let sym = self.loop_symbol(&l.var);
+        self.facts.loops.insert(
+            id,
+            LoopFacts {
+                trip,
+                total,
+                var: Some(l.var.clone()),
+                sym: Some(sym.clone()),
+                lo: lo.clone(),
+                hi: hi.clone(),
+                step: step.clone(),
+            },
+        );
+        let mut defined = self.procs.block_defs(self.prog, &l.body);
+        defined.insert(l.var.clone());
+        let reason = format!("assigned in loop at line {line}");
+        let mut inner = env.clone();
+        self.set_unknown(&mut inner, defined.iter().cloned(), &reason);
+        inner.insert(l.var.clone(), Val::Known(Expr::var(&sym)));
+        self.stack.push(ActiveLoop { sym, lo, hi, step });
+        self.block(&l.body, &mut inner);
+        self.stack.pop();
+        // Conservative: the loop may run zero times, and values mention its variable.
+        self.set_unknown(env, defined, &reason);
+    }
+
+    /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.
+    fn trip_total(&self, trip: &Expr) -> Option<Attr> {
+        let mut total = trip.clone();
+        let mut mentioned = false;
+        for l in self.stack.iter().rev() {
+            if !total.contains_var(&l.sym) {
+                continue;
+            }
+            mentioned = true;
+            let (Some(lo), Some(hi), Some(step)) = (l.lo.known(), l.hi.known(), l.step.known().and_then(|s| s.as_const()))
+            else {
+                return Some(Attr::Unresolved(format!("bounds of the loop over `{}` are unresolved", l.sym)));
+            };
+            let sum = if step == 1.0 {
+                symbolic::sum_over(&total, &l.sym, lo, hi)
+            } else if step == -1.0 {
+                symbolic::sum_over(&total, &l.sym, hi, lo)
+            } else {
+                return Some(Attr::Unresolved(format!("loop over `{}` has a non-unit step", l.sym)));
+            };
+            match sum {
+                Some(s) => total = s,
+                None => return Some(Attr::Unresolved(format!("no closed form for the sum over `{}`", l.sym))),
+            }
+        }
+        mentioned.then_some(Attr::Expr(total))
+    }
+
+    /// A condition as `lhs op rhs` with symbolic sides, or its source text with the reason.
+    fn cond(&mut self, e: &SrcExpr, env: &Env) -> Cond {
+        match self.cond_text(e, env) {
+            Ok(text) => Cond { text, unresolved: None },
+            Err(reason) => Cond { text: source_text(self.sources.text(e.span)), unresolved: Some(reason) },
+        }
+    }
+
+    fn cond_text(&mut self, e: &SrcExpr, env: &Env) -> Result<String, String> {
+        match &e.kind {
+            SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
+                let l = self.ev(lhs, env, None);
+                let r = self.ev(rhs, env, None);
+                let l = self.side(l)?;
+                let r = self.side(r)?;
+                Ok(format!("{l} {} {r}", op.symbol()))
+            }
+            SrcExprKind::Binary { op: op @ (BinOp::And | BinOp::Or), lhs, rhs } => {
+                let l = self.cond_text(lhs, env);
+                let r = self.cond_text(rhs, env);
+                let (l, r) = (l?, r?);
+                let wrap = |s: String, inner: &SrcExpr| match &inner.kind {
+                    SrcExprKind::Binary { op: o, .. } if matches!(o, BinOp::And | BinOp::Or) && o != op => format!("({s})"),
+                    _ => s,
+                };
+                Ok(format!("{} {} {}", wrap(l, lhs), op.symbol(), wrap(r, rhs)))
+            }
+            SrcExprKind::Unary { op: UnOp::Not, operand } => Ok(format!("!({})", self.cond_text(operand, env)?)),
+            _ => {
+                let v = self.ev(e, env, None);
+                match v {
+                    Val::Unknown(r) => Err(r),
+                    _ => Err("not a comparison".into()),
+                }
+            }
+        }
+    }
+
+    fn side(&mut self, v: Val) -> Result<String, String> {
+        match v {
+            Val::Known(e) => {
+                self.facts.used.extend(e.vars());
+                Ok(e.to_string())
+            }
+            Val::Special(Special::ProcNull) => Ok("MPI_PROC_NULL".into()),
+            Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
+            Val::Unknown(r) => Err(r),
+        }
+    }
+}
+
+/// Source text on one line: continuation markers and runs of blanks collapsed.
+pub fn source_text(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches('&').trim_end_matches('&').trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    parts.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Trip count of `do var = lo, hi, step` (Fortran semantics; `hi` inclusive).
+pub fn trip_count(lo: &Val, hi: &Val, step: &Val) -> Attr {
+    let bound = |v: &Val, what: &str| match v {
+        Val::Known(e) => Ok(e.clone()),
+        Val::Unknown(r) => Err(format!("{what} {r}")),
+        Val::Special(_) => Err(format!("{what} is an MPI constant")),
+    };
+    let (lo, hi, step) = match (bound(lo, "bound"), bound(hi, "bound"), bound(step, "step")) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        (Err(r), _, _) | (_, Err(r), _) | (_, _, Err(r)) => return Attr::Unresolved(r),
+    };
+    let one = Expr::one();
+    match step.as_const() {
+        Some(c) if c == 1.0 => Attr::Expr(&hi - &lo + one),
+        Some(c) if c == -1.0 => Attr::Expr(&lo - &hi + one),
+        Some(c) if c > 0.0 => Attr::Expr(((&hi - &lo + one) / Expr::num(c)).ceil()),
+        Some(c) if c < 0.0 => Attr::Expr(((&lo - &hi + one) / Expr::num(-c)).ceil()),
+        Some(_) => Attr::Unresolved("zero step".into()),
+        None => Attr::Expr(((&hi - &lo + &step) / &step).floor()),
+    }
+}
+
+/// Join of the environments at the ends of an `if`'s arms.
+pub fn merge(outs: Vec<Env>, line: u32) -> Env {
+    let mut keys: BTreeSet<String> = BTreeSet::new();
+    for e in &outs {
+        keys.extend(e.keys().cloned());
+    }
+    let mut env = Env::new();
+    for k in keys {
+        let vals: Vec<Option<&Val>> = outs.iter().map(|e| e.get(&k)).collect();
+        let first = vals.first().copied().flatten();
+        let v = match first {
+            Some(v) if vals.iter().all(|x| *x == Some(v)) => v.clone(),
+            _ => match vals.iter().flatten().find(|v| matches!(v, Val::Unknown(_))) {
+                Some(u) if vals.iter().all(|x| x.is_some()) => (*u).clone(),
+                _ => Val::unknown(format!("differs between branches at line {line}")),
+            },
+        };
+        env.insert(k, v);
+    }
+    env
+}
+
+/// One value for all call sites, or unknown with the reason.
+fn agree(vals: impl Iterator<Item = Option<Val>>, what: &str, callee: &str) -> Val {
+    let mut out: Option<Val> = None;
+    for v in vals {
+        let Some(v) = v else { return Val::unknown(format!("{what} of `{callee}` missing at a call site")) };
+        if let Val::Unknown(r) = &v {
+            return Val::unknown(format!("{what} of `{callee}`: {r}"));
+        }
+        match &out {
+            None => out = Some(v),
+            Some(o) if *o == v => {}
+            Some(_) => return Val::unknown(format!("{what} of `{callee}` differs between call sites")),
+        }
+    }
+    out.unwrap_or_else(|| Val::unknown(format!("{what} of `{callee}` has no call site")))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn k(s: &str) -> Val {
+        Val::Known(symbolic::parse(s).unwrap())
+    }
+
+    #[test]
+    fn trips_follow_fortran_semantics() {
+        assert_eq!(trip_count(&k("0"), &k("N - 1"), &k("1")), Attr::Expr(symbolic::parse("N").unwrap()));
+        assert_eq!(trip_count(&k("N/P - 1"), &k("0"), &k("-1")), Attr::Expr(symbolic::parse("N/P").unwrap()));
+        assert_eq!(trip_count(&k("1"), &k("N"), &k("2")), Attr::Expr(symbolic::parse("ceil(N/2)").unwrap()));
+        assert_eq!(
+            trip_count(&Val::unknown("held in array `dims`"), &k("N"), &k("1")),
+            Attr::Unresolved("bound held in array `dims`".into())
+        );
+    }
+
+    #[test]
+    fn merge_keeps_only_agreeing_values() {
+        let a: Env = [("n".to_string(), k("N")), ("x".to_string(), k("2"))].into_iter().collect();
+        let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))].into_iter().collect();
+        let m = merge(vec![a, b], 7);
+        assert_eq!(m.get("n"), Some(&k("N")));
+        assert_eq!(m.get("x"), Some(&Val::unknown("differs between branches at line 7")));
+    }
+
+    #[test]
+    fn call_sites_must_agree() {
+        let same = agree([Some(k("N")), Some(k("N"))].into_iter(), "argument `n`", "f");
+        assert_eq!(same, k("N"));
+        let diff = agree([Some(k("N")), Some(k("2*N"))].into_iter(), "argument `n`", "f");
+        assert_eq!(diff, Val::unknown("argument `n` of `f` differs between call sites"));
+    }
+
+    #[test]
+    fn source_text_joins_continuations() {
+        assert_eq!(source_text("A .LT. 1 .OR.\n     &    B .GT. 2"), "A .LT. 1 .OR. B .GT. 2");
+    }
+}

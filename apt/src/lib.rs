@@ -1,0 +1,250 @@
+//! The Augmented Parse Tree (seed 004 §2.1): only the constructs that matter for time —
+//! ROUTINE, LOOP, IF, CALL and COMM nodes — each with symbolic attributes derived from the
+//! source by constant propagation ([`interp`]), or marked unresolved with the reason so the
+//! traced runs can measure it later.
+//!
+//! Entry points: [`build`] on a lowered program, or [`load`] from a path. Output: [`Apt`],
+//! rendered by [`render::to_json`] and [`render::to_text`]. Site ids and the
+//! site → statement/span table are described in [`tree`].
+//!
+//! Which statements become nodes:
+//! - every counted loop and every while loop is a LOOP (while loops have trip "while loop",
+//!   unresolved); the outermost loops whose subtree holds no communication (directly or
+//!   through calls) are computation phases (`compute: true`, with their `work`);
+//! - an IF is kept only when one of its branches holds a node; else-if arms become nested
+//!   IF nodes in the else branch;
+//! - calls to procedures defined in the program are CALL nodes (call statements and
+//!   function calls inside expressions);
+//! - MPI communication (point-to-point, collectives, waits/tests/probes) are COMM nodes;
+//!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
+//!   management are not.
+pub mod comm;
+pub mod interp;
+pub mod params;
+pub mod procs;
+pub mod render;
+pub mod tree;
+pub mod value;
+
+use std::path::{Path, PathBuf};
+
+use frontend::{Language, Lowered, ProcId, Program, Sources, Span, StmtId};
+use serde::Serialize;
+use symbolic::Expr;
+
+pub use comm::CommFacts;
+pub use params::{ParamOrigin, ProgParam};
+
+/// A symbolic attribute: an expression over program parameters, an MPI wildcard or null
+/// process, or unresolved with the reason naming the culprit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attr {
+    Expr(Expr),
+    /// `MPI_ANY_SOURCE` / `MPI_ANY_TAG`.
+    Any,
+    /// `MPI_PROC_NULL`.
+    Null,
+    Unresolved(String),
+}
+
+impl Attr {
+    pub fn expr(&self) -> Option<&Expr> {
+        match self {
+            Attr::Expr(e) => Some(e),
+            _ => None,
+        }
+    }
+    pub fn unresolved(&self) -> Option<&str> {
+        match self {
+            Attr::Unresolved(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// The attribute's text: expression in augur's syntax, `any`, `null`, or `unresolved (…)`.
+    pub fn text(&self) -> String {
+        match self {
+            Attr::Expr(e) => e.to_string(),
+            Attr::Any => "any".into(),
+            Attr::Null => "null".into(),
+            Attr::Unresolved(r) => format!("unresolved ({r})"),
+        }
+    }
+}
+
+/// Stable id of an APT node (see [`tree`] for the numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SiteId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    Routine,
+    Loop,
+    If,
+    Call,
+    Comm,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Routine => "routine",
+            NodeKind::Loop => "loop",
+            NodeKind::If => "if",
+            NodeKind::Call => "call",
+            NodeKind::Comm => "comm",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopNode {
+    /// Loop variable (`None` for while loops).
+    pub var: Option<String>,
+    /// Iterations per entry.
+    pub trip: Attr,
+    /// When `trip` mentions enclosing loop variables: its sum over them (in parameters only).
+    pub trip_total: Option<Attr>,
+    /// Outermost loop without communication below it: a computation phase.
+    pub compute: bool,
+    /// Computation phases only: iterations of the nest's innermost bodies per entry.
+    pub work: Option<Attr>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfNode {
+    /// `lhs op rhs` with symbolic sides, or the source text when not resolvable.
+    pub cond: String,
+    /// Why `cond` is source text rather than symbolic.
+    pub unresolved: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeData {
+    Routine { name: String, proc: ProcId },
+    Loop(LoopNode),
+    If(IfNode),
+    Call { callee: String, proc: ProcId },
+    Comm(CommFacts),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub site: SiteId,
+    /// The IR statement (`None` for routines).
+    pub stmt: Option<StmtId>,
+    /// IF nodes: which arm of the IR `if` this node tests (0 = the `if`, 1.. = else-ifs).
+    pub arm: Option<u32>,
+    /// First line of the statement (of the arm's condition for else-if arms).
+    pub line: u32,
+    pub data: NodeData,
+    pub children: Vec<Node>,
+    /// IF nodes: the else branch (holding the next else-if arm as a nested IF).
+    pub else_children: Vec<Node>,
+}
+
+impl Node {
+    pub fn kind(&self) -> NodeKind {
+        self.data.kind()
+    }
+    /// This node and all below it, pre-order (children, then else-children).
+    pub fn preorder(&self) -> Vec<&Node> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            stack.extend(n.else_children.iter().rev());
+            stack.extend(n.children.iter().rev());
+        }
+        out
+    }
+}
+
+/// Where a site is in the program: what codegen needs to insert markers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Site {
+    pub id: SiteId,
+    pub kind: NodeKind,
+    pub proc: ProcId,
+    pub stmt: Option<StmtId>,
+    pub arm: Option<u32>,
+    /// The whole statement (or procedure) in the original file.
+    pub span: Span,
+    pub line: u32,
+}
+
+/// The APT of one program.
+#[derive(Debug, Clone)]
+pub struct Apt {
+    pub file: PathBuf,
+    pub language: Language,
+    /// Parameters the attributes are written in (constants only when some attribute uses them).
+    pub params: Vec<ProgParam>,
+    /// One ROUTINE node per procedure, in source order.
+    pub routines: Vec<Node>,
+    /// Site table, index = site id.
+    pub sites: Vec<Site>,
+}
+
+impl Apt {
+    pub fn site(&self, id: SiteId) -> Option<&Site> {
+        self.sites.get(id.0 as usize)
+    }
+    /// Sites of one IR statement (several for an if/else-if chain or calls in one statement).
+    pub fn sites_of_stmt(&self, stmt: StmtId) -> Vec<&Site> {
+        self.sites.iter().filter(|s| s.stmt == Some(stmt)).collect()
+    }
+    /// Every node, pre-order over the routines.
+    pub fn nodes(&self) -> Vec<&Node> {
+        self.routines.iter().flat_map(|r| r.preorder()).collect()
+    }
+}
+
+/// Options of the APT construction.
+#[derive(Debug, Clone, Default)]
+pub struct AptOptions {
+    /// Names of the command-line arguments in order (`["N", "K"]` names `argv[1]` `N`);
+    /// unnamed arguments take the upper-cased name of the variable they are read into.
+    pub arg_names: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AptError {
+    #[error(transparent)]
+    Load(#[from] frontend::LoadError),
+}
+
+/// Builds the APT of a lowered program. Never fails: what cannot be resolved is marked so.
+pub fn build(lowered: &Lowered, opts: &AptOptions) -> Apt {
+    build_program(&lowered.program, &lowered.sources, opts)
+}
+
+/// [`build`] from the program and its sources.
+pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Apt {
+    let mut an = interp::Analysis::new(prog, sources, opts.arg_names.clone());
+    an.run();
+    let b = tree::Builder { prog, sources, facts: &an.facts };
+    let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
+    let comm_procs = tree::communicating(&routines, prog.procs.len());
+    for r in &mut routines {
+        tree::mark_compute(r, &comm_procs, &an.facts);
+    }
+    let sites = tree::number(&mut routines, prog);
+    let mut used = an.facts.used.clone();
+    for n in routines.iter().flat_map(|r| r.preorder()) {
+        if let NodeData::Loop(LoopNode { work: Some(Attr::Expr(e)), .. }) = &n.data {
+            used.extend(e.vars());
+        }
+    }
+    let mut params = an.params;
+    params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
+    let file = sources.path(prog.main_file).map(Path::to_path_buf).unwrap_or_default();
+    Apt { file, language: prog.language, params: params.list().to_vec(), routines, sites }
+}
+
+/// Loads `path` with the front end and builds its APT.
+pub fn load(path: &Path, fopts: &frontend::Options, opts: &AptOptions) -> Result<(Lowered, Apt), AptError> {
+    let lowered = frontend::load(path, fopts)?;
+    let apt = build(&lowered, opts);
+    Ok((lowered, apt))
+}

@@ -1,0 +1,168 @@
+//! The program parameters an APT's expressions are written in: values read at run time,
+//! named constants, and `P`/`rank` from `MPI_Comm_size`/`MPI_Comm_rank`.
+//!
+//! Naming: the variable or constant upper-cased (`n` read from `argv[1]` → `N`), unless the
+//! caller named the command-line arguments ([`crate::AptOptions::arg_names`]). Two different
+//! origins wanting one name get `_2`, `_3`, … suffixes, in order of first appearance.
+use std::collections::BTreeMap;
+
+use frontend::InputOrigin;
+use serde::Serialize;
+
+/// The symbol of the communicator size.
+pub const P: &str = "P";
+/// The symbol of the calling process's rank.
+pub const RANK: &str = "rank";
+
+/// Where a program parameter's value comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ParamOrigin {
+    /// Command-line argument `index` (1-based; `None` when not a literal index).
+    Argv { index: Option<u32> },
+    /// Standard input (`scanf`, `read(*,*)`).
+    Stdin,
+    /// Environment variable.
+    Env { name: Option<String> },
+    /// A named constant (`PARAMETER`, `#define`, `const`, `-D`) with its value in the source.
+    Constant { default: f64 },
+    /// `MPI_Comm_size(MPI_COMM_WORLD, …)`.
+    CommSize,
+    /// `MPI_Comm_rank(MPI_COMM_WORLD, …)`.
+    CommRank,
+}
+
+impl ParamOrigin {
+    /// Short human description (`argv 1`, `constant = 7`).
+    pub fn describe(&self) -> String {
+        match self {
+            ParamOrigin::Argv { index: Some(i) } => format!("argv {i}"),
+            ParamOrigin::Argv { index: None } => "argv".into(),
+            ParamOrigin::Stdin => "stdin".into(),
+            ParamOrigin::Env { name: Some(n) } => format!("env {n}"),
+            ParamOrigin::Env { name: None } => "env".into(),
+            ParamOrigin::Constant { default } => format!("constant = {default}"),
+            ParamOrigin::CommSize => "MPI_Comm_size".into(),
+            ParamOrigin::CommRank => "MPI_Comm_rank".into(),
+        }
+    }
+}
+
+/// One named program parameter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProgParam {
+    pub name: String,
+    pub origin: ParamOrigin,
+    /// The variable or constant it was read into / declared as (as written in the IR).
+    pub source_name: String,
+    /// 1-based line of the first read or the declaration.
+    pub line: u32,
+}
+
+/// Registry of parameters, deduplicated by origin.
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    list: Vec<ProgParam>,
+    /// Origin key → index in `list`.
+    by_key: BTreeMap<String, usize>,
+    arg_names: Vec<String>,
+}
+
+impl Params {
+    pub fn new(arg_names: Vec<String>) -> Self {
+        Params { list: Vec::new(), by_key: BTreeMap::new(), arg_names }
+    }
+
+    pub fn list(&self) -> &[ProgParam] {
+        &self.list
+    }
+
+    pub fn is_param(&self, name: &str) -> bool {
+        self.list.iter().any(|p| p.name == name)
+    }
+
+    fn register(&mut self, key: String, wanted: String, origin: ParamOrigin, source_name: &str, line: u32) -> String {
+        if let Some(&i) = self.by_key.get(&key) {
+            if let Some(p) = self.list.get(i) {
+                return p.name.clone();
+            }
+        }
+        let mut name = wanted.clone();
+        let mut k = 2;
+        while self.list.iter().any(|p| p.name == name) || (name == RANK && origin != ParamOrigin::CommRank) {
+            name = format!("{wanted}_{k}");
+            k += 1;
+        }
+        self.by_key.insert(key, self.list.len());
+        self.list.push(ProgParam { name: name.clone(), origin, source_name: source_name.to_string(), line });
+        name
+    }
+
+    /// A value read at run time into variable `var`.
+    pub fn input(&mut self, origin: &InputOrigin, var: &str, line: u32) -> Option<String> {
+        let (key, origin, wanted) = match origin {
+            InputOrigin::Argv(idx) => {
+                let named = idx.and_then(|i| self.arg_names.get((i as usize).checked_sub(1)?).cloned());
+                let wanted = named.unwrap_or_else(|| var.to_ascii_uppercase());
+                let key = match idx {
+                    Some(i) => format!("argv:{i}"),
+                    None => format!("argv:?{var}"),
+                };
+                (key, ParamOrigin::Argv { index: *idx }, wanted)
+            }
+            InputOrigin::Stdin => (format!("stdin:{var}"), ParamOrigin::Stdin, var.to_ascii_uppercase()),
+            InputOrigin::Env(n) => (
+                format!("env:{}", n.clone().unwrap_or_else(|| var.to_string())),
+                ParamOrigin::Env { name: n.clone() },
+                var.to_ascii_uppercase(),
+            ),
+            InputOrigin::File => return None,
+        };
+        Some(self.register(key, wanted, origin, var, line))
+    }
+
+    /// A named constant with its numeric value.
+    pub fn constant(&mut self, name: &str, default: f64, line: u32) -> String {
+        let key = format!("const:{}={default}", name.to_ascii_uppercase());
+        self.register(key, name.to_ascii_uppercase(), ParamOrigin::Constant { default }, name, line)
+    }
+
+    pub fn comm_size(&mut self, var: &str, line: u32) -> String {
+        self.register("comm_size".into(), P.into(), ParamOrigin::CommSize, var, line)
+    }
+
+    pub fn comm_rank(&mut self, var: &str, line: u32) -> String {
+        self.register("comm_rank".into(), RANK.into(), ParamOrigin::CommRank, var, line)
+    }
+
+    /// Keeps only the parameters for which `keep` holds (order preserved).
+    pub fn retain(&mut self, keep: impl Fn(&ProgParam) -> bool) {
+        self.list.retain(|p| keep(p));
+        self.by_key.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_names_upper_case_or_given() {
+        let mut p = Params::new(vec!["N".into(), "K".into()]);
+        assert_eq!(p.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(), Some("K"));
+        assert_eq!(p.input(&InputOrigin::Argv(Some(2)), "kb", 9).as_deref(), Some("K"));
+        let mut q = Params::new(Vec::new());
+        assert_eq!(q.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(), Some("KB"));
+        assert_eq!(q.input(&InputOrigin::File, "x", 3), None);
+    }
+
+    #[test]
+    fn clashing_names_get_suffixes() {
+        let mut p = Params::new(Vec::new());
+        assert_eq!(p.constant("n", 10.0, 1), "N");
+        assert_eq!(p.input(&InputOrigin::Argv(Some(1)), "n", 2).as_deref(), Some("N_2"));
+        assert_eq!(p.constant("n", 10.0, 5), "N");
+        assert_eq!(p.comm_size("p", 3), "P");
+        assert_eq!(p.input(&InputOrigin::Stdin, "p", 4).as_deref(), Some("P_2"));
+    }
+}

@@ -1,0 +1,209 @@
+//! Whole-program facts the propagation needs before it starts: which names are user
+//! procedures, the call graph and its analysis order (callers first), recursion, and the
+//! MOD sets (which formals and globals a procedure may write, transitively).
+use std::collections::{BTreeMap, BTreeSet};
+
+use frontend::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+#[derive(Debug, Clone, Default)]
+pub struct ProcFacts {
+    /// Procedures in analysis order: every caller before its callees (cycles in any order).
+    pub order: Vec<ProcId>,
+    /// Procedures on a call-graph cycle (including self-recursion).
+    pub recursive: BTreeSet<ProcId>,
+    /// Per procedure: positions of formals it may write (directly or through callees).
+    pub mod_formals: Vec<BTreeSet<usize>>,
+    /// Per procedure: global / COMMON names it may write (directly or through callees).
+    pub mod_globals: Vec<BTreeSet<String>>,
+    /// Per procedure: names that refer to program-wide storage there.
+    pub globals: Vec<BTreeSet<String>>,
+}
+
+/// The user procedure `name` refers to in `proc`, unless `name` is an array there.
+pub fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<ProcId> {
+    let callee = prog.proc_by_name(name)?;
+    if let Some(d) = prog.decl(proc, name) {
+        if matches!(d.kind, DeclKind::Array { .. }) {
+            return None;
+        }
+    }
+    Some(callee.id)
+}
+
+/// Top-level expressions of a statement's own kind (not of nested bodies).
+pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
+    match &s.kind {
+        StmtKind::Assign(a) => vec![&a.target, &a.value],
+        StmtKind::Loop(l) => vec![&l.lo, &l.hi, &l.step],
+        StmtKind::While(w) => w.cond.iter().collect(),
+        StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
+        StmtKind::Call(c) => c.args.iter().collect(),
+        StmtKind::Mpi(m) => m.args.iter().map(|a| &a.expr).chain(m.result.iter()).collect(),
+        StmtKind::Input(i) => i.targets.iter().collect(),
+        StmtKind::Return { value } => value.iter().collect(),
+        StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
+    }
+}
+
+/// User procedures called inside the expressions of `s`, in pre-order: `(callee, args)`.
+pub fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr])> {
+    let mut out = Vec::new();
+    for top in stmt_exprs(s) {
+        for e in top.walk() {
+            let (name, args) = match &e.kind {
+                SrcExprKind::Call { name, args } => (name, args),
+                SrcExprKind::Index { array, indices } => (array, indices),
+                _ => continue,
+            };
+            if let Some(id) = user_proc(prog, s.proc, name) {
+                out.push((id, args.as_slice()));
+            }
+        }
+    }
+    out
+}
+
+/// Names that refer to program-wide storage in `proc`.
+fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
+    let Some(p) = prog.proc(proc) else { return BTreeSet::new() };
+    let mut out: BTreeSet<String> = prog
+        .globals
+        .iter()
+        .filter(|d| !matches!(d.kind, DeclKind::Constant { .. }))
+        .filter(|d| !p.decls.iter().any(|l| l.name == d.name && l.common.is_none()))
+        .map(|d| d.name.clone())
+        .collect();
+    if prog.language == Language::Fortran {
+        out.extend(p.decls.iter().filter(|d| d.common.is_some()).map(|d| d.name.clone()));
+    }
+    out
+}
+
+impl ProcFacts {
+    pub fn compute(prog: &Program) -> ProcFacts {
+        let n = prog.procs.len();
+        let mut graph: DiGraph<ProcId, ()> = DiGraph::new();
+        let nodes: Vec<NodeIndex> = prog.procs.iter().map(|p| graph.add_node(p.id)).collect();
+        let mut edges: BTreeSet<(usize, usize)> = BTreeSet::new();
+        for s in &prog.stmts {
+            let caller = s.proc.0 as usize;
+            if let StmtKind::Call(c) = &s.kind {
+                if let Some(id) = user_proc(prog, s.proc, &c.name) {
+                    edges.insert((caller, id.0 as usize));
+                }
+            }
+            for (id, _) in expr_calls(prog, s) {
+                edges.insert((caller, id.0 as usize));
+            }
+        }
+        for &(a, b) in &edges {
+            if let (Some(&x), Some(&y)) = (nodes.get(a), nodes.get(b)) {
+                graph.add_edge(x, y, ());
+            }
+        }
+        let mut recursive = BTreeSet::new();
+        let mut order = Vec::new();
+        // tarjan_scc lists components in reverse topological order: callees first.
+        for scc in tarjan_scc(&graph).into_iter().rev() {
+            let mut ids: Vec<ProcId> = scc.iter().filter_map(|ix| graph.node_weight(*ix).copied()).collect();
+            ids.sort();
+            let self_loop = ids.len() == 1 && ids.iter().any(|id| edges.contains(&(id.0 as usize, id.0 as usize)));
+            if ids.len() > 1 || self_loop {
+                recursive.extend(ids.iter().copied());
+            }
+            order.extend(ids);
+        }
+        let globals: Vec<BTreeSet<String>> = (0..n).map(|i| global_names(prog, ProcId(i as u32))).collect();
+        let mut facts =
+            ProcFacts { order, recursive, mod_formals: vec![BTreeSet::new(); n], mod_globals: vec![BTreeSet::new(); n], globals };
+        facts.compute_mods(prog);
+        facts
+    }
+
+    /// Iterates MOD sets to a fixpoint (each pass only grows them; bounded by names × procs).
+    fn compute_mods(&mut self, prog: &Program) {
+        let n = prog.procs.len();
+        for _round in 0..=n {
+            let mut changed = false;
+            for p in &prog.procs {
+                let mut defs = BTreeSet::new();
+                for id in prog.walk(&p.body) {
+                    let Some(s) = prog.stmt(id) else { continue };
+                    defs.extend(self.stmt_defs(prog, s));
+                }
+                let i = p.id.0 as usize;
+                let formals: BTreeSet<usize> =
+                    p.params.iter().enumerate().filter(|(_, f)| defs.contains(&f.name)).map(|(k, _)| k).collect();
+                let globals: BTreeSet<String> =
+                    defs.iter().filter(|d| self.globals.get(i).is_some_and(|g| g.contains(*d))).cloned().collect();
+                if let (Some(mf), Some(mg)) = (self.mod_formals.get_mut(i), self.mod_globals.get_mut(i)) {
+                    if *mf != formals || *mg != globals {
+                        *mf = formals;
+                        *mg = globals;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Variables a statement itself may write, with calls to user procedures narrowed to
+    /// the actuals bound to formals the callee writes (plus the globals it writes).
+    pub fn stmt_defs(&self, prog: &Program, s: &Stmt) -> BTreeSet<String> {
+        match &s.kind {
+            StmtKind::Call(c) => match user_proc(prog, s.proc, &c.name) {
+                Some(callee) => self.call_defs(s, callee, &c.args),
+                None => s.defs.clone(),
+            },
+            _ => s.defs.clone(),
+        }
+    }
+
+    /// Caller-side effect of calling `callee` with `args` in statement `s`.
+    pub fn call_defs(&self, s: &Stmt, callee: ProcId, args: &[SrcExpr]) -> BTreeSet<String> {
+        let i = callee.0 as usize;
+        let mut out = BTreeSet::new();
+        if let Some(mf) = self.mod_formals.get(i) {
+            for &k in mf {
+                if let Some(b) = args.get(k).and_then(|a| a.base_var()) {
+                    if s.defs.contains(b) {
+                        out.insert(b.to_string());
+                    }
+                }
+            }
+        }
+        if let Some(mg) = self.mod_globals.get(i) {
+            out.extend(mg.iter().cloned());
+        }
+        out
+    }
+
+    /// Variables that any statement of `block` (nested bodies included) may write.
+    pub fn block_defs(&self, prog: &Program, block: &[frontend::StmtId]) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for id in prog.walk(block) {
+            if let Some(s) = prog.stmt(id) {
+                out.extend(self.stmt_defs(prog, s));
+                if let StmtKind::Loop(l) = &s.kind {
+                    out.insert(l.var.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Call sites of each procedure, for the entry bindings: `callee → [(args, globals, line)]`.
+pub type SiteMap = BTreeMap<ProcId, Vec<CallSite>>;
+
+#[derive(Debug, Clone)]
+pub struct CallSite {
+    pub line: u32,
+    pub args: Vec<crate::value::Val>,
+    pub globals: BTreeMap<String, crate::value::Val>,
+}

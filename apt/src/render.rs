@@ -1,0 +1,173 @@
+//! The APT as JSON (the `augur apt --json` schema) and as an indented text tree.
+//!
+//! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`;
+//! every node has `kind`, `site`, `line`, `children`. Attributes that may be unresolved
+//! are a string (expression text in augur's syntax, `any`, `null`) or
+//! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level.
+use std::fmt::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use crate::{Apt, Attr, CommFacts, Node, NodeData};
+
+fn attr_json(a: &Attr) -> Value {
+    match a {
+        Attr::Unresolved(r) => json!({ "unresolved": r }),
+        other => Value::String(other.text()),
+    }
+}
+
+fn comm_json(m: &mut Map<String, Value>, c: &CommFacts) {
+    m.insert("op".into(), Value::String(c.op.name().to_string()));
+    let fields = [
+        ("peer", &c.peer),
+        ("tag", &c.tag),
+        ("bytes", &c.bytes),
+        ("source", &c.source),
+        ("recv_tag", &c.recv_tag),
+        ("recv_bytes", &c.recv_bytes),
+        ("count", &c.count),
+    ];
+    for (k, v) in fields {
+        if let Some(v) = v {
+            m.insert(k.into(), attr_json(v));
+        }
+    }
+}
+
+/// One node and its subtree as JSON.
+pub fn node_json(n: &Node) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::String(n.kind().as_str().into()));
+    m.insert("site".into(), json!(n.site.0));
+    m.insert("line".into(), json!(n.line));
+    match &n.data {
+        NodeData::Routine { name, .. } => {
+            m.insert("name".into(), Value::String(name.clone()));
+        }
+        NodeData::Loop(l) => {
+            if let Some(v) = &l.var {
+                m.insert("var".into(), Value::String(v.clone()));
+            }
+            match &l.trip {
+                Attr::Unresolved(r) => m.insert("unresolved".into(), Value::String(r.clone())),
+                t => m.insert("trip".into(), Value::String(t.text())),
+            };
+            if let Some(t) = &l.trip_total {
+                m.insert("trip_total".into(), attr_json(t));
+            }
+            m.insert("compute".into(), Value::Bool(l.compute));
+            if let Some(w) = &l.work {
+                m.insert("work".into(), attr_json(w));
+            }
+        }
+        NodeData::If(i) => {
+            m.insert("cond".into(), Value::String(i.cond.clone()));
+            if let Some(r) = &i.unresolved {
+                m.insert("unresolved".into(), Value::String(r.clone()));
+            }
+        }
+        NodeData::Call { callee, .. } => {
+            m.insert("callee".into(), Value::String(callee.clone()));
+        }
+        NodeData::Comm(c) => comm_json(&mut m, c),
+    }
+    m.insert("children".into(), Value::Array(n.children.iter().map(node_json).collect()));
+    if !n.else_children.is_empty() {
+        m.insert("else".into(), Value::Array(n.else_children.iter().map(node_json).collect()));
+    }
+    Value::Object(m)
+}
+
+/// The whole APT as JSON.
+pub fn to_json(apt: &Apt) -> Value {
+    let params: Vec<Value> = apt
+        .params
+        .iter()
+        .map(|p| {
+            let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
+            if let Some(o) = v.as_object_mut() {
+                o.insert("line".into(), json!(p.line));
+            }
+            v
+        })
+        .collect();
+    json!({
+        "file": apt.file.display().to_string(),
+        "language": match apt.language { frontend::Language::C => "c", frontend::Language::Fortran => "fortran" },
+        "params": params,
+        "routines": apt.routines.iter().map(node_json).collect::<Vec<_>>(),
+    })
+}
+
+fn opt(label: &str, a: &Option<Attr>, out: &mut String) {
+    if let Some(a) = a {
+        let _ = write!(out, " {label}={}", a.text());
+    }
+}
+
+fn node_line(n: &Node, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    let _ = write!(out, "{:>5}  {indent}{} #{}", n.line, n.kind().as_str(), n.site.0);
+    match &n.data {
+        NodeData::Routine { name, .. } => {
+            let _ = write!(out, " {name}");
+        }
+        NodeData::Loop(l) => {
+            if let Some(v) = &l.var {
+                let _ = write!(out, " {v}");
+            }
+            let _ = write!(out, " trip={}", l.trip.text());
+            opt("total", &l.trip_total, out);
+            if l.compute {
+                out.push_str(" compute");
+                opt("work", &l.work, out);
+            }
+        }
+        NodeData::If(i) => {
+            let _ = write!(out, " {}", i.cond);
+            if let Some(r) = &i.unresolved {
+                let _ = write!(out, "  (unresolved: {r})");
+            }
+        }
+        NodeData::Call { callee, .. } => {
+            let _ = write!(out, " {callee}");
+        }
+        NodeData::Comm(c) => {
+            let _ = write!(out, " {}", c.op.name());
+            opt("peer", &c.peer, out);
+            opt("tag", &c.tag, out);
+            opt("bytes", &c.bytes, out);
+            opt("source", &c.source, out);
+            opt("recv_tag", &c.recv_tag, out);
+            opt("recv_bytes", &c.recv_bytes, out);
+            opt("count", &c.count, out);
+        }
+    }
+    out.push('\n');
+}
+
+/// Indented text tree: one node per line (line number, kind, site, attributes).
+pub fn to_text(apt: &Apt) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", apt.file.display());
+    if !apt.params.is_empty() {
+        let ps: Vec<String> = apt.params.iter().map(|p| format!("{} ({})", p.name, p.origin.describe())).collect();
+        let _ = writeln!(out, "params: {}", ps.join(", "));
+    }
+    // explicit stack: (node, depth, is the first node of an else branch)
+    let mut stack: Vec<(&Node, usize, bool)> = apt.routines.iter().rev().map(|r| (r, 0, false)).collect();
+    while let Some((n, depth, first_else)) = stack.pop() {
+        if first_else {
+            let _ = writeln!(out, "{:>5}  {}else", "", "  ".repeat(depth.saturating_sub(1)));
+        }
+        node_line(n, depth, &mut out);
+        for (k, c) in n.else_children.iter().enumerate().rev() {
+            stack.push((c, depth + 1, k == 0));
+        }
+        for c in n.children.iter().rev() {
+            stack.push((c, depth + 1, false));
+        }
+    }
+    out
+}

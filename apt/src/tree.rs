@@ -1,0 +1,262 @@
+//! Building the tree from the IR and the propagated facts: which statements become nodes,
+//! computation phases (outermost loops without communication) and their work, and site ids.
+//!
+//! Site ids: sequential from 0 in pre-order (node, then its `children`, then its
+//! `else_children`) over the routines in source order. They depend only on the source text
+//! and the options, so the same source gives the same ids.
+use std::collections::BTreeSet;
+
+use frontend::{ProcId, Program, Sources, StmtId, StmtKind};
+use symbolic::Expr;
+
+use crate::comm::is_comm;
+use crate::interp::{Facts, LoopFacts};
+use crate::procs::{expr_calls, user_proc};
+use crate::{Attr, IfNode, LoopNode, Node, NodeData, NodeKind, Site, SiteId};
+
+#[derive(Debug)]
+pub struct Builder<'a> {
+    pub prog: &'a Program,
+    pub sources: &'a Sources,
+    pub facts: &'a Facts,
+}
+
+fn node(stmt: Option<StmtId>, line: u32, data: NodeData, children: Vec<Node>) -> Node {
+    Node { site: SiteId(0), stmt, arm: None, line, data, children, else_children: Vec::new() }
+}
+
+impl Builder<'_> {
+    pub fn routine(&self, proc: ProcId) -> Option<Node> {
+        let p = self.prog.proc(proc)?;
+        let children = self.block(&p.body);
+        let line = self.sources.first_line(p.span);
+        Some(node(None, line, NodeData::Routine { name: p.name.clone(), proc }, children))
+    }
+
+    fn calls_in(&self, id: StmtId, out: &mut Vec<Node>) {
+        let Some(s) = self.prog.stmt(id) else { return };
+        let line = self.sources.first_line(s.span);
+        if let StmtKind::Call(c) = &s.kind {
+            if let Some(callee) = user_proc(self.prog, s.proc, &c.name) {
+                out.push(node(Some(id), line, NodeData::Call { callee: c.name.clone(), proc: callee }, Vec::new()));
+            }
+        }
+        for (callee, _) in expr_calls(self.prog, s) {
+            if let Some(p) = self.prog.proc(callee) {
+                out.push(node(Some(id), line, NodeData::Call { callee: p.name.clone(), proc: callee }, Vec::new()));
+            }
+        }
+    }
+
+    fn block(&self, block: &[StmtId]) -> Vec<Node> {
+        let mut out = Vec::new();
+        for &id in block {
+            let Some(s) = self.prog.stmt(id) else { continue };
+            let line = self.sources.first_line(s.span);
+            match &s.kind {
+                StmtKind::Loop(l) => {
+                    self.calls_in(id, &mut out);
+                    let children = self.block(&l.body);
+                    out.push(self.loop_node(id, line, children));
+                }
+                StmtKind::While(w) => {
+                    out.extend(self.block(&w.init));
+                    self.calls_in(id, &mut out);
+                    let mut children = self.block(&w.body);
+                    children.extend(self.block(&w.update));
+                    out.push(self.loop_node(id, line, children));
+                }
+                StmtKind::If(i) => {
+                    self.calls_in(id, &mut out);
+                    let conds = self.facts.conds.get(&id);
+                    let mut rest = i.else_body.as_ref().map(|b| self.block(b)).unwrap_or_default();
+                    // else-if chains become nested IF nodes in the else branch, innermost first
+                    for (k, arm) in i.arms.iter().enumerate().rev() {
+                        let children = self.block(&arm.body);
+                        if children.is_empty() && rest.is_empty() {
+                            continue;
+                        }
+                        let cond = conds.and_then(|c| c.get(k));
+                        let data = NodeData::If(IfNode {
+                            cond: cond.map(|c| c.text.clone()).unwrap_or_default(),
+                            unresolved: cond.and_then(|c| c.unresolved.clone()),
+                        });
+                        let arm_line = if k == 0 { line } else { self.sources.first_line(arm.cond.span) };
+                        let mut n = node(Some(id), arm_line, data, children);
+                        n.arm = Some(k as u32);
+                        n.else_children = rest;
+                        rest = vec![n];
+                    }
+                    out.extend(rest);
+                }
+                StmtKind::Mpi(m) if is_comm(m.op) => {
+                    if let Some(f) = self.facts.comms.get(&id) {
+                        out.push(node(Some(id), line, NodeData::Comm(f.clone()), Vec::new()));
+                    }
+                }
+                _ => self.calls_in(id, &mut out),
+            }
+        }
+        out
+    }
+
+    fn loop_node(&self, id: StmtId, line: u32, children: Vec<Node>) -> Node {
+        let f = self.facts.loops.get(&id);
+        let data = NodeData::Loop(LoopNode {
+            var: f.and_then(|f| f.var.clone()),
+            trip: f.map_or_else(|| Attr::Unresolved("loop not analysed".into()), |f| f.trip.clone()),
+            trip_total: f.and_then(|f| f.total.clone()),
+            compute: false,
+            work: None,
+        });
+        node(Some(id), line, data, children)
+    }
+}
+
+/// Procedures whose execution may communicate (directly or through calls).
+pub fn communicating(routines: &[Node], nprocs: usize) -> BTreeSet<ProcId> {
+    let mut comm = BTreeSet::new();
+    for _ in 0..=nprocs {
+        let before = comm.len();
+        for r in routines {
+            if let NodeData::Routine { proc, .. } = &r.data {
+                if r.children.iter().any(|c| has_comm(c, &comm)) {
+                    comm.insert(*proc);
+                }
+            }
+        }
+        if comm.len() == before {
+            break;
+        }
+    }
+    comm
+}
+
+fn has_comm(n: &Node, comm_procs: &BTreeSet<ProcId>) -> bool {
+    let own = match &n.data {
+        NodeData::Comm(_) => true,
+        NodeData::Call { proc, .. } => comm_procs.contains(proc),
+        _ => false,
+    };
+    own || n.children.iter().chain(&n.else_children).any(|c| has_comm(c, comm_procs))
+}
+
+/// Marks the outermost communication-free loops as computation phases and sets their work.
+pub fn mark_compute(n: &mut Node, comm_procs: &BTreeSet<ProcId>, facts: &Facts) {
+    if let NodeData::Loop(_) = n.data {
+        if !has_comm(n, comm_procs) {
+            let w = work(n, facts);
+            if let NodeData::Loop(l) = &mut n.data {
+                l.compute = true;
+                l.work = Some(w);
+            }
+            return;
+        }
+    }
+    for c in n.children.iter_mut().chain(n.else_children.iter_mut()) {
+        mark_compute(c, comm_procs, facts);
+    }
+}
+
+/// The outermost loops below `nodes` (through IF nodes).
+fn loop_roots<'n>(nodes: &'n [Node], out: &mut Vec<&'n Node>) {
+    for n in nodes {
+        match n.data {
+            NodeData::Loop(_) => out.push(n),
+            _ => {
+                loop_roots(&n.children, out);
+                loop_roots(&n.else_children, out);
+            }
+        }
+    }
+}
+
+/// Iterations of the innermost bodies of the nest rooted at `n` (per entry of `n`): the
+/// dominant work of a computation phase. Straight-line code beside inner loops is a
+/// lower-order term and not counted; loops under IFs count as if always taken.
+pub fn work(n: &Node, facts: &Facts) -> Attr {
+    let mut roots = Vec::new();
+    loop_roots(&n.children, &mut roots);
+    let mut body = Expr::zero();
+    for r in &roots {
+        match work(r, facts) {
+            Attr::Expr(e) => body = body + e,
+            other => return other,
+        }
+    }
+    if roots.is_empty() {
+        body = Expr::one();
+    }
+    let Some(f) = n.stmt.and_then(|s| facts.loops.get(&s)) else {
+        return Attr::Unresolved("loop not analysed".into());
+    };
+    let trip = match &f.trip {
+        Attr::Expr(t) => t.clone(),
+        other => return other.clone(),
+    };
+    match f.sym.as_deref().filter(|s| body.contains_var(s)) {
+        None => Attr::Expr(trip * body),
+        Some(sym) => sum_body(&body, sym, f),
+    }
+}
+
+fn sum_body(body: &Expr, sym: &str, f: &LoopFacts) -> Attr {
+    let (Some(lo), Some(hi), Some(step)) = (f.lo.known(), f.hi.known(), f.step.known().and_then(|s| s.as_const())) else {
+        return Attr::Unresolved(format!("bounds of the loop over `{sym}` are unresolved"));
+    };
+    let sum = if step == 1.0 {
+        symbolic::sum_over(body, sym, lo, hi)
+    } else if step == -1.0 {
+        symbolic::sum_over(body, sym, hi, lo)
+    } else {
+        None
+    };
+    match sum {
+        Some(s) => Attr::Expr(s),
+        None => Attr::Unresolved(format!("no closed form for the work summed over `{sym}`")),
+    }
+}
+
+/// Assigns site ids in pre-order and returns the site table (index = id).
+pub fn number(routines: &mut [Node], prog: &Program) -> Vec<Site> {
+    let mut sites = Vec::new();
+    // iterative pre-order with an explicit stack: safe on any depth
+    fn visit(n: &mut Node, cur: ProcId, sites: &mut Vec<Site>, prog: &Program) {
+        let mut work: Vec<(&mut Node, ProcId)> = vec![(n, cur)];
+        while let Some((n, cur)) = work.pop() {
+            let id = SiteId(u32::try_from(sites.len()).unwrap_or(u32::MAX));
+            n.site = id;
+            let (proc, span) = match (&n.data, n.stmt.and_then(|s| prog.stmt(s))) {
+                (NodeData::Routine { proc, .. }, _) => (*proc, prog.proc(*proc).map(|p| p.span)),
+                (_, Some(s)) => (s.proc, Some(s.span)),
+                _ => (cur, None),
+            };
+            let span = span.unwrap_or(frontend::Span::new(prog.main_file, 0, 0));
+            sites.push(Site { id, kind: n.data.kind(), proc, stmt: n.stmt, arm: n.arm, span, line: n.line });
+            let kids: Vec<&mut Node> = n.children.iter_mut().chain(n.else_children.iter_mut()).collect();
+            for k in kids.into_iter().rev() {
+                work.push((k, proc));
+            }
+        }
+    }
+    for r in routines.iter_mut() {
+        let proc = match &r.data {
+            NodeData::Routine { proc, .. } => *proc,
+            _ => ProcId(0),
+        };
+        visit(r, proc, &mut sites, prog);
+    }
+    sites
+}
+
+impl NodeData {
+    pub fn kind(&self) -> NodeKind {
+        match self {
+            NodeData::Routine { .. } => NodeKind::Routine,
+            NodeData::Loop(_) => NodeKind::Loop,
+            NodeData::If(_) => NodeKind::If,
+            NodeData::Call { .. } => NodeKind::Call,
+            NodeData::Comm(_) => NodeKind::Comm,
+        }
+    }
+}

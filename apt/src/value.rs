@@ -1,0 +1,290 @@
+//! Abstract values of program variables and the evaluation of source expressions into them.
+//!
+//! A value is a symbolic expression over program parameters (`N`, `P`, `rank`, loop
+//! variables), an MPI wildcard/null constant, or unknown with the reason naming the culprit.
+//! Semantics chosen here (the model fits constants, so exactness of rounding does not matter):
+//! integer division is exact division; C `%` and Fortran `mod(a, b)` are `a - b*floor(a/b)`;
+//! type conversions (`dble`, `int`, casts) are the identity; `abs(x)` is `max(x, -x)`.
+use frontend::{BinOp, InputOrigin, SrcExpr, SrcExprKind, Span, UnOp};
+use symbolic::{Expr, Rational};
+
+/// An MPI constant that is not a number for the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// `MPI_ANY_SOURCE` / `MPI_ANY_TAG`.
+    Wildcard,
+    /// `MPI_PROC_NULL`.
+    ProcNull,
+}
+
+/// What the analysis knows about a value at one program point.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Known(Expr),
+    Special(Special),
+    /// Not resolvable from the source; the reason names the culprit (`held in array `dims``).
+    Unknown(String),
+}
+
+impl Val {
+    pub fn unknown(reason: impl Into<String>) -> Val {
+        Val::Unknown(reason.into())
+    }
+    pub fn known(&self) -> Option<&Expr> {
+        match self {
+            Val::Known(e) => Some(e),
+            _ => None,
+        }
+    }
+    fn reason(&self) -> String {
+        match self {
+            Val::Unknown(r) => r.clone(),
+            Val::Special(Special::Wildcard) => "arithmetic on an MPI wildcard".into(),
+            Val::Special(Special::ProcNull) => "arithmetic on MPI_PROC_NULL".into(),
+            Val::Known(_) => "known".into(),
+        }
+    }
+}
+
+/// What expression evaluation needs from the analysis.
+pub trait Scope {
+    /// Current value of a scalar variable.
+    fn var(&mut self, name: &str) -> Val;
+    /// Whether `name` is a procedure defined in the program (and not an array in scope).
+    fn is_user_proc(&self, name: &str) -> bool;
+    /// A call to a user procedure inside an expression, with its evaluated arguments.
+    fn user_call(&mut self, name: &str, args: Vec<Val>, span: Span);
+    /// A value read at run time (`atoi(argv[1])`), assigned to the variable being defined.
+    fn input(&mut self, origin: &InputOrigin, span: Span) -> Val;
+    /// 1-based line of a span in the original file.
+    fn line(&self, span: Span) -> u32;
+}
+
+/// Evaluates one source expression.
+pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
+    match &e.kind {
+        SrcExprKind::Int(v) => Val::Known(Expr::int(*v)),
+        SrcExprKind::Real { value, .. } => Val::Known(Expr::num(*value)),
+        SrcExprKind::Str(_) => Val::unknown("a string, not a number"),
+        SrcExprKind::Bool(_) => Val::unknown("a logical value, not a number"),
+        SrcExprKind::Var(name) => s.var(name),
+        SrcExprKind::Index { array, indices } => {
+            if s.is_user_proc(array) {
+                call_user(array, indices, e.span, s)
+            } else {
+                for i in indices {
+                    let _ = eval(i, s);
+                }
+                Val::unknown(format!("held in array `{array}`"))
+            }
+        }
+        SrcExprKind::Range { .. } => Val::unknown("an array section"),
+        SrcExprKind::Call { name, args } => call(name, args, e.span, s),
+        SrcExprKind::Unary { op, operand } => {
+            let v = eval(operand, s);
+            match op {
+                UnOp::Neg => map1(v, |x| -x),
+                UnOp::Plus => v,
+                UnOp::Not => Val::unknown("a logical value, not a number"),
+                UnOp::BitNot => Val::unknown("a bitwise operation"),
+                UnOp::AddrOf | UnOp::Deref => Val::unknown("a pointer operation"),
+            }
+        }
+        SrcExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (eval(lhs, s), eval(rhs, s));
+            binary(*op, a, b)
+        }
+        SrcExprKind::Ternary { cond, then, other } => {
+            let _ = eval(cond, s);
+            let (a, b) = (eval(then, s), eval(other, s));
+            choose(a, b, s.line(cond.span))
+        }
+        SrcExprKind::SizeOf { ty, expr } => match ty.as_ref().and_then(|t| if t.pointer > 0 { Some(8) } else { t.bytes }) {
+            Some(b) => Val::Known(Expr::int(i64::from(b))),
+            None => {
+                if let Some(x) = expr {
+                    let _ = eval(x, s);
+                }
+                Val::unknown("size of a type not known to augur")
+            }
+        },
+        SrcExprKind::Cast { expr, .. } => eval(expr, s),
+        SrcExprKind::Input(origin) => s.input(origin, e.span),
+        SrcExprKind::Opaque { text, .. } => Val::unknown(format!("expression `{}` not analysed", short(text))),
+    }
+}
+
+/// At most 40 characters of `text`, for reasons.
+pub fn short(text: &str) -> String {
+    let t: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.chars().count() > 40 {
+        format!("{}…", t.chars().take(40).collect::<String>())
+    } else {
+        t
+    }
+}
+
+/// `c ? a : b` / `merge(a, b, c)`: one value only when both agree.
+fn choose(a: Val, b: Val, line: u32) -> Val {
+    if a == b {
+        return a;
+    }
+    match (&a, &b) {
+        (Val::Unknown(_), _) => a,
+        (_, Val::Unknown(_)) => b,
+        _ => Val::unknown(format!("chosen by a condition at line {line}")),
+    }
+}
+
+fn map1(v: Val, f: impl FnOnce(Expr) -> Expr) -> Val {
+    match v {
+        Val::Known(e) => Val::Known(f(e)),
+        other => Val::Unknown(other.reason()),
+    }
+}
+
+fn map2(a: Val, b: Val, f: impl FnOnce(Expr, Expr) -> Val) -> Val {
+    match (a, b) {
+        (Val::Known(x), Val::Known(y)) => f(x, y),
+        (Val::Known(_), other) | (other, _) => Val::Unknown(other.reason()),
+    }
+}
+
+/// `a - b*floor(a/b)`: C `%` and Fortran `mod` on the model's positive operands.
+pub fn modulo(a: &Expr, b: &Expr) -> Expr {
+    a - b * (a / b).floor()
+}
+
+fn binary(op: BinOp, a: Val, b: Val) -> Val {
+    match op {
+        BinOp::Add => map2(a, b, |x, y| Val::Known(x + y)),
+        BinOp::Sub => map2(a, b, |x, y| Val::Known(x - y)),
+        BinOp::Mul => map2(a, b, |x, y| Val::Known(x * y)),
+        BinOp::Div => map2(a, b, |x, y| {
+            if y.is_zero() {
+                Val::unknown("division by zero")
+            } else {
+                Val::Known(x / y)
+            }
+        }),
+        BinOp::Rem => map2(a, b, |x, y| {
+            if y.is_zero() {
+                Val::unknown("remainder by zero")
+            } else {
+                Val::Known(modulo(&x, &y))
+            }
+        }),
+        BinOp::Pow => map2(a, b, |x, y| match y.as_const().and_then(rational) {
+            Some(q) => Val::Known(x.pow(q)),
+            None => Val::unknown("a power with a non-constant exponent"),
+        }),
+        BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+            Val::unknown("a bitwise operation")
+        }
+        BinOp::Concat => Val::unknown("a string, not a number"),
+        _ => Val::unknown("a logical value, not a number"),
+    }
+}
+
+/// A small rational exactly equal to `c` (integers, halves, thirds, quarters).
+fn rational(c: f64) -> Option<Rational> {
+    for den in [1i64, 2, 3, 4] {
+        let n = c * den as f64;
+        if (n - n.round()).abs() < 1e-12 && n.abs() < 1e9 {
+            return Rational::new(n.round() as i64, den);
+        }
+    }
+    None
+}
+
+fn call_user(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
+    let vals = args.iter().map(|a| eval(a, s)).collect();
+    s.user_call(name, vals, span);
+    Val::unknown(format!("returned by call to `{name}`"))
+}
+
+/// Intrinsics and library functions; user procedures are recorded as call sites.
+fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
+    if s.is_user_proc(name) {
+        return call_user(name, args, span, s);
+    }
+    let lower = name.to_ascii_lowercase();
+    let vals: Vec<Val> = args.iter().map(|a| eval(a, s)).collect();
+    let first = || vals.first().cloned().unwrap_or_else(|| Val::unknown(format!("`{name}` without arguments")));
+    match lower.as_str() {
+        "mod" | "modulo" | "fmod" | "amod" | "dmod" if vals.len() == 2 => {
+            let mut it = vals.into_iter();
+            match (it.next(), it.next()) {
+                (Some(a), Some(b)) => binary(BinOp::Rem, a, b),
+                _ => Val::unknown("bad `mod` call"),
+            }
+        }
+        "min" | "max" | "min0" | "max0" | "amin0" | "amax0" | "amin1" | "amax1" | "dmin1" | "dmax1" | "fmin"
+        | "fmax" => {
+            let mut exprs = Vec::new();
+            for v in vals {
+                match v {
+                    Val::Known(e) => exprs.push(e),
+                    other => return Val::Unknown(other.reason()),
+                }
+            }
+            if exprs.is_empty() {
+                return Val::unknown(format!("`{name}` without arguments"));
+            }
+            if lower.contains("min") {
+                Val::Known(Expr::min_of(exprs))
+            } else {
+                Val::Known(Expr::max_of(exprs))
+            }
+        }
+        "dble" | "real" | "float" | "sngl" | "dfloat" | "int" | "ifix" | "idint" | "nint" | "idnint" | "int8"
+        | "dint" | "anint" | "dnint" | "cmplx" | "dcmplx" => first(),
+        "floor" => map1(first(), |e| e.floor()),
+        "ceiling" | "ceil" => map1(first(), |e| e.ceil()),
+        "sqrt" | "dsqrt" => map1(first(), |e| e.sqrt()),
+        "cbrt" => map1(first(), |e| e.pow(Rational::new(1, 3).unwrap_or(Rational::ONE))),
+        "log2" => map1(first(), |e| e.log2()),
+        "log" | "alog" | "dlog" => map1(first(), |e| Expr::ln(&e)),
+        "log10" | "alog10" | "dlog10" => map1(first(), |e| Expr::log10(&e)),
+        "abs" | "iabs" | "dabs" | "fabs" | "labs" => map1(first(), |e| Expr::max(e.clone(), -e)),
+        "pow" if vals.len() == 2 => {
+            let mut it = vals.into_iter();
+            match (it.next(), it.next()) {
+                (Some(a), Some(b)) => binary(BinOp::Pow, a, b),
+                _ => Val::unknown("bad `pow` call"),
+            }
+        }
+        "merge" if vals.len() == 3 => {
+            let line = s.line(span);
+            let mut it = vals.into_iter();
+            match (it.next(), it.next()) {
+                (Some(a), Some(b)) => choose(a, b, line),
+                _ => Val::unknown("bad `merge` call"),
+            }
+        }
+        _ => Val::unknown(format!("result of `{name}`")),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_rationals() {
+        assert_eq!(rational(2.0), Some(Rational::int(2)));
+        assert_eq!(rational(0.5), Rational::new(1, 2));
+        assert_eq!(rational(0.1), None);
+    }
+
+    #[test]
+    fn choose_keeps_agreeing_values_only() {
+        let n = Val::Known(Expr::var("N"));
+        assert_eq!(choose(n.clone(), n.clone(), 3), n);
+        assert_eq!(
+            choose(n, Val::Special(Special::ProcNull), 3),
+            Val::unknown("chosen by a condition at line 3")
+        );
+    }
+}
