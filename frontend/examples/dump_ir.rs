@@ -1,25 +1,30 @@
-//! Developer aid: lowers files and prints the IR dump and rendered diagnostics.
+//! Developer aid: lowers the given files as ONE program and prints the IR dump and the
+//! rendered diagnostics. Exit code 1 when there are errors.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut code = ExitCode::SUCCESS;
-    for path in std::env::args().skip(1) {
-        match frontend::load(std::path::Path::new(&path), &frontend::Options::default()) {
-            Ok(l) => {
-                println!("{}", frontend::dump::dump(&l.program, &l.sources));
-                for d in &l.diagnostics {
-                    println!("{}", frontend::diagnostic::render_human(d, &l.sources));
-                }
-                if l.has_errors() {
-                    code = ExitCode::from(1);
-                }
+    let paths: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    if paths.is_empty() {
+        eprintln!("usage: dump_ir FILE...");
+        return ExitCode::from(2);
+    }
+    match frontend::load_files(&paths, &frontend::Options::default()) {
+        Ok(l) => {
+            println!("{}", frontend::dump::dump(&l.program, &l.sources));
+            for d in &l.diagnostics {
+                println!("{}", frontend::diagnostic::render_human(d, &l.sources));
             }
-            Err(e) => {
-                eprintln!("{e}");
-                code = ExitCode::from(2);
+            if l.has_errors() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
             }
         }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
     }
-    code
 }

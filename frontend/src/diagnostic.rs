@@ -42,6 +42,8 @@ pub mod codes {
     pub const NO_PROCEDURE: &str = "no-procedure";
     pub const PARSE_FAILED: &str = "parse-failed";
     pub const IO: &str = "io-error";
+    /// A multi-file program mixing C and Fortran.
+    pub const MIXED_LANGUAGES: &str = "mixed-languages";
 }
 
 /// A span with a message; the primary label is where the problem is.

@@ -89,15 +89,29 @@ pub fn form_for_path(path: &Path) -> Option<Form> {
 
 /// Loads and lowers the program in `path` (with its local includes).
 pub fn load(path: &Path, opts: &Options) -> Result<Lowered, LoadError> {
+    load_files(&[path.to_path_buf()], opts)
+}
+
+/// Loads and lowers a program made of several source files (one `Program`; Fortran files
+/// holding modules are lowered first so that `use` sees their variables). The language is
+/// the first file's; files in another language are skipped with a diagnostic.
+pub fn load_files(paths: &[PathBuf], opts: &Options) -> Result<Lowered, LoadError> {
     let mut diags = Vec::new();
-    let text = include::read_source(path, &mut diags, FileId(0))
-        .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
-    load_text(path.to_path_buf(), text, opts, diags)
+    let mut sources = Sources::new();
+    for (i, path) in paths.iter().enumerate() {
+        let hint = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        let text = include::read_source(path, &mut diags, hint)
+            .map_err(|source| LoadError::Io { path: path.clone(), source })?;
+        sources.add(path.clone(), text);
+    }
+    lower_all(sources, paths.len(), opts, diags)
 }
 
 /// Lowers `text` as if read from `path` (includes resolve relative to `path`'s directory).
 pub fn load_str(path: impl Into<PathBuf>, text: &str, opts: &Options) -> Result<Lowered, LoadError> {
-    load_text(path.into(), text.to_string(), opts, Vec::new())
+    let mut sources = Sources::new();
+    sources.add(path.into(), text.to_string());
+    lower_all(sources, 1, opts, Vec::new())
 }
 
 /// Stack for the lowering thread used on deeply nested input (lowering recurses on nesting).
@@ -107,10 +121,6 @@ const WORKER_STACK: usize = 256 << 20;
 const INLINE_TREE_DEPTH: usize = 96;
 /// Inputs larger than this (bytes) are always lowered on the worker thread.
 const BIG_INPUT: usize = 64 << 10;
-
-fn load_text(path: PathBuf, text: String, opts: &Options, diags: Vec<Diagnostic>) -> Result<Lowered, LoadError> {
-    lower_all(path, text, opts, diags)
-}
 
 /// Runs `f` here, or on a big-stack worker thread when `deep`.
 fn with_stack<R: Send>(deep: bool, f: impl FnOnce() -> R + Send) -> Result<R, LoadError> {
@@ -140,9 +150,10 @@ fn detect_form(path: &Path, text: &str, opts: &Options) -> Form {
     })
 }
 
-/// Expands `main` with includes and parses it.
+/// Expands `file` with includes and parses it.
 fn assemble_and_parse(
     sources: &mut Sources,
+    file: FileId,
     opts: &Options,
     macros: &MacroTable,
     prep: Prep,
@@ -150,51 +161,56 @@ fn assemble_and_parse(
 ) -> (Assembled, Option<tree_sitter::Tree>, Vec<Diagnostic>) {
     let mut exp = Expander::new(sources, &opts.include_dirs, macros);
     let mut asm = Assembled::new();
-    exp.expand(FileId(0), prep, &mut asm);
+    exp.expand(file, prep, &mut asm);
     let diags = exp.diags;
     let tree = parse::parse(parser, &asm.text);
     (asm, tree, diags)
 }
 
-fn lower_all(path: PathBuf, text: String, opts: &Options, mut diags: Vec<Diagnostic>) -> Result<Lowered, LoadError> {
-    let form = detect_form(&path, &text, opts);
-    let mut sources = Sources::new();
-    let is_empty = text.trim().is_empty();
-    let main = sources.add(path, text);
+/// One main file, expanded and parsed.
+struct Parsed {
+    file: FileId,
+    asm: Assembled,
+    tree: Option<tree_sitter::Tree>,
+    macros: MacroTable,
+    is_empty: bool,
+}
+
+fn parse_file(
+    sources: &mut Sources,
+    file: FileId,
+    form: Form,
+    opts: &Options,
+    parser: &mut tree_sitter::Parser,
+    diags: &mut Vec<Diagnostic>,
+) -> Parsed {
+    let is_empty = sources.get(file).is_none_or(|f| f.text.trim().is_empty());
     if is_empty {
         diags.push(
             Diagnostic::warning(codes::EMPTY_FILE, "the file is empty")
-                .with_primary(Span::new(main, 0, 0), "nothing to analyse"),
+                .with_primary(Span::new(file, 0, 0), "nothing to analyse"),
         );
     }
-    let (grammar, language) = match form {
-        Form::C => (Grammar::C, Language::C),
-        _ => (Grammar::Fortran, Language::Fortran),
-    };
-    let mut parser = parse::take_parser(grammar).map_err(|e| LoadError::Grammar(e.to_string()))?;
     let mut macros = MacroTable::from_defines(&opts.defines);
     let (asm, tree, inc_diags) = match form {
         Form::C => {
             // first pass finds the `#define`s of every included header, second substitutes
-            let (asm, _, _) = {
-                let mut exp = Expander::new(&mut sources, &opts.include_dirs, &macros);
-                let mut asm = Assembled::new();
-                exp.expand(main, Prep::C, &mut asm);
-                (asm, (), ())
-            };
-            macros.scan_defines(&asm.text);
-            assemble_and_parse(&mut sources, opts, &macros, Prep::C, &mut parser)
+            let mut exp = Expander::new(sources, &opts.include_dirs, &macros);
+            let mut first = Assembled::new();
+            exp.expand(file, Prep::C, &mut first);
+            macros.scan_defines(&first.text);
+            assemble_and_parse(sources, file, opts, &macros, Prep::C, parser)
         }
-        Form::Free => assemble_and_parse(&mut sources, opts, &macros, Prep::FortranFree, &mut parser),
+        Form::Free => assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser),
         Form::Fixed | Form::Auto => {
-            let first = assemble_and_parse(&mut sources, opts, &macros, Prep::FortranFixed { cut: true }, &mut parser);
+            let first = assemble_and_parse(sources, file, opts, &macros, Prep::FortranFixed { cut: true }, parser);
             let errs = first.1.as_ref().map_or(usize::MAX, parse::error_count);
             if errs == 0 {
                 first
             } else {
                 // some real code writes past column 72: retry without the cut
                 let second =
-                    assemble_and_parse(&mut sources, opts, &macros, Prep::FortranFixed { cut: false }, &mut parser);
+                    assemble_and_parse(sources, file, opts, &macros, Prep::FortranFixed { cut: false }, parser);
                 let errs2 = second.1.as_ref().map_or(usize::MAX, parse::error_count);
                 if errs2 < errs {
                     second
@@ -205,33 +221,77 @@ fn lower_all(path: PathBuf, text: String, opts: &Options, mut diags: Vec<Diagnos
         }
     };
     diags.extend(inc_diags);
-    parse::give_back_parser(grammar, parser);
-    let mut b = lower::Builder::new(language, main);
     match &tree {
-        Some(tree) => {
-            diags.extend(parse::syntax_diagnostics(tree, &asm, main));
-            // big inputs always get the worker (its start-up cost is noise there); small ones
-            // only when deeply nested
-            let deep = asm.text.len() > BIG_INPUT || parse::depth_exceeds(tree, INLINE_TREE_DEPTH);
-            let root = tree.root_node();
-            let (asm, macros, b) = (&asm, &macros, &mut b);
-            with_stack(deep, move || match language {
-                Language::C => lower::c::lower(root, asm, main, macros, b),
-                Language::Fortran => lower::fortran::lower(root, asm, main, b),
-            })?;
-        }
+        Some(t) => diags.extend(parse::syntax_diagnostics(t, &asm, file)),
         None => diags.push(
             Diagnostic::error(codes::PARSE_FAILED, "the parser gave up on this file (time limit)")
-                .with_primary(Span::new(main, 0, 0), "not analysed"),
+                .with_primary(Span::new(file, 0, 0), "not analysed"),
         ),
     }
-    diags.append(&mut b.diags);
-    if b.prog.procs.is_empty() && !is_empty {
-        diags.push(
-            Diagnostic::warning(codes::NO_PROCEDURE, "no procedure found")
-                .with_primary(Span::new(main, 0, 0), "nothing to analyse in this file")
-                .with_note("is the language right? use --form to choose it"),
-        );
+    Parsed { file, asm, tree, macros, is_empty }
+}
+
+/// Whether a Fortran tree defines a module (lowered before the files that use it).
+fn has_module(p: &Parsed) -> bool {
+    let Some(t) = &p.tree else { return false };
+    let root = t.root_node();
+    let mut c = root.walk();
+    let found = root.named_children(&mut c).any(|n| n.kind() == "module");
+    found
+}
+
+/// Lowers the first `mains` files of `sources` into one program.
+fn lower_all(mut sources: Sources, mains: usize, opts: &Options, mut diags: Vec<Diagnostic>) -> Result<Lowered, LoadError> {
+    let first = FileId(0);
+    let form_of = |sources: &Sources, id: FileId| {
+        sources.get(id).map_or(Form::C, |f| detect_form(&f.path, &f.text, opts))
+    };
+    let first_form = form_of(&sources, first);
+    let (grammar, language) = match first_form {
+        Form::C => (Grammar::C, Language::C),
+        _ => (Grammar::Fortran, Language::Fortran),
+    };
+    let mut parser = parse::take_parser(grammar).map_err(|e| LoadError::Grammar(e.to_string()))?;
+    let mut parsed = Vec::new();
+    for i in 0..mains {
+        let file = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        let form = form_of(&sources, file);
+        if (form == Form::C) != (language == Language::C) {
+            diags.push(
+                Diagnostic::error(codes::MIXED_LANGUAGES, "this file is in another language than the first one")
+                    .with_primary(Span::new(file, 0, 0), "skipped")
+                    .with_note("load C and Fortran files as separate programs"),
+            );
+            continue;
+        }
+        parsed.push(parse_file(&mut sources, file, form, opts, &mut parser, &mut diags));
     }
+    parse::give_back_parser(grammar, parser);
+    if language == Language::Fortran {
+        parsed.sort_by_key(|p| !has_module(p));
+    }
+    let mut b = lower::Builder::new(language, first);
+    for p in &parsed {
+        let Some(tree) = &p.tree else { continue };
+        // big inputs always get the worker (its start-up cost is noise there); small ones
+        // only when deeply nested
+        let deep = p.asm.text.len() > BIG_INPUT || parse::depth_exceeds(tree, INLINE_TREE_DEPTH);
+        let root = tree.root_node();
+        let before = b.prog.procs.len();
+        let (asm, macros, file, bb) = (&p.asm, &p.macros, p.file, &mut b);
+        with_stack(deep, move || match language {
+            Language::C => lower::c::lower(root, asm, file, macros, bb),
+            Language::Fortran => lower::fortran::lower(root, asm, file, bb),
+        })?;
+        let has_globals = b.prog.globals.iter().any(|g| g.span.file == p.file);
+        if b.prog.procs.len() == before && !p.is_empty && !has_globals {
+            b.diags.push(
+                Diagnostic::warning(codes::NO_PROCEDURE, "no procedure found")
+                    .with_primary(Span::new(p.file, 0, 0), "nothing to analyse in this file")
+                    .with_note("is the language right? use --form to choose it"),
+            );
+        }
+    }
+    diags.append(&mut b.diags);
     Ok(Lowered { program: b.prog, sources, diagnostics: diags })
 }

@@ -385,6 +385,29 @@ impl MpiOp {
 }
 
 impl Role {
+    /// Arguments that are memory (buffers, statuses, requests, count/displacement arrays):
+    /// in Fortran `x(i)` there is an array element.
+    pub fn is_data(self) -> bool {
+        matches!(
+            self,
+            Buffer
+                | SendBuf
+                | RecvBuf
+                | Status
+                | Statuses
+                | Request
+                | Requests
+                | SendCounts
+                | RecvCounts
+                | SendDispls
+                | RecvDispls
+                | Coords
+                | Dims
+                | Periods
+                | Indices
+        )
+    }
+
     /// Whether a call of `op` writes the argument in this role (used for def sets).
     pub fn is_written_by(self, op: MpiOp) -> bool {
         match self {

@@ -309,3 +309,28 @@ fn preprocessor_conditionals_pick_a_branch() {
     let b = load_str("a.c", src, &Options { defines: vec![("USE_BIG".into(), None)], ..Options::default() }).unwrap();
     assert_eq!(v(&b).as_deref(), Some("100"));
 }
+
+#[test]
+fn fortran_program_over_several_files_sees_module_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("data.f90");
+    std::fs::write(&m, "module data\n  integer, parameter :: nmax = 64\n  double precision :: buf(5, nmax)\nend module data\n").unwrap();
+    let s = dir.path().join("xchg.f90");
+    std::fs::write(&s, "subroutine xchg(n, peer)\n  use data\n  use mpi\n  integer :: n, peer, ierr, st(MPI_STATUS_SIZE)\n  call mpi_recv(buf(1, n), 5, MPI_DOUBLE_PRECISION, peer, 0, MPI_COMM_WORLD, st, ierr)\n  buf(1, 1) = buf(2, 2)\nend subroutine\n").unwrap();
+    // the module file comes second: it is still lowered first
+    let l = load_files(&[s.clone(), m.clone()], &Options::default()).unwrap();
+    assert!(!l.has_errors(), "{:?}", l.diagnostics);
+    assert!(l.program.globals.iter().any(|g| g.name == "buf" && matches!(g.kind, DeclKind::Array { .. })));
+    let p = l.program.proc_by_name("xchg").unwrap();
+    let body: Vec<&Stmt> = l.program.walk(&p.body).into_iter().map(|id| l.program.stmt(id).unwrap()).collect();
+    let StmtKind::Mpi(recv) = &body[0].kind else { panic!("{:?}", body[0].kind) };
+    assert!(matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { array, .. } if array == "buf"));
+    assert!(body[0].defs.contains("buf"));
+    let StmtKind::Assign(a) = &body[1].kind else { panic!() };
+    assert!(matches!(&a.value.kind, SrcExprKind::Index { .. }));
+    // alone, the subroutine still sees the MPI buffer as an array element
+    let alone = load(&s, &Options::default()).unwrap();
+    let p = alone.program.proc_by_name("xchg").unwrap();
+    let StmtKind::Mpi(recv) = &alone.program.stmt(p.body[0]).unwrap().kind else { panic!() };
+    assert!(matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { .. }));
+}

@@ -31,6 +31,8 @@ pub struct CLower<'a> {
 /// Lowers a whole C translation unit into `b`.
 pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: &mut Builder) {
     let defined = macros.command_line.keys().cloned().collect();
+    // declarations of files lowered before this one
+    let globals = b.prog.globals.iter().map(|d| (d.name.clone(), d.ty.clone())).collect();
     let mut l = CLower {
         src: &asm.text,
         shift: 0,
@@ -39,12 +41,12 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         b,
         macros,
         defined,
-        globals: BTreeMap::new(),
+        globals,
         locals: BTreeMap::new(),
         value_parser: None,
     };
     for (name, value) in &macros.command_line {
-        if needs_substitution(value) {
+        if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
             continue;
         }
         let span = Span::new(main, 0, 0);
@@ -312,8 +314,7 @@ impl<'a> CLower<'a> {
                 "declaration" => {
                     let decls = self.declaration(n);
                     for (d, _) in decls {
-                        self.globals.insert(d.name.clone(), d.ty.clone());
-                        self.b.prog.globals.push(d);
+                        self.push_global(d);
                     }
                 }
                 "preproc_def" => self.define(n),
@@ -345,14 +346,17 @@ impl<'a> CLower<'a> {
         }
         let Some(expr) = self.macro_value(body, Some(value)) else { return };
         let ty = type_of_value(&expr);
-        self.globals.insert(name.clone(), ty.clone());
-        self.b.prog.globals.push(Decl {
-            name,
-            ty,
-            kind: DeclKind::Constant { value: expr, origin: ConstOrigin::Define },
-            span: self.span(n),
-            common: None,
-        });
+        let span = self.span(n);
+        self.push_global(Decl { name, ty, kind: DeclKind::Constant { value: expr, origin: ConstOrigin::Define }, span, common: None });
+    }
+
+    /// Adds a file-scope declaration once (a header included by several files declares it
+    /// at the same span each time).
+    fn push_global(&mut self, d: Decl) {
+        self.globals.insert(d.name.clone(), d.ty.clone());
+        if !self.b.prog.globals.iter().any(|g| g.name == d.name && g.span == d.span) {
+            self.b.prog.globals.push(d);
+        }
     }
 
     /// Declarations of one `declaration` node, each with its declarator's initialiser node.

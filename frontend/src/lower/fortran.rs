@@ -36,12 +36,19 @@ pub struct FLower<'a> {
 }
 
 pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
+    // module variables of files lowered before this one
+    let globals = b
+        .prog
+        .globals
+        .iter()
+        .map(|d| (d.name.clone(), (d.ty.clone(), matches!(d.kind, DeclKind::Array { .. }))))
+        .collect();
     let mut l = FLower {
         src: &asm.text,
         asm,
         main,
         b,
-        globals: BTreeMap::new(),
+        globals,
         locals: BTreeMap::new(),
         argv_vars: BTreeMap::new(),
         module: None,
@@ -136,6 +143,22 @@ fn rel_op(op: &str) -> Option<BinOp> {
         ".neqv." => BinOp::Neqv,
         _ => return None,
     })
+}
+
+/// Fortran intrinsic functions likely in MPI programs (never array names).
+pub fn is_intrinsic(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "abs" | "dabs" | "iabs" | "min" | "max" | "min0" | "max0" | "amin1" | "amax1" | "dmin1" | "dmax1" | "mod"
+            | "modulo" | "sign" | "dsign" | "sqrt" | "dsqrt" | "exp" | "dexp" | "log" | "dlog" | "log10" | "sin"
+            | "cos" | "tan" | "atan" | "atan2" | "dble" | "real" | "float" | "int" | "nint" | "idint" | "ifix"
+            | "floor" | "ceiling" | "size" | "len" | "len_trim" | "trim" | "adjustl" | "ichar" | "char" | "shape"
+            | "lbound" | "ubound" | "sum" | "product" | "maxval" | "minval" | "dot_product" | "matmul" | "merge"
+            | "present" | "allocated" | "associated" | "huge" | "tiny" | "epsilon" | "kind" | "selected_real_kind"
+            | "selected_int_kind" | "command_argument_count" | "iargc" | "cmplx" | "conjg" | "aimag" | "transpose"
+            | "reshape" | "spread" | "pack" | "count" | "any" | "all" | "ishft" | "iand" | "ior" | "ieor" | "btest"
+            | "mpi_wtime" | "mpi_wtick"
+    )
 }
 
 fn intrinsic_type(name: &str, args: &[SrcExpr]) -> Option<BaseType> {

@@ -186,10 +186,19 @@ impl Builder {
                 None if has_ierr && i == roles.len() => Role::Ierr,
                 None => Role::Unknown,
             };
-            let (expr, address_of) = match arg.kind {
+            let (mut expr, address_of) = match arg.kind {
                 SrcExprKind::Unary { op: UnOp::AddrOf, operand } => (*operand, true),
                 _ => (arg, false),
             };
+            if fortran && role.is_data() {
+                // `buf(1, j)` of an array declared in another file looks like a call
+                if let SrcExprKind::Call { name, args } = &expr.kind {
+                    if !fortran::is_intrinsic(name) {
+                        let kind = SrcExprKind::Index { array: name.clone(), indices: args.clone() };
+                        expr = SrcExpr { kind, span: expr.span, ty: expr.ty };
+                    }
+                }
+            }
             if let SrcExprKind::Var(v) = &expr.kind {
                 if v.eq_ignore_ascii_case("MPI_ANY_SOURCE") || v.eq_ignore_ascii_case("MPI_ANY_TAG") {
                     self.diags.push(
