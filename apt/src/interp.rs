@@ -45,6 +45,8 @@ pub struct LoopFacts {
 pub struct Cond {
     pub text: String,
     pub unresolved: Option<String>,
+    /// Symbols of the symbolic sides.
+    pub vars: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -61,8 +63,6 @@ pub struct Facts {
     pub loops: BTreeMap<StmtId, LoopFacts>,
     pub conds: BTreeMap<StmtId, Vec<Cond>>,
     pub comms: BTreeMap<StmtId, CommFacts>,
-    /// Symbols that appear in some recorded attribute.
-    pub used: BTreeSet<String>,
 }
 
 #[derive(Debug)]
@@ -386,16 +386,16 @@ impl<'p> Analysis<'p> {
         matches!(self.prog.decl(self.cur, name).map(|d| &d.kind), Some(DeclKind::Array { .. }))
     }
 
-    /// Whether control never falls out of the end of `block`.
+    /// Whether control never falls out of the end of `block`: one of its statements stops
+    /// the process or returns (what follows it is dead).
     fn terminates(&self, block: &[StmtId]) -> bool {
-        let Some(s) = block.last().and_then(|id| self.prog.stmt(*id)) else { return false };
-        match &s.kind {
+        block.iter().filter_map(|id| self.prog.stmt(*id)).any(|s| match &s.kind {
             StmtKind::Return { .. } => true,
             StmtKind::Mpi(m) => m.op == MpiOp::Abort,
             StmtKind::Call(c) => matches!(c.name.to_ascii_lowercase().as_str(), "exit" | "abort" | "_exit"),
             StmtKind::Opaque(o) => o.text.trim_start().to_ascii_lowercase().starts_with("stop"),
             _ => false,
-        }
+        })
     }
 
     fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
@@ -431,9 +431,6 @@ impl<'p> Analysis<'p> {
             comm_facts(m, &mut cx)
         };
         if let Some(f) = facts {
-            for a in [&f.peer, &f.tag, &f.bytes, &f.source, &f.recv_tag, &f.recv_bytes, &f.count].into_iter().flatten() {
-                self.note_used(a);
-            }
             self.facts.comms.insert(id, f);
         }
         for a in &m.args {
@@ -447,12 +444,6 @@ impl<'p> Analysis<'p> {
             if let SrcExprKind::Var(v) = &r.kind {
                 env.insert(v.clone(), Val::unknown(format!("returned by {} at line {line}", m.name)));
             }
-        }
-    }
-
-    fn note_used(&mut self, a: &Attr) {
-        if let Attr::Expr(e) = a {
-            self.facts.used.extend(e.vars());
         }
     }
 
@@ -473,9 +464,6 @@ impl<'p> Analysis<'p> {
             Attr::Expr(t) => self.trip_total(t),
             _ => None,
         };
-        for a in [Some(&trip), total.as_ref()].into_iter().flatten() {
-            self.note_used(a);
-        }
         let sym = self.loop_symbol(&l.var);
         self.facts.loops.insert(
             id,
@@ -532,24 +520,27 @@ impl<'p> Analysis<'p> {
 
     /// A condition as `lhs op rhs` with symbolic sides, or its source text with the reason.
     fn cond(&mut self, e: &SrcExpr, env: &Env) -> Cond {
-        match self.cond_text(e, env) {
-            Ok(text) => Cond { text, unresolved: None },
-            Err(reason) => Cond { text: source_text(self.sources.text(e.span)), unresolved: Some(reason) },
+        let mut vars = BTreeSet::new();
+        match self.cond_text(e, env, &mut vars) {
+            Ok(text) => Cond { text, unresolved: None, vars },
+            Err(reason) => {
+                Cond { text: source_text(self.sources.text(e.span)), unresolved: Some(reason), vars: BTreeSet::new() }
+            }
         }
     }
 
-    fn cond_text(&mut self, e: &SrcExpr, env: &Env) -> Result<String, String> {
+    fn cond_text(&mut self, e: &SrcExpr, env: &Env, vars: &mut BTreeSet<String>) -> Result<String, String> {
         match &e.kind {
             SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
                 let l = self.ev(lhs, env, None);
                 let r = self.ev(rhs, env, None);
-                let l = self.side(l)?;
-                let r = self.side(r)?;
+                let l = side(l, vars)?;
+                let r = side(r, vars)?;
                 Ok(format!("{l} {} {r}", op.symbol()))
             }
             SrcExprKind::Binary { op: op @ (BinOp::And | BinOp::Or), lhs, rhs } => {
-                let l = self.cond_text(lhs, env);
-                let r = self.cond_text(rhs, env);
+                let l = self.cond_text(lhs, env, vars);
+                let r = self.cond_text(rhs, env, vars);
                 let (l, r) = (l?, r?);
                 let wrap = |s: String, inner: &SrcExpr| match &inner.kind {
                     SrcExprKind::Binary { op: o, .. } if matches!(o, BinOp::And | BinOp::Or) && o != op => format!("({s})"),
@@ -557,7 +548,7 @@ impl<'p> Analysis<'p> {
                 };
                 Ok(format!("{} {} {}", wrap(l, lhs), op.symbol(), wrap(r, rhs)))
             }
-            SrcExprKind::Unary { op: UnOp::Not, operand } => Ok(format!("!({})", self.cond_text(operand, env)?)),
+            SrcExprKind::Unary { op: UnOp::Not, operand } => Ok(format!("!({})", self.cond_text(operand, env, vars)?)),
             _ => {
                 let v = self.ev(e, env, None);
                 match v {
@@ -568,16 +559,18 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    fn side(&mut self, v: Val) -> Result<String, String> {
-        match v {
-            Val::Known(e) => {
-                self.facts.used.extend(e.vars());
-                Ok(e.to_string())
-            }
-            Val::Special(Special::ProcNull) => Ok("MPI_PROC_NULL".into()),
-            Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
-            Val::Unknown(r) => Err(r),
+}
+
+/// One side of a comparison as text.
+fn side(v: Val, vars: &mut BTreeSet<String>) -> Result<String, String> {
+    match v {
+        Val::Known(e) => {
+            vars.extend(e.vars());
+            Ok(e.to_string())
         }
+        Val::Special(Special::ProcNull) => Ok("MPI_PROC_NULL".into()),
+        Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
+        Val::Unknown(r) => Err(r),
     }
 }
 

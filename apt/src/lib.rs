@@ -117,6 +117,8 @@ pub struct IfNode {
     pub cond: String,
     /// Why `cond` is source text rather than symbolic.
     pub unresolved: Option<String>,
+    /// Symbols the symbolic condition mentions.
+    pub vars: std::collections::BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +148,19 @@ pub struct Node {
 impl Node {
     pub fn kind(&self) -> NodeKind {
         self.data.kind()
+    }
+    /// Symbols mentioned by this node's own attributes.
+    pub fn symbols(&self) -> std::collections::BTreeSet<String> {
+        let attrs: Vec<&Attr> = match &self.data {
+            NodeData::Loop(l) => [Some(&l.trip), l.trip_total.as_ref(), l.work.as_ref()].into_iter().flatten().collect(),
+            NodeData::Comm(c) => [&c.peer, &c.tag, &c.bytes, &c.source, &c.recv_tag, &c.recv_bytes, &c.count]
+                .into_iter()
+                .flatten()
+                .collect(),
+            NodeData::If(i) => return i.vars.clone(),
+            _ => Vec::new(),
+        };
+        attrs.into_iter().filter_map(Attr::expr).flat_map(|e| e.vars()).collect()
     }
     /// This node and all below it, pre-order (children, then else-children).
     pub fn preorder(&self) -> Vec<&Node> {
@@ -230,11 +245,9 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         tree::mark_compute(r, &comm_procs, &an.facts);
     }
     let sites = tree::number(&mut routines, prog);
-    let mut used = an.facts.used.clone();
+    let mut used = std::collections::BTreeSet::new();
     for n in routines.iter().flat_map(|r| r.preorder()) {
-        if let NodeData::Loop(LoopNode { work: Some(Attr::Expr(e)), .. }) = &n.data {
-            used.extend(e.vars());
-        }
+        used.extend(n.symbols());
     }
     let mut params = an.params;
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
@@ -248,3 +261,5 @@ pub fn load(path: &Path, fopts: &frontend::Options, opts: &AptOptions) -> Result
     let apt = build(&lowered, opts);
     Ok((lowered, apt))
 }
+#[cfg(test)]
+mod tests;

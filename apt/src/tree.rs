@@ -80,6 +80,7 @@ impl Builder<'_> {
                         let data = NodeData::If(IfNode {
                             cond: cond.map(|c| c.text.clone()).unwrap_or_default(),
                             unresolved: cond.and_then(|c| c.unresolved.clone()),
+                            vars: cond.map(|c| c.vars.clone()).unwrap_or_default(),
                         });
                         let arm_line = if k == 0 { line } else { self.sources.first_line(arm.cond.span) };
                         let mut n = node(Some(id), arm_line, data, children);

@@ -1,0 +1,239 @@
+//! Unit tests of the propagation rules on small programs (C and Fortran through the real
+//! front end): constants, branch merges, triangular nests, loop-variant values, binding
+//! through calls, wildcard peers.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::{build, Apt, AptOptions, Attr, Node, NodeData};
+use symbolic::{parse, Expr};
+
+fn apt_of(name: &str, src: &str) -> Apt {
+    let lowered = frontend::load_str(name, src, &frontend::Options::default()).unwrap();
+    assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
+    build(&lowered, &AptOptions::default())
+}
+
+fn loops(apt: &Apt) -> Vec<&crate::LoopNode> {
+    apt.nodes()
+        .into_iter()
+        .filter_map(|n| match &n.data {
+            NodeData::Loop(l) => Some(l),
+            _ => None,
+        })
+        .collect()
+}
+
+fn comms(apt: &Apt) -> Vec<&crate::CommFacts> {
+    apt.nodes()
+        .into_iter()
+        .filter_map(|n| match &n.data {
+            NodeData::Comm(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn e(s: &str) -> Attr {
+    Attr::Expr(parse(s).unwrap())
+}
+
+fn eval(a: &Attr, vars: &[(&str, f64)]) -> f64 {
+    let e: &Expr = a.expr().unwrap_or_else(|| panic!("not an expression: {a:?}"));
+    e.eval(&|v| vars.iter().find(|(n, _)| *n == v).map(|(_, x)| *x)).unwrap()
+}
+
+const CONSTS: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+#define M 4
+double a[100];
+int main(int argc, char **argv) {
+    int n, p, r, m2, i;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    n = atoi(argv[1]);
+    m2 = 2 * n / p + M;
+    for (i = 0; i < m2; i++) a[i] = 0;
+    MPI_Send(a, m2 % 3, MPI_DOUBLE, (r + 1) % p, 5, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn constant_propagation_substitutes_along_def_use_chains() {
+    let apt = apt_of("c.c", CONSTS);
+    assert_eq!(loops(&apt)[0].trip, e("2*N/P + M"));
+    let send = comms(&apt)[0];
+    // m2 % 3 = m2 - 3*floor(m2/3); (rank+1) % P likewise
+    assert_eq!(send.bytes, Some(e("8*((2*N/P + M) - 3*floor((2*N/P + M)/3))")));
+    assert_eq!(send.peer, Some(e("rank + 1 - P*floor((rank + 1)/P)")));
+    assert_eq!(send.tag, Some(e("5")));
+    let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["M", "P", "rank", "N"]);
+    assert_eq!(apt.params[0].origin, crate::ParamOrigin::Constant { default: 4.0 });
+}
+
+#[test]
+fn branch_merge_keeps_values_only_when_arms_agree() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, r, x, y, i;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    n = atoi(argv[1]);
+    if (r == 0) { x = n; y = 1; } else { x = n; y = 2; }
+    for (i = 0; i < x; i++) MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < y; i++) MPI_Barrier(MPI_COMM_WORLD);
+    if (r == 0) { MPI_Abort(MPI_COMM_WORLD, 1); y = 7; } else { y = 1; }
+    for (i = 0; i < y; i++) MPI_Barrier(MPI_COMM_WORLD);
+    return 0;
+}
+"#;
+    let apt = apt_of("m.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N"));
+    assert_eq!(l[1].trip, Attr::Unresolved("bound differs between branches at line 8".into()));
+    // an arm ending in MPI_Abort does not fall through: only y = 1 reaches the loop
+    assert_eq!(l[2].trip, e("1"));
+}
+
+#[test]
+fn triangular_nest_gives_its_true_total() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+double a[1000];
+int main(int argc, char **argv) {
+    int n, i, j;
+    n = atoi(argv[1]);
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+            a[j] = a[j] - a[i];
+    MPI_Barrier(MPI_COMM_WORLD);
+    return 0;
+}
+"#;
+    let apt = apt_of("t.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[1].trip, e("N - i - 1"));
+    let total = l[1].trip_total.as_ref().unwrap();
+    assert!(total.expr().unwrap().vars().iter().all(|v| v == "N"), "{total:?}");
+    for n in [1.0, 7.0, 10.0] {
+        assert_eq!(eval(total, &[("N", n)]), n * (n - 1.0) / 2.0);
+    }
+    // the outer loop is the computation phase; its work is the same sum
+    assert!(l[0].compute && !l[1].compute);
+    assert_eq!(eval(l[0].work.as_ref().unwrap(), &[("N", 10.0)]), 45.0);
+}
+
+#[test]
+fn values_assigned_in_loops_are_unresolved_with_the_line() {
+    let src = r#"
+#include <mpi.h>
+int main(int argc, char **argv) {
+    int k, i, j;
+    k = 0;
+    for (i = 0; i < 10; i++) {
+        k = k + 1;
+        for (j = 0; j < k; j++) MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (j = 0; j < k; j++) MPI_Barrier(MPI_COMM_WORLD);
+    while (k > 0) { k = k - 1; }
+    return 0;
+}
+"#;
+    let apt = apt_of("v.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("10"));
+    assert_eq!(l[1].trip, Attr::Unresolved("bound assigned in loop at line 6".into()));
+    assert_eq!(l[2].trip, Attr::Unresolved("bound assigned in loop at line 6".into()));
+    assert_eq!(l[3].trip, Attr::Unresolved("while loop".into()));
+}
+
+const CALLS: &str = r#"
+program t
+  use mpi
+  implicit none
+  integer :: n, ierr
+  character(len=32) :: arg
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  call work(n, 3)
+  call work(n, 3)
+  call other(n)
+  call other(2 * n)
+end program t
+
+subroutine work(m, k)
+  use mpi
+  integer :: m, k, i, ierr
+  do i = 1, m * k
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+end subroutine work
+
+subroutine other(m)
+  integer :: m, i
+  do i = 1, m
+  end do
+end subroutine other
+
+recursive subroutine rec(m)
+  integer :: m, i
+  do i = 1, m
+  end do
+  if (m > 1) call rec(m - 1)
+end subroutine rec
+"#;
+
+#[test]
+fn formals_bind_when_all_call_sites_agree() {
+    let apt = apt_of("calls.f90", CALLS);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("3*N"));
+    assert_eq!(l[1].trip, Attr::Unresolved("bound argument `m` of `other` differs between call sites".into()));
+    assert_eq!(l[2].trip, Attr::Unresolved("bound `rec` is recursive".into()));
+    let calls: Vec<&Node> = apt.nodes().into_iter().filter(|n| matches!(n.data, NodeData::Call { .. })).collect();
+    assert_eq!(calls.len(), 5);
+    // `work` communicates: its loop is not a computation phase; `other`'s is
+    assert!(!l[0].compute && l[1].compute);
+}
+
+#[test]
+fn wildcard_and_null_peers() {
+    let src = r#"
+#include <mpi.h>
+int main(int argc, char **argv) {
+    int buf[4], src;
+    MPI_Status st;
+    MPI_Recv(buf, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    src = MPI_PROC_NULL;
+    MPI_Send(buf, 2, MPI_CHAR, src, 1, MPI_COMM_WORLD);
+    MPI_Send(buf, 2, mytype, 0, 1, MPI_COMM_WORLD);
+    return 0;
+}
+"#;
+    let apt = apt_of("w.c", src);
+    let c = comms(&apt);
+    assert_eq!((c[0].peer.clone(), c[0].tag.clone(), c[0].bytes.clone()), (Some(Attr::Any), Some(Attr::Any), Some(e("16"))));
+    assert_eq!((c[1].peer.clone(), c[1].bytes.clone()), (Some(Attr::Null), Some(e("2"))));
+    assert_eq!(c[2].bytes, Some(Attr::Unresolved("derived datatype `mytype`".into())));
+    let json = crate::render::to_json(&apt);
+    let first = &json["routines"][0]["children"][0];
+    assert_eq!((first["peer"].as_str(), first["tag"].as_str()), (Some("any"), Some("any")));
+}
+
+#[test]
+fn site_ids_are_preorder_and_stable() {
+    let a = apt_of("calls.f90", CALLS);
+    let b = apt_of("calls.f90", CALLS);
+    let ids: Vec<u32> = a.nodes().iter().map(|n| n.site.0).collect();
+    assert_eq!(ids, (0..ids.len() as u32).collect::<Vec<_>>());
+    assert_eq!(a.sites, b.sites);
+    for n in a.nodes() {
+        let site = a.site(n.site).unwrap();
+        assert_eq!((site.kind, site.stmt, site.line), (n.kind(), n.stmt, n.line));
+    }
+}
