@@ -71,7 +71,7 @@ fn profiles_a_testdata_program_and_resumes() {
     let out = tmp.path().join("pge1.augur");
     let src = testdata("pge1/pge1.c");
     let base = [src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--param", "N=64,128", "--param", "K=8"];
-    let args = |np: &str| -> Vec<&str> {
+    let args = |np: &'static str| -> Vec<&str> {
         let mut v = base.to_vec();
         v.extend(["--np", np, "--json", "--", "{N}", "{K}"]);
         v

@@ -61,11 +61,22 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         bail!("{}: the source has errors (above); fix them before profiling", args.source.display());
     }
 
-    // PENDING: the APT and codegen crates are being written; until they land, profile cannot
-    // build an instrumented program and says so.
-    bail!("instrumentation is not available in this build yet (the apt and codegen crates are missing)");
-    #[allow(unreachable_code)]
-    let (apt_json, inst): (String, Instrumented) = unreachable_instrumented();
+    let tree = apt::build(&lowered, &apt::AptOptions { arg_names: arg_names(args) });
+    let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree)).context("cannot serialise the APT")?;
+    apt_json.push('\n');
+    let plan = codegen::Plan::from_program(&lowered.program);
+    let inst = codegen::instrument(&lowered.program, &lowered.sources, &plan)
+        .with_context(|| format!("cannot instrument {}", args.source.display()))?;
+    for n in &inst.notes {
+        warnings.push(match n.span {
+            Some(sp) => {
+                let lc = lowered.sources.start(sp);
+                let path = lowered.sources.path(sp.file).unwrap_or(&args.source);
+                format!("{}:{}:{}: {}", path.display(), lc.line, lc.col, n.message)
+            }
+            None => n.message.clone(),
+        });
+    }
     let src_dir = args.source.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let src_dir = std::path::absolute(src_dir).with_context(|| format!("bad source path {}", args.source.display()))?;
     let mut include_dirs = vec![src_dir.clone()];
@@ -75,7 +86,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let main = file_name(&args.source)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     for f in &inst.files {
-        files.push((relative_to(&f.path, &src_dir), f.text.clone()));
+        files.push((f.relative.clone(), f.text.clone()));
     }
     if !files.iter().any(|(p, _)| *p == main) {
         bail!("codegen returned no instrumented text for {}", args.source.display());
@@ -89,22 +100,20 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     })
 }
 
-#[derive(Debug)]
-struct OutFile { path: PathBuf, text: String }
-#[derive(Debug)]
-struct Instrumented { files: Vec<OutFile> }
-fn unreachable_instrumented() -> (String, Instrumented) { (String::new(), Instrumented { files: Vec::new() }) }
+/// Names for the APT's parameters read from argv: when ARGS are exactly placeholders
+/// (`{N} {K}`), argument i is named after its placeholder (up to the first argument that is not
+/// one); without ARGS the --param order is used.
+fn arg_names(args: &ProfileArgs) -> Vec<String> {
+    if args.args.is_empty() {
+        return args.param.iter().filter_map(|p| p.split_once('=').map(|(n, _)| n.trim().to_string())).collect();
+    }
+    args.args
+        .iter()
+        .map_while(|a| a.strip_prefix('{').and_then(|a| a.strip_suffix('}')).filter(|n| !n.is_empty() && !n.contains(['{', '}'])))
+        .map(str::to_string)
+        .collect()
+}
 
 fn file_name(p: &Path) -> Result<PathBuf> {
     p.file_name().map(PathBuf::from).with_context(|| format!("{}: not a file name", p.display()))
-}
-
-/// `path` relative to `dir` when inside it (includes next to the main file), else its file name
-/// (an include from a `-I` directory, written flat into the build directory).
-fn relative_to(path: &Path, dir: &Path) -> PathBuf {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match abs.strip_prefix(dir) {
-        Ok(rel) => rel.to_path_buf(),
-        Err(_) => path.file_name().map(PathBuf::from).unwrap_or_else(|| path.to_path_buf()),
-    }
 }
