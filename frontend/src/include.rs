@@ -94,7 +94,7 @@ impl<'a> Expander<'a> {
 
     fn prepare(&self, file: FileId, text: &str, prep: Prep) -> Assembled {
         match prep {
-            Prep::C => macros::substitute(file, text, self.macros),
+            Prep::C => macros::prepare_c(file, text, self.macros),
             Prep::FortranFixed { cut } => normalize::fixed_form(file, text, cut),
             Prep::FortranFree => {
                 let mut a = Assembled::new();

@@ -2,6 +2,7 @@
 //!
 //! Only this crate sees tree-sitter. Entry point: [`load`] (or [`load_str`]); the IR contract
 //! is [`ir`]; diagnostics are data ([`diagnostic`]) and this crate never prints.
+pub(crate) mod cpp;
 pub mod diagnostic;
 pub mod dump;
 pub(crate) mod include;

@@ -70,6 +70,28 @@ impl MacroTable {
     }
 }
 
+/// Names `#define`d anywhere in `text`.
+fn own_defines(text: &str) -> std::collections::BTreeSet<String> {
+    let mut t = MacroTable::default();
+    t.scan_defines(text);
+    t.values.into_keys().collect()
+}
+
+/// The C text tree-sitter sees for one file: dead `#if` branches blanked (see
+/// [`crate::cpp`]), then substitutable macros replaced. Macros this file defines itself start
+/// undefined (an include guard is defined after its `#ifndef`), others as in `table`.
+pub fn prepare_c(file: FileId, text: &str, table: &MacroTable) -> Assembled {
+    let own = own_defines(text);
+    let mut defined: BTreeMap<String, String> = table
+        .values
+        .iter()
+        .filter(|(k, _)| table.command_line.contains_key(*k) || !own.contains(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let live = crate::cpp::strip_dead_branches(text, &mut defined);
+    substitute(file, &live, table)
+}
+
 /// Copies C `text` of `file` with substitutable macros replaced (outside comments, strings,
 /// character literals and preprocessor lines).
 pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {

@@ -20,6 +20,9 @@ struct Line {
     /// Where ` &` goes when the next code line continues this one.
     code_end: usize,
     amp: bool,
+    /// A bare `PROGRAM` statement (no name), which tree-sitter-fortran cannot parse: a
+    /// synthetic name is inserted at `code_end`.
+    nameless_program: bool,
 }
 
 /// Byte index of the `n`-th character (0-based) of `s`, if it has that many.
@@ -47,7 +50,8 @@ fn code_end(bytes: &[u8], from: usize, end: usize) -> usize {
 
 fn classify(text: &str, start: usize, newline_len: usize, cut: bool) -> Line {
     let mut bytes = text.as_bytes().to_vec();
-    let mut line = Line { start, bytes: Vec::new(), newline_len, kind: Kind::Code, code_end: 0, amp: false };
+    let mut line =
+        Line { start, bytes: Vec::new(), newline_len, kind: Kind::Code, code_end: 0, amp: false, nameless_program: false };
     let first = bytes.first().copied();
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         line.kind = Kind::Blank;
@@ -93,6 +97,12 @@ fn classify(text: &str, start: usize, newline_len: usize, cut: bool) -> Line {
         from = tab + 1;
     }
     line.code_end = code_end(&bytes, from.min(end), end);
+    let code = bytes.get(from.min(line.code_end)..line.code_end).unwrap_or_default();
+    line.nameless_program = !line.amp && code.trim_ascii().eq_ignore_ascii_case(b"program");
+    if line.nameless_program {
+        // insert right after the keyword, not after trailing blanks
+        line.code_end = from.min(line.code_end) + code.trim_ascii_end().len();
+    }
     line.bytes = bytes;
     line
 }
@@ -118,7 +128,13 @@ pub fn fixed_form(file: FileId, text: &str, cut: bool) -> Assembled {
     for line in &lines {
         let s = String::from_utf8_lossy(&line.bytes);
         let start = u32::try_from(line.start).unwrap_or(u32::MAX);
-        if line.amp && s.is_char_boundary(line.code_end) {
+        if line.nameless_program && s.is_char_boundary(line.code_end) {
+            let (a, b) = s.split_at(line.code_end);
+            out.push_orig(file, start, a);
+            let at = start + u32::try_from(a.len()).unwrap_or(0);
+            out.push_synth(file, at, 0, " main");
+            out.push_orig(file, at, b);
+        } else if line.amp && s.is_char_boundary(line.code_end) {
             let (a, b) = s.split_at(line.code_end);
             out.push_orig(file, start, a);
             let at = start + u32::try_from(a.len()).unwrap_or(0);
@@ -173,6 +189,12 @@ mod tests {
     #[test]
     fn label_zero_in_column_6_is_not_continuation() {
         assert_eq!(norm("   10 CONTINUE\n     0X = 1\n", true), "   10 CONTINUE\n     0X = 1\n");
+    }
+
+    #[test]
+    fn nameless_program_gets_a_name() {
+        assert_eq!(norm("      PROGRAM\n      END\n", true), "      PROGRAM main\n      END\n");
+        assert_eq!(norm("      PROGRAM P\n", true), "      PROGRAM P\n");
     }
 
     #[test]

@@ -334,3 +334,14 @@ fn fortran_program_over_several_files_sees_module_arrays() {
     let StmtKind::Mpi(recv) = &alone.program.stmt(p.body[0]).unwrap().kind else { panic!() };
     assert!(matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { .. }));
 }
+
+#[test]
+fn switch_break_is_not_a_loop_break_and_dead_cpp_branches_are_dropped() {
+    let src = "#if 0\nthis is {{ not C\n#endif\nint main(int argc, char **argv) {\n  int r = argc, i;\n  for (i = 0; i < 4; i++) {\n    switch (r) {\n    case 0:\n      MPI_Barrier(MPI_COMM_WORLD);\n      break;\n    default:\n      break;\n    }\n    if (i == 2) break;\n  }\n#ifdef FAST\n  r = 1;\n#else\n  if (r > 0) {\n#endif\n    r = 2;\n#ifndef FAST\n  }\n#endif\n  while (MPI_Iprobe(0, 0, MPI_COMM_WORLD, &i, MPI_STATUS_IGNORE)) r++;\n  return r;\n}\n";
+    let l = lower("a.c", src);
+    let kinds: Vec<&str> = stmts(&l).iter().map(|s| s.kind.name()).collect();
+    assert_eq!(kinds, ["assign", "loop", "if", "mpi", "if", "break", "if", "assign", "mpi", "while", "assign", "return"]);
+    // the hoisted Iprobe sits in the procedure body, right before the while
+    let main = l.program.main_proc().unwrap();
+    assert_eq!(main.body.len(), 6);
+}

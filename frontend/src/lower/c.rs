@@ -26,6 +26,9 @@ pub struct CLower<'a> {
     locals: BTreeMap<String, VarType>,
     /// Parser for macro bodies, made on first use and reused.
     value_parser: Option<tree_sitter::Parser>,
+    /// What `break` leaves, innermost last: true for a loop, false for a `switch` (whose
+    /// `break` only ends a case and is not lowered).
+    break_targets: Vec<bool>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -44,6 +47,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         globals,
         locals: BTreeMap::new(),
         value_parser: None,
+        break_targets: Vec::new(),
     };
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
@@ -205,6 +209,7 @@ impl<'a> CLower<'a> {
             globals: BTreeMap::new(),
             locals: BTreeMap::new(),
             value_parser: None,
+            break_targets: Vec::new(),
             };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
@@ -571,25 +576,15 @@ impl<'a> CLower<'a> {
                 }
             }
             "if_statement" => self.if_stmt(n, out),
-            "for_statement" => self.for_stmt(n, out),
+            "for_statement" => {
+                self.break_targets.push(true);
+                self.for_stmt(n, out);
+                self.break_targets.pop();
+            }
             "while_statement" | "do_statement" => {
-                let post = n.kind() == "do_statement";
-                let cond = n.field("condition").map(|c| self.cond(c));
-                if let Some(c) = &cond {
-                    self.b.hoist_mpi(&[c]);
-                }
-                let span = self.span(n);
-                let id = self.b.alloc(span, None);
-                let body_node = n.field("body");
-                let body = self.body(body_node, id);
-                let end_span = self.end_span(body_node.unwrap_or(n));
-                let header_span = match (post, cond.as_ref()) {
-                    (false, Some(c)) => Span::new(span.file, span.start, c.span.end.max(span.start)),
-                    _ => span,
-                };
-                let w = While { cond, init: Vec::new(), body, update: Vec::new(), post_test: post, header_span, end_span };
-                self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
-                out.push(id);
+                self.break_targets.push(true);
+                self.while_stmt(n, out);
+                self.break_targets.pop();
             }
             "return_statement" => {
                 let value = n.named_child(0).map(|v| self.expr(v, 0));
@@ -598,7 +593,11 @@ impl<'a> CLower<'a> {
                 }
                 out.push(self.b.push(self.span(n), None, StmtKind::Return { value }));
             }
-            "break_statement" => out.push(self.b.push(self.span(n), None, StmtKind::Break)),
+            "break_statement" => {
+                if self.break_targets.last() != Some(&false) {
+                    out.push(self.b.push(self.span(n), None, StmtKind::Break));
+                }
+            }
             "continue_statement" => out.push(self.b.push(self.span(n), None, StmtKind::Continue)),
             "labeled_statement" => {
                 let mut c = n.walk();
@@ -615,7 +614,11 @@ impl<'a> CLower<'a> {
                 );
                 self.opaque(n, "goto", out);
             }
-            "switch_statement" => self.switch_stmt(n, out),
+            "switch_statement" => {
+                self.break_targets.push(false);
+                self.switch_stmt(n, out);
+                self.break_targets.pop();
+            }
             "case_statement" => {
                 for c in Self::children(n).into_iter().skip(usize::from(n.field("value").is_some())) {
                     self.stmt(c, out);
@@ -631,6 +634,26 @@ impl<'a> CLower<'a> {
             "ERROR" => self.opaque(n, "syntax error", out),
             _ => self.opaque(n, n.kind(), out),
         }
+    }
+
+    fn while_stmt(&mut self, n: Node<'a>, out: &mut Block) {
+        let post = n.kind() == "do_statement";
+        let cond = n.field("condition").map(|c| self.cond(c));
+        if let Some(c) = &cond {
+            self.hoist_nested(c, out);
+        }
+        let span = self.span(n);
+        let id = self.b.alloc(span, None);
+        let body_node = n.field("body");
+        let body = self.body(body_node, id);
+        let end_span = self.end_span(body_node.unwrap_or(n));
+        let header_span = match (post, cond.as_ref()) {
+            (false, Some(c)) => Span::new(span.file, span.start, c.span.end.max(span.start)),
+            _ => span,
+        };
+        let w = While { cond, init: Vec::new(), body, update: Vec::new(), post_test: post, header_span, end_span };
+        self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
+        out.push(id);
     }
 
     /// The span that closes a body: its closing brace, or the whole single statement.

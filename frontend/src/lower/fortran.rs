@@ -464,6 +464,15 @@ impl<'a> FLower<'a> {
         let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
             return self.opaque(n, label, "assignment", BTreeSet::new(), out);
         };
+        if l.kind() == "call_expression" {
+            // `f(x) = ...` with `f` declared as a scalar: a statement function definition
+            let name = l.named_child(0).map(|f| norm(self.text(f))).unwrap_or_default();
+            if self.locals.get(&name).is_some_and(|(_, is_array)| !is_array) {
+                let id = self.b.push_opaque(self.span(n), label, self.text(n), "statement function", BTreeSet::new(), BTreeSet::new());
+                out.push(id);
+                return;
+            }
+        }
         let target = self.target(l, 0);
         if target.base_var().is_none() {
             let defs = self.idents(l).into_iter().take(1).collect();

@@ -297,8 +297,14 @@ fn defs_uses(kind: &StmtKind) -> (BTreeSet<String>, BTreeSet<String>) {
         StmtKind::Mpi(m) => {
             for a in &m.args {
                 if a.role.is_written_by(m.op) {
-                    if let Some(b) = a.expr.base_var() {
-                        defs.insert(b.to_string());
+                    match a.expr.base_var() {
+                        // MPI_STATUS_IGNORE and friends are not variables of the program
+                        Some(b) if b.starts_with("MPI_") => {}
+                        Some(b) => {
+                            defs.insert(b.to_string());
+                        }
+                        // `s.buf`: the whole struct may be written
+                        None => defs.extend(a.expr.vars()),
                     }
                     uses.extend(target_uses(&a.expr));
                 } else {
