@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod characterize;
 mod expr;
 mod profile;
 mod trace;
@@ -27,6 +28,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Instrument, build and run a program over a grid of sizes and rank counts, recording traces
     Profile(profile::ProfileArgs),
+    /// Measure this machine's MPI data sheet (latency, bandwidth, overheads, collective costs)
+    Characterize(characterize::CharacterizeArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -34,5 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Expr(args) => expr::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Characterize(args) => characterize::run(args),
     }
 }

@@ -1,0 +1,410 @@
+//! `augur characterize`: measure this machine's MPI data sheet — write the embedded
+//! microbenchmark (`runtime/c/augur_bench.c`), compile it with mpicc or smpicc, run it once at
+//! the largest rank count (smaller groups are sub-communicators), fit the forms
+//! (`model::machine`), and write the machine JSON atomically. Progress goes to stderr; no
+//! argument ever passes through a shell.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, ValueEnum};
+use model::machine::{fit_machine, Machine, Provenance, Source};
+use model::machine_bench::parse_bench;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchLauncher {
+    /// Native MPI: mpicc + mpirun
+    Mpirun,
+    /// SimGrid SMPI: smpicc + smpirun on --platform
+    Smpirun,
+}
+
+#[derive(Debug, Args)]
+pub struct CharacterizeArgs {
+    /// Group sizes: a range `2..8` or a list `2,4,8`; one launch at the largest
+    #[arg(long, default_value = "2..8")]
+    np: String,
+    #[arg(long, value_enum, default_value_t = BenchLauncher::Mpirun)]
+    launcher: BenchLauncher,
+    /// SMPI platform XML (required with --launcher smpirun)
+    #[arg(long, value_name = "XML")]
+    platform: Option<PathBuf>,
+    /// Point-to-point message sizes in bytes, comma-separated [default: 1,4,16,…,4194304]
+    #[arg(long, value_name = "LIST")]
+    sizes: Option<String>,
+    /// Collective message sizes in bytes, comma-separated [default: 8,64,512,4096,32768,262144]
+    #[arg(long, value_name = "LIST")]
+    coll_sizes: Option<String>,
+    /// Timed repetitions per point (fewer above 64 KiB)
+    #[arg(long, default_value_t = 20)]
+    reps: u32,
+    /// Seconds one collective data point may take before repetitions stop (at least 3 kept)
+    #[arg(long, default_value_t = 1.0)]
+    point_seconds: f64,
+    /// Data sheet name [default: the output file's stem]
+    #[arg(long)]
+    name: Option<String>,
+    /// Extra sentence for the description (e.g. what the machine is)
+    #[arg(long)]
+    note: Option<String>,
+    /// Also keep the raw benchmark CSV here
+    #[arg(long, value_name = "CSV")]
+    raw: Option<PathBuf>,
+    /// Fit an existing benchmark CSV instead of running (no MPI needed)
+    #[arg(long, value_name = "CSV", conflicts_with_all = ["raw"])]
+    from_csv: Option<PathBuf>,
+    /// Output machine JSON
+    #[arg(short = 'o', long = "output", value_name = "machine.json")]
+    output: PathBuf,
+    /// Print a JSON summary on stdout instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+const DEFAULT_P2P: &str = "1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304";
+const DEFAULT_COLL: &str = "8,64,512,4096,32768,262144";
+
+/// `2..8` → 2,3,…,8; `2,4,8` → those. Every size at least 2.
+fn parse_groups(s: &str) -> Result<Vec<u32>> {
+    let bad = || anyhow!("--np `{s}`: expected a range like 2..8 or a list like 2,4,8 (each at least 2)");
+    let mut v: Vec<u32> = if let Some((a, b)) = s.split_once("..") {
+        let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        if a > b {
+            return Err(bad());
+        }
+        (a..=b).collect()
+    } else {
+        s.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| bad())).collect::<Result<_>>()?
+    };
+    v.sort_unstable();
+    v.dedup();
+    if v.is_empty() || v[0] < 2 || v.len() > 64 {
+        return Err(bad());
+    }
+    Ok(v)
+}
+
+fn parse_sizes(s: &str, what: &str) -> Result<Vec<u64>> {
+    let v: Vec<u64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<u64>().ok().filter(|n| (1..=1 << 30).contains(n)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| anyhow!("{what} `{s}`: expected comma-separated byte counts between 1 and 2^30"))?;
+    if v.is_empty() || v.len() > 64 {
+        bail!("{what}: between 1 and 64 sizes");
+    }
+    Ok(v)
+}
+
+fn join<T: ToString>(v: &[T]) -> String {
+    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time (civil-from-days, proleptic Gregorian).
+fn utc_date(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Host names a platform XML declares (`<host id>`, `<cluster prefix radical suffix>`).
+fn platform_hosts(xml: &str) -> Vec<String> {
+    fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+        let i = tag.find(&format!("{name}="))? + name.len() + 1;
+        let q = tag[i..].chars().next()?;
+        let rest = &tag[i + 1..];
+        Some(&rest[..rest.find(q)?])
+    }
+    let mut hosts = Vec::new();
+    for tag in xml.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap_or("");
+        let (name, body) = tag.split_once(char::is_whitespace).unwrap_or((tag, ""));
+        let body = format!(" {body}");
+        if name == "host" {
+            if let Some(id) = attr(&body, " id") {
+                hosts.push(id.to_string());
+            }
+        } else if name == "cluster" {
+            let (pre, suf) = (attr(&body, "prefix").unwrap_or(""), attr(&body, "suffix").unwrap_or(""));
+            for part in attr(&body, "radical").unwrap_or("").split(',') {
+                let (a, b) = part.split_once('-').unwrap_or((part, part));
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
+                    hosts.extend((a..=b.min(a + 1_000_000)).map(|i| format!("{pre}{i}{suf}")));
+                }
+            }
+        }
+    }
+    hosts
+}
+
+fn running_as_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+fn version_line(prog: &str, flag: &str) -> Option<String> {
+    let out = Command::new(prog).arg(flag).stdin(Stdio::null()).output().ok()?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+}
+
+fn run_checked(cmd: &mut Command, what: &str) -> Result<()> {
+    let status = cmd.stdin(Stdio::null()).status().with_context(|| format!("cannot start {what} (is it installed and on PATH?)"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+struct Plan {
+    groups: Vec<u32>,
+    p2p: Vec<u64>,
+    coll: Vec<u64>,
+}
+
+/// Compiles and runs the benchmark in `work`; returns the CSV text and the MPI/launcher facts.
+fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String, String, bool)> {
+    let src = augur_runtime::FILES
+        .iter()
+        .find(|f| f.name == "augur_bench.c")
+        .ok_or_else(|| anyhow!("augur_bench.c is missing from the embedded runtime"))?;
+    let src_path = work.join(src.name);
+    std::fs::write(&src_path, src.text).with_context(|| format!("cannot write {}", src_path.display()))?;
+    let exe = work.join("augur_bench");
+    let csv = work.join("bench.csv");
+    let np = *plan.groups.last().unwrap_or(&2);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+    let (cc, mut run, oversub) = match args.launcher {
+        BenchLauncher::Mpirun => {
+            let mut c = Command::new("mpirun");
+            if running_as_root() {
+                c.arg("--allow-run-as-root");
+            }
+            let open_mpi = version_line("mpirun", "--version").is_some_and(|l| l.contains("Open MPI"));
+            if open_mpi {
+                c.arg("--oversubscribe");
+            }
+            c.args(["-np", &np.to_string()]);
+            ("mpicc", c, np > cores)
+        }
+        BenchLauncher::Smpirun => {
+            let platform = args.platform.as_ref().ok_or_else(|| anyhow!("--launcher smpirun needs --platform XML"))?;
+            let xml = std::fs::read_to_string(platform).with_context(|| format!("cannot read platform {}", platform.display()))?;
+            let hosts = platform_hosts(&xml);
+            if hosts.is_empty() {
+                bail!("{}: no <host> or <cluster> in the platform", platform.display());
+            }
+            let hostfile = work.join("hosts.txt");
+            let text: String = hosts.iter().take(np as usize).map(|h| format!("{h}\n")).collect();
+            std::fs::write(&hostfile, text)?;
+            let mut c = Command::new("smpirun");
+            c.args(["-np", &np.to_string()]).arg("-platform").arg(platform).arg("-hostfile").arg(&hostfile);
+            c.args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+            ("smpicc", c, false)
+        }
+    };
+    eprintln!("characterize: compiling {} with {cc}", src.name);
+    run_checked(Command::new(cc).args(["-O2", "-o"]).arg(&exe).arg(&src_path).arg("-lm"), cc)?;
+    run.arg(&exe).arg("-o").arg(&csv);
+    run.args(["-s", &join(&plan.p2p), "-c", &join(&plan.coll), "-g", &join(&plan.groups)]);
+    run.args(["-r", &args.reps.to_string(), "-t", &args.point_seconds.to_string()]);
+    eprintln!("characterize: running the microbenchmarks on {np} ranks ({} groups, {} + {} sizes)", plan.groups.len(), plan.p2p.len(), plan.coll.len());
+    let t0 = Instant::now();
+    run_checked(&mut run, args.launcher_name())?;
+    eprintln!("characterize: measured in {:.1} s", t0.elapsed().as_secs_f64());
+    let text = std::fs::read_to_string(&csv).with_context(|| format!("the benchmark wrote no results to {}", csv.display()))?;
+    let launcher_version = match args.launcher {
+        BenchLauncher::Mpirun => version_line("mpirun", "--version"),
+        BenchLauncher::Smpirun => version_line("smpirun", "-version"),
+    };
+    Ok((text, launcher_version.unwrap_or_default(), oversub))
+}
+
+impl CharacterizeArgs {
+    fn launcher_name(&self) -> &'static str {
+        match self.launcher {
+            BenchLauncher::Mpirun => "mpirun",
+            BenchLauncher::Smpirun => "smpirun",
+        }
+    }
+}
+
+pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
+    let groups = parse_groups(&args.np)?;
+    let plan = Plan {
+        p2p: parse_sizes(args.sizes.as_deref().unwrap_or(DEFAULT_P2P), "--sizes")?,
+        coll: parse_sizes(args.coll_sizes.as_deref().unwrap_or(DEFAULT_COLL), "--coll-sizes")?,
+        groups,
+    };
+    if args.reps == 0 || !(args.point_seconds > 0.0) {
+        bail!("--reps and --point-seconds must be positive");
+    }
+    let started = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (csv, launcher_version, oversubscribed) = match &args.from_csv {
+        Some(p) => (std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?, String::new(), false),
+        None => {
+            let work = std::env::temp_dir().join(format!("augur-characterize-{}-{started}", std::process::id()));
+            std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+            let r = measure(&args, &plan, &work);
+            let _ = std::fs::remove_dir_all(&work);
+            r?
+        }
+    };
+    if let Some(raw) = &args.raw {
+        let tmp = raw.with_extension("csv.tmp");
+        std::fs::write(&tmp, &csv).and_then(|()| std::fs::rename(&tmp, raw)).with_context(|| format!("cannot write {}", raw.display()))?;
+    }
+    let data = parse_bench(&csv).map_err(|e| anyhow!("benchmark output: {e}"))?;
+    let meta = |k: &str| data.meta.get(k).cloned().unwrap_or_default();
+    let launch_np: u32 = meta("np").parse().unwrap_or(0);
+    let sizes = |kind| {
+        let mut v: Vec<u64> = data.rows.iter().filter(|r| r.kind == kind).map(|r| r.bytes).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let p2p_sizes = sizes(model::machine_bench::Kind::Pt2pt);
+    let coll_sizes: Vec<u64> = sizes(model::machine_bench::Kind::Coll).into_iter().filter(|b| *b > 0).collect();
+    let mut group_sizes: Vec<u32> = data.rows.iter().filter(|r| r.kind == model::machine_bench::Kind::Coll).map(|r| r.p).collect();
+    group_sizes.sort_unstable();
+    group_sizes.dedup();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let launcher = if args.from_csv.is_some() { String::new() } else { args.launcher_name().to_string() };
+    let prov = Provenance {
+        source: Source::Measured,
+        mpi: meta("mpi"),
+        launcher: if launcher_version.is_empty() { launcher.clone() } else { format!("{launcher} ({launcher_version})") },
+        host: meta("host"),
+        date: utc_date(started),
+        launch_np,
+        group_sizes,
+        p2p_sizes,
+        coll_sizes,
+        reps: meta("reps").parse().unwrap_or(args.reps),
+        platform: if args.launcher == BenchLauncher::Smpirun { args.platform.as_ref().map(|p| p.display().to_string()) } else { None },
+        oversubscribed,
+        command: std::env::args().collect(),
+    };
+    let name = args.name.clone().unwrap_or_else(|| args.output.file_stem().map_or("machine".into(), |s| s.to_string_lossy().into_owned()));
+    let mut description = match (args.launcher, args.from_csv.is_some()) {
+        (_, true) => "Fitted by augur characterize from an existing benchmark CSV.".to_string(),
+        (BenchLauncher::Mpirun, false) => format!(
+            "Measured by augur characterize with {} on host {} ({cores} cores), one launch of {launch_np} ranks.",
+            prov.mpi, prov.host
+        ),
+        (BenchLauncher::Smpirun, false) => format!(
+            "Simulated by augur characterize under SimGrid SMPI ({}) on platform {}, one launch of {launch_np} ranks; times are simulated.",
+            launcher_version,
+            prov.platform.as_deref().unwrap_or("?")
+        ),
+    };
+    if oversubscribed {
+        description += &format!(
+            " {launch_np} ranks on {cores} cores is oversubscribed: collectives over more than {cores} ranks include time-slicing delays \
+             (idle ranks yield), so their fitted costs are noisy and pessimistic for a machine with a core per rank."
+        );
+    }
+    description += " Medians of barrier-synchronised repetitions after 2 warm-up calls; buffers are reused (cached data).";
+    if let Some(n) = &args.note {
+        description = format!("{n} {description}");
+    }
+    eprintln!("characterize: fitting {} data points", data.rows.len());
+    let machine = fit_machine(&data, &name, &description, prov).map_err(|e| anyhow!("{e}"))?;
+    machine.save(&args.output)?;
+    print_summary(&machine, &args.output, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `2.17e-7 + 3.1e-11*d`: every coefficient to 4 significant digits (seconds).
+fn show(f: &model::machine::Form) -> String {
+    let parts: Vec<String> =
+        f.terms.iter().map(|c| if c.term == "1" { format!("{:.3e}", c.value) } else { format!("{:.3e}*{}", c.value, c.term) }).collect();
+    parts.join(" + ").replace("+ -", "- ")
+}
+
+fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
+    use std::io::Write;
+    let pp = &m.point_to_point;
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let coll: serde_json::Map<String, serde_json::Value> = m
+            .collectives
+            .iter()
+            .map(|(op, c)| {
+                let regs: Vec<_> = c
+                    .regimes()
+                    .iter()
+                    .map(|r| serde_json::json!({"up_to_bytes": r.up_to_bytes, "form": r.cost.form, "expr": r.cost.expr().to_text_exact()}))
+                    .collect();
+                (op.to_string(), serde_json::Value::Array(regs))
+            })
+            .collect();
+        let v = serde_json::json!({
+            "output": out.display().to_string(),
+            "name": m.name,
+            "latency_s": pp.latency,
+            "bandwidth_bytes_per_s": pp.bandwidth,
+            "o_s": pp.o,
+            "tau_regimes": pp.tau.regimes().len(),
+            "collectives": coll,
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    writeln!(stdout, "wrote {}", out.display())?;
+    writeln!(stdout, "latency    {:.3} us   (half round trip, {} B)", pp.latency * 1e6, m.measured.p2p_sizes.first().copied().unwrap_or(0))?;
+    writeln!(stdout, "bandwidth  {:.1} MB/s", pp.bandwidth / 1e6)?;
+    for (label, f) in [("tau(m)", &pp.tau), ("s(m)", &pp.send_overhead), ("r(m)", &pp.recv_overhead)] {
+        for r in f.regimes() {
+            let range = r.up_to_bytes.map_or("all larger".to_string(), |b| format!("<= {b} B"));
+            writeln!(stdout, "{label:<10} {:<12} {}", range, show(&r.cost))?;
+        }
+    }
+    writeln!(stdout, "o          {:.3} us", pp.o * 1e6)?;
+    for (op, c) in &m.collectives {
+        for r in c.regimes() {
+            let range = r.up_to_bytes.map_or("all larger".to_string(), |b| format!("<= {b} B"));
+            let q = r.cost.fit.as_ref().map_or(String::new(), |q| format!("  (R² {:.3}, max err {:.0}%)", q.r2, q.max_rel_error * 100.0));
+            writeln!(stdout, "{:<10} {:<12} {}  [{}]{q}", op.name(), range, show(&r.cost), r.cost.form)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_lists() {
+        assert_eq!(parse_groups("2..5").ok(), Some(vec![2, 3, 4, 5]));
+        assert_eq!(parse_groups("8,2,4").ok(), Some(vec![2, 4, 8]));
+        assert!(parse_groups("1..4").is_err());
+        assert!(parse_groups("4..2").is_err());
+        assert!(parse_groups("a").is_err());
+        assert!(parse_sizes("1,0", "--sizes").is_err());
+        assert_eq!(parse_sizes("8, 64", "--sizes").ok(), Some(vec![8, 64]));
+    }
+
+    #[test]
+    fn dates_are_utc_civil() {
+        assert_eq!(utc_date(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_date(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn hosts_from_platform() {
+        let x = "<platform><cluster id=\"c\" prefix=\"node-\" suffix=\".sim\" radical=\"0-2\"/><host id='h1' speed='1Gf'/></platform>";
+        assert_eq!(platform_hosts(x), ["node-0.sim", "node-1.sim", "node-2.sim", "h1"]);
+    }
+}
