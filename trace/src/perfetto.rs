@@ -100,7 +100,8 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                     )?;
                     stats.slices += 1;
                 }
-                Event::Mpi { call, parts } => {
+                Event::Mpi { call, .. } => {
+                    let parts = r.parts_of(e);
                     let (Some(t0), Some(t1)) = (tl.us(r, &call.start), tl.us(r, &call.end)) else { continue };
                     let mut args = json!({"site":call.site,"comm_size":call.comm_size});
                     if let Some(obj) = args.as_object_mut() {

@@ -11,16 +11,20 @@ use std::path::Path;
 /// One event in program order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Event {
-    /// An MPI call with the `Part`s that follow it (completions, Sendrecv's receive half).
-    Mpi { call: MpiCall, parts: Vec<Part> },
+    /// An MPI call; its `call.nparts` Parts (completions, Sendrecv's receive half) are
+    /// `RankTrace::parts[first_part..first_part + call.nparts]` (see `RankTrace::parts_of`).
+    Mpi { call: MpiCall, first_part: usize },
     Phase(Phase),
 }
 
-/// Everything one rank recorded.
+/// Everything one rank recorded. Parts live in one vector beside the events (no allocation per
+/// call): large traces read at stream speed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RankTrace {
     pub header: Header,
     pub events: Vec<Event>,
+    /// Every Part in file order; each MPI event owns a contiguous range.
+    pub parts: Vec<Part>,
     pub aggregates: Vec<Aggregate>,
     pub trailer: Trailer,
 }
@@ -39,6 +43,7 @@ impl RankTrace {
     fn from_reader<R: Read>(mut r: TraceReader<R>) -> Result<RankTrace, TraceError> {
         let header = *r.header();
         let mut events = Vec::new();
+        let mut all_parts = Vec::new();
         let mut aggregates = Vec::new();
         // Parts still owed to the last MPI call, and where that call started (for errors).
         let mut owed = 0u32;
@@ -65,16 +70,14 @@ impl RankTrace {
                 Record::Mpi(call) => {
                     owed = call.nparts;
                     owed_at = (offset, index);
-                    events.push(Event::Mpi { call, parts: Vec::new() });
+                    events.push(Event::Mpi { call, first_part: all_parts.len() });
                 }
                 Record::Part(p) => {
                     if owed == 0 {
                         return Err(misplaced("completion part without a preceding MPI call that announces it"));
                     }
                     owed -= 1;
-                    if let Some(Event::Mpi { parts, .. }) = events.last_mut() {
-                        parts.push(p);
-                    }
+                    all_parts.push(p);
                 }
                 Record::Phase(p) => events.push(Event::Phase(p)),
                 Record::Aggregate(a) => aggregates.push(a),
@@ -93,13 +96,24 @@ impl RankTrace {
                 })
             }
         };
-        Ok(RankTrace { header, events, aggregates, trailer })
+        Ok(RankTrace { header, events, parts: all_parts, aggregates, trailer })
     }
 
-    /// The MPI calls in program order.
+    /// The Parts of an `Event::Mpi` (empty for phases).
+    pub fn parts_of(&self, e: &Event) -> &[Part] {
+        match e {
+            Event::Mpi { call, first_part } => {
+                let end = first_part.saturating_add(call.nparts as usize);
+                self.parts.get(*first_part..end).unwrap_or(&[])
+            }
+            Event::Phase(_) => &[],
+        }
+    }
+
+    /// The MPI calls in program order, each with its Parts.
     pub fn mpi_calls(&self) -> impl Iterator<Item = (&MpiCall, &[Part])> {
         self.events.iter().filter_map(|e| match e {
-            Event::Mpi { call, parts } => Some((call, parts.as_slice())),
+            Event::Mpi { call, .. } => Some((call, self.parts_of(e))),
             Event::Phase(_) => None,
         })
     }
