@@ -28,7 +28,7 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
         let marks = ctx.plan.of_stmt(s.id).to_vec();
         for m in &marks {
             match &m.role {
-                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::CommSizeRank => mpi(ctx, s, m.site)?,
+                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => mpi(ctx, s, m.site)?,
                 Role::Loop { compute_phase } => loop_marks(ctx, s, m.site, *compute_phase, d)?,
                 Role::Branch { .. } | Role::Call { .. } => {}
             }

@@ -115,6 +115,15 @@ impl<'a> F<'_, 'a> {
         }
     }
 
+    /// Indentation of a line one level inside the statement on line `like`.
+    fn inner_indent(&self, like: &str) -> String {
+        let step = match self.form {
+            FortranForm::Fixed => "   X",
+            FortranForm::Free => "  X",
+        };
+        self.render(like, step).trim_end_matches(['X', '\n']).to_string()
+    }
+
     fn fresh_label(&mut self, file: FileId) -> Result<u64, CodegenError> {
         if !self.used.contains_key(&file) {
             let used = numbers(&self.file(file)?.text);
@@ -137,7 +146,7 @@ impl<'a> F<'_, 'a> {
             let compound = matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::If(_));
             for m in &marks {
                 match &m.role {
-                    Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::CommSizeRank => self.mpi(s, m.site)?,
+                    Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => self.mpi(s, m.site)?,
                     Role::Loop { compute_phase } => {
                         let site = m.site;
                         let b = self.lines.before.entry(s.id).or_default();
@@ -196,7 +205,7 @@ impl<'a> F<'_, 'a> {
         let line = self.ctx.sources.last_line(header) + 1;
         let at = f.line_start(line) as usize;
         let like = f.line_text(self.ctx.sources.first_line(header));
-        let text = self.render(like, &format!("   augur_n_{site} = augur_n_{site} + 1"));
+        let text = format!("{}augur_n_{site} = augur_n_{site} + 1\n", self.inner_indent(like));
         let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
         let d = self.ctx.depth(s.id);
         self.ctx.edits(header.file).insert(at, format!("{prefix}{text}"), Key::before(2 * d + 1));
@@ -220,12 +229,13 @@ impl<'a> F<'_, 'a> {
         let line = f.line_of(u32::try_from(paren).unwrap_or(u32::MAX));
         let cols = f.line_text(line).chars().count();
         let add = format!("{site}, ");
+        // too long: the site and the rest of the line go on a continuation line
         let (limit, split) = match self.form {
-            FortranForm::Fixed => (72, format!("{site},\n     &")),
+            FortranForm::Fixed => (72, format!("\n     &{add}")),
             FortranForm::Free => {
                 let like = f.line_text(line);
                 let ws = like.len() - like.trim_start().len();
-                (132, format!("{site}, &\n{}& ", " ".repeat(ws + 4)))
+                (132, format!("&\n{}& {add}", " ".repeat(ws + 4)))
             }
         };
         let args = if cols + "augur_".len() + add.len() > limit { split } else { add };
@@ -320,10 +330,7 @@ impl<'a> F<'_, 'a> {
             }
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let d = self.ctx.depth(s.id);
-            let body_indent = match self.form {
-                FortranForm::Fixed => self.render(&first, "   X").trim_end_matches(['X', '\n']).to_string(),
-                FortranForm::Free => self.render(&first, "  X").trim_end_matches(['X', '\n']).to_string(),
-            };
+            let body_indent = self.inner_indent(&first);
             let last = self.ctx.sources.last_line(s.span);
             let at = f.line_start(last + 1) as usize;
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
@@ -350,10 +357,7 @@ impl<'a> F<'_, 'a> {
             let d = self.ctx.depth(s.id);
             let f = self.file(file)?;
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
-            let inner = match self.form {
-                FortranForm::Fixed => format!("      {}   ", " ".repeat(first.get(6..).map_or(0, |b| b.len() - b.trim_start().len()))),
-                FortranForm::Free => format!("{}  ", " ".repeat(first.len() - first.trim_start().len())),
-            };
+            let inner = self.inner_indent(&first);
             let code_for = |j: u32| -> Vec<String> {
                 let mut c: Vec<String> = marks.range(..j).map(|(_, site)| format!("call augur_branch({site}, 1)")).collect();
                 if let Some(site) = marks.get(&j) {
@@ -446,8 +450,8 @@ impl<'a> F<'_, 'a> {
             let like = f.line_text(first).to_string();
             if let Some(ifs) = body_of.get(&id) {
                 let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
-                let inner = self.render(&like, "   X").replace('X', "");
-                let text: String = codes.iter().map(|c| format!("{}{c}\n", inner.trim_end_matches('\n'))).collect();
+                let inner = self.inner_indent(&like);
+                let text: String = codes.iter().map(|c| format!("{inner}{c}\n")).collect();
                 self.ctx.edits(file).insert(body_start, text, Key::before(2 * d + 2));
                 continue;
             }
@@ -489,13 +493,13 @@ impl<'a> F<'_, 'a> {
             let last = self.ctx.sources.last_line(s.span);
             let at = f.line_start(last + 1) as usize;
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
-            let inner = if body_of.contains_key(&id) { self.render(&like, "   X").replace('X', "") } else { String::new() };
+            let inner = if body_of.contains_key(&id) { self.inner_indent(&like) } else { String::new() };
             let text: String = std::iter::once(prefix.to_string())
                 .chain(codes.iter().map(|c| {
                     if inner.is_empty() {
                         self.render(&like, c)
                     } else {
-                        format!("{}{c}\n", inner.trim_end_matches('\n'))
+                        format!("{inner}{c}\n")
                     }
                 }))
                 .collect();

@@ -24,6 +24,8 @@ pub enum Role {
     Comm,
     MpiInit,
     MpiFinalize,
+    /// `MPI_Abort` (the runtime flushes the trace before aborting).
+    MpiAbort,
     /// `MPI_Comm_size` / `MPI_Comm_rank` (wrapped, not recorded).
     CommSizeRank,
 }
@@ -99,13 +101,14 @@ impl Plan {
     }
 }
 
-/// Adds `MpiInit` / `MpiFinalize` / `CommSizeRank` marks with fresh ids from `*next`.
+/// Adds `MpiInit` / `MpiFinalize` / `MpiAbort` / `CommSizeRank` marks with fresh ids from `*next`.
 pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &mut u32) {
     for s in &prog.stmts {
         let StmtKind::Mpi(m) = &s.kind else { continue };
         let role = match m.op {
             MpiOp::Init | MpiOp::InitThread => Role::MpiInit,
             MpiOp::Finalize => Role::MpiFinalize,
+            MpiOp::Abort => Role::MpiAbort,
             MpiOp::CommSize | MpiOp::CommRank => Role::CommSizeRank,
             _ => continue,
         };

@@ -50,3 +50,30 @@ fn c_fixed_and_free_form_under_smpi() {
     eprintln!("smpi end to end: {:.1} s", t0.elapsed().as_secs_f64());
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// Hand-written programs with the awkward constructs (tests/data/edge.*): unbraced bodies, early
+/// returns, shared DO terminators, GOTO targets, logical IFs, long lines.
+#[test]
+fn edge_constructs_keep_their_output() {
+    for tool in ["mpicc", "mpif90", "mpirun"] {
+        need(tool);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut failures = Vec::new();
+    for (file, lang, fixed) in [("edge.c", Lang::C, false), ("edge.f", Lang::Fortran, true), ("edge.f90", Lang::Fortran, false)] {
+        let case = Case {
+            name: file.replace('.', "_"),
+            lang,
+            fixed,
+            src: data.join(file),
+            include_dirs: Vec::new(),
+            args: Vec::new(),
+        };
+        if let Err(e) = case.check_open_mpi(tmp.path(), &rt) {
+            failures.push(format!("{file}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

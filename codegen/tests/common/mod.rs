@@ -198,6 +198,10 @@ impl Case {
             (Lang::Fortran, Mpi::Smpi, false) => ("smpif90", true),
         };
         let mut cmd = Command::new(tool);
+        // Fortran module files land in the working directory: keep them out of the source tree
+        if let Some(dir) = exe.parent() {
+            cmd.current_dir(dir);
+        }
         cmd.arg("-O2");
         if fortran && self.fixed && mpi == Mpi::OpenMpi {
             cmd.arg("-ffixed-form");
@@ -226,6 +230,7 @@ impl Case {
     }
 
     pub fn check_open_mpi(&self, tmp: &Path, rt: &Runtime) -> Result<(), String> {
+        eprintln!("{} (open mpi)", self.tag());
         let dir = tmp.join(self.tag());
         let (lowered, plan, main) = self.instrument(&dir.join("inst"))?;
         let orig = dir.join("orig.exe");
@@ -258,6 +263,7 @@ impl Case {
     }
 
     pub fn check_smpi(&self, tmp: &Path, rt: &Runtime, np: u32) -> Result<(), String> {
+        eprintln!("{} (smpi, {np} ranks)", self.tag());
         let dir = tmp.join(format!("{}-smpi", self.tag()));
         let (lowered, plan, main) = self.instrument(&dir.join("inst"))?;
         let inst = dir.join("inst.exe");
@@ -366,7 +372,7 @@ impl Walk<'_> {
                     }
                     body_ran = rec.is_some_and(|(_, sum)| sum > 0);
                 }
-                Role::Comm | Role::MpiInit | Role::MpiFinalize => {
+                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort => {
                     let StmtKind::Mpi(call) = &s.kind else { continue };
                     let wrapped = match self.prog.language {
                         frontend::Language::C => self.wrapped.c(&call.name),
@@ -427,6 +433,11 @@ impl Walk<'_> {
 /// Every marked site that executed on a rank appears in its trace; messages match per pair.
 pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<(), String> {
     let mut errors = Vec::new();
+    let events: Vec<String> = ranks
+        .iter()
+        .map(|t| format!("{}/{}/{}", t.mpi_calls().count(), t.phases().count(), t.aggregates.len()))
+        .collect();
+    eprintln!("  {} marks; per rank mpi/phase/aggregate records: {}", plan.marks().len(), events.join(" "));
     for t in ranks {
         let rank = t.header.rank;
         if t.trailer.anomalies != 0 {
