@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod apt;
 mod characterize;
 mod expr;
 mod profile;
@@ -21,6 +22,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Print the Augmented Parse Tree of C/Fortran MPI sources: loops, branches, calls, communication with symbolic attributes
+    Apt(apt::AptArgs),
     /// Formula calculator: simplify, eval, diff, solve (dT/dK = 0), fit
     Expr(expr::ExprArgs),
     // Each subcommand's variant is added with its module.
@@ -34,6 +37,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Apt(args) => apt::run(args),
         Command::Expr(args) => expr::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Profile(args) => profile::run(args),
