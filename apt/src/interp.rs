@@ -22,6 +22,7 @@ use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
 use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
 use crate::value::{eval, short, Scope, Special, Val};
+use crate::rules::{agree, merge, source_text, trip_count};
 use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
@@ -210,6 +211,11 @@ impl<'p> Analysis<'p> {
                 let v = self.ev(value, &env, Some(&d.name));
                 if let Some(c) = v.known().and_then(|e| self.constant_default(e)) {
                     let name = self.params.constant(&d.name, c, line);
+                    if d.span.file != prog.main_file {
+                        if let Some(path) = self.sources.path(d.span.file) {
+                            self.params.set_file(&name, path.display().to_string());
+                        }
+                    }
                     env.insert(d.name.clone(), Val::Known(Expr::var(&name)));
                 }
             }
@@ -571,119 +577,5 @@ fn side(v: Val, vars: &mut BTreeSet<String>) -> Result<String, String> {
         Val::Special(Special::ProcNull) => Ok("MPI_PROC_NULL".into()),
         Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
         Val::Unknown(r) => Err(r),
-    }
-}
-
-/// Source text on one line: continuation markers and runs of blanks collapsed.
-pub fn source_text(text: &str) -> String {
-    let parts: Vec<&str> = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches('&').trim_end_matches('&').trim())
-        .filter(|l| !l.is_empty())
-        .collect();
-    parts.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Trip count of `do var = lo, hi, step` (Fortran semantics; `hi` inclusive).
-pub fn trip_count(lo: &Val, hi: &Val, step: &Val) -> Attr {
-    let bound = |v: &Val, what: &str| match v {
-        Val::Known(e) => Ok(e.clone()),
-        Val::Unknown(r) => Err(format!("{what} {r}")),
-        Val::Special(_) => Err(format!("{what} is an MPI constant")),
-    };
-    let (lo, hi, step) = match (bound(lo, "bound"), bound(hi, "bound"), bound(step, "step")) {
-        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        (Err(r), _, _) | (_, Err(r), _) | (_, _, Err(r)) => return Attr::Unresolved(r),
-    };
-    let one = Expr::one();
-    match step.as_const() {
-        Some(c) if c == 1.0 => Attr::Expr(&hi - &lo + one),
-        Some(c) if c == -1.0 => Attr::Expr(&lo - &hi + one),
-        Some(c) if c > 0.0 => Attr::Expr(((&hi - &lo + one) / Expr::num(c)).ceil()),
-        Some(c) if c < 0.0 => Attr::Expr(((&lo - &hi + one) / Expr::num(-c)).ceil()),
-        Some(_) => Attr::Unresolved("zero step".into()),
-        None => Attr::Expr(((&hi - &lo + &step) / &step).floor()),
-    }
-}
-
-/// Join of the environments at the ends of an `if`'s arms.
-pub fn merge(outs: Vec<Env>, line: u32) -> Env {
-    let mut keys: BTreeSet<String> = BTreeSet::new();
-    for e in &outs {
-        keys.extend(e.keys().cloned());
-    }
-    let mut env = Env::new();
-    for k in keys {
-        let vals: Vec<Option<&Val>> = outs.iter().map(|e| e.get(&k)).collect();
-        let first = vals.first().copied().flatten();
-        let v = match first {
-            Some(v) if vals.iter().all(|x| *x == Some(v)) => v.clone(),
-            _ => match vals.iter().flatten().find(|v| matches!(v, Val::Unknown(_))) {
-                Some(u) if vals.iter().all(|x| x.is_some()) => (*u).clone(),
-                _ => Val::unknown(format!("differs between branches at line {line}")),
-            },
-        };
-        env.insert(k, v);
-    }
-    env
-}
-
-/// One value for all call sites, or unknown with the reason.
-fn agree(vals: impl Iterator<Item = Option<Val>>, what: &str, callee: &str) -> Val {
-    let mut out: Option<Val> = None;
-    for v in vals {
-        let Some(v) = v else { return Val::unknown(format!("{what} of `{callee}` missing at a call site")) };
-        if let Val::Unknown(r) = &v {
-            return Val::unknown(format!("{what} of `{callee}`: {r}"));
-        }
-        match &out {
-            None => out = Some(v),
-            Some(o) if *o == v => {}
-            Some(_) => return Val::unknown(format!("{what} of `{callee}` differs between call sites")),
-        }
-    }
-    out.unwrap_or_else(|| Val::unknown(format!("{what} of `{callee}` has no call site")))
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    fn k(s: &str) -> Val {
-        Val::Known(symbolic::parse(s).unwrap())
-    }
-
-    #[test]
-    fn trips_follow_fortran_semantics() {
-        assert_eq!(trip_count(&k("0"), &k("N - 1"), &k("1")), Attr::Expr(symbolic::parse("N").unwrap()));
-        assert_eq!(trip_count(&k("N/P - 1"), &k("0"), &k("-1")), Attr::Expr(symbolic::parse("N/P").unwrap()));
-        assert_eq!(trip_count(&k("1"), &k("N"), &k("2")), Attr::Expr(symbolic::parse("ceil(N/2)").unwrap()));
-        assert_eq!(
-            trip_count(&Val::unknown("held in array `dims`"), &k("N"), &k("1")),
-            Attr::Unresolved("bound held in array `dims`".into())
-        );
-    }
-
-    #[test]
-    fn merge_keeps_only_agreeing_values() {
-        let a: Env = [("n".to_string(), k("N")), ("x".to_string(), k("2"))].into_iter().collect();
-        let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))].into_iter().collect();
-        let m = merge(vec![a, b], 7);
-        assert_eq!(m.get("n"), Some(&k("N")));
-        assert_eq!(m.get("x"), Some(&Val::unknown("differs between branches at line 7")));
-    }
-
-    #[test]
-    fn call_sites_must_agree() {
-        let same = agree([Some(k("N")), Some(k("N"))].into_iter(), "argument `n`", "f");
-        assert_eq!(same, k("N"));
-        let diff = agree([Some(k("N")), Some(k("2*N"))].into_iter(), "argument `n`", "f");
-        assert_eq!(diff, Val::unknown("argument `n` of `f` differs between call sites"));
-    }
-
-    #[test]
-    fn source_text_joins_continuations() {
-        assert_eq!(source_text("A .LT. 1 .OR.\n     &    B .GT. 2"), "A .LT. 1 .OR. B .GT. 2");
     }
 }

@@ -23,6 +23,7 @@ pub mod interp;
 pub mod params;
 pub mod procs;
 pub mod render;
+pub mod rules;
 pub mod tree;
 pub mod value;
 

@@ -57,6 +57,9 @@ pub struct ProgParam {
     pub source_name: String,
     /// 1-based line of the first read or the declaration.
     pub line: u32,
+    /// The file of `line` when it is not the main file (an included header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// Registry of parameters, deduplicated by origin.
@@ -94,8 +97,15 @@ impl Params {
             k += 1;
         }
         self.by_key.insert(key, self.list.len());
-        self.list.push(ProgParam { name: name.clone(), origin, source_name: source_name.to_string(), line });
+        self.list.push(ProgParam { name: name.clone(), origin, source_name: source_name.to_string(), line, file: None });
         name
+    }
+
+    /// Records that parameter `name` was declared in file `file` (not the main file).
+    pub fn set_file(&mut self, name: &str, file: String) {
+        if let Some(p) = self.list.iter_mut().find(|p| p.name == name && p.file.is_none()) {
+            p.file = Some(file);
+        }
     }
 
     /// A value read at run time into variable `var`.

@@ -155,7 +155,22 @@ pub fn modulo(a: &Expr, b: &Expr) -> Expr {
     a - b * (a / b).floor()
 }
 
+/// Expressions with more terms than this are given up on: repeated products of sums in
+/// straight-line code would otherwise grow exponentially.
+pub const MAX_TERMS: usize = 64;
+
+fn bounded(v: Val) -> Val {
+    match v {
+        Val::Known(e) if e.terms().len() > MAX_TERMS => Val::unknown("expression too large to track"),
+        other => other,
+    }
+}
+
 fn binary(op: BinOp, a: Val, b: Val) -> Val {
+    bounded(binary_unbounded(op, a, b))
+}
+
+fn binary_unbounded(op: BinOp, a: Val, b: Val) -> Val {
     match op {
         BinOp::Add => map2(a, b, |x, y| Val::Known(x + y)),
         BinOp::Sub => map2(a, b, |x, y| Val::Known(x - y)),
