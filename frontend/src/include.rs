@@ -93,10 +93,22 @@ impl<'a> Expander<'a> {
     }
 
     fn prepare(&self, file: FileId, text: &str, prep: Prep) -> Assembled {
+        if prep == Prep::C {
+            return macros::prepare_c(file, text, self.macros);
+        }
+        // `.F`/`.F90` files may use cpp conditionals: resolve them with the `-D` table
+        let has_cpp = text.starts_with('#') || text.contains("\n#");
+        let live;
+        let text = if has_cpp {
+            let mut defined = self.macros.command_line.clone();
+            live = crate::cpp::strip_dead_branches(text, &mut defined);
+            live.as_str()
+        } else {
+            text
+        };
         match prep {
-            Prep::C => macros::prepare_c(file, text, self.macros),
             Prep::FortranFixed { cut } => normalize::fixed_form(file, text, cut),
-            Prep::FortranFree => {
+            _ => {
                 let mut a = Assembled::new();
                 a.push_orig(file, 0, text);
                 a

@@ -345,3 +345,14 @@ fn switch_break_is_not_a_loop_break_and_dead_cpp_branches_are_dropped() {
     let main = l.program.main_proc().unwrap();
     assert_eq!(main.body.len(), 6);
 }
+
+#[test]
+fn fortran_cpp_conditionals() {
+    let src = "      PROGRAM P\n      INTEGER N\n#ifdef BIG\n      N = 100\n#else\n      N = 1\n#endif\n      END\n";
+    let l = lower("p.F", src);
+    let v = stmts(&l).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    assert_eq!(v.as_deref(), Some("1"));
+    let b = load_str("p.F", src, &Options { defines: vec![("BIG".into(), None)], ..Options::default() }).unwrap();
+    let v = stmts(&b).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    assert_eq!(v.as_deref(), Some("100"));
+}
