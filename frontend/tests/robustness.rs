@@ -222,3 +222,76 @@ fn c_local_headers_are_inlined() {
     assert_eq!(l.sources.first_line(nb.span), 3);
     assert_eq!(l.sources.path(nb.span.file), Some(dir.path().join("k.h").as_path()));
 }
+
+/// Deterministic mutation fuzzing of real programs: truncation, deleted and duplicated
+/// ranges, injected bytes. Loading must return a program (with diagnostics), never panic.
+#[test]
+fn mutated_programs_never_panic() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = vec![root.join("tests/data/ugly.f"), root.join("tests/data/kernel.c")];
+    for dir in ["shift", "pge1", "pge2", "atm2d", "sweep", "stencil", "pipeline"] {
+        for ext in ["c", "f", "f90"] {
+            let p = root.join(format!("../testdata/{dir}/{dir}.{ext}"));
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+    }
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % (n.max(1) as u64)) as usize
+    };
+    let junk = ["(", ")", "&", "\n", "'", "\"", "{", "}", "#if X\n", "      DO 10 I=1,N\n", "\u{0}", "é", "\t1"];
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        for _ in 0..25 {
+            let mut t = text.clone();
+            for _ in 0..1 + next(4) {
+                let mut at = next(t.len());
+                while !t.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match next(4) {
+                    0 => t.truncate(at),
+                    1 => {
+                        let mut end = (at + next(200)).min(t.len());
+                        while !t.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        t.replace_range(at..end, "");
+                    }
+                    2 => t.insert_str(at, junk[next(junk.len())]),
+                    _ => {
+                        let mut end = (at + next(300)).min(t.len());
+                        while !t.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        let dup = t[at..end].to_string();
+                        t.insert_str(at, &dup);
+                    }
+                }
+            }
+            let l = load_str(&name, &t, &Options::default()).unwrap();
+            for d in &l.diagnostics {
+                let _ = diagnostic::render_human(d, &l.sources);
+            }
+            let _ = dump::dump(&l.program, &l.sources);
+        }
+    }
+}
+
+#[test]
+fn crlf_line_endings() {
+    let c = "int main(void) {\r\n  int i, s = 0;\r\n  for (i = 0; i < 4; i++)\r\n    s += i;\r\n  return s;\r\n}\r\n";
+    let l = load_str("crlf.c", c, &Options::default()).unwrap();
+    assert!(!l.has_errors(), "{:?}", l.diagnostics);
+    let f = "      PROGRAM P\r\n      DO 10 I = 1,\r\n     &   4\r\n   10 CONTINUE\r\n      END\r\n";
+    let l = load_str("crlf.f", f, &Options::default()).unwrap();
+    assert!(!l.has_errors(), "{:?}", l.diagnostics);
+    let lp = l.program.stmts.iter().find(|s| matches!(s.kind, StmtKind::Loop(_))).unwrap();
+    assert_eq!((l.sources.first_line(lp.span), l.sources.last_line(lp.span)), (2, 4));
+}
