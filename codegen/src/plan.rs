@@ -86,6 +86,27 @@ impl Plan {
         self.marks.iter().map(|m| m.site).max()
     }
 
+    /// The plan of an APT: every LOOP, IF arm, CALL and COMM node of `apt` with its site id,
+    /// plus MPI init/finalize/abort/size/rank markers numbered after the APT's sites (they are
+    /// not APT nodes). `prog` must be the program the APT was built from.
+    pub fn from_apt(apt: &apt::Apt, prog: &Program) -> Plan {
+        let mut marks = Vec::new();
+        for n in apt.nodes() {
+            let Some(stmt) = n.stmt else { continue };
+            let role = match &n.data {
+                apt::NodeData::Routine { .. } => continue,
+                apt::NodeData::Loop(l) => Role::Loop { compute_phase: l.compute },
+                apt::NodeData::If(_) => Role::Branch { arm: n.arm.unwrap_or(0) },
+                apt::NodeData::Call { callee, .. } => Role::Call { callee: callee.clone() },
+                apt::NodeData::Comm(_) => Role::Comm,
+            };
+            marks.push(Mark { stmt, site: n.site.0, role });
+        }
+        let mut next = u32::try_from(apt.sites.len()).unwrap_or(u32::MAX);
+        add_mpi_setup_marks(prog, &mut marks, &mut next);
+        Plan::new(marks)
+    }
+
     /// A plan with the APT's node rules, computed from the IR alone; site ids in pre-order
     /// from 0, then the MPI init/finalize/size/rank markers numbered after them.
     pub fn from_program(prog: &Program) -> Plan {

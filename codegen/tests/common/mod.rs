@@ -170,11 +170,12 @@ impl Case {
         format!("{}-{}", self.name, if self.lang == Lang::C { "c" } else { "f" })
     }
 
-    /// Lowers, plans and instruments; writes the output files into `dir`.
+    /// Lowers, builds the APT, plans from it and instruments; writes the output files into `dir`.
     pub fn instrument(&self, dir: &Path) -> Result<(frontend::Lowered, Plan, PathBuf), String> {
         let opts = frontend::Options { include_dirs: self.include_dirs.clone(), ..Default::default() };
         let lowered = frontend::load(&self.src, &opts).map_err(|e| e.to_string())?;
-        let plan = Plan::from_program(&lowered.program);
+        let tree = apt::build(&lowered, &apt::AptOptions::default());
+        let plan = Plan::from_apt(&tree, &lowered.program);
         let out = codegen::instrument(&lowered.program, &lowered.sources, &plan).map_err(|e| e.to_string())?;
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         for f in &out.files {

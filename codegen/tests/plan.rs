@@ -1,0 +1,44 @@
+//! `Plan::from_apt` against the APT's site table, and `Plan::from_program` against
+//! `Plan::from_apt`: same statements with the same roles on every testdata program and on the
+//! edge programs (site ids differ: the APT also numbers routines).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use codegen::{Plan, Role};
+use common::*;
+
+fn roles(plan: &Plan) -> BTreeSet<(u32, Role)> {
+    plan.marks().iter().map(|m| (m.stmt.0, m.role.clone())).collect()
+}
+
+fn check(src: &std::path::Path, include_dirs: Vec<std::path::PathBuf>) {
+    let opts = frontend::Options { include_dirs, ..Default::default() };
+    let lowered = frontend::load(src, &opts).unwrap();
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    let from_apt = Plan::from_apt(&tree, &lowered.program);
+    // every APT site except routines is marked once, under its own id
+    let sites: BTreeSet<u32> = tree.sites.iter().filter(|s| s.kind != apt::NodeKind::Routine).map(|s| s.id.0).collect();
+    let marked: BTreeSet<u32> = from_apt.marks().iter().map(|m| m.site).filter(|s| (*s as usize) < tree.sites.len()).collect();
+    assert_eq!(sites, marked, "{}", src.display());
+    let ids: Vec<u32> = from_apt.marks().iter().map(|m| m.site).collect();
+    assert_eq!(ids.len(), ids.iter().collect::<BTreeSet<_>>().len(), "site ids unique");
+    let from_program = Plan::from_program(&lowered.program);
+    assert_eq!(roles(&from_apt), roles(&from_program), "{}", src.display());
+}
+
+#[test]
+fn from_program_agrees_with_from_apt() {
+    for p in programs() {
+        for lang in [Lang::C, Lang::Fortran] {
+            let case = Case::new(&p, lang);
+            check(&case.src, case.include_dirs.clone());
+        }
+    }
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for f in ["edge.c", "edge.f", "edge.f90"] {
+        check(&data.join(f), Vec::new());
+    }
+}
