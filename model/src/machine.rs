@@ -8,8 +8,9 @@
 //!   on load. Every term is checked to parse and to use only `p` and `d` when a file is read.
 //! - A [`CostModel`]'s regimes are sorted by their upper size bound and only the last one is
 //!   unbounded, so every message size falls in exactly one regime.
-//! - Evaluated costs are clamped at zero (a fitted line may dip below zero outside the data);
-//!   the symbolic expressions are returned unclamped.
+//! - Evaluated costs are clamped at zero (a fitted line may dip below zero outside the data)
+//!   and never step down from one size regime to the next; the symbolic expressions of each
+//!   regime are returned as fitted.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -307,14 +308,28 @@ impl CostModel {
         self.regimes[self.regimes.len() - 1].cost.expr()
     }
 
+    /// Cost at `p` and `d` bytes: the covering regime's value, but never below what an earlier
+    /// regime gives at its upper bound (a larger message never costs less than the largest
+    /// message of the previous regime; noisy fits can otherwise step down at a boundary).
+    pub fn eval_bound(&self, p: f64, d: f64, b: Bound) -> f64 {
+        let mut floor = 0.0f64;
+        for r in &self.regimes {
+            match r.up_to_bytes {
+                Some(up) if d > up as f64 => floor = floor.max(r.cost.eval_bound(p, up as f64, b)),
+                _ => return r.cost.eval_bound(p, d, b).max(floor),
+            }
+        }
+        floor
+    }
+
     pub fn eval(&self, p: f64, d: f64) -> f64 {
-        self.regime_at(d).eval(p, d)
+        self.eval_bound(p, d, Bound::Avg)
     }
     pub fn eval_min(&self, p: f64, d: f64) -> f64 {
-        self.regime_at(d).eval_bound(p, d, Bound::Min)
+        self.eval_bound(p, d, Bound::Min)
     }
     pub fn eval_max(&self, p: f64, d: f64) -> f64 {
-        self.regime_at(d).eval_bound(p, d, Bound::Max)
+        self.eval_bound(p, d, Bound::Max)
     }
 }
 

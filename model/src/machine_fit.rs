@@ -7,7 +7,8 @@
 //! - Medians are fitted (robust to the heavy tails of oversubscribed runs); σ of a point is its
 //!   spread (median − min), at least 2% of the median.
 //! - Forms whose coefficients are all non-negative are preferred: a negative startup or
-//!   per-byte cost is an artefact of noise and would make costs fall as messages grow.
+//!   per-byte cost is an artefact of noise and would make costs fall as messages grow (a
+//!   constant within 5% of the smallest value below zero is accepted as zero).
 //! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, so the phase
 //!   formulas of seed 004 reproduce the measured half round trip (see [`reconcile`]).
 
@@ -46,6 +47,8 @@ pub const FORM_NAMES: [&str; 12] = [
 
 /// Relative floor of a point's σ.
 const SIGMA_FLOOR: f64 = 0.02;
+/// A negative constant counts as zero when below this fraction of the smallest value.
+const CONST_TOLERANCE: f64 = 0.05;
 /// Distinct message sizes each regime needs before a split is considered.
 const MIN_SIZES_PER_REGIME: usize = 3;
 
@@ -138,7 +141,10 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
     if coefs.iter().any(|c| !c.value.is_finite()) {
         return None;
     }
-    let nonneg = coefs.iter().all(|c| c.value >= 0.0);
+    // A slightly negative constant is noise around zero (costs are clamped at 0); a negative
+    // p- or d-dependent coefficient would make costs fall as p or d grow.
+    let min_y = obs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
+    let nonneg = coefs.iter().all(|c| c.value >= 0.0 || (c.term == "1" && -c.value <= CONST_TOLERANCE * min_y));
     Some(Fitted { name: name.to_string(), terms: coefs, chi2, r2: r.r2, max_rel, nonneg })
 }
 

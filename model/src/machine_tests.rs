@@ -213,3 +213,17 @@ fn shipped_machines_are_sane() {
     }
     assert!(n >= 3, "expected this-openmpi-shm, smpi-reference and paragon in machines/");
 }
+
+#[test]
+fn costs_never_step_down_at_a_regime_boundary() {
+    let f = |c: f64, k: f64| Form::new("c + k*d", vec![Coef { term: "1".into(), value: c, stderr: 0.0 }, Coef { term: "d".into(), value: k, stderr: 0.0 }], None).unwrap();
+    let m = CostModel::new(vec![
+        Regime { up_to_bytes: Some(100), cost: f(10.0, 0.0) },
+        Regime { up_to_bytes: None, cost: f(1.0, 0.01) },
+    ])
+    .unwrap();
+    assert_eq!(m.eval(2.0, 50.0), 10.0);
+    assert_eq!(m.eval(2.0, 200.0), 10.0, "held at the small regime's value");
+    assert!((m.eval(2.0, 2000.0) - 21.0).abs() < 1e-12, "large regime once it is higher");
+    assert!(CostModel::new(vec![Regime { up_to_bytes: Some(5), cost: f(1.0, 0.0) }]).is_err(), "last regime must be unbounded");
+}
