@@ -73,7 +73,7 @@ impl Edits {
     /// Applies every edit to `orig`. Fails on overlapping replacements or offsets outside the
     /// text or inside a UTF-8 character (`path` names the file in the error).
     pub fn apply(mut self, orig: &str, path: &std::path::Path) -> Result<String, CodegenError> {
-        self.list.sort_by(|a, b| (a.start, a.key, a.seq).cmp(&(b.start, b.key, b.seq)));
+        self.list.sort_by_key(|e| (e.start, e.key, e.seq));
         // identical edits can come from one statement reached twice (an include used twice)
         self.list.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.text == b.text && a.key == b.key);
         let extra: usize = self.list.iter().map(|e| e.text.len()).sum();

@@ -71,9 +71,31 @@ fn edge_constructs_keep_their_output() {
             include_dirs: Vec::new(),
             args: Vec::new(),
         };
-        if let Err(e) = case.check_open_mpi(tmp.path(), &rt) {
-            failures.push(format!("{file}: {e}"));
+        match case.run_open_mpi(tmp.path(), &rt) {
+            Err(e) => failures.push(format!("{file}: {e}")),
+            Ok((lowered, plan, ranks)) if lang == Lang::C => checker_catches_damage(&lowered.program, &plan, &ranks),
+            Ok(_) => {}
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The trace checks fail when a record is missing or a message does not match.
+fn checker_catches_damage(prog: &frontend::Program, plan: &codegen::Plan, ranks: &[trace::RankTrace]) {
+    let mut no_loops = ranks.to_vec();
+    no_loops[0].aggregates.retain(|a| a.kind != trace::AggKind::Loop);
+    let err = check_traces(prog, plan, &no_loops).expect_err("missing loop records must fail");
+    assert!(err.contains("loop site"), "{err}");
+    let mut no_branches = ranks.to_vec();
+    no_branches[1].aggregates.retain(|a| a.kind != trace::AggKind::Branch);
+    let err = check_traces(prog, plan, &no_branches).expect_err("missing branch records must fail");
+    assert!(err.contains("branch site"), "{err}");
+    let mut bad_send = ranks.to_vec();
+    let send = bad_send[0].events.iter_mut().find_map(|e| match e {
+        trace::Event::Mpi { call, .. } if call.op == trace::Op::Send => Some(call),
+        _ => None,
+    });
+    send.expect("edge.c: rank 0 sends").bytes += 8;
+    let err = check_traces(prog, plan, &bad_send).expect_err("a mismatched message must fail");
+    assert!(err.contains("sends"), "{err}");
 }

@@ -231,6 +231,11 @@ impl Case {
     }
 
     pub fn check_open_mpi(&self, tmp: &Path, rt: &Runtime) -> Result<(), String> {
+        self.run_open_mpi(tmp, rt).map(|_| ())
+    }
+
+    /// [`Case::check_open_mpi`], returning what it checked.
+    pub fn run_open_mpi(&self, tmp: &Path, rt: &Runtime) -> Result<(frontend::Lowered, Plan, Vec<RankTrace>), String> {
         eprintln!("{} (open mpi)", self.tag());
         let dir = tmp.join(self.tag());
         let (lowered, plan, main) = self.instrument(&dir.join("inst"))?;
@@ -260,7 +265,8 @@ impl Case {
         if ranks.len() != 2 {
             return Err(format!("{} rank traces, expected 2", ranks.len()));
         }
-        check_traces(&lowered.program, &plan, &ranks)
+        check_traces(&lowered.program, &plan, &ranks)?;
+        Ok((lowered, plan, ranks))
     }
 
     pub fn check_smpi(&self, tmp: &Path, rt: &Runtime, np: u32) -> Result<(), String> {
