@@ -27,6 +27,18 @@ use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
 
+/// Reason given to every formal and global at entry while computing summaries: a value
+/// still carrying it at exit depends on how the procedure was called.
+const ENTRY: &str = "⟨value at entry⟩";
+
+/// What a procedure leaves in the globals and formals it writes, computed with every
+/// entry value unknown: `Known` exit values do not depend on the call.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub globals: BTreeMap<String, Val>,
+    pub formals: BTreeMap<usize, Val>,
+}
+
 /// Facts about one counted or while loop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopFacts {
@@ -76,6 +88,8 @@ pub struct Analysis<'p> {
     sites: SiteMap,
     cur: ProcId,
     stack: Vec<ActiveLoop>,
+    summaries: BTreeMap<ProcId, Summary>,
+    summarizing: bool,
 }
 
 /// Scope of expression evaluation at one program point.
@@ -111,11 +125,11 @@ impl Scope for Cx<'_, '_> {
     }
 
     fn is_user_proc(&self, name: &str) -> bool {
-        user_proc(self.an.prog, self.an.cur, name).is_some()
+        user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name).is_some()
     }
 
     fn user_call(&mut self, name: &str, args: Vec<Val>, span: Span) {
-        if let Some(callee) = user_proc(self.an.prog, self.an.cur, name) {
+        if let Some(callee) = user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name) {
             let line = self.line(span);
             self.an.record_call(callee, args, self.env, line);
         }
@@ -146,6 +160,8 @@ impl<'p> Analysis<'p> {
             sites: SiteMap::new(),
             cur: ProcId(0),
             stack: Vec::new(),
+            summaries: BTreeMap::new(),
+            summarizing: false,
         }
     }
 
@@ -158,9 +174,36 @@ impl<'p> Analysis<'p> {
         eval(e, &mut cx)
     }
 
-    /// Analyses every procedure once, callers before callees.
+    /// Two passes. First, callees before callers with unknown entry values, summarising
+    /// what each procedure leaves in the globals and formals it writes (so `call
+    /// read_input` that reads `n` into COMMON gives `N` to the caller). Then every
+    /// procedure once, callers before callees, with formals and globals bound from its call
+    /// sites; only this pass's facts are kept.
     pub fn run(&mut self) {
         let order = self.procs.order.clone();
+        self.summarizing = true;
+        for &id in order.iter().rev() {
+            self.cur = id;
+            self.stack.clear();
+            let mut env = self.summary_entry_env(id);
+            if let Some(p) = self.prog.proc(id) {
+                self.block(&p.body, &mut env);
+                let i = id.0 as usize;
+                let mut sum = Summary::default();
+                for g in self.procs.mod_globals.get(i).into_iter().flatten() {
+                    sum.globals.insert(g.clone(), env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)));
+                }
+                for &k in self.procs.mod_formals.get(i).into_iter().flatten() {
+                    if let Some(f) = p.params.get(k) {
+                        sum.formals.insert(k, env.get(&f.name).cloned().unwrap_or_else(|| Val::unknown(ENTRY)));
+                    }
+                }
+                self.summaries.insert(id, sum);
+            }
+        }
+        self.summarizing = false;
+        self.facts = Facts::default();
+        self.sites.clear();
         for id in order {
             self.cur = id;
             self.stack.clear();
@@ -199,8 +242,22 @@ impl<'p> Analysis<'p> {
         self.sites.entry(callee).or_default().push(CallSite { line, args, globals });
     }
 
-    /// Environment at entry of `id`: constants, then globals and formals agreed by all call sites.
-    fn entry_env(&mut self, id: ProcId) -> Env {
+    /// Entry environment of the summary pass: constants known, everything else unknown.
+    fn summary_entry_env(&mut self, id: ProcId) -> Env {
+        let mut env = self.constants_env(id);
+        if let Some(p) = self.prog.proc(id) {
+            for g in self.procs.globals.get(id.0 as usize).into_iter().flatten() {
+                env.insert(g.clone(), Val::unknown(ENTRY));
+            }
+            for f in &p.params {
+                env.insert(f.name.clone(), Val::unknown(ENTRY));
+            }
+        }
+        env
+    }
+
+    /// Named constants visible in `id`, as parameter symbols.
+    fn constants_env(&mut self, id: ProcId) -> Env {
         let prog = self.prog;
         let mut env = Env::new();
         let Some(p) = prog.proc(id) else { return env };
@@ -220,6 +277,14 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
+        env
+    }
+
+    /// Environment at entry of `id`: constants, then globals and formals agreed by all call sites.
+    fn entry_env(&mut self, id: ProcId) -> Env {
+        let prog = self.prog;
+        let mut env = self.constants_env(id);
+        let Some(p) = prog.proc(id) else { return env };
         let name = &p.name;
         let recursive = self.procs.recursive.contains(&id);
         let sites = self.sites.get(&id).cloned().unwrap_or_default();
@@ -299,7 +364,11 @@ impl<'p> Analysis<'p> {
             },
             StmtKind::Input(inp) => {
                 for t in &inp.targets {
+                    // a whole array read (`read *, g`) leaves its elements unknown: arrays are not tracked
                     if let SrcExprKind::Var(x) = &t.kind {
+                        if self.is_array(x) {
+                            continue;
+                        }
                         let v = match self.params.input(&inp.origin, x, line) {
                             Some(p) => Val::Known(Expr::var(&p)),
                             None => Val::unknown(format!("read from a file at line {line}")),
@@ -310,17 +379,20 @@ impl<'p> Analysis<'p> {
             }
             StmtKind::Mpi(m) => self.mpi(id, m, env, line),
             StmtKind::Call(c) => {
-                let callee = user_proc(prog, s.proc, &c.name);
+                let callee = user_proc(prog, &self.procs.names, s.proc, &c.name);
                 let vals: Vec<Val> = c.args.iter().map(|a| self.ev(a, env, None)).collect();
-                let defs = match callee {
-                    Some(cid) => {
-                        self.record_call(cid, vals, env, line);
-                        self.procs.call_defs(s, cid, &c.args)
-                    }
-                    None => s.defs.clone(),
-                };
                 let reason = format!("modified by call to `{}` at line {line}", c.name);
-                self.set_unknown(env, defs, &reason);
+                match callee {
+                    Some(cid) => {
+                        if !self.summarizing {
+                            self.record_call(cid, vals, env, line);
+                        }
+                        let defs = self.procs.call_defs(s, cid, &c.args);
+                        self.set_unknown(env, defs, &reason);
+                        self.apply_summary(cid, &c.args, env, &reason);
+                    }
+                    None => self.set_unknown(env, s.defs.clone(), &reason),
+                }
             }
             StmtKind::Loop(l) => self.counted_loop(id, l, env, line),
             StmtKind::While(w) => {
@@ -384,6 +456,27 @@ impl<'p> Analysis<'p> {
                 let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
                 let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
                 self.set_unknown(env, scalars, &reason);
+            }
+        }
+    }
+
+    /// After a call: the callee's entry-independent exit values of what it writes.
+    fn apply_summary(&self, callee: ProcId, args: &[SrcExpr], env: &mut Env, reason: &str) {
+        let Some(sum) = self.summaries.get(&callee) else { return };
+        let translate = |v: &Val| match v {
+            Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
+            other => other.clone(),
+        };
+        for (g, v) in &sum.globals {
+            if self.procs.globals.get(self.cur.0 as usize).is_some_and(|gs| gs.contains(g)) {
+                env.insert(g.clone(), translate(v));
+            }
+        }
+        for (k, v) in &sum.formals {
+            if let Some(SrcExprKind::Var(x)) = args.get(*k).map(|a| &a.kind) {
+                if env.get(x).is_some_and(|old| *old == Val::unknown(reason)) {
+                    env.insert(x.clone(), translate(v));
+                }
             }
         }
     }

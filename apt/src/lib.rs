@@ -239,7 +239,7 @@ pub fn build(lowered: &Lowered, opts: &AptOptions) -> Apt {
 pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Apt {
     let mut an = interp::Analysis::new(prog, sources, opts.arg_names.clone());
     an.run();
-    let b = tree::Builder { prog, sources, facts: &an.facts };
+    let b = tree::Builder { prog, sources, facts: &an.facts, names: &an.procs.names };
     let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
     let comm_procs = tree::communicating(&routines, prog.procs.len());
     for r in &mut routines {
@@ -253,7 +253,19 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     let mut params = an.params;
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
     let file = sources.path(prog.main_file).map(Path::to_path_buf).unwrap_or_default();
-    Apt { file, language: prog.language, params: params.list().to_vec(), routines, sites }
+    let mut params = params.list().to_vec();
+    // presentation order: command line, stdin/env, P, rank, then constants by declaration
+    params.sort_by_key(|p| {
+        let (class, index) = match &p.origin {
+            ParamOrigin::Argv { index } => (0, index.unwrap_or(u32::MAX)),
+            ParamOrigin::Stdin | ParamOrigin::Env { .. } => (1, p.line),
+            ParamOrigin::CommSize => (2, 0),
+            ParamOrigin::CommRank => (3, 0),
+            ParamOrigin::Constant { .. } => (4, p.line),
+        };
+        (class, p.file.clone(), index, p.name.clone())
+    });
+    Apt { file, language: prog.language, params, routines, sites }
 }
 
 /// Loads `path` with the front end and builds its APT.

@@ -19,17 +19,46 @@ pub struct ProcFacts {
     pub mod_globals: Vec<BTreeSet<String>>,
     /// Per procedure: names that refer to program-wide storage there.
     pub globals: Vec<BTreeSet<String>>,
+    pub names: ProcNames,
+}
+
+/// Procedure names → ids (first definition wins, as `Program::proc_by_name`); Fortran
+/// names compare lower-cased. A map, because every array reference asks.
+#[derive(Debug, Clone, Default)]
+pub struct ProcNames {
+    map: BTreeMap<String, ProcId>,
+    fortran: bool,
+}
+
+impl ProcNames {
+    pub fn new(prog: &Program) -> Self {
+        let fortran = prog.language == Language::Fortran;
+        let mut map = BTreeMap::new();
+        for p in &prog.procs {
+            let key = if fortran { p.name.to_ascii_lowercase() } else { p.name.clone() };
+            map.entry(key).or_insert(p.id);
+        }
+        ProcNames { map, fortran }
+    }
+
+    pub fn get(&self, name: &str) -> Option<ProcId> {
+        if self.fortran {
+            self.map.get(&name.to_ascii_lowercase()).copied()
+        } else {
+            self.map.get(name).copied()
+        }
+    }
 }
 
 /// The user procedure `name` refers to in `proc`, unless `name` is an array there.
-pub fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<ProcId> {
-    let callee = prog.proc_by_name(name)?;
+pub fn user_proc(prog: &Program, names: &ProcNames, proc: ProcId, name: &str) -> Option<ProcId> {
+    let callee = names.get(name)?;
     if let Some(d) = prog.decl(proc, name) {
         if matches!(d.kind, DeclKind::Array { .. }) {
             return None;
         }
     }
-    Some(callee.id)
+    Some(callee)
 }
 
 /// Top-level expressions of a statement's own kind (not of nested bodies).
@@ -48,7 +77,7 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
 }
 
 /// User procedures called inside the expressions of `s`, in pre-order: `(callee, args)`.
-pub fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr])> {
+pub fn expr_calls<'a>(prog: &Program, names: &ProcNames, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr])> {
     let mut out = Vec::new();
     for top in stmt_exprs(s) {
         for e in top.walk() {
@@ -57,7 +86,7 @@ pub fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr]
                 SrcExprKind::Index { array, indices } => (array, indices),
                 _ => continue,
             };
-            if let Some(id) = user_proc(prog, s.proc, name) {
+            if let Some(id) = user_proc(prog, names, s.proc, name) {
                 out.push((id, args.as_slice()));
             }
         }
@@ -84,17 +113,18 @@ fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
 impl ProcFacts {
     pub fn compute(prog: &Program) -> ProcFacts {
         let n = prog.procs.len();
+        let names = ProcNames::new(prog);
         let mut graph: DiGraph<ProcId, ()> = DiGraph::new();
         let nodes: Vec<NodeIndex> = prog.procs.iter().map(|p| graph.add_node(p.id)).collect();
         let mut edges: BTreeSet<(usize, usize)> = BTreeSet::new();
         for s in &prog.stmts {
             let caller = s.proc.0 as usize;
             if let StmtKind::Call(c) = &s.kind {
-                if let Some(id) = user_proc(prog, s.proc, &c.name) {
+                if let Some(id) = user_proc(prog, &names, s.proc, &c.name) {
                     edges.insert((caller, id.0 as usize));
                 }
             }
-            for (id, _) in expr_calls(prog, s) {
+            for (id, _) in expr_calls(prog, &names, s) {
                 edges.insert((caller, id.0 as usize));
             }
         }
@@ -116,8 +146,14 @@ impl ProcFacts {
             order.extend(ids);
         }
         let globals: Vec<BTreeSet<String>> = (0..n).map(|i| global_names(prog, ProcId(i as u32))).collect();
-        let mut facts =
-            ProcFacts { order, recursive, mod_formals: vec![BTreeSet::new(); n], mod_globals: vec![BTreeSet::new(); n], globals };
+        let mut facts = ProcFacts {
+            order,
+            recursive,
+            mod_formals: vec![BTreeSet::new(); n],
+            mod_globals: vec![BTreeSet::new(); n],
+            globals,
+            names,
+        };
         facts.compute_mods(prog);
         facts
     }
@@ -156,7 +192,7 @@ impl ProcFacts {
     /// the actuals bound to formals the callee writes (plus the globals it writes).
     pub fn stmt_defs(&self, prog: &Program, s: &Stmt) -> BTreeSet<String> {
         match &s.kind {
-            StmtKind::Call(c) => match user_proc(prog, s.proc, &c.name) {
+            StmtKind::Call(c) => match user_proc(prog, &self.names, s.proc, &c.name) {
                 Some(callee) => self.call_defs(s, callee, &c.args),
                 None => s.defs.clone(),
             },

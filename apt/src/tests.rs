@@ -70,8 +70,8 @@ fn constant_propagation_substitutes_along_def_use_chains() {
     assert_eq!(send.peer, Some(e("rank + 1 - P*floor((rank + 1)/P)")));
     assert_eq!(send.tag, Some(e("5")));
     let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["M", "P", "rank", "N"]);
-    assert_eq!(apt.params[0].origin, crate::ParamOrigin::Constant { default: 4.0 });
+    assert_eq!(names, ["N", "P", "rank", "M"]);
+    assert_eq!(apt.params[3].origin, crate::ParamOrigin::Constant { default: 4.0 });
 }
 
 #[test]
@@ -236,4 +236,41 @@ fn site_ids_are_preorder_and_stable() {
         let site = a.site(n.site).unwrap();
         assert_eq!((site.kind, site.stmt, site.line), (n.kind(), n.stmt, n.line));
     }
+}
+
+#[test]
+fn common_values_set_by_a_callee_reach_the_caller_and_its_other_callees() {
+    let src = r#"
+program t
+  use mpi
+  integer :: n, nx, ierr
+  common /size/ n, nx
+  call read_input
+  call compute
+end program t
+
+subroutine read_input
+  integer :: n, nx, g(3)
+  common /size/ n, nx
+  read (*, *) n
+  read (*, *) g
+  nx = g(1)
+end subroutine read_input
+
+subroutine compute
+  use mpi
+  integer :: n, nx, i, ierr
+  common /size/ n, nx
+  do i = 1, n
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  do i = 1, nx
+  end do
+end subroutine compute
+"#;
+    let apt = apt_of("common.f90", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N"));
+    assert_eq!(apt.params[0].origin, crate::ParamOrigin::Stdin);
+    assert_eq!(l[1].trip, Attr::Unresolved("bound global `nx` of `compute`: held in array `g`".into()));
 }

@@ -11,7 +11,7 @@ use symbolic::Expr;
 
 use crate::comm::is_comm;
 use crate::interp::{Facts, LoopFacts};
-use crate::procs::{expr_calls, user_proc};
+use crate::procs::{expr_calls, user_proc, ProcNames};
 use crate::{Attr, IfNode, LoopNode, Node, NodeData, NodeKind, Site, SiteId};
 
 #[derive(Debug)]
@@ -19,6 +19,7 @@ pub struct Builder<'a> {
     pub prog: &'a Program,
     pub sources: &'a Sources,
     pub facts: &'a Facts,
+    pub names: &'a ProcNames,
 }
 
 fn node(stmt: Option<StmtId>, line: u32, data: NodeData, children: Vec<Node>) -> Node {
@@ -37,11 +38,11 @@ impl Builder<'_> {
         let Some(s) = self.prog.stmt(id) else { return };
         let line = self.sources.first_line(s.span);
         if let StmtKind::Call(c) = &s.kind {
-            if let Some(callee) = user_proc(self.prog, s.proc, &c.name) {
+            if let Some(callee) = user_proc(self.prog, self.names, s.proc, &c.name) {
                 out.push(node(Some(id), line, NodeData::Call { callee: c.name.clone(), proc: callee }, Vec::new()));
             }
         }
-        for (callee, _) in expr_calls(self.prog, s) {
+        for (callee, _) in expr_calls(self.prog, self.names, s) {
             if let Some(p) = self.prog.proc(callee) {
                 out.push(node(Some(id), line, NodeData::Call { callee: p.name.clone(), proc: callee }, Vec::new()));
             }
