@@ -356,3 +356,23 @@ fn fortran_cpp_conditionals() {
     let v = stmts(&b).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
     assert_eq!(v.as_deref(), Some("100"));
 }
+
+#[test]
+fn labelled_do_nest_ending_on_a_statement() {
+    let l = lower("n.f", "      PROGRAM P\n      REAL A(4,4)\n      DO 10 J = 1, 4\n      DO 10 I = 1, 4\n   10 A(I,J) = 0.0\n      END\n");
+    let p = l.program.main_proc().unwrap();
+    let outer = l.program.stmt(p.body[0]).unwrap();
+    let StmtKind::Loop(o) = &outer.kind else { panic!() };
+    assert_eq!(o.body.len(), 1);
+    let StmtKind::Loop(inner) = &l.program.stmt(o.body[0]).unwrap().kind else { panic!() };
+    assert_eq!(inner.body.len(), 1, "the shared terminator runs in the inner loop");
+    assert_eq!(l.sources.first_line(o.end_span), 5);
+    assert_eq!(l.sources.first_line(inner.end_span), 5);
+}
+
+#[test]
+fn c_for_declares_its_variable() {
+    let l = lower("a.c", "int main(void) { double s = 0; for (long k = 0; k < 9; k++) s += k; return 0; }\n");
+    let main = l.program.main_proc().unwrap();
+    assert_eq!(l.program.var_type(main.id, "k").and_then(|t| t.bytes), Some(8));
+}

@@ -922,7 +922,15 @@ impl<'a> CLower<'a> {
                 let decls: Vec<Node> = init.children_by_field_name("declarator", &mut c).collect();
                 let [d] = decls.as_slice() else { return None };
                 let dd = unwrap_declarator(*d);
-                (self.text(dd.name?).to_string(), dd.init?)
+                let found = (self.text(dd.name?).to_string(), dd.init?);
+                // `for (int k = ...)` declares k
+                for (decl, _) in self.declaration(init) {
+                    self.locals.insert(decl.name.clone(), decl.ty.clone());
+                    if let Some(p) = self.b.proc_mut() {
+                        p.decls.push(decl);
+                    }
+                }
+                found
             }
             _ => return None,
         };

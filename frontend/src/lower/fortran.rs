@@ -32,6 +32,8 @@ pub struct FLower<'a> {
     locals: BTreeMap<String, (VarType, bool)>,
     /// Character variables filled by `get_command_argument(i, v)`.
     argv_vars: BTreeMap<String, Option<u32>>,
+    /// Terminator statements of a labelled DO nest, handed to the innermost loop.
+    pending_terminator: Option<(u32, Vec<Node<'a>>)>,
     module: Option<String>,
 }
 
@@ -51,6 +53,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         globals,
         locals: BTreeMap::new(),
         argv_vars: BTreeMap::new(),
+        pending_terminator: None,
         module: None,
     };
     let mut loose = Vec::new();
@@ -615,6 +618,15 @@ impl<'a> FLower<'a> {
         };
         let mut body_nodes = Vec::new();
         let mut end_span = span;
+        let my_label = self.do_label(n);
+        // a terminator statement handed down by an enclosing loop ending on the same label
+        let mut terminator: Vec<Node<'a>> = match self.pending_terminator.take() {
+            Some((l, nodes)) if Some(l) == my_label => nodes,
+            other => {
+                self.pending_terminator = other;
+                Vec::new()
+            }
+        };
         for k in kids.iter().skip(1) {
             match k.kind() {
                 "end_do_loop_statement" => end_span = self.span(*k),
@@ -626,13 +638,24 @@ impl<'a> FLower<'a> {
                         let is_continue = ck == "keyword_statement"
                             && self.text(c).trim().eq_ignore_ascii_case("continue");
                         if !matches!(ck, "statement_label" | "do_label_virtual" | "comment") && !is_continue {
-                            body_nodes.push(c);
+                            terminator.push(c);
                         }
                     }
                 }
                 _ => body_nodes.push(*k),
             }
         }
+        // `DO 10 J ... DO 10 I ... 10 A(I,J) = 0`: the shared terminator runs in the
+        // innermost loop, which tree-sitter closes with a virtual label
+        let inner_shares = body_nodes
+            .iter()
+            .rev()
+            .find(|b| b.kind() != "comment")
+            .is_some_and(|b| b.kind() == "do_loop" && my_label.is_some() && self.do_label(*b) == my_label);
+        if inner_shares && !terminator.is_empty() {
+            self.pending_terminator = my_label.map(|l| (l, std::mem::take(&mut terminator)));
+        }
+        body_nodes.extend(terminator);
         let header_span = self.span(head);
         let control = children(head).into_iter().find(|c| c.kind() == "loop_control_expression");
         let whiled = children(head).into_iter().find(|c| c.kind() == "while_statement");
@@ -669,6 +692,13 @@ impl<'a> FLower<'a> {
         let w = While { cond, init: Vec::new(), body, update: Vec::new(), post_test: false, header_span, end_span };
         self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
         out.push(id);
+    }
+
+    /// The label of a labelled DO (`DO 10 I = ...` → 10).
+    fn do_label(&self, n: Node) -> Option<u32> {
+        let head = n.named_child(0).filter(|h| h.kind() == "do_statement")?;
+        let l = head.field("do_label")?;
+        parse_int(self.text(l)).and_then(|v| u32::try_from(v).ok())
     }
 
     fn cond_of(&mut self, n: Node) -> SrcExpr {
