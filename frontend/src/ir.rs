@@ -502,7 +502,9 @@ pub struct While {
 pub struct If {
     pub arms: Vec<IfArm>,
     pub else_body: Option<Block>,
-    /// Fortran `end if` / C closing brace of the last branch.
+    /// Fortran `end if` / C closing brace of the last branch (or the last branch's single
+    /// statement). For a one-line Fortran logical IF (`if (c) x = 1`) it equals the whole
+    /// statement's span.
     pub end_span: Span,
 }
 

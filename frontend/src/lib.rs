@@ -1,7 +1,20 @@
 //! augur front end: C and Fortran source lowered to one language-neutral IR.
 //!
-//! Only this crate sees tree-sitter. Entry point: [`load`] (or [`load_str`]); the IR contract
-//! is [`ir`]; diagnostics are data ([`diagnostic`]) and this crate never prints.
+//! Only this crate sees tree-sitter. Entry points: [`load`], [`load_files`] (a program in
+//! several files), [`load_str`]; the IR contract is [`ir`]; diagnostics are data
+//! ([`diagnostic`]) and this crate never prints. Loading never fails on bad source: only an
+//! unreadable main file is an error ([`LoadError`]).
+//!
+//! Pipeline, per main file (code map):
+//! - `include`: read (non-UTF-8 → lossy + warning), prepare, inline local includes;
+//!   `source_map::Assembled` keeps every byte's original (file, offset).
+//! - preparation: C — `cpp` blanks dead `#if` branches (same length), `macros` substitutes
+//!   parse-breaking macros (`-D RESTRICT=`); Fortran fixed form — `normalize` (same line
+//!   count, 72-column cut, retried without the cut when errors remain).
+//! - `parse`: tree-sitter, syntax-error diagnostics from ERROR/MISSING nodes.
+//! - `lower::{c, fortran}`: nodes → IR through `lower::Builder` (arena, def/use sets, the
+//!   one `mpi_table`); deep inputs are lowered on a big-stack worker thread.
+//! - `dump`: text of the IR for snapshots and debugging.
 pub(crate) mod cpp;
 pub mod diagnostic;
 pub mod dump;
