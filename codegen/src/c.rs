@@ -11,7 +11,8 @@
 //! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
 //!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
 //! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
-//! - `return` inside marked loops: `{ <exit markers, innermost first> return ...; }`.
+//! - `return` inside marked loops, and `goto` out of them: `{ <exit markers of the loops left,
+//!   innermost first> return ...; }`.
 //!
 //! Key depths: a construct at nesting depth d wraps itself at 2d and its bodies at 2d+1.
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
@@ -41,8 +42,11 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
             early_return(ctx, s, d)?;
         }
         if let StmtKind::Opaque(o) = &s.kind {
-            if o.reason.contains("goto") && !ctx.enclosing_loops(s.id).is_empty() {
-                ctx.note(Some(s.span), "a goto inside a marked loop: if it leaves the loop, its exit marker is skipped");
+            if o.reason == "goto" && !ctx.enclosing_loops(s.id).is_empty() {
+                match ctx.goto_leaves(s) {
+                    Some(left) => exits_before(ctx, s, d, &left)?,
+                    None => ctx.note(Some(s.span), "goto target not found: if it leaves a marked loop, the loop's exit marker is skipped"),
+                }
             }
         }
     }
@@ -221,11 +225,16 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
 /// Exit markers of every enclosing marked loop before a `return`.
 fn early_return(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let loops = ctx.enclosing_loops(s.id);
+    exits_before(ctx, s, d, &loops)
+}
+
+/// `{ <exit markers of loops, innermost first> stmt }`.
+fn exits_before(ctx: &mut Ctx<'_>, s: &Stmt, d: i64, loops: &[(u32, bool)]) -> Result<(), CodegenError> {
     if loops.is_empty() {
         return Ok(());
     }
     let mut code = String::new();
-    for (site, phase) in loops {
+    for &(site, phase) in loops {
         code.push_str(&format!("augur_loop_exit({site}, augur_n_{site}); "));
         if phase {
             code.push_str(&format!("augur_phase_end({site}); "));

@@ -1,6 +1,7 @@
 //! The Fortran emitter (fixed and free form) of the instrumented program.
 //!
 //! Markers are whole statements on their own lines (`call augur_loop_enter(S)`):
+//! - RETURN, and a GOTO out of marked loops, first run the exit markers of the loops left;
 //! - a statement's opening lines go before its first line (its label moves onto the first of
 //!   them, so a GOTO to it still runs them), its closing lines after its last line;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
@@ -184,8 +185,17 @@ impl<'a> F<'_, 'a> {
                         self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
                     self.lines.before.entry(s.id).or_default().extend(exits);
                 }
-                StmtKind::Opaque(o) if o.reason.contains("goto") && !self.ctx.enclosing_loops(s.id).is_empty() => {
-                    self.ctx.note(Some(s.span), "a GOTO inside a marked loop: if it leaves the loop, its exit marker is skipped");
+                StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
+                    match self.ctx.goto_leaves(s) {
+                        Some(left) => {
+                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                            self.lines.before.entry(s.id).or_default().extend(exits);
+                        }
+                        None => self.ctx.note(
+                            Some(s.span),
+                            "GOTO target not found: if it leaves a marked loop, the loop's exit marker is skipped",
+                        ),
+                    }
                 }
                 _ => {}
             }

@@ -143,6 +143,44 @@ pub fn form_of(path: &Path) -> FortranForm {
     }
 }
 
+/// Offset in `body` of the C label `name:` (a whole word followed by `:` but not `::`).
+fn c_label_offset(body: &str, name: &str) -> Option<usize> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let b = body.as_bytes();
+    let mut from = 0;
+    while let Some(i) = body.get(from..)?.find(name) {
+        let at = from + i;
+        let end = at + name.len();
+        let left = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let rest = body.get(end..)?.trim_start_matches([' ', '\t']);
+        let right = rest.starts_with(':') && !rest.starts_with("::");
+        let before = body.get(..at)?.trim_end();
+        let stmt_start = before.is_empty() || before.ends_with([';', '{', '}', ':']);
+        if left && right && stmt_start {
+            return Some(at);
+        }
+        from = end;
+    }
+    None
+}
+
+/// The statement label of a Fortran line (fixed: columns 1–5; free: leading digits).
+fn line_label(line: &str) -> Option<u32> {
+    let first = line.chars().next()?;
+    if matches!(first, 'c' | 'C' | '*' | '!' | 'd' | 'D') {
+        return None;
+    }
+    let t = line.trim_start();
+    let n = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = t.get(n..)?;
+    if n == 0 || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    t.get(..n)?.parse().ok()
+}
+
 /// `path` relative to `base` when below it, else its file name.
 fn relative(path: &Path, base: &Path) -> PathBuf {
     match path.strip_prefix(base) {
@@ -196,6 +234,58 @@ impl Ctx<'_> {
             cur = self.prog.stmt(p).and_then(|s| s.parent);
         }
         out
+    }
+
+    /// For a GOTO statement inside marked loops: the loops it leaves, innermost first (their
+    /// exit markers must run before the jump). `None`: the target was not found (computed GOTO,
+    /// label in another file).
+    pub fn goto_leaves(&self, s: &frontend::Stmt) -> Option<Vec<(u32, bool)>> {
+        let file = self.sources.get(s.span.file)?;
+        let proc = self.prog.proc(s.proc)?;
+        if proc.span.file != s.span.file {
+            return None;
+        }
+        let text = self.sources.text(s.span);
+        let target: u32 = match self.prog.language {
+            Language::C => {
+                let name = text.trim().strip_prefix("goto")?.trim().trim_end_matches(';').trim();
+                let body = file.text.get(proc.span.start as usize..proc.span.end as usize)?;
+                let at = c_label_offset(body, name)? + proc.span.start as usize;
+                u32::try_from(at).ok()?
+            }
+            Language::Fortran => {
+                let compact: String = text.to_ascii_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+                let label: u32 = compact.strip_prefix("goto")?.parse().ok()?;
+                let first = self.sources.first_line(proc.span);
+                let last = self.sources.last_line(proc.span);
+                let line = (first..=last).find(|&l| line_label(file.line_text(l)) == Some(label))?;
+                // the target as a line-start offset: compared with loop spans by line below
+                file.line_start(line)
+            }
+        };
+        let mut out = Vec::new();
+        let mut cur = s.parent;
+        while let Some(p) = cur {
+            let ps = self.prog.stmt(p)?;
+            if let Some(l) = self.plan.loop_of(p) {
+                let (lo, hi) = match (&ps.kind, self.prog.language) {
+                    (_, Language::C) => (ps.span.start, ps.span.end),
+                    (frontend::StmtKind::Loop(lp), _) => {
+                        (file.line_start(self.sources.first_line(ps.span)), file.line_start(self.sources.last_line(lp.end_span) + 1))
+                    }
+                    (frontend::StmtKind::While(w), _) => {
+                        (file.line_start(self.sources.first_line(ps.span)), file.line_start(self.sources.last_line(w.end_span) + 1))
+                    }
+                    _ => (ps.span.start, ps.span.end),
+                };
+                if (lo..hi).contains(&target) {
+                    break;
+                }
+                out.push(l);
+            }
+            cur = ps.parent;
+        }
+        Some(out)
     }
 
     /// Whether `id` lies inside the computation phase of an enclosing loop.

@@ -1,6 +1,6 @@
 /* edge.c: C constructs the instrumenter must rewrite without changing what the program computes:
  * unbraced and empty loop bodies, nested unbraced loops, if/else-if/else chains without braces,
- * do-while, for(;;) with break, return from inside loops, calls in expressions and in unbraced
+ * do-while, for(;;) with break, return and goto from inside loops, calls in expressions and in unbraced
  * branches, MPI calls inside conditions and with empty argument lists. Prints one checksum. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +20,22 @@ static int find(int n, int target)
             if (i * n + j == target)
                 return i * 1000 + j;
     return -1;
+}
+
+/* leaves two loops with goto; a goto to a label inside the loop stays in it */
+static int first_over(int n, int limit)
+{
+    int i, j, hit = -1;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            if (j == 1) goto next;
+            if (i * j > limit) { hit = i * 100 + j; goto done; }
+        next:
+            ;
+        }
+    }
+done:
+    return hit;
 }
 
 int main(int argc, char **argv)
@@ -47,7 +63,7 @@ int main(int argc, char **argv)
     do k--; while (k > 4);
     do { k += 2; } while (k < 9);
     for (;;) { if (++k > 20) break; }
-    s += k + find(n, 17) + find(n, 99);
+    s += k + find(n, 17) + find(n, 99) + first_over(n, 12);
     if (size > 1) {
         if (rank == 0)
             MPI_Send(buf, 4, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);

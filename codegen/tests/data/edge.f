@@ -1,8 +1,8 @@
 C     edge.f: fixed-form constructs the instrumenter must rewrite without
 C     changing results: shared DO terminators that are not CONTINUE, a
 C     GOTO to a labelled DO, logical IFs around CALL and MPI calls, an MPI
-C     call whose rewritten line passes column 72, RETURN from inside a
-C     loop, DO WHILE, ELSE IF chains, a function called in expressions.
+C     call whose rewritten line passes column 72, RETURN and GOTO out of
+C     a loop, DO WHILE, ELSE IF chains, a function called in expressions.
       PROGRAM EDGE
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -39,6 +39,15 @@ C     shared CONTINUE terminator, three deep
       IF (NPROCS .GT. 1 .AND. RANK .EQ. 1)
      &   CALL MPI_RECV(A, 4, MPI_DOUBLE_PRECISION, 0, 9, MPI_COMM_WORLD,
      &                 STATUS, IERR)
+C     GOTO to the terminator (stays) and GOTO past the loop (leaves)
+      K = 0
+      DO 70 I = 1, N
+         IF (I .EQ. 2) GOTO 70
+         K = K + I
+         IF (K .GT. 20) GOTO 80
+   70 CONTINUE
+   80 CONTINUE
+      S = S + K
       K = 0
       DO WHILE (K .LT. 7)
          K = K + 2
