@@ -84,6 +84,8 @@ pub enum CodegenError {
     UnknownStmt { site: u32, stmt: u32 },
     #[error("source file #{0} is not among the loaded sources")]
     MissingFile(u32),
+    #[error("{}:{line}: `use mpi_f08` is not supported by the tracer runtime (nor by SMPI); use `use mpi` or `include 'mpif.h'`", path.display())]
+    MpiF08 { path: PathBuf, line: u32 },
     #[error("cannot instrument {}: {reason} (byte {offset})", path.display())]
     Conflict { path: PathBuf, offset: usize, reason: String },
 }
@@ -114,6 +116,7 @@ pub fn instrument_with(
             None
         }
         Language::Fortran => {
+            reject_mpi_f08(sources)?;
             let form = opts.form.unwrap_or_else(|| form_of(&main.path));
             fortran::instrument(&mut ctx, form)?;
             Some(form)
@@ -133,6 +136,24 @@ pub fn instrument_with(
         files.push(OutputFile { file: id, source: src.path.clone(), relative: relative(&src.path, &base), text });
     }
     Ok(Instrumented { language: prog.language, form, files, notes })
+}
+
+/// The runtime's Fortran wrappers take `mpif.h`/`use mpi` arguments (INTEGER handles).
+fn reject_mpi_f08(sources: &Sources) -> Result<(), CodegenError> {
+    for (_, f) in sources.files() {
+        for (i, line) in f.text.lines().enumerate() {
+            let l = line.trim_start().to_ascii_lowercase();
+            let Some(rest) = l.strip_prefix("use") else { continue };
+            let rest = rest.trim_start().trim_start_matches(',').trim_start();
+            let rest = rest.strip_prefix("intrinsic").unwrap_or(rest).trim_start();
+            let rest = rest.strip_prefix("::").unwrap_or(rest).trim_start();
+            if rest.starts_with("mpi_f08") {
+                let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                return Err(CodegenError::MpiF08 { path: f.path.clone(), line });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Fixed form for `.f`, `.F`, `.for`, `.f77`, `.ftn`; free otherwise.
@@ -291,5 +312,47 @@ impl Ctx<'_> {
     /// Whether `id` lies inside the computation phase of an enclosing loop.
     pub fn in_phase(&self, id: StmtId) -> bool {
         self.enclosing_loops(id).iter().any(|&(_, phase)| phase)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(name: &str, text: &str) -> frontend::Lowered {
+        frontend::load_str(name, text, &frontend::Options::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn mpi_f08_is_rejected_with_its_line() {
+        let l = load("a.f90", "program a\n  use mpi_f08\n  call MPI_Init()\nend program a\n");
+        let plan = Plan::from_program(&l.program);
+        let err = instrument(&l.program, &l.sources, &plan).err();
+        assert!(matches!(err, Some(CodegenError::MpiF08 { line: 2, .. })), "{err:?}");
+    }
+
+    #[test]
+    fn unknown_statement_in_plan_is_an_error() {
+        let l = load("a.c", "int main(void) { return 0; }\n");
+        let plan = Plan::new(vec![Mark { stmt: StmtId(99), site: 1, role: Role::Comm }]);
+        let err = instrument(&l.program, &l.sources, &plan).err();
+        assert!(matches!(err, Some(CodegenError::UnknownStmt { site: 1, stmt: 99 })), "{err:?}");
+    }
+
+    #[test]
+    fn labels_of_fortran_lines() {
+        assert_eq!(line_label("   20 CONTINUE"), Some(20));
+        assert_eq!(line_label("C  20 comment"), None);
+        assert_eq!(line_label("10 x = 1"), Some(10));
+        assert_eq!(line_label("      x = 10"), None);
+        assert_eq!(line_label("      10x = 1"), None);
+    }
+
+    #[test]
+    fn c_labels_are_statement_starts() {
+        let body = "{ x = a ? b : c; again: x++; std::y; }";
+        assert_eq!(c_label_offset(body, "again"), Some(17));
+        assert_eq!(c_label_offset(body, "b"), None);
+        assert_eq!(c_label_offset(body, "std"), None);
     }
 }
