@@ -316,6 +316,7 @@ impl Ctx<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 
