@@ -20,7 +20,7 @@ use symbolic::Expr;
 
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
-use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
+use crate::procs::{side_effect_vars, user_proc, CallSite, ProcFacts, SiteMap};
 use crate::value::{eval, short, Scope, Special, Val};
 use crate::rules::{agree, merge, source_text, trip_count};
 use crate::Attr;
@@ -146,6 +146,10 @@ impl Scope for Cx<'_, '_> {
 
     fn line(&self, span: Span) -> u32 {
         self.an.sources.first_line(span)
+    }
+
+    fn is_input(&self, name: &str) -> bool {
+        self.an.params.is_input(name)
     }
 }
 
@@ -347,6 +351,13 @@ impl<'p> Analysis<'p> {
         let prog = self.prog;
         let Some(s) = prog.stmt(id) else { return };
         let line = self.line(s.span);
+        self.stmt_kind(id, s, env, line);
+        let changed: Vec<String> = side_effect_vars(s).into_iter().filter(|v| !self.is_array(v)).collect();
+        self.set_unknown(env, changed, &format!("modified inside an expression at line {line}"));
+    }
+
+    fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
+        let prog = self.prog;
         match &s.kind {
             StmtKind::Assign(a) => match &a.target.kind {
                 SrcExprKind::Var(x) => {
@@ -443,7 +454,8 @@ impl<'p> Analysis<'p> {
                     None => outs.push(env.clone()),
                 }
                 if !outs.is_empty() {
-                    *env = merge(outs, line);
+                    let params = &self.params;
+                    *env = merge(outs, line, &|n| params.is_input(n));
                 }
             }
             StmtKind::Return { value } => {

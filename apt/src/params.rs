@@ -80,6 +80,13 @@ impl Params {
         &self.list
     }
 
+    /// Whether `name` is a parameter read at run time (argv, stdin, environment).
+    pub fn is_input(&self, name: &str) -> bool {
+        self.list.iter().any(|p| {
+            p.name == name && matches!(p.origin, ParamOrigin::Argv { .. } | ParamOrigin::Stdin | ParamOrigin::Env { .. })
+        })
+    }
+
     pub fn is_param(&self, name: &str) -> bool {
         self.list.iter().any(|p| p.name == name)
     }

@@ -94,6 +94,40 @@ pub fn expr_calls<'a>(prog: &Program, names: &ProcNames, s: &'a Stmt) -> Vec<(Pr
     out
 }
 
+/// Whether opaque expression text changes something: `++`, `--` or an assignment operator.
+fn has_side_effect(text: &str) -> bool {
+    if text.contains("++") || text.contains("--") {
+        return true;
+    }
+    let b = text.as_bytes();
+    let at = |i: usize, k: usize| i.checked_sub(k).and_then(|j| b.get(j)).copied();
+    b.iter().enumerate().any(|(i, &c)| {
+        let comparison = match at(i, 1) {
+            Some(b'=' | b'!') => true,
+            // `<=` / `>=` compare; `<<=` / `>>=` assign
+            Some(p @ (b'<' | b'>')) => at(i, 2) != Some(p),
+            _ => false,
+        };
+        c == b'=' && b.get(i + 1) != Some(&b'=') && !comparison
+    })
+}
+
+/// Variables of opaque sub-expressions with side effects (`reqs[nreq++]`): the front end's
+/// def sets do not list them.
+pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for top in stmt_exprs(s) {
+        for e in top.walk() {
+            if let SrcExprKind::Opaque { text, vars } = &e.kind {
+                if has_side_effect(text) {
+                    out.extend(vars.iter().cloned());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Names that refer to program-wide storage in `proc`.
 fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
     let Some(p) = prog.proc(proc) else { return BTreeSet::new() };
@@ -189,8 +223,15 @@ impl ProcFacts {
     }
 
     /// Variables a statement itself may write, with calls to user procedures narrowed to
-    /// the actuals bound to formals the callee writes (plus the globals it writes).
+    /// the actuals bound to formals the callee writes (plus the globals it writes), and
+    /// variables changed inside expressions the front end keeps opaque.
     pub fn stmt_defs(&self, prog: &Program, s: &Stmt) -> BTreeSet<String> {
+        let mut defs = self.own_defs(prog, s);
+        defs.extend(side_effect_vars(s));
+        defs
+    }
+
+    fn own_defs(&self, prog: &Program, s: &Stmt) -> BTreeSet<String> {
         match &s.kind {
             StmtKind::Call(c) => match user_proc(prog, &self.names, s.proc, &c.name) {
                 Some(callee) => self.call_defs(s, callee, &c.args),
@@ -231,6 +272,21 @@ impl ProcFacts {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_side_effect;
+
+    #[test]
+    fn side_effects_in_opaque_text() {
+        for t in ["nreq++", "--k", "x = 3", "a += 2", "p->n <<= 1"] {
+            assert!(has_side_effect(t), "{t}");
+        }
+        for t in ["a == b", "x <= y", "p->n", "!done", "a >= 2 && b != 3"] {
+            assert!(!has_side_effect(t), "{t}");
+        }
     }
 }
 

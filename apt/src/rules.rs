@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use symbolic::Expr;
 
 use crate::interp::Env;
-use crate::value::Val;
+use crate::value::{input_with_default, Val};
 use crate::Attr;
 
 /// Source text on one line: continuation markers and runs of blanks collapsed.
@@ -41,7 +41,7 @@ pub fn trip_count(lo: &Val, hi: &Val, step: &Val) -> Attr {
 }
 
 /// Join of the environments at the ends of an `if`'s arms.
-pub fn merge(outs: Vec<Env>, line: u32) -> Env {
+pub fn merge(outs: Vec<Env>, line: u32, is_input: &dyn Fn(&str) -> bool) -> Env {
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for e in &outs {
         keys.extend(e.keys().cloned());
@@ -50,9 +50,12 @@ pub fn merge(outs: Vec<Env>, line: u32) -> Env {
     for k in keys {
         let vals: Vec<Option<&Val>> = outs.iter().map(|e| e.get(&k)).collect();
         let first = vals.first().copied().flatten();
-        let v = match first {
-            Some(v) if vals.iter().all(|x| *x == Some(v)) => v.clone(),
-            _ => match vals.iter().flatten().find(|v| matches!(v, Val::Unknown(_))) {
+        let all: Option<Vec<&Val>> = vals.iter().copied().collect();
+        let defaulted = all.and_then(|a| input_with_default(&a, is_input));
+        let v = match (first, defaulted) {
+            (Some(v), _) if vals.iter().all(|x| *x == Some(v)) => v.clone(),
+            (_, Some(input)) => input,
+            (_, None) => match vals.iter().flatten().find(|v| matches!(v, Val::Unknown(_))) {
                 Some(u) if vals.iter().all(|x| x.is_some()) => (*u).clone(),
                 _ => Val::unknown(format!("differs between branches at line {line}")),
             },
@@ -103,7 +106,7 @@ mod tests {
     fn merge_keeps_only_agreeing_values() {
         let a: Env = [("n".to_string(), k("N")), ("x".to_string(), k("2"))].into_iter().collect();
         let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))].into_iter().collect();
-        let m = merge(vec![a, b], 7);
+        let m = merge(vec![a, b], 7, &|_| false);
         assert_eq!(m.get("n"), Some(&k("N")));
         assert_eq!(m.get("x"), Some(&Val::unknown("differs between branches at line 7")));
     }

@@ -274,3 +274,27 @@ end subroutine compute
     assert_eq!(apt.params[0].origin, crate::ParamOrigin::Stdin);
     assert_eq!(l[1].trip, Attr::Unresolved("bound global `nx` of `compute`: held in array `g`".into()));
 }
+
+#[test]
+fn inputs_with_defaults_and_side_effects_in_arguments() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, m, i, nreq = 0;
+    MPI_Request reqs[2];
+    double buf[8];
+    n = (argc > 1) ? atoi(argv[1]) : 256;
+    if (argc > 2) m = atoi(argv[2]); else m = 16;
+    for (i = 0; i < n * m; i++) MPI_Barrier(MPI_COMM_WORLD);
+    nreq = 0;
+    MPI_Irecv(buf, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &reqs[nreq++]);
+    MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+    return 0;
+}
+"#;
+    let apt = apt_of("d.c", src);
+    assert_eq!(loops(&apt)[0].trip, e("N*M"));
+    let wait = comms(&apt)[2];
+    assert_eq!(wait.count, Some(Attr::Unresolved("modified inside an expression at line 12".into())));
+}

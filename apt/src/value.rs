@@ -58,6 +58,8 @@ pub trait Scope {
     fn input(&mut self, origin: &InputOrigin, span: Span) -> Val;
     /// 1-based line of a span in the original file.
     fn line(&self, span: Span) -> u32;
+    /// Whether `name` is a parameter read at run time (argv, stdin, environment).
+    fn is_input(&self, name: &str) -> bool;
 }
 
 /// Evaluates one source expression.
@@ -97,7 +99,7 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
         SrcExprKind::Ternary { cond, then, other } => {
             let _ = eval(cond, s);
             let (a, b) = (eval(then, s), eval(other, s));
-            choose(a, b, s.line(cond.span))
+            choose(a, b, s.line(cond.span), s)
         }
         SrcExprKind::SizeOf { ty, expr } => match ty.as_ref().and_then(|t| if t.pointer > 0 { Some(8) } else { t.bytes }) {
             Some(b) => Val::Known(Expr::int(i64::from(b))),
@@ -124,10 +126,32 @@ pub fn short(text: &str) -> String {
     }
 }
 
+/// A run-time input with literal fallbacks (`argc > 1 ? atoi(argv[1]) : 256`, or the same
+/// with `if`/`else`) stands for the input: the fallback is only the program's default.
+pub fn input_with_default(vals: &[&Val], is_input: &dyn Fn(&str) -> bool) -> Option<Val> {
+    let mut input: Option<&Val> = None;
+    for v in vals {
+        match v {
+            Val::Known(e) if e.as_var().is_some_and(is_input) => {
+                if input.is_some_and(|i| i != *v) {
+                    return None;
+                }
+                input = Some(*v);
+            }
+            Val::Known(e) if e.as_const().is_some() => {}
+            _ => return None,
+        }
+    }
+    input.cloned()
+}
+
 /// `c ? a : b` / `merge(a, b, c)`: one value only when both agree.
-fn choose(a: Val, b: Val, line: u32) -> Val {
+fn choose(a: Val, b: Val, line: u32, s: &dyn Scope) -> Val {
     if a == b {
         return a;
+    }
+    if let Some(v) = input_with_default(&[&a, &b], &|n| s.is_input(n)) {
+        return v;
     }
     match (&a, &b) {
         (Val::Unknown(_), _) => a,
@@ -273,7 +297,7 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
             let line = s.line(span);
             let mut it = vals.into_iter();
             match (it.next(), it.next()) {
-                (Some(a), Some(b)) => choose(a, b, line),
+                (Some(a), Some(b)) => choose(a, b, line, s),
                 _ => Val::unknown("bad `merge` call"),
             }
         }
@@ -294,12 +318,12 @@ mod tests {
     }
 
     #[test]
-    fn choose_keeps_agreeing_values_only() {
+    fn inputs_with_literal_defaults_are_the_input() {
         let n = Val::Known(Expr::var("N"));
-        assert_eq!(choose(n.clone(), n.clone(), 3), n);
-        assert_eq!(
-            choose(n, Val::Special(Special::ProcNull), 3),
-            Val::unknown("chosen by a condition at line 3")
-        );
+        let is_n = |v: &str| v == "N";
+        assert_eq!(input_with_default(&[&n, &Val::Known(Expr::int(256))], &is_n), Some(n.clone()));
+        assert_eq!(input_with_default(&[&n, &Val::Known(Expr::var("M"))], &is_n), None);
+        assert_eq!(input_with_default(&[&n, &Val::Special(Special::ProcNull)], &is_n), None);
+        assert_eq!(input_with_default(&[&Val::Known(Expr::int(2)), &Val::Known(Expr::int(3))], &is_n), None);
     }
 }
