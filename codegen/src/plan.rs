@@ -107,12 +107,16 @@ impl Plan {
         Plan::new(marks)
     }
 
-    /// A plan with the APT's node rules, computed from the IR alone; site ids in pre-order
-    /// from 0, then the MPI init/finalize/size/rank markers numbered after them.
+    /// A plan with the APT's node rules and numbering, computed from the IR alone: site ids in
+    /// pre-order from 0 with one id per procedure (the APT's ROUTINE node) before its body, then
+    /// the MPI init/finalize/abort/size/rank markers numbered after them. Equal to
+    /// [`Plan::from_apt`] on the same program (tested on every testdata program).
     pub fn from_program(prog: &Program) -> Plan {
         let comm_procs = communicating(prog);
         let mut b = PlanBuilder { prog, comm_procs, marks: Vec::new(), next: 0 };
         for p in &prog.procs {
+            // the APT's ROUTINE node takes the procedure's first id
+            b.next += 1;
             b.block(&p.body, false);
         }
         let mut marks = b.marks;

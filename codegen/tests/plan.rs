@@ -1,6 +1,6 @@
 //! `Plan::from_apt` against the APT's site table, and `Plan::from_program` against
-//! `Plan::from_apt`: same statements with the same roles on every testdata program and on the
-//! edge programs (site ids differ: the APT also numbers routines).
+//! `Plan::from_apt`: same statements, roles and site ids on every testdata program and on the
+//! edge programs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -27,6 +27,7 @@ fn check(src: &std::path::Path, include_dirs: Vec<std::path::PathBuf>) {
     assert_eq!(ids.len(), ids.iter().collect::<BTreeSet<_>>().len(), "site ids unique");
     let from_program = Plan::from_program(&lowered.program);
     assert_eq!(roles(&from_apt), roles(&from_program), "{}", src.display());
+    assert_eq!(from_apt, from_program, "{}: same site ids", src.display());
 }
 
 #[test]
