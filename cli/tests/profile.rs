@@ -95,8 +95,28 @@ fn profiles_a_testdata_program_and_resumes() {
         let n = r.params["N"];
         assert!(stdout.contains(&format!("{n}")), "program output captured: {stdout}");
     }
-    assert!(out.join("apt.json").is_file());
-    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(out.join("apt.json")).unwrap()).unwrap();
+    // The traces' site ids are the APT's: every communication event names a COMM node of apt.json.
+    let apt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("apt.json")).unwrap()).unwrap();
+    let mut comm_sites = std::collections::BTreeSet::new();
+    let mut stack: Vec<&serde_json::Value> = apt["routines"].as_array().unwrap().iter().collect();
+    while let Some(n) = stack.pop() {
+        if n["kind"] == "comm" {
+            comm_sites.insert(n["site"].as_u64().unwrap() as u32);
+        }
+        for key in ["children", "else"] {
+            stack.extend(n[key].as_array().into_iter().flatten());
+        }
+    }
+    assert!(comm_sites.len() >= 2, "{apt}");
+    let params: Vec<&str> = apt["params"].as_array().unwrap().iter().filter_map(|p| p["name"].as_str()).collect();
+    assert!(params.contains(&"N") && params.contains(&"K"), "argv parameters named after the placeholders: {params:?}");
+    for t in RunDir::at(&out).read_run("K=8,N=128,P=2").unwrap() {
+        for (c, _) in t.mpi_calls() {
+            if !matches!(c.op, trace::Op::Init | trace::Op::Finalize) {
+                assert!(comm_sites.contains(&c.site), "{c:?} is not at a COMM site of apt.json {comm_sites:?}");
+            }
+        }
+    }
 
     // Resume: nothing reruns (records and trace files untouched), then only the new P=4 runs.
     let trace_file = RunDir::at(&out).rank_path("K=8,N=64,P=2", 1);

@@ -64,7 +64,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let tree = apt::build(&lowered, &apt::AptOptions { arg_names: arg_names(args) });
     let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree)).context("cannot serialise the APT")?;
     apt_json.push('\n');
-    let plan = codegen::Plan::from_program(&lowered.program);
+    let plan = codegen::Plan::from_apt(&tree, &lowered.program);
     let inst = codegen::instrument(&lowered.program, &lowered.sources, &plan)
         .with_context(|| format!("cannot instrument {}", args.source.display()))?;
     for n in &inst.notes {
