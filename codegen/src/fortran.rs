@@ -72,6 +72,12 @@ fn code_of(line: &str, form: FortranForm) -> &str {
     }
 }
 
+/// A whole-line comment (fixed form: `c C * ! d D` in column 1; both forms: first non-blank `!`).
+fn is_comment(line: &str, form: FortranForm) -> bool {
+    let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
+    fixed || line.trim_start().starts_with('!') || line.trim().is_empty()
+}
+
 /// The label of a DO header (`DO 20 I = ...`, `do 20, i = ...`) and its byte range in `header`.
 fn do_label(header: &str) -> Option<(u32, usize, usize)> {
     let lower = header.to_ascii_lowercase();
@@ -417,6 +423,9 @@ impl<'a> F<'_, 'a> {
             let f = self.file(file)?;
             let end_line = self.ctx.sources.last_line(i.end_span);
             let else_line = (after_line + 1..end_line).find(|&l| {
+                if is_comment(f.line_text(l), self.form) {
+                    return false;
+                }
                 let c = code_of(f.line_text(l), self.form).trim_start().to_ascii_lowercase();
                 let is_else = c.starts_with("else") && !c[4..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_');
                 is_else && !c[4..].trim_start().starts_with("if") && !c.starts_with("elseif")
@@ -472,20 +481,23 @@ impl<'a> F<'_, 'a> {
                 // the label moves onto the first inserted line: a GOTO to it runs the markers
                 let line = f.line_text(first);
                 match self.form {
-                    FortranForm::Fixed if line.len() >= 5 && line.is_char_boundary(5) => {
+                    FortranForm::Fixed => {
                         let l = self.render(&like, c0);
                         text.push_str(&format!("{label:>5}{}", l.get(5..).unwrap_or("")));
-                        self.ctx.edits(file).replace(ls, ls + 5, "     ", Key::replace());
-                        rest = tail;
                     }
                     FortranForm::Free => {
                         let ws = line.len() - line.trim_start().len();
-                        let n = line.trim_start().bytes().take_while(u8::is_ascii_digit).count();
                         text.push_str(&format!("{}{label} {c0}\n", " ".repeat(ws)));
-                        self.ctx.edits(file).replace(ls + ws, ls + ws + n, " ".repeat(n), Key::replace());
-                        rest = tail;
                     }
-                    FortranForm::Fixed => {}
+                }
+                // blank the digits where they stand (same length: columns and tab format kept)
+                let ws = line.len() - line.trim_start().len();
+                let n = line.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                if n > 0 {
+                    self.ctx.edits(file).replace(ls + ws, ls + ws + n, " ".repeat(n), Key::replace());
+                    rest = tail;
+                } else {
+                    text.clear();
                 }
             }
             for c in rest {
