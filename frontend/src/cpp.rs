@@ -141,7 +141,7 @@ fn tokens(s: &str) -> Vec<Tok> {
                 i += 1;
             }
             out.push(Tok::Ident(s[st..i].to_string()));
-        } else if let Some(op) = OPS.iter().find(|op| s[i..].starts_with(**op)) {
+        } else if let Some(op) = OPS.iter().find(|op| s.get(i..).is_some_and(|r| r.starts_with(**op))) {
             out.push(Tok::Op(op));
             i += op.len();
         } else {
@@ -313,6 +313,8 @@ mod tests {
         assert_eq!(eval("UNDEFINED + 1", &t), 1);
         assert_eq!(eval("(N - 4) ? 1 : 2", &t), 2);
         assert_eq!(eval("__GNUC_PREREQ(4, 2)", &t), 0);
+        let _ = eval("é > 1 || 1", &t);
+        assert_eq!(eval("((((", &t), 0);
     }
 
     #[test]

@@ -208,11 +208,18 @@ fn parse_file(
     let mut macros = MacroTable::from_defines(&opts.defines);
     let (asm, tree, inc_diags) = match form {
         Form::C => {
-            // first pass finds the `#define`s of every included header, second substitutes
-            let mut exp = Expander::new(sources, &opts.include_dirs, &macros);
-            let mut first = Assembled::new();
-            exp.expand(file, Prep::C, &mut first);
-            macros.scan_defines(&first.text);
+            // a first pass finds the `#define`s of every included header (only needed when
+            // there are local headers), the second substitutes
+            let text = sources.get(file).map(|f| f.text.clone()).unwrap_or_default();
+            if text.contains("#include") && text.contains('"') {
+                let mut exp = Expander::new(sources, &opts.include_dirs, &macros);
+                let mut first = Assembled::new();
+                exp.expand(file, Prep::C, &mut first);
+                macros.scan_defines(&first.text);
+            } else {
+                let mut defined = macros.command_line.clone();
+                macros.scan_defines(&cpp::strip_dead_branches(&text, &mut defined));
+            }
             assemble_and_parse(sources, file, opts, &macros, Prep::C, parser)
         }
         Form::Free => assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser),
