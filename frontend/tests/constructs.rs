@@ -376,3 +376,12 @@ fn c_for_declares_its_variable() {
     let main = l.program.main_proc().unwrap();
     assert_eq!(l.program.var_type(main.id, "k").and_then(|t| t.bytes), Some(8));
 }
+
+#[test]
+fn internal_procedures_see_host_arrays() {
+    let l = lower("h.f90", "program p\n  use mpi\n  double precision :: buf(100)\n  integer :: ierr\n  call work()\ncontains\n  subroutine work()\n    buf(1) = 2.0d0\n  end subroutine work\nend program p\n");
+    let w = l.program.proc_by_name("work").unwrap();
+    let StmtKind::Assign(a) = &l.program.stmt(w.body[0]).unwrap().kind else { panic!() };
+    assert!(matches!(&a.target.kind, SrcExprKind::Index { array, .. } if array == "buf"));
+    assert_eq!(a.target.ty, Some(BaseType::Real));
+}

@@ -32,6 +32,8 @@ pub struct FLower<'a> {
     locals: BTreeMap<String, (VarType, bool)>,
     /// Character variables filled by `get_command_argument(i, v)`.
     argv_vars: BTreeMap<String, Option<u32>>,
+    /// Variables visible to the next internal procedure from its host.
+    host: BTreeMap<String, (VarType, bool)>,
     /// Terminator statements of a labelled DO nest, handed to the innermost loop.
     pending_terminator: Option<(u32, Vec<Node<'a>>)>,
     module: Option<String>,
@@ -54,6 +56,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         locals: BTreeMap::new(),
         argv_vars: BTreeMap::new(),
         pending_terminator: None,
+        host: BTreeMap::new(),
         module: None,
     };
     let mut loose = Vec::new();
@@ -267,7 +270,8 @@ impl<'a> FLower<'a> {
         if let Some(p) = self.b.proc_mut() {
             p.module = module;
         }
-        self.locals.clear();
+        // an internal procedure sees its host's variables (host association)
+        self.locals = std::mem::take(&mut self.host);
         self.argv_vars.clear();
         if let Some(params) = header.and_then(|h| h.field("parameters")) {
             for p in children(params) {
@@ -307,6 +311,7 @@ impl<'a> FLower<'a> {
             for p in children(ip) {
                 if matches!(p.kind(), "subroutine" | "function") {
                     let saved = self.locals.clone();
+                    self.host = saved.clone();
                     self.unit(p);
                     self.locals = saved;
                 }
