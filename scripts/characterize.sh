@@ -18,9 +18,9 @@ if [[ "$what" == all || "$what" == native ]]; then
     --name this-openmpi-shm --raw machines/this-openmpi-shm.csv -o machines/this-openmpi-shm.json
 fi
 if [[ "$what" == all || "$what" == smpi ]]; then
-  # Simulated time is deterministic; powers of two up to 64 (tree collectives step at powers of two).
+  # Simulated time is deterministic (3 repetitions suffice); powers of two up to 64 (tree collectives step at powers of two).
   augur characterize --launcher smpirun --platform testdata/platform/cluster.xml \
-    --np 2,4,8,16,32,64 --reps 5 \
+    --np 2,4,8,16,32,64 --reps 3 \
     --note "SMPI reference: cluster of 1 Gflop/s single-core hosts, 10 GBps links with 1 us latency, SMPI default network factors." \
     --name smpi-reference --raw machines/smpi-reference.csv -o machines/smpi-reference.json
 fi

@@ -417,6 +417,13 @@ impl FromStr for CollectiveOp {
     }
 }
 
+/// The data sheets shipped in `machines/`, embedded: (name, JSON text).
+pub const BUILTIN: [(&str, &str); 3] = [
+    ("this-openmpi-shm", include_str!("../../machines/this-openmpi-shm.json")),
+    ("smpi-reference", include_str!("../../machines/smpi-reference.json")),
+    ("paragon", include_str!("../../machines/paragon.json")),
+];
+
 /// A machine's MPI data sheet.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Machine {
@@ -437,6 +444,12 @@ impl Machine {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| MachineError::Read { path: shown.clone(), source })?;
         Machine::from_json(&text, &shown)
+    }
+
+    /// A shipped data sheet by name (`this-openmpi-shm`, `smpi-reference`, `paragon`); `None`
+    /// for an unknown name.
+    pub fn builtin(name: &str) -> Option<Result<Machine, MachineError>> {
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, text)| Machine::from_json(text, &format!("builtin:{n}")))
     }
 
     /// Parses a data sheet; `origin` names it in errors.

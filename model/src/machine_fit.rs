@@ -78,8 +78,12 @@ fn distinct(xs: impl Iterator<Item = f64>) -> Vec<f64> {
     v
 }
 
-/// Candidate (name, terms) lists for data varying as in `obs`.
-fn hypotheses(obs: &[Obs], has_data: bool) -> (Vec<(String, Vec<String>)>, Vec<(String, Vec<String>)>) {
+/// A candidate form: its name and its terms.
+type Hypothesis = (String, Vec<String>);
+
+/// Candidate forms for data varying as in `obs`: the full three-coefficient forms, and the
+/// reduced ones tried only when no full form has non-negative coefficients.
+fn hypotheses(obs: &[Obs], has_data: bool) -> (Vec<Hypothesis>, Vec<Hypothesis>) {
     let vary_p = distinct(obs.iter().map(|o| o.p)).len() >= 2;
     let vary_d = has_data && distinct(obs.iter().map(|o| o.d)).len() >= 2;
     let h = |name: &str, terms: &[&str]| (name.to_string(), terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
@@ -156,7 +160,7 @@ pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
     }
     let (full, reduced) = hypotheses(obs, has_data);
     let mut tried = 0;
-    let fit_all = |hs: &[(String, Vec<String>)], tried: &mut usize| -> Vec<Fitted> {
+    let fit_all = |hs: &[Hypothesis], tried: &mut usize| -> Vec<Fitted> {
         hs.iter()
             .filter(|(_, t)| obs.len() > t.len() || t.len() == 1)
             .filter_map(|(n, t)| {

@@ -227,3 +227,14 @@ fn costs_never_step_down_at_a_regime_boundary() {
     assert!((m.eval(2.0, 2000.0) - 21.0).abs() < 1e-12, "large regime once it is higher");
     assert!(CostModel::new(vec![Regime { up_to_bytes: Some(5), cost: f(1.0, 0.0) }]).is_err(), "last regime must be unbounded");
 }
+
+#[test]
+fn builtin_sheets_match_the_files() {
+    for (name, _) in BUILTIN {
+        let m = Machine::builtin(name).unwrap().unwrap();
+        assert_eq!(m.name, name);
+        let file = Machine::load(&machines_dir().join(format!("{name}.json"))).unwrap();
+        assert_eq!(m.to_json(), file.to_json());
+    }
+    assert!(Machine::builtin("cray-t3d").is_none());
+}

@@ -8,7 +8,9 @@
  *  - Every timed repetition starts from a barrier on the communicator being measured, after
  *    WARMUP untimed calls. A collective's time is the maximum over its group (from the sync
  *    point until the last process returns), obtained with an Allreduce so that all ranks agree
- *    on when to stop repeating.
+ *    on when to stop repeating. Below 1 MiB a repetition times a few consecutive calls
+ *    (bytes_trips) and reports the mean per call, so the barrier's exit skew (a late rank
+ *    finding its data already there) is amortised.
  *  - Collectives over group size g use a sub-communicator of world ranks 0..g-1 (MPI_Comm_split);
  *    the other ranks wait at a world barrier (sleeping between polls, natively), so one launch
  *    covers several group sizes and only one group is active at a time.
@@ -21,7 +23,7 @@
  *
  * Output (CSV, '#' lines are metadata):
  *   kind,op,p,bytes,reps,min,median,mean,stddev
- *   pt2pt ops: pingpong (half round trip), send_posted (time in MPI_Send with the receive
+ *   pt2pt ops: pingpong (half round trip, mean over a few consecutive round trips), send_posted (time in MPI_Send with the receive
  *   already posted), send_unposted (receive posted late), recv_min (time in MPI_Recv for a
  *   message sent well before), stream (per-message period of back-to-back sends).
  *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall; bytes is the
@@ -120,6 +122,11 @@ static int reps_for(long bytes, int reps) {
     return r < 5 ? 5 : (int)r;
 }
 
+/* Round trips (collective calls) per timed repetition: 8 for small messages, 1 from 1 MiB. */
+static int bytes_trips(long bytes) {
+    return bytes >= 1048576 ? 1 : bytes >= 65536 ? 2 : 8;
+}
+
 static double *times_buf;
 static char *sbuf, *rbuf;
 
@@ -133,18 +140,23 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
     for (int si = 0; si < sizes->n; si++) {
         long b = sizes->v[si];
         int cnt = (int)b, n = reps_for(b, reps);
-        /* pingpong: half round trip measured on rank 0 */
+        /* pingpong: half round trip measured on rank 0, averaged over `trips` round trips
+         * that start after one untimed round trip (which absorbs the barrier's exit skew) */
+        int trips = bytes_trips(b);
         for (int i = -WARMUP; i < n; i++) {
             MPI_Barrier(pair);
-            double t0 = MPI_Wtime();
-            if (me == 0) {
-                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
-                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
-            } else {
-                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
-                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            double t0 = 0;
+            for (int k = -1; k < trips; k++) {
+                if (k == 0) t0 = MPI_Wtime();
+                if (me == 0) {
+                    MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+                    MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                } else {
+                    MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                    MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+                }
             }
-            if (i >= 0) times_buf[i] = (MPI_Wtime() - t0) / 2;
+            if (i >= 0) times_buf[i] = (MPI_Wtime() - t0) / (2.0 * trips);
         }
         double half = 0;
         if (me == 0) {
@@ -239,13 +251,13 @@ static void bench_coll(MPI_Comm c, int g, const list_t *sizes, int reps, double 
             /* reduce/allreduce move whole doubles: report the bytes really reduced */
             if ((op == OP_REDUCE || op == OP_ALLREDUCE) && b < 8) b = 8;
             if (op == OP_REDUCE || op == OP_ALLREDUCE) b = b / 8 * 8;
-            int n = reps_for(b, reps), done = 0;
+            int n = reps_for(b, reps), done = 0, calls = bytes_trips(b);
             double spent = 0;
             for (int i = -WARMUP; i < n; i++) {
                 MPI_Barrier(c);
                 double t0 = MPI_Wtime();
-                run_op(op, b, c);
-                double dt = MPI_Wtime() - t0, worst = 0;
+                for (int k = 0; k < calls; k++) run_op(op, b, c);
+                double dt = (MPI_Wtime() - t0) / calls, worst = 0;
                 MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, c);
                 if (i < 0) continue;
                 times_buf[done++] = worst;

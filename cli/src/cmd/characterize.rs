@@ -208,7 +208,9 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
             std::fs::write(&hostfile, text)?;
             let mut c = Command::new("smpirun");
             c.args(["-np", &np.to_string()]).arg("-platform").arg(platform).arg("-hostfile").arg(&hostfile);
-            c.args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+            // The benchmark has no computation to simulate: without this, host CPU time between
+            // MPI calls (which depends on the host's load) would be charged to simulated time.
+            c.args(["--cfg=smpi/host-speed:1Gf", "--cfg=smpi/simulate-computation:no", "--log=root.thres:warning"]);
             ("smpicc", c, false)
         }
     };
@@ -245,7 +247,7 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
         coll: parse_sizes(args.coll_sizes.as_deref().unwrap_or(DEFAULT_COLL), "--coll-sizes")?,
         groups,
     };
-    if args.reps == 0 || !(args.point_seconds > 0.0) {
+    if args.reps == 0 || !args.point_seconds.is_finite() || args.point_seconds <= 0.0 {
         bail!("--reps and --point-seconds must be positive");
     }
     let started = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -282,7 +284,12 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     let prov = Provenance {
         source: Source::Measured,
         mpi: meta("mpi"),
-        launcher: if launcher_version.is_empty() { launcher.clone() } else { format!("{launcher} ({launcher_version})") },
+        launcher: if launcher_version.is_empty() || launcher_version.starts_with(&launcher) {
+            // `mpirun (Open MPI) 4.1.4` already names the program.
+            if launcher_version.is_empty() { launcher.clone() } else { launcher_version.clone() }
+        } else {
+            format!("{launcher}: {launcher_version}")
+        },
         host: meta("host"),
         date: utc_date(started),
         launch_np,
