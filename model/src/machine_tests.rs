@@ -238,3 +238,23 @@ fn builtin_sheets_match_the_files() {
     }
     assert!(Machine::builtin("cray-t3d").is_none());
 }
+
+/// `machines/smpi-reference.json` was measured under SMPI on testdata/platform/cluster.xml
+/// (links: lat 1 us, bw 10 GBps; a route crosses 2 links). SimGrid 3.32's default network
+/// factors scale latency by 2.01467 below 257 B and by 11.6436 from 65472 B, and bandwidth by
+/// 0.940694 from 65472 B: the fitted sheet must agree with that model.
+#[test]
+fn smpi_reference_agrees_with_the_platform() {
+    let m = Machine::load(&machines_dir().join("smpi-reference.json")).unwrap();
+    let (lat, bw) = (1e-6, 10e9);
+    let close = |got: f64, want: f64, what: &str| assert!((got - want).abs() / want < 0.01, "{what}: {got} vs {want}");
+    close(m.point_to_point.latency, 2.0 * lat * 2.01467, "small-message latency");
+    // The small regime is one line through SMPI's piecewise factors: a few percent off.
+    let h1 = m.pingpong(1.0);
+    assert!((h1 - 2.0 * lat * 2.01467).abs() / h1 < 0.05, "fitted h(1) = {h1}");
+    let large = m.point_to_point.pingpong.regime_at(4e6);
+    let coef = |t: &str| large.terms.iter().find(|c| c.term == t).map_or(0.0, |c| c.value);
+    close(1.0 / coef("d"), bw * 0.940694, "large-message bandwidth");
+    close(coef("1"), 2.0 * lat * 11.6436, "large-message latency");
+    close(m.pingpong(4194304.0), 2.0 * lat * 11.6436 + 4194304.0 / (bw * 0.940694), "h(4 MiB)");
+}
