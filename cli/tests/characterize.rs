@@ -1,13 +1,21 @@
 //! End-to-end: `augur characterize` really compiles and runs the microbenchmark with mpirun at
 //! np=2 on a couple of sizes and writes a data sheet `model::machine` loads. Skipped (with a
 //! note) when mpicc/mpirun are not installed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 
 use model::machine::{CollectiveOp, Machine, Source};
 use std::process::Command;
 
 fn have(prog: &str) -> bool {
-    Command::new(prog).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(prog)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
@@ -20,13 +28,29 @@ fn characterize_np2_writes_a_loadable_machine() {
     let out = dir.path().join("m.json");
     let raw = dir.path().join("m.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["characterize", "--np", "2", "--sizes", "8,1024,65536", "--coll-sizes", "8,512,4096", "--reps", "5", "--json", "-o"])
+        .args([
+            "characterize",
+            "--np",
+            "2",
+            "--sizes",
+            "8,1024,65536",
+            "--coll-sizes",
+            "8,512,4096",
+            "--reps",
+            "5",
+            "--json",
+            "-o",
+        ])
         .arg(&out)
         .arg("--raw")
         .arg(&raw)
         .output()
         .unwrap();
-    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let m = Machine::load(&out).unwrap();
     assert_eq!(m.measured.source, Source::Measured);
@@ -35,13 +59,21 @@ fn characterize_np2_writes_a_loadable_machine() {
     assert_eq!(m.measured.p2p_sizes, [8, 1024, 65536]);
     assert!(m.measured.mpi.contains("MPI"), "{}", m.measured.mpi);
     let pp = &m.point_to_point;
-    assert!(pp.latency > 0.0 && pp.latency < 1e-2, "latency {}", pp.latency);
+    assert!(
+        pp.latency > 0.0 && pp.latency < 1e-2,
+        "latency {}",
+        pp.latency
+    );
     assert!(pp.bandwidth > 1e6, "bandwidth {}", pp.bandwidth);
     assert_eq!(summary["latency_s"].as_f64(), Some(pp.latency));
     // τ + s + r reproduces the measured half round trip at the sizes measured.
     for d in [8.0, 1024.0, 65536.0] {
         let sum = m.tau(d) + m.send_overhead(d) + m.recv_overhead(d);
-        assert!(sum > 0.0 && (sum - m.pingpong(d)).abs() <= 0.5 * m.pingpong(d), "d={d}: {sum} vs {}", m.pingpong(d));
+        assert!(
+            sum > 0.0 && (sum - m.pingpong(d)).abs() <= 0.5 * m.pingpong(d),
+            "d={d}: {sum} vs {}",
+            m.pingpong(d)
+        );
     }
     for op in CollectiveOp::ALL {
         let c = m.collective(op).unwrap_or_else(|| panic!("no {op}"));
@@ -49,12 +81,20 @@ fn characterize_np2_writes_a_loadable_machine() {
     }
     let csv = std::fs::read_to_string(&raw).unwrap();
     assert!(csv.starts_with("# augur_bench 1\n"));
-    assert_eq!(csv.lines().filter(|l| l.starts_with("pt2pt,pingpong,")).count(), 3);
+    assert_eq!(
+        csv.lines()
+            .filter(|l| l.starts_with("pt2pt,pingpong,"))
+            .count(),
+        3
+    );
 }
 
 #[test]
 fn characterize_rejects_bad_options_without_running() {
-    let o = Command::new(env!("CARGO_BIN_EXE_augur")).args(["characterize", "--np", "1..4", "-o", "/nonexistent/x.json"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["characterize", "--np", "1..4", "-o", "/nonexistent/x.json"])
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--np"));
 }

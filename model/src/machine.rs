@@ -30,11 +30,20 @@ pub const VARS: [&str; 2] = ["p", "d"];
 #[derive(Debug, thiserror::Error)]
 pub enum MachineError {
     #[error("cannot read machine file {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot write machine file {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("machine file {path} is not a valid data sheet: {source}")]
-    Json { path: String, source: serde_json::Error },
+    Json {
+        path: String,
+        source: serde_json::Error,
+    },
     #[error("machine file {path} has schema {found}; this augur reads schema {SCHEMA_VERSION}")]
     Schema { path: String, found: u32 },
     #[error("machine file {path}: {message}")]
@@ -142,27 +151,47 @@ pub struct Form {
 
 fn parse_term(t: &str) -> Result<(Expr, Compiled), String> {
     let e = symbolic::parse(t).map_err(|e| format!("term `{t}` does not parse: {}", e.message))?;
-    let c = Compiled::new(&e, &VARS).map_err(|e| format!("term `{t}` uses something other than p and d: {e}"))?;
+    let c = Compiled::new(&e, &VARS)
+        .map_err(|e| format!("term `{t}` uses something other than p and d: {e}"))?;
     Ok((e, c))
 }
 
 impl Form {
     /// Builds a form from its coefficients; fails when a term does not parse or uses a
     /// variable other than `p` and `d`.
-    pub fn new(form: impl Into<String>, terms: Vec<Coef>, fit: Option<FitQuality>) -> Result<Form, String> {
+    pub fn new(
+        form: impl Into<String>,
+        terms: Vec<Coef>,
+        fit: Option<FitQuality>,
+    ) -> Result<Form, String> {
         let mut parsed = Vec::with_capacity(terms.len());
         let mut compiled = Vec::with_capacity(terms.len());
         for c in &terms {
             if !c.value.is_finite() || !c.stderr.is_finite() {
-                return Err(format!("coefficient of `{}` is not a finite number", c.term));
+                return Err(format!(
+                    "coefficient of `{}` is not a finite number",
+                    c.term
+                ));
             }
             let (e, comp) = parse_term(&c.term)?;
             parsed.push(e);
             compiled.push(comp);
         }
-        let band = |sign: f64| -> Expr { parsed.iter().zip(&terms).map(|(e, c)| e * Expr::num(c.value + sign * c.stderr)).sum() };
+        let band = |sign: f64| -> Expr {
+            parsed
+                .iter()
+                .zip(&terms)
+                .map(|(e, c)| e * Expr::num(c.value + sign * c.stderr))
+                .sum()
+        };
         let exprs = [band(-1.0), band(0.0), band(1.0)];
-        Ok(Form { form: form.into(), terms, fit, exprs, compiled })
+        Ok(Form {
+            form: form.into(),
+            terms,
+            fit,
+            exprs,
+            compiled,
+        })
     }
 
     /// The cost expression in `p` and `d` (unclamped).
@@ -185,7 +214,12 @@ impl Form {
             Bound::Avg => 0.0,
             Bound::Max => 1.0,
         };
-        let v: f64 = self.compiled.iter().zip(&self.terms).map(|(c, t)| c.eval(&[p, d]) * (t.value + sign * t.stderr)).sum();
+        let v: f64 = self
+            .compiled
+            .iter()
+            .zip(&self.terms)
+            .map(|(c, t)| c.eval(&[p, d]) * (t.value + sign * t.stderr))
+            .sum();
         if v.is_nan() {
             v
         } else {
@@ -262,8 +296,13 @@ impl CostModel {
         for (i, r) in regimes.iter().enumerate() {
             match (r.up_to_bytes, i + 1 == n) {
                 (None, true) => {}
-                (None, false) => return Err("only the last regime may have no `up_to_bytes`".into()),
-                (Some(_), true) => return Err("the last regime must have no `up_to_bytes` (it covers all larger messages)".into()),
+                (None, false) => {
+                    return Err("only the last regime may have no `up_to_bytes`".into())
+                }
+                (Some(_), true) => return Err(
+                    "the last regime must have no `up_to_bytes` (it covers all larger messages)"
+                        .into(),
+                ),
                 (Some(b), false) => {
                     if prev.is_some_and(|p| p >= b) {
                         return Err("regimes must be sorted by increasing `up_to_bytes`".into());
@@ -277,7 +316,12 @@ impl CostModel {
 
     /// A single-regime cost.
     pub fn single(cost: Form) -> CostModel {
-        CostModel { regimes: vec![Regime { up_to_bytes: None, cost }] }
+        CostModel {
+            regimes: vec![Regime {
+                up_to_bytes: None,
+                cost,
+            }],
+        }
     }
 
     pub fn regimes(&self) -> &[Regime] {
@@ -413,14 +457,23 @@ impl FromStr for CollectiveOp {
     fn from_str(s: &str) -> Result<Self, String> {
         let l = s.to_ascii_lowercase();
         let l = l.strip_prefix("mpi_").unwrap_or(&l);
-        CollectiveOp::ALL.into_iter().find(|o| o.name() == l).ok_or_else(|| format!("unknown collective `{s}`"))
+        CollectiveOp::ALL
+            .into_iter()
+            .find(|o| o.name() == l)
+            .ok_or_else(|| format!("unknown collective `{s}`"))
     }
 }
 
 /// The data sheets shipped in `machines/`, embedded: (name, JSON text).
 pub const BUILTIN: [(&str, &str); 3] = [
-    ("this-openmpi-shm", include_str!("../../machines/this-openmpi-shm.json")),
-    ("smpi-reference", include_str!("../../machines/smpi-reference.json")),
+    (
+        "this-openmpi-shm",
+        include_str!("../../machines/this-openmpi-shm.json"),
+    ),
+    (
+        "smpi-reference",
+        include_str!("../../machines/smpi-reference.json"),
+    ),
     ("paragon", include_str!("../../machines/paragon.json")),
 ];
 
@@ -442,14 +495,20 @@ impl Machine {
     /// Reads and validates a data sheet.
     pub fn load(path: &Path) -> Result<Machine, MachineError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| MachineError::Read { path: shown.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| MachineError::Read {
+            path: shown.clone(),
+            source,
+        })?;
         Machine::from_json(&text, &shown)
     }
 
     /// A shipped data sheet by name (`this-openmpi-shm`, `smpi-reference`, `paragon`); `None`
     /// for an unknown name.
     pub fn builtin(name: &str) -> Option<Result<Machine, MachineError>> {
-        BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, text)| Machine::from_json(text, &format!("builtin:{n}")))
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, text)| Machine::from_json(text, &format!("builtin:{n}")))
     }
 
     /// Parses a data sheet; `origin` names it in errors.
@@ -458,20 +517,38 @@ impl Machine {
         struct Version {
             schema: u32,
         }
-        let v: Version = serde_json::from_str(text).map_err(|source| MachineError::Json { path: origin.into(), source })?;
+        let v: Version = serde_json::from_str(text).map_err(|source| MachineError::Json {
+            path: origin.into(),
+            source,
+        })?;
         if v.schema != SCHEMA_VERSION {
-            return Err(MachineError::Schema { path: origin.into(), found: v.schema });
+            return Err(MachineError::Schema {
+                path: origin.into(),
+                found: v.schema,
+            });
         }
-        let m: Machine = serde_json::from_str(text).map_err(|source| MachineError::Json { path: origin.into(), source })?;
-        m.validate().map_err(|message| MachineError::Invalid { path: origin.into(), message })?;
+        let m: Machine = serde_json::from_str(text).map_err(|source| MachineError::Json {
+            path: origin.into(),
+            source,
+        })?;
+        m.validate().map_err(|message| MachineError::Invalid {
+            path: origin.into(),
+            message,
+        })?;
         Ok(m)
     }
 
     fn validate(&self) -> Result<(), String> {
         let pp = &self.point_to_point;
-        for (what, v) in [("latency", pp.latency), ("bandwidth", pp.bandwidth), ("o", pp.o)] {
+        for (what, v) in [
+            ("latency", pp.latency),
+            ("bandwidth", pp.bandwidth),
+            ("o", pp.o),
+        ] {
             if !v.is_finite() || v < 0.0 {
-                return Err(format!("point_to_point.{what} must be a finite non-negative number, found {v}"));
+                return Err(format!(
+                    "point_to_point.{what} must be a finite non-negative number, found {v}"
+                ));
             }
         }
         Ok(())
@@ -485,12 +562,18 @@ impl Machine {
     /// Writes the data sheet whole or not at all (temporary file + rename).
     pub fn save(&self, path: &Path) -> Result<(), MachineError> {
         let shown = path.display().to_string();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "machine.json".into());
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "machine.json".into());
         let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
         let write = std::fs::write(&tmp, self.to_json()).and_then(|()| std::fs::rename(&tmp, path));
         if let Err(source) = write {
             let _ = std::fs::remove_file(&tmp);
-            return Err(MachineError::Write { path: shown, source });
+            return Err(MachineError::Write {
+                path: shown,
+                source,
+            });
         }
         Ok(())
     }

@@ -48,12 +48,17 @@ pub struct BenchData {
 impl BenchData {
     /// Rows of one kind and operation, in file order.
     pub fn op<'a>(&'a self, kind: Kind, op: &'a str) -> impl Iterator<Item = &'a BenchRow> + 'a {
-        self.rows.iter().filter(move |r| r.kind == kind && r.op == op)
+        self.rows
+            .iter()
+            .filter(move |r| r.kind == kind && r.op == op)
     }
 }
 
 fn field<T: std::str::FromStr>(s: &str, what: &str, line: usize) -> Result<T, BenchError> {
-    s.trim().parse().map_err(|_| BenchError::Line { line, message: format!("{what} `{s}` is not a valid number") })
+    s.trim().parse().map_err(|_| BenchError::Line {
+        line,
+        message: format!("{what} `{s}` is not a valid number"),
+    })
 }
 
 pub fn parse_bench(text: &str) -> Result<BenchData, BenchError> {
@@ -80,12 +85,20 @@ pub fn parse_bench(text: &str) -> Result<BenchData, BenchError> {
         }
         let f: Vec<&str> = l.split(',').collect();
         if f.len() != 9 {
-            return Err(BenchError::Line { line, message: format!("expected 9 comma-separated fields, found {}", f.len()) });
+            return Err(BenchError::Line {
+                line,
+                message: format!("expected 9 comma-separated fields, found {}", f.len()),
+            });
         }
         let kind = match f[0] {
             "pt2pt" => Kind::Pt2pt,
             "coll" => Kind::Coll,
-            k => return Err(BenchError::Line { line, message: format!("unknown kind `{k}` (expected pt2pt or coll)") }),
+            k => {
+                return Err(BenchError::Line {
+                    line,
+                    message: format!("unknown kind `{k}` (expected pt2pt or coll)"),
+                })
+            }
         };
         let row = BenchRow {
             kind,
@@ -98,11 +111,20 @@ pub fn parse_bench(text: &str) -> Result<BenchData, BenchError> {
             mean: field(f[7], "mean", line)?,
             stddev: field(f[8], "stddev", line)?,
         };
-        if [row.min, row.median, row.mean, row.stddev].iter().any(|v| !v.is_finite() || *v < 0.0) {
-            return Err(BenchError::Line { line, message: "timings must be finite and non-negative".into() });
+        if [row.min, row.median, row.mean, row.stddev]
+            .iter()
+            .any(|v| !v.is_finite() || *v < 0.0)
+        {
+            return Err(BenchError::Line {
+                line,
+                message: "timings must be finite and non-negative".into(),
+            });
         }
         if row.reps == 0 {
-            return Err(BenchError::Line { line, message: "reps must be at least 1".into() });
+            return Err(BenchError::Line {
+                line,
+                message: "reps must be at least 1".into(),
+            });
         }
         data.rows.push(row);
     }
@@ -123,7 +145,10 @@ mod tests {
     fn parses_meta_and_rows() {
         let t = "# augur_bench 1\n# mpi Open MPI v4.1.4, x\n# np 2\nkind,op,p,bytes,reps,min,median,mean,stddev\npt2pt,pingpong,2,1,10,4.6e-07,5.0e-07,6.8e-07,4.3e-07\n";
         let d = parse_bench(t).unwrap_or_default();
-        assert_eq!(d.meta.get("mpi").map(String::as_str), Some("Open MPI v4.1.4, x"));
+        assert_eq!(
+            d.meta.get("mpi").map(String::as_str),
+            Some("Open MPI v4.1.4, x")
+        );
         assert_eq!(d.rows.len(), 1);
         assert_eq!(d.rows[0].bytes, 1);
         assert_eq!(d.op(Kind::Pt2pt, "pingpong").count(), 1);
@@ -132,10 +157,19 @@ mod tests {
     #[test]
     fn bad_lines_name_the_line() {
         let t = "kind,op,p,bytes,reps,min,median,mean,stddev\npt2pt,pingpong,2,x,10,1,1,1,1\n";
-        assert_eq!(parse_bench(t), Err(BenchError::Line { line: 2, message: "bytes `x` is not a valid number".into() }));
+        assert_eq!(
+            parse_bench(t),
+            Err(BenchError::Line {
+                line: 2,
+                message: "bytes `x` is not a valid number".into()
+            })
+        );
         assert_eq!(parse_bench("hello\n"), Err(BenchError::NoHeader));
         assert_eq!(parse_bench(&format!("{HEADER}\n")), Err(BenchError::Empty));
         let neg = format!("{HEADER}\ncoll,bcast,2,8,3,-1,1,1,1\n");
-        assert!(matches!(parse_bench(&neg), Err(BenchError::Line { line: 2, .. })));
+        assert!(matches!(
+            parse_bench(&neg),
+            Err(BenchError::Line { line: 2, .. })
+        ));
     }
 }

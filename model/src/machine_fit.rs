@@ -12,7 +12,10 @@
 //! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, so the phase
 //!   formulas of seed 004 reproduce the measured half round trip (see [`reconcile`]).
 
-use crate::machine::{Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, PointToPoint, Provenance, Regime, SCHEMA_VERSION};
+use crate::machine::{
+    Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, PointToPoint, Provenance, Regime,
+    SCHEMA_VERSION,
+};
 use crate::machine_bench::{BenchData, BenchRow, Kind};
 use std::collections::BTreeMap;
 use symbolic::fit::{fit_terms, FitOptions, Weighting};
@@ -63,12 +66,19 @@ pub(crate) struct Obs {
 
 impl Obs {
     fn from_row(r: &BenchRow) -> Obs {
-        Obs { p: f64::from(r.p), d: r.bytes as f64, y: r.median, sigma: sigma(r.median, r.min) }
+        Obs {
+            p: f64::from(r.p),
+            d: r.bytes as f64,
+            y: r.median,
+            sigma: sigma(r.median, r.min),
+        }
     }
 }
 
 fn sigma(median: f64, min: f64) -> f64 {
-    (median - min).max(SIGMA_FLOOR * median.abs()).max(f64::MIN_POSITIVE)
+    (median - min)
+        .max(SIGMA_FLOOR * median.abs())
+        .max(f64::MIN_POSITIVE)
 }
 
 fn distinct(xs: impl Iterator<Item = f64>) -> Vec<f64> {
@@ -86,7 +96,12 @@ type Hypothesis = (String, Vec<String>);
 fn hypotheses(obs: &[Obs], has_data: bool) -> (Vec<Hypothesis>, Vec<Hypothesis>) {
     let vary_p = distinct(obs.iter().map(|o| o.p)).len() >= 2;
     let vary_d = has_data && distinct(obs.iter().map(|o| o.d)).len() >= 2;
-    let h = |name: &str, terms: &[&str]| (name.to_string(), terms.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    let h = |name: &str, terms: &[&str]| {
+        (
+            name.to_string(),
+            terms.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+        )
+    };
     let mut full = Vec::new();
     let mut reduced = Vec::new();
     match (vary_p, vary_d) {
@@ -130,17 +145,37 @@ struct Fitted {
 }
 
 fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
-    let exprs: Vec<_> = terms.iter().map(|t| symbolic::parse(t)).collect::<Result<_, _>>().ok()?;
+    let exprs: Vec<_> = terms
+        .iter()
+        .map(|t| symbolic::parse(t))
+        .collect::<Result<_, _>>()
+        .ok()?;
     let points: Vec<Vec<f64>> = obs.iter().map(|o| vec![o.p, o.d]).collect();
     let values: Vec<f64> = obs.iter().map(|o| o.y).collect();
-    let opts = FitOptions { weighting: Weighting::Relative, ..FitOptions::default() };
+    let opts = FitOptions {
+        weighting: Weighting::Relative,
+        ..FitOptions::default()
+    };
     let r = fit_terms(&exprs, &["p", "d"], &points, &values, &opts).ok()?;
-    let chi2 = r.residuals.iter().zip(obs).map(|(res, o)| (res / o.sigma).powi(2)).sum();
-    let max_rel = r.rel_residuals.iter().filter(|v| v.is_finite()).fold(0.0f64, |a, v| a.max(v.abs()));
+    let chi2 = r
+        .residuals
+        .iter()
+        .zip(obs)
+        .map(|(res, o)| (res / o.sigma).powi(2))
+        .sum();
+    let max_rel = r
+        .rel_residuals
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |a, v| a.max(v.abs()));
     let coefs: Vec<Coef> = terms
         .iter()
         .zip(&r.coeffs)
-        .map(|(t, c)| Coef { term: t.clone(), value: c.coef, stderr: if c.stderr.is_finite() { c.stderr } else { 0.0 } })
+        .map(|(t, c)| Coef {
+            term: t.clone(),
+            value: c.coef,
+            stderr: if c.stderr.is_finite() { c.stderr } else { 0.0 },
+        })
         .collect();
     if coefs.iter().any(|c| !c.value.is_finite()) {
         return None;
@@ -148,8 +183,17 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
     // A slightly negative constant is noise around zero (costs are clamped at 0); a negative
     // p- or d-dependent coefficient would make costs fall as p or d grow.
     let min_y = obs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
-    let nonneg = coefs.iter().all(|c| c.value >= 0.0 || (c.term == "1" && -c.value <= CONST_TOLERANCE * min_y));
-    Some(Fitted { name: name.to_string(), terms: coefs, chi2, r2: r.r2, max_rel, nonneg })
+    let nonneg = coefs
+        .iter()
+        .all(|c| c.value >= 0.0 || (c.term == "1" && -c.value <= CONST_TOLERANCE * min_y));
+    Some(Fitted {
+        name: name.to_string(),
+        terms: coefs,
+        chi2,
+        r2: r.r2,
+        max_rel,
+        nonneg,
+    })
 }
 
 /// The least-χ² form for `obs`, preferring non-negative coefficients, then the full
@@ -169,9 +213,16 @@ pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
             })
             .collect()
     };
-    let best = |fs: Vec<Fitted>, need_nonneg: bool| fs.into_iter().filter(|f| f.nonneg || !need_nonneg).min_by(|a, b| a.chi2.total_cmp(&b.chi2));
+    let best = |fs: Vec<Fitted>, need_nonneg: bool| {
+        fs.into_iter()
+            .filter(|f| f.nonneg || !need_nonneg)
+            .min_by(|a, b| a.chi2.total_cmp(&b.chi2))
+    };
     let full_fits = fit_all(&full, &mut tried);
-    let any_full = full_fits.iter().min_by(|a, b| a.chi2.total_cmp(&b.chi2)).map(|f| (f.name.clone(), f.terms.clone(), f.chi2, f.r2, f.max_rel));
+    let any_full = full_fits
+        .iter()
+        .min_by(|a, b| a.chi2.total_cmp(&b.chi2))
+        .map(|f| (f.name.clone(), f.terms.clone(), f.chi2, f.r2, f.max_rel));
     let chosen = match best(full_fits, true) {
         Some(f) => Some(f),
         None => {
@@ -182,9 +233,17 @@ pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
     let (name, terms, chi2, r2, max_rel) = match (chosen, any_full) {
         (Some(f), _) => (f.name, f.terms, f.chi2, f.r2, f.max_rel),
         (None, Some(f)) => f,
-        (None, None) => return Err("no candidate form could be fitted (too few or degenerate points)".into()),
+        (None, None) => {
+            return Err("no candidate form could be fitted (too few or degenerate points)".into())
+        }
     };
-    let q = FitQuality { points: obs.len(), chi2, r2, max_rel_error: max_rel, forms_tried: tried };
+    let q = FitQuality {
+        points: obs.len(),
+        chi2,
+        r2,
+        max_rel_error: max_rel,
+        forms_tried: tried,
+    };
     Form::new(name, terms, Some(q))
 }
 
@@ -193,7 +252,10 @@ pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, Stri
     let single = select_form(obs, has_data)?;
     let n = obs.len() as f64;
     let score = |forms: &[&Form], extra: usize| -> f64 {
-        let chi2: f64 = forms.iter().map(|f| f.fit.as_ref().map_or(f64::INFINITY, |q| q.chi2)).sum();
+        let chi2: f64 = forms
+            .iter()
+            .map(|f| f.fit.as_ref().map_or(f64::INFINITY, |q| q.chi2))
+            .sum();
         let k: usize = forms.iter().map(|f| f.terms.len()).sum::<usize>() + extra;
         chi2 + k as f64 * n.ln()
     };
@@ -204,10 +266,22 @@ pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, Stri
             let cut = sizes[k - 1];
             let small: Vec<Obs> = obs.iter().copied().filter(|o| o.d <= cut).collect();
             let large: Vec<Obs> = obs.iter().copied().filter(|o| o.d > cut).collect();
-            let (Ok(a), Ok(b)) = (select_form(&small, has_data), select_form(&large, has_data)) else { continue };
+            let (Ok(a), Ok(b)) = (select_form(&small, has_data), select_form(&large, has_data))
+            else {
+                continue;
+            };
             let s = score(&[&a, &b], 1);
             if s < best.0 {
-                let regimes = vec![Regime { up_to_bytes: Some(cut as u64), cost: a }, Regime { up_to_bytes: None, cost: b }];
+                let regimes = vec![
+                    Regime {
+                        up_to_bytes: Some(cut as u64),
+                        cost: a,
+                    },
+                    Regime {
+                        up_to_bytes: None,
+                        cost: b,
+                    },
+                ];
                 best = (s, CostModel::new(regimes)?);
             }
         }
@@ -215,7 +289,10 @@ pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, Stri
     Ok(best.1)
 }
 
-fn pt2pt_rows<'a>(data: &'a BenchData, op: &'a str) -> Result<BTreeMap<u64, &'a BenchRow>, FitMachineError> {
+fn pt2pt_rows<'a>(
+    data: &'a BenchData,
+    op: &'a str,
+) -> Result<BTreeMap<u64, &'a BenchRow>, FitMachineError> {
     let m: BTreeMap<u64, &BenchRow> = data.op(Kind::Pt2pt, op).map(|r| (r.bytes, r)).collect();
     if m.is_empty() {
         return Err(FitMachineError::Missing(format!("pt2pt {op}")));
@@ -224,7 +301,10 @@ fn pt2pt_rows<'a>(data: &'a BenchData, op: &'a str) -> Result<BTreeMap<u64, &'a 
 }
 
 fn fit_err(what: &str) -> impl FnOnce(String) -> FitMachineError + '_ {
-    move |message| FitMachineError::Fit { what: what.to_string(), message }
+    move |message| FitMachineError::Fit {
+        what: what.to_string(),
+        message,
+    }
 }
 
 /// Per size: (τ, s, r) with τ + s + r = h. τ keeps at least 10% of h; where the measured
@@ -247,31 +327,56 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
     let rm = pt2pt_rows(data, "recv_min")?;
     let (mut h, mut tau, mut s, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (&b, row) in &pp {
-        let (Some(srow), Some(rrow)) = (sp.get(&b), rm.get(&b)) else { continue };
+        let (Some(srow), Some(rrow)) = (sp.get(&b), rm.get(&b)) else {
+            continue;
+        };
         let d = b as f64;
         let rel = sigma(row.median, row.min) / row.median.max(f64::MIN_POSITIVE);
         let (t, s1, r1) = reconcile(row.median, srow.median, rrow.median);
-        let o = |y: f64, rel: f64| Obs { p: 2.0, d, y, sigma: (rel * y).max(f64::MIN_POSITIVE) };
+        let o = |y: f64, rel: f64| Obs {
+            p: 2.0,
+            d,
+            y,
+            sigma: (rel * y).max(f64::MIN_POSITIVE),
+        };
         h.push(Obs::from_row(row));
         tau.push(o(t, rel));
-        s.push(o(s1, (sigma(srow.median, srow.min) / srow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR)));
-        r.push(o(r1, (sigma(rrow.median, rrow.min) / rrow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR)));
+        s.push(o(
+            s1,
+            (sigma(srow.median, srow.min) / srow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR),
+        ));
+        r.push(o(
+            r1,
+            (sigma(rrow.median, rrow.min) / rrow.median.max(f64::MIN_POSITIVE)).max(SIGMA_FLOOR),
+        ));
     }
     if h.is_empty() {
-        return Err(FitMachineError::Missing("pt2pt points with pingpong, send_posted and recv_min at the same size".into()));
+        return Err(FitMachineError::Missing(
+            "pt2pt points with pingpong, send_posted and recv_min at the same size".into(),
+        ));
     }
     let (first, last) = (h[0], h[h.len() - 1]);
     let latency = first.y;
     let gap = last.y - latency;
-    let bandwidth = if gap > 0.0 { last.d / gap } else { last.d / last.y.max(f64::MIN_POSITIVE) };
+    let bandwidth = if gap > 0.0 {
+        last.d / gap
+    } else {
+        last.d / last.y.max(f64::MIN_POSITIVE)
+    };
     let mut raw = BTreeMap::new();
     for op in ["send_posted", "send_unposted", "recv_min", "stream"] {
         if let Ok(rows) = pt2pt_rows(data, op) {
             let obs: Vec<Obs> = rows.values().map(|r| Obs::from_row(r)).collect();
-            raw.insert(op.to_string(), fit_regimes(&obs, true).map_err(fit_err(op))?);
+            raw.insert(
+                op.to_string(),
+                fit_regimes(&obs, true).map_err(fit_err(op))?,
+            );
         }
     }
-    let o = match pt2pt_rows(data, "stream").ok().and_then(|m| m.values().next().map(|r| r.median)) {
+    let o = match pt2pt_rows(data, "stream")
+        .ok()
+        .and_then(|m| m.values().next().map(|r| r.median))
+    {
         Some(g) => (g - s[0].y - r[0].y).max(0.0),
         None => 0.0,
     };
@@ -288,7 +393,12 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
 }
 
 /// Fits a whole data sheet from benchmark output. `prov` says how it was measured.
-pub fn fit_machine(data: &BenchData, name: &str, description: &str, prov: Provenance) -> Result<Machine, FitMachineError> {
+pub fn fit_machine(
+    data: &BenchData,
+    name: &str,
+    description: &str,
+    prov: Provenance,
+) -> Result<Machine, FitMachineError> {
     let point_to_point = point_to_point(data)?;
     let mut collectives = BTreeMap::new();
     for op in CollectiveOp::ALL {
@@ -302,5 +412,12 @@ pub fn fit_machine(data: &BenchData, name: &str, description: &str, prov: Proven
     if collectives.is_empty() {
         return Err(FitMachineError::Missing("collective".into()));
     }
-    Ok(Machine { schema: SCHEMA_VERSION, name: name.into(), description: description.into(), measured: prov, point_to_point, collectives })
+    Ok(Machine {
+        schema: SCHEMA_VERSION,
+        name: name.into(),
+        description: description.into(),
+        measured: prov,
+        point_to_point,
+        collectives,
+    })
 }

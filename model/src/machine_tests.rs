@@ -22,7 +22,12 @@ fn synth(f: impl Fn(f64, f64) -> f64, ps: &[f64], ds: &[f64], amp: f64) -> Vec<O
     for &p in ps {
         for &d in ds {
             let y = f(p, d) * jitter(v.len(), amp);
-            v.push(Obs { p, d, y, sigma: 0.02 * y });
+            v.push(Obs {
+                p,
+                d,
+                y,
+                sigma: 0.02 * y,
+            });
         }
     }
     v
@@ -39,11 +44,19 @@ fn selection_recovers_known_form_among_twelve() {
         assert_eq!(f.fit.as_ref().unwrap().forms_tried, 12);
         let want = [5e-6, 2e-6, 1e-9];
         for (c, w) in f.terms.iter().zip(want) {
-            assert!((c.value - w).abs() / w < 0.05, "{} = {} vs {w}", c.term, c.value);
+            assert!(
+                (c.value - w).abs() / w < 0.05,
+                "{} = {} vs {w}",
+                c.term,
+                c.value
+            );
         }
         let (p, d) = (64.0, 1e6);
         assert!((f.eval(p, d) - truth(p, d)).abs() / truth(p, d) < 0.05);
-        assert!(f.eval_bound(p, d, Bound::Min) <= f.eval(p, d) && f.eval(p, d) <= f.eval_bound(p, d, Bound::Max));
+        assert!(
+            f.eval_bound(p, d, Bound::Min) <= f.eval(p, d)
+                && f.eval(p, d) <= f.eval_bound(p, d, Bound::Max)
+        );
     }
 }
 
@@ -57,12 +70,21 @@ fn barrier_forms_have_no_data_term() {
 #[test]
 fn split_finds_eager_rendezvous_knee() {
     let ds: Vec<f64> = (0..12).map(|i| 4f64.powi(i)).collect();
-    let h = |_: f64, d: f64| if d <= 4096.0 { 1e-6 + 2e-10 * d } else { 8e-6 + 1e-10 * d };
+    let h = |_: f64, d: f64| {
+        if d <= 4096.0 {
+            1e-6 + 2e-10 * d
+        } else {
+            8e-6 + 1e-10 * d
+        }
+    };
     let m = fit_regimes(&synth(h, &[2.0], &ds, 0.005), true).unwrap();
     assert_eq!(m.regimes().len(), 2);
     assert_eq!(m.regimes()[0].up_to_bytes, Some(4096));
     for d in [1.0, 1000.0, 4096.0, 1e5, 4e6] {
-        assert!((m.eval(2.0, d) - h(2.0, d)).abs() / h(2.0, d) < 0.03, "d={d}");
+        assert!(
+            (m.eval(2.0, d) - h(2.0, d)).abs() / h(2.0, d) < 0.03,
+            "d={d}"
+        );
     }
     // A straight line is not split.
     let one = fit_regimes(&synth(|_, d| 1e-6 + 1e-10 * d, &[2.0], &ds, 0.005), true).unwrap();
@@ -71,7 +93,12 @@ fn split_finds_eager_rendezvous_knee() {
 
 #[test]
 fn reconcile_keeps_the_round_trip() {
-    for (h, s, r) in [(1.0, 0.2, 0.3), (0.7, 0.9, 0.5), (1.0, 0.0, 0.0), (1.0, 0.6, 0.4)] {
+    for (h, s, r) in [
+        (1.0, 0.2, 0.3),
+        (0.7, 0.9, 0.5),
+        (1.0, 0.0, 0.0),
+        (1.0, 0.6, 0.4),
+    ] {
         let (t, s1, r1) = reconcile(h, s, r);
         assert!((t + s1 + r1 - h).abs() < 1e-12, "{h} {s} {r}");
         assert!(t >= 0.1 * h - 1e-12 && s1 >= 0.0 && r1 >= 0.0 && s1 <= s && r1 <= r);
@@ -80,20 +107,44 @@ fn reconcile_keeps_the_round_trip() {
 
 fn bench_fixture() -> String {
     // A small synthetic benchmark file in the augur_bench format.
-    let mut t = String::from("# augur_bench 1\n# mpi Test MPI\n# np 4\nkind,op,p,bytes,reps,min,median,mean,stddev\n");
+    let mut t = String::from(
+        "# augur_bench 1\n# mpi Test MPI\n# np 4\nkind,op,p,bytes,reps,min,median,mean,stddev\n",
+    );
     for i in 0..8 {
         let d = 4f64.powi(i);
         let h = 1e-6 + 2e-10 * d;
-        for (op, y) in [("pingpong", h), ("send_posted", 0.2 * h), ("send_unposted", 0.25 * h), ("recv_min", 0.3 * h), ("stream", 0.5 * h)] {
-            t += &format!("pt2pt,{op},2,{d},10,{},{},{},{}\n", 0.99 * y, y, 1.01 * y, 0.01 * y);
+        for (op, y) in [
+            ("pingpong", h),
+            ("send_posted", 0.2 * h),
+            ("send_unposted", 0.25 * h),
+            ("recv_min", 0.3 * h),
+            ("stream", 0.5 * h),
+        ] {
+            t += &format!(
+                "pt2pt,{op},2,{d},10,{},{},{},{}\n",
+                0.99 * y,
+                y,
+                1.01 * y,
+                0.01 * y
+            );
         }
     }
     for op in CollectiveOp::ALL {
         for p in 2..=4 {
-            let sizes: &[f64] = if op.has_data() { &[8.0, 64.0, 512.0, 4096.0] } else { &[0.0] };
+            let sizes: &[f64] = if op.has_data() {
+                &[8.0, 64.0, 512.0, 4096.0]
+            } else {
+                &[0.0]
+            };
             for &d in sizes {
                 let y = 2e-6 + 1e-6 * f64::from(p).log2() + 1e-9 * d * f64::from(p);
-                t += &format!("coll,{op},{p},{d},10,{},{},{},{}\n", 0.99 * y, y, 1.01 * y, 0.01 * y);
+                t += &format!(
+                    "coll,{op},{p},{d},10,{},{},{},{}\n",
+                    0.99 * y,
+                    y,
+                    1.01 * y,
+                    0.01 * y
+                );
             }
         }
     }
@@ -126,7 +177,11 @@ fn fitted_machine_round_trips_through_json() {
     // τ + s + r reproduces the half round trip.
     for d in [1.0, 256.0, 16384.0] {
         let sum = m.tau(d) + m.send_overhead(d) + m.recv_overhead(d);
-        assert!((sum - m.pingpong(d)).abs() / m.pingpong(d) < 0.02, "d={d}: {sum} vs {}", m.pingpong(d));
+        assert!(
+            (sum - m.pingpong(d)).abs() / m.pingpong(d) < 0.02,
+            "d={d}: {sum} vs {}",
+            m.pingpong(d)
+        );
     }
     assert!((pp.latency - (1e-6 + 2e-10)).abs() < 1e-12);
     assert!((pp.bandwidth - 5e9).abs() / 5e9 < 0.01, "{}", pp.bandwidth);
@@ -136,8 +191,16 @@ fn fitted_machine_round_trips_through_json() {
     let json = m.to_json();
     let back = Machine::from_json(&json, "mem").unwrap();
     assert_eq!(back.to_json(), json);
-    assert_eq!(back.collective(CollectiveOp::Allreduce).unwrap().eval(64.0, 1e5), ar.eval(64.0, 1e5));
-    assert!(json.contains("\"expr\": \""), "derived expression text is written");
+    assert_eq!(
+        back.collective(CollectiveOp::Allreduce)
+            .unwrap()
+            .eval(64.0, 1e5),
+        ar.eval(64.0, 1e5)
+    );
+    assert!(
+        json.contains("\"expr\": \""),
+        "derived expression text is written"
+    );
 
     // Saving is atomic and loadable.
     let dir = tempfile::tempdir().unwrap();
@@ -149,19 +212,40 @@ fn fitted_machine_round_trips_through_json() {
 #[test]
 fn bad_files_give_typed_errors() {
     let good = paragon().unwrap().to_json();
-    assert!(matches!(Machine::from_json("{", "x"), Err(MachineError::Json { .. })));
+    assert!(matches!(
+        Machine::from_json("{", "x"),
+        Err(MachineError::Json { .. })
+    ));
     let v2 = good.replacen("\"schema\": 1", "\"schema\": 2", 1);
-    assert!(matches!(Machine::from_json(&v2, "x"), Err(MachineError::Schema { found: 2, .. })));
+    assert!(matches!(
+        Machine::from_json(&v2, "x"),
+        Err(MachineError::Schema { found: 2, .. })
+    ));
     let bad_term = good.replacen("\"term\": \"log2(p)\"", "\"term\": \"log2(q)\"", 1);
-    assert!(matches!(Machine::from_json(&bad_term, "x"), Err(MachineError::Json { .. })));
+    assert!(matches!(
+        Machine::from_json(&bad_term, "x"),
+        Err(MachineError::Json { .. })
+    ));
     let neg = good.replacen("\"latency\": 0.00012", "\"latency\": -1.0", 1);
-    assert!(matches!(Machine::from_json(&neg, "x"), Err(MachineError::Invalid { .. })), "{neg}");
-    assert!(matches!(Machine::load(std::path::Path::new("/nonexistent/m.json")), Err(MachineError::Read { .. })));
+    assert!(
+        matches!(
+            Machine::from_json(&neg, "x"),
+            Err(MachineError::Invalid { .. })
+        ),
+        "{neg}"
+    );
+    assert!(matches!(
+        Machine::load(std::path::Path::new("/nonexistent/m.json")),
+        Err(MachineError::Read { .. })
+    ));
 }
 
 #[test]
 fn collective_names_parse() {
-    assert_eq!("MPI_Allreduce".parse::<CollectiveOp>(), Ok(CollectiveOp::Allreduce));
+    assert_eq!(
+        "MPI_Allreduce".parse::<CollectiveOp>(),
+        Ok(CollectiveOp::Allreduce)
+    );
     assert_eq!("bcast".parse::<CollectiveOp>(), Ok(CollectiveOp::Bcast));
     assert!("MPI_Send".parse::<CollectiveOp>().is_err());
 }
@@ -173,7 +257,11 @@ fn paragon_file_matches_generator() {
     if std::env::var_os("AUGUR_REGEN_MACHINES").is_some() {
         std::fs::write(&path, &want).unwrap();
     }
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), want, "regenerate with AUGUR_REGEN_MACHINES=1");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        want,
+        "regenerate with AUGUR_REGEN_MACHINES=1"
+    );
     let m = Machine::load(&path).unwrap();
     assert!((m.tau(0.0) - 120e-6).abs() < 1e-12);
     assert!((m.tau(30e6) - (120e-6 + 1.0)).abs() < 1e-9);
@@ -184,9 +272,16 @@ fn paragon_file_matches_generator() {
 #[test]
 fn shipped_machines_are_sane() {
     let mut n = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(machines_dir()).unwrap().filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(machines_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     entries.sort();
-    for path in entries.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+    for path in entries
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
         let m = Machine::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let name = path.display();
         n += 1;
@@ -194,38 +289,87 @@ fn shipped_machines_are_sane() {
         assert!(pp.latency > 0.0 && pp.bandwidth > 0.0, "{name}");
         let mut prev = 0.0;
         for i in 0..=48 {
-            let d = if i == 0 { 0.0 } else { 2f64.powf(f64::from(i) / 2.0) };
+            let d = if i == 0 {
+                0.0
+            } else {
+                2f64.powf(f64::from(i) / 2.0)
+            };
             let t = m.tau(d);
-            assert!(t > 0.0 && t >= prev * (1.0 - 1e-9), "{name}: tau({d}) = {t} after {prev}");
+            assert!(
+                t > 0.0 && t >= prev * (1.0 - 1e-9),
+                "{name}: tau({d}) = {t} after {prev}"
+            );
             prev = t;
             assert!(m.send_overhead(d) >= 0.0 && m.recv_overhead(d) >= 0.0);
         }
         for op in CollectiveOp::ALL {
-            let c = m.collective(op).unwrap_or_else(|| panic!("{name}: no {op}"));
+            let c = m
+                .collective(op)
+                .unwrap_or_else(|| panic!("{name}: no {op}"));
             for p in [2.0, 4.0, 64.0, 1024.0] {
                 for d in [8.0, 4096.0, 1e6] {
                     let v = c.eval(p, d);
                     assert!(v.is_finite() && v >= 0.0, "{name}: {op}({p}, {d}) = {v}");
-                    assert!(c.eval_min(p, d) <= v && v <= c.eval_max(p, d), "{name}: {op} band");
+                    assert!(
+                        c.eval_min(p, d) <= v && v <= c.eval_max(p, d),
+                        "{name}: {op} band"
+                    );
                 }
             }
         }
     }
-    assert!(n >= 3, "expected this-openmpi-shm, smpi-reference and paragon in machines/");
+    assert!(
+        n >= 3,
+        "expected this-openmpi-shm, smpi-reference and paragon in machines/"
+    );
 }
 
 #[test]
 fn costs_never_step_down_at_a_regime_boundary() {
-    let f = |c: f64, k: f64| Form::new("c + k*d", vec![Coef { term: "1".into(), value: c, stderr: 0.0 }, Coef { term: "d".into(), value: k, stderr: 0.0 }], None).unwrap();
+    let f = |c: f64, k: f64| {
+        Form::new(
+            "c + k*d",
+            vec![
+                Coef {
+                    term: "1".into(),
+                    value: c,
+                    stderr: 0.0,
+                },
+                Coef {
+                    term: "d".into(),
+                    value: k,
+                    stderr: 0.0,
+                },
+            ],
+            None,
+        )
+        .unwrap()
+    };
     let m = CostModel::new(vec![
-        Regime { up_to_bytes: Some(100), cost: f(10.0, 0.0) },
-        Regime { up_to_bytes: None, cost: f(1.0, 0.01) },
+        Regime {
+            up_to_bytes: Some(100),
+            cost: f(10.0, 0.0),
+        },
+        Regime {
+            up_to_bytes: None,
+            cost: f(1.0, 0.01),
+        },
     ])
     .unwrap();
     assert_eq!(m.eval(2.0, 50.0), 10.0);
     assert_eq!(m.eval(2.0, 200.0), 10.0, "held at the small regime's value");
-    assert!((m.eval(2.0, 2000.0) - 21.0).abs() < 1e-12, "large regime once it is higher");
-    assert!(CostModel::new(vec![Regime { up_to_bytes: Some(5), cost: f(1.0, 0.0) }]).is_err(), "last regime must be unbounded");
+    assert!(
+        (m.eval(2.0, 2000.0) - 21.0).abs() < 1e-12,
+        "large regime once it is higher"
+    );
+    assert!(
+        CostModel::new(vec![Regime {
+            up_to_bytes: Some(5),
+            cost: f(1.0, 0.0)
+        }])
+        .is_err(),
+        "last regime must be unbounded"
+    );
 }
 
 #[test]
@@ -247,14 +391,33 @@ fn builtin_sheets_match_the_files() {
 fn smpi_reference_agrees_with_the_platform() {
     let m = Machine::load(&machines_dir().join("smpi-reference.json")).unwrap();
     let (lat, bw) = (1e-6, 10e9);
-    let close = |got: f64, want: f64, what: &str| assert!((got - want).abs() / want < 0.01, "{what}: {got} vs {want}");
-    close(m.point_to_point.latency, 2.0 * lat * 2.01467, "small-message latency");
+    let close = |got: f64, want: f64, what: &str| {
+        assert!((got - want).abs() / want < 0.01, "{what}: {got} vs {want}")
+    };
+    close(
+        m.point_to_point.latency,
+        2.0 * lat * 2.01467,
+        "small-message latency",
+    );
     // The small regime is one line through SMPI's piecewise factors: a few percent off.
     let h1 = m.pingpong(1.0);
-    assert!((h1 - 2.0 * lat * 2.01467).abs() / h1 < 0.05, "fitted h(1) = {h1}");
+    assert!(
+        (h1 - 2.0 * lat * 2.01467).abs() / h1 < 0.05,
+        "fitted h(1) = {h1}"
+    );
     let large = m.point_to_point.pingpong.regime_at(4e6);
-    let coef = |t: &str| large.terms.iter().find(|c| c.term == t).map_or(0.0, |c| c.value);
+    let coef = |t: &str| {
+        large
+            .terms
+            .iter()
+            .find(|c| c.term == t)
+            .map_or(0.0, |c| c.value)
+    };
     close(1.0 / coef("d"), bw * 0.940694, "large-message bandwidth");
     close(coef("1"), 2.0 * lat * 11.6436, "large-message latency");
-    close(m.pingpong(4194304.0), 2.0 * lat * 11.6436 + 4194304.0 / (bw * 0.940694), "h(4 MiB)");
+    close(
+        m.pingpong(4194304.0),
+        2.0 * lat * 11.6436 + 4194304.0 / (bw * 0.940694),
+        "h(4 MiB)",
+    );
 }

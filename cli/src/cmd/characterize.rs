@@ -67,15 +67,21 @@ const DEFAULT_COLL: &str = "8,64,512,4096,32768,262144";
 
 /// `2..8` → 2,3,…,8; `2,4,8` → those. Every size at least 2.
 fn parse_groups(s: &str) -> Result<Vec<u32>> {
-    let bad = || anyhow!("--np `{s}`: expected a range like 2..8 or a list like 2,4,8 (each at least 2)");
+    let bad =
+        || anyhow!("--np `{s}`: expected a range like 2..8 or a list like 2,4,8 (each at least 2)");
     let mut v: Vec<u32> = if let Some((a, b)) = s.split_once("..") {
-        let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        let (a, b): (u32, u32) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
         if a > b {
             return Err(bad());
         }
         (a..=b).collect()
     } else {
-        s.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| bad())).collect::<Result<_>>()?
+        s.split(',')
+            .map(|x| x.trim().parse::<u32>().map_err(|_| bad()))
+            .collect::<Result<_>>()?
     };
     v.sort_unstable();
     v.dedup();
@@ -88,9 +94,16 @@ fn parse_groups(s: &str) -> Result<Vec<u32>> {
 fn parse_sizes(s: &str, what: &str) -> Result<Vec<u64>> {
     let v: Vec<u64> = s
         .split(',')
-        .map(|x| x.trim().parse::<u64>().ok().filter(|n| (1..=1 << 30).contains(n)))
+        .map(|x| {
+            x.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=1 << 30).contains(n))
+        })
         .collect::<Option<_>>()
-        .ok_or_else(|| anyhow!("{what} `{s}`: expected comma-separated byte counts between 1 and 2^30"))?;
+        .ok_or_else(|| {
+            anyhow!("{what} `{s}`: expected comma-separated byte counts between 1 and 2^30")
+        })?;
     if v.is_empty() || v.len() > 64 {
         bail!("{what}: between 1 and 64 sizes");
     }
@@ -98,7 +111,10 @@ fn parse_sizes(s: &str, what: &str) -> Result<Vec<u64>> {
 }
 
 fn join<T: ToString>(v: &[T]) -> String {
-    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time (civil-from-days, proleptic Gregorian).
@@ -114,7 +130,12 @@ fn utc_date(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Host names a platform XML declares (`<host id>`, `<cluster prefix radical suffix>`).
@@ -135,7 +156,10 @@ fn platform_hosts(xml: &str) -> Vec<String> {
                 hosts.push(id.to_string());
             }
         } else if name == "cluster" {
-            let (pre, suf) = (attr(&body, "prefix").unwrap_or(""), attr(&body, "suffix").unwrap_or(""));
+            let (pre, suf) = (
+                attr(&body, "prefix").unwrap_or(""),
+                attr(&body, "suffix").unwrap_or(""),
+            );
             for part in attr(&body, "radical").unwrap_or("").split(',') {
                 let (a, b) = part.split_once('-').unwrap_or((part, part));
                 if let (Ok(a), Ok(b)) = (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
@@ -152,13 +176,27 @@ fn running_as_root() -> bool {
 }
 
 fn version_line(prog: &str, flag: &str) -> Option<String> {
-    let out = Command::new(prog).arg(flag).stdin(Stdio::null()).output().ok()?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+    let out = Command::new(prog)
+        .arg(flag)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
 }
 
 fn run_checked(cmd: &mut Command, what: &str) -> Result<()> {
-    let status = cmd.stdin(Stdio::null()).status().with_context(|| format!("cannot start {what} (is it installed and on PATH?)"))?;
+    let status = cmd
+        .stdin(Stdio::null())
+        .status()
+        .with_context(|| format!("cannot start {what} (is it installed and on PATH?)"))?;
     if !status.success() {
         bail!("{what} failed ({status})");
     }
@@ -178,7 +216,8 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
         .find(|f| f.name == "augur_bench.c")
         .ok_or_else(|| anyhow!("augur_bench.c is missing from the embedded runtime"))?;
     let src_path = work.join(src.name);
-    std::fs::write(&src_path, src.text).with_context(|| format!("cannot write {}", src_path.display()))?;
+    std::fs::write(&src_path, src.text)
+        .with_context(|| format!("cannot write {}", src_path.display()))?;
     let exe = work.join("augur_bench");
     let csv = work.join("bench.csv");
     let np = *plan.groups.last().unwrap_or(&2);
@@ -189,7 +228,8 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
             if running_as_root() {
                 c.arg("--allow-run-as-root");
             }
-            let open_mpi = version_line("mpirun", "--version").is_some_and(|l| l.contains("Open MPI"));
+            let open_mpi =
+                version_line("mpirun", "--version").is_some_and(|l| l.contains("Open MPI"));
             if open_mpi {
                 c.arg("--oversubscribe");
             }
@@ -197,33 +237,80 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
             ("mpicc", c, np > cores)
         }
         BenchLauncher::Smpirun => {
-            let platform = args.platform.as_ref().ok_or_else(|| anyhow!("--launcher smpirun needs --platform XML"))?;
-            let xml = std::fs::read_to_string(platform).with_context(|| format!("cannot read platform {}", platform.display()))?;
+            let platform = args
+                .platform
+                .as_ref()
+                .ok_or_else(|| anyhow!("--launcher smpirun needs --platform XML"))?;
+            let xml = std::fs::read_to_string(platform)
+                .with_context(|| format!("cannot read platform {}", platform.display()))?;
             let hosts = platform_hosts(&xml);
             if hosts.is_empty() {
-                bail!("{}: no <host> or <cluster> in the platform", platform.display());
+                bail!(
+                    "{}: no <host> or <cluster> in the platform",
+                    platform.display()
+                );
             }
             let hostfile = work.join("hosts.txt");
-            let text: String = hosts.iter().take(np as usize).map(|h| format!("{h}\n")).collect();
+            let text: String = hosts
+                .iter()
+                .take(np as usize)
+                .map(|h| format!("{h}\n"))
+                .collect();
             std::fs::write(&hostfile, text)?;
             let mut c = Command::new("smpirun");
-            c.args(["-np", &np.to_string()]).arg("-platform").arg(platform).arg("-hostfile").arg(&hostfile);
+            c.args(["-np", &np.to_string()])
+                .arg("-platform")
+                .arg(platform)
+                .arg("-hostfile")
+                .arg(&hostfile);
             // The benchmark has no computation to simulate: without this, host CPU time between
             // MPI calls (which depends on the host's load) would be charged to simulated time.
-            c.args(["--cfg=smpi/host-speed:1Gf", "--cfg=smpi/simulate-computation:no", "--log=root.thres:warning"]);
+            c.args([
+                "--cfg=smpi/host-speed:1Gf",
+                "--cfg=smpi/simulate-computation:no",
+                "--log=root.thres:warning",
+            ]);
             ("smpicc", c, false)
         }
     };
     eprintln!("characterize: compiling {} with {cc}", src.name);
-    run_checked(Command::new(cc).args(["-O2", "-o"]).arg(&exe).arg(&src_path).arg("-lm"), cc)?;
+    run_checked(
+        Command::new(cc)
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(&src_path)
+            .arg("-lm"),
+        cc,
+    )?;
     run.arg(&exe).arg("-o").arg(&csv);
-    run.args(["-s", &join(&plan.p2p), "-c", &join(&plan.coll), "-g", &join(&plan.groups)]);
-    run.args(["-r", &args.reps.to_string(), "-t", &args.point_seconds.to_string()]);
-    eprintln!("characterize: running the microbenchmarks on {np} ranks ({} groups, {} + {} sizes)", plan.groups.len(), plan.p2p.len(), plan.coll.len());
+    run.args([
+        "-s",
+        &join(&plan.p2p),
+        "-c",
+        &join(&plan.coll),
+        "-g",
+        &join(&plan.groups),
+    ]);
+    run.args([
+        "-r",
+        &args.reps.to_string(),
+        "-t",
+        &args.point_seconds.to_string(),
+    ]);
+    eprintln!(
+        "characterize: running the microbenchmarks on {np} ranks ({} groups, {} + {} sizes)",
+        plan.groups.len(),
+        plan.p2p.len(),
+        plan.coll.len()
+    );
     let t0 = Instant::now();
     run_checked(&mut run, args.launcher_name())?;
-    eprintln!("characterize: measured in {:.1} s", t0.elapsed().as_secs_f64());
-    let text = std::fs::read_to_string(&csv).with_context(|| format!("the benchmark wrote no results to {}", csv.display()))?;
+    eprintln!(
+        "characterize: measured in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    let text = std::fs::read_to_string(&csv)
+        .with_context(|| format!("the benchmark wrote no results to {}", csv.display()))?;
     let launcher_version = match args.launcher {
         BenchLauncher::Mpirun => version_line("mpirun", "--version"),
         BenchLauncher::Smpirun => version_line("smpirun", "-version"),
@@ -244,18 +331,31 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     let groups = parse_groups(&args.np)?;
     let plan = Plan {
         p2p: parse_sizes(args.sizes.as_deref().unwrap_or(DEFAULT_P2P), "--sizes")?,
-        coll: parse_sizes(args.coll_sizes.as_deref().unwrap_or(DEFAULT_COLL), "--coll-sizes")?,
+        coll: parse_sizes(
+            args.coll_sizes.as_deref().unwrap_or(DEFAULT_COLL),
+            "--coll-sizes",
+        )?,
         groups,
     };
     if args.reps == 0 || !args.point_seconds.is_finite() || args.point_seconds <= 0.0 {
         bail!("--reps and --point-seconds must be positive");
     }
-    let started = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let (csv, launcher_version, oversubscribed) = match &args.from_csv {
-        Some(p) => (std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?, String::new(), false),
+        Some(p) => (
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+            String::new(),
+            false,
+        ),
         None => {
-            let work = std::env::temp_dir().join(format!("augur-characterize-{}-{started}", std::process::id()));
-            std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+            let work = std::env::temp_dir().join(format!(
+                "augur-characterize-{}-{started}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&work)
+                .with_context(|| format!("cannot create {}", work.display()))?;
             let r = measure(&args, &plan, &work);
             let _ = std::fs::remove_dir_all(&work);
             r?
@@ -263,30 +363,53 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     };
     if let Some(raw) = &args.raw {
         let tmp = raw.with_extension("csv.tmp");
-        std::fs::write(&tmp, &csv).and_then(|()| std::fs::rename(&tmp, raw)).with_context(|| format!("cannot write {}", raw.display()))?;
+        std::fs::write(&tmp, &csv)
+            .and_then(|()| std::fs::rename(&tmp, raw))
+            .with_context(|| format!("cannot write {}", raw.display()))?;
     }
     let data = parse_bench(&csv).map_err(|e| anyhow!("benchmark output: {e}"))?;
     let meta = |k: &str| data.meta.get(k).cloned().unwrap_or_default();
     let launch_np: u32 = meta("np").parse().unwrap_or(0);
     let sizes = |kind| {
-        let mut v: Vec<u64> = data.rows.iter().filter(|r| r.kind == kind).map(|r| r.bytes).collect();
+        let mut v: Vec<u64> = data
+            .rows
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.bytes)
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
     };
     let p2p_sizes = sizes(model::machine_bench::Kind::Pt2pt);
-    let coll_sizes: Vec<u64> = sizes(model::machine_bench::Kind::Coll).into_iter().filter(|b| *b > 0).collect();
-    let mut group_sizes: Vec<u32> = data.rows.iter().filter(|r| r.kind == model::machine_bench::Kind::Coll).map(|r| r.p).collect();
+    let coll_sizes: Vec<u64> = sizes(model::machine_bench::Kind::Coll)
+        .into_iter()
+        .filter(|b| *b > 0)
+        .collect();
+    let mut group_sizes: Vec<u32> = data
+        .rows
+        .iter()
+        .filter(|r| r.kind == model::machine_bench::Kind::Coll)
+        .map(|r| r.p)
+        .collect();
     group_sizes.sort_unstable();
     group_sizes.dedup();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let launcher = if args.from_csv.is_some() { String::new() } else { args.launcher_name().to_string() };
+    let launcher = if args.from_csv.is_some() {
+        String::new()
+    } else {
+        args.launcher_name().to_string()
+    };
     let prov = Provenance {
         source: Source::Measured,
         mpi: meta("mpi"),
         launcher: if launcher_version.is_empty() || launcher_version.starts_with(&launcher) {
             // `mpirun (Open MPI) 4.1.4` already names the program.
-            if launcher_version.is_empty() { launcher.clone() } else { launcher_version.clone() }
+            if launcher_version.is_empty() {
+                launcher.clone()
+            } else {
+                launcher_version.clone()
+            }
         } else {
             format!("{launcher}: {launcher_version}")
         },
@@ -297,11 +420,19 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
         p2p_sizes,
         coll_sizes,
         reps: meta("reps").parse().unwrap_or(args.reps),
-        platform: if args.launcher == BenchLauncher::Smpirun { args.platform.as_ref().map(|p| p.display().to_string()) } else { None },
+        platform: if args.launcher == BenchLauncher::Smpirun {
+            args.platform.as_ref().map(|p| p.display().to_string())
+        } else {
+            None
+        },
         oversubscribed,
         command: std::env::args().collect(),
     };
-    let name = args.name.clone().unwrap_or_else(|| args.output.file_stem().map_or("machine".into(), |s| s.to_string_lossy().into_owned()));
+    let name = args.name.clone().unwrap_or_else(|| {
+        args.output
+            .file_stem()
+            .map_or("machine".into(), |s| s.to_string_lossy().into_owned())
+    });
     let mut description = match (args.launcher, args.from_csv.is_some()) {
         (_, true) => "Fitted by augur characterize from an existing benchmark CSV.".to_string(),
         (BenchLauncher::Mpirun, false) => format!(
@@ -333,8 +464,17 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
 
 /// `2.17e-7 + 3.1e-11*d`: every coefficient to 4 significant digits (seconds).
 fn show(f: &model::machine::Form) -> String {
-    let parts: Vec<String> =
-        f.terms.iter().map(|c| if c.term == "1" { format!("{:.3e}", c.value) } else { format!("{:.3e}*{}", c.value, c.term) }).collect();
+    let parts: Vec<String> = f
+        .terms
+        .iter()
+        .map(|c| {
+            if c.term == "1" {
+                format!("{:.3e}", c.value)
+            } else {
+                format!("{:.3e}*{}", c.value, c.term)
+            }
+        })
+        .collect();
     parts.join(" + ").replace("+ -", "- ")
 }
 
@@ -368,20 +508,46 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
         return Ok(());
     }
     writeln!(stdout, "wrote {}", out.display())?;
-    writeln!(stdout, "latency    {:.3} us   (half round trip, {} B)", pp.latency * 1e6, m.measured.p2p_sizes.first().copied().unwrap_or(0))?;
+    writeln!(
+        stdout,
+        "latency    {:.3} us   (half round trip, {} B)",
+        pp.latency * 1e6,
+        m.measured.p2p_sizes.first().copied().unwrap_or(0)
+    )?;
     writeln!(stdout, "bandwidth  {:.1} MB/s", pp.bandwidth / 1e6)?;
-    for (label, f) in [("tau(m)", &pp.tau), ("s(m)", &pp.send_overhead), ("r(m)", &pp.recv_overhead)] {
+    for (label, f) in [
+        ("tau(m)", &pp.tau),
+        ("s(m)", &pp.send_overhead),
+        ("r(m)", &pp.recv_overhead),
+    ] {
         for r in f.regimes() {
-            let range = r.up_to_bytes.map_or("all larger".to_string(), |b| format!("<= {b} B"));
+            let range = r
+                .up_to_bytes
+                .map_or("all larger".to_string(), |b| format!("<= {b} B"));
             writeln!(stdout, "{label:<10} {:<12} {}", range, show(&r.cost))?;
         }
     }
     writeln!(stdout, "o          {:.3} us", pp.o * 1e6)?;
     for (op, c) in &m.collectives {
         for r in c.regimes() {
-            let range = r.up_to_bytes.map_or("all larger".to_string(), |b| format!("<= {b} B"));
-            let q = r.cost.fit.as_ref().map_or(String::new(), |q| format!("  (R² {:.3}, max err {:.0}%)", q.r2, q.max_rel_error * 100.0));
-            writeln!(stdout, "{:<10} {:<12} {}  [{}]{q}", op.name(), range, show(&r.cost), r.cost.form)?;
+            let range = r
+                .up_to_bytes
+                .map_or("all larger".to_string(), |b| format!("<= {b} B"));
+            let q = r.cost.fit.as_ref().map_or(String::new(), |q| {
+                format!(
+                    "  (R² {:.3}, max err {:.0}%)",
+                    q.r2,
+                    q.max_rel_error * 100.0
+                )
+            });
+            writeln!(
+                stdout,
+                "{:<10} {:<12} {}  [{}]{q}",
+                op.name(),
+                range,
+                show(&r.cost),
+                r.cost.form
+            )?;
         }
     }
     Ok(())
@@ -412,6 +578,9 @@ mod tests {
     #[test]
     fn hosts_from_platform() {
         let x = "<platform><cluster id=\"c\" prefix=\"node-\" suffix=\".sim\" radical=\"0-2\"/><host id='h1' speed='1Gf'/></platform>";
-        assert_eq!(platform_hosts(x), ["node-0.sim", "node-1.sim", "node-2.sim", "h1"]);
+        assert_eq!(
+            platform_hosts(x),
+            ["node-0.sim", "node-1.sim", "node-2.sim", "h1"]
+        );
     }
 }
