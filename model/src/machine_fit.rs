@@ -5,7 +5,8 @@
 //!
 //! Invariants:
 //! - Medians are fitted (robust to the heavy tails of oversubscribed runs); σ of a point is its
-//!   spread (median − min), at least 2% of the median.
+//!   spread (median − min), at least 2% of the median. Every fit minimises χ² = Σ((y − ŷ)/σ)²,
+//!   the same quantity the form selection compares.
 //! - Forms whose coefficients are all non-negative are preferred: a negative startup or
 //!   per-byte cost is an artefact of noise and would make costs fall as messages grow (a
 //!   constant within 5% of the smallest value below zero is accepted as zero).
@@ -19,6 +20,7 @@ use crate::machine::{
 use crate::machine_bench::{BenchData, BenchRow, Kind};
 use std::collections::BTreeMap;
 use symbolic::fit::{fit_terms, FitOptions, Weighting};
+use symbolic::Expr;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FitMachineError {
@@ -145,29 +147,33 @@ struct Fitted {
 }
 
 fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
-    let exprs: Vec<_> = terms
+    // χ² fit: every term is multiplied by w = 1/σ and fitted to y/σ with unit weights, so
+    // least squares minimises Σ ((y − ŷ)/σ)² exactly (the weighting `symbolic::fit` lacks).
+    let w = Expr::var("w");
+    let exprs: Vec<Expr> = terms
         .iter()
-        .map(|t| symbolic::parse(t))
+        .map(|t| symbolic::parse(t).map(|e| &e * w.clone()))
         .collect::<Result<_, _>>()
         .ok()?;
-    let points: Vec<Vec<f64>> = obs.iter().map(|o| vec![o.p, o.d]).collect();
-    let values: Vec<f64> = obs.iter().map(|o| o.y).collect();
+    let points: Vec<Vec<f64>> = obs.iter().map(|o| vec![o.p, o.d, 1.0 / o.sigma]).collect();
+    let values: Vec<f64> = obs.iter().map(|o| o.y / o.sigma).collect();
     let opts = FitOptions {
-        weighting: Weighting::Relative,
+        weighting: Weighting::Absolute,
         ..FitOptions::default()
     };
-    let r = fit_terms(&exprs, &["p", "d"], &points, &values, &opts).ok()?;
-    let chi2 = r
-        .residuals
+    let r = fit_terms(&exprs, &["p", "d", "w"], &points, &values, &opts).ok()?;
+    // Residuals are in units of σ.
+    let chi2: f64 = r.residuals.iter().map(|res| res * res).sum();
+    let raw: Vec<f64> = r.residuals.iter().zip(obs).map(|(res, o)| res * o.sigma).collect();
+    let max_rel = raw
         .iter()
         .zip(obs)
-        .map(|(res, o)| (res / o.sigma).powi(2))
-        .sum();
-    let max_rel = r
-        .rel_residuals
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0f64, |a, v| a.max(v.abs()));
+        .filter(|(_, o)| o.y != 0.0)
+        .fold(0.0f64, |a, (res, o)| a.max((res / o.y).abs()));
+    let mean = obs.iter().map(|o| o.y).sum::<f64>() / obs.len() as f64;
+    let ss_tot: f64 = obs.iter().map(|o| (o.y - mean).powi(2)).sum();
+    let ss_res: f64 = raw.iter().map(|x| x * x).sum();
+    let r2 = if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else { 1.0 };
     let coefs: Vec<Coef> = terms
         .iter()
         .zip(&r.coeffs)
@@ -190,7 +196,7 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
         name: name.to_string(),
         terms: coefs,
         chi2,
-        r2: r.r2,
+        r2,
         max_rel,
         nonneg,
     })
