@@ -20,7 +20,7 @@ use symbolic::Expr;
 
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
-use crate::procs::{side_effect_vars, user_proc, CallSite, ProcFacts, SiteMap};
+use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
 use crate::value::{eval, short, Scope, Special, Val};
 use crate::rules::{agree, merge, source_text, trip_count};
 use crate::Attr;
@@ -187,12 +187,17 @@ impl<'p> Analysis<'p> {
         let order = self.procs.order.clone();
         self.summarizing = true;
         for &id in order.iter().rev() {
+            let i = id.0 as usize;
+            let writes_out = self.procs.mod_globals.get(i).is_some_and(|g| !g.is_empty())
+                || self.procs.mod_formals.get(i).is_some_and(|f| !f.is_empty());
+            if !writes_out {
+                continue; // nothing to summarise
+            }
             self.cur = id;
             self.stack.clear();
             let mut env = self.summary_entry_env(id);
             if let Some(p) = self.prog.proc(id) {
                 self.block(&p.body, &mut env);
-                let i = id.0 as usize;
                 let mut sum = Summary::default();
                 for g in self.procs.mod_globals.get(i).into_iter().flatten() {
                     sum.globals.insert(g.clone(), env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)));
@@ -352,8 +357,10 @@ impl<'p> Analysis<'p> {
         let Some(s) = prog.stmt(id) else { return };
         let line = self.line(s.span);
         self.stmt_kind(id, s, env, line);
-        let changed: Vec<String> = side_effect_vars(s).into_iter().filter(|v| !self.is_array(v)).collect();
-        self.set_unknown(env, changed, &format!("modified inside an expression at line {line}"));
+        if let Some(vars) = self.procs.side_effects.get(&id) {
+            let changed: Vec<String> = vars.iter().filter(|v| !self.is_array(v)).cloned().collect();
+            self.set_unknown(env, changed, &format!("modified inside an expression at line {line}"));
+        }
     }
 
     fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
@@ -368,9 +375,12 @@ impl<'p> Analysis<'p> {
                     for e in [&a.target, &a.value] {
                         let _ = self.ev(e, env, None);
                     }
-                    let reason = format!("assigned at line {line} through `{}`", short(self.sources.text(a.target.span)));
                     let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
-                    self.set_unknown(env, scalars, &reason);
+                    if !scalars.is_empty() {
+                        let reason =
+                            format!("assigned at line {line} through `{}`", short(self.sources.text(a.target.span)));
+                        self.set_unknown(env, scalars, &reason);
+                    }
                 }
             },
             StmtKind::Input(inp) => {
@@ -465,9 +475,11 @@ impl<'p> Analysis<'p> {
             }
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Opaque(o) => {
-                let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
                 let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
-                self.set_unknown(env, scalars, &reason);
+                if !scalars.is_empty() {
+                    let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
+                    self.set_unknown(env, scalars, &reason);
+                }
             }
         }
     }

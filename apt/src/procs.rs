@@ -3,7 +3,7 @@
 //! MOD sets (which formals and globals a procedure may write, transitively).
 use std::collections::{BTreeMap, BTreeSet};
 
-use frontend::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
+use frontend::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtId, StmtKind};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -20,6 +20,9 @@ pub struct ProcFacts {
     /// Per procedure: names that refer to program-wide storage there.
     pub globals: Vec<BTreeSet<String>>,
     pub names: ProcNames,
+    /// Statements changing variables inside opaque expressions (computed once: every
+    /// pass asks about every statement).
+    pub side_effects: BTreeMap<StmtId, BTreeSet<String>>,
 }
 
 /// Procedure names → ids (first definition wins, as `Program::proc_by_name`); Fortran
@@ -76,20 +79,48 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
     }
 }
 
+/// Calls `f` on `top` and every sub-expression, pre-order, without allocating per node.
+pub fn for_each_expr<'a>(top: &'a SrcExpr, stack: &mut Vec<&'a SrcExpr>, f: &mut impl FnMut(&'a SrcExpr)) {
+    stack.clear();
+    stack.push(top);
+    while let Some(e) = stack.pop() {
+        f(e);
+        match &e.kind {
+            SrcExprKind::Index { indices: v, .. } | SrcExprKind::Call { args: v, .. } => stack.extend(v.iter().rev()),
+            SrcExprKind::Range { lo, hi, step } => {
+                stack.extend([step, hi, lo].into_iter().flatten().map(|b| &**b));
+            }
+            SrcExprKind::Unary { operand, .. } => stack.push(operand),
+            SrcExprKind::Binary { lhs, rhs, .. } => {
+                stack.push(rhs);
+                stack.push(lhs);
+            }
+            SrcExprKind::Ternary { cond, then, other } => {
+                stack.push(other);
+                stack.push(then);
+                stack.push(cond);
+            }
+            SrcExprKind::SizeOf { expr: Some(x), .. } | SrcExprKind::Cast { expr: x, .. } => stack.push(x),
+            _ => {}
+        }
+    }
+}
+
 /// User procedures called inside the expressions of `s`, in pre-order: `(callee, args)`.
 pub fn expr_calls<'a>(prog: &Program, names: &ProcNames, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr])> {
     let mut out = Vec::new();
+    let mut stack = Vec::new();
     for top in stmt_exprs(s) {
-        for e in top.walk() {
+        for_each_expr(top, &mut stack, &mut |e| {
             let (name, args) = match &e.kind {
                 SrcExprKind::Call { name, args } => (name, args),
                 SrcExprKind::Index { array, indices } => (array, indices),
-                _ => continue,
+                _ => return,
             };
             if let Some(id) = user_proc(prog, names, s.proc, name) {
                 out.push((id, args.as_slice()));
             }
-        }
+        });
     }
     out
 }
@@ -116,14 +147,15 @@ fn has_side_effect(text: &str) -> bool {
 /// def sets do not list them.
 pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    let mut stack = Vec::new();
     for top in stmt_exprs(s) {
-        for e in top.walk() {
+        for_each_expr(top, &mut stack, &mut |e| {
             if let SrcExprKind::Opaque { text, vars } = &e.kind {
                 if has_side_effect(text) {
                     out.extend(vars.iter().cloned());
                 }
             }
-        }
+        });
     }
     out
 }
@@ -180,7 +212,16 @@ impl ProcFacts {
             order.extend(ids);
         }
         let globals: Vec<BTreeSet<String>> = (0..n).map(|i| global_names(prog, ProcId(i as u32))).collect();
+        let side_effects = prog
+            .stmts
+            .iter()
+            .filter_map(|s| {
+                let v = side_effect_vars(s);
+                (!v.is_empty()).then_some((s.id, v))
+            })
+            .collect();
         let mut facts = ProcFacts {
+            side_effects,
             order,
             recursive,
             mod_formals: vec![BTreeSet::new(); n],
@@ -193,21 +234,42 @@ impl ProcFacts {
     }
 
     /// Iterates MOD sets to a fixpoint (each pass only grows them; bounded by names × procs).
+    /// Arrays are left out: their elements are never tracked.
     fn compute_mods(&mut self, prog: &Program) {
         let n = prog.procs.len();
+        // per procedure: what its statements write directly, and its calls to user procedures
+        let mut direct: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+        let mut calls: Vec<Vec<(&Stmt, ProcId, &[SrcExpr])>> = vec![Vec::new(); n];
+        for s in &prog.stmts {
+            let i = s.proc.0 as usize;
+            let (Some(d), Some(c)) = (direct.get_mut(i), calls.get_mut(i)) else { continue };
+            match &s.kind {
+                StmtKind::Call(call) => match user_proc(prog, &self.names, s.proc, &call.name) {
+                    Some(callee) => c.push((s, callee, &call.args)),
+                    None => d.extend(s.defs.iter().cloned()),
+                },
+                _ => d.extend(s.defs.iter().cloned()),
+            }
+            if let Some(v) = self.side_effects.get(&s.id) {
+                d.extend(v.iter().cloned());
+            }
+        }
         for _round in 0..=n {
             let mut changed = false;
             for p in &prog.procs {
-                let mut defs = BTreeSet::new();
-                for id in prog.walk(&p.body) {
-                    let Some(s) = prog.stmt(id) else { continue };
-                    defs.extend(self.stmt_defs(prog, s));
-                }
                 let i = p.id.0 as usize;
+                let mut defs = direct.get(i).cloned().unwrap_or_default();
+                for (s, callee, args) in calls.get(i).into_iter().flatten() {
+                    defs.extend(self.call_defs(s, *callee, args));
+                }
                 let formals: BTreeSet<usize> =
                     p.params.iter().enumerate().filter(|(_, f)| defs.contains(&f.name)).map(|(k, _)| k).collect();
-                let globals: BTreeSet<String> =
-                    defs.iter().filter(|d| self.globals.get(i).is_some_and(|g| g.contains(*d))).cloned().collect();
+                let globals: BTreeSet<String> = defs
+                    .iter()
+                    .filter(|d| self.globals.get(i).is_some_and(|g| g.contains(*d)))
+                    .filter(|d| !matches!(prog.decl(p.id, d).map(|x| &x.kind), Some(DeclKind::Array { .. })))
+                    .cloned()
+                    .collect();
                 if let (Some(mf), Some(mg)) = (self.mod_formals.get_mut(i), self.mod_globals.get_mut(i)) {
                     if *mf != formals || *mg != globals {
                         *mf = formals;
@@ -227,7 +289,9 @@ impl ProcFacts {
     /// variables changed inside expressions the front end keeps opaque.
     pub fn stmt_defs(&self, prog: &Program, s: &Stmt) -> BTreeSet<String> {
         let mut defs = self.own_defs(prog, s);
-        defs.extend(side_effect_vars(s));
+        if let Some(v) = self.side_effects.get(&s.id) {
+            defs.extend(v.iter().cloned());
+        }
         defs
     }
 
@@ -261,7 +325,7 @@ impl ProcFacts {
     }
 
     /// Variables that any statement of `block` (nested bodies included) may write.
-    pub fn block_defs(&self, prog: &Program, block: &[frontend::StmtId]) -> BTreeSet<String> {
+    pub fn block_defs(&self, prog: &Program, block: &[StmtId]) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         for id in prog.walk(block) {
             if let Some(s) = prog.stmt(id) {
