@@ -201,7 +201,7 @@ fn parse_file(
     let is_empty = sources.get(file).is_none_or(|f| f.text.trim().is_empty());
     if is_empty {
         diags.push(
-            Diagnostic::warning(codes::EMPTY_FILE, "the file is empty")
+            Diagnostic::error(codes::EMPTY_FILE, "the file is empty")
                 .with_primary(Span::new(file, 0, 0), "nothing to analyse"),
         );
     }
@@ -307,7 +307,7 @@ fn lower_all(mut sources: Sources, mains: usize, opts: &Options, mut diags: Vec<
         let has_globals = b.prog.globals.iter().any(|g| g.span.file == p.file);
         if b.prog.procs.len() == before && !p.is_empty && !has_globals {
             b.diags.push(
-                Diagnostic::warning(codes::NO_PROCEDURE, "no procedure found")
+                Diagnostic::error(codes::NO_PROCEDURE, "no procedure found")
                     .with_primary(Span::new(p.file, 0, 0), "nothing to analyse in this file")
                     .with_note("is the language right? use --form to choose it"),
             );

@@ -68,6 +68,7 @@ fn empty_files() {
     for name in ["e.c", "e.f", "e.f90"] {
         let l = load_str(name, "", &Options::default()).unwrap();
         assert_eq!(codes_of(&l), vec![codes::EMPTY_FILE], "{name}");
+        assert!(l.has_errors(), "an empty input is an error (non-zero exit)");
         assert!(l.program.procs.is_empty());
     }
 }
