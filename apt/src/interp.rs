@@ -88,6 +88,9 @@ pub struct Analysis<'p> {
     sites: SiteMap,
     cur: ProcId,
     stack: Vec<ActiveLoop>,
+    /// Per procedure: the last value read at run time into each variable, on any path
+    /// (`if (rank == 0) read(*,*) n` followed by a broadcast of `n`).
+    read_into: BTreeMap<String, Val>,
     summaries: BTreeMap<ProcId, Summary>,
     summarizing: bool,
 }
@@ -138,10 +141,14 @@ impl Scope for Cx<'_, '_> {
     fn input(&mut self, origin: &InputOrigin, span: Span) -> Val {
         let line = self.line(span);
         let var = self.target.unwrap_or("input");
-        match self.an.params.input(origin, var, line) {
+        let v = match self.an.params.input(origin, var, line) {
             Some(p) => Val::Known(Expr::var(&p)),
             None => Val::unknown(format!("read from a file at line {line}")),
+        };
+        if let Some(t) = self.target {
+            self.an.read_into.insert(t.to_string(), v.clone());
         }
+        v
     }
 
     fn line(&self, span: Span) -> u32 {
@@ -164,6 +171,7 @@ impl<'p> Analysis<'p> {
             sites: SiteMap::new(),
             cur: ProcId(0),
             stack: Vec::new(),
+            read_into: BTreeMap::new(),
             summaries: BTreeMap::new(),
             summarizing: false,
         }
@@ -195,6 +203,7 @@ impl<'p> Analysis<'p> {
             }
             self.cur = id;
             self.stack.clear();
+            self.read_into.clear();
             let mut env = self.summary_entry_env(id);
             if let Some(p) = self.prog.proc(id) {
                 self.block(&p.body, &mut env);
@@ -216,6 +225,7 @@ impl<'p> Analysis<'p> {
         for id in order {
             self.cur = id;
             self.stack.clear();
+            self.read_into.clear();
             let mut env = self.entry_env(id);
             if let Some(p) = self.prog.proc(id) {
                 self.block(&p.body, &mut env);
@@ -394,6 +404,7 @@ impl<'p> Analysis<'p> {
                             Some(p) => Val::Known(Expr::var(&p)),
                             None => Val::unknown(format!("read from a file at line {line}")),
                         };
+                        self.read_into.insert(x.clone(), v.clone());
                         env.insert(x.clone(), v);
                     }
                 }
@@ -558,8 +569,16 @@ impl<'p> Analysis<'p> {
         }
         for a in &m.args {
             if a.role.is_written_by(m.op) {
-                if let Some(SrcExprKind::Var(v)) = Some(&a.expr.kind) {
-                    env.insert(v.clone(), Val::unknown(format!("set by {} at line {line}", m.name)));
+                if let SrcExprKind::Var(v) = &a.expr.kind {
+                    let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
+                    // a broadcast gives every rank the root's value: unchanged if every rank
+                    // already had it, else what the root read at run time
+                    let after = match (bcast, env.get(v), self.read_into.get(v)) {
+                        (true, Some(b @ (Val::Known(_) | Val::Special(_))), _) => b.clone(),
+                        (true, _, Some(read)) => read.clone(),
+                        _ => Val::unknown(format!("set by {} at line {line}", m.name)),
+                    };
+                    env.insert(v.clone(), after);
                 }
             }
         }

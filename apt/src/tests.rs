@@ -298,3 +298,30 @@ int main(int argc, char **argv) {
     let wait = comms(&apt)[2];
     assert_eq!(wait.count, Some(Attr::Unresolved("modified inside an expression at line 12".into())));
 }
+
+#[test]
+fn broadcast_of_a_value_read_by_the_root() {
+    let src = r#"
+program b
+  use mpi
+  integer :: n, niter, rank, ierr, i
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    read (*, *) n
+    read (10, *) niter
+  end if
+  call MPI_Bcast(n, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Bcast(niter, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  do i = 1, n
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  do i = 1, niter
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+end program b
+"#;
+    let apt = apt_of("b.f90", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N"));
+    assert_eq!(l[1].trip, Attr::Unresolved("bound read from a file at line 8".into()));
+}
