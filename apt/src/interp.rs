@@ -601,7 +601,15 @@ impl<'p> Analysis<'p> {
         let lo = self.ev(&l.lo, env, None);
         let hi = self.ev(&l.hi, env, None);
         let step = self.ev(&l.step, env, None);
-        let trip = trip_count(&lo, &hi, &step);
+        let mut defined = self.procs.block_defs(self.prog, &l.body);
+        let mut trip = trip_count(&lo, &hi, &step);
+        // C re-evaluates the condition every iteration (Fortran fixes the count at entry)
+        if self.prog.language == frontend::Language::C {
+            let changed = l.hi.vars().into_iter().chain(l.step.vars()).find(|v| defined.contains(v) && !self.is_array(v));
+            if let Some(v) = changed {
+                trip = Attr::Unresolved(format!("bound `{v}` changes in the loop body at line {line}"));
+            }
+        }
         let total = match &trip {
             Attr::Expr(t) => self.trip_total(t),
             _ => None,
@@ -619,7 +627,6 @@ impl<'p> Analysis<'p> {
                 step: step.clone(),
             },
         );
-        let mut defined = self.procs.block_defs(self.prog, &l.body);
         defined.insert(l.var.clone());
         let reason = format!("assigned in loop at line {line}");
         let mut inner = env.clone();

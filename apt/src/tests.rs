@@ -325,3 +325,22 @@ end program b
     assert_eq!(l[0].trip, e("N"));
     assert_eq!(l[1].trip, Attr::Unresolved("bound read from a file at line 8".into()));
 }
+
+#[test]
+fn c_bounds_changed_in_the_body_are_unresolved() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, i;
+    n = atoi(argv[1]);
+    for (i = 0; i < n; i++) {
+        if (i % 7 == 0) n = n - 1;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    return 0;
+}
+"#;
+    let apt = apt_of("b.c", src);
+    assert_eq!(loops(&apt)[0].trip, Attr::Unresolved("bound `n` changes in the loop body at line 7".into()));
+}
