@@ -24,6 +24,40 @@ pub struct MacroTable {
     pub values: BTreeMap<String, String>,
     /// Names given with `-D` (they override source `#define`s).
     pub command_line: BTreeMap<String, String>,
+    /// Function-like macros whose body is a statement or a statement head (`for (...)`,
+    /// `if (...)`, `{ ... }`): name → (parameters, body). Expanded before parsing, since a
+    /// use like `FOR_ALL(i, n) { ... }` does not parse as C. Expression-like function macros
+    /// are kept as calls.
+    pub functions: BTreeMap<String, (Vec<String>, String)>,
+}
+
+/// Whether a macro body is a statement (or statement head) rather than an expression.
+fn statement_like(body: &str) -> bool {
+    const KEYWORDS: &[&str] = &["for", "while", "if", "do", "switch", "return", "break", "continue", "goto"];
+    body.contains(['{', '}', ';'])
+        || body
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| KEYWORDS.contains(&w))
+}
+
+/// Logical lines of C text: backslash-newline continuations joined.
+fn logical_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for line in text.lines() {
+        let l = line.trim_end_matches('\r');
+        if let Some(head) = l.strip_suffix('\\') {
+            cur.push_str(head);
+            cur.push(' ');
+        } else {
+            cur.push_str(l);
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 impl MacroTable {
@@ -37,9 +71,10 @@ impl MacroTable {
         t
     }
 
-    /// Records the object-like `#define NAME body` lines of `text` (not overriding `-D`).
+    /// Records the `#define`s of `text` (not overriding `-D`): object-like ones, and
+    /// statement-like function macros.
     pub fn scan_defines(&mut self, text: &str) {
-        for line in text.lines() {
+        for line in logical_lines(text) {
             let t = line.trim_start();
             let Some(rest) = t.strip_prefix('#') else { continue };
             let Some(rest) = rest.trim_start().strip_prefix("define") else { continue };
@@ -51,7 +86,17 @@ impl MacroTable {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .unwrap_or(rest.len());
             let (name, body) = rest.split_at(name_len);
-            if name.is_empty() || body.starts_with('(') || self.command_line.contains_key(name) {
+            if name.is_empty() || self.command_line.contains_key(name) {
+                continue;
+            }
+            if let Some(params) = body.strip_prefix('(') {
+                let Some(close) = params.find(')') else { continue };
+                let body = params[close + 1..].split("//").next().unwrap_or("").trim();
+                if statement_like(body) {
+                    let params: Vec<String> =
+                        params[..close].split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+                    self.functions.entry(name.to_string()).or_insert((params, body.to_string()));
+                }
                 continue;
             }
             let body = body.split("//").next().unwrap_or("").trim();
@@ -97,7 +142,7 @@ pub fn prepare_c(file: FileId, text: &str, table: &MacroTable) -> Assembled {
 pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {
     let subs = table.substitutions();
     let mut out = Assembled::new();
-    if subs.is_empty() {
+    if subs.is_empty() && table.functions.is_empty() {
         out.push_orig(file, 0, text);
         return out;
     }
@@ -156,6 +201,21 @@ pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {
                 i += 1;
             }
             let word = text.get(s..i).unwrap_or("");
+            if let Some((params, body)) = table.functions.get(word) {
+                // only uses that do not already parse as a call (`CHECK(x);` does) are expanded
+                let statement_use = macro_args(text, i).filter(|(_, end)| {
+                    let next = text.get(*end..).unwrap_or("").trim_start().chars().next();
+                    next.is_some_and(|c| c == '{' || c == '}' || c == '(' || c == '*' || c == '_' || c.is_ascii_alphanumeric())
+                });
+                if let Some((args, end)) = statement_use {
+                    out.push_orig(file, at(copied), text.get(copied..s).unwrap_or(""));
+                    let expansion = expand_function(params, body, &args);
+                    out.push_synth(file, at(s), at(end - s), &expansion);
+                    copied = end;
+                    i = end;
+                    continue;
+                }
+            }
             if let Some(rep) = subs.get(word) {
                 out.push_orig(file, at(copied), text.get(copied..s).unwrap_or(""));
                 // an empty replacement keeps one space so neighbouring tokens stay apart
@@ -168,6 +228,104 @@ pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {
         }
     }
     out.push_orig(file, at(copied), text.get(copied..).unwrap_or(""));
+    out
+}
+
+/// The arguments of a macro use whose name ends at `from` (`(` may follow after blanks),
+/// and the offset just past the closing parenthesis.
+fn macro_args(text: &str, from: usize) -> Option<(Vec<String>, usize)> {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+        i += 1;
+    }
+    if bytes.get(i) != Some(&b'(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut args = Vec::new();
+    let mut start = i + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    args.push(text.get(start..i)?.trim().to_string());
+                    return Some((args, i + 1));
+                }
+            }
+            b',' if depth == 1 => {
+                args.push(text.get(start..i)?.trim().to_string());
+                start = i + 1;
+            }
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The body with parameters replaced by arguments (`#p` → a string, `##` pasted).
+fn expand_function(params: &[String], body: &str, args: &[String]) -> String {
+    let mut out = String::with_capacity(body.len() + 16);
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &body[s..i];
+            match params.iter().position(|p| p == word) {
+                Some(k) => out.push_str(args.get(k).map_or("", String::as_str)),
+                None => out.push_str(word),
+            }
+        } else if c == b'#' {
+            i += 1;
+            if b.get(i) == Some(&b'#') {
+                i += 1;
+                while out.ends_with(' ') {
+                    out.pop();
+                }
+                while i < b.len() && b[i] == b' ' {
+                    i += 1;
+                }
+            } else {
+                // stringify the next parameter
+                while i < b.len() && b[i] == b' ' {
+                    i += 1;
+                }
+                let s = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let word = &body[s..i];
+                let arg = params.iter().position(|p| p == word).and_then(|k| args.get(k));
+                out.push('"');
+                out.push_str(&arg.map_or(word.to_string(), |a| a.replace('"', "\\\"")));
+                out.push('"');
+            }
+        } else if c == b'\n' || c == b'\r' {
+            out.push(' ');
+            i += 1;
+        } else {
+            let ch = body[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
     out
 }
 
@@ -187,6 +345,23 @@ mod tests {
         let n_buf = out.text.find("N;").unwrap_or(0);
         let n_src = src.find("N;").unwrap_or(0);
         assert_eq!(out.map(u32::try_from(n_buf).unwrap_or(0)), Some((FileId(0), u32::try_from(n_src).unwrap_or(0))));
+    }
+
+    #[test]
+    fn statement_macros_are_expanded() {
+        let mut t = MacroTable::default();
+        t.scan_defines("#define FOR_ALL(i, n) for ((i) = 0; (i) < (n); (i)++)\n#define IDX(i, j) ((i) * N + (j))\n#define SWAP(a, b) \\\n  { double t_ = a; a = b; b = t_; }\n");
+        assert!(t.functions.contains_key("FOR_ALL"));
+        assert!(t.functions.contains_key("SWAP"));
+        assert!(!t.functions.contains_key("IDX"), "expression macros stay calls");
+        let src = "#define X\nvoid f(int n, double *a) { int k; FOR_ALL(k, n) { a[IDX(k, 0)] = 0; } SWAP(a[0], a[1]) SWAP(a[1], a[2]); }\n";
+        let out = substitute(FileId(0), src, &t);
+        assert!(out.text.contains("for ((k) = 0; (k) < (n); (k)++) { a[IDX(k, 0)] = 0; }"), "{}", out.text);
+        assert!(out.text.contains("{ double t_ = a[0]; a[0] = a[1]; a[1] = t_; }"), "{}", out.text);
+        assert!(out.text.contains("SWAP(a[1], a[2]);"), "a use followed by `;` parses as a call: {}", out.text);
+        // the loop's text maps to the macro use
+        let at = out.text.find("for (").unwrap_or(0);
+        assert_eq!(out.map(u32::try_from(at).unwrap_or(0)), Some((FileId(0), u32::try_from(src.find("FOR_ALL(k").unwrap_or(0)).unwrap_or(0))));
     }
 
     #[test]

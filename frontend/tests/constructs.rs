@@ -385,3 +385,15 @@ fn internal_procedures_see_host_arrays() {
     assert!(matches!(&a.target.kind, SrcExprKind::Index { array, .. } if array == "buf"));
     assert_eq!(a.target.ty, Some(BaseType::Real));
 }
+
+#[test]
+fn statement_macros_without_semicolon_are_expanded() {
+    let src = "#define FOR_ALL(i, n) for ((i) = 0; (i) < (n); (i)++)\n#define CHECK(x) do { if ((x) != 0) return 1; } while (0)\nint main(int argc, char **argv) {\n  int i, n = 8;\n  double a[8];\n  FOR_ALL(i, n) {\n    a[i] = 0;\n  }\n  CHECK(MPI_Barrier(MPI_COMM_WORLD));\n  return 0;\n}\n";
+    let l = lower("m.c", src);
+    let s = stmts(&l);
+    let lp = s.iter().find(|s| matches!(s.kind, StmtKind::Loop(_))).expect("FOR_ALL is a counted loop");
+    assert_eq!(l.sources.first_line(lp.span), 6);
+    let StmtKind::Loop(lp) = &lp.kind else { panic!() };
+    assert_eq!((lp.lo.to_string().as_str(), lp.hi.to_string().as_str()), ("0", "n - 1"));
+    assert!(s.iter().any(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Barrier)));
+}

@@ -911,7 +911,7 @@ impl<'a> CLower<'a> {
         let init = n.field("initializer")?;
         let (var, lo_node) = match init.kind() {
             "assignment_expression" => {
-                let l = init.field("left").filter(|l| l.kind() == "identifier")?;
+                let l = init.field("left").map(strip_parens).filter(|l| l.kind() == "identifier")?;
                 if init.field("operator").map(|o| self.text(o)) != Some("=") {
                     return None;
                 }
@@ -939,7 +939,7 @@ impl<'a> CLower<'a> {
             return None;
         }
         let mut op = self.text(cond.field("operator")?).to_string();
-        let (cl, cr) = (cond.field("left")?, cond.field("right")?);
+        let (cl, cr) = (strip_parens(cond.field("left")?), strip_parens(cond.field("right")?));
         let bound_node = if cl.kind() == "identifier" && self.text(cl) == var {
             cr
         } else if cr.kind() == "identifier" && self.text(cr) == var {
@@ -961,7 +961,7 @@ impl<'a> CLower<'a> {
         let upd = *upd;
         let step: SrcExpr = match upd.kind() {
             "update_expression" => {
-                let a = upd.field("argument")?;
+                let a = strip_parens(upd.field("argument")?);
                 if self.text(a) != var {
                     return None;
                 }
@@ -969,7 +969,7 @@ impl<'a> CLower<'a> {
                 SrcExpr::int(v, self.span(upd))
             }
             "assignment_expression" => {
-                let l = upd.field("left")?;
+                let l = strip_parens(upd.field("left")?);
                 if self.text(l) != var {
                     return None;
                 }
@@ -978,7 +978,7 @@ impl<'a> CLower<'a> {
                     "+=" => self.expr(r, 0),
                     "-=" => negate(self.expr(r, 0)),
                     "=" if r.kind() == "binary_expression" => {
-                        let rl = r.field("left")?;
+                        let rl = strip_parens(r.field("left")?);
                         let rop = self.text(r.field("operator")?);
                         if self.text(rl) != var {
                             return None;
@@ -1224,6 +1224,17 @@ fn text_may_write(text: &str, var: &str) -> bool {
         }
     }
     false
+}
+
+/// `((x))` → `x`.
+fn strip_parens(mut n: Node) -> Node {
+    for _ in 0..64 {
+        match n.named_child(0) {
+            Some(c) if n.kind() == "parenthesized_expression" => n = c,
+            _ => break,
+        }
+    }
+    n
 }
 
 fn negate(e: SrcExpr) -> SrcExpr {
