@@ -9,7 +9,14 @@
 //! - after `if`, a variable keeps a value only when every arm that falls through agrees;
 //!   arms ending in `MPI_Abort`, `return`, `exit`/`stop` do not fall through;
 //! - a counted loop's variable is a symbol (its name) inside the body, so inner bounds can
-//!   mention it (triangular nests) and sums over it close the nest.
+//!   mention it (triangular nests) and sums over it close the nest;
+//! - procedures: formals and globals (C globals, Fortran COMMON by name, module variables)
+//!   take the value all call sites agree on; a caller gets back the callee's exit values
+//!   that do not depend on how it was called (see [`Summary`]); recursion → unknown;
+//! - a value read at run time with a literal fallback (`argc > 1 ? atoi(argv[1]) : 256`)
+//!   is the input; a broadcast scalar takes what the root read;
+//! - C loops whose bound variable changes in the body, and variables changed inside
+//!   expressions the front end keeps opaque (`reqs[nreq++]`), are unknown.
 use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{
