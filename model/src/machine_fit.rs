@@ -9,7 +9,7 @@
 //!   the same quantity the form selection compares.
 //! - Forms whose coefficients are all non-negative are preferred: a negative startup or
 //!   per-byte cost is an artefact of noise and would make costs fall as messages grow (a
-//!   constant within 5% of the smallest value below zero is accepted as zero).
+//!   negative constant is accepted while the fit stays positive at every measured point).
 //! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, so the phase
 //!   formulas of seed 004 reproduce the measured half round trip (see [`reconcile`]).
 
@@ -52,8 +52,6 @@ pub const FORM_NAMES: [&str; 12] = [
 
 /// Relative floor of a point's σ.
 const SIGMA_FLOOR: f64 = 0.02;
-/// A negative constant counts as zero when below this fraction of the smallest value.
-const CONST_TOLERANCE: f64 = 0.05;
 /// Distinct message sizes each regime needs before a split is considered.
 const MIN_SIZES_PER_REGIME: usize = 3;
 
@@ -188,10 +186,11 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
     }
     // A slightly negative constant is noise around zero (costs are clamped at 0); a negative
     // p- or d-dependent coefficient would make costs fall as p or d grow.
-    let min_y = obs.iter().map(|o| o.y).fold(f64::INFINITY, f64::min);
-    let nonneg = coefs
-        .iter()
-        .all(|c| c.value >= 0.0 || (c.term == "1" && -c.value <= CONST_TOLERANCE * min_y));
+    // A negative constant is fine while the fitted cost stays positive at every measured point
+    // (beyond them the other terms only grow; costs are clamped at 0 below them). A negative
+    // p- or d-dependent coefficient would make costs fall as p or d grow.
+    let positive_at_data = raw.iter().zip(obs).all(|(res, o)| o.y - res > 0.0);
+    let nonneg = positive_at_data && coefs.iter().all(|c| c.value >= 0.0 || c.term == "1");
     Some(Fitted {
         name: name.to_string(),
         terms: coefs,
