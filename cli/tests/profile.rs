@@ -202,6 +202,45 @@ fn a_deadlocked_run_times_out_and_the_others_are_kept() {
 }
 
 #[test]
+fn an_interrupted_profile_kills_its_ranks_and_resumes() {
+    need("mpicc");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = misbehaving(tmp.path(), "deadlock");
+    let out = tmp.path().join("i.augur");
+    let args = |timeout: &str| -> Vec<String> {
+        [src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--np", "2", "--param", "N=1,2", "--timeout", timeout, "--", "{N}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let mut child = augur().arg("profile").args(args("120s")).spawn().unwrap();
+    // wait until N=1 is recorded and N=2 (which hangs) has started
+    let t0 = std::time::Instant::now();
+    while !RunDir::at(&out).load_manifest().ok().flatten().is_some_and(|m| m.runs.len() == 1) {
+        assert!(t0.elapsed().as_secs() < 60, "first run never recorded");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let exit = child.wait().unwrap();
+    assert_eq!(exit.code(), Some(130));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let exe = out.join("build/deadlock");
+    assert!(!String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()), "ranks outlived the interrupt");
+    let m = manifest(&out);
+    assert_eq!(m.runs.len(), 1, "only finished runs recorded: {:?}", m.runs);
+    // resume: N=1 is kept, N=2 runs again (and times out this time)
+    let a = args("3s");
+    let o = profile(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(1));
+    let m2 = manifest(&out);
+    assert_eq!(m2.run("N=1,P=2"), m.run("N=1,P=2"));
+    assert!(matches!(status(&m2, "N=2,P=2"), RunStatus::Timeout { .. }));
+}
+
+#[test]
 fn a_crashing_rank_is_recorded_failed_with_a_reason() {
     need("mpicc");
     let tmp = tempfile::tempdir().unwrap();

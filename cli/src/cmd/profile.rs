@@ -147,6 +147,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     let spec = launch_spec(&args, &build_dir)?;
 
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    launch::install_interrupt_handler();
     let host = launch::host_name();
     let pb = progress(configs.len() as u64);
     let mut rows = Vec::new();

@@ -6,7 +6,35 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
+
+/// Process group of the run in progress (0: none). Runs live in their own group so a timeout can
+/// kill the launcher and what it forked; the same isolation keeps a terminal's Ctrl-C from
+/// reaching them, so the interrupt handler kills the group (and its process tree) itself.
+static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
+/// Set by the interrupt handler before it kills the run: that run must not be recorded.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// On SIGINT/SIGTERM/SIGHUP: kill the running configuration's processes and exit 130. The
+/// manifest only ever holds finished runs (atomic writes), so re-running `profile` resumes.
+pub fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        let raw = CURRENT_GROUP.load(Ordering::SeqCst);
+        if raw > 0 {
+            let tree = process_tree(raw);
+            signal_all(raw, &tree, rustix::process::Signal::TERM);
+            std::thread::sleep(Duration::from_millis(1500));
+            signal_all(raw, &tree, rustix::process::Signal::KILL);
+        }
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("\ninterrupted: finished runs are recorded; run the same command again to resume");
+        }
+        std::process::exit(130);
+    });
+}
 
 /// Which launcher (and compiler wrapper family) a profile uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -198,6 +226,23 @@ pub fn run_captured(
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let pgid = rustix::process::Pid::from_child(&child);
+    CURRENT_GROUP.store(pgid.as_raw_nonzero().get(), Ordering::SeqCst);
+    let result = wait_or_kill(&mut child, pgid, start, timeout);
+    while INTERRUPTED.load(Ordering::SeqCst) {
+        // the run ended because of the interrupt: the handler is killing the rest and exits the
+        // process; returning would record the killed run as failed
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    CURRENT_GROUP.store(0, Ordering::SeqCst);
+    result
+}
+
+fn wait_or_kill(
+    child: &mut std::process::Child,
+    pgid: rustix::process::Pid,
+    start: Instant,
+    timeout: Duration,
+) -> std::io::Result<(Outcome, Duration)> {
     loop {
         if let Some(status) = child.try_wait()? {
             // Ranks that outlived a crashed launcher must not linger into the next run.
@@ -206,26 +251,66 @@ pub fn run_captured(
         }
         let elapsed = start.elapsed();
         if elapsed >= timeout {
-            kill_group(pgid, &mut child);
+            kill_group(pgid, child);
             return Ok((Outcome::TimedOut, elapsed));
         }
         std::thread::sleep(Duration::from_millis(20).min(timeout - elapsed));
     }
 }
 
-/// SIGTERM to the group (mpirun forwards it and cleans up), then SIGKILL after a short grace.
+/// SIGTERM to the launcher's process group and every descendant (Open MPI puts each rank in a
+/// process group of its own), a grace period for mpirun to clean up, then SIGKILL to all of them,
+/// including descendants that appeared meanwhile.
 fn kill_group(pgid: rustix::process::Pid, child: &mut std::process::Child) {
-    use rustix::process::{kill_process_group, Signal};
-    let _ = kill_process_group(pgid, Signal::TERM);
+    use rustix::process::Signal;
+    let root = pgid.as_raw_nonzero().get();
+    let mut tree = process_tree(root);
+    signal_all(root, &tree, Signal::TERM);
     let grace = Instant::now();
     while grace.elapsed() < Duration::from_secs(2) {
         if matches!(child.try_wait(), Ok(Some(_))) {
             break;
         }
+        tree.extend(process_tree(root));
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = kill_process_group(pgid, Signal::KILL);
+    tree.sort_unstable();
+    tree.dedup();
+    signal_all(root, &tree, Signal::KILL);
     let _ = child.wait();
+}
+
+fn signal_all(group: i32, pids: &[i32], sig: rustix::process::Signal) {
+    if let Some(g) = rustix::process::Pid::from_raw(group) {
+        let _ = rustix::process::kill_process_group(g, sig);
+    }
+    for p in pids.iter().filter_map(|&p| rustix::process::Pid::from_raw(p)) {
+        let _ = rustix::process::kill_process(p, sig);
+    }
+}
+
+/// `root` and all its descendants, from the parent links in `/proc/<pid>/stat`.
+fn process_tree(root: i32) -> Vec<i32> {
+    let mut parent_of: Vec<(i32, i32)> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+            // `pid (comm) state ppid ...`; comm may contain spaces and parentheses
+            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
+            if let Some(ppid) = ppid {
+                parent_of.push((pid, ppid));
+            }
+        }
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let p = tree[i];
+        tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    tree
 }
 
 /// The status text of a run that did not succeed: exit code or signal, and the last meaningful
@@ -327,6 +412,21 @@ mod tests {
         assert!(took < Duration::from_secs(3), "{took:?}");
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!marker.exists(), "grandchild survived the group kill");
+    }
+
+    #[test]
+    fn timeout_kills_descendants_in_other_sessions() {
+        // Open MPI starts each rank in a process group of its own: the group kill misses them
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("escaped");
+        let script = format!("setsid sh -c 'sleep 1.5; touch {}' & sleep 1.5", marker.display());
+        let argv: Vec<String> = ["sh", "-c", &script].iter().map(|s| s.to_string()).collect();
+        let (out, _) =
+            run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &dir.path().join("e"), Duration::from_millis(300))
+                .unwrap();
+        assert!(matches!(out, Outcome::TimedOut));
+        std::thread::sleep(Duration::from_millis(2500));
+        assert!(!marker.exists(), "a descendant in its own session survived");
     }
 
     #[test]
