@@ -7,9 +7,10 @@
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
 //!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
-//!   first executable statement), incremented first in the body and reported after the loop
-//!   as `call augur_loop_exit8(S, (augur_n_S))` (parenthesised: the variable's address never
-//!   escapes, so the compiler keeps it in a register);
+//!   first executable statement): a counted DO without early exits gets its trip count computed
+//!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
+//!   increment it first in the body. It is reported after the loop as
+//!   `call augur_loop_exit8(S, (augur_n_S))` (parenthesised: its address never escapes);
 //! - labelled DO nests sharing one terminator (`DO 20 ... DO 20 ... 20 CONTINUE`): the inner
 //!   loop keeps the label, each outer loop gets a fresh one closed by its own `CONTINUE` after
 //!   the inner loop's exit marker, so every loop's exit marker runs once per loop execution,
@@ -21,7 +22,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use frontend::{FileId, ProcId, SourceFile, Stmt, StmtId, StmtKind};
 
 use crate::edit::Key;
-use crate::plan::{callees, is_comm, Role};
+use crate::plan::{callees, is_comm, user_proc, Role};
+
+/// Intrinsics without side effects that may appear in DO bounds evaluated twice.
+const PURE_INTRINSICS: &[&str] = &[
+    "min", "max", "mod", "modulo", "abs", "int", "nint", "dble", "real", "float", "ifix", "idint", "size", "lbound",
+    "ubound", "len", "len_trim", "iand", "ior", "ieor", "ishft", "sign", "dim", "min0", "max0", "sqrt", "floor",
+    "ceiling", "merge", "kind", "huge", "tiny",
+];
 use crate::scan::{find_call, numbers};
 use crate::{CodegenError, Ctx, FortranForm};
 
@@ -156,8 +164,15 @@ impl<'a> F<'_, 'a> {
                     Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => self.mpi(s, m.site)?,
                     Role::Loop { compute_phase } => {
                         let site = m.site;
+                        let trip = self.entry_trip(s);
                         let b = self.lines.before.entry(s.id).or_default();
-                        b.push(format!("augur_n_{site} = 0"));
+                        match &trip {
+                            Some(t) => {
+                                b.push(format!("augur_n_{site} = {t}"));
+                                b.push(format!("if (augur_n_{site} .lt. 0) augur_n_{site} = 0"));
+                            }
+                            None => b.push(format!("augur_n_{site} = 0")),
+                        }
                         if *compute_phase {
                             b.push(format!("call augur_phase_begin({site})"));
                         }
@@ -165,7 +180,9 @@ impl<'a> F<'_, 'a> {
                             b.push(format!("call augur_loop_enter({site})"));
                         }
                         self.lines.counters.entry(s.proc).or_default().insert(site);
-                        self.increment(s, site)?;
+                        if trip.is_none() {
+                            self.increment(s, site)?;
+                        }
                     }
                     Role::Call { callee } => {
                         let (enter, exit) = (format!("call augur_call_enter({})", m.site), format!("call augur_call_exit({})", m.site));
@@ -208,6 +225,55 @@ impl<'a> F<'_, 'a> {
         }
         self.lines.before.retain(|_, v| !v.is_empty());
         Ok(())
+    }
+
+    /// The trip count of a counted DO as Fortran fixes it at entry, `(hi - lo + step) / step`
+    /// (negative means 0), as source text evaluated just before the DO — when that is exact
+    /// and harmless: bounds without side effects (no user function calls) written on one line,
+    /// and no EXIT, RETURN, GOTO or STOP anywhere in the nest. Otherwise `None` (count in the
+    /// body). Measured: an INTEGER*8 increment in an inner loop costs gfortran -O2 up to 40%.
+    fn entry_trip(&self, s: &Stmt) -> Option<String> {
+        let StmtKind::Loop(l) = &s.kind else { return None };
+        let prog = self.ctx.prog;
+        for id in prog.walk(&l.body) {
+            match &prog.stmt(id)?.kind {
+                StmtKind::Break | StmtKind::Return { .. } => return None,
+                StmtKind::Opaque(o) if !matches!(o.reason.as_str(), "continue" | "print statement" | "write statement") => {
+                    let r = o.reason.to_ascii_lowercase();
+                    if r.contains("goto") || r.contains("stop") || r.contains("if") || r.contains("error") || r.contains("return") {
+                        return None;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let text = |e: &frontend::SrcExpr| -> Option<String> {
+            for sub in e.walk() {
+                match &sub.kind {
+                    frontend::SrcExprKind::Call { name, .. } if !PURE_INTRINSICS.contains(&name.as_str()) => return None,
+                    frontend::SrcExprKind::Index { array, .. } if user_proc(prog, s.proc, array).is_some() => return None,
+                    frontend::SrcExprKind::Opaque { .. } | frontend::SrcExprKind::Input(_) => return None,
+                    _ => {}
+                }
+            }
+            let t = self.ctx.sources.text(e.span).trim();
+            let bad = t.is_empty() || t.contains(['\n', '\r', '!', '&', ';', '\'', '"']);
+            (!bad).then(|| t.to_string())
+        };
+        let lo = text(&l.lo)?;
+        let hi = text(&l.hi)?;
+        let trip = if l.step.as_int() == Some(1) {
+            format!("({hi}) - ({lo}) + 1")
+        } else {
+            let st = text(&l.step)?;
+            format!("(({hi}) - ({lo}) + ({st})) / ({st})")
+        };
+        // the assignment must fit in the line (fixed form: column 72)
+        let limit = match self.form {
+            FortranForm::Fixed => 72 - 6 - 20,
+            FortranForm::Free => 100,
+        };
+        (trip.len() <= limit).then_some(trip)
     }
 
     /// `augur_n_S = augur_n_S + 1` as the first line of the loop body.
