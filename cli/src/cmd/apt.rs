@@ -97,7 +97,9 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
             serde_json::Value::Array(json_out)
         };
         if !value.is_null() {
-            serde_json::to_writer_pretty(&mut out, &value).context("writing JSON")?;
+            // serialise first: a closed pipe must surface as the io::Error main treats as success
+            let text = serde_json::to_string_pretty(&value).context("serialising the APT")?;
+            out.write_all(text.as_bytes())?;
             writeln!(out)?;
         }
     } else {
