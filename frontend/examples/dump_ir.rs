@@ -12,9 +12,11 @@ fn main() -> ExitCode {
     }
     match frontend::load_files(&paths, &frontend::Options::default()) {
         Ok(l) => {
-            println!("{}", frontend::dump::dump(&l.program, &l.sources));
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", frontend::dump::dump(&l.program, &l.sources));
             for d in &l.diagnostics {
-                println!("{}", frontend::diagnostic::render_human(d, &l.sources));
+                let _ = writeln!(out, "{}", frontend::diagnostic::render_human(d, &l.sources));
             }
             if l.has_errors() {
                 ExitCode::from(1)

@@ -6,6 +6,7 @@
 //! Writes the raw numbers as CSV to `target/throughput.csv` next to the table.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -31,7 +32,9 @@ fn gen_c(target: usize) -> String {
         );
         k += 1;
     }
-    s.push_str("int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }\n");
+    s.push_str(
+        "int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }\n",
+    );
     s
 }
 
@@ -74,12 +77,17 @@ fn testdata_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("c" | "f" | "f90")) {
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("c" | "f" | "f90")
+            ) {
                 out.push(p);
             }
         }
@@ -112,19 +120,43 @@ fn main() -> ExitCode {
     let mut cases = Vec::new();
     if args.is_empty() {
         let dir = std::env::temp_dir();
-        cases.push(Case { name: "generated C".into(), path: dir.join("gen.c"), text: gen_c(2_000_000) });
-        cases.push(Case { name: "generated F90".into(), path: dir.join("gen.f90"), text: gen_free(2_000_000) });
-        cases.push(Case { name: "generated F77".into(), path: dir.join("gen.f"), text: gen_fixed(2_000_000) });
+        cases.push(Case {
+            name: "generated C".into(),
+            path: dir.join("gen.c"),
+            text: gen_c(2_000_000),
+        });
+        cases.push(Case {
+            name: "generated F90".into(),
+            path: dir.join("gen.f90"),
+            text: gen_free(2_000_000),
+        });
+        cases.push(Case {
+            name: "generated F77".into(),
+            path: dir.join("gen.f"),
+            text: gen_fixed(2_000_000),
+        });
         for p in testdata_files() {
             if let Ok(text) = std::fs::read_to_string(&p) {
-                let name = p.strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).unwrap_or(&p).display().to_string();
-                cases.push(Case { name, path: p, text });
+                let name = p
+                    .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+                    .unwrap_or(&p)
+                    .display()
+                    .to_string();
+                cases.push(Case {
+                    name,
+                    path: p,
+                    text,
+                });
             }
         }
     } else {
         for a in &args {
             match std::fs::read(a) {
-                Ok(b) => cases.push(Case { name: a.clone(), path: a.into(), text: String::from_utf8_lossy(&b).into_owned() }),
+                Ok(b) => cases.push(Case {
+                    name: a.clone(),
+                    path: a.into(),
+                    text: String::from_utf8_lossy(&b).into_owned(),
+                }),
                 Err(e) => {
                     eprintln!("cannot read {a}: {e}");
                     return ExitCode::from(2);
@@ -133,13 +165,22 @@ fn main() -> ExitCode {
         }
     }
     let opts = Options::default();
+    // a closed pipe (`| head`) ends the output quietly
+    let mut stdout = std::io::stdout().lock();
     let mut csv = String::from("case,bytes,tree_sitter_mb_s,frontend_mb_s,ratio,frontend_errors\n");
-    println!("{:<32} {:>10} {:>14} {:>13} {:>7}  check", "case", "bytes", "tree-sitter", "frontend", "ratio");
+    let _ = writeln!(
+        stdout,
+        "{:<32} {:>10} {:>14} {:>13} {:>7}  check",
+        "case", "bytes", "tree-sitter", "frontend", "ratio"
+    );
     let (mut total_bytes, mut total_ts, mut total_fe) = (0usize, Duration::ZERO, Duration::ZERO);
     for case in &cases {
         let fortran = form_for_path(&case.path).is_some_and(|f| f != Form::C);
-        let lang: tree_sitter::Language =
-            if fortran { tree_sitter_fortran::LANGUAGE.into() } else { tree_sitter_c::LANGUAGE.into() };
+        let lang: tree_sitter::Language = if fortran {
+            tree_sitter_fortran::LANGUAGE.into()
+        } else {
+            tree_sitter_c::LANGUAGE.into()
+        };
         let mut parser = tree_sitter::Parser::new();
         if parser.set_language(&lang).is_err() {
             eprintln!("grammar ABI mismatch");
@@ -150,7 +191,11 @@ fn main() -> ExitCode {
         let mut stmts = 0;
         let (fe, ok) = best_time(|| match load_str(&case.path, &case.text, &opts) {
             Ok(l) => {
-                errors = l.diagnostics.iter().filter(|d| d.severity == frontend::Severity::Error).count();
+                errors = l
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == frontend::Severity::Error)
+                    .count();
                 stmts = l.program.stmts.len();
                 true
             }
@@ -158,21 +203,46 @@ fn main() -> ExitCode {
         });
         let bytes = case.text.len();
         let (a, b) = (mbps(bytes, ts), mbps(bytes, fe));
-        let check = if ok && errors == 0 { format!("ok, {stmts} stmts") } else { format!("{errors} errors") };
-        println!("{:<32} {:>10} {:>9.2} MB/s {:>8.2} MB/s {:>7.2}  {check}", case.name, bytes, a, b, b / a);
-        let _ = writeln!(csv, "{},{bytes},{a:.3},{b:.3},{:.3},{errors}", case.name, b / a);
+        let check = if ok && errors == 0 {
+            format!("ok, {stmts} stmts")
+        } else {
+            format!("{errors} errors")
+        };
+        let _ = writeln!(
+            stdout,
+            "{:<32} {:>10} {:>9.2} MB/s {:>8.2} MB/s {:>7.2}  {check}",
+            case.name,
+            bytes,
+            a,
+            b,
+            b / a
+        );
+        let _ = writeln!(
+            csv,
+            "{},{bytes},{a:.3},{b:.3},{:.3},{errors}",
+            case.name,
+            b / a
+        );
         total_bytes += bytes;
         total_ts += ts;
         total_fe += fe;
     }
     let (a, b) = (mbps(total_bytes, total_ts), mbps(total_bytes, total_fe));
-    println!("{:<32} {:>10} {:>9.2} MB/s {:>8.2} MB/s {:>7.2}", "TOTAL", total_bytes, a, b, b / a);
+    let _ = writeln!(
+        stdout,
+        "{:<32} {:>10} {:>9.2} MB/s {:>8.2} MB/s {:>7.2}",
+        "TOTAL",
+        total_bytes,
+        a,
+        b,
+        b / a
+    );
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/throughput.csv");
     if let Some(dir) = out.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
     if std::fs::write(&out, csv).is_ok() {
-        println!("raw numbers: {}", out.display());
+        let _ = writeln!(stdout, "raw numbers: {}", out.display());
     }
     ExitCode::SUCCESS
 }

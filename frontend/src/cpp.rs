@@ -47,7 +47,9 @@ pub fn strip_dead_branches(text: &str, defined: &mut BTreeMap<String, String>) -
         let trimmed = line.trim_start();
         if let Some(rest) = trimmed.strip_prefix('#') {
             let rest = rest.trim_start();
-            let word_len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+            let word_len = rest
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(rest.len());
             let (word, arg) = rest.split_at(word_len);
             let arg = arg.replace("\\\n", " ");
             let arg = arg.split("//").next().unwrap_or("").trim();
@@ -61,7 +63,11 @@ pub fn strip_dead_branches(text: &str, defined: &mut BTreeMap<String, String>) -
                             "ifndef" => !defined.contains_key(first_word(arg)),
                             _ => eval(arg, defined) != 0,
                         };
-                    stack.push(Frame { outer: here, live: cond, taken: cond });
+                    stack.push(Frame {
+                        outer: here,
+                        live: cond,
+                        taken: cond,
+                    });
                 }
                 "elif" => {
                     if let Some(f) = stack.last_mut() {
@@ -109,7 +115,9 @@ pub fn strip_dead_branches(text: &str, defined: &mut BTreeMap<String, String>) -
 
 fn first_word(s: &str) -> &str {
     let s = s.trim_start();
-    let n = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(s.len());
+    let n = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
     &s[..n]
 }
 
@@ -121,7 +129,10 @@ enum Tok {
 }
 
 fn tokens(s: &str) -> Vec<Tok> {
-    const OPS: &[&str] = &["&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "!", "(", ")", "<", ">", "+", "-", "*", "/", "%", "~", "&", "|", "^", "?", ":"];
+    const OPS: &[&str] = &[
+        "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "!", "(", ")", "<", ">", "+", "-", "*",
+        "/", "%", "~", "&", "|", "^", "?", ":",
+    ];
     let mut out = Vec::new();
     let b = s.as_bytes();
     let mut i = 0;
@@ -141,7 +152,10 @@ fn tokens(s: &str) -> Vec<Tok> {
                 i += 1;
             }
             out.push(Tok::Ident(s[st..i].to_string()));
-        } else if let Some(op) = OPS.iter().find(|op| s.get(i..).is_some_and(|r| r.starts_with(**op))) {
+        } else if let Some(op) = OPS
+            .iter()
+            .find(|op| s.get(i..).is_some_and(|r| r.starts_with(**op)))
+        {
             out.push(Tok::Op(op));
             i += op.len();
         } else {
@@ -154,7 +168,12 @@ fn tokens(s: &str) -> Vec<Tok> {
 /// Evaluates a `#if` expression (undefined names are 0; anything unparsable is 0).
 pub fn eval(expr: &str, defined: &BTreeMap<String, String>) -> i64 {
     let toks = tokens(expr);
-    let mut p = Eval { toks: &toks, pos: 0, defined, depth: 0 };
+    let mut p = Eval {
+        toks: &toks,
+        pos: 0,
+        defined,
+        depth: 0,
+    };
     p.ternary()
 }
 
@@ -286,7 +305,10 @@ impl Eval<'_> {
                     }
                     0
                 } else {
-                    self.defined.get(&id).and_then(|v| crate::lower::parse_int(v)).unwrap_or(0)
+                    self.defined
+                        .get(&id)
+                        .and_then(|v| crate::lower::parse_int(v))
+                        .unwrap_or(0)
                 }
             }
             _ => 0,
@@ -301,7 +323,10 @@ mod tests {
     use super::*;
 
     fn table(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
@@ -323,7 +348,11 @@ mod tests {
         let mut t = BTreeMap::new();
         let out = strip_dead_branches(src, &mut t);
         assert_eq!(out.len(), src.len());
-        let kept: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let kept: Vec<&str> = out
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         assert_eq!(kept, ["a", "b", "#define G", "c", "d"]);
         assert!(t.contains_key("G"));
     }
@@ -333,7 +362,11 @@ mod tests {
         let src = "#if A\nx\n#elif B == 2\ny\n#if 0\nz\n#endif\n#else\nw\n#endif\n";
         let mut t = table(&[("B", "2")]);
         let out = strip_dead_branches(src, &mut t);
-        let kept: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let kept: Vec<&str> = out
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         assert_eq!(kept, ["y"]);
     }
 }

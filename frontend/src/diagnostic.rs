@@ -67,7 +67,13 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic { code, severity, message: message.into(), labels: Vec::new(), notes: Vec::new() }
+        Diagnostic {
+            code,
+            severity,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+        }
     }
     pub fn error(code: &'static str, message: impl Into<String>) -> Self {
         Diagnostic::new(Severity::Error, code, message)
@@ -80,11 +86,19 @@ impl Diagnostic {
     }
     /// Adds the primary label (the first one added with this is the headline location).
     pub fn with_primary(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into(), primary: true });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: true,
+        });
         self
     }
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.labels.push(Label { span, message: message.into(), primary: false });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: false,
+        });
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
@@ -93,7 +107,11 @@ impl Diagnostic {
     }
     /// The headline span: the first primary label, else the first label.
     pub fn primary_span(&self) -> Option<Span> {
-        self.labels.iter().find(|l| l.primary).or_else(|| self.labels.first()).map(|l| l.span)
+        self.labels
+            .iter()
+            .find(|l| l.primary)
+            .or_else(|| self.labels.first())
+            .map(|l| l.span)
     }
 }
 
@@ -109,23 +127,44 @@ impl Diagnostic {
 /// ```
 pub fn render_human(diag: &Diagnostic, sources: &Sources) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}[{}]: {}", diag.severity.as_str(), diag.code, diag.message);
+    let _ = writeln!(
+        out,
+        "{}[{}]: {}",
+        diag.severity.as_str(),
+        diag.code,
+        diag.message
+    );
     for label in &diag.labels {
-        let Some(file) = sources.get(label.span.file) else { continue };
+        let Some(file) = sources.get(label.span.file) else {
+            continue;
+        };
         let lc = file.line_col(label.span.start);
         let gutter = lc.line.to_string().len();
         let pad = " ".repeat(gutter);
-        let _ = writeln!(out, "{pad}--> {}:{}:{}", file.path.display(), lc.line, lc.col);
+        let _ = writeln!(
+            out,
+            "{pad}--> {}:{}:{}",
+            file.path.display(),
+            lc.line,
+            lc.col
+        );
         let _ = writeln!(out, "{pad} |");
         let text = file.line_text(lc.line);
-        let shown: String = text.chars().take(200).collect::<String>().replace('\t', " ");
+        let shown: String = text
+            .chars()
+            .take(200)
+            .collect::<String>()
+            .replace('\t', " ");
         let _ = writeln!(out, "{} | {}", lc.line, shown);
         let last = sources.last_line(label.span);
         let width = if last == lc.line {
             let end = file.line_col(label.span.end.max(label.span.start + 1));
             end.col.saturating_sub(lc.col).max(1)
         } else {
-            u32::try_from(shown.chars().count()).unwrap_or(1).saturating_sub(lc.col - 1).max(1)
+            u32::try_from(shown.chars().count())
+                .unwrap_or(1)
+                .saturating_sub(lc.col - 1)
+                .max(1)
         };
         let marker = if label.primary { "^" } else { "-" };
         let _ = writeln!(
@@ -170,7 +209,10 @@ pub fn to_json(diag: &Diagnostic, sources: &Sources) -> JsonDiagnostic {
         .map(|l| {
             let lc = sources.start(l.span);
             JsonLabel {
-                file: sources.path(l.span.file).map(|p| p.display().to_string()).unwrap_or_default(),
+                file: sources
+                    .path(l.span.file)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
                 line: lc.line,
                 col: lc.col,
                 end_line: sources.last_line(l.span),
@@ -193,10 +235,25 @@ pub fn render_concise(diag: &Diagnostic, sources: &Sources) -> String {
     match diag.primary_span() {
         Some(span) => {
             let lc = sources.start(span);
-            let path = sources.path(span.file).map(|p| p.display().to_string()).unwrap_or_default();
-            format!("{path}:{}:{}: {}[{}]: {}", lc.line, lc.col, diag.severity.as_str(), diag.code, diag.message)
+            let path = sources
+                .path(span.file)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            format!(
+                "{path}:{}:{}: {}[{}]: {}",
+                lc.line,
+                lc.col,
+                diag.severity.as_str(),
+                diag.code,
+                diag.message
+            )
         }
-        None => format!("{}[{}]: {}", diag.severity.as_str(), diag.code, diag.message),
+        None => format!(
+            "{}[{}]: {}",
+            diag.severity.as_str(),
+            diag.code,
+            diag.message
+        ),
     }
 }
 
@@ -207,7 +264,10 @@ mod tests {
 
     fn sources() -> Sources {
         let mut s = Sources::new();
-        s.add("prog.f".into(), "      program p\n      x = (a + b))\n      end\n".into());
+        s.add(
+            "prog.f".into(),
+            "      program p\n      x = (a + b))\n      end\n".into(),
+        );
         s
     }
 
@@ -227,11 +287,15 @@ mod tests {
     #[test]
     fn json_resolves_lines() {
         let s = sources();
-        let d = Diagnostic::warning(codes::NONDETERMINISTIC, "x").with_primary(Span::new(FileId(0), 16, 20), "");
+        let d = Diagnostic::warning(codes::NONDETERMINISTIC, "x")
+            .with_primary(Span::new(FileId(0), 16, 20), "");
         let j = to_json(&d, &s);
         assert_eq!((j.labels[0].line, j.labels[0].col), (2, 1));
         let text = serde_json::to_string(&j).unwrap_or_default();
         assert!(text.contains("\"severity\":\"warning\""), "{text}");
-        assert_eq!(render_concise(&d, &s), "prog.f:2:1: warning[nondeterministic]: x");
+        assert_eq!(
+            render_concise(&d, &s),
+            "prog.f:2:1: warning[nondeterministic]: x"
+        );
     }
 }

@@ -87,7 +87,11 @@ impl fmt::Display for SrcExpr {
             SrcExprKind::Binary { op, lhs, rhs } => {
                 let p = prec(self);
                 // left-associative: the right operand needs parens at equal precedence
-                let (lp, rp) = if *op == BinOp::Pow { (p + 1, p) } else { (p, p + 1) };
+                let (lp, rp) = if *op == BinOp::Pow {
+                    (p + 1, p)
+                } else {
+                    (p, p + 1)
+                };
                 write_child(f, lhs, lp)?;
                 write!(f, " {} ", op.symbol())?;
                 write_child(f, rhs, rp)?;
@@ -143,10 +147,16 @@ fn decl_text(d: &Decl) -> String {
         }
         DeclKind::Constant { value, origin } => format!("const({origin:?}) = {value}"),
     };
-    let common = d.common.as_ref().map(|c| format!(" common /{c}/")).unwrap_or_default();
+    let common = d
+        .common
+        .as_ref()
+        .map(|c| format!(" common /{c}/"))
+        .unwrap_or_default();
     let bytes = d.ty.bytes.map(|b| format!("*{b}")).unwrap_or_default();
     let ptr = "*".repeat(d.ty.pointer as usize);
-    format!("{}: {:?}{bytes}{ptr} {kind}{common}", d.name, d.ty.base).trim_end().to_string()
+    format!("{}: {:?}{bytes}{ptr} {kind}{common}", d.name, d.ty.base)
+        .trim_end()
+        .to_string()
 }
 
 /// Indented text of the whole program. Lines are `L<first>[-<last>]` in the original file.
@@ -176,7 +186,11 @@ pub fn dump(program: &Program, sources: &Sources) -> String {
 
 fn lines(sources: &Sources, span: Span) -> String {
     let (a, b) = (sources.first_line(span), sources.last_line(span));
-    let file = if span.file.0 == 0 { String::new() } else { format!("f{}:", span.file.0) };
+    let file = if span.file.0 == 0 {
+        String::new()
+    } else {
+        format!("f{}:", span.file.0)
+    };
     if a == b {
         format!("{file}L{a}")
     } else {
@@ -184,7 +198,13 @@ fn lines(sources: &Sources, span: Span) -> String {
     }
 }
 
-fn dump_block(program: &Program, sources: &Sources, block: &[StmtId], depth: usize, out: &mut String) {
+fn dump_block(
+    program: &Program,
+    sources: &Sources,
+    block: &[StmtId],
+    depth: usize,
+    out: &mut String,
+) {
     // explicit stack so deep nests cannot overflow: (stmt, depth) in reverse order
     let mut stack: Vec<(StmtId, usize)> = block.iter().rev().map(|s| (*s, depth)).collect();
     while let Some((id, depth)) = stack.pop() {
@@ -204,11 +224,17 @@ fn dump_block(program: &Program, sources: &Sources, block: &[StmtId], depth: usi
             StmtKind::While(w) => format!(
                 "while{} {}",
                 if w.post_test { " (post-test)" } else { "" },
-                w.cond.as_ref().map_or("<none>".to_string(), ToString::to_string)
+                w.cond
+                    .as_ref()
+                    .map_or("<none>".to_string(), ToString::to_string)
             ),
             StmtKind::If(i) => {
                 let conds: Vec<String> = i.arms.iter().map(|a| a.cond.to_string()).collect();
-                format!("if {}{}", conds.join(" | elif "), if i.else_body.is_some() { " | else" } else { "" })
+                format!(
+                    "if {}{}",
+                    conds.join(" | elif "),
+                    if i.else_body.is_some() { " | else" } else { "" }
+                )
             }
             StmtKind::Call(c) => {
                 let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
@@ -218,16 +244,30 @@ fn dump_block(program: &Program, sources: &Sources, block: &[StmtId], depth: usi
                 let args: Vec<String> = m
                     .args
                     .iter()
-                    .map(|a| format!("{:?}={}{}", a.role, if a.address_of { "&" } else { "" }, a.expr))
+                    .map(|a| {
+                        format!(
+                            "{:?}={}{}",
+                            a.role,
+                            if a.address_of { "&" } else { "" },
+                            a.expr
+                        )
+                    })
                     .collect();
-                let res = m.result.as_ref().map(|r| format!("{r} = ")).unwrap_or_default();
+                let res = m
+                    .result
+                    .as_ref()
+                    .map(|r| format!("{r} = "))
+                    .unwrap_or_default();
                 format!("mpi {res}{} [{}]({})", m.op.name(), m.name, args.join(", "))
             }
             StmtKind::Input(i) => {
                 let t: Vec<String> = i.targets.iter().map(ToString::to_string).collect();
                 format!("input {} <- {}", t.join(", "), origin_text(&i.origin))
             }
-            StmtKind::Return { value } => format!("return {}", value.as_ref().map(ToString::to_string).unwrap_or_default()),
+            StmtKind::Return { value } => format!(
+                "return {}",
+                value.as_ref().map(ToString::to_string).unwrap_or_default()
+            ),
             StmtKind::Break => "break".into(),
             StmtKind::Continue => "continue".into(),
             StmtKind::Opaque(o) => format!("opaque({}) {:?}", o.reason, o.text),

@@ -25,7 +25,11 @@ const SYSTEM_HEADERS: &[&str] = &["mpif.h", "mpi.h", "omp_lib.h", "mpiof.h", "mp
 const MAX_INCLUDE_DEPTH: usize = 64;
 
 /// Reads `path`; non-UTF-8 bytes are replaced (with a warning in `diags`).
-pub fn read_source(path: &Path, diags: &mut Vec<Diagnostic>, file_hint: FileId) -> std::io::Result<String> {
+pub fn read_source(
+    path: &Path,
+    diags: &mut Vec<Diagnostic>,
+    file_hint: FileId,
+) -> std::io::Result<String> {
     let bytes = std::fs::read(path)?;
     match String::from_utf8(bytes) {
         Ok(s) => Ok(s),
@@ -34,9 +38,12 @@ pub fn read_source(path: &Path, diags: &mut Vec<Diagnostic>, file_hint: FileId) 
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let at = u32::try_from(valid).unwrap_or(0);
             diags.push(
-                Diagnostic::warning(codes::NON_UTF8, format!("{} is not valid UTF-8", path.display()))
-                    .with_primary(Span::new(file_hint, at, at), "first invalid byte here")
-                    .with_note("invalid bytes were replaced by U+FFFD; is this a source file?"),
+                Diagnostic::warning(
+                    codes::NON_UTF8,
+                    format!("{} is not valid UTF-8", path.display()),
+                )
+                .with_primary(Span::new(file_hint, at, at), "first invalid byte here")
+                .with_note("invalid bytes were replaced by U+FFFD; is this a source file?"),
             );
             Ok(text)
         }
@@ -54,7 +61,9 @@ fn include_target(line: &str, prep: Prep) -> Option<String> {
     if prep == Prep::C {
         return None;
     }
-    let t = t.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+    let t = t
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
     let head = t.get(..7)?;
     if !head.eq_ignore_ascii_case("include") {
         return None;
@@ -88,8 +97,19 @@ pub struct Expander<'a> {
 }
 
 impl<'a> Expander<'a> {
-    pub fn new(sources: &'a mut Sources, include_dirs: &'a [PathBuf], macros: &'a MacroTable) -> Self {
-        Expander { sources, diags: Vec::new(), include_dirs, macros, stack: Vec::new(), seen_c_headers: BTreeSet::new() }
+    pub fn new(
+        sources: &'a mut Sources,
+        include_dirs: &'a [PathBuf],
+        macros: &'a MacroTable,
+    ) -> Self {
+        Expander {
+            sources,
+            diags: Vec::new(),
+            include_dirs,
+            macros,
+            stack: Vec::new(),
+            seen_c_headers: BTreeSet::new(),
+        }
     }
 
     fn prepare(&self, file: FileId, text: &str, prep: Prep) -> Assembled {
@@ -138,7 +158,9 @@ impl<'a> Expander<'a> {
 
     /// Appends `file`, prepared and with its includes inlined, to `out`.
     pub fn expand(&mut self, file: FileId, prep: Prep, out: &mut Assembled) {
-        let Some(src) = self.sources.get(file) else { return };
+        let Some(src) = self.sources.get(file) else {
+            return;
+        };
         let path = src.path.clone();
         let text = src.text.clone();
         let canon = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
@@ -151,10 +173,15 @@ impl<'a> Expander<'a> {
             let line_start = pos;
             pos += raw.len();
             let content = raw.trim_end_matches(['\n', '\r']);
-            let Some(name) = include_target(content, prep) else { continue };
+            let Some(name) = include_target(content, prep) else {
+                continue;
+            };
             let span = prepared.span(line_start, line_start + content.len(), file);
             let Some(found) = self.resolve(&name, &path) else {
-                let base = Path::new(&name).file_name().and_then(|n| n.to_str()).unwrap_or("");
+                let base = Path::new(&name)
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("");
                 if !SYSTEM_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(base)) {
                     self.diags.push(
                         Diagnostic::warning(codes::INCLUDE_NOT_FOUND, format!("cannot find include file `{name}`"))
@@ -167,9 +194,12 @@ impl<'a> Expander<'a> {
             let canon = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
             if self.stack.contains(&canon) || self.stack.len() >= MAX_INCLUDE_DEPTH {
                 self.diags.push(
-                    Diagnostic::error(codes::INCLUDE_CYCLE, format!("`{name}` includes itself (directly or indirectly)"))
-                        .with_primary(span, "cyclic include here")
-                        .with_note("the directive is ignored"),
+                    Diagnostic::error(
+                        codes::INCLUDE_CYCLE,
+                        format!("`{name}` includes itself (directly or indirectly)"),
+                    )
+                    .with_primary(span, "cyclic include here")
+                    .with_note("the directive is ignored"),
                 );
                 continue;
             }
@@ -181,13 +211,20 @@ impl<'a> Expander<'a> {
             }
             let Some(inc) = self.load(&found) else {
                 self.diags.push(
-                    Diagnostic::error(codes::IO, format!("cannot read include file `{}`", found.display()))
-                        .with_primary(span, "included here"),
+                    Diagnostic::error(
+                        codes::IO,
+                        format!("cannot read include file `{}`", found.display()),
+                    )
+                    .with_primary(span, "included here"),
                 );
                 continue;
             };
             out.append_from(&prepared, copied, line_start);
-            let child_prep = if prep == Prep::C { Prep::C } else { fortran_prep_for(&found, prep) };
+            let child_prep = if prep == Prep::C {
+                Prep::C
+            } else {
+                fortran_prep_for(&found, prep)
+            };
             self.expand(inc, child_prep, out);
             if !out.text.ends_with('\n') {
                 out.push_synth(span.file, span.end, 0, "\n");
@@ -205,11 +242,23 @@ mod tests {
 
     #[test]
     fn include_directives() {
-        assert_eq!(include_target("      include 'pge2.h'", Prep::FortranFixed { cut: true }), Some("pge2.h".into()));
-        assert_eq!(include_target("      INCLUDE \"a.h\" ! x", Prep::FortranFree), Some("a.h".into()));
-        assert_eq!(include_target("#include \"k.h\"", Prep::C), Some("k.h".into()));
+        assert_eq!(
+            include_target("      include 'pge2.h'", Prep::FortranFixed { cut: true }),
+            Some("pge2.h".into())
+        );
+        assert_eq!(
+            include_target("      INCLUDE \"a.h\" ! x", Prep::FortranFree),
+            Some("a.h".into())
+        );
+        assert_eq!(
+            include_target("#include \"k.h\"", Prep::C),
+            Some("k.h".into())
+        );
         assert_eq!(include_target("#include <mpi.h>", Prep::C), None);
-        assert_eq!(include_target("      includes = 1", Prep::FortranFree), None);
+        assert_eq!(
+            include_target("      includes = 1", Prep::FortranFree),
+            None
+        );
         assert_eq!(include_target("include 'x'", Prep::C), None);
     }
 }

@@ -39,14 +39,22 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: u32, end: u32) -> Self {
-        Span { file, start, end: end.max(start) }
+        Span {
+            file,
+            start,
+            end: end.max(start),
+        }
     }
     /// The smallest span covering both; `self` if they are in different files.
     pub fn cover(self, other: Span) -> Span {
         if self.file != other.file {
             return self;
         }
-        Span::new(self.file, self.start.min(other.start), self.end.max(other.end))
+        Span::new(
+            self.file,
+            self.start.min(other.start),
+            self.end.max(other.end),
+        )
     }
     pub fn len(self) -> u32 {
         self.end - self.start
@@ -82,7 +90,11 @@ impl SourceFile {
                 line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
         }
-        SourceFile { path, text, line_starts }
+        SourceFile {
+            path,
+            text,
+            line_starts,
+        }
     }
     /// Number of lines (a final line without newline counts; an empty file has one line).
     pub fn line_count(&self) -> u32 {
@@ -104,7 +116,10 @@ impl SourceFile {
             .text
             .get(start as usize..off)
             .map_or(off.saturating_sub(start as usize), |s| s.chars().count());
-        LineCol { line, col: u32::try_from(col + 1).unwrap_or(u32::MAX) }
+        LineCol {
+            line,
+            col: u32::try_from(col + 1).unwrap_or(u32::MAX),
+        }
     }
     /// Byte offset where 1-based `line` starts (end of text past the last line).
     pub fn line_start(&self, line: u32) -> u32 {
@@ -165,7 +180,11 @@ impl Sources {
     }
     /// Last original line the span touches (1-based): the line of its last byte.
     pub fn last_line(&self, span: Span) -> u32 {
-        let last = if span.end > span.start { span.end - 1 } else { span.start };
+        let last = if span.end > span.start {
+            span.end - 1
+        } else {
+            span.start
+        };
         self.get(span.file).map_or(1, |f| f.line_of(last))
     }
     /// The span's original text ("" if out of range).
@@ -254,7 +273,11 @@ impl Program {
         let p = self.proc(proc)?;
         if self.language == Language::Fortran && !p.implicit_none {
             let first = name.chars().next().map(|c| c.to_ascii_lowercase());
-            if let Some(rule) = p.implicit.iter().find(|r| first.is_some_and(|c| r.first <= c && c <= r.last)) {
+            if let Some(rule) = p
+                .implicit
+                .iter()
+                .find(|r| first.is_some_and(|c| r.first <= c && c <= r.last))
+            {
                 return Some(rule.ty.clone());
             }
             return Some(VarType::fortran_implicit(name));
@@ -330,7 +353,12 @@ pub struct VarType {
 
 impl VarType {
     pub fn new(base: BaseType, bytes: Option<u32>, text: impl Into<String>) -> Self {
-        VarType { base, bytes, pointer: 0, text: text.into() }
+        VarType {
+            base,
+            bytes,
+            pointer: 0,
+            text: text.into(),
+        }
     }
     /// Fortran's implicit rule: names starting with i..n are integer, others real.
     pub fn fortran_implicit(name: &str) -> Self {
@@ -354,10 +382,18 @@ pub struct Decl {
 
 #[derive(Debug, Clone, Serialize)]
 pub enum DeclKind {
-    Scalar { init: Option<SrcExpr> },
-    Array { dims: Vec<Dim>, init: Option<SrcExpr> },
+    Scalar {
+        init: Option<SrcExpr>,
+    },
+    Array {
+        dims: Vec<Dim>,
+        init: Option<SrcExpr>,
+    },
     /// Fortran PARAMETER, C `#define NAME value`, `-D NAME=value`, C `const` with initialiser.
-    Constant { value: SrcExpr, origin: ConstOrigin },
+    Constant {
+        value: SrcExpr,
+        origin: ConstOrigin,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -411,7 +447,9 @@ pub enum StmtKind {
     Call(Call),
     Mpi(MpiCall),
     Input(Input),
-    Return { value: Option<SrcExpr> },
+    Return {
+        value: Option<SrcExpr>,
+    },
     /// C `break`, Fortran `exit`.
     Break,
     /// C `continue`, Fortran `cycle`.
@@ -604,30 +642,63 @@ pub struct SrcExpr {
 pub enum SrcExprKind {
     Int(i64),
     /// A real literal: its text as written (`1.0d0`) and value.
-    Real { text: String, value: f64 },
+    Real {
+        text: String,
+        value: f64,
+    },
     Str(String),
     Bool(bool),
     Var(String),
     /// `a(i, j)` / `a[i][j]` (C subscripts flattened in order). Fortran sections put
     /// [`SrcExprKind::Range`] among the indices.
-    Index { array: String, indices: Vec<SrcExpr> },
+    Index {
+        array: String,
+        indices: Vec<SrcExpr>,
+    },
     /// Fortran `lo:hi:step` in an array section; each part optional.
-    Range { lo: Option<Box<SrcExpr>>, hi: Option<Box<SrcExpr>>, step: Option<Box<SrcExpr>> },
+    Range {
+        lo: Option<Box<SrcExpr>>,
+        hi: Option<Box<SrcExpr>>,
+        step: Option<Box<SrcExpr>>,
+    },
     /// Function or intrinsic call (`min`, `mod`, `sqrt`, `f(x)`); name lower-cased in Fortran.
-    Call { name: String, args: Vec<SrcExpr> },
-    Unary { op: UnOp, operand: Box<SrcExpr> },
-    Binary { op: BinOp, lhs: Box<SrcExpr>, rhs: Box<SrcExpr> },
+    Call {
+        name: String,
+        args: Vec<SrcExpr>,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<SrcExpr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<SrcExpr>,
+        rhs: Box<SrcExpr>,
+    },
     /// C `c ? a : b`.
-    Ternary { cond: Box<SrcExpr>, then: Box<SrcExpr>, other: Box<SrcExpr> },
+    Ternary {
+        cond: Box<SrcExpr>,
+        then: Box<SrcExpr>,
+        other: Box<SrcExpr>,
+    },
     /// C `sizeof(type)` / `sizeof expr`; the type when it is a type name.
-    SizeOf { ty: Option<VarType>, expr: Option<Box<SrcExpr>> },
+    SizeOf {
+        ty: Option<VarType>,
+        expr: Option<Box<SrcExpr>>,
+    },
     /// C cast `(double) x`.
-    Cast { ty: VarType, expr: Box<SrcExpr> },
+    Cast {
+        ty: VarType,
+        expr: Box<SrcExpr>,
+    },
     /// A value read at run time: `atoi(argv[1])`, `atof`, `strtol`, `getenv`.
     Input(InputOrigin),
     /// Anything else (struct member, pointer arithmetic we do not model, too deep); the
     /// variables it reads are kept so def/use stays sound.
-    Opaque { text: String, vars: Vec<String> },
+    Opaque {
+        text: String,
+        vars: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -702,20 +773,31 @@ impl BinOp {
         }
     }
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
 }
 
 impl SrcExpr {
     pub fn new(kind: SrcExprKind, span: Span) -> Self {
-        SrcExpr { kind, span, ty: None }
+        SrcExpr {
+            kind,
+            span,
+            ty: None,
+        }
     }
     pub fn with_type(mut self, ty: Option<BaseType>) -> Self {
         self.ty = ty;
         self
     }
     pub fn int(value: i64, span: Span) -> Self {
-        SrcExpr { kind: SrcExprKind::Int(value), span, ty: Some(BaseType::Integer) }
+        SrcExpr {
+            kind: SrcExprKind::Int(value),
+            span,
+            ty: Some(BaseType::Integer),
+        }
     }
     pub fn var(name: impl Into<String>, span: Span) -> Self {
         SrcExpr::new(SrcExprKind::Var(name.into()), span)
@@ -724,7 +806,11 @@ impl SrcExpr {
         let span = lhs.span.cover(rhs.span);
         let ty = crate::types::binary_type(op, lhs.ty, rhs.ty);
         SrcExpr {
-            kind: SrcExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) },
+            kind: SrcExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
             span,
             ty,
         }
@@ -778,7 +864,10 @@ impl SrcExpr {
         match &self.kind {
             SrcExprKind::Var(v) => Some(v),
             SrcExprKind::Index { array, .. } => Some(array),
-            SrcExprKind::Unary { op: UnOp::AddrOf | UnOp::Deref, operand } => operand.base_var(),
+            SrcExprKind::Unary {
+                op: UnOp::AddrOf | UnOp::Deref,
+                operand,
+            } => operand.base_var(),
             SrcExprKind::Cast { expr, .. } => expr.base_var(),
             _ => None,
         }
@@ -786,7 +875,10 @@ impl SrcExpr {
     pub fn as_int(&self) -> Option<i64> {
         match &self.kind {
             SrcExprKind::Int(v) => Some(*v),
-            SrcExprKind::Unary { op: UnOp::Neg, operand } => operand.as_int().map(|v| -v),
+            SrcExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => operand.as_int().map(|v| -v),
             _ => None,
         }
     }

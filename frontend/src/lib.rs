@@ -72,7 +72,9 @@ pub struct Lowered {
 impl Lowered {
     /// Whether any diagnostic is an error (syntax errors, include cycles, ...).
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 
@@ -114,15 +116,22 @@ pub fn load_files(paths: &[PathBuf], opts: &Options) -> Result<Lowered, LoadErro
     let mut sources = Sources::new();
     for (i, path) in paths.iter().enumerate() {
         let hint = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-        let text = include::read_source(path, &mut diags, hint)
-            .map_err(|source| LoadError::Io { path: path.clone(), source })?;
+        let text =
+            include::read_source(path, &mut diags, hint).map_err(|source| LoadError::Io {
+                path: path.clone(),
+                source,
+            })?;
         sources.add(path.clone(), text);
     }
     lower_all(sources, paths.len(), opts, diags)
 }
 
 /// Lowers `text` as if read from `path` (includes resolve relative to `path`'s directory).
-pub fn load_str(path: impl Into<PathBuf>, text: &str, opts: &Options) -> Result<Lowered, LoadError> {
+pub fn load_str(
+    path: impl Into<PathBuf>,
+    text: &str,
+    opts: &Options,
+) -> Result<Lowered, LoadError> {
     let mut sources = Sources::new();
     sources.add(path.into(), text.to_string());
     lower_all(sources, 1, opts, Vec::new())
@@ -147,7 +156,9 @@ fn with_stack<R: Send>(deep: bool, f: impl FnOnce() -> R + Send) -> Result<R, Lo
             .stack_size(WORKER_STACK)
             .spawn_scoped(s, f)
             .map_err(|e| LoadError::Worker(e.to_string()))?;
-        handle.join().map_err(|_| LoadError::Worker("lowering thread panicked".into()))
+        handle
+            .join()
+            .map_err(|_| LoadError::Worker("lowering thread panicked".into()))
     })
 }
 
@@ -210,7 +221,10 @@ fn parse_file(
         Form::C => {
             // a first pass finds the `#define`s of every included header (only needed when
             // there are local headers), the second substitutes
-            let text = sources.get(file).map(|f| f.text.clone()).unwrap_or_default();
+            let text = sources
+                .get(file)
+                .map(|f| f.text.clone())
+                .unwrap_or_default();
             if text.contains("#include") && text.contains('"') {
                 let mut exp = Expander::new(sources, &opts.include_dirs, &macros);
                 let mut first = Assembled::new();
@@ -224,14 +238,27 @@ fn parse_file(
         }
         Form::Free => assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser),
         Form::Fixed | Form::Auto => {
-            let first = assemble_and_parse(sources, file, opts, &macros, Prep::FortranFixed { cut: true }, parser);
+            let first = assemble_and_parse(
+                sources,
+                file,
+                opts,
+                &macros,
+                Prep::FortranFixed { cut: true },
+                parser,
+            );
             let errs = first.1.as_ref().map_or(usize::MAX, parse::error_count);
             if errs == 0 {
                 first
             } else {
                 // some real code writes past column 72: retry without the cut
-                let second =
-                    assemble_and_parse(sources, file, opts, &macros, Prep::FortranFixed { cut: false }, parser);
+                let second = assemble_and_parse(
+                    sources,
+                    file,
+                    opts,
+                    &macros,
+                    Prep::FortranFixed { cut: false },
+                    parser,
+                );
                 let errs2 = second.1.as_ref().map_or(usize::MAX, parse::error_count);
                 if errs2 < errs {
                     second
@@ -245,11 +272,20 @@ fn parse_file(
     match &tree {
         Some(t) => diags.extend(parse::syntax_diagnostics(t, &asm, file)),
         None => diags.push(
-            Diagnostic::error(codes::PARSE_FAILED, "the parser gave up on this file (time limit)")
-                .with_primary(Span::new(file, 0, 0), "not analysed"),
+            Diagnostic::error(
+                codes::PARSE_FAILED,
+                "the parser gave up on this file (time limit)",
+            )
+            .with_primary(Span::new(file, 0, 0), "not analysed"),
         ),
     }
-    Parsed { file, asm, tree, macros, is_empty }
+    Parsed {
+        file,
+        asm,
+        tree,
+        macros,
+        is_empty,
+    }
 }
 
 /// Whether a Fortran tree defines a module (lowered before the files that use it).
@@ -262,10 +298,17 @@ fn has_module(p: &Parsed) -> bool {
 }
 
 /// Lowers the first `mains` files of `sources` into one program.
-fn lower_all(mut sources: Sources, mains: usize, opts: &Options, mut diags: Vec<Diagnostic>) -> Result<Lowered, LoadError> {
+fn lower_all(
+    mut sources: Sources,
+    mains: usize,
+    opts: &Options,
+    mut diags: Vec<Diagnostic>,
+) -> Result<Lowered, LoadError> {
     let first = FileId(0);
     let form_of = |sources: &Sources, id: FileId| {
-        sources.get(id).map_or(Form::C, |f| detect_form(&f.path, &f.text, opts))
+        sources
+            .get(id)
+            .map_or(Form::C, |f| detect_form(&f.path, &f.text, opts))
     };
     let first_form = form_of(&sources, first);
     let (grammar, language) = match first_form {
@@ -279,13 +322,23 @@ fn lower_all(mut sources: Sources, mains: usize, opts: &Options, mut diags: Vec<
         let form = form_of(&sources, file);
         if (form == Form::C) != (language == Language::C) {
             diags.push(
-                Diagnostic::error(codes::MIXED_LANGUAGES, "this file is in another language than the first one")
-                    .with_primary(Span::new(file, 0, 0), "skipped")
-                    .with_note("load C and Fortran files as separate programs"),
+                Diagnostic::error(
+                    codes::MIXED_LANGUAGES,
+                    "this file is in another language than the first one",
+                )
+                .with_primary(Span::new(file, 0, 0), "skipped")
+                .with_note("load C and Fortran files as separate programs"),
             );
             continue;
         }
-        parsed.push(parse_file(&mut sources, file, form, opts, &mut parser, &mut diags));
+        parsed.push(parse_file(
+            &mut sources,
+            file,
+            form,
+            opts,
+            &mut parser,
+            &mut diags,
+        ));
     }
     parse::give_back_parser(grammar, parser);
     if language == Language::Fortran {
@@ -314,5 +367,9 @@ fn lower_all(mut sources: Sources, mains: usize, opts: &Options, mut diags: Vec<
         }
     }
     diags.append(&mut b.diags);
-    Ok(Lowered { program: b.prog, sources, diagnostics: diags })
+    Ok(Lowered {
+        program: b.prog,
+        sources,
+        diagnostics: diags,
+    })
 }

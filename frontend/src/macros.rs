@@ -8,8 +8,18 @@ use crate::ir::FileId;
 use crate::source_map::Assembled;
 
 const QUALIFIERS: &[&str] = &[
-    "const", "static", "inline", "restrict", "volatile", "register", "extern", "__inline",
-    "__inline__", "__restrict", "__restrict__", "__attribute__",
+    "const",
+    "static",
+    "inline",
+    "restrict",
+    "volatile",
+    "register",
+    "extern",
+    "__inline",
+    "__inline__",
+    "__restrict",
+    "__restrict__",
+    "__attribute__",
 ];
 
 /// Whether a macro body only makes sense substituted (it is not an expression).
@@ -33,7 +43,9 @@ pub struct MacroTable {
 
 /// Whether a macro body is a statement (or statement head) rather than an expression.
 fn statement_like(body: &str) -> bool {
-    const KEYWORDS: &[&str] = &["for", "while", "if", "do", "switch", "return", "break", "continue", "goto"];
+    const KEYWORDS: &[&str] = &[
+        "for", "while", "if", "do", "switch", "return", "break", "continue", "goto",
+    ];
     body.contains(['{', '}', ';'])
         || body
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -76,8 +88,12 @@ impl MacroTable {
     pub fn scan_defines(&mut self, text: &str) {
         for line in logical_lines(text) {
             let t = line.trim_start();
-            let Some(rest) = t.strip_prefix('#') else { continue };
-            let Some(rest) = rest.trim_start().strip_prefix("define") else { continue };
+            let Some(rest) = t.strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("define") else {
+                continue;
+            };
             if !rest.starts_with([' ', '\t']) {
                 continue;
             }
@@ -90,20 +106,28 @@ impl MacroTable {
                 continue;
             }
             if let Some(params) = body.strip_prefix('(') {
-                let Some(close) = params.find(')') else { continue };
+                let Some(close) = params.find(')') else {
+                    continue;
+                };
                 let body = params[close + 1..].split("//").next().unwrap_or("").trim();
                 if statement_like(body) {
-                    let params: Vec<String> =
-                        params[..close].split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
-                    self.functions.entry(name.to_string()).or_insert((params, body.to_string()));
+                    let params: Vec<String> = params[..close]
+                        .split(',')
+                        .map(|p| p.trim().to_string())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    self.functions
+                        .entry(name.to_string())
+                        .or_insert((params, body.to_string()));
                 }
                 continue;
             }
             let body = body.split("//").next().unwrap_or("").trim();
-            self.values.entry(name.to_string()).or_insert_with(|| body.to_string());
+            self.values
+                .entry(name.to_string())
+                .or_insert_with(|| body.to_string());
         }
     }
-
 
     /// The macros to substitute textually.
     fn substitutions(&self) -> BTreeMap<&str, &str> {
@@ -205,7 +229,14 @@ pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {
                 // only uses that do not already parse as a call (`CHECK(x);` does) are expanded
                 let statement_use = macro_args(text, i).filter(|(_, end)| {
                     let next = text.get(*end..).unwrap_or("").trim_start().chars().next();
-                    next.is_some_and(|c| c == '{' || c == '}' || c == '(' || c == '*' || c == '_' || c.is_ascii_alphanumeric())
+                    next.is_some_and(|c| {
+                        c == '{'
+                            || c == '}'
+                            || c == '('
+                            || c == '*'
+                            || c == '_'
+                            || c.is_ascii_alphanumeric()
+                    })
                 });
                 if let Some((args, end)) = statement_use {
                     out.push_orig(file, at(copied), text.get(copied..s).unwrap_or(""));
@@ -312,7 +343,10 @@ fn expand_function(params: &[String], body: &str, args: &[String]) -> String {
                     i += 1;
                 }
                 let word = &body[s..i];
-                let arg = params.iter().position(|p| p == word).and_then(|k| args.get(k));
+                let arg = params
+                    .iter()
+                    .position(|p| p == word)
+                    .and_then(|k| args.get(k));
                 out.push('"');
                 out.push_str(&arg.map_or(word.to_string(), |a| a.replace('"', "\\\"")));
                 out.push('"');
@@ -335,16 +369,26 @@ mod tests {
 
     #[test]
     fn empty_macros_are_substituted_value_macros_kept() {
-        let mut t = MacroTable::from_defines(&[("N".into(), Some("100".into())), ("RESTRICT".into(), Some(String::new()))]);
+        let mut t = MacroTable::from_defines(&[
+            ("N".into(), Some("100".into())),
+            ("RESTRICT".into(), Some(String::new())),
+        ]);
         t.scan_defines("#define INLINE static inline\n#define M 5\n#define F(x) x\n");
         assert_eq!(t.values.get("M").map(String::as_str), Some("5"));
         assert!(!t.values.contains_key("F"));
-        let src = "#define RESTRICT\nINLINE void f(double *RESTRICT a) { a[0] = N; /* RESTRICT */ }\n";
+        let src =
+            "#define RESTRICT\nINLINE void f(double *RESTRICT a) { a[0] = N; /* RESTRICT */ }\n";
         let out = substitute(FileId(0), src, &t);
-        assert_eq!(out.text, "#define RESTRICT\nstatic inline void f(double *  a) { a[0] = N; /* RESTRICT */ }\n");
+        assert_eq!(
+            out.text,
+            "#define RESTRICT\nstatic inline void f(double *  a) { a[0] = N; /* RESTRICT */ }\n"
+        );
         let n_buf = out.text.find("N;").unwrap_or(0);
         let n_src = src.find("N;").unwrap_or(0);
-        assert_eq!(out.map(u32::try_from(n_buf).unwrap_or(0)), Some((FileId(0), u32::try_from(n_src).unwrap_or(0))));
+        assert_eq!(
+            out.map(u32::try_from(n_buf).unwrap_or(0)),
+            Some((FileId(0), u32::try_from(n_src).unwrap_or(0)))
+        );
     }
 
     #[test]
@@ -353,15 +397,38 @@ mod tests {
         t.scan_defines("#define FOR_ALL(i, n) for ((i) = 0; (i) < (n); (i)++)\n#define IDX(i, j) ((i) * N + (j))\n#define SWAP(a, b) \\\n  { double t_ = a; a = b; b = t_; }\n");
         assert!(t.functions.contains_key("FOR_ALL"));
         assert!(t.functions.contains_key("SWAP"));
-        assert!(!t.functions.contains_key("IDX"), "expression macros stay calls");
+        assert!(
+            !t.functions.contains_key("IDX"),
+            "expression macros stay calls"
+        );
         let src = "#define X\nvoid f(int n, double *a) { int k; FOR_ALL(k, n) { a[IDX(k, 0)] = 0; } SWAP(a[0], a[1]) SWAP(a[1], a[2]); }\n";
         let out = substitute(FileId(0), src, &t);
-        assert!(out.text.contains("for ((k) = 0; (k) < (n); (k)++) { a[IDX(k, 0)] = 0; }"), "{}", out.text);
-        assert!(out.text.contains("{ double t_ = a[0]; a[0] = a[1]; a[1] = t_; }"), "{}", out.text);
-        assert!(out.text.contains("SWAP(a[1], a[2]);"), "a use followed by `;` parses as a call: {}", out.text);
+        assert!(
+            out.text
+                .contains("for ((k) = 0; (k) < (n); (k)++) { a[IDX(k, 0)] = 0; }"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text
+                .contains("{ double t_ = a[0]; a[0] = a[1]; a[1] = t_; }"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("SWAP(a[1], a[2]);"),
+            "a use followed by `;` parses as a call: {}",
+            out.text
+        );
         // the loop's text maps to the macro use
         let at = out.text.find("for (").unwrap_or(0);
-        assert_eq!(out.map(u32::try_from(at).unwrap_or(0)), Some((FileId(0), u32::try_from(src.find("FOR_ALL(k").unwrap_or(0)).unwrap_or(0))));
+        assert_eq!(
+            out.map(u32::try_from(at).unwrap_or(0)),
+            Some((
+                FileId(0),
+                u32::try_from(src.find("FOR_ALL(k").unwrap_or(0)).unwrap_or(0)
+            ))
+        );
     }
 
     #[test]
@@ -369,6 +436,5 @@ mod tests {
         let mut t = MacroTable::from_defines(&[("M".into(), Some("7".into()))]);
         t.scan_defines("#define M 5\n");
         assert_eq!(t.values.get("M").map(String::as_str), Some("7"));
-
     }
 }

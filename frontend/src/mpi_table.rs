@@ -196,12 +196,22 @@ use Role::*;
 
 const P2P: &[Role] = &[Buffer, Count, Datatype, Peer, Tag, Comm];
 const P2P_REQ: &[Role] = &[Buffer, Count, Datatype, Peer, Tag, Comm, Request];
-const A2A: &[Role] = &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm];
-const ROOTED: &[Role] = &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm];
+const A2A: &[Role] = &[
+    SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm,
+];
+const ROOTED: &[Role] = &[
+    SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm,
+];
 const RED: &[Role] = &[SendBuf, RecvBuf, Count, Datatype, Op, Comm];
 
 const fn sig(name: &'static str, op: MpiOp, roles: &'static [Role]) -> MpiSig {
-    MpiSig { name, op, roles, fortran_roles: None, fortran_function: false }
+    MpiSig {
+        name,
+        op,
+        roles,
+        fortran_roles: None,
+        fortran_function: false,
+    }
 }
 
 /// Sorted by name (binary search).
@@ -211,33 +221,66 @@ static TABLE: &[MpiSig] = &[
     sig(
         "mpi_allgatherv",
         MpiOp::Allgatherv,
-        &[SendBuf, SendCount, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Comm],
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Comm,
+        ],
     ),
     sig("mpi_allreduce", MpiOp::Allreduce, RED),
     sig("mpi_alltoall", MpiOp::Alltoall, A2A),
     sig(
         "mpi_alltoallv",
         MpiOp::Alltoallv,
-        &[SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Comm],
+        &[
+            SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType,
+            Comm,
+        ],
     ),
     sig("mpi_barrier", MpiOp::Barrier, &[Comm]),
-    sig("mpi_bcast", MpiOp::Bcast, &[Buffer, Count, Datatype, Root, Comm]),
+    sig(
+        "mpi_bcast",
+        MpiOp::Bcast,
+        &[Buffer, Count, Datatype, Root, Comm],
+    ),
     sig("mpi_bsend", MpiOp::Bsend, P2P),
     sig("mpi_buffer_attach", MpiOp::BufferAttach, &[Buffer, Size]),
     sig("mpi_buffer_detach", MpiOp::BufferDetach, &[Buffer, Size]),
-    sig("mpi_cart_coords", MpiOp::CartCoords, &[Comm, Rank, Ndims, Coords]),
-    sig("mpi_cart_create", MpiOp::CartCreate, &[Comm, Ndims, Dims, Periods, Reorder, NewComm]),
-    sig("mpi_cart_get", MpiOp::CartGet, &[Comm, Ndims, Dims, Periods, Coords]),
+    sig(
+        "mpi_cart_coords",
+        MpiOp::CartCoords,
+        &[Comm, Rank, Ndims, Coords],
+    ),
+    sig(
+        "mpi_cart_create",
+        MpiOp::CartCreate,
+        &[Comm, Ndims, Dims, Periods, Reorder, NewComm],
+    ),
+    sig(
+        "mpi_cart_get",
+        MpiOp::CartGet,
+        &[Comm, Ndims, Dims, Periods, Coords],
+    ),
     sig("mpi_cart_rank", MpiOp::CartRank, &[Comm, Coords, Rank]),
-    sig("mpi_cart_shift", MpiOp::CartShift, &[Comm, Direction, Disp, Source, Dest]),
+    sig(
+        "mpi_cart_shift",
+        MpiOp::CartShift,
+        &[Comm, Direction, Disp, Source, Dest],
+    ),
     sig("mpi_cart_sub", MpiOp::CartSub, &[Comm, Periods, NewComm]),
-    sig("mpi_comm_create", MpiOp::CommCreate, &[Comm, Group, NewComm]),
+    sig(
+        "mpi_comm_create",
+        MpiOp::CommCreate,
+        &[Comm, Group, NewComm],
+    ),
     sig("mpi_comm_dup", MpiOp::CommDup, &[Comm, NewComm]),
     sig("mpi_comm_free", MpiOp::CommFree, &[Comm]),
     sig("mpi_comm_group", MpiOp::CommGroup, &[Comm, NewGroup]),
     sig("mpi_comm_rank", MpiOp::CommRank, &[Comm, Rank]),
     sig("mpi_comm_size", MpiOp::CommSize, &[Comm, Size]),
-    sig("mpi_comm_split", MpiOp::CommSplit, &[Comm, Color, Key, NewComm]),
+    sig(
+        "mpi_comm_split",
+        MpiOp::CommSplit,
+        &[Comm, Color, Key, NewComm],
+    ),
     sig("mpi_dims_create", MpiOp::DimsCreate, &[Nnodes, Ndims, Dims]),
     sig("mpi_exscan", MpiOp::Exscan, RED),
     sig("mpi_finalize", MpiOp::Finalize, &[]),
@@ -246,20 +289,56 @@ static TABLE: &[MpiSig] = &[
     sig(
         "mpi_gatherv",
         MpiOp::Gatherv,
-        &[SendBuf, SendCount, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Root, Comm],
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Root, Comm,
+        ],
     ),
     sig("mpi_get_count", MpiOp::GetCount, &[Status, Datatype, Count]),
-    sig("mpi_get_processor_name", MpiOp::GetProcessorName, &[Name, ResultLen]),
+    sig(
+        "mpi_get_processor_name",
+        MpiOp::GetProcessorName,
+        &[Name, ResultLen],
+    ),
     sig("mpi_get_version", MpiOp::GetVersion, &[Other, Other]),
     sig("mpi_group_free", MpiOp::GroupFree, &[Group]),
-    sig("mpi_group_incl", MpiOp::GroupIncl, &[Group, Count, Other, NewGroup]),
-    sig("mpi_iallgather", MpiOp::Iallgather, &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm, Request]),
-    sig("mpi_iallreduce", MpiOp::Iallreduce, &[SendBuf, RecvBuf, Count, Datatype, Op, Comm, Request]),
-    sig("mpi_ialltoall", MpiOp::Ialltoall, &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm, Request]),
+    sig(
+        "mpi_group_incl",
+        MpiOp::GroupIncl,
+        &[Group, Count, Other, NewGroup],
+    ),
+    sig(
+        "mpi_iallgather",
+        MpiOp::Iallgather,
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm, Request,
+        ],
+    ),
+    sig(
+        "mpi_iallreduce",
+        MpiOp::Iallreduce,
+        &[SendBuf, RecvBuf, Count, Datatype, Op, Comm, Request],
+    ),
+    sig(
+        "mpi_ialltoall",
+        MpiOp::Ialltoall,
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Comm, Request,
+        ],
+    ),
     sig("mpi_ibarrier", MpiOp::Ibarrier, &[Comm, Request]),
-    sig("mpi_ibcast", MpiOp::Ibcast, &[Buffer, Count, Datatype, Root, Comm, Request]),
+    sig(
+        "mpi_ibcast",
+        MpiOp::Ibcast,
+        &[Buffer, Count, Datatype, Root, Comm, Request],
+    ),
     sig("mpi_ibsend", MpiOp::Ibsend, P2P_REQ),
-    sig("mpi_igather", MpiOp::Igather, &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm, Request]),
+    sig(
+        "mpi_igather",
+        MpiOp::Igather,
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm, Request,
+        ],
+    ),
     MpiSig {
         name: "mpi_init",
         op: MpiOp::Init,
@@ -275,22 +354,56 @@ static TABLE: &[MpiSig] = &[
         fortran_function: false,
     },
     sig("mpi_initialized", MpiOp::Initialized, &[Flag]),
-    sig("mpi_iprobe", MpiOp::Iprobe, &[Peer, Tag, Comm, Flag, Status]),
+    sig(
+        "mpi_iprobe",
+        MpiOp::Iprobe,
+        &[Peer, Tag, Comm, Flag, Status],
+    ),
     sig("mpi_irecv", MpiOp::Irecv, P2P_REQ),
-    sig("mpi_ireduce", MpiOp::Ireduce, &[SendBuf, RecvBuf, Count, Datatype, Op, Root, Comm, Request]),
+    sig(
+        "mpi_ireduce",
+        MpiOp::Ireduce,
+        &[SendBuf, RecvBuf, Count, Datatype, Op, Root, Comm, Request],
+    ),
     sig("mpi_irsend", MpiOp::Irsend, P2P_REQ),
-    sig("mpi_iscatter", MpiOp::Iscatter, &[SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm, Request]),
+    sig(
+        "mpi_iscatter",
+        MpiOp::Iscatter,
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCount, RecvType, Root, Comm, Request,
+        ],
+    ),
     sig("mpi_isend", MpiOp::Isend, P2P_REQ),
     sig("mpi_issend", MpiOp::Issend, P2P_REQ),
     sig("mpi_op_create", MpiOp::OpCreate, &[Other, Other, Op]),
     sig("mpi_op_free", MpiOp::OpFree, &[Op]),
-    sig("mpi_pack", MpiOp::Pack, &[SendBuf, SendCount, SendType, RecvBuf, Size, Other, Comm]),
+    sig(
+        "mpi_pack",
+        MpiOp::Pack,
+        &[SendBuf, SendCount, SendType, RecvBuf, Size, Other, Comm],
+    ),
     sig("mpi_probe", MpiOp::Probe, &[Peer, Tag, Comm, Status]),
-    sig("mpi_recv", MpiOp::Recv, &[Buffer, Count, Datatype, Peer, Tag, Comm, Status]),
+    sig(
+        "mpi_recv",
+        MpiOp::Recv,
+        &[Buffer, Count, Datatype, Peer, Tag, Comm, Status],
+    ),
     sig("mpi_recv_init", MpiOp::RecvInit, P2P_REQ),
-    sig("mpi_reduce", MpiOp::Reduce, &[SendBuf, RecvBuf, Count, Datatype, Op, Root, Comm]),
-    sig("mpi_reduce_scatter", MpiOp::ReduceScatter, &[SendBuf, RecvBuf, RecvCounts, Datatype, Op, Comm]),
-    sig("mpi_reduce_scatter_block", MpiOp::ReduceScatterBlock, &[SendBuf, RecvBuf, RecvCount, Datatype, Op, Comm]),
+    sig(
+        "mpi_reduce",
+        MpiOp::Reduce,
+        &[SendBuf, RecvBuf, Count, Datatype, Op, Root, Comm],
+    ),
+    sig(
+        "mpi_reduce_scatter",
+        MpiOp::ReduceScatter,
+        &[SendBuf, RecvBuf, RecvCounts, Datatype, Op, Comm],
+    ),
+    sig(
+        "mpi_reduce_scatter_block",
+        MpiOp::ReduceScatterBlock,
+        &[SendBuf, RecvBuf, RecvCount, Datatype, Op, Comm],
+    ),
     sig("mpi_request_free", MpiOp::RequestFree, &[Request]),
     sig("mpi_rsend", MpiOp::Rsend, P2P),
     sig("mpi_scan", MpiOp::Scan, RED),
@@ -298,52 +411,129 @@ static TABLE: &[MpiSig] = &[
     sig(
         "mpi_scatterv",
         MpiOp::Scatterv,
-        &[SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCount, RecvType, Root, Comm],
+        &[
+            SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCount, RecvType, Root, Comm,
+        ],
     ),
     sig("mpi_send", MpiOp::Send, P2P),
     sig("mpi_send_init", MpiOp::SendInit, P2P_REQ),
     sig(
         "mpi_sendrecv",
         MpiOp::Sendrecv,
-        &[SendBuf, SendCount, SendType, Dest, SendTag, RecvBuf, RecvCount, RecvType, Source, RecvTag, Comm, Status],
+        &[
+            SendBuf, SendCount, SendType, Dest, SendTag, RecvBuf, RecvCount, RecvType, Source,
+            RecvTag, Comm, Status,
+        ],
     ),
     sig(
         "mpi_sendrecv_replace",
         MpiOp::SendrecvReplace,
-        &[Buffer, Count, Datatype, Dest, SendTag, Source, RecvTag, Comm, Status],
+        &[
+            Buffer, Count, Datatype, Dest, SendTag, Source, RecvTag, Comm, Status,
+        ],
     ),
     sig("mpi_ssend", MpiOp::Ssend, P2P),
     sig("mpi_start", MpiOp::Start, &[Request]),
     sig("mpi_startall", MpiOp::Startall, &[Count, Requests]),
     sig("mpi_test", MpiOp::Test, &[Request, Flag, Status]),
-    sig("mpi_testall", MpiOp::Testall, &[Count, Requests, Flag, Statuses]),
-    sig("mpi_testany", MpiOp::Testany, &[Count, Requests, Index, Flag, Status]),
-    sig("mpi_testsome", MpiOp::Testsome, &[Count, Requests, Outcount, Indices, Statuses]),
+    sig(
+        "mpi_testall",
+        MpiOp::Testall,
+        &[Count, Requests, Flag, Statuses],
+    ),
+    sig(
+        "mpi_testany",
+        MpiOp::Testany,
+        &[Count, Requests, Index, Flag, Status],
+    ),
+    sig(
+        "mpi_testsome",
+        MpiOp::Testsome,
+        &[Count, Requests, Outcount, Indices, Statuses],
+    ),
     sig("mpi_type_commit", MpiOp::TypeCommit, &[NewType]),
-    sig("mpi_type_contiguous", MpiOp::TypeContiguous, &[Count, Datatype, NewType]),
-    sig("mpi_type_create_resized", MpiOp::TypeCreateResized, &[Datatype, Other, Other, NewType]),
-    sig("mpi_type_create_struct", MpiOp::TypeCreateStruct, &[Count, Other, Other, Other, NewType]),
-    sig("mpi_type_create_subarray", MpiOp::TypeCreateSubarray, &[Ndims, Other, Other, Other, Other, Datatype, NewType]),
+    sig(
+        "mpi_type_contiguous",
+        MpiOp::TypeContiguous,
+        &[Count, Datatype, NewType],
+    ),
+    sig(
+        "mpi_type_create_resized",
+        MpiOp::TypeCreateResized,
+        &[Datatype, Other, Other, NewType],
+    ),
+    sig(
+        "mpi_type_create_struct",
+        MpiOp::TypeCreateStruct,
+        &[Count, Other, Other, Other, NewType],
+    ),
+    sig(
+        "mpi_type_create_subarray",
+        MpiOp::TypeCreateSubarray,
+        &[Ndims, Other, Other, Other, Other, Datatype, NewType],
+    ),
     sig("mpi_type_free", MpiOp::TypeFree, &[NewType]),
-    sig("mpi_type_get_extent", MpiOp::TypeGetExtent, &[Datatype, Other, Other]),
-    sig("mpi_type_indexed", MpiOp::TypeIndexed, &[Count, Other, Other, Datatype, NewType]),
+    sig(
+        "mpi_type_get_extent",
+        MpiOp::TypeGetExtent,
+        &[Datatype, Other, Other],
+    ),
+    sig(
+        "mpi_type_indexed",
+        MpiOp::TypeIndexed,
+        &[Count, Other, Other, Datatype, NewType],
+    ),
     sig("mpi_type_size", MpiOp::TypeSize, &[Datatype, Size]),
-    sig("mpi_type_vector", MpiOp::TypeVector, &[Count, BlockLength, Stride, Datatype, NewType]),
-    sig("mpi_unpack", MpiOp::Unpack, &[SendBuf, Size, Other, RecvBuf, RecvCount, RecvType, Comm]),
+    sig(
+        "mpi_type_vector",
+        MpiOp::TypeVector,
+        &[Count, BlockLength, Stride, Datatype, NewType],
+    ),
+    sig(
+        "mpi_unpack",
+        MpiOp::Unpack,
+        &[SendBuf, Size, Other, RecvBuf, RecvCount, RecvType, Comm],
+    ),
     sig("mpi_wait", MpiOp::Wait, &[Request, Status]),
     sig("mpi_waitall", MpiOp::Waitall, &[Count, Requests, Statuses]),
-    sig("mpi_waitany", MpiOp::Waitany, &[Count, Requests, Index, Status]),
-    sig("mpi_waitsome", MpiOp::Waitsome, &[Count, Requests, Outcount, Indices, Statuses]),
-    MpiSig { name: "mpi_wtick", op: MpiOp::Wtick, roles: &[], fortran_roles: None, fortran_function: true },
-    MpiSig { name: "mpi_wtime", op: MpiOp::Wtime, roles: &[], fortran_roles: None, fortran_function: true },
+    sig(
+        "mpi_waitany",
+        MpiOp::Waitany,
+        &[Count, Requests, Index, Status],
+    ),
+    sig(
+        "mpi_waitsome",
+        MpiOp::Waitsome,
+        &[Count, Requests, Outcount, Indices, Statuses],
+    ),
+    MpiSig {
+        name: "mpi_wtick",
+        op: MpiOp::Wtick,
+        roles: &[],
+        fortran_roles: None,
+        fortran_function: true,
+    },
+    MpiSig {
+        name: "mpi_wtime",
+        op: MpiOp::Wtime,
+        roles: &[],
+        fortran_roles: None,
+        fortran_function: true,
+    },
 ];
 
 /// Looks a function name up, case-insensitively (`MPI_Send`, `mpi_send`, `MPI_SEND`; also the
 /// profiling names `PMPI_*`).
 pub fn lookup(name: &str) -> Option<&'static MpiSig> {
     let lower = name.to_ascii_lowercase();
-    let key = lower.strip_prefix('p').filter(|s| s.starts_with("mpi_")).unwrap_or(&lower);
-    TABLE.binary_search_by(|s| s.name.cmp(key)).ok().and_then(|i| TABLE.get(i))
+    let key = lower
+        .strip_prefix('p')
+        .filter(|s| s.starts_with("mpi_"))
+        .unwrap_or(&lower);
+    TABLE
+        .binary_search_by(|s| s.name.cmp(key))
+        .ok()
+        .and_then(|i| TABLE.get(i))
 }
 
 /// Whether `name` looks like an MPI function (`MPI_*`/`PMPI_*`, any case).
@@ -456,10 +646,15 @@ impl Role {
         match self {
             Buffer => matches!(
                 op,
-                MpiOp::Recv | MpiOp::Irecv | MpiOp::Bcast | MpiOp::Ibcast | MpiOp::SendrecvReplace | MpiOp::RecvInit
+                MpiOp::Recv
+                    | MpiOp::Irecv
+                    | MpiOp::Bcast
+                    | MpiOp::Ibcast
+                    | MpiOp::SendrecvReplace
+                    | MpiOp::RecvInit
             ),
-            RecvBuf | Status | Statuses | Request | Requests | Index | Indices | Outcount | Flag
-            | NewComm | Coords | Provided | ResultLen | Name | Ierr => true,
+            RecvBuf | Status | Statuses | Request | Requests | Index | Indices | Outcount
+            | Flag | NewComm | Coords | Provided | ResultLen | Name | Ierr => true,
             Size => matches!(op, MpiOp::CommSize | MpiOp::TypeSize | MpiOp::BufferDetach),
             Rank => !matches!(op, MpiOp::CartCoords),
             Count => op == MpiOp::GetCount,
@@ -485,14 +680,33 @@ pub fn datatype_size(name: &str) -> Option<u32> {
         "MPI_SHORT" | "MPI_UNSIGNED_SHORT" | "MPI_INT16_T" | "MPI_UINT16_T" | "MPI_INTEGER2" => 2,
         "MPI_INT" | "MPI_UNSIGNED" | "MPI_FLOAT" | "MPI_INTEGER" | "MPI_REAL" | "MPI_LOGICAL"
         | "MPI_INT32_T" | "MPI_UINT32_T" | "MPI_INTEGER4" | "MPI_REAL4" | "MPI_WCHAR" => 4,
-        "MPI_LONG" | "MPI_UNSIGNED_LONG" | "MPI_LONG_LONG" | "MPI_LONG_LONG_INT"
-        | "MPI_UNSIGNED_LONG_LONG" | "MPI_DOUBLE" | "MPI_DOUBLE_PRECISION" | "MPI_REAL8"
-        | "MPI_INTEGER8" | "MPI_INT64_T" | "MPI_UINT64_T" | "MPI_COMPLEX" | "MPI_C_FLOAT_COMPLEX"
-        | "MPI_2INT" | "MPI_2REAL" | "MPI_2INTEGER" | "MPI_FLOAT_INT" | "MPI_AINT" | "MPI_OFFSET"
+        "MPI_LONG"
+        | "MPI_UNSIGNED_LONG"
+        | "MPI_LONG_LONG"
+        | "MPI_LONG_LONG_INT"
+        | "MPI_UNSIGNED_LONG_LONG"
+        | "MPI_DOUBLE"
+        | "MPI_DOUBLE_PRECISION"
+        | "MPI_REAL8"
+        | "MPI_INTEGER8"
+        | "MPI_INT64_T"
+        | "MPI_UINT64_T"
+        | "MPI_COMPLEX"
+        | "MPI_C_FLOAT_COMPLEX"
+        | "MPI_2INT"
+        | "MPI_2REAL"
+        | "MPI_2INTEGER"
+        | "MPI_FLOAT_INT"
+        | "MPI_AINT"
+        | "MPI_OFFSET"
         | "MPI_COUNT" => 8,
         "MPI_DOUBLE_INT" | "MPI_LONG_INT" => 12,
-        "MPI_LONG_DOUBLE" | "MPI_DOUBLE_COMPLEX" | "MPI_C_DOUBLE_COMPLEX" | "MPI_2DOUBLE_PRECISION"
-        | "MPI_REAL16" | "MPI_COMPLEX16" => 16,
+        "MPI_LONG_DOUBLE"
+        | "MPI_DOUBLE_COMPLEX"
+        | "MPI_C_DOUBLE_COMPLEX"
+        | "MPI_2DOUBLE_PRECISION"
+        | "MPI_REAL16"
+        | "MPI_COMPLEX16" => 16,
         _ => return None,
     };
     Some(size)
@@ -513,8 +727,14 @@ mod tests {
     fn lookup_any_case_and_pmpi() {
         assert_eq!(lookup("MPI_Send").map(|s| s.op), Some(MpiOp::Send));
         assert_eq!(lookup("mpi_send").map(|s| s.op), Some(MpiOp::Send));
-        assert_eq!(lookup("MPI_SENDRECV_REPLACE").map(|s| s.op), Some(MpiOp::SendrecvReplace));
-        assert_eq!(lookup("PMPI_Allreduce").map(|s| s.op), Some(MpiOp::Allreduce));
+        assert_eq!(
+            lookup("MPI_SENDRECV_REPLACE").map(|s| s.op),
+            Some(MpiOp::SendrecvReplace)
+        );
+        assert_eq!(
+            lookup("PMPI_Allreduce").map(|s| s.op),
+            Some(MpiOp::Allreduce)
+        );
         assert!(lookup("mpi_no_such_thing").is_none());
         assert!(lookup("send").is_none());
     }

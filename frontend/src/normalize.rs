@@ -50,8 +50,15 @@ fn code_end(bytes: &[u8], from: usize, end: usize) -> usize {
 
 fn classify(text: &str, start: usize, newline_len: usize, cut: bool) -> Line {
     let mut bytes = text.as_bytes().to_vec();
-    let mut line =
-        Line { start, bytes: Vec::new(), newline_len, kind: Kind::Code, code_end: 0, amp: false, nameless_program: false };
+    let mut line = Line {
+        start,
+        bytes: Vec::new(),
+        newline_len,
+        kind: Kind::Code,
+        code_end: 0,
+        amp: false,
+        nameless_program: false,
+    };
     let first = bytes.first().copied();
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         line.kind = Kind::Blank;
@@ -97,7 +104,9 @@ fn classify(text: &str, start: usize, newline_len: usize, cut: bool) -> Line {
         from = tab + 1;
     }
     line.code_end = code_end(&bytes, from.min(end), end);
-    let code = bytes.get(from.min(line.code_end)..line.code_end).unwrap_or_default();
+    let code = bytes
+        .get(from.min(line.code_end)..line.code_end)
+        .unwrap_or_default();
     line.nameless_program = !line.amp && code.trim_ascii().eq_ignore_ascii_case(b"program");
     if line.nameless_program {
         // insert right after the keyword, not after trailing blanks
@@ -162,7 +171,8 @@ mod tests {
 
     #[test]
     fn comments_and_continuations() {
-        let src = "C comment\n      X = A +\n     1    B ! tail\n*     more\n     &    + C\n      END\n";
+        let src =
+            "C comment\n      X = A +\n     1    B ! tail\n*     more\n     &    + C\n      END\n";
         let out = norm(src, true);
         assert_eq!(
             out,
@@ -188,12 +198,18 @@ mod tests {
 
     #[test]
     fn label_zero_in_column_6_is_not_continuation() {
-        assert_eq!(norm("   10 CONTINUE\n     0X = 1\n", true), "   10 CONTINUE\n     0X = 1\n");
+        assert_eq!(
+            norm("   10 CONTINUE\n     0X = 1\n", true),
+            "   10 CONTINUE\n     0X = 1\n"
+        );
     }
 
     #[test]
     fn nameless_program_gets_a_name() {
-        assert_eq!(norm("      PROGRAM\n      END\n", true), "      PROGRAM main\n      END\n");
+        assert_eq!(
+            norm("      PROGRAM\n      END\n", true),
+            "      PROGRAM main\n      END\n"
+        );
         assert_eq!(norm("      PROGRAM P\n", true), "      PROGRAM P\n");
     }
 
@@ -203,6 +219,9 @@ mod tests {
         let a = fixed_form(FileId(0), src, true);
         let b_in_buf = a.text.find('B').unwrap_or(0);
         let b_in_src = src.find('B').unwrap_or(0);
-        assert_eq!(a.map(u32::try_from(b_in_buf).unwrap_or(0)), Some((FileId(0), u32::try_from(b_in_src).unwrap_or(0))));
+        assert_eq!(
+            a.map(u32::try_from(b_in_buf).unwrap_or(0)),
+            Some((FileId(0), u32::try_from(b_in_src).unwrap_or(0)))
+        );
     }
 }

@@ -39,7 +39,10 @@ fn field_id(lang: &tree_sitter::LanguageRef, name: &'static str) -> Option<std::
         let idx = match local.iter().position(|c| c.kinds == kinds) {
             Some(i) => i,
             None => {
-                local.push(FieldCache { kinds, ids: HashMap::new() });
+                local.push(FieldCache {
+                    kinds,
+                    ids: HashMap::new(),
+                });
                 local.len() - 1
             }
         };
@@ -88,7 +91,9 @@ thread_local! {
 pub fn take_parser(g: Grammar) -> Result<Parser, tree_sitter::LanguageError> {
     let idle = IDLE.with(|i| {
         let mut i = i.borrow_mut();
-        i.iter().position(|(k, _)| *k == g).map(|pos| i.swap_remove(pos).1)
+        i.iter()
+            .position(|(k, _)| *k == g)
+            .map(|pos| i.swap_remove(pos).1)
     });
     match idle {
         Some(p) => Ok(p),
@@ -192,11 +197,21 @@ pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Dia
         }
         let span = asm.span(node.start_byte(), node.end_byte(), main);
         let d = if node.is_missing() {
-            Diagnostic::error(codes::MISSING, format!("syntax error: missing `{}`", node.kind()))
-                .with_primary(span, format!("expected `{}` here", node.kind()))
+            Diagnostic::error(
+                codes::MISSING,
+                format!("syntax error: missing `{}`", node.kind()),
+            )
+            .with_primary(span, format!("expected `{}` here", node.kind()))
         } else {
             let text = asm.text.get(node.byte_range()).unwrap_or("");
-            let first: String = text.lines().next().unwrap_or("").trim().chars().take(40).collect();
+            let first: String = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(40)
+                .collect();
             Diagnostic::error(codes::SYNTAX, format!("syntax error: cannot parse `{first}`"))
                 .with_primary(span, "not understood")
                 .with_note("the statement is kept as opaque text; analysis continues with the rest of the file")
@@ -206,7 +221,8 @@ pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Dia
     if total > MAX_SYNTAX_DIAGS {
         let extra = total - MAX_SYNTAX_DIAGS;
         if let Some(last) = out.last_mut() {
-            last.notes.push(format!("{extra} more syntax errors not shown"));
+            last.notes
+                .push(format!("{extra} more syntax errors not shown"));
         }
     }
     out

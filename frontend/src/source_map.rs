@@ -53,7 +53,14 @@ impl Assembled {
                 return;
             }
         }
-        self.segs.push(Seg { buf_start, len, file, orig_start, synthetic: false, orig_len: len });
+        self.segs.push(Seg {
+            buf_start,
+            len,
+            file,
+            orig_start,
+            synthetic: false,
+            orig_len: len,
+        });
         self.text.push_str(text);
     }
 
@@ -90,7 +97,9 @@ impl Assembled {
             if s >= e {
                 continue;
             }
-            let Some(piece) = other.text.get(s as usize..e as usize) else { continue };
+            let Some(piece) = other.text.get(s as usize..e as usize) else {
+                continue;
+            };
             if seg.synthetic {
                 self.push_synth(seg.file, seg.orig_start, seg.orig_len, piece);
             } else {
@@ -112,7 +121,10 @@ impl Assembled {
         if seg.synthetic {
             Some((seg.file, seg.orig_start))
         } else {
-            Some((seg.file, seg.orig_start + off.saturating_sub(seg.buf_start).min(seg.len)))
+            Some((
+                seg.file,
+                seg.orig_start + off.saturating_sub(seg.buf_start).min(seg.len),
+            ))
         }
     }
 
@@ -146,8 +158,14 @@ impl Assembled {
     /// files, the span stays in the file where it starts.
     pub fn span(&self, start: usize, end: usize, fallback: FileId) -> Span {
         let (start, end) = (to_u32(start), to_u32(end));
-        let Some((file, s)) = self.map(start) else { return Span::new(fallback, 0, 0) };
-        let e = if end > start { self.map_end(file, start, end).unwrap_or(s) } else { s };
+        let Some((file, s)) = self.map(start) else {
+            return Span::new(fallback, 0, 0);
+        };
+        let e = if end > start {
+            self.map_end(file, start, end).unwrap_or(s)
+        } else {
+            s
+        };
         Span::new(file, s, e.max(s))
     }
 }

@@ -15,15 +15,28 @@ fn lower(name: &str, src: &str) -> Lowered {
 }
 
 fn stmts(l: &Lowered) -> Vec<&Stmt> {
-    let p = l.program.main_proc().or_else(|| l.program.procs.first()).unwrap();
-    l.program.walk(&p.body).into_iter().map(|id| l.program.stmt(id).unwrap()).collect()
+    let p = l
+        .program
+        .main_proc()
+        .or_else(|| l.program.procs.first())
+        .unwrap();
+    l.program
+        .walk(&p.body)
+        .into_iter()
+        .map(|id| l.program.stmt(id).unwrap())
+        .collect()
 }
 
 fn loops(l: &Lowered) -> Vec<(String, String, String, String)> {
     stmts(l)
         .into_iter()
         .filter_map(|s| match &s.kind {
-            StmtKind::Loop(lp) => Some((lp.var.clone(), lp.lo.to_string(), lp.hi.to_string(), lp.step.to_string())),
+            StmtKind::Loop(lp) => Some((
+                lp.var.clone(),
+                lp.lo.to_string(),
+                lp.hi.to_string(),
+                lp.step.to_string(),
+            )),
             _ => None,
         })
         .collect()
@@ -74,7 +87,13 @@ fn c_non_counted_for_is_a_while_with_init_and_update() {
     let l = lower("a.c", "int main(void) { int i; for (i = 0; i < 10; i *= 2) { i = i + 1; } for (;;) break; return 0; }\n");
     let whiles: Vec<&While> = stmts(&l)
         .into_iter()
-        .filter_map(|s| if let StmtKind::While(w) = &s.kind { Some(w) } else { None })
+        .filter_map(|s| {
+            if let StmtKind::While(w) = &s.kind {
+                Some(w)
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(whiles.len(), 2);
     assert_eq!(whiles[0].init.len(), 1);
@@ -84,7 +103,10 @@ fn c_non_counted_for_is_a_while_with_init_and_update() {
 
 #[test]
 fn loop_that_writes_its_variable_is_not_counted() {
-    let l = lower("a.c", "int main(void) { int i; for (i = 0; i < 10; i++) { i += 2; } return 0; }\n");
+    let l = lower(
+        "a.c",
+        "int main(void) { int i; for (i = 0; i < 10; i++) { i += 2; } return 0; }\n",
+    );
     assert!(loops(&l).is_empty());
 }
 
@@ -95,10 +117,13 @@ fn fortran_do_loops() {
         "program p\n integer :: i, n\n real :: a(100)\n n = 10\n do i = 1, n\n a(i) = 0\n end do\n do i = n, 1, -1\n a(i) = 1\n end do\n do while (n > 0)\n n = n - 1\n end do\nend program\n",
     );
     let got = loops(&l);
-    assert_eq!(got, vec![
-        ("i".into(), "1".into(), "n".into(), "1".into()),
-        ("i".into(), "n".into(), "1".into(), "-1".into()),
-    ]);
+    assert_eq!(
+        got,
+        vec![
+            ("i".into(), "1".into(), "n".into(), "1".into()),
+            ("i".into(), "n".into(), "1".into(), "-1".into()),
+        ]
+    );
     assert!(stmts(&l).iter().any(|s| matches!(&s.kind, StmtKind::While(w) if w.cond.as_ref().is_some_and(|c| c.to_string() == "n > 0"))));
 }
 
@@ -107,7 +132,16 @@ fn if_else_chains_both_languages() {
     let c = lower("a.c", "int main(void) { int n = 1, x; if (n > 2) x = 1; else if (n < 0) { x = 2; } else x = 3; return 0; }\n");
     let f = lower("a.f90", "program p\n integer n, x\n if (n > 2) then\n x = 1\n else if (n < 0) then\n x = 2\n else\n x = 3\n end if\nend\n");
     for l in [&c, &f] {
-        let ifs: Vec<&If> = stmts(l).into_iter().filter_map(|s| if let StmtKind::If(i) = &s.kind { Some(i) } else { None }).collect();
+        let ifs: Vec<&If> = stmts(l)
+            .into_iter()
+            .filter_map(|s| {
+                if let StmtKind::If(i) = &s.kind {
+                    Some(i)
+                } else {
+                    None
+                }
+            })
+            .collect();
         assert_eq!(ifs.len(), 1);
         assert_eq!(ifs[0].arms.len(), 2);
         assert_eq!(ifs[0].arms[0].cond.to_string(), "n > 2");
@@ -162,7 +196,15 @@ fn mpi_calls_give_the_same_ir_in_c_and_fortran() {
     assert_eq!(ops(&c), ops(&f));
     assert_eq!(
         ops(&c),
-        vec![MpiOp::Init, MpiOp::CommSize, MpiOp::CommRank, MpiOp::Send, MpiOp::Recv, MpiOp::Allreduce, MpiOp::Finalize]
+        vec![
+            MpiOp::Init,
+            MpiOp::CommSize,
+            MpiOp::CommRank,
+            MpiOp::Send,
+            MpiOp::Recv,
+            MpiOp::Allreduce,
+            MpiOp::Finalize
+        ]
     );
     // same roles and argument text, apart from datatype names and Fortran's ierr
     let roles = |l: &Lowered, i: usize| {
@@ -177,13 +219,22 @@ fn mpi_calls_give_the_same_ir_in_c_and_fortran() {
         assert_eq!(roles(&c, i), roles(&f, i), "call {i}");
     }
     let send_c = mpi(&c)[3];
-    assert_eq!(send_c.arg(Role::Peer).map(|a| a.expr.to_string()), Some("rank + 1".into()));
-    assert_eq!(send_c.result.as_ref().map(ToString::to_string), Some("ierr".into()));
+    assert_eq!(
+        send_c.arg(Role::Peer).map(|a| a.expr.to_string()),
+        Some("rank + 1".into())
+    );
+    assert_eq!(
+        send_c.result.as_ref().map(ToString::to_string),
+        Some("ierr".into())
+    );
     let send_f = mpi(&f)[3];
     assert_eq!(send_f.args.last().map(|a| a.role), Some(Role::Ierr));
     // comm_rank defines rank in both
     for l in [&c, &f] {
-        let s = stmts(l).into_iter().find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::CommRank)).unwrap();
+        let s = stmts(l)
+            .into_iter()
+            .find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::CommRank))
+            .unwrap();
         assert!(s.defs.contains("rank"));
     }
 }
@@ -192,49 +243,102 @@ fn mpi_calls_give_the_same_ir_in_c_and_fortran() {
 fn inputs_from_argv_and_stdin() {
     let c = lower("a.c", "#include <stdio.h>\nint main(int argc, char **argv) { int n, m; double x; n = atoi(argv[1]); x = atof(argv[2]); scanf(\"%d\", &m); return 0; }\n");
     let s = stmts(&c);
-    assert!(matches!(&s[0].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(1)))));
-    assert!(matches!(&s[1].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(2)))));
-    assert!(matches!(&s[2].kind, StmtKind::Input(i) if i.origin == InputOrigin::Stdin && i.targets[0].to_string() == "m"));
+    assert!(
+        matches!(&s[0].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(1))))
+    );
+    assert!(
+        matches!(&s[1].kind, StmtKind::Assign(a) if a.value.kind == SrcExprKind::Input(InputOrigin::Argv(Some(2))))
+    );
+    assert!(
+        matches!(&s[2].kind, StmtKind::Input(i) if i.origin == InputOrigin::Stdin && i.targets[0].to_string() == "m")
+    );
     let f = lower("a.f90", "program p\n integer n, m\n character(len=20) :: a\n call get_command_argument(2, a)\n read(a, *) n\n read(*,*) m\n read(10,*) m\nend program\n");
-    let inputs: Vec<&Input> = stmts(&f).into_iter().filter_map(|s| if let StmtKind::Input(i) = &s.kind { Some(i) } else { None }).collect();
-    assert_eq!(inputs.iter().map(|i| i.origin.clone()).collect::<Vec<_>>(), vec![
-        InputOrigin::Argv(Some(2)),
-        InputOrigin::Stdin,
-        InputOrigin::File
-    ]);
+    let inputs: Vec<&Input> = stmts(&f)
+        .into_iter()
+        .filter_map(|s| {
+            if let StmtKind::Input(i) = &s.kind {
+                Some(i)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(
+        inputs.iter().map(|i| i.origin.clone()).collect::<Vec<_>>(),
+        vec![
+            InputOrigin::Argv(Some(2)),
+            InputOrigin::Stdin,
+            InputOrigin::File
+        ]
+    );
 }
 
 #[test]
 fn declarations_and_constants() {
     let c = lower("a.c", "#define N 64\nconst int M = N * 2;\nstatic double a[N][M + 1];\nint main(void) { const int k = 3; float b[10]; return 0; }\n");
     let g = &c.program.globals;
-    assert!(matches!(&g[0].kind, DeclKind::Constant { origin: ConstOrigin::Define, value } if value.to_string() == "64"));
-    assert!(matches!(&g[1].kind, DeclKind::Constant { origin: ConstOrigin::Const, value } if value.to_string() == "N * 2"));
+    assert!(
+        matches!(&g[0].kind, DeclKind::Constant { origin: ConstOrigin::Define, value } if value.to_string() == "64")
+    );
+    assert!(
+        matches!(&g[1].kind, DeclKind::Constant { origin: ConstOrigin::Const, value } if value.to_string() == "N * 2")
+    );
     assert!(matches!(&g[2].kind, DeclKind::Array { dims, .. } if dims.len() == 2));
     assert_eq!(g[2].ty.bytes, Some(8));
     let main = c.program.main_proc().unwrap();
-    assert!(main.decls.iter().any(|d| d.name == "k" && matches!(d.kind, DeclKind::Constant { .. })));
+    assert!(main
+        .decls
+        .iter()
+        .any(|d| d.name == "k" && matches!(d.kind, DeclKind::Constant { .. })));
     let f = lower("a.f", "      SUBROUTINE S(A, N)\n      IMPLICIT DOUBLE PRECISION (A-H, O-Z)\n      PARAMETER (NX = 10, NY = NX * 2)\n      DIMENSION A(NX, *), B(0:NY)\n      COMMON /GRID/ B, IG\n      X = A(1, 1)\n      END\n");
     let p = &f.program.procs[0];
     let b = p.decls.iter().find(|d| d.name == "b").unwrap();
     assert_eq!(b.common.as_deref(), Some("grid"));
     assert_eq!(b.ty.base, BaseType::Real);
     assert_eq!(b.ty.bytes, Some(8));
-    assert!(matches!(&b.kind, DeclKind::Array { dims, .. } if matches!(&dims[0], Dim::Bounds { lo, hi } if lo.to_string() == "0" && hi.to_string() == "ny")));
-    assert!(matches!(&p.decls.iter().find(|d| d.name == "ny").unwrap().kind, DeclKind::Constant { value, .. } if value.to_string() == "nx * 2"));
+    assert!(
+        matches!(&b.kind, DeclKind::Array { dims, .. } if matches!(&dims[0], Dim::Bounds { lo, hi } if lo.to_string() == "0" && hi.to_string() == "ny"))
+    );
+    assert!(
+        matches!(&p.decls.iter().find(|d| d.name == "ny").unwrap().kind, DeclKind::Constant { value, .. } if value.to_string() == "nx * 2")
+    );
     // A is an array, so A(1, 1) is an element, not a call
-    let x = stmts(&f).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a) } else { None }).unwrap();
+    let x = stmts(&f)
+        .into_iter()
+        .find_map(|s| {
+            if let StmtKind::Assign(a) = &s.kind {
+                Some(a)
+            } else {
+                None
+            }
+        })
+        .unwrap();
     assert!(matches!(&x.value.kind, SrcExprKind::Index { array, .. } if array == "a"));
-    assert_eq!(f.program.var_type(p.id, "x").map(|t| t.bytes), Some(Some(8)));
-    assert_eq!(f.program.var_type(p.id, "ig").map(|t| t.base), Some(BaseType::Integer));
+    assert_eq!(
+        f.program.var_type(p.id, "x").map(|t| t.bytes),
+        Some(Some(8))
+    );
+    assert_eq!(
+        f.program.var_type(p.id, "ig").map(|t| t.base),
+        Some(BaseType::Integer)
+    );
 }
 
 #[test]
 fn integer_division_is_typed() {
-    let c = lower("a.c", "int main(void) { int n = 7, p = 2; double x; x = n / p; x = x / p; return 0; }\n");
+    let c = lower(
+        "a.c",
+        "int main(void) { int n = 7, p = 2; double x; x = n / p; x = x / p; return 0; }\n",
+    );
     let divs: Vec<Option<BaseType>> = stmts(&c)
         .into_iter()
-        .filter_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.ty) } else { None })
+        .filter_map(|s| {
+            if let StmtKind::Assign(a) = &s.kind {
+                Some(a.value.ty)
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(divs[2], Some(BaseType::Integer));
     assert_eq!(divs[3], Some(BaseType::Real));
@@ -244,13 +348,25 @@ fn integer_division_is_typed() {
 fn calls_breaks_returns_and_goto() {
     let c = lower("a.c", "void work(int n, double *a);\nint main(void) { double a[4]; int i; work(4, a); while (1) { if (i) break; continue; } goto end; end: return 0; }\n");
     let kinds: Vec<&str> = stmts(&c).iter().map(|s| s.kind.name()).collect();
-    assert_eq!(kinds, ["call", "while", "if", "break", "continue", "opaque", "return"]);
-    let call = stmts(&c).into_iter().find(|s| s.kind.name() == "call").unwrap();
+    assert_eq!(
+        kinds,
+        ["call", "while", "if", "break", "continue", "opaque", "return"]
+    );
+    let call = stmts(&c)
+        .into_iter()
+        .find(|s| s.kind.name() == "call")
+        .unwrap();
     assert!(call.defs.contains("a"), "array argument may be written");
-    assert!(c.diagnostics.iter().any(|d| d.code == diagnostic::codes::UNSUPPORTED));
+    assert!(c
+        .diagnostics
+        .iter()
+        .any(|d| d.code == diagnostic::codes::UNSUPPORTED));
     let f = lower("a.f90", "program p\n integer i\n do i = 1, 3\n if (i == 2) cycle\n if (i == 3) exit\n call work(i)\n end do\n stop\nend program\n");
     let kinds: Vec<&str> = stmts(&f).iter().map(|s| s.kind.name()).collect();
-    assert_eq!(kinds, ["loop", "if", "continue", "if", "break", "call", "opaque"]);
+    assert_eq!(
+        kinds,
+        ["loop", "if", "continue", "if", "break", "call", "opaque"]
+    );
 }
 
 #[test]
@@ -263,16 +379,29 @@ fn nested_mpi_calls_are_hoisted() {
 #[test]
 fn nondeterminism_is_warned() {
     let c = lower("a.c", "int main(void) { int b, i; MPI_Request r[2]; MPI_Status s; MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &s); MPI_Waitany(2, r, &i, &s); MPI_Probe(0, 0, MPI_COMM_WORLD, &s); return 0; }\n");
-    let n = c.diagnostics.iter().filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC).count();
+    let n = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC)
+        .count();
     assert_eq!(n, 4);
     let f = lower("a.f90", "program p\n use mpi\n integer b, st(MPI_STATUS_SIZE), ierr\n call mpi_recv(b, 1, MPI_INTEGER, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, st, ierr)\nend program\n");
-    assert_eq!(f.diagnostics.iter().filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC).count(), 1);
+    assert_eq!(
+        f.diagnostics
+            .iter()
+            .filter(|d| d.code == diagnostic::codes::NONDETERMINISTIC)
+            .count(),
+        1
+    );
 }
 
 #[test]
 fn spans_map_to_original_lines_through_normalisation() {
     let l = lower("a.f", F_MPI);
-    let send = stmts(&l).into_iter().find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Send)).unwrap();
+    let send = stmts(&l)
+        .into_iter()
+        .find(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Send))
+        .unwrap();
     assert_eq!(l.sources.first_line(send.span), 12);
     assert_eq!(l.sources.last_line(send.span), 13);
     let lc = l.sources.start(send.span);
@@ -285,28 +414,62 @@ fn c_macros_from_command_line() {
     let src = "#define BLOCK 16\nstatic void f(double *RESTRICT a, int n) { int i; for (i = 0; i < n; i++) a[i] = BLOCK; }\nint main(void) { return 0; }\n";
     let broken = load_str("a.c", src, &Options::default()).unwrap();
     assert!(broken.has_errors(), "RESTRICT without -D should not parse");
-    let opts = Options { defines: vec![("RESTRICT".into(), Some(String::new())), ("N".into(), Some("512".into()))], ..Options::default() };
+    let opts = Options {
+        defines: vec![
+            ("RESTRICT".into(), Some(String::new())),
+            ("N".into(), Some("512".into())),
+        ],
+        ..Options::default()
+    };
     let ok = load_str("a.c", src, &opts).unwrap();
     assert!(!ok.has_errors(), "{:?}", ok.diagnostics);
-    assert!(ok.program.globals.iter().any(|d| d.name == "N" && matches!(d.kind, DeclKind::Constant { origin: ConstOrigin::CommandLine, .. })));
+    assert!(ok.program.globals.iter().any(|d| d.name == "N"
+        && matches!(
+            d.kind,
+            DeclKind::Constant {
+                origin: ConstOrigin::CommandLine,
+                ..
+            }
+        )));
     let f = ok.program.proc_by_name("f").unwrap();
-    let lp = ok.program.walk(&f.body).into_iter().find_map(|id| match &ok.program.stmt(id).unwrap().kind {
-        StmtKind::Loop(l) => Some(l.clone()),
-        _ => None,
+    let lp = ok.program.walk(&f.body).into_iter().find_map(|id| {
+        match &ok.program.stmt(id).unwrap().kind {
+            StmtKind::Loop(l) => Some(l.clone()),
+            _ => None,
+        }
     });
     assert!(lp.is_some());
     // the loop's span maps back to the original text, after the substituted RESTRICT
     let lp = lp.unwrap();
-    assert_eq!(ok.sources.text(lp.header_span).trim_end(), "for (i = 0; i < n; i++)");
+    assert_eq!(
+        ok.sources.text(lp.header_span).trim_end(),
+        "for (i = 0; i < n; i++)"
+    );
 }
 
 #[test]
 fn preprocessor_conditionals_pick_a_branch() {
     let src = "int main(void) { int n;\n#ifdef USE_BIG\n n = 100;\n#else\n n = 1;\n#endif\n return 0; }\n";
     let a = lower("a.c", src);
-    let v = |l: &Lowered| stmts(l).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    let v = |l: &Lowered| {
+        stmts(l).into_iter().find_map(|s| {
+            if let StmtKind::Assign(a) = &s.kind {
+                Some(a.value.to_string())
+            } else {
+                None
+            }
+        })
+    };
     assert_eq!(v(&a).as_deref(), Some("1"));
-    let b = load_str("a.c", src, &Options { defines: vec![("USE_BIG".into(), None)], ..Options::default() }).unwrap();
+    let b = load_str(
+        "a.c",
+        src,
+        &Options {
+            defines: vec![("USE_BIG".into(), None)],
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert_eq!(v(&b).as_deref(), Some("100"));
 }
 
@@ -320,19 +483,39 @@ fn fortran_program_over_several_files_sees_module_arrays() {
     // the module file comes second: it is still lowered first
     let l = load_files(&[s.clone(), m.clone()], &Options::default()).unwrap();
     assert!(!l.has_errors(), "{:?}", l.diagnostics);
-    assert!(l.program.globals.iter().any(|g| g.name == "buf" && matches!(g.kind, DeclKind::Array { .. })));
+    assert!(l
+        .program
+        .globals
+        .iter()
+        .any(|g| g.name == "buf" && matches!(g.kind, DeclKind::Array { .. })));
     let p = l.program.proc_by_name("xchg").unwrap();
-    let body: Vec<&Stmt> = l.program.walk(&p.body).into_iter().map(|id| l.program.stmt(id).unwrap()).collect();
-    let StmtKind::Mpi(recv) = &body[0].kind else { panic!("{:?}", body[0].kind) };
-    assert!(matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { array, .. } if array == "buf"));
+    let body: Vec<&Stmt> = l
+        .program
+        .walk(&p.body)
+        .into_iter()
+        .map(|id| l.program.stmt(id).unwrap())
+        .collect();
+    let StmtKind::Mpi(recv) = &body[0].kind else {
+        panic!("{:?}", body[0].kind)
+    };
+    assert!(
+        matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { array, .. } if array == "buf")
+    );
     assert!(body[0].defs.contains("buf"));
-    let StmtKind::Assign(a) = &body[1].kind else { panic!() };
+    let StmtKind::Assign(a) = &body[1].kind else {
+        panic!()
+    };
     assert!(matches!(&a.value.kind, SrcExprKind::Index { .. }));
     // alone, the subroutine still sees the MPI buffer as an array element
     let alone = load(&s, &Options::default()).unwrap();
     let p = alone.program.proc_by_name("xchg").unwrap();
-    let StmtKind::Mpi(recv) = &alone.program.stmt(p.body[0]).unwrap().kind else { panic!() };
-    assert!(matches!(&recv.arg(Role::Buffer).unwrap().expr.kind, SrcExprKind::Index { .. }));
+    let StmtKind::Mpi(recv) = &alone.program.stmt(p.body[0]).unwrap().kind else {
+        panic!()
+    };
+    assert!(matches!(
+        &recv.arg(Role::Buffer).unwrap().expr.kind,
+        SrcExprKind::Index { .. }
+    ));
 }
 
 #[test]
@@ -340,7 +523,13 @@ fn switch_break_is_not_a_loop_break_and_dead_cpp_branches_are_dropped() {
     let src = "#if 0\nthis is {{ not C\n#endif\nint main(int argc, char **argv) {\n  int r = argc, i;\n  for (i = 0; i < 4; i++) {\n    switch (r) {\n    case 0:\n      MPI_Barrier(MPI_COMM_WORLD);\n      break;\n    default:\n      break;\n    }\n    if (i == 2) break;\n  }\n#ifdef FAST\n  r = 1;\n#else\n  if (r > 0) {\n#endif\n    r = 2;\n#ifndef FAST\n  }\n#endif\n  while (MPI_Iprobe(0, 0, MPI_COMM_WORLD, &i, MPI_STATUS_IGNORE)) r++;\n  return r;\n}\n";
     let l = lower("a.c", src);
     let kinds: Vec<&str> = stmts(&l).iter().map(|s| s.kind.name()).collect();
-    assert_eq!(kinds, ["assign", "loop", "if", "mpi", "if", "break", "if", "assign", "mpi", "while", "assign", "return"]);
+    assert_eq!(
+        kinds,
+        [
+            "assign", "loop", "if", "mpi", "if", "break", "if", "assign", "mpi", "while", "assign",
+            "return"
+        ]
+    );
     // the hoisted Iprobe sits in the procedure body, right before the while
     let main = l.program.main_proc().unwrap();
     assert_eq!(main.body.len(), 6);
@@ -350,10 +539,30 @@ fn switch_break_is_not_a_loop_break_and_dead_cpp_branches_are_dropped() {
 fn fortran_cpp_conditionals() {
     let src = "      PROGRAM P\n      INTEGER N\n#ifdef BIG\n      N = 100\n#else\n      N = 1\n#endif\n      END\n";
     let l = lower("p.F", src);
-    let v = stmts(&l).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    let v = stmts(&l).into_iter().find_map(|s| {
+        if let StmtKind::Assign(a) = &s.kind {
+            Some(a.value.to_string())
+        } else {
+            None
+        }
+    });
     assert_eq!(v.as_deref(), Some("1"));
-    let b = load_str("p.F", src, &Options { defines: vec![("BIG".into(), None)], ..Options::default() }).unwrap();
-    let v = stmts(&b).into_iter().find_map(|s| if let StmtKind::Assign(a) = &s.kind { Some(a.value.to_string()) } else { None });
+    let b = load_str(
+        "p.F",
+        src,
+        &Options {
+            defines: vec![("BIG".into(), None)],
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let v = stmts(&b).into_iter().find_map(|s| {
+        if let StmtKind::Assign(a) = &s.kind {
+            Some(a.value.to_string())
+        } else {
+            None
+        }
+    });
     assert_eq!(v.as_deref(), Some("100"));
 }
 
@@ -362,26 +571,42 @@ fn labelled_do_nest_ending_on_a_statement() {
     let l = lower("n.f", "      PROGRAM P\n      REAL A(4,4)\n      DO 10 J = 1, 4\n      DO 10 I = 1, 4\n   10 A(I,J) = 0.0\n      END\n");
     let p = l.program.main_proc().unwrap();
     let outer = l.program.stmt(p.body[0]).unwrap();
-    let StmtKind::Loop(o) = &outer.kind else { panic!() };
+    let StmtKind::Loop(o) = &outer.kind else {
+        panic!()
+    };
     assert_eq!(o.body.len(), 1);
-    let StmtKind::Loop(inner) = &l.program.stmt(o.body[0]).unwrap().kind else { panic!() };
-    assert_eq!(inner.body.len(), 1, "the shared terminator runs in the inner loop");
+    let StmtKind::Loop(inner) = &l.program.stmt(o.body[0]).unwrap().kind else {
+        panic!()
+    };
+    assert_eq!(
+        inner.body.len(),
+        1,
+        "the shared terminator runs in the inner loop"
+    );
     assert_eq!(l.sources.first_line(o.end_span), 5);
     assert_eq!(l.sources.first_line(inner.end_span), 5);
 }
 
 #[test]
 fn c_for_declares_its_variable() {
-    let l = lower("a.c", "int main(void) { double s = 0; for (long k = 0; k < 9; k++) s += k; return 0; }\n");
+    let l = lower(
+        "a.c",
+        "int main(void) { double s = 0; for (long k = 0; k < 9; k++) s += k; return 0; }\n",
+    );
     let main = l.program.main_proc().unwrap();
-    assert_eq!(l.program.var_type(main.id, "k").and_then(|t| t.bytes), Some(8));
+    assert_eq!(
+        l.program.var_type(main.id, "k").and_then(|t| t.bytes),
+        Some(8)
+    );
 }
 
 #[test]
 fn internal_procedures_see_host_arrays() {
     let l = lower("h.f90", "program p\n  use mpi\n  double precision :: buf(100)\n  integer :: ierr\n  call work()\ncontains\n  subroutine work()\n    buf(1) = 2.0d0\n  end subroutine work\nend program p\n");
     let w = l.program.proc_by_name("work").unwrap();
-    let StmtKind::Assign(a) = &l.program.stmt(w.body[0]).unwrap().kind else { panic!() };
+    let StmtKind::Assign(a) = &l.program.stmt(w.body[0]).unwrap().kind else {
+        panic!()
+    };
     assert!(matches!(&a.target.kind, SrcExprKind::Index { array, .. } if array == "buf"));
     assert_eq!(a.target.ty, Some(BaseType::Real));
 }
@@ -391,9 +616,19 @@ fn statement_macros_without_semicolon_are_expanded() {
     let src = "#define FOR_ALL(i, n) for ((i) = 0; (i) < (n); (i)++)\n#define CHECK(x) do { if ((x) != 0) return 1; } while (0)\nint main(int argc, char **argv) {\n  int i, n = 8;\n  double a[8];\n  FOR_ALL(i, n) {\n    a[i] = 0;\n  }\n  CHECK(MPI_Barrier(MPI_COMM_WORLD));\n  return 0;\n}\n";
     let l = lower("m.c", src);
     let s = stmts(&l);
-    let lp = s.iter().find(|s| matches!(s.kind, StmtKind::Loop(_))).expect("FOR_ALL is a counted loop");
+    let lp = s
+        .iter()
+        .find(|s| matches!(s.kind, StmtKind::Loop(_)))
+        .expect("FOR_ALL is a counted loop");
     assert_eq!(l.sources.first_line(lp.span), 6);
-    let StmtKind::Loop(lp) = &lp.kind else { panic!() };
-    assert_eq!((lp.lo.to_string().as_str(), lp.hi.to_string().as_str()), ("0", "n - 1"));
-    assert!(s.iter().any(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Barrier)));
+    let StmtKind::Loop(lp) = &lp.kind else {
+        panic!()
+    };
+    assert_eq!(
+        (lp.lo.to_string().as_str(), lp.hi.to_string().as_str()),
+        ("0", "n - 1")
+    );
+    assert!(s
+        .iter()
+        .any(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Barrier)));
 }

@@ -13,13 +13,25 @@ fn codes_of(l: &Lowered) -> Vec<&'static str> {
 #[test]
 fn unbalanced_parentheses_give_syntax_errors_with_location() {
     for (name, src, line) in [
-        ("a.c", "int main(void) {\n  int x = (1 + 2;\n  return x;\n}\n", 2),
-        ("a.f90", "program p\n  integer x\n  x = (1 + 2\n  print *, x\nend program\n", 3),
+        (
+            "a.c",
+            "int main(void) {\n  int x = (1 + 2;\n  return x;\n}\n",
+            2,
+        ),
+        (
+            "a.f90",
+            "program p\n  integer x\n  x = (1 + 2\n  print *, x\nend program\n",
+            3,
+        ),
         ("a.f", "      PROGRAM P\n      X = (1 + 2))\n      END\n", 2),
     ] {
         let l = load_str(name, src, &Options::default()).unwrap();
         assert!(l.has_errors(), "{name}: {:?}", l.diagnostics);
-        let d = l.diagnostics.iter().find(|d| d.severity == Severity::Error).unwrap();
+        let d = l
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .unwrap();
         let span = d.primary_span().unwrap();
         assert_eq!(l.sources.first_line(span), line, "{name}");
         let text = diagnostic::render_human(d, &l.sources);
@@ -35,7 +47,8 @@ fn truncated_files() {
     let l = load_str("t.c", c, &Options::default()).unwrap();
     assert!(l.has_errors());
     assert!(codes_of(&l).contains(&codes::MISSING) || codes_of(&l).contains(&codes::SYNTAX));
-    let f = "      PROGRAM P\n      DO 10 I = 1, N\n         CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)\n";
+    let f =
+        "      PROGRAM P\n      DO 10 I = 1, N\n         CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)\n";
     let l = load_str("t.f", f, &Options::default()).unwrap();
     assert!(l.has_errors(), "{:?}", l.diagnostics);
 }
@@ -75,7 +88,10 @@ fn empty_files() {
 
 #[test]
 fn missing_file_is_a_typed_error() {
-    let e = load(std::path::Path::new("/nonexistent/x.c"), &Options::default());
+    let e = load(
+        std::path::Path::new("/nonexistent/x.c"),
+        &Options::default(),
+    );
     assert!(matches!(e, Err(LoadError::Io { .. })));
 }
 
@@ -173,15 +189,27 @@ fn ten_megabyte_file() {
 #[test]
 fn include_cycle_and_missing_include() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.h"), "      INCLUDE 'b.h'\n      INTEGER X\n").unwrap();
+    std::fs::write(
+        dir.path().join("a.h"),
+        "      INCLUDE 'b.h'\n      INTEGER X\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("b.h"), "      INCLUDE 'a.h'\n").unwrap();
     let main = dir.path().join("m.f");
-    std::fs::write(&main, "      PROGRAM M\n      INCLUDE 'a.h'\n      INCLUDE 'nothere.h'\n      X = 1\n      END\n").unwrap();
+    std::fs::write(
+        &main,
+        "      PROGRAM M\n      INCLUDE 'a.h'\n      INCLUDE 'nothere.h'\n      X = 1\n      END\n",
+    )
+    .unwrap();
     let l = load(&main, &Options::default()).unwrap();
     let c = codes_of(&l);
     assert!(c.contains(&codes::INCLUDE_CYCLE), "{c:?}");
     assert!(c.contains(&codes::INCLUDE_NOT_FOUND), "{c:?}");
-    let d = l.diagnostics.iter().find(|d| d.code == codes::INCLUDE_NOT_FOUND).unwrap();
+    let d = l
+        .diagnostics
+        .iter()
+        .find(|d| d.code == codes::INCLUDE_NOT_FOUND)
+        .unwrap();
     let span = d.primary_span().unwrap();
     assert_eq!(l.sources.first_line(span), 3);
     assert_eq!(l.sources.path(span.file), Some(main.as_path()));
@@ -197,31 +225,54 @@ fn includes_are_inlined_with_a_line_map_and_i_dirs() {
     std::fs::write(&main, "      PROGRAM M\n      INCLUDE 'params.h'\n      DO 10 I = 1, NMAX\n         NX = I\n   10 CONTINUE\n      END\n").unwrap();
     let missing = load(&main, &Options::default()).unwrap();
     assert!(codes_of(&missing).contains(&codes::INCLUDE_NOT_FOUND));
-    let opts = Options { include_dirs: vec![inc.clone()], ..Options::default() };
+    let opts = Options {
+        include_dirs: vec![inc.clone()],
+        ..Options::default()
+    };
     let l = load(&main, &opts).unwrap();
     assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
     let p = l.program.main_proc().unwrap();
     let nmax = p.decls.iter().find(|d| d.name == "nmax").unwrap();
     assert!(matches!(nmax.kind, DeclKind::Constant { .. }));
-    assert_eq!(l.sources.path(nmax.span.file), Some(inc.join("params.h").as_path()));
+    assert_eq!(
+        l.sources.path(nmax.span.file),
+        Some(inc.join("params.h").as_path())
+    );
     assert_eq!(l.sources.first_line(nmax.span), 3);
     let lp = l.program.stmt(p.body[0]).unwrap();
     assert_eq!(l.sources.path(lp.span.file), Some(main.as_path()));
-    assert_eq!((l.sources.first_line(lp.span), l.sources.last_line(lp.span)), (3, 5));
-    assert_eq!(p.decls.iter().find(|d| d.name == "nx").and_then(|d| d.common.clone()).as_deref(), Some("sizes"));
+    assert_eq!(
+        (l.sources.first_line(lp.span), l.sources.last_line(lp.span)),
+        (3, 5)
+    );
+    assert_eq!(
+        p.decls
+            .iter()
+            .find(|d| d.name == "nx")
+            .and_then(|d| d.common.clone())
+            .as_deref(),
+        Some("sizes")
+    );
 }
 
 #[test]
 fn c_local_headers_are_inlined() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("k.h"), "#ifndef K_H\n#define K_H\n#define NB 32\n#define RESTRICT\n#endif\n").unwrap();
+    std::fs::write(
+        dir.path().join("k.h"),
+        "#ifndef K_H\n#define K_H\n#define NB 32\n#define RESTRICT\n#endif\n",
+    )
+    .unwrap();
     let main = dir.path().join("m.c");
     std::fs::write(&main, "#include \"k.h\"\n#include \"k.h\"\nvoid f(double *RESTRICT a) { int i; for (i = 0; i < NB; i++) a[i] = 0; }\n").unwrap();
     let l = load(&main, &Options::default()).unwrap();
     assert!(!l.has_errors(), "{:?}", l.diagnostics);
     let nb = l.program.globals.iter().find(|d| d.name == "NB").unwrap();
     assert_eq!(l.sources.first_line(nb.span), 3);
-    assert_eq!(l.sources.path(nb.span.file), Some(dir.path().join("k.h").as_path()));
+    assert_eq!(
+        l.sources.path(nb.span.file),
+        Some(dir.path().join("k.h").as_path())
+    );
 }
 
 /// Deterministic mutation fuzzing of real programs: truncation, deleted and duplicated
@@ -229,8 +280,13 @@ fn c_local_headers_are_inlined() {
 #[test]
 fn mutated_programs_never_panic() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<std::path::PathBuf> = vec![root.join("tests/data/ugly.f"), root.join("tests/data/kernel.c")];
-    for dir in ["shift", "pge1", "pge2", "atm2d", "sweep", "stencil", "pipeline"] {
+    let mut files: Vec<std::path::PathBuf> = vec![
+        root.join("tests/data/ugly.f"),
+        root.join("tests/data/kernel.c"),
+    ];
+    for dir in [
+        "shift", "pge1", "pge2", "atm2d", "sweep", "stencil", "pipeline",
+    ] {
         for ext in ["c", "f", "f90"] {
             let p = root.join(format!("../testdata/{dir}/{dir}.{ext}"));
             if p.is_file() {
@@ -245,7 +301,21 @@ fn mutated_programs_never_panic() {
         seed ^= seed << 17;
         (seed % (n.max(1) as u64)) as usize
     };
-    let junk = ["(", ")", "&", "\n", "'", "\"", "{", "}", "#if X\n", "      DO 10 I=1,N\n", "\u{0}", "é", "\t1"];
+    let junk = [
+        "(",
+        ")",
+        "&",
+        "\n",
+        "'",
+        "\"",
+        "{",
+        "}",
+        "#if X\n",
+        "      DO 10 I=1,N\n",
+        "\u{0}",
+        "é",
+        "\t1",
+    ];
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -290,9 +360,18 @@ fn crlf_line_endings() {
     let c = "int main(void) {\r\n  int i, s = 0;\r\n  for (i = 0; i < 4; i++)\r\n    s += i;\r\n  return s;\r\n}\r\n";
     let l = load_str("crlf.c", c, &Options::default()).unwrap();
     assert!(!l.has_errors(), "{:?}", l.diagnostics);
-    let f = "      PROGRAM P\r\n      DO 10 I = 1,\r\n     &   4\r\n   10 CONTINUE\r\n      END\r\n";
+    let f =
+        "      PROGRAM P\r\n      DO 10 I = 1,\r\n     &   4\r\n   10 CONTINUE\r\n      END\r\n";
     let l = load_str("crlf.f", f, &Options::default()).unwrap();
     assert!(!l.has_errors(), "{:?}", l.diagnostics);
-    let lp = l.program.stmts.iter().find(|s| matches!(s.kind, StmtKind::Loop(_))).unwrap();
-    assert_eq!((l.sources.first_line(lp.span), l.sources.last_line(lp.span)), (2, 4));
+    let lp = l
+        .program
+        .stmts
+        .iter()
+        .find(|s| matches!(s.kind, StmtKind::Loop(_)))
+        .unwrap();
+    assert_eq!(
+        (l.sources.first_line(lp.span), l.sources.last_line(lp.span)),
+        (2, 4)
+    );
 }

@@ -8,8 +8,8 @@ use super::{as_mpi_call, parse_int, parse_real, Builder, MAX_EXPR_DEPTH};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
 use crate::macros::{needs_substitution, MacroTable};
-use crate::parse::{self, Grammar};
 use crate::parse::FieldExt;
+use crate::parse::{self, Grammar};
 use crate::source_map::Assembled;
 
 pub struct CLower<'a> {
@@ -35,7 +35,12 @@ pub struct CLower<'a> {
 pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: &mut Builder) {
     let defined = macros.command_line.keys().cloned().collect();
     // declarations of files lowered before this one
-    let globals = b.prog.globals.iter().map(|d| (d.name.clone(), d.ty.clone())).collect();
+    let globals = b
+        .prog
+        .globals
+        .iter()
+        .map(|d| (d.name.clone(), d.ty.clone()))
+        .collect();
     let mut l = CLower {
         src: &asm.text,
         shift: 0,
@@ -54,12 +59,17 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
             continue;
         }
         let span = Span::new(main, 0, 0);
-        let expr = l.macro_value(value, None).unwrap_or_else(|| opaque_expr(value, span));
+        let expr = l
+            .macro_value(value, None)
+            .unwrap_or_else(|| opaque_expr(value, span));
         let ty = type_of_value(&expr);
         l.b.prog.globals.push(Decl {
             name: name.clone(),
             ty,
-            kind: DeclKind::Constant { value: expr, origin: ConstOrigin::CommandLine },
+            kind: DeclKind::Constant {
+                value: expr,
+                origin: ConstOrigin::CommandLine,
+            },
             span,
             common: None,
         });
@@ -68,7 +78,13 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
 }
 
 fn opaque_expr(text: &str, span: Span) -> SrcExpr {
-    SrcExpr::new(SrcExprKind::Opaque { text: text.chars().take(120).collect(), vars: Vec::new() }, span)
+    SrcExpr::new(
+        SrcExprKind::Opaque {
+            text: text.chars().take(120).collect(),
+            vars: Vec::new(),
+        },
+        span,
+    )
 }
 
 fn type_of_value(e: &SrcExpr) -> VarType {
@@ -94,7 +110,8 @@ pub fn c_type(text: &str) -> VarType {
         (BaseType::Logical, Some(1))
     } else if has("short") {
         (BaseType::Integer, Some(2))
-    } else if has("long") || has("size_t") || has("ptrdiff_t") || has("int64_t") || has("uint64_t") {
+    } else if has("long") || has("size_t") || has("ptrdiff_t") || has("int64_t") || has("uint64_t")
+    {
         (BaseType::Integer, Some(8))
     } else if has("int") || has("unsigned") || has("signed") || has("int32_t") || has("uint32_t") {
         (BaseType::Integer, Some(4))
@@ -140,7 +157,13 @@ struct Declarator<'t> {
 }
 
 fn unwrap_declarator(mut n: Node) -> Declarator {
-    let mut d = Declarator { name: None, pointer: 0, dims: Vec::new(), init: None, is_function: false };
+    let mut d = Declarator {
+        name: None,
+        pointer: 0,
+        dims: Vec::new(),
+        init: None,
+        is_function: false,
+    };
     for _ in 0..64 {
         match n.kind() {
             "identifier" | "field_identifier" => {
@@ -184,6 +207,13 @@ impl<'a> CLower<'a> {
     /// Lowers a macro body by parsing it as an initialiser; `at` is the body's node.
     fn macro_value(&mut self, value: &str, at: Option<Node>) -> Option<SrcExpr> {
         const PREFIX: &str = "int __augur_v = (";
+        // fast path for the common `#define N 100`
+        if value.bytes().all(|b| b.is_ascii_digit()) {
+            if let Some(v) = parse_int(value) {
+                let span = at.map_or_else(|| Span::new(self.main, 0, 0), |n| self.span(n));
+                return Some(SrcExpr::int(v, span));
+            }
+        }
         let wrapper = format!("{PREFIX}{value});");
         if self.value_parser.is_none() {
             self.value_parser = parse::parser(Grammar::C).ok();
@@ -210,7 +240,7 @@ impl<'a> CLower<'a> {
             locals: BTreeMap::new(),
             value_parser: None,
             break_targets: Vec::new(),
-            };
+        };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
             strip_spans(&mut e, Span::new(self.main, 0, 0));
@@ -228,7 +258,12 @@ impl<'a> CLower<'a> {
         match n.kind() {
             "preproc_ifdef" => {
                 let name = n.field("name").map(|x| self.text(x)).unwrap_or("");
-                let is_ndef = self.text(n).trim_start().trim_start_matches('#').trim_start().starts_with("ifndef");
+                let is_ndef = self
+                    .text(n)
+                    .trim_start()
+                    .trim_start_matches('#')
+                    .trim_start()
+                    .starts_with("ifndef");
                 self.defined.contains(name) != is_ndef
             }
             "preproc_if" | "preproc_elif" => {
@@ -244,7 +279,11 @@ impl<'a> CLower<'a> {
         match n.kind() {
             "number_literal" => parse_int(self.text(n)),
             "identifier" => Some(
-                self.macros.values.get(self.text(n)).and_then(|v| parse_int(v)).unwrap_or(0),
+                self.macros
+                    .values
+                    .get(self.text(n))
+                    .and_then(|v| parse_int(v))
+                    .unwrap_or(0),
             ),
             "preproc_defined" => {
                 let name = n.named_child(0).map(|x| self.text(x)).unwrap_or("");
@@ -343,23 +382,42 @@ impl<'a> CLower<'a> {
         if self.macros.command_line.contains_key(&name) {
             return;
         }
-        let Some(value) = n.field("value") else { return };
+        let Some(value) = n.field("value") else {
+            return;
+        };
         let body = self.text(value);
         let body = body.split("//").next().unwrap_or("").trim();
         if needs_substitution(body) {
             return;
         }
-        let Some(expr) = self.macro_value(body, Some(value)) else { return };
+        let Some(expr) = self.macro_value(body, Some(value)) else {
+            return;
+        };
         let ty = type_of_value(&expr);
         let span = self.span(n);
-        self.push_global(Decl { name, ty, kind: DeclKind::Constant { value: expr, origin: ConstOrigin::Define }, span, common: None });
+        self.push_global(Decl {
+            name,
+            ty,
+            kind: DeclKind::Constant {
+                value: expr,
+                origin: ConstOrigin::Define,
+            },
+            span,
+            common: None,
+        });
     }
 
     /// Adds a file-scope declaration once (a header included by several files declares it
     /// at the same span each time).
     fn push_global(&mut self, d: Decl) {
         self.globals.insert(d.name.clone(), d.ty.clone());
-        if !self.b.prog.globals.iter().any(|g| g.name == d.name && g.span == d.span) {
+        if !self
+            .b
+            .prog
+            .globals
+            .iter()
+            .any(|g| g.name == d.name && g.span == d.span)
+        {
             self.b.prog.globals.push(d);
         }
     }
@@ -399,19 +457,40 @@ impl<'a> CLower<'a> {
                     .collect();
                 DeclKind::Array { dims, init: None }
             } else if is_const && d.init.is_some() {
-                let value = d.init.map(|v| self.expr(v, 0)).unwrap_or_else(|| opaque_expr("", span));
-                DeclKind::Constant { value, origin: ConstOrigin::Const }
+                let value = d
+                    .init
+                    .map(|v| self.expr(v, 0))
+                    .unwrap_or_else(|| opaque_expr("", span));
+                DeclKind::Constant {
+                    value,
+                    origin: ConstOrigin::Const,
+                }
             } else {
                 DeclKind::Scalar { init: None }
             };
-            let init = if matches!(kind, DeclKind::Constant { .. }) { None } else { d.init };
-            out.push((Decl { name, ty, kind, span, common: None }, init));
+            let init = if matches!(kind, DeclKind::Constant { .. }) {
+                None
+            } else {
+                d.init
+            };
+            out.push((
+                Decl {
+                    name,
+                    ty,
+                    kind,
+                    span,
+                    common: None,
+                },
+                init,
+            ));
         }
         out
     }
 
     fn function(&mut self, n: Node<'a>) {
-        let Some(decl) = n.field("declarator") else { return };
+        let Some(decl) = n.field("declarator") else {
+            return;
+        };
         let mut fd = decl;
         for _ in 0..16 {
             if fd.kind() == "function_declarator" {
@@ -422,9 +501,15 @@ impl<'a> CLower<'a> {
                 None => return,
             }
         }
-        let Some(name_node) = fd.field("declarator") else { return };
+        let Some(name_node) = fd.field("declarator") else {
+            return;
+        };
         let name = self.text(name_node).to_string();
-        let kind = if name == "main" { ProcKind::Main } else { ProcKind::Function };
+        let kind = if name == "main" {
+            ProcKind::Main
+        } else {
+            ProcKind::Function
+        };
         let span = self.span(n);
         let name_span = self.span(name_node);
         self.b.begin_proc(name, kind, span, name_span);
@@ -435,7 +520,9 @@ impl<'a> CLower<'a> {
                     continue;
                 }
                 let ty_text = p.field("type").map(|t| self.text(t)).unwrap_or("int");
-                let Some(dn) = p.field("declarator") else { continue };
+                let Some(dn) = p.field("declarator") else {
+                    continue;
+                };
                 let d = unwrap_declarator(dn);
                 let Some(nn) = d.name else { continue };
                 let pname = self.text(nn).to_string();
@@ -445,12 +532,24 @@ impl<'a> CLower<'a> {
                 let kind = if d.dims.is_empty() {
                     DeclKind::Scalar { init: None }
                 } else {
-                    DeclKind::Array { dims: d.dims.iter().map(|_| Dim::Assumed).collect(), init: None }
+                    DeclKind::Array {
+                        dims: d.dims.iter().map(|_| Dim::Assumed).collect(),
+                        init: None,
+                    }
                 };
                 self.locals.insert(pname.clone(), ty.clone());
                 if let Some(p) = self.b.proc_mut() {
-                    p.params.push(Param { name: pname.clone(), span: pspan });
-                    p.decls.push(Decl { name: pname, ty, kind, span: pspan, common: None });
+                    p.params.push(Param {
+                        name: pname.clone(),
+                        span: pspan,
+                    });
+                    p.decls.push(Decl {
+                        name: pname,
+                        ty,
+                        kind,
+                        span: pspan,
+                        common: None,
+                    });
                 }
             }
         }
@@ -481,7 +580,14 @@ impl<'a> CLower<'a> {
         let span = self.span(n);
         if !self.b.enter(span) {
             let uses = self.idents(n);
-            out.push(self.b.push_opaque(span, None, self.text(n), "nested too deep", BTreeSet::new(), uses));
+            out.push(self.b.push_opaque(
+                span,
+                None,
+                self.text(n),
+                "nested too deep",
+                BTreeSet::new(),
+                uses,
+            ));
             return out;
         }
         let saved = self.b.parent.replace(parent);
@@ -502,8 +608,15 @@ impl<'a> CLower<'a> {
             if x.kind() == "identifier" && !callee {
                 out.insert(self.text(x).to_string());
             }
-            let f = if x.kind() == "call_expression" { x.field("function").map(|f| f.id()) } else { None };
-            stack.extend(x.named_children(&mut cursor).map(|c| (c, Some(c.id()) == f)));
+            let f = if x.kind() == "call_expression" {
+                x.field("function").map(|f| f.id())
+            } else {
+                None
+            };
+            stack.extend(
+                x.named_children(&mut cursor)
+                    .map(|c| (c, Some(c.id()) == f)),
+            );
         }
         out
     }
@@ -523,7 +636,10 @@ impl<'a> CLower<'a> {
             if let Some(mut t) = target {
                 for _ in 0..32 {
                     match t.kind() {
-                        "subscript_expression" | "field_expression" | "pointer_expression" | "parenthesized_expression" => {
+                        "subscript_expression"
+                        | "field_expression"
+                        | "pointer_expression"
+                        | "parenthesized_expression" => {
                             match t.field("argument").or_else(|| t.named_child(0)) {
                                 Some(c) => t = c,
                                 None => break,
@@ -544,7 +660,9 @@ impl<'a> CLower<'a> {
     fn opaque(&mut self, n: Node<'a>, reason: &str, out: &mut Block) {
         let defs = self.written(n);
         let uses = self.idents(n);
-        let id = self.b.push_opaque(self.span(n), None, self.text(n), reason, defs, uses);
+        let id = self
+            .b
+            .push_opaque(self.span(n), None, self.text(n), reason, defs, uses);
         out.push(id);
     }
 
@@ -601,7 +719,10 @@ impl<'a> CLower<'a> {
             "continue_statement" => out.push(self.b.push(self.span(n), None, StmtKind::Continue)),
             "labeled_statement" => {
                 let mut c = n.walk();
-                let inner: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "statement_identifier").collect();
+                let inner: Vec<Node> = n
+                    .named_children(&mut c)
+                    .filter(|x| x.kind() != "statement_identifier")
+                    .collect();
                 for i in inner {
                     self.stmt(i, out);
                 }
@@ -620,7 +741,10 @@ impl<'a> CLower<'a> {
                 self.break_targets.pop();
             }
             "case_statement" => {
-                for c in Self::children(n).into_iter().skip(usize::from(n.field("value").is_some())) {
+                for c in Self::children(n)
+                    .into_iter()
+                    .skip(usize::from(n.field("value").is_some()))
+                {
                     self.stmt(c, out);
                 }
             }
@@ -651,8 +775,17 @@ impl<'a> CLower<'a> {
             (false, Some(c)) => Span::new(span.file, span.start, c.span.end.max(span.start)),
             _ => span,
         };
-        let w = While { cond, init: Vec::new(), body, update: Vec::new(), post_test: post, header_span, end_span };
-        self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
+        let w = While {
+            cond,
+            init: Vec::new(),
+            body,
+            update: Vec::new(),
+            post_test: post,
+            header_span,
+            end_span,
+        };
+        self.b
+            .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
         out.push(id);
     }
 
@@ -669,7 +802,11 @@ impl<'a> CLower<'a> {
 
     /// Condition of if/while: parentheses stripped.
     fn cond(&mut self, n: Node) -> SrcExpr {
-        let inner = if n.kind() == "parenthesized_expression" { n.named_child(0).unwrap_or(n) } else { n };
+        let inner = if n.kind() == "parenthesized_expression" {
+            n.named_child(0).unwrap_or(n)
+        } else {
+            n
+        };
         self.expr(inner, 0)
     }
 
@@ -690,7 +827,10 @@ impl<'a> CLower<'a> {
             return;
         }
         self.hoist_nested(&value, out);
-        out.push(self.b.push(span, None, StmtKind::Assign(Assign { target, value })));
+        out.push(
+            self.b
+                .push(span, None, StmtKind::Assign(Assign { target, value })),
+        );
     }
 
     fn expr_stmt(&mut self, stmt: Node<'a>, e: Node<'a>, out: &mut Block) {
@@ -717,12 +857,18 @@ impl<'a> CLower<'a> {
                 let mut defs = BTreeSet::new();
                 for a in &args {
                     match &a.kind {
-                        SrcExprKind::Unary { op: UnOp::AddrOf, operand } => {
+                        SrcExprKind::Unary {
+                            op: UnOp::AddrOf,
+                            operand,
+                        } => {
                             if let Some(b) = operand.base_var() {
                                 defs.insert(b.to_string());
                             }
                         }
-                        SrcExprKind::Var(v) if self.var_type(v).is_some_and(|t| t.pointer > 0) || self.is_array(v) => {
+                        SrcExprKind::Var(v)
+                            if self.var_type(v).is_some_and(|t| t.pointer > 0)
+                                || self.is_array(v) =>
+                        {
                             defs.insert(v.clone());
                         }
                         _ => {}
@@ -732,7 +878,11 @@ impl<'a> CLower<'a> {
                     self.hoist_nested(a, out);
                 }
                 let id = self.b.alloc(span, None);
-                let call = Call { name, args, name_span: self.span(f) };
+                let call = Call {
+                    name,
+                    args,
+                    name_span: self.span(f),
+                };
                 self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());
                 out.push(id);
             }
@@ -742,25 +892,39 @@ impl<'a> CLower<'a> {
                 };
                 let op = e.field("operator").map(|o| self.text(o)).unwrap_or("=");
                 let target = self.expr(l, 0);
-                if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. }) {
+                if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. })
+                {
                     return self.opaque(stmt, "assignment to non-variable", out);
                 }
                 let rhs = self.expr(r, 0);
-                let value = match op.strip_suffix('=').filter(|s| !s.is_empty()).and_then(binop) {
+                let value = match op
+                    .strip_suffix('=')
+                    .filter(|s| !s.is_empty())
+                    .and_then(binop)
+                {
                     Some(bop) => SrcExpr::binary(bop, target.clone(), rhs),
                     None => rhs,
                 };
                 self.assign_like(span, target, value, out);
             }
             "update_expression" => {
-                let Some(arg) = e.field("argument") else { return self.opaque(stmt, "update", out) };
+                let Some(arg) = e.field("argument") else {
+                    return self.opaque(stmt, "update", out);
+                };
                 let target = self.expr(arg, 0);
                 if target.base_var().is_none() {
                     return self.opaque(stmt, "update of non-variable", out);
                 }
-                let op = if self.text(e).contains("--") { BinOp::Sub } else { BinOp::Add };
+                let op = if self.text(e).contains("--") {
+                    BinOp::Sub
+                } else {
+                    BinOp::Add
+                };
                 let value = SrcExpr::binary(op, target.clone(), SrcExpr::int(1, target.span));
-                out.push(self.b.push(span, None, StmtKind::Assign(Assign { target, value })));
+                out.push(
+                    self.b
+                        .push(span, None, StmtKind::Assign(Assign { target, value })),
+                );
             }
             _ => {
                 let v = self.expr(e, 0);
@@ -772,8 +936,16 @@ impl<'a> CLower<'a> {
 
     fn is_array(&self, v: &str) -> bool {
         let proc = self.b.cur_proc;
-        self.b.prog.proc(proc).is_some_and(|p| p.decls.iter().any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. })))
-            || self.b.prog.globals.iter().any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. }))
+        self.b.prog.proc(proc).is_some_and(|p| {
+            p.decls
+                .iter()
+                .any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. }))
+        }) || self
+            .b
+            .prog
+            .globals
+            .iter()
+            .any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. }))
     }
 
     /// `scanf`/`fscanf`/`sscanf(argv[i], ...)` as an Input statement.
@@ -782,11 +954,23 @@ impl<'a> CLower<'a> {
             "scanf" => (InputOrigin::Stdin, 1),
             "fscanf" => {
                 let stream = args.first().map(|a| self.text(*a)).unwrap_or("");
-                (if stream == "stdin" { InputOrigin::Stdin } else { InputOrigin::File }, 2)
+                (
+                    if stream == "stdin" {
+                        InputOrigin::Stdin
+                    } else {
+                        InputOrigin::File
+                    },
+                    2,
+                )
             }
             "sscanf" => {
                 let first = args.first().map(|a| self.expr(*a, 0));
-                (first.and_then(|f| argv_index(&f)).map_or(InputOrigin::File, InputOrigin::Argv), 2)
+                (
+                    first
+                        .and_then(|f| argv_index(&f))
+                        .map_or(InputOrigin::File, InputOrigin::Argv),
+                    2,
+                )
             }
             _ => return None,
         };
@@ -796,7 +980,10 @@ impl<'a> CLower<'a> {
             .map(|a| {
                 let e = self.expr(*a, 0);
                 match e.kind {
-                    SrcExprKind::Unary { op: UnOp::AddrOf, operand } => *operand,
+                    SrcExprKind::Unary {
+                        op: UnOp::AddrOf,
+                        operand,
+                    } => *operand,
                     _ => e,
                 }
             })
@@ -812,7 +999,13 @@ impl<'a> CLower<'a> {
         for _ in 0..4096 {
             arms_nodes.push((cur.field("condition"), cur.field("consequence")));
             let alt = cur.field("alternative");
-            let alt_inner = alt.and_then(|a| if a.kind() == "else_clause" { a.named_child(0) } else { Some(a) });
+            let alt_inner = alt.and_then(|a| {
+                if a.kind() == "else_clause" {
+                    a.named_child(0)
+                } else {
+                    Some(a)
+                }
+            });
             match alt_inner {
                 Some(a) if a.kind() == "if_statement" => cur = a,
                 other => {
@@ -843,7 +1036,16 @@ impl<'a> CLower<'a> {
             self.body(Some(e), id)
         });
         let end_span = self.end_span(last_body);
-        self.b.fill(id, StmtKind::If(If { arms, else_body, end_span }), BTreeSet::new(), BTreeSet::new());
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
         out.push(id);
     }
 
@@ -855,7 +1057,13 @@ impl<'a> CLower<'a> {
         let cond = match cond_node {
             Some(c) => {
                 let vars: Vec<String> = self.idents(c).into_iter().collect();
-                SrcExpr::new(SrcExprKind::Opaque { text: format!("switch {}", self.text(c)), vars }, self.span(c))
+                SrcExpr::new(
+                    SrcExprKind::Opaque {
+                        text: format!("switch {}", self.text(c)),
+                        vars,
+                    },
+                    self.span(c),
+                )
             }
             None => opaque_expr("switch", span),
         };
@@ -863,7 +1071,11 @@ impl<'a> CLower<'a> {
         let body_node = n.field("body");
         let body = self.body(body_node, id);
         let end_span = self.end_span(body_node.unwrap_or(n));
-        let kind = StmtKind::If(If { arms: vec![IfArm { cond, body }], else_body: None, end_span });
+        let kind = StmtKind::If(If {
+            arms: vec![IfArm { cond, body }],
+            else_body: None,
+            end_span,
+        });
         self.b.fill(id, kind, BTreeSet::new(), BTreeSet::new());
         out.push(id);
     }
@@ -877,8 +1089,17 @@ impl<'a> CLower<'a> {
         if let Some((var, lo, hi, step)) = self.counted(n) {
             let id = self.b.alloc(span, None);
             let body = self.body(body_node, id);
-            let l = Loop { var, lo, hi, step, body, header_span, end_span };
-            self.b.fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
+            let l = Loop {
+                var,
+                lo,
+                hi,
+                step,
+                body,
+                header_span,
+                end_span,
+            };
+            self.b
+                .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
             out.push(id);
             return;
         }
@@ -901,8 +1122,17 @@ impl<'a> CLower<'a> {
         }
         self.b.parent = saved;
         let body = self.body(body_node, id);
-        let w = While { cond, init, body, update, post_test: false, header_span, end_span };
-        self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
+        let w = While {
+            cond,
+            init,
+            body,
+            update,
+            post_test: false,
+            header_span,
+            end_span,
+        };
+        self.b
+            .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
         out.push(id);
     }
 
@@ -911,7 +1141,10 @@ impl<'a> CLower<'a> {
         let init = n.field("initializer")?;
         let (var, lo_node) = match init.kind() {
             "assignment_expression" => {
-                let l = init.field("left").map(strip_parens).filter(|l| l.kind() == "identifier")?;
+                let l = init
+                    .field("left")
+                    .map(strip_parens)
+                    .filter(|l| l.kind() == "identifier")?;
                 if init.field("operator").map(|o| self.text(o)) != Some("=") {
                     return None;
                 }
@@ -939,7 +1172,10 @@ impl<'a> CLower<'a> {
             return None;
         }
         let mut op = self.text(cond.field("operator")?).to_string();
-        let (cl, cr) = (strip_parens(cond.field("left")?), strip_parens(cond.field("right")?));
+        let (cl, cr) = (
+            strip_parens(cond.field("left")?),
+            strip_parens(cond.field("right")?),
+        );
         let bound_node = if cl.kind() == "identifier" && self.text(cl) == var {
             cr
         } else if cr.kind() == "identifier" && self.text(cr) == var {
@@ -957,7 +1193,9 @@ impl<'a> CLower<'a> {
         };
         let mut c = n.walk();
         let updates: Vec<Node> = n.children_by_field_name("update", &mut c).collect();
-        let [upd] = updates.as_slice() else { return None };
+        let [upd] = updates.as_slice() else {
+            return None;
+        };
         let upd = *upd;
         let step: SrcExpr = match upd.kind() {
             "update_expression" => {
@@ -1030,35 +1268,57 @@ impl<'a> CLower<'a> {
         if depth > MAX_EXPR_DEPTH {
             self.b.report_deep_expr(span);
             let vars: Vec<String> = self.idents(n).into_iter().collect();
-            return SrcExpr::new(SrcExprKind::Opaque { text: String::new(), vars }, span);
+            return SrcExpr::new(
+                SrcExprKind::Opaque {
+                    text: String::new(),
+                    vars,
+                },
+                span,
+            );
         }
         let d = depth + 1;
         match n.kind() {
             "number_literal" => {
                 let t = self.text(n);
-                let is_real = !t.starts_with("0x") && !t.starts_with("0X") && t.contains(['.', 'e', 'E']);
+                let is_real =
+                    !t.starts_with("0x") && !t.starts_with("0X") && t.contains(['.', 'e', 'E']);
                 if !is_real {
                     if let Some(v) = parse_int(t) {
                         return SrcExpr::int(v, span);
                     }
                 }
                 match parse_real(t) {
-                    Some(value) => SrcExpr::new(SrcExprKind::Real { text: t.to_string(), value }, span)
-                        .with_type(Some(BaseType::Real)),
+                    Some(value) => SrcExpr::new(
+                        SrcExprKind::Real {
+                            text: t.to_string(),
+                            value,
+                        },
+                        span,
+                    )
+                    .with_type(Some(BaseType::Real)),
                     None => opaque_expr(t, span),
                 }
             }
             "string_literal" | "concatenated_string" => {
                 let t = self.text(n);
-                SrcExpr::new(SrcExprKind::Str(t.trim_matches('"').to_string()), span).with_type(Some(BaseType::Character))
+                SrcExpr::new(SrcExprKind::Str(t.trim_matches('"').to_string()), span)
+                    .with_type(Some(BaseType::Character))
             }
-            "char_literal" => SrcExpr::new(SrcExprKind::Str(self.text(n).to_string()), span).with_type(Some(BaseType::Character)),
-            "true" => SrcExpr::new(SrcExprKind::Bool(true), span).with_type(Some(BaseType::Logical)),
-            "false" => SrcExpr::new(SrcExprKind::Bool(false), span).with_type(Some(BaseType::Logical)),
+            "char_literal" => SrcExpr::new(SrcExprKind::Str(self.text(n).to_string()), span)
+                .with_type(Some(BaseType::Character)),
+            "true" => {
+                SrcExpr::new(SrcExprKind::Bool(true), span).with_type(Some(BaseType::Logical))
+            }
+            "false" => {
+                SrcExpr::new(SrcExprKind::Bool(false), span).with_type(Some(BaseType::Logical))
+            }
             "null" => SrcExpr::int(0, span),
             "identifier" => {
                 let name = self.text(n).to_string();
-                let ty = self.var_type(&name).filter(|t| t.pointer == 0).map(|t| t.base);
+                let ty = self
+                    .var_type(&name)
+                    .filter(|t| t.pointer == 0)
+                    .map(|t| t.base);
                 SrcExpr::var(name, span).with_type(ty)
             }
             "parenthesized_expression" => match n.named_child(0) {
@@ -1089,7 +1349,9 @@ impl<'a> CLower<'a> {
                     "*" => UnOp::Deref,
                     _ => return self.opaque_e(n),
                 };
-                let Some(a) = n.field("argument") else { return self.opaque_e(n) };
+                let Some(a) = n.field("argument") else {
+                    return self.opaque_e(n);
+                };
                 let a = self.expr(a, d);
                 let ty = match op {
                     UnOp::Neg | UnOp::Plus | UnOp::BitNot => a.ty,
@@ -1097,7 +1359,14 @@ impl<'a> CLower<'a> {
                     UnOp::AddrOf => None,
                     UnOp::Deref => a.base_var().and_then(|v| self.var_type(v)).map(|t| t.base),
                 };
-                SrcExpr { kind: SrcExprKind::Unary { op, operand: Box::new(a) }, span, ty }
+                SrcExpr {
+                    kind: SrcExprKind::Unary {
+                        op,
+                        operand: Box::new(a),
+                    },
+                    span,
+                    ty,
+                }
             }
             "subscript_expression" => {
                 let mut indices = Vec::new();
@@ -1121,7 +1390,11 @@ impl<'a> CLower<'a> {
                 let array = self.text(cur).to_string();
                 let ty = self.var_type(&array).map(|t| t.base);
                 let indices = indices.into_iter().map(|i| self.expr(i, d)).collect();
-                SrcExpr { kind: SrcExprKind::Index { array, indices }, span, ty }
+                SrcExpr {
+                    kind: SrcExprKind::Index { array, indices },
+                    span,
+                    ty,
+                }
             }
             "call_expression" => {
                 let Some(f) = n.field("function").filter(|f| f.kind() == "identifier") else {
@@ -1137,9 +1410,15 @@ impl<'a> CLower<'a> {
                     .collect();
                 let args: Vec<SrcExpr> = arg_nodes.iter().map(|a| self.expr(*a, d)).collect();
                 if let Some(kind) = input_expr(&name, &args) {
-                    let ty = if name.starts_with("ato") && name != "atof" || name.starts_with("strtol") || name.starts_with("strtoul") {
+                    let ty = if name.starts_with("ato") && name != "atof"
+                        || name.starts_with("strtol")
+                        || name.starts_with("strtoul")
+                    {
                         Some(BaseType::Integer)
-                    } else if name == "atof" || name.starts_with("strtod") || name.starts_with("strtof") {
+                    } else if name == "atof"
+                        || name.starts_with("strtod")
+                        || name.starts_with("strtof")
+                    {
                         Some(BaseType::Real)
                     } else {
                         None
@@ -1147,13 +1426,16 @@ impl<'a> CLower<'a> {
                     return SrcExpr { kind, span, ty };
                 }
                 let ty = match name.as_str() {
-                    "sqrt" | "pow" | "exp" | "log" | "sin" | "cos" | "fabs" | "floor" | "ceil" | "log2" | "MPI_Wtime" => {
-                        Some(BaseType::Real)
-                    }
+                    "sqrt" | "pow" | "exp" | "log" | "sin" | "cos" | "fabs" | "floor" | "ceil"
+                    | "log2" | "MPI_Wtime" => Some(BaseType::Real),
                     "abs" => Some(BaseType::Integer),
                     _ => None,
                 };
-                SrcExpr { kind: SrcExprKind::Call { name, args }, span, ty }
+                SrcExpr {
+                    kind: SrcExprKind::Call { name, args },
+                    span,
+                    ty,
+                }
             }
             "conditional_expression" => {
                 let parts = (
@@ -1161,31 +1443,59 @@ impl<'a> CLower<'a> {
                     n.field("consequence"),
                     n.field("alternative"),
                 );
-                let (Some(c), Some(t), Some(o)) = parts else { return self.opaque_e(n) };
+                let (Some(c), Some(t), Some(o)) = parts else {
+                    return self.opaque_e(n);
+                };
                 let (c, t, o) = (self.expr(c, d), self.expr(t, d), self.expr(o, d));
                 let ty = if t.ty == o.ty { t.ty } else { None };
                 SrcExpr {
-                    kind: SrcExprKind::Ternary { cond: Box::new(c), then: Box::new(t), other: Box::new(o) },
+                    kind: SrcExprKind::Ternary {
+                        cond: Box::new(c),
+                        then: Box::new(t),
+                        other: Box::new(o),
+                    },
                     span,
                     ty,
                 }
             }
             "cast_expression" => {
-                let ty = n.field("type").map(|t| c_type(self.text(t))).unwrap_or_else(|| c_type(""));
-                let Some(v) = n.field("value") else { return self.opaque_e(n) };
+                let ty = n
+                    .field("type")
+                    .map(|t| c_type(self.text(t)))
+                    .unwrap_or_else(|| c_type(""));
+                let Some(v) = n.field("value") else {
+                    return self.opaque_e(n);
+                };
                 let v = self.expr(v, d);
                 let base = Some(ty.base).filter(|b| *b != BaseType::Other);
-                SrcExpr { kind: SrcExprKind::Cast { ty, expr: Box::new(v) }, span, ty: base }
+                SrcExpr {
+                    kind: SrcExprKind::Cast {
+                        ty,
+                        expr: Box::new(v),
+                    },
+                    span,
+                    ty: base,
+                }
             }
             "sizeof_expression" => {
                 let kind = if let Some(t) = n.field("type") {
-                    SrcExprKind::SizeOf { ty: Some(c_type(self.text(t))), expr: None }
+                    SrcExprKind::SizeOf {
+                        ty: Some(c_type(self.text(t))),
+                        expr: None,
+                    }
                 } else if let Some(v) = n.field("value") {
-                    SrcExprKind::SizeOf { ty: None, expr: Some(Box::new(self.expr(v, d))) }
+                    SrcExprKind::SizeOf {
+                        ty: None,
+                        expr: Some(Box::new(self.expr(v, d))),
+                    }
                 } else {
                     return self.opaque_e(n);
                 };
-                SrcExpr { kind, span, ty: Some(BaseType::Integer) }
+                SrcExpr {
+                    kind,
+                    span,
+                    ty: Some(BaseType::Integer),
+                }
             }
             _ => self.opaque_e(n),
         }
@@ -1209,7 +1519,8 @@ fn text_may_write(text: &str, var: &str) -> bool {
         let start = from + pos;
         let end = start + var.len();
         from = end;
-        if (start > 0 && is_ident(bytes[start - 1])) || bytes.get(end).is_some_and(|b| is_ident(*b)) {
+        if (start > 0 && is_ident(bytes[start - 1])) || bytes.get(end).is_some_and(|b| is_ident(*b))
+        {
             continue;
         }
         let after = text.get(end..).unwrap_or("").trim_start();
@@ -1217,8 +1528,12 @@ fn text_may_write(text: &str, var: &str) -> bool {
         let assigns = after.starts_with("++")
             || after.starts_with("--")
             || (after.starts_with('=') && !after.starts_with("=="))
-            || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="].iter().any(|op| after.starts_with(op));
-        let prefixed = before.ends_with("++") || before.ends_with("--") || (before.ends_with('&') && !before.ends_with("&&"));
+            || ["+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="]
+                .iter()
+                .any(|op| after.starts_with(op));
+        let prefixed = before.ends_with("++")
+            || before.ends_with("--")
+            || (before.ends_with('&') && !before.ends_with("&&"));
         if assigns || prefixed {
             return true;
         }
@@ -1243,7 +1558,14 @@ fn negate(e: SrcExpr) -> SrcExpr {
         None => {
             let span = e.span;
             let ty = e.ty;
-            SrcExpr { kind: SrcExprKind::Unary { op: UnOp::Neg, operand: Box::new(e) }, span, ty }
+            SrcExpr {
+                kind: SrcExprKind::Unary {
+                    op: UnOp::Neg,
+                    operand: Box::new(e),
+                },
+                span,
+                ty,
+            }
         }
     }
 }
@@ -1254,7 +1576,11 @@ pub fn offset(e: SrcExpr, k: i64) -> SrcExpr {
     if let Some(v) = e.as_int() {
         return SrcExpr::int(v + k, span);
     }
-    let (op, k) = if k < 0 { (BinOp::Sub, -k) } else { (BinOp::Add, k) };
+    let (op, k) = if k < 0 {
+        (BinOp::Sub, -k)
+    } else {
+        (BinOp::Add, k)
+    };
     let mut out = SrcExpr::binary(op, e, SrcExpr::int(k, span));
     out.span = span;
     out
@@ -1263,9 +1589,12 @@ pub fn offset(e: SrcExpr, k: i64) -> SrcExpr {
 /// `argv[i]` → `Some(Some(i))`, `argv[k]` → `Some(None)`.
 fn argv_index(e: &SrcExpr) -> Option<Option<u32>> {
     match &e.kind {
-        SrcExprKind::Index { array, indices } if array == "argv" && indices.len() == 1 => {
-            Some(indices.first().and_then(SrcExpr::as_int).and_then(|v| u32::try_from(v).ok()))
-        }
+        SrcExprKind::Index { array, indices } if array == "argv" && indices.len() == 1 => Some(
+            indices
+                .first()
+                .and_then(SrcExpr::as_int)
+                .and_then(|v| u32::try_from(v).ok()),
+        ),
         _ => None,
     }
 }
@@ -1273,15 +1602,18 @@ fn argv_index(e: &SrcExpr) -> Option<Option<u32>> {
 /// `atoi(argv[1])`, `strtol(argv[2], ...)`, `getenv("N")` as an input value.
 fn input_expr(name: &str, args: &[SrcExpr]) -> Option<SrcExprKind> {
     match name {
-        "atoi" | "atol" | "atoll" | "atof" | "strtol" | "strtoll" | "strtoul" | "strtoull" | "strtod" | "strtof" => {
+        "atoi" | "atol" | "atoll" | "atof" | "strtol" | "strtoll" | "strtoul" | "strtoull"
+        | "strtod" | "strtof" => {
             let first = args.first()?;
-            argv_index(first).map(|i| SrcExprKind::Input(InputOrigin::Argv(i))).or_else(|| {
-                // atoi(getenv("X"))
-                match &first.kind {
-                    SrcExprKind::Input(o) => Some(SrcExprKind::Input(o.clone())),
-                    _ => None,
-                }
-            })
+            argv_index(first)
+                .map(|i| SrcExprKind::Input(InputOrigin::Argv(i)))
+                .or_else(|| {
+                    // atoi(getenv("X"))
+                    match &first.kind {
+                        SrcExprKind::Input(o) => Some(SrcExprKind::Input(o.clone())),
+                        _ => None,
+                    }
+                })
         }
         "getenv" => {
             let key = args.first().and_then(|a| match &a.kind {

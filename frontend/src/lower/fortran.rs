@@ -45,7 +45,12 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         .prog
         .globals
         .iter()
-        .map(|d| (d.name.clone(), (d.ty.clone(), matches!(d.kind, DeclKind::Array { .. }))))
+        .map(|d| {
+            (
+                d.name.clone(),
+                (d.ty.clone(), matches!(d.kind, DeclKind::Array { .. })),
+            )
+        })
         .collect();
     let mut l = FLower {
         src: &asm.text,
@@ -76,7 +81,12 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
             .map(|n| l.span(*n))
             .reduce(Span::cover)
             .unwrap_or_else(|| Span::new(main, 0, 0));
-        l.b.begin_proc("main".into(), ProcKind::Main, span, Span::new(span.file, span.start, span.start));
+        l.b.begin_proc(
+            "main".into(),
+            ProcKind::Main,
+            span,
+            Span::new(span.file, span.start, span.start),
+        );
         l.locals.clear();
         let body = l.stmts(&loose);
         if let Some(p) = l.b.proc_mut() {
@@ -155,28 +165,109 @@ fn rel_op(op: &str) -> Option<BinOp> {
 pub fn is_intrinsic(name: &str) -> bool {
     matches!(
         name.to_ascii_lowercase().as_str(),
-        "abs" | "dabs" | "iabs" | "min" | "max" | "min0" | "max0" | "amin1" | "amax1" | "dmin1" | "dmax1" | "mod"
-            | "modulo" | "sign" | "dsign" | "sqrt" | "dsqrt" | "exp" | "dexp" | "log" | "dlog" | "log10" | "sin"
-            | "cos" | "tan" | "atan" | "atan2" | "dble" | "real" | "float" | "int" | "nint" | "idint" | "ifix"
-            | "floor" | "ceiling" | "size" | "len" | "len_trim" | "trim" | "adjustl" | "ichar" | "char" | "shape"
-            | "lbound" | "ubound" | "sum" | "product" | "maxval" | "minval" | "dot_product" | "matmul" | "merge"
-            | "present" | "allocated" | "associated" | "huge" | "tiny" | "epsilon" | "kind" | "selected_real_kind"
-            | "selected_int_kind" | "command_argument_count" | "iargc" | "cmplx" | "conjg" | "aimag" | "transpose"
-            | "reshape" | "spread" | "pack" | "count" | "any" | "all" | "ishft" | "iand" | "ior" | "ieor" | "btest"
-            | "mpi_wtime" | "mpi_wtick"
+        "abs"
+            | "dabs"
+            | "iabs"
+            | "min"
+            | "max"
+            | "min0"
+            | "max0"
+            | "amin1"
+            | "amax1"
+            | "dmin1"
+            | "dmax1"
+            | "mod"
+            | "modulo"
+            | "sign"
+            | "dsign"
+            | "sqrt"
+            | "dsqrt"
+            | "exp"
+            | "dexp"
+            | "log"
+            | "dlog"
+            | "log10"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "atan"
+            | "atan2"
+            | "dble"
+            | "real"
+            | "float"
+            | "int"
+            | "nint"
+            | "idint"
+            | "ifix"
+            | "floor"
+            | "ceiling"
+            | "size"
+            | "len"
+            | "len_trim"
+            | "trim"
+            | "adjustl"
+            | "ichar"
+            | "char"
+            | "shape"
+            | "lbound"
+            | "ubound"
+            | "sum"
+            | "product"
+            | "maxval"
+            | "minval"
+            | "dot_product"
+            | "matmul"
+            | "merge"
+            | "present"
+            | "allocated"
+            | "associated"
+            | "huge"
+            | "tiny"
+            | "epsilon"
+            | "kind"
+            | "selected_real_kind"
+            | "selected_int_kind"
+            | "command_argument_count"
+            | "iargc"
+            | "cmplx"
+            | "conjg"
+            | "aimag"
+            | "transpose"
+            | "reshape"
+            | "spread"
+            | "pack"
+            | "count"
+            | "any"
+            | "all"
+            | "ishft"
+            | "iand"
+            | "ior"
+            | "ieor"
+            | "btest"
+            | "mpi_wtime"
+            | "mpi_wtick"
     )
 }
 
 fn intrinsic_type(name: &str, args: &[SrcExpr]) -> Option<BaseType> {
     match name {
-        "dble" | "real" | "sqrt" | "exp" | "log" | "sin" | "cos" | "dsqrt" | "dabs" | "float" | "log10"
-        | "dfloat" | "sngl" => Some(BaseType::Real),
-        "int" | "nint" | "size" | "len" | "ichar" | "command_argument_count" | "iargc" | "floor" | "ceiling" => {
-            Some(BaseType::Integer)
-        }
+        "dble" | "real" | "sqrt" | "exp" | "log" | "sin" | "cos" | "dsqrt" | "dabs" | "float"
+        | "log10" | "dfloat" | "sngl" => Some(BaseType::Real),
+        "int"
+        | "nint"
+        | "size"
+        | "len"
+        | "ichar"
+        | "command_argument_count"
+        | "iargc"
+        | "floor"
+        | "ceiling" => Some(BaseType::Integer),
         "mod" | "abs" | "min" | "max" | "sign" => {
             let ts: Vec<_> = args.iter().map(|a| a.ty).collect();
-            ts.first().copied().flatten().filter(|t| ts.iter().all(|x| *x == Some(*t)))
+            ts.first()
+                .copied()
+                .flatten()
+                .filter(|t| ts.iter().all(|x| *x == Some(*t)))
         }
         _ => None,
     }
@@ -208,7 +299,11 @@ impl<'a> FLower<'a> {
             return None;
         }
         let first = name.chars().next()?;
-        if let Some(r) = p.implicit.iter().find(|r| r.first <= first && first <= r.last) {
+        if let Some(r) = p
+            .implicit
+            .iter()
+            .find(|r| r.first <= first && first <= r.last)
+        {
             return Some(r.ty.base);
         }
         Some(VarType::fortran_implicit(name).base)
@@ -220,7 +315,12 @@ impl<'a> FLower<'a> {
             .and_then(|s| s.named_child(0))
             .map(|x| norm(self.text(x)));
         self.module = name;
-        self.b.begin_proc(String::new(), ProcKind::Subroutine, self.span(n), self.span(n));
+        self.b.begin_proc(
+            String::new(),
+            ProcKind::Subroutine,
+            self.span(n),
+            self.span(n),
+        );
         // module-level declarations go to globals: lower them into a scratch procedure
         let scratch = self.b.cur_proc;
         self.locals.clear();
@@ -234,7 +334,10 @@ impl<'a> FLower<'a> {
         let decls = self.b.prog.procs.pop().map(|p| p.decls).unwrap_or_default();
         debug_assert_eq!(scratch.0 as usize, self.b.prog.procs.len());
         for d in decls {
-            self.globals.insert(d.name.clone(), (d.ty.clone(), matches!(d.kind, DeclKind::Array { .. })));
+            self.globals.insert(
+                d.name.clone(),
+                (d.ty.clone(), matches!(d.kind, DeclKind::Array { .. })),
+            );
             self.b.prog.globals.push(d);
         }
         for c in children(n) {
@@ -257,7 +360,10 @@ impl<'a> FLower<'a> {
             _ => ProcKind::Subroutine,
         };
         let kids = children(n);
-        let header = kids.first().copied().filter(|h| h.kind().ends_with("_statement"));
+        let header = kids
+            .first()
+            .copied()
+            .filter(|h| h.kind().ends_with("_statement"));
         let name_node = header.and_then(|h| h.field("name").or_else(|| h.named_child(0)));
         let name = name_node.map_or_else(|| "main".to_string(), |x| norm(self.text(x)));
         let span = self.span(n);
@@ -278,18 +384,32 @@ impl<'a> FLower<'a> {
                 let pname = norm(self.text(p));
                 let pspan = self.span(p);
                 if let Some(pr) = self.b.proc_mut() {
-                    pr.params.push(Param { name: pname, span: pspan });
+                    pr.params.push(Param {
+                        name: pname,
+                        span: pspan,
+                    });
                 }
             }
         }
         if kind == ProcKind::Function {
             if let Some(t) = header.and_then(|h| h.field("type")) {
-                let pname = self.b.prog.proc(self.b.cur_proc).map(|p| p.name.clone()).unwrap_or_default();
+                let pname = self
+                    .b
+                    .prog
+                    .proc(self.b.cur_proc)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default();
                 let ty = f_type(self.text(t));
                 self.locals.insert(pname.clone(), (ty.clone(), false));
                 let span = self.span(t);
                 if let Some(pr) = self.b.proc_mut() {
-                    pr.decls.push(Decl { name: pname, ty, kind: DeclKind::Scalar { init: None }, span, common: None });
+                    pr.decls.push(Decl {
+                        name: pname,
+                        ty,
+                        kind: DeclKind::Scalar { init: None },
+                        span,
+                        common: None,
+                    });
                 }
             }
         }
@@ -339,7 +459,14 @@ impl<'a> FLower<'a> {
 
     fn body(&mut self, nodes: &[Node<'a>], parent: StmtId, whole: Span) -> Block {
         if !self.b.enter(whole) {
-            let id = self.b.push_opaque(whole, None, "", "nested too deep", BTreeSet::new(), BTreeSet::new());
+            let id = self.b.push_opaque(
+                whole,
+                None,
+                "",
+                "nested too deep",
+                BTreeSet::new(),
+                BTreeSet::new(),
+            );
             return vec![id];
         }
         let saved = self.b.parent.replace(parent);
@@ -363,15 +490,31 @@ impl<'a> FLower<'a> {
                 }
             }
             let is_call = matches!(x.kind(), "call_expression" | "subroutine_call");
-            let first = if is_call { x.named_child(0).map(|f| f.id()) } else { None };
-            stack.extend(x.named_children(&mut cursor).map(|c| (c, Some(c.id()) == first)));
+            let first = if is_call {
+                x.named_child(0).map(|f| f.id())
+            } else {
+                None
+            };
+            stack.extend(
+                x.named_children(&mut cursor)
+                    .map(|c| (c, Some(c.id()) == first)),
+            );
         }
         out
     }
 
-    fn opaque(&mut self, n: Node<'a>, label: Option<u32>, reason: &str, defs: BTreeSet<String>, out: &mut Block) {
+    fn opaque(
+        &mut self,
+        n: Node<'a>,
+        label: Option<u32>,
+        reason: &str,
+        defs: BTreeSet<String>,
+        out: &mut Block,
+    ) {
         let uses = self.idents(n);
-        let id = self.b.push_opaque(self.span(n), label, self.text(n), reason, defs, uses);
+        let id = self
+            .b
+            .push_opaque(self.span(n), label, self.text(n), reason, defs, uses);
         out.push(id);
     }
 
@@ -389,7 +532,8 @@ impl<'a> FLower<'a> {
             return;
         }
         match kind {
-            "comment" | "use_statement" | "include_statement" | "format_statement" | "contains_statement" => {}
+            "comment" | "use_statement" | "include_statement" | "format_statement"
+            | "contains_statement" => {}
             "assignment_statement" => self.assignment(n, label, out),
             "subroutine_call" => self.call(n, label, out),
             "do_loop" => self.do_loop(n, label, out),
@@ -417,7 +561,14 @@ impl<'a> FLower<'a> {
                         }
                     }
                 }
-                let id = self.b.push_opaque(self.span(n), label, self.text(n), "data statement", defs, uses);
+                let id = self.b.push_opaque(
+                    self.span(n),
+                    label,
+                    self.text(n),
+                    "data statement",
+                    defs,
+                    uses,
+                );
                 out.push(id);
             }
             "ERROR" => self.opaque(n, label, "syntax error", BTreeSet::new(), out),
@@ -442,7 +593,13 @@ impl<'a> FLower<'a> {
         }
         children(n)
             .into_iter()
-            .filter_map(|c| if c.kind() == "identifier" { Some(c) } else { c.named_child(0) })
+            .filter_map(|c| {
+                if c.kind() == "identifier" {
+                    Some(c)
+                } else {
+                    c.named_child(0)
+                }
+            })
             .map(|c| norm(self.text(c)))
             .collect()
     }
@@ -474,9 +631,23 @@ impl<'a> FLower<'a> {
         };
         if l.kind() == "call_expression" {
             // `f(x) = ...` with `f` declared as a scalar: a statement function definition
-            let name = l.named_child(0).map(|f| norm(self.text(f))).unwrap_or_default();
-            if self.locals.get(&name).is_some_and(|(_, is_array)| !is_array) {
-                let id = self.b.push_opaque(self.span(n), label, self.text(n), "statement function", BTreeSet::new(), BTreeSet::new());
+            let name = l
+                .named_child(0)
+                .map(|f| norm(self.text(f)))
+                .unwrap_or_default();
+            if self
+                .locals
+                .get(&name)
+                .is_some_and(|(_, is_array)| !is_array)
+            {
+                let id = self.b.push_opaque(
+                    self.span(n),
+                    label,
+                    self.text(n),
+                    "statement function",
+                    BTreeSet::new(),
+                    BTreeSet::new(),
+                );
                 out.push(id);
                 return;
             }
@@ -495,7 +666,10 @@ impl<'a> FLower<'a> {
             return;
         }
         self.hoist_nested(&value, out);
-        out.push(self.b.push(span, label, StmtKind::Assign(Assign { target, value })));
+        out.push(
+            self.b
+                .push(span, label, StmtKind::Assign(Assign { target, value })),
+        );
     }
 
     /// An assignment target: `a(i)` is always an element (or a statement function; rare).
@@ -503,9 +677,16 @@ impl<'a> FLower<'a> {
         if n.kind() == "call_expression" {
             if let Some(f) = n.named_child(0) {
                 let array = norm(self.text(f));
-                let indices = n.named_child(1).map(|a| self.args(a, depth + 1)).unwrap_or_default();
+                let indices = n
+                    .named_child(1)
+                    .map(|a| self.args(a, depth + 1))
+                    .unwrap_or_default();
                 let ty = self.type_of(&array);
-                return SrcExpr { kind: SrcExprKind::Index { array, indices }, span: self.span(n), ty };
+                return SrcExpr {
+                    kind: SrcExprKind::Index { array, indices },
+                    span: self.span(n),
+                    ty,
+                };
             }
         }
         if n.kind() == "derived_type_member_expression" {
@@ -561,12 +742,23 @@ impl<'a> FLower<'a> {
             }
         }
         if name == "get_environment_variable" {
-            if let (Some(SrcExprKind::Str(key)), Some(v)) =
-                (args.first().map(|a| &a.kind), args.get(1).and_then(SrcExpr::base_var))
-            {
+            if let (Some(SrcExprKind::Str(key)), Some(v)) = (
+                args.first().map(|a| &a.kind),
+                args.get(1).and_then(SrcExpr::base_var),
+            ) {
                 let origin = InputOrigin::Env(Some(key.clone()));
-                let target = args.get(1).cloned().unwrap_or_else(|| SrcExpr::var(v.to_string(), span));
-                out.push(self.b.push(span, label, StmtKind::Input(Input { targets: vec![target], origin })));
+                let target = args
+                    .get(1)
+                    .cloned()
+                    .unwrap_or_else(|| SrcExpr::var(v.to_string(), span));
+                out.push(self.b.push(
+                    span,
+                    label,
+                    StmtKind::Input(Input {
+                        targets: vec![target],
+                        origin,
+                    }),
+                ));
                 return;
             }
         }
@@ -580,7 +772,11 @@ impl<'a> FLower<'a> {
             .filter_map(|a| a.base_var().map(str::to_string))
             .collect();
         let id = self.b.alloc(span, label);
-        let call = Call { name, args, name_span: self.span(f) };
+        let call = Call {
+            name,
+            args,
+            name_span: self.span(f),
+        };
         self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());
         out.push(id);
     }
@@ -592,7 +788,11 @@ impl<'a> FLower<'a> {
             None => InputOrigin::Stdin,
             Some(u) => {
                 let t = self.text(u).trim();
-                if t == "*" || t == "5" || t.eq_ignore_ascii_case("unit=*") || t.eq_ignore_ascii_case("unit=5") {
+                if t == "*"
+                    || t == "5"
+                    || t.eq_ignore_ascii_case("unit=*")
+                    || t.eq_ignore_ascii_case("unit=5")
+                {
                     InputOrigin::Stdin
                 } else {
                     let name = norm(t);
@@ -612,7 +812,11 @@ impl<'a> FLower<'a> {
         if targets.is_empty() {
             return self.opaque(n, label, "read", BTreeSet::new(), out);
         }
-        out.push(self.b.push(self.span(n), label, StmtKind::Input(Input { targets, origin })));
+        out.push(self.b.push(
+            self.span(n),
+            label,
+            StmtKind::Input(Input { targets, origin }),
+        ));
     }
 
     fn do_loop(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
@@ -642,7 +846,9 @@ impl<'a> FLower<'a> {
                         let ck = c.kind();
                         let is_continue = ck == "keyword_statement"
                             && self.text(c).trim().eq_ignore_ascii_case("continue");
-                        if !matches!(ck, "statement_label" | "do_label_virtual" | "comment") && !is_continue {
+                        if !matches!(ck, "statement_label" | "do_label_virtual" | "comment")
+                            && !is_continue
+                        {
                             terminator.push(c);
                         }
                     }
@@ -656,14 +862,20 @@ impl<'a> FLower<'a> {
             .iter()
             .rev()
             .find(|b| b.kind() != "comment")
-            .is_some_and(|b| b.kind() == "do_loop" && my_label.is_some() && self.do_label(*b) == my_label);
+            .is_some_and(|b| {
+                b.kind() == "do_loop" && my_label.is_some() && self.do_label(*b) == my_label
+            });
         if inner_shares && !terminator.is_empty() {
             self.pending_terminator = my_label.map(|l| (l, std::mem::take(&mut terminator)));
         }
         body_nodes.extend(terminator);
         let header_span = self.span(head);
-        let control = children(head).into_iter().find(|c| c.kind() == "loop_control_expression");
-        let whiled = children(head).into_iter().find(|c| c.kind() == "while_statement");
+        let control = children(head)
+            .into_iter()
+            .find(|c| c.kind() == "loop_control_expression");
+        let whiled = children(head)
+            .into_iter()
+            .find(|c| c.kind() == "while_statement");
         if let Some(ctl) = control {
             let parts = children(ctl);
             if parts.len() >= 3 {
@@ -679,14 +891,27 @@ impl<'a> FLower<'a> {
                 }
                 let id = self.b.alloc(span, label);
                 let body = self.body(&body_nodes, id, span);
-                let l = Loop { var, lo, hi, step, body, header_span, end_span };
-                self.b.fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
+                let l = Loop {
+                    var,
+                    lo,
+                    hi,
+                    step,
+                    body,
+                    header_span,
+                    end_span,
+                };
+                self.b
+                    .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
                 out.push(id);
                 return;
             }
         }
         let cond = whiled.and_then(|w| w.named_child(0)).map(|c| {
-            let inner = if c.kind() == "parenthesized_expression" { c.named_child(0).unwrap_or(c) } else { c };
+            let inner = if c.kind() == "parenthesized_expression" {
+                c.named_child(0).unwrap_or(c)
+            } else {
+                c
+            };
             self.expr(inner, 0)
         });
         if let Some(c) = &cond {
@@ -694,8 +919,17 @@ impl<'a> FLower<'a> {
         }
         let id = self.b.alloc(span, label);
         let body = self.body(&body_nodes, id, span);
-        let w = While { cond, init: Vec::new(), body, update: Vec::new(), post_test: false, header_span, end_span };
-        self.b.fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
+        let w = While {
+            cond,
+            init: Vec::new(),
+            body,
+            update: Vec::new(),
+            post_test: false,
+            header_span,
+            end_span,
+        };
+        self.b
+            .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
         out.push(id);
     }
 
@@ -707,7 +941,10 @@ impl<'a> FLower<'a> {
     }
 
     fn cond_of(&mut self, n: Node) -> SrcExpr {
-        match children(n).into_iter().find(|c| c.kind() == "parenthesized_expression") {
+        match children(n)
+            .into_iter()
+            .find(|c| c.kind() == "parenthesized_expression")
+        {
             Some(p) => match p.named_child(0) {
                 Some(inner) => self.expr(inner, 0),
                 None => self.opaque_e(p),
@@ -726,7 +963,10 @@ impl<'a> FLower<'a> {
             match c.kind() {
                 "parenthesized_expression" if !seen_cond => seen_cond = true,
                 "elseif_clause" => {
-                    let stmts = children(c).into_iter().filter(|x| x.kind() != "parenthesized_expression").collect();
+                    let stmts = children(c)
+                        .into_iter()
+                        .filter(|x| x.kind() != "parenthesized_expression")
+                        .collect();
                     arm_nodes.push((c, stmts));
                 }
                 "else_clause" => else_nodes = Some(children(c)),
@@ -751,7 +991,16 @@ impl<'a> FLower<'a> {
             arms.push(IfArm { cond, body });
         }
         let else_body = else_nodes.map(|e| self.body(&e, id, span));
-        self.b.fill(id, StmtKind::If(If { arms, else_body, end_span }), BTreeSet::new(), BTreeSet::new());
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
         out.push(id);
     }
 
@@ -760,7 +1009,9 @@ impl<'a> FLower<'a> {
         let span = self.span(n);
         let kids = children(n);
         let selector = kids.iter().find(|c| c.kind() == "selector").copied();
-        let sel_vars: Vec<String> = selector.map(|s| self.idents(s).into_iter().collect()).unwrap_or_default();
+        let sel_vars: Vec<String> = selector
+            .map(|s| self.idents(s).into_iter().collect())
+            .unwrap_or_default();
         let sel_text = selector.map(|s| self.text(s)).unwrap_or("");
         let id = self.b.alloc(span, label);
         let mut arms = Vec::new();
@@ -769,11 +1020,15 @@ impl<'a> FLower<'a> {
             match c.kind() {
                 "case_statement" => {
                     let parts = children(c);
-                    let (heads, stmts): (Vec<Node>, Vec<Node>) =
-                        parts.into_iter().partition(|p| matches!(p.kind(), "case_value_range_list" | "default"));
+                    let (heads, stmts): (Vec<Node>, Vec<Node>) = parts
+                        .into_iter()
+                        .partition(|p| matches!(p.kind(), "case_value_range_list" | "default"));
                     let head_text = heads.first().map(|h| self.text(*h)).unwrap_or("");
                     let cond = SrcExpr::new(
-                        SrcExprKind::Opaque { text: format!("case {sel_text} = ({head_text})"), vars: sel_vars.clone() },
+                        SrcExprKind::Opaque {
+                            text: format!("case {sel_text} = ({head_text})"),
+                            vars: sel_vars.clone(),
+                        },
                         self.span(c),
                     );
                     let body = self.body(&stmts, id, span);
@@ -783,7 +1038,16 @@ impl<'a> FLower<'a> {
                 _ => {}
             }
         }
-        self.b.fill(id, StmtKind::If(If { arms, else_body: None, end_span }), BTreeSet::new(), BTreeSet::new());
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body: None,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
         out.push(id);
     }
 
@@ -818,7 +1082,11 @@ impl<'a> FLower<'a> {
     fn implicit_type(&self, name: &str) -> VarType {
         let first = name.chars().next().unwrap_or('a');
         if let Some(p) = self.b.prog.proc(self.b.cur_proc) {
-            if let Some(r) = p.implicit.iter().find(|r| r.first <= first && first <= r.last) {
+            if let Some(r) = p
+                .implicit
+                .iter()
+                .find(|r| r.first <= first && first <= r.last)
+            {
                 return r.ty.clone();
             }
         }
@@ -842,20 +1110,33 @@ impl<'a> FLower<'a> {
                     let lo = parts.iter().find(|p| p.start_byte() < colon).copied();
                     let hi = parts.iter().find(|p| p.start_byte() > colon).copied();
                     match (lo, hi) {
-                        (Some(l), Some(h)) => Dim::Bounds { lo: self.expr(l, 0), hi: self.expr(h, 0) },
+                        (Some(l), Some(h)) => Dim::Bounds {
+                            lo: self.expr(l, 0),
+                            hi: self.expr(h, 0),
+                        },
                         _ => Dim::Assumed,
                     }
                 }
                 _ => {
                     let hi = self.expr(d, 0);
-                    Dim::Bounds { lo: SrcExpr::int(1, hi.span), hi }
+                    Dim::Bounds {
+                        lo: SrcExpr::int(1, hi.span),
+                        hi,
+                    }
                 }
             })
             .collect()
     }
 
     /// One declarator of a type declaration / COMMON / DIMENSION.
-    fn declarator(&mut self, dn: Node, ty: &VarType, attr_dims: Option<Vec<Dim>>, is_param: bool, common: Option<String>) {
+    fn declarator(
+        &mut self,
+        dn: Node,
+        ty: &VarType,
+        attr_dims: Option<Vec<Dim>>,
+        is_param: bool,
+        common: Option<String>,
+    ) {
         let span = self.span(dn);
         let (name_node, dims, init) = match dn.kind() {
             "identifier" => (Some(dn), None, None),
@@ -880,19 +1161,35 @@ impl<'a> FLower<'a> {
         let name = norm(self.text(nn));
         let dims = dims.or(attr_dims);
         let init = init.map(|i| self.expr(i, 0));
-        let ty = if ty.text == "implicit" { self.implicit_type(&name) } else { ty.clone() };
+        let ty = if ty.text == "implicit" {
+            self.implicit_type(&name)
+        } else {
+            ty.clone()
+        };
         let kind = match (is_param, init, dims) {
-            (true, Some(value), _) => DeclKind::Constant { value, origin: ConstOrigin::Parameter },
+            (true, Some(value), _) => DeclKind::Constant {
+                value,
+                origin: ConstOrigin::Parameter,
+            },
             (_, init, Some(dims)) => DeclKind::Array { dims, init },
             (_, init, None) => DeclKind::Scalar { init },
         };
-        self.add_decl(Decl { name, ty, kind, span, common });
+        self.add_decl(Decl {
+            name,
+            ty,
+            kind,
+            span,
+            common,
+        });
     }
 
     fn decl_stmt(&mut self, n: Node) {
         match n.kind() {
             "variable_declaration" => {
-                let ty = n.field("type").map(|t| f_type(self.text(t))).unwrap_or_else(|| f_type(""));
+                let ty = n
+                    .field("type")
+                    .map(|t| f_type(self.text(t)))
+                    .unwrap_or_else(|| f_type(""));
                 let mut is_param = false;
                 let mut attr_dims = None;
                 let mut c = n.walk();
@@ -927,7 +1224,10 @@ impl<'a> FLower<'a> {
                         self.add_decl(Decl {
                             name,
                             ty,
-                            kind: DeclKind::Constant { value, origin: ConstOrigin::Parameter },
+                            kind: DeclKind::Constant {
+                                value,
+                                origin: ConstOrigin::Parameter,
+                            },
                             span,
                             common: None,
                         });
@@ -939,8 +1239,14 @@ impl<'a> FLower<'a> {
                 let mut c = n.walk();
                 let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
                 for d in decls {
-                    let name = d.named_child(0).map(|x| norm(self.text(x))).unwrap_or_default();
-                    let ty = self.lookup(&name).map(|(t, _)| t.clone()).unwrap_or_else(|| implicit.clone());
+                    let name = d
+                        .named_child(0)
+                        .map(|x| norm(self.text(x)))
+                        .unwrap_or_default();
+                    let ty = self
+                        .lookup(&name)
+                        .map(|(t, _)| t.clone())
+                        .unwrap_or_else(|| implicit.clone());
                     self.declarator(d, &ty, None, false, None);
                 }
             }
@@ -951,12 +1257,15 @@ impl<'a> FLower<'a> {
                         match item.kind() {
                             "name" => block = norm(self.text(item)),
                             "identifier" | "sized_declarator" => {
-                                let nn = if item.kind() == "identifier" { Some(item) } else { item.named_child(0) };
+                                let nn = if item.kind() == "identifier" {
+                                    Some(item)
+                                } else {
+                                    item.named_child(0)
+                                };
                                 let name = nn.map(|x| norm(self.text(x))).unwrap_or_default();
-                                let ty = self
-                                    .lookup(&name)
-                                    .map(|(t, _)| t.clone())
-                                    .unwrap_or_else(|| VarType::new(BaseType::Other, None, "implicit"));
+                                let ty = self.lookup(&name).map(|(t, _)| t.clone()).unwrap_or_else(
+                                    || VarType::new(BaseType::Other, None, "implicit"),
+                                );
                                 self.declarator(item, &ty, None, false, Some(block.clone()));
                             }
                             _ => {}
@@ -978,8 +1287,10 @@ impl<'a> FLower<'a> {
                         "intrinsic_type" => ty = Some(f_type(self.text(k))),
                         "implicit_range" => {
                             let t = self.text(k).to_ascii_lowercase();
-                            let letters: Vec<char> = t.chars().filter(char::is_ascii_alphabetic).collect();
-                            if let (Some(ty), Some(first)) = (ty.clone(), letters.first().copied()) {
+                            let letters: Vec<char> =
+                                t.chars().filter(char::is_ascii_alphabetic).collect();
+                            if let (Some(ty), Some(first)) = (ty.clone(), letters.first().copied())
+                            {
                                 let last = letters.get(1).copied().unwrap_or(first);
                                 if let Some(p) = self.b.proc_mut() {
                                     p.implicit.push(ImplicitRule { first, last, ty });
@@ -1001,7 +1312,13 @@ impl<'a> FLower<'a> {
         if depth > MAX_EXPR_DEPTH {
             self.b.report_deep_expr(span);
             let vars: Vec<String> = self.idents(n).into_iter().collect();
-            return SrcExpr::new(SrcExprKind::Opaque { text: String::new(), vars }, span);
+            return SrcExpr::new(
+                SrcExprKind::Opaque {
+                    text: String::new(),
+                    vars,
+                },
+                span,
+            );
         }
         let d = depth + 1;
         match n.kind() {
@@ -1014,15 +1331,22 @@ impl<'a> FLower<'a> {
                     }
                 }
                 match parse_real(t) {
-                    Some(value) => SrcExpr::new(SrcExprKind::Real { text: t.to_string(), value }, span)
-                        .with_type(Some(BaseType::Real)),
+                    Some(value) => SrcExpr::new(
+                        SrcExprKind::Real {
+                            text: t.to_string(),
+                            value,
+                        },
+                        span,
+                    )
+                    .with_type(Some(BaseType::Real)),
                     None => self.opaque_e(n),
                 }
             }
             "string_literal" => {
                 let t = self.text(n);
                 let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
-                SrcExpr::new(SrcExprKind::Str(inner.to_string()), span).with_type(Some(BaseType::Character))
+                SrcExpr::new(SrcExprKind::Str(inner.to_string()), span)
+                    .with_type(Some(BaseType::Character))
             }
             "boolean_literal" => {
                 let v = self.text(n).to_ascii_lowercase().contains("true");
@@ -1037,14 +1361,23 @@ impl<'a> FLower<'a> {
                 Some(c) => self.expr(c, d),
                 None => self.opaque_e(n),
             },
-            "math_expression" | "relational_expression" | "logical_expression" | "concatenation_expression" => {
+            "math_expression"
+            | "relational_expression"
+            | "logical_expression"
+            | "concatenation_expression" => {
                 let op_text = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 let l = n.field("left");
                 let r = n.field("right");
                 match (l, r) {
                     (Some(l), Some(r)) => {
-                        let op = if n.kind() == "concatenation_expression" { Some(BinOp::Concat) } else { rel_op(op_text) };
-                        let Some(op) = op else { return self.opaque_e(n) };
+                        let op = if n.kind() == "concatenation_expression" {
+                            Some(BinOp::Concat)
+                        } else {
+                            rel_op(op_text)
+                        };
+                        let Some(op) = op else {
+                            return self.opaque_e(n);
+                        };
                         let (l, r) = (self.expr(l, d), self.expr(r, d));
                         let mut e = SrcExpr::binary(op, l, r);
                         e.span = span;
@@ -1057,7 +1390,10 @@ impl<'a> FLower<'a> {
                         };
                         let a = self.expr(a, d);
                         SrcExpr {
-                            kind: SrcExprKind::Unary { op: UnOp::Not, operand: Box::new(a) },
+                            kind: SrcExprKind::Unary {
+                                op: UnOp::Not,
+                                operand: Box::new(a),
+                            },
                             span,
                             ty: Some(BaseType::Logical),
                         }
@@ -1065,8 +1401,12 @@ impl<'a> FLower<'a> {
                 }
             }
             "unary_expression" => {
-                let op = n.field("operator").map(|o| self.text(o).to_ascii_lowercase());
-                let Some(a) = n.field("argument") else { return self.opaque_e(n) };
+                let op = n
+                    .field("operator")
+                    .map(|o| self.text(o).to_ascii_lowercase());
+                let Some(a) = n.field("argument") else {
+                    return self.opaque_e(n);
+                };
                 let a = self.expr(a, d);
                 let op = match op.as_deref() {
                     Some("-") => UnOp::Neg,
@@ -1074,29 +1414,65 @@ impl<'a> FLower<'a> {
                     Some(".not.") => UnOp::Not,
                     _ => return self.opaque_e(n),
                 };
-                let ty = if op == UnOp::Not { Some(BaseType::Logical) } else { a.ty };
-                SrcExpr { kind: SrcExprKind::Unary { op, operand: Box::new(a) }, span, ty }
+                let ty = if op == UnOp::Not {
+                    Some(BaseType::Logical)
+                } else {
+                    a.ty
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Unary {
+                        op,
+                        operand: Box::new(a),
+                    },
+                    span,
+                    ty,
+                }
             }
             "call_expression" => {
                 let Some(f) = n.named_child(0).filter(|f| f.kind() == "identifier") else {
                     return self.opaque_e(n);
                 };
                 let name = norm(self.text(f));
-                let args = n.named_child(1).map(|a| self.args(a, d)).unwrap_or_default();
+                let args = n
+                    .named_child(1)
+                    .map(|a| self.args(a, d))
+                    .unwrap_or_default();
                 if self.is_array(&name) {
                     let ty = self.type_of(&name);
-                    return SrcExpr { kind: SrcExprKind::Index { array: name, indices: args }, span, ty };
+                    return SrcExpr {
+                        kind: SrcExprKind::Index {
+                            array: name,
+                            indices: args,
+                        },
+                        span,
+                        ty,
+                    };
                 }
                 let ty = intrinsic_type(&name, &args).or_else(|| {
-                    if name == "MPI_WTIME" { Some(BaseType::Real) } else { None }
+                    if name == "MPI_WTIME" {
+                        Some(BaseType::Real)
+                    } else {
+                        None
+                    }
                 });
                 // a function call's name is raw-cased only for MPI (so the table sees it)
-                let name = if name.starts_with("MPI_") { self.text(f).to_string() } else { name };
-                SrcExpr { kind: SrcExprKind::Call { name, args }, span, ty }
+                let name = if name.starts_with("MPI_") {
+                    self.text(f).to_string()
+                } else {
+                    name
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Call { name, args },
+                    span,
+                    ty,
+                }
             }
             "extent_specifier" => {
                 let t = self.text(n);
-                let colons: Vec<usize> = t.match_indices(':').map(|(i, _)| n.start_byte() + i).collect();
+                let colons: Vec<usize> = t
+                    .match_indices(':')
+                    .map(|(i, _)| n.start_byte() + i)
+                    .collect();
                 let mut lo = None;
                 let mut hi = None;
                 let mut step = None;

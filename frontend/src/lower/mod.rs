@@ -31,7 +31,13 @@ fn to_u32(n: usize) -> u32 {
 impl Builder {
     pub fn new(language: Language, main_file: FileId) -> Self {
         Builder {
-            prog: Program { language, main_file, procs: Vec::new(), stmts: Vec::new(), globals: Vec::new() },
+            prog: Program {
+                language,
+                main_file,
+                procs: Vec::new(),
+                stmts: Vec::new(),
+                globals: Vec::new(),
+            },
             diags: Vec::new(),
             parent: None,
             cur_proc: ProcId(0),
@@ -45,7 +51,13 @@ impl Builder {
     }
 
     /// Starts a procedure; statements pushed until the next call belong to it.
-    pub fn begin_proc(&mut self, name: String, kind: ProcKind, span: Span, name_span: Span) -> ProcId {
+    pub fn begin_proc(
+        &mut self,
+        name: String,
+        kind: ProcKind,
+        span: Span,
+        name_span: Span,
+    ) -> ProcId {
         let id = ProcId(to_u32(self.prog.procs.len()));
         self.prog.procs.push(Procedure {
             id,
@@ -78,7 +90,10 @@ impl Builder {
             parent: self.parent,
             span,
             label,
-            kind: StmtKind::Opaque(Opaque { text: String::new(), reason: "incomplete".into() }),
+            kind: StmtKind::Opaque(Opaque {
+                text: String::new(),
+                reason: "incomplete".into(),
+            }),
             defs: BTreeSet::new(),
             uses: BTreeSet::new(),
         });
@@ -87,7 +102,13 @@ impl Builder {
 
     /// Sets the kind of a reserved statement and computes its def/use sets; `extra_defs` and
     /// `extra_uses` are added (opaque statements, by-reference arguments).
-    pub fn fill(&mut self, id: StmtId, kind: StmtKind, extra_defs: BTreeSet<String>, extra_uses: BTreeSet<String>) {
+    pub fn fill(
+        &mut self,
+        id: StmtId,
+        kind: StmtKind,
+        extra_defs: BTreeSet<String>,
+        extra_uses: BTreeSet<String>,
+    ) {
         let (mut defs, mut uses) = defs_uses(&kind);
         defs.extend(extra_defs);
         uses.extend(extra_uses);
@@ -115,8 +136,23 @@ impl Builder {
         uses: BTreeSet<String>,
     ) -> StmtId {
         let id = self.alloc(span, label);
-        let first: String = text.lines().next().unwrap_or("").trim().chars().take(120).collect();
-        self.fill(id, StmtKind::Opaque(Opaque { text: first, reason: reason.into() }), defs, uses);
+        let first: String = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(120)
+            .collect();
+        self.fill(
+            id,
+            StmtKind::Opaque(Opaque {
+                text: first,
+                reason: reason.into(),
+            }),
+            defs,
+            uses,
+        );
         id
     }
 
@@ -126,9 +162,12 @@ impl Builder {
             if !self.warned_deep {
                 self.warned_deep = true;
                 self.diags.push(
-                    Diagnostic::error(codes::TOO_DEEP, format!("statements nested more than {MAX_STMT_DEPTH} deep"))
-                        .with_primary(span, "the body of this statement is not analysed")
-                        .with_note("deeper statements are kept as opaque text"),
+                    Diagnostic::error(
+                        codes::TOO_DEEP,
+                        format!("statements nested more than {MAX_STMT_DEPTH} deep"),
+                    )
+                    .with_primary(span, "the body of this statement is not analysed")
+                    .with_note("deeper statements are kept as opaque text"),
                 );
             }
             return false;
@@ -145,23 +184,42 @@ impl Builder {
         if !self.warned_deep {
             self.warned_deep = true;
             self.diags.push(
-                Diagnostic::error(codes::TOO_DEEP, format!("expression nested more than {MAX_EXPR_DEPTH} deep"))
-                    .with_primary(span, "kept as opaque text"),
+                Diagnostic::error(
+                    codes::TOO_DEEP,
+                    format!("expression nested more than {MAX_EXPR_DEPTH} deep"),
+                )
+                .with_primary(span, "kept as opaque text"),
             );
         }
     }
 
     /// Classifies a call to an MPI function (`name` as written) and reports arity problems
     /// and non-determinism.
-    pub fn mpi_call(&mut self, name: &str, call_span: Span, args: Vec<SrcExpr>, result: Option<SrcExpr>) -> MpiCall {
+    pub fn mpi_call(
+        &mut self,
+        name: &str,
+        call_span: Span,
+        args: Vec<SrcExpr>,
+        result: Option<SrcExpr>,
+    ) -> MpiCall {
         let fortran = self.lang() == Language::Fortran;
         let sig = mpi_table::lookup(name);
         let (op, roles): (MpiOp, &[Role]) = match sig {
-            Some(s) => (s.op, if fortran { s.fortran_roles.unwrap_or(s.roles) } else { s.roles }),
+            Some(s) => (
+                s.op,
+                if fortran {
+                    s.fortran_roles.unwrap_or(s.roles)
+                } else {
+                    s.roles
+                },
+            ),
             None => {
                 self.diags.push(
-                    Diagnostic::note(codes::UNKNOWN_MPI, format!("`{name}` is not in augur's MPI table"))
-                        .with_primary(call_span, "its arguments are kept without roles"),
+                    Diagnostic::note(
+                        codes::UNKNOWN_MPI,
+                        format!("`{name}` is not in augur's MPI table"),
+                    )
+                    .with_primary(call_span, "its arguments are kept without roles"),
                 );
                 (MpiOp::Other, &[])
             }
@@ -173,7 +231,10 @@ impl Builder {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::MPI_ARITY,
-                        format!("`{name}` takes {expected} arguments here, found {}", args.len()),
+                        format!(
+                            "`{name}` takes {expected} arguments here, found {}",
+                            args.len()
+                        ),
                     )
                     .with_primary(call_span, "argument roles may be wrong"),
                 );
@@ -187,37 +248,63 @@ impl Builder {
                 None => Role::Unknown,
             };
             let (mut expr, address_of) = match arg.kind {
-                SrcExprKind::Unary { op: UnOp::AddrOf, operand } => (*operand, true),
+                SrcExprKind::Unary {
+                    op: UnOp::AddrOf,
+                    operand,
+                } => (*operand, true),
                 _ => (arg, false),
             };
             if fortran && role.is_data() {
                 // `buf(1, j)` of an array declared in another file looks like a call
                 if let SrcExprKind::Call { name, args } = &expr.kind {
                     if !fortran::is_intrinsic(name) {
-                        let kind = SrcExprKind::Index { array: name.clone(), indices: args.clone() };
-                        expr = SrcExpr { kind, span: expr.span, ty: expr.ty };
+                        let kind = SrcExprKind::Index {
+                            array: name.clone(),
+                            indices: args.clone(),
+                        };
+                        expr = SrcExpr {
+                            kind,
+                            span: expr.span,
+                            ty: expr.ty,
+                        };
                     }
                 }
             }
             if let SrcExprKind::Var(v) = &expr.kind {
-                if v.eq_ignore_ascii_case("MPI_ANY_SOURCE") || v.eq_ignore_ascii_case("MPI_ANY_TAG") {
+                if v.eq_ignore_ascii_case("MPI_ANY_SOURCE") || v.eq_ignore_ascii_case("MPI_ANY_TAG")
+                {
                     self.diags.push(
-                        Diagnostic::warning(codes::NONDETERMINISTIC, format!("`{v}` makes message matching depend on timing"))
-                            .with_primary(expr.span, "wildcard here")
-                            .with_note("the traced runs fix one matching; predictions assume it"),
+                        Diagnostic::warning(
+                            codes::NONDETERMINISTIC,
+                            format!("`{v}` makes message matching depend on timing"),
+                        )
+                        .with_primary(expr.span, "wildcard here")
+                        .with_note("the traced runs fix one matching; predictions assume it"),
                     );
                 }
             }
-            out.push(MpiArg { role, expr, address_of });
+            out.push(MpiArg {
+                role,
+                expr,
+                address_of,
+            });
         }
         if op.is_nondeterministic() {
             self.diags.push(
-                Diagnostic::warning(codes::NONDETERMINISTIC, format!("`{name}` completes in an order that depends on timing"))
-                    .with_primary(call_span, "non-deterministic completion")
-                    .with_note("the traced runs fix one order; predictions assume it"),
+                Diagnostic::warning(
+                    codes::NONDETERMINISTIC,
+                    format!("`{name}` completes in an order that depends on timing"),
+                )
+                .with_primary(call_span, "non-deterministic completion")
+                .with_note("the traced runs fix one order; predictions assume it"),
             );
         }
-        MpiCall { op, name: name.to_string(), args: out, result }
+        MpiCall {
+            op,
+            name: name.to_string(),
+            args: out,
+            result,
+        }
     }
 
     /// Pushes one `Mpi` statement for each MPI call nested inside `exprs` (see [`MpiCall`]).
@@ -355,7 +442,16 @@ pub fn parse_real(text: &str) -> Option<f64> {
     let t = text.trim();
     let t = t.split('_').next().unwrap_or(t);
     let t = t.trim_end_matches(['f', 'F', 'l', 'L']);
-    let t: String = t.chars().map(|c| if c == 'd' || c == 'D' || c == 'q' || c == 'Q' { 'e' } else { c }).collect();
+    let t: String = t
+        .chars()
+        .map(|c| {
+            if c == 'd' || c == 'D' || c == 'q' || c == 'Q' {
+                'e'
+            } else {
+                c
+            }
+        })
+        .collect();
     t.parse().ok()
 }
 
