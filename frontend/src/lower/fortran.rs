@@ -766,10 +766,20 @@ impl<'a> FLower<'a> {
             self.hoist_nested(a, out);
         }
         // arguments are passed by reference: any variable argument may be written
+        let proc = self.b.cur_proc;
         let defs: BTreeSet<String> = args
             .iter()
             .filter(|a| matches!(a.kind, SrcExprKind::Var(_) | SrcExprKind::Index { .. }))
             .filter_map(|a| a.base_var().map(str::to_string))
+            // named constants and MPI handles cannot be written
+            .filter(|v| !v.starts_with("MPI_"))
+            .filter(|v| {
+                !self
+                    .b
+                    .prog
+                    .decl(proc, v)
+                    .is_some_and(|d| matches!(d.kind, DeclKind::Constant { .. }))
+            })
             .collect();
         let id = self.b.alloc(span, label);
         let call = Call {
