@@ -632,3 +632,18 @@ fn statement_macros_without_semicolon_are_expanded() {
         .iter()
         .any(|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op == MpiOp::Barrier)));
 }
+
+#[test]
+fn fortran_read_with_implied_do() {
+    let l = lower(
+        "r.f90",
+        "program p\n integer a(10), i, n\n read(*,*) n, (a(i), i=1,n)\nend program\n",
+    );
+    let s = stmts(&l);
+    let StmtKind::Input(inp) = &s[0].kind else {
+        panic!("{:?}", s[0].kind)
+    };
+    let t: Vec<String> = inp.targets.iter().map(ToString::to_string).collect();
+    assert_eq!(t, ["n", "a[i]"]);
+    assert_eq!(s[0].defs.iter().cloned().collect::<Vec<_>>(), ["a", "n"]);
+}

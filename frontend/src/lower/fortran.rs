@@ -813,12 +813,26 @@ impl<'a> FLower<'a> {
                 }
             }
         };
-        let targets: Vec<SrcExpr> = kids
+        // items, with implied-do lists `(a(i), i = 1, n)` flattened to their elements
+        let mut items = Vec::new();
+        let mut stack: Vec<Node> = kids
             .iter()
             .filter(|c| c.kind() == "input_item_list")
             .flat_map(|l| children(*l))
-            .map(|c| self.target(c, 0))
             .collect();
+        stack.reverse();
+        while let Some(c) = stack.pop() {
+            if c.kind() == "implied_do_loop_expression" {
+                let inner: Vec<Node> = children(c)
+                    .into_iter()
+                    .filter(|x| x.kind() != "loop_control_expression")
+                    .collect();
+                stack.extend(inner.into_iter().rev());
+            } else {
+                items.push(c);
+            }
+        }
+        let targets: Vec<SrcExpr> = items.into_iter().map(|c| self.target(c, 0)).collect();
         if targets.is_empty() {
             return self.opaque(n, label, "read", BTreeSet::new(), out);
         }
