@@ -647,3 +647,10 @@ fn fortran_read_with_implied_do() {
     assert_eq!(t, ["n", "a[i]"]);
     assert_eq!(s[0].defs.iter().cloned().collect::<Vec<_>>(), ["a", "n"]);
 }
+
+#[test]
+fn block_data_is_not_a_main_program() {
+    let l = lower("b.f", "      BLOCK DATA INIT\n      COMMON /C/ X\n      DATA X /1.0/\n      END\n      PROGRAM P\n      COMMON /C/ X\n      PRINT *, X\n      END\n");
+    assert_eq!(l.program.procs.len(), 1);
+    assert_eq!(l.program.main_proc().map(|p| p.name.as_str()), Some("p"));
+}

@@ -69,7 +69,8 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         match n.kind() {
             "program" | "subroutine" | "function" => l.unit(n),
             "module" => l.module(n),
-            "comment" | "include_statement" => {}
+            // BLOCK DATA only initialises COMMON blocks; interface blocks declare
+            "comment" | "include_statement" | "block_data" | "interface" => {}
             k if k.starts_with("preproc") => {}
             _ => loose.push(n),
         }
