@@ -91,7 +91,8 @@ fn short_number(x: f64) -> String {
         return exact_number(x);
     }
     let r = x.round();
-    if (x - r).abs() <= 1e-9 * x.abs().max(1.0) && r.abs() < 1e15 {
+    // Relative tolerance only: a tiny coefficient (a latency of 5e-10 s/byte) is not "near 0".
+    if x == 0.0 || (r != 0.0 && (x - r).abs() <= 1e-9 * x.abs() && r.abs() < 1e15) {
         return format!("{r}");
     }
     let a = x.abs();
@@ -304,5 +305,13 @@ mod tests {
         assert_eq!(short_number(12345678.9), "1.235e7");
         assert_eq!(exact_number(1.0 / 3.0).parse::<f64>().ok(), Some(1.0 / 3.0));
         assert_eq!(exact_number(1e-300), "1e-300");
+    }
+
+    #[test]
+    fn tiny_coefficients_are_not_rounded_to_zero() {
+        assert_eq!(short_number(5e-10), "5e-10");
+        assert_eq!(short_number(-1.06e-10), "-1.06e-10");
+        assert_eq!(short_number(0.0), "0");
+        assert_eq!(crate::parse("1.06e-10*d*p").map(|e| e.to_string()).ok().as_deref(), Some("1.06e-10*d*p"));
     }
 }
