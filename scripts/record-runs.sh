@@ -37,49 +37,47 @@ if [ -z "${AUGUR:-}" ]; then
     AUGUR="${CARGO_TARGET_DIR:-target}/release/augur"
 fi
 
-# name  C source  Fortran source  include dir  params (first = main size)  native sizes | smpi sizes
-# Sizes respect each program's limits (header comments): divisible by P (up to 16) and by K,
-# pge2 N <= 512, sweep N/Px <= 256 and K <= 64. Iteration counts stay small to keep traces small.
-programs="shift|shift.c|shift.f||--param N=1024,2048,4096,8192 --param ITERS=20|--param N=1024,4096,8192 --param ITERS=20
-pipeline|pipeline.c|pipeline.f||--param N=1024,2048,4096,8192 --param ITERS=20|--param N=1024,4096,8192 --param ITERS=20
-pge1|pge1.c|pge1.f90||--param N=128,256,512 --param K=4,8,16|--param N=128,256,512 --param K=4,16
-pge2|pge2.c|pge2.f|pge2|--param N=128,256,512 --param K=4,8,16|--param N=128,256,512 --param K=4,16
-atm2d|atm2d.c|atm2d.f90||--param LAMBDA=32,48,64,96 --param STEPS=20|--param LAMBDA=32,64,96 --param STEPS=20
-sweep|sweep.c|sweep.f|sweep|--param N=32,64,96 --param K=2,4,8|--param N=32,64,96 --param K=2,8
-stencil|stencil.c|stencil.f90||--param N=128,256,512,1024 --param ITERS=50|--param N=128,512,1024 --param ITERS=50"
+# name | C source | Fortran source | include dir | grids for mpi-c | mpi-f | smpi-c | smpi-f
+# Sizes respect each program's limits (header comments): N divisible by P (up to 16) and by K,
+# pge2 N <= 512, sweep N/Px <= 256 and K <= 64. Iteration counts stay small and the Fortran grids
+# smaller than the C ones to keep the committed traces small (testdata/README.md).
+programs="shift|shift.c|shift.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=1024,4096,8192 ITERS=20|N=4096 ITERS=20
+pipeline|pipeline.c|pipeline.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=1024,4096,8192 ITERS=20|N=4096 ITERS=20
+pge1|pge1.c|pge1.f90||N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=128,256,512 K=16,32|N=256 K=16
+pge2|pge2.c|pge2.f|pge2|N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=128,256,512 K=16,32|N=256 K=16
+atm2d|atm2d.c|atm2d.f90||LAMBDA=32,48,64,96 STEPS=20|LAMBDA=32,64 STEPS=20|LAMBDA=32,64,96 STEPS=20|LAMBDA=64 STEPS=20
+sweep|sweep.c|sweep.f|sweep|N=32,64,96 K=4,8|N=32,64 K=4|N=32,64,96 K=4,8|N=64 K=4
+stencil|stencil.c|stencil.f90||N=128,256,512,1024 ITERS=50|N=128,512 ITERS=50|N=128,512,1024 ITERS=50|N=512 ITERS=50"
 
 status=0
-record() { # prog source include variant launcher np params...
-    local prog=$1 src=$2 inc=$3 variant=$4 launcher=$5 np=$6
-    shift 6
+record() { # prog source include variant launcher np grid (NAME=V,V NAME=V ...)
+    local prog=$1 src=$2 inc=$3 variant=$4 launcher=$5 np=$6 grid=$7
+    local params=() p
+    for p in $grid; do params+=(--param "$p"); done
     local out="testdata/$prog/runs/$variant"
     local extra=()
     [ -n "$inc" ] && extra+=(-I "testdata/$inc")
     [ "$launcher" = smpirun ] && extra+=(--platform testdata/platform/cluster.xml)
     echo "== $prog $variant ($src)" >&2
-    # shellcheck disable=SC2068  # params are word lists on purpose
     if ! "$AUGUR" profile "testdata/$prog/$src" "${extra[@]}" "${fresh[@]}" --launcher "$launcher" \
-        --np "$np" $@ --timeout 120s --out "$out"; then
+        --np "$np" "${params[@]}" --timeout 120s --out "$out"; then
         status=1
     fi
     rm -rf "$out/build"
 }
 
-while IFS='|' read -r prog csrc fsrc inc native smpi; do
+while IFS='|' read -r prog csrc fsrc inc mpic mpif smpic smpif; do
     [ -n "$only" ] && [ "$only" != "$prog" ] && continue
     if [ "$do_mpi" = 1 ]; then
-        # shellcheck disable=SC2086
-        record "$prog" "$csrc" "$inc" mpi-c mpirun 1,2,4 $native
-        # shellcheck disable=SC2086
-        record "$prog" "$fsrc" "$inc" mpi-f mpirun 1,2,4 $native
+        record "$prog" "$csrc" "$inc" mpi-c mpirun 1,2,4 "$mpic"
+        record "$prog" "$fsrc" "$inc" mpi-f mpirun 1,2,4 "$mpif"
     fi
     if [ "$do_smpi" = 1 ]; then
-        # shellcheck disable=SC2086
-        record "$prog" "$csrc" "$inc" smpi-c smpirun 2,4,8,16 $smpi
-        # shellcheck disable=SC2086
-        record "$prog" "$fsrc" "$inc" smpi-f smpirun 2,4,8,16 $smpi
+        record "$prog" "$csrc" "$inc" smpi-c smpirun 2,4,8,16 "$smpic"
+        record "$prog" "$fsrc" "$inc" smpi-f smpirun 2,4,8,16 "$smpif"
     fi
 done <<< "$programs"
 
-du -sh testdata/*/runs 2>/dev/null | sort -h >&2 || true
+du -sh --apparent-size testdata/*/runs 2>/dev/null | sort -h >&2 || true
+du -sch --apparent-size testdata/*/runs 2>/dev/null | tail -n 1 >&2 || true
 exit $status

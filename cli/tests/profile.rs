@@ -216,7 +216,7 @@ fn an_interrupted_profile_kills_its_ranks_and_resumes() {
     let mut child = augur().arg("profile").args(args("120s")).spawn().unwrap();
     // wait until N=1 is recorded and N=2 (which hangs) has started
     let t0 = std::time::Instant::now();
-    while !RunDir::at(&out).load_manifest().ok().flatten().is_some_and(|m| m.runs.len() == 1) {
+    while RunDir::at(&out).load_manifest().ok().flatten().is_none_or(|m| m.runs.len() != 1) {
         assert!(t0.elapsed().as_secs() < 60, "first run never recorded");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }

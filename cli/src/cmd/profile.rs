@@ -28,7 +28,12 @@ pub use launch::Launcher;
 #[derive(Debug, Args)]
 #[command(after_help = "ARGS are the program's arguments (the executable is the one augur builds). \
     {NAME} expands to a --param value, {P} to the rank count, {{ and }} to literal braces. \
-    Without ARGS the parameter values are passed in the order the --param options were given.\n\n\
+    Without ARGS the parameter values are passed in the order the --param options were given. \
+    Runs start in the current directory.\n\n\
+    Run directory: manifest.json (one record per configuration: status ok | failed | timeout with \
+    the reason, wall time, MPI, launcher command line, host, date), apt.json (the site ids the \
+    traces use), build/ (instrumented sources, build.log), runs/<config>/ (rank-<r>.augt, \
+    stdout.txt, stderr.txt). Configurations already recorded ok are skipped: re-running resumes.\n\n\
     Exit status: 0 every run ok, 1 some run failed or timed out, 2 usage, input or build error.\n\n\
     Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}")]
 pub struct ProfileArgs {
@@ -55,7 +60,7 @@ pub struct ProfileArgs {
     /// SMPI platform XML (default: a flat 4096-node cluster written to build/platform.xml)
     #[arg(long, value_name = "XML")]
     pub platform: Option<PathBuf>,
-    /// Kill a run (its whole process group) after this long: 60s, 500ms, 2m
+    /// Kill a run (launcher and every rank) after this long, recording it `timeout`: 60s, 500ms, 2m
     #[arg(long, default_value = "60s")]
     pub timeout: String,
     /// Run directory (default: ./<prog>.augur)
