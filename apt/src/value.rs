@@ -186,6 +186,7 @@ pub const MAX_TERMS: usize = 64;
 fn bounded(v: Val) -> Val {
     match v {
         Val::Known(e) if e.terms().len() > MAX_TERMS => Val::unknown("expression too large to track"),
+        Val::Known(e) if e.terms().iter().any(|t| !t.coef().is_finite()) => Val::unknown("arithmetic overflow"),
         other => other,
     }
 }
@@ -214,6 +215,8 @@ fn binary_unbounded(op: BinOp, a: Val, b: Val) -> Val {
             }
         }),
         BinOp::Pow => map2(a, b, |x, y| match y.as_const().and_then(rational) {
+            Some(q) if q.to_f64().abs() > 16.0 => Val::unknown("a power with a large exponent"),
+            Some(q) if x.is_zero() && q.is_negative() => Val::unknown("division by zero"),
             Some(q) => Val::Known(x.pow(q)),
             None => Val::unknown("a power with a non-constant exponent"),
         }),
