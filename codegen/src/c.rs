@@ -141,6 +141,10 @@ fn block_end(ctx: &Ctx<'_>, text: &str, block: &[StmtId]) -> Option<usize> {
 
 fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let StmtKind::If(i) = &s.kind else { return Ok(()) };
+    if ctx.is_switch(i) {
+        ctx.note(Some(s.span), "switch: which case runs is not recorded (no branch markers in switch bodies)");
+        return Ok(());
+    }
     let marks = ctx.plan.branches_of(s.id);
     let file = s.span.file;
     let key = 2 * d + 1;

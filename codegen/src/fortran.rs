@@ -461,6 +461,10 @@ impl<'a> F<'_, 'a> {
                 self.ctx.edits(file).insert(at, text, Key::after(2 * d));
                 continue;
             }
+            if self.ctx.is_switch(i) {
+                self.select_case(s, i, &marks, d)?;
+                continue;
+            }
             let mut after_line = 0;
             for (j, arm) in i.arms.iter().enumerate() {
                 let cond_end = arm.cond.span.end as usize;
@@ -509,6 +513,52 @@ impl<'a> F<'_, 'a> {
                 }
                 _ => self.ctx.note(Some(s.span), "ELSE not found: its branch marker is left out"),
             }
+        }
+        Ok(())
+    }
+
+    /// SELECT CASE: markers after each CASE line, a CASE DEFAULT added when there is none.
+    fn select_case(&mut self, s: &Stmt, i: &frontend::If, marks: &BTreeMap<u32, u32>, d: i64) -> Result<(), CodegenError> {
+        let file = s.span.file;
+        let f = self.file(file)?;
+        let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
+        let inner = self.inner_indent(&first);
+        let line_of = |codes: Vec<String>| -> String { codes.iter().map(|c| format!("{inner}{c}\n")).collect() };
+        let mut has_default = false;
+        let mut edits = Vec::new();
+        for (j, arm) in i.arms.iter().enumerate() {
+            let head = self.ctx.sources.first_line(arm.cond.span);
+            let text = f.line_text(head);
+            let continued = match self.form {
+                FortranForm::Free => text.split('!').next().unwrap_or("").trim_end().ends_with('&'),
+                FortranForm::Fixed => {
+                    let next = f.line_text(head + 1);
+                    next.len() > 5 && !next.starts_with(['c', 'C', '*', '!']) && !matches!(next.as_bytes()[5], b' ' | b'0')
+                }
+            };
+            if continued {
+                self.ctx.note(Some(s.span), "CASE selector on several lines: branch markers left out");
+                return Ok(());
+            }
+            let lower = code_of(text, self.form).to_ascii_lowercase();
+            has_default |= lower.contains("default");
+            let j = u32::try_from(j).unwrap_or(u32::MAX);
+            let mut codes: Vec<String> = marks.range(..j).map(|(_, site)| format!("call augur_branch({site}, 1)")).collect();
+            if let Some(site) = marks.get(&j) {
+                codes.push(format!("call augur_branch({site}, 0)"));
+            }
+            if !codes.is_empty() {
+                edits.push((f.line_start(head + 1) as usize, line_of(codes), Key::before(2 * d + 1)));
+            }
+        }
+        if !has_default {
+            let end = f.line_start(self.ctx.sources.last_line(i.end_span)) as usize;
+            let rest: Vec<String> = marks.values().map(|site| format!("call augur_branch({site}, 1)")).collect();
+            let case_indent = self.render(&first, "case default");
+            edits.push((end, format!("{case_indent}{}", line_of(rest)), Key::after(2 * d + 1)));
+        }
+        for (at, text, key) in edits {
+            self.ctx.edits(file).insert(at, text, key);
         }
         Ok(())
     }

@@ -309,6 +309,15 @@ impl Ctx<'_> {
         Some(out)
     }
 
+    /// Whether an IR `if` stands for a C `switch` or a Fortran `SELECT CASE` (the front end
+    /// lowers them to arms guarded by opaque `switch x` / `case x = (...)` conditions).
+    pub fn is_switch(&self, i: &frontend::If) -> bool {
+        i.arms.iter().any(|a| {
+            matches!(&a.cond.kind, frontend::SrcExprKind::Opaque { text, .. }
+                if text.starts_with("switch") || text.starts_with("case "))
+        })
+    }
+
     /// Whether `id` lies inside the computation phase of an enclosing loop.
     pub fn in_phase(&self, id: StmtId) -> bool {
         self.enclosing_loops(id).iter().any(|&(_, phase)| phase)

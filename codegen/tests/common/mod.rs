@@ -408,6 +408,10 @@ impl Walk<'_> {
                 self.block(&w.body, body_ran);
                 self.block(&w.update, body_ran);
             }
+            StmtKind::If(i) if is_c_switch(i) => {
+                // no branch markers in switch bodies: which case ran is unknown, nothing below
+                // is checked
+            }
             StmtKind::If(i) => {
                 let marks = self.plan.branches_of(id);
                 if ran {
@@ -435,6 +439,10 @@ impl Walk<'_> {
             _ => {}
         }
     }
+}
+
+fn is_c_switch(i: &frontend::If) -> bool {
+    i.arms.iter().any(|a| matches!(&a.cond.kind, frontend::SrcExprKind::Opaque { text, .. } if text.starts_with("switch")))
 }
 
 /// Every marked site that executed on a rank appears in its trace; messages match per pair.

@@ -1,6 +1,6 @@
 /* edge.c: C constructs the instrumenter must rewrite without changing what the program computes:
  * unbraced and empty loop bodies, nested unbraced loops, if/else-if/else chains without braces,
- * do-while, for(;;) with break, return and goto from inside loops, calls in expressions and in unbraced
+ * do-while, for(;;) with break, a loop inside a switch, return and goto from inside loops, calls in expressions and in unbraced
  * branches, MPI calls inside conditions and with empty argument lists. Prints one checksum. */
 #include <mpi.h>
 #include <stdio.h>
@@ -68,6 +68,16 @@ int main(int argc, char **argv)
         if (rank == 0)
             MPI_Send(buf, 4, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
         else if (rank == 1) MPI_Recv(buf, 4, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &st);
+    }
+    switch (rank % 3) {
+    case 0:
+        for (i = 0; i < 3; i++) s += i;
+        break;
+    case 1:
+        s += 7;
+        break;
+    default:
+        s -= 1;
     }
     for (i = 0; i < 4; i++) {
         if (i == 2) continue;

@@ -1,6 +1,7 @@
 ! edge.f90: free-form constructs the instrumenter must rewrite without changing results:
 ! a labelled statement reached by GOTO, logical IFs around calls, an MPI call on a long line,
-! EXIT and CYCLE, RETURN inside a loop, a module procedure, named DO constructs.
+! EXIT and CYCLE, RETURN inside a loop, SELECT CASE without a default holding a loop, a module
+! procedure, named DO constructs.
 module edge_mod
   implicit none
 contains
@@ -39,6 +40,14 @@ program edge
       s = s + dble(i * j)
     end do
   end do outer
+  select case (mod(rank, 3))
+  case (0)
+    do i = 1, 3
+      s = s + i
+    end do
+  case (1)
+    s = s + 7
+  end select
   if (rank == 0) call scale(a, 8, 2.0d0)
   if (nprocs > 1 .and. rank == 0) call MPI_Send(a, 8, MPI_DOUBLE_PRECISION, 1, 3, MPI_COMM_WORLD, ierr) ! long line on purpose
   if (nprocs > 1 .and. rank == 1) call MPI_Recv(a, 8, MPI_DOUBLE_PRECISION, 0, 3, MPI_COMM_WORLD, st, ierr)
