@@ -26,6 +26,18 @@ struct Frame {
 /// Resolves conditionals in `text`. `defined` holds the macros known on entry (name → body);
 /// `#define`/`#undef` in live regions update it as the file is read.
 pub fn strip_dead_branches(text: &str, defined: &mut BTreeMap<String, String>) -> String {
+    strip(text, defined, false)
+}
+
+/// [`strip_dead_branches`], also blanking the bodies of function-like `#define`s when
+/// `blank_function_bodies`: the front end never reads them from the tree (statement-like
+/// ones are expanded from the macro table), and tree-sitter-c misparses some (a comment
+/// inside a multi-line body ends the directive early).
+pub fn strip(
+    text: &str,
+    defined: &mut BTreeMap<String, String>,
+    blank_function_bodies: bool,
+) -> String {
     let mut bytes = text.as_bytes().to_vec();
     let mut stack: Vec<Frame> = Vec::new();
     let live = |stack: &[Frame]| stack.last().is_none_or(|f| f.live);
@@ -87,6 +99,28 @@ pub fn strip_dead_branches(text: &str, defined: &mut BTreeMap<String, String>) -
                 }
                 _ => {
                     is_conditional = false;
+                    if here && word == "define" && blank_function_bodies {
+                        // `#define NAME(params) body`: keep the head, blank the body
+                        let name = first_word(arg);
+                        let after_name = line.find(name).map(|i| i + name.len());
+                        if let Some(open) = after_name.filter(|i| line[*i..].starts_with('(')) {
+                            if let Some(close) = line[open..].find(')') {
+                                let body = pos + open + close + 1;
+                                if body < end {
+                                    blank(&mut bytes, body, end);
+                                    // an empty body followed by blanks makes tree-sitter-c take
+                                    // the next line as the body: leave a `1`
+                                    if let Some(b) =
+                                        bytes.get_mut(body + 1).filter(|_| body + 1 < end)
+                                    {
+                                        if *b == b' ' {
+                                            *b = b'1';
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                     if here {
                         if word == "define" {
                             let name = first_word(arg);
@@ -355,6 +389,19 @@ mod tests {
             .collect();
         assert_eq!(kept, ["a", "b", "#define G", "c", "d"]);
         assert!(t.contains_key("G"));
+    }
+
+    #[test]
+    fn function_macro_bodies_are_blanked_on_request() {
+        let src =
+            "#define F(a, b) do { \\\n  /* x */ a = b; \\\n} while (0)\n#define N 4\nint x;\n";
+        let mut t = BTreeMap::new();
+        let out = strip(src, &mut t, true);
+        assert_eq!(out.len(), src.len());
+        assert!(out.starts_with("#define F(a, b) 1 "), "{out}");
+        assert!(!out.contains("while"));
+        assert!(out.contains("#define N 4\nint x;"));
+        assert!(t.contains_key("F") && t.contains_key("N"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Reading source files and inlining local includes (Fortran `include 'x'`, C/cpp
 //! `#include "x"`) into the parse buffer, with the per-file offset map kept in [`Assembled`].
-//! Search order: the including file's directory, then `-I` dirs. Missing files and cycles are
+//! Search order: the including file's directory, its includers' directories, then `-I` dirs. Missing files and cycles are
 //! diagnostics; the directive is then left in place (both grammars parse it).
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -136,9 +136,18 @@ impl<'a> Expander<'a> {
         }
     }
 
+    /// Search order: the including file's directory, the directories of the files that
+    /// included it (innermost first, as MSVC and most build setups with `-I src` behave),
+    /// then `-I` dirs.
     fn resolve(&self, name: &str, from: &Path) -> Option<PathBuf> {
         let dir = from.parent().map(Path::to_path_buf).unwrap_or_default();
+        let includers = self
+            .stack
+            .iter()
+            .rev()
+            .filter_map(|p| p.parent().map(Path::to_path_buf));
         std::iter::once(dir)
+            .chain(includers)
             .chain(self.include_dirs.iter().cloned())
             .map(|d| d.join(name))
             .find(|p| p.is_file())

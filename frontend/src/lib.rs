@@ -234,6 +234,7 @@ fn parse_file(
                 let mut defined = macros.command_line.clone();
                 macros.scan_defines(&cpp::strip_dead_branches(&text, &mut defined));
             }
+            macros.final_pass = true;
             assemble_and_parse(sources, file, opts, &macros, Prep::C, parser)
         }
         Form::Free => assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser),

@@ -22,10 +22,21 @@ const QUALIFIERS: &[&str] = &[
     "__attribute__",
 ];
 
-/// Whether a macro body only makes sense substituted (it is not an expression).
+/// Whether a macro body only makes sense substituted (it is not an expression): empty,
+/// qualifiers and attributes (`RESTRICT`, `TS_PUBLIC`), or declarations and statements
+/// (`SUBTREE_SIZE` expanding to struct fields).
 pub fn needs_substitution(value: &str) -> bool {
     let v = value.trim();
-    v.is_empty() || v.split_whitespace().all(|w| QUALIFIERS.contains(&w))
+    v.is_empty() || v.split_whitespace().all(is_qualifier) || v.contains([';', '{', '}'])
+}
+
+/// A declaration qualifier or compiler attribute word.
+fn is_qualifier(w: &str) -> bool {
+    QUALIFIERS.contains(&w)
+        || w.starts_with("__attribute__")
+        || w.starts_with("__declspec")
+        || w.starts_with("__forceinline")
+        || w.starts_with("__extension__")
 }
 
 #[derive(Debug, Clone, Default)]
@@ -39,6 +50,9 @@ pub struct MacroTable {
     /// use like `FOR_ALL(i, n) { ... }` does not parse as C. Expression-like function macros
     /// are kept as calls.
     pub functions: BTreeMap<String, (Vec<String>, String)>,
+    /// Set once the table is complete: text prepared from now on is what tree-sitter parses,
+    /// with function-like macro bodies blanked (see [`crate::cpp::strip`]).
+    pub final_pass: bool,
 }
 
 /// Whether a macro body is a statement (or statement head) rather than an expression.
@@ -129,13 +143,40 @@ impl MacroTable {
         }
     }
 
-    /// The macros to substitute textually.
-    fn substitutions(&self) -> BTreeMap<&str, &str> {
-        self.values
+    /// The macros to substitute textually, with their bodies expanded through other
+    /// substitutable macros (`U_STABLE` → `U_CAPI` → `U_CFUNC U_EXPORT` → `extern`).
+    pub(crate) fn substitutions(&self) -> BTreeMap<&str, String> {
+        let mut subs: BTreeMap<&str, String> = self
+            .values
             .iter()
             .filter(|(_, v)| needs_substitution(v))
-            .map(|(k, v)| (k.as_str(), v.trim()))
-            .collect()
+            .map(|(k, v)| (k.as_str(), v.trim().to_string()))
+            .collect();
+        // bodies made only of qualifiers and substitutable macro names are substitutable too
+        for _ in 0..8 {
+            let mut changed = false;
+            for (k, v) in &self.values {
+                let words: Vec<&str> = v.split_whitespace().collect();
+                if subs.contains_key(k.as_str()) || words.is_empty() {
+                    continue;
+                }
+                let all = words
+                    .iter()
+                    .all(|w| is_qualifier(w) || subs.contains_key(w));
+                if all && words.iter().any(|w| subs.contains_key(w)) {
+                    let body: Vec<String> = words
+                        .iter()
+                        .map(|w| subs.get(w).cloned().unwrap_or_else(|| (*w).to_string()))
+                        .collect();
+                    subs.insert(k.as_str(), body.join(" ").trim().to_string());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        subs
     }
 }
 
@@ -157,7 +198,7 @@ pub fn prepare_c(file: FileId, text: &str, table: &MacroTable) -> Assembled {
         .filter(|(k, _)| table.command_line.contains_key(*k) || !own.contains(*k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let live = crate::cpp::strip_dead_branches(text, &mut defined);
+    let live = crate::cpp::strip(text, &mut defined, table.final_pass);
     substitute(file, &live, table)
 }
 
@@ -247,7 +288,7 @@ pub fn substitute(file: FileId, text: &str, table: &MacroTable) -> Assembled {
                     continue;
                 }
             }
-            if let Some(rep) = subs.get(word) {
+            if let Some(rep) = subs.get(word).map(String::as_str) {
                 out.push_orig(file, at(copied), text.get(copied..s).unwrap_or(""));
                 // an empty replacement keeps one space so neighbouring tokens stay apart
                 let rep = if rep.is_empty() { " " } else { rep };
@@ -429,6 +470,24 @@ mod tests {
                 u32::try_from(src.find("FOR_ALL(k").unwrap_or(0)).unwrap_or(0)
             ))
         );
+    }
+
+    #[test]
+    fn attribute_and_declaration_macros_are_substituted() {
+        assert!(needs_substitution(
+            "__attribute__((visibility(\"default\")))"
+        ));
+        assert!(needs_substitution("uint8_t a; uint8_t b;"));
+        assert!(!needs_substitution("(N * 2)"));
+        assert!(!needs_substitution("100"));
+        assert!(needs_substitution(
+            "static inline __attribute__((always_inline))"
+        ));
+        let mut t = MacroTable::default();
+        t.scan_defines("#define U_EXPORT\n#define U_CFUNC extern\n#define U_CAPI U_CFUNC U_EXPORT\n#define U_STABLE U_CAPI\n#define N M\n");
+        let subs = t.substitutions();
+        assert_eq!(subs.get("U_STABLE").map(String::as_str), Some("extern"));
+        assert!(!subs.contains_key("N"), "value-like chains stay names");
     }
 
     #[test]

@@ -375,3 +375,39 @@ fn crlf_line_endings() {
         (2, 4)
     );
 }
+
+/// Project-macro idioms from real C code bases: attribute macros, macro chains, declaration
+/// macros, function-like macros with comments inside multi-line bodies, headers found
+/// through an includer's directory.
+#[test]
+fn project_macro_idioms() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("unicode")).unwrap();
+    std::fs::write(
+        dir.path().join("unicode/machine.h"),
+        "#ifdef __cplusplus\n#  define U_CFUNC extern \"C\"\n#else\n#  define U_CFUNC extern\n#endif\n#define U_CAPI U_CFUNC U_EXPORT\n#define U_STABLE U_CAPI\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("unicode/utf8.h"), "#include \"unicode/machine.h\"\nU_STABLE int U_EXPORT2\nnext_char(const char *s, int *i);\n#define NEXT(s, i, c) do { \\\n    /* comment (inside) the body */ \\\n    (c) = (s)[(i)++]; \\\n  } while (0)\n").unwrap();
+    std::fs::write(
+        dir.path().join("defs.h"),
+        "#define U_EXPORT\n#define U_EXPORT2\n#include \"unicode/utf8.h\"\n#define TS_PUBLIC __attribute__((visibility(\"default\")))\n#define FIELDS \\\n  int a; \\\n  int b;\n#define forceinline static inline __attribute__((always_inline))\n",
+    )
+    .unwrap();
+    let main = dir.path().join("m.c");
+    std::fs::write(&main, "#include \"defs.h\"\nstruct S { FIELDS };\nTS_PUBLIC int f(void);\nforceinline int g(int x) { return x; }\nint main(void) { int i = 0, c; NEXT(\"ab\", i, c); return g(c); }\n").unwrap();
+    let l = load(&main, &Options::default()).unwrap();
+    let errors: Vec<String> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| diagnostic::render_human(d, &l.sources))
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert!(l.program.proc_by_name("g").is_some());
+    assert!(l.program.main_proc().is_some());
+    assert!(
+        !l.program.globals.iter().any(|g| g.name == "U_STABLE"),
+        "qualifier macros are not constants"
+    );
+}

@@ -29,6 +29,9 @@ pub struct CLower<'a> {
     /// What `break` leaves, innermost last: true for a loop, false for a `switch` (whose
     /// `break` only ends a case and is not lowered).
     break_targets: Vec<bool>,
+    /// Macros substituted textually before parsing (qualifiers, attributes, declarations):
+    /// not named constants.
+    substituted: BTreeSet<String>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -53,6 +56,11 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         locals: BTreeMap::new(),
         value_parser: None,
         break_targets: Vec::new(),
+        substituted: macros
+            .substitutions()
+            .into_keys()
+            .map(str::to_string)
+            .collect(),
     };
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
@@ -240,6 +248,7 @@ impl<'a> CLower<'a> {
             locals: BTreeMap::new(),
             value_parser: None,
             break_targets: Vec::new(),
+            substituted: BTreeSet::new(),
         };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
@@ -387,7 +396,7 @@ impl<'a> CLower<'a> {
         };
         let body = self.text(value);
         let body = body.split("//").next().unwrap_or("").trim();
-        if needs_substitution(body) {
+        if needs_substitution(body) || self.substituted.contains(&name) {
             return;
         }
         let Some(expr) = self.macro_value(body, Some(value)) else {
