@@ -1,0 +1,347 @@
+//! The Fortran emitter (fixed and free form) of the instrumented program.
+//!
+//! Markers are whole statements on their own lines (`call augur_loop_enter(S)`):
+//! - RETURN, and a GOTO out of marked loops, first run the exit markers of the loops left;
+//! - a statement's opening lines go before its first line (its label moves onto the first of
+//!   them, so a GOTO to it still runs them), its closing lines after its last line;
+//! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
+//!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
+//! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
+//!   first executable statement): a counted DO without early exits gets its trip count computed
+//!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
+//!   increment it first in the body. It is reported after the loop as
+//!   `call augur_loop_exit8(S, (augur_n_S))` (parenthesised: its address never escapes);
+//! - labelled DO nests sharing one terminator (`DO 20 ... DO 20 ... 20 CONTINUE`): the inner
+//!   loop keeps the label, each outer loop gets a fresh one closed by its own `CONTINUE` after
+//!   the inner loop's exit marker, so every loop's exit marker runs once per loop execution,
+//!   innermost first; a terminator that is not `CONTINUE` gets fresh labels for every loop;
+//! - `call mpi_send(` → `call augur_mpi_send(S, `, split onto a continuation line when the line
+//!   would pass column 72 (fixed) or 132 (free).
+mod branch;
+mod loops;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use frontend::{FileId, ProcId, SourceFile, Stmt, StmtId, StmtKind};
+
+use crate::edit::Key;
+use crate::plan::{callees, is_comm, Role};
+
+use crate::scan::{find_call, numbers};
+use crate::{CodegenError, Ctx, FortranForm};
+
+/// Lines to put around statements, collected before any edit is made.
+#[derive(Default)]
+struct Lines {
+    before: BTreeMap<StmtId, Vec<String>>,
+    after: BTreeMap<StmtId, Vec<String>>,
+    /// Statements whose loop counter body increment is placed (loop → site).
+    counters: BTreeMap<ProcId, BTreeSet<u32>>,
+}
+
+struct F<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    form: FortranForm,
+    lines: Lines,
+    /// Logical IFs turned into block IFs: if statement → (gap start, body start).
+    converted: BTreeMap<StmtId, (usize, usize)>,
+    fresh: BTreeMap<FileId, u64>,
+    used: BTreeMap<FileId, BTreeSet<u64>>,
+}
+
+pub(crate) fn instrument(ctx: &mut Ctx<'_>, form: FortranForm) -> Result<(), CodegenError> {
+    let mut f = F { ctx, form, lines: Lines::default(), converted: BTreeMap::new(), fresh: BTreeMap::new(), used: BTreeMap::new() };
+    f.collect()?;
+    f.loop_ends()?;
+    f.convert_logical_ifs()?;
+    f.branches()?;
+    f.materialize()?;
+    f.declarations()?;
+    Ok(())
+}
+
+fn exit_lines(site: u32, phase: bool) -> Vec<String> {
+    let mut v = vec![format!("call augur_loop_exit8({site}, (augur_n_{site}))")];
+    if phase {
+        v.push(format!("call augur_phase_end({site})"));
+    }
+    v
+}
+
+/// The statement text of a line without its label: fixed form from column 7 (column 6 is the
+/// continuation mark), free form after leading digits.
+fn code_of(line: &str, form: FortranForm) -> &str {
+    match form {
+        FortranForm::Fixed => line.get(6..).unwrap_or(""),
+        FortranForm::Free => line.trim_start().trim_start_matches(|c: char| c.is_ascii_digit()),
+    }
+}
+
+/// A whole-line comment (fixed form: `c C * ! d D` in column 1; both forms: first non-blank `!`).
+fn is_comment(line: &str, form: FortranForm) -> bool {
+    let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
+    fixed || line.trim_start().starts_with('!') || line.trim().is_empty()
+}
+
+
+impl<'a> F<'_, 'a> {
+    fn file(&self, id: FileId) -> Result<&'a SourceFile, CodegenError> {
+        let sources: &'a frontend::Sources = self.ctx.sources;
+        sources.get(id).ok_or(CodegenError::MissingFile(id.0))
+    }
+
+    fn stmt(&self, id: StmtId) -> Option<&'a Stmt> {
+        let prog: &'a frontend::Program = self.ctx.prog;
+        prog.stmt(id)
+    }
+
+    /// An inserted line: indented like `like` (a line of original text).
+    fn render(&self, like: &str, code: &str) -> String {
+        match self.form {
+            FortranForm::Fixed => {
+                let body = like.get(6..).unwrap_or("");
+                let extra = (body.len() - body.trim_start().len()).min(40);
+                format!("      {}{code}\n", " ".repeat(extra))
+            }
+            FortranForm::Free => {
+                let ws = like.len() - like.trim_start().len();
+                let label = like.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                let extra = if label > 0 { label + 1 } else { 0 };
+                format!("{}{code}\n", " ".repeat((ws + extra).min(60)))
+            }
+        }
+    }
+
+    /// Indentation of a line one level inside the statement on line `like`.
+    fn inner_indent(&self, like: &str) -> String {
+        let step = match self.form {
+            FortranForm::Fixed => "   X",
+            FortranForm::Free => "  X",
+        };
+        self.render(like, step).trim_end_matches(['X', '\n']).to_string()
+    }
+
+    fn fresh_label(&mut self, file: FileId) -> Result<u64, CodegenError> {
+        if !self.used.contains_key(&file) {
+            let used = numbers(&self.file(file)?.text);
+            self.used.insert(file, used);
+        }
+        let used = self.used.get(&file).cloned().unwrap_or_default();
+        let mut next = self.fresh.get(&file).copied().unwrap_or(99999);
+        while used.contains(&next) && next > 1 {
+            next -= 1;
+        }
+        self.fresh.insert(file, next.saturating_sub(1));
+        Ok(next)
+    }
+
+    /// Marker lines of every statement (before/after), MPI renames, counters.
+    fn collect(&mut self) -> Result<(), CodegenError> {
+        let prog = self.ctx.prog;
+        for s in &prog.stmts {
+            let marks = self.ctx.plan.of_stmt(s.id).to_vec();
+            let compound = matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::If(_));
+            for m in &marks {
+                match &m.role {
+                    Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => self.mpi(s, m.site)?,
+                    Role::Loop { compute_phase } => {
+                        let site = m.site;
+                        let trip = self.entry_trip(s);
+                        let b = self.lines.before.entry(s.id).or_default();
+                        match &trip {
+                            Some(t) => {
+                                b.push(format!("augur_n_{site} = {t}"));
+                                b.push(format!("if (augur_n_{site} .lt. 0) augur_n_{site} = 0"));
+                            }
+                            None => b.push(format!("augur_n_{site} = 0")),
+                        }
+                        if *compute_phase {
+                            b.push(format!("call augur_phase_begin({site})"));
+                        }
+                        if !self.ctx.in_phase(s.id) {
+                            b.push(format!("call augur_loop_enter({site})"));
+                        }
+                        self.lines.counters.entry(s.proc).or_default().insert(site);
+                        if trip.is_none() {
+                            self.increment(s, site)?;
+                        }
+                    }
+                    Role::Call { callee } => {
+                        let (enter, exit) = (format!("call augur_call_enter({})", m.site), format!("call augur_call_exit({})", m.site));
+                        if callees(prog, s).is_empty() {
+                            self.ctx.note(Some(s.span), format!("call of `{callee}` not found in the statement: not counted"));
+                            continue;
+                        }
+                        // a call in a loop header or condition runs before the construct's body
+                        let b = self.lines.before.entry(s.id).or_default();
+                        b.push(enter);
+                        if compound {
+                            b.push(exit);
+                        } else {
+                            self.lines.after.entry(s.id).or_default().insert(0, exit);
+                        }
+                    }
+                    Role::Branch { .. } => {}
+                }
+            }
+            match &s.kind {
+                StmtKind::Return { .. } => {
+                    let exits: Vec<String> =
+                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                    self.lines.before.entry(s.id).or_default().extend(exits);
+                }
+                StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
+                    match self.ctx.goto_leaves(s) {
+                        Some(left) => {
+                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                            self.lines.before.entry(s.id).or_default().extend(exits);
+                        }
+                        None => self.ctx.note(
+                            Some(s.span),
+                            "GOTO target not found: if it leaves a marked loop, the loop's exit marker is skipped",
+                        ),
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.lines.before.retain(|_, v| !v.is_empty());
+        Ok(())
+    }
+
+    /// `call mpi_xxx(` → `call augur_mpi_xxx(S, `.
+    fn mpi(&mut self, s: &Stmt, site: u32) -> Result<(), CodegenError> {
+        let StmtKind::Mpi(m) = &s.kind else { return Ok(()) };
+        if !self.ctx.wrapped.fortran(&m.name) {
+            if is_comm(m.op) {
+                self.ctx.note(Some(s.span), format!("`{}` has no runtime wrapper: not traced", m.name));
+            }
+            return Ok(());
+        }
+        let f = self.file(s.span.file)?;
+        let Some((name_at, paren)) = find_call(&f.text, s.span.start as usize, s.span.end as usize, &m.name, true) else {
+            self.ctx.note(Some(s.span), format!("`{}` not found in the statement's text: not traced", m.name));
+            return Ok(());
+        };
+        let line = f.line_of(u32::try_from(paren).unwrap_or(u32::MAX));
+        let cols = f.line_text(line).chars().count();
+        let add = format!("{site}, ");
+        // too long: the site and the rest of the line go on a continuation line
+        let (limit, split) = match self.form {
+            FortranForm::Fixed => (72, format!("\n     &{add}")),
+            FortranForm::Free => {
+                let like = f.line_text(line);
+                let ws = like.len() - like.trim_start().len();
+                (132, format!("&\n{}& {add}", " ".repeat(ws + 4)))
+            }
+        };
+        let args = if cols + "augur_".len() + add.len() > limit { split } else { add };
+        let e = self.ctx.edits(s.span.file);
+        e.insert(name_at, "augur_", Key::inline(0));
+        e.insert(paren + 1, args, Key::inline(0));
+        Ok(())
+    }
+
+    /// Turns the collected lines into edits (labels move onto the first opening line).
+    fn materialize(&mut self) -> Result<(), CodegenError> {
+        let prog = self.ctx.prog;
+        let body_of: BTreeMap<StmtId, StmtId> = self
+            .converted
+            .keys()
+            .filter_map(|i| prog.stmt(*i))
+            .flat_map(|s| match &s.kind {
+                StmtKind::If(i) => i.arms.iter().flat_map(|a| a.body.iter().map(|b| (*b, s.id))).collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let before = std::mem::take(&mut self.lines.before);
+        for (id, codes) in before {
+            let Some(s) = self.stmt(id) else { continue };
+            let d = self.ctx.depth(id);
+            let file = s.span.file;
+            let f = self.file(file)?;
+            let first = self.ctx.sources.first_line(s.span);
+            let like = f.line_text(first).to_string();
+            if let Some(ifs) = body_of.get(&id) {
+                let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
+                let inner = self.inner_indent(&like);
+                let text: String = codes.iter().map(|c| format!("{inner}{c}\n")).collect();
+                self.ctx.edits(file).insert(body_start, text, Key::before(2 * d + 2));
+                continue;
+            }
+            let ls = f.line_start(first) as usize;
+            let mut text = String::new();
+            let mut rest = codes.as_slice();
+            if let (Some(label), Some((c0, tail))) = (s.label, codes.split_first()) {
+                // the label moves onto the first inserted line: a GOTO to it runs the markers
+                let line = f.line_text(first);
+                match self.form {
+                    FortranForm::Fixed => {
+                        let l = self.render(&like, c0);
+                        text.push_str(&format!("{label:>5}{}", l.get(5..).unwrap_or("")));
+                    }
+                    FortranForm::Free => {
+                        let ws = line.len() - line.trim_start().len();
+                        text.push_str(&format!("{}{label} {c0}\n", " ".repeat(ws)));
+                    }
+                }
+                // blank the digits where they stand (same length: columns and tab format kept)
+                let ws = line.len() - line.trim_start().len();
+                let n = line.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                if n > 0 {
+                    self.ctx.edits(file).replace(ls + ws, ls + ws + n, " ".repeat(n), Key::replace());
+                    rest = tail;
+                } else {
+                    text.clear();
+                }
+            }
+            for c in rest {
+                text.push_str(&self.render(&like, c));
+            }
+            self.ctx.edits(file).insert(ls, text, Key::before(2 * d));
+        }
+        let after = std::mem::take(&mut self.lines.after);
+        for (id, codes) in after {
+            let Some(s) = self.stmt(id) else { continue };
+            let d = self.ctx.depth(id);
+            let file = s.span.file;
+            let f = self.file(file)?;
+            let like = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
+            let last = self.ctx.sources.last_line(s.span);
+            let at = f.line_start(last + 1) as usize;
+            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
+            let inner = if body_of.contains_key(&id) { self.inner_indent(&like) } else { String::new() };
+            let text: String = std::iter::once(prefix.to_string())
+                .chain(codes.iter().map(|c| {
+                    if inner.is_empty() {
+                        self.render(&like, c)
+                    } else {
+                        format!("{inner}{c}\n")
+                    }
+                }))
+                .collect();
+            self.ctx.edits(file).insert(at, text, Key::after(2 * d));
+        }
+        Ok(())
+    }
+
+    /// `integer*8 augur_n_S` before each procedure's first executable statement.
+    fn declarations(&mut self) -> Result<(), CodegenError> {
+        let counters = std::mem::take(&mut self.lines.counters);
+        for (proc, sites) in counters {
+            let Some(p) = self.ctx.prog.proc(proc) else { continue };
+            let Some(first) = p.body.first().and_then(|b| self.stmt(*b)) else { continue };
+            if first.span.file != p.span.file {
+                self.ctx.note(Some(first.span), "the procedure's first statement is in an included file: counters declared there");
+            }
+            let file = first.span.file;
+            let f = self.file(file)?;
+            let line = self.ctx.sources.first_line(first.span);
+            let like = f.line_text(line).to_string();
+            let at = f.line_start(line) as usize;
+            let text: String = sites.iter().map(|s| self.render(&like, &format!("integer*8 augur_n_{s}"))).collect();
+            self.ctx.edits(file).insert(at, text, Key::before(-4));
+        }
+        Ok(())
+    }
+}
