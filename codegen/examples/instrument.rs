@@ -20,7 +20,11 @@ fn main() -> ExitCode {
                     print!("{}", f.text);
                 }
                 for n in &out.notes {
-                    println!("note: {} at {:?}", n.message, n.span.map(|s| l.sources.start(s)));
+                    println!(
+                        "note: {} at {:?}",
+                        n.message,
+                        n.span.map(|s| l.sources.start(s))
+                    );
                 }
             }
             Err(e) => {

@@ -19,7 +19,9 @@ use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 
 use crate::edit::Key;
 use crate::plan::{callees, expr_calls, Role};
-use crate::scan::{c_find_keyword, c_stmt_end, find_call, next_non_blank, skip_c_trivia, skip_c_trivia_parens};
+use crate::scan::{
+    c_find_keyword, c_stmt_end, find_call, next_non_blank, skip_c_trivia, skip_c_trivia_parens,
+};
 use crate::{CodegenError, Ctx};
 
 pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
@@ -29,7 +31,11 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
         let marks = ctx.plan.of_stmt(s.id).to_vec();
         for m in &marks {
             match &m.role {
-                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => mpi(ctx, s, m.site)?,
+                Role::Comm
+                | Role::MpiInit
+                | Role::MpiFinalize
+                | Role::MpiAbort
+                | Role::CommSizeRank => mpi(ctx, s, m.site)?,
                 Role::Loop { compute_phase } => loop_marks(ctx, s, m.site, *compute_phase, d)?,
                 Role::Branch { .. } | Role::Call { .. } => {}
             }
@@ -55,19 +61,40 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
 
 /// `MPI_Xxx(` → `augur_MPI_Xxx(S, ` (or `augur_MPI_Xxx(S)` for an empty argument list).
 fn mpi(ctx: &mut Ctx<'_>, s: &Stmt, site: u32) -> Result<(), CodegenError> {
-    let StmtKind::Mpi(m) = &s.kind else { return Ok(()) };
+    let StmtKind::Mpi(m) = &s.kind else {
+        return Ok(());
+    };
     if !ctx.wrapped.c(&m.name) {
         if crate::plan::is_comm(m.op) {
-            ctx.note(Some(s.span), format!("`{}` has no runtime wrapper: not traced", m.name));
+            ctx.note(
+                Some(s.span),
+                format!("`{}` has no runtime wrapper: not traced", m.name),
+            );
         }
         return Ok(());
     }
     let text = ctx.text(s.span.file)?;
-    let Some((name_at, paren)) = find_call(text, s.span.start as usize, s.span.end as usize, &m.name, false) else {
-        ctx.note(Some(s.span), format!("`{}` not found in the statement's text (macro?): not traced", m.name));
+    let Some((name_at, paren)) = find_call(
+        text,
+        s.span.start as usize,
+        s.span.end as usize,
+        &m.name,
+        false,
+    ) else {
+        ctx.note(
+            Some(s.span),
+            format!(
+                "`{}` not found in the statement's text (macro?): not traced",
+                m.name
+            ),
+        );
         return Ok(());
     };
-    let args = if next_non_blank(text, paren + 1) == Some(b')') { format!("{site}") } else { format!("{site}, ") };
+    let args = if next_non_blank(text, paren + 1) == Some(b')') {
+        format!("{site}")
+    } else {
+        format!("{site}, ")
+    };
     let e = ctx.edits(s.span.file);
     e.insert(name_at, "augur_", Key::inline(0));
     e.insert(paren + 1, args, Key::inline(0));
@@ -84,24 +111,48 @@ fn loop_body_start(text: &str, s: &Stmt) -> usize {
     }
 }
 
-fn loop_marks(ctx: &mut Ctx<'_>, s: &Stmt, site: u32, phase: bool, d: i64) -> Result<(), CodegenError> {
+fn loop_marks(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    site: u32,
+    phase: bool,
+    d: i64,
+) -> Result<(), CodegenError> {
     let file = s.span.file;
     let text = ctx.text(file)?;
     let start = s.span.start as usize;
     let end = c_stmt_end(text, s.span.end as usize);
     let body = loop_body_start(text, s);
     let body_char = text.as_bytes().get(body).copied();
-    let enter = if ctx.in_phase(s.id) { String::new() } else { format!("augur_loop_enter({site}); ") };
-    let (pb, pe) =
-        if phase { (format!("augur_phase_begin({site}); "), format!(" augur_phase_end({site});")) } else { Default::default() };
+    let enter = if ctx.in_phase(s.id) {
+        String::new()
+    } else {
+        format!("augur_loop_enter({site}); ")
+    };
+    let (pb, pe) = if phase {
+        (
+            format!("augur_phase_begin({site}); "),
+            format!(" augur_phase_end({site});"),
+        )
+    } else {
+        Default::default()
+    };
     let body_end = match &s.kind {
         // do { ... } while (c); — the body ends before `while`
         StmtKind::While(w) if w.post_test => w.end_span.end as usize,
         _ => end,
     };
     let e = ctx.edits(file);
-    e.insert(start, format!("{{ long long augur_n_{site} = 0; {pb}{enter}"), Key::before(2 * d));
-    e.insert(end, format!(" augur_loop_exit({site}, augur_n_{site});{pe} }}"), Key::after(2 * d));
+    e.insert(
+        start,
+        format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
+        Key::before(2 * d),
+    );
+    e.insert(
+        end,
+        format!(" augur_loop_exit({site}, augur_n_{site});{pe} }}"),
+        Key::after(2 * d),
+    );
     let inc = format!("augur_n_{site}++;");
     match body_char {
         Some(b'{') => e.insert(body + 1, format!(" {inc} "), Key::before(2 * d + 1)),
@@ -117,7 +168,14 @@ fn loop_marks(ctx: &mut Ctx<'_>, s: &Stmt, site: u32, phase: bool, d: i64) -> Re
 
 /// Puts `code` first in a body starting at `pos` (`{`, `;` or a single statement ending at
 /// `end`), bracing a single statement.
-fn into_body(ctx: &mut Ctx<'_>, file: FileId, pos: usize, end: Option<usize>, code: &str, key: i64) -> Result<(), CodegenError> {
+fn into_body(
+    ctx: &mut Ctx<'_>,
+    file: FileId,
+    pos: usize,
+    end: Option<usize>,
+    code: &str,
+    key: i64,
+) -> Result<(), CodegenError> {
     let text = ctx.text(file)?;
     let c = text.as_bytes().get(pos).copied();
     let e = ctx.edits(file);
@@ -128,7 +186,10 @@ fn into_body(ctx: &mut Ctx<'_>, file: FileId, pos: usize, end: Option<usize>, co
             e.insert(pos, format!("{{ {code}"), Key::before(key));
             e.insert(end, " }", Key::after(key));
         }
-        _ => ctx.note(None, format!("branch body not found at byte {pos}: `{code}` left out")),
+        _ => ctx.note(
+            None,
+            format!("branch body not found at byte {pos}: `{code}` left out"),
+        ),
     }
     Ok(())
 }
@@ -140,9 +201,14 @@ fn block_end(ctx: &Ctx<'_>, text: &str, block: &[StmtId]) -> Option<usize> {
 }
 
 fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
-    let StmtKind::If(i) = &s.kind else { return Ok(()) };
+    let StmtKind::If(i) = &s.kind else {
+        return Ok(());
+    };
     if ctx.is_switch(i) {
-        ctx.note(Some(s.span), "switch: which case runs is not recorded (no branch markers in switch bodies)");
+        ctx.note(
+            Some(s.span),
+            "switch: which case runs is not recorded (no branch markers in switch bodies)",
+        );
         return Ok(());
     }
     let marks = ctx.plan.branches_of(s.id);
@@ -150,7 +216,10 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let key = 2 * d + 1;
     let text = ctx.text(file)?;
     let code_for = |j: u32| -> String {
-        let mut c: String = marks.range(..j).map(|(_, site)| format!("augur_branch({site}, 1); ")).collect();
+        let mut c: String = marks
+            .range(..j)
+            .map(|(_, site)| format!("augur_branch({site}, 1); "))
+            .collect();
         if let Some(site) = marks.get(&j) {
             c.push_str(&format!("augur_branch({site}, 0); "));
         }
@@ -165,11 +234,14 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         let pos = skip_c_trivia_parens(text, arm.cond.span.end as usize);
         plan_edits.push((pos, block_end(ctx, text, &arm.body), code));
     }
-    let rest: String = marks.values().map(|site| format!("augur_branch({site}, 1); ")).collect();
-    let last_end = i
-        .arms
-        .last()
-        .map(|a| block_end(ctx, text, &a.body).unwrap_or_else(|| skip_c_trivia_parens(text, a.cond.span.end as usize)));
+    let rest: String = marks
+        .values()
+        .map(|site| format!("augur_branch({site}, 1); "))
+        .collect();
+    let last_end = i.arms.last().map(|a| {
+        block_end(ctx, text, &a.body)
+            .unwrap_or_else(|| skip_c_trivia_parens(text, a.cond.span.end as usize))
+    });
     let if_end = c_stmt_end(text, s.span.end as usize);
     match (&i.else_body, last_end) {
         (Some(body), Some(from)) => match c_find_keyword(text, from, if_end, "else") {
@@ -177,7 +249,10 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
                 let pos = skip_c_trivia(text, at + 4);
                 plan_edits.push((pos, block_end(ctx, text, body), rest));
             }
-            None => ctx.note(Some(s.span), "`else` not found: its branch marker is left out"),
+            None => ctx.note(
+                Some(s.span),
+                "`else` not found: its branch marker is left out",
+            ),
         },
         _ => {
             let e = ctx.edits(file);
@@ -204,8 +279,12 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         return Ok(());
     }
     // the call statement's own callee first, then calls inside expressions (plan order)
-    let stmt_call = matches!(&s.kind, StmtKind::Call(_)) && callees(ctx.prog, s).len() > expr_calls(ctx.prog, s).len();
-    let mut exprs: Vec<Span> = expr_calls(ctx.prog, s).into_iter().map(|(_, e)| e.span).collect();
+    let stmt_call = matches!(&s.kind, StmtKind::Call(_))
+        && callees(ctx.prog, s).len() > expr_calls(ctx.prog, s).len();
+    let mut exprs: Vec<Span> = expr_calls(ctx.prog, s)
+        .into_iter()
+        .map(|(_, e)| e.span)
+        .collect();
     exprs.reverse();
     let file = s.span.file;
     let text = ctx.text(file)?;
@@ -213,14 +292,29 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     for (k, (site, callee)) in sites.into_iter().enumerate() {
         if k == 0 && stmt_call {
             let e = ctx.edits(file);
-            e.insert(s.span.start as usize, format!("{{ augur_call_enter({site}); "), Key::before(2 * d));
-            e.insert(end, format!(" augur_call_exit({site}); }}"), Key::after(2 * d));
+            e.insert(
+                s.span.start as usize,
+                format!("{{ augur_call_enter({site}); "),
+                Key::before(2 * d),
+            );
+            e.insert(
+                end,
+                format!(" augur_call_exit({site}); }}"),
+                Key::after(2 * d),
+            );
         } else if let Some(sp) = exprs.pop() {
             let e = ctx.edits(sp.file);
-            e.insert(sp.start as usize, format!("(augur_call_enter({site}), augur_call_exit({site}), "), Key::inline(-1));
+            e.insert(
+                sp.start as usize,
+                format!("(augur_call_enter({site}), augur_call_exit({site}), "),
+                Key::inline(-1),
+            );
             e.insert(sp.end as usize, ")", Key::inline(1));
         } else {
-            ctx.note(Some(s.span), format!("call of `{callee}` not found in the statement: not counted"));
+            ctx.note(
+                Some(s.span),
+                format!("call of `{callee}` not found in the statement: not counted"),
+            );
         }
     }
     Ok(())
@@ -233,7 +327,12 @@ fn early_return(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError>
 }
 
 /// `{ <exit markers of loops, innermost first> stmt }`.
-fn exits_before(ctx: &mut Ctx<'_>, s: &Stmt, d: i64, loops: &[(u32, bool)]) -> Result<(), CodegenError> {
+fn exits_before(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    d: i64,
+    loops: &[(u32, bool)],
+) -> Result<(), CodegenError> {
     if loops.is_empty() {
         return Ok(());
     }
@@ -247,7 +346,11 @@ fn exits_before(ctx: &mut Ctx<'_>, s: &Stmt, d: i64, loops: &[(u32, bool)]) -> R
     let text = ctx.text(s.span.file)?;
     let end = c_stmt_end(text, s.span.end as usize);
     let e = ctx.edits(s.span.file);
-    e.insert(s.span.start as usize, format!("{{ {code}"), Key::before(2 * d));
+    e.insert(
+        s.span.start as usize,
+        format!("{{ {code}"),
+        Key::before(2 * d),
+    );
     e.insert(end, " }", Key::after(2 * d));
     Ok(())
 }
@@ -256,7 +359,13 @@ fn exits_before(ctx: &mut Ctx<'_>, s: &Stmt, d: i64, loops: &[(u32, bool)]) -> R
 /// edited file.
 fn include_header(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
     let main = ctx.prog.main_file;
-    let first_proc = ctx.prog.procs.iter().filter(|p| p.span.file == main).map(|p| p.span.start as usize).min();
+    let first_proc = ctx
+        .prog
+        .procs
+        .iter()
+        .filter(|p| p.span.file == main)
+        .map(|p| p.span.start as usize)
+        .min();
     let text = ctx.text(main)?;
     let limit = first_proc.unwrap_or(text.len());
     let mut at = 0;
@@ -271,11 +380,20 @@ fn include_header(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
         }
         off += line.len();
     }
-    let prefix = if at > 0 && !text[..at].ends_with('\n') { "\n" } else { "" };
-    ctx.edits(main).insert(at, format!("{prefix}#include \"augur.h\"\n"), Key::before(-10));
+    let prefix = if at > 0 && !text[..at].ends_with('\n') {
+        "\n"
+    } else {
+        ""
+    };
+    ctx.edits(main).insert(
+        at,
+        format!("{prefix}#include \"augur.h\"\n"),
+        Key::before(-10),
+    );
     let others: Vec<FileId> = ctx.edits.keys().copied().filter(|f| *f != main).collect();
     for f in others {
-        ctx.edits(f).insert(0, "#include \"augur.h\"\n", Key::before(-10));
+        ctx.edits(f)
+            .insert(0, "#include \"augur.h\"\n", Key::before(-10));
     }
     Ok(())
 }

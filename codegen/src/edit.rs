@@ -29,17 +29,29 @@ pub(crate) struct Key {
 impl Key {
     /// Closing text of a construct at nesting `depth`: deeper constructs close first.
     pub fn after(depth: i64) -> Key {
-        Key { phase: Phase::After, sub: -depth }
+        Key {
+            phase: Phase::After,
+            sub: -depth,
+        }
     }
     /// Opening text of a construct at nesting `depth`: shallower constructs open first.
     pub fn before(depth: i64) -> Key {
-        Key { phase: Phase::Before, sub: depth }
+        Key {
+            phase: Phase::Before,
+            sub: depth,
+        }
     }
     pub fn inline(sub: i64) -> Key {
-        Key { phase: Phase::Inline, sub }
+        Key {
+            phase: Phase::Inline,
+            sub,
+        }
     }
     pub fn replace() -> Key {
-        Key { phase: Phase::Replace, sub: 0 }
+        Key {
+            phase: Phase::Replace,
+            sub: 0,
+        }
     }
 }
 
@@ -67,7 +79,13 @@ impl Edits {
 
     pub fn replace(&mut self, start: usize, end: usize, text: impl Into<String>, key: Key) {
         let seq = self.list.len();
-        self.list.push(Edit { start, end: end.max(start), text: text.into(), key, seq });
+        self.list.push(Edit {
+            start,
+            end: end.max(start),
+            text: text.into(),
+            key,
+            seq,
+        });
     }
 
     /// Applies every edit to `orig`. Fails on overlapping replacements or offsets outside the
@@ -75,7 +93,9 @@ impl Edits {
     pub fn apply(mut self, orig: &str, path: &std::path::Path) -> Result<String, CodegenError> {
         self.list.sort_by_key(|e| (e.start, e.key, e.seq));
         // identical edits can come from one statement reached twice (an include used twice)
-        self.list.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.text == b.text && a.key == b.key);
+        self.list.dedup_by(|b, a| {
+            a.start == b.start && a.end == b.end && a.text == b.text && a.key == b.key
+        });
         let extra: usize = self.list.iter().map(|e| e.text.len()).sum();
         let mut out = String::with_capacity(orig.len() + extra);
         let mut cursor = 0usize;
@@ -91,11 +111,13 @@ impl Edits {
                     },
                 });
             }
-            let piece = orig.get(cursor..e.start).ok_or_else(|| CodegenError::Conflict {
-                path: path.to_path_buf(),
-                offset: e.start,
-                reason: "an edit splits a UTF-8 character".into(),
-            })?;
+            let piece = orig
+                .get(cursor..e.start)
+                .ok_or_else(|| CodegenError::Conflict {
+                    path: path.to_path_buf(),
+                    offset: e.start,
+                    reason: "an edit splits a UTF-8 character".into(),
+                })?;
             out.push_str(piece);
             out.push_str(&e.text);
             cursor = e.end;
@@ -118,7 +140,10 @@ mod tests {
         e.insert(1, "</a1>", Key::after(1));
         e.insert(1, "</a0>", Key::after(0));
         e.insert(1, "|", Key::inline(0));
-        assert_eq!(e.apply("xy", Path::new("f")).ok(), Some("x</a1></a0><b0><b1>|y".into()));
+        assert_eq!(
+            e.apply("xy", Path::new("f")).ok(),
+            Some("x</a1></a0><b0><b1>|y".into())
+        );
     }
 
     #[test]
@@ -126,7 +151,10 @@ mod tests {
         let mut e = Edits::default();
         e.replace(0, 2, "  ", Key::replace());
         e.insert(0, "10 x\n", Key::before(0));
-        assert_eq!(e.apply("10 y", Path::new("f")).ok(), Some("10 x\n   y".into()));
+        assert_eq!(
+            e.apply("10 y", Path::new("f")).ok(),
+            Some("10 x\n   y".into())
+        );
     }
 
     #[test]
@@ -135,7 +163,10 @@ mod tests {
         e.replace(0, 3, "a", Key::replace());
         e.replace(2, 4, "b", Key::replace());
         let err = e.apply("abcdef", Path::new("f.c"));
-        assert!(matches!(err, Err(CodegenError::Conflict { offset: 2, .. })), "{err:?}");
+        assert!(
+            matches!(err, Err(CodegenError::Conflict { offset: 2, .. })),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -87,11 +87,19 @@ pub enum CodegenError {
     #[error("{}:{line}: `use mpi_f08` is not supported by the tracer runtime (nor by SMPI); use `use mpi` or `include 'mpif.h'`", path.display())]
     MpiF08 { path: PathBuf, line: u32 },
     #[error("cannot instrument {}: {reason} (byte {offset})", path.display())]
-    Conflict { path: PathBuf, offset: usize, reason: String },
+    Conflict {
+        path: PathBuf,
+        offset: usize,
+        reason: String,
+    },
 }
 
 /// Instruments `prog` following `plan`, with the form taken from the main file's extension.
-pub fn instrument(prog: &Program, sources: &Sources, plan: &Plan) -> Result<Instrumented, CodegenError> {
+pub fn instrument(
+    prog: &Program,
+    sources: &Sources,
+    plan: &Plan,
+) -> Result<Instrumented, CodegenError> {
     instrument_with(prog, sources, plan, &Options::default())
 }
 
@@ -104,12 +112,24 @@ pub fn instrument_with(
 ) -> Result<Instrumented, CodegenError> {
     for m in plan.marks() {
         if prog.stmt(m.stmt).is_none() {
-            return Err(CodegenError::UnknownStmt { site: m.site, stmt: m.stmt.0 });
+            return Err(CodegenError::UnknownStmt {
+                site: m.site,
+                stmt: m.stmt.0,
+            });
         }
     }
-    let main = sources.get(prog.main_file).ok_or(CodegenError::MissingFile(prog.main_file.0))?;
+    let main = sources
+        .get(prog.main_file)
+        .ok_or(CodegenError::MissingFile(prog.main_file.0))?;
     let wrapped = Wrapped::from_runtime();
-    let mut ctx = Ctx { prog, sources, plan, wrapped: &wrapped, edits: BTreeMap::new(), notes: Vec::new() };
+    let mut ctx = Ctx {
+        prog,
+        sources,
+        plan,
+        wrapped: &wrapped,
+        edits: BTreeMap::new(),
+        notes: Vec::new(),
+    };
     let form = match prog.language {
         Language::C => {
             c::instrument(&mut ctx)?;
@@ -123,7 +143,11 @@ pub fn instrument_with(
         }
     };
     let Ctx { edits, notes, .. } = ctx;
-    let base = main.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base = main
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let mut files = Vec::new();
     // the main file always changes (MPI_Init/Finalize at least); output it first
     let mut order: Vec<FileId> = vec![prog.main_file];
@@ -133,9 +157,19 @@ pub fn instrument_with(
         let src = sources.get(id).ok_or(CodegenError::MissingFile(id.0))?;
         let e = edits.remove(&id).unwrap_or_default();
         let text = e.apply(&src.text, &src.path)?;
-        files.push(OutputFile { file: id, source: src.path.clone(), relative: relative(&src.path, &base), text });
+        files.push(OutputFile {
+            file: id,
+            source: src.path.clone(),
+            relative: relative(&src.path, &base),
+            text,
+        });
     }
-    Ok(Instrumented { language: prog.language, form, files, notes })
+    Ok(Instrumented {
+        language: prog.language,
+        form,
+        files,
+        notes,
+    })
 }
 
 /// The runtime's Fortran wrappers take `mpif.h`/`use mpi` arguments (INTEGER handles).
@@ -143,13 +177,18 @@ fn reject_mpi_f08(sources: &Sources) -> Result<(), CodegenError> {
     for (_, f) in sources.files() {
         for (i, line) in f.text.lines().enumerate() {
             let l = line.trim_start().to_ascii_lowercase();
-            let Some(rest) = l.strip_prefix("use") else { continue };
+            let Some(rest) = l.strip_prefix("use") else {
+                continue;
+            };
             let rest = rest.trim_start().trim_start_matches(',').trim_start();
             let rest = rest.strip_prefix("intrinsic").unwrap_or(rest).trim_start();
             let rest = rest.strip_prefix("::").unwrap_or(rest).trim_start();
             if rest.starts_with("mpi_f08") {
                 let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                return Err(CodegenError::MpiF08 { path: f.path.clone(), line });
+                return Err(CodegenError::MpiF08 {
+                    path: f.path.clone(),
+                    line,
+                });
             }
         }
     }
@@ -206,7 +245,10 @@ fn line_label(line: &str) -> Option<u32> {
 fn relative(path: &Path, base: &Path) -> PathBuf {
     match path.strip_prefix(base) {
         Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
-        _ => path.file_name().map(PathBuf::from).unwrap_or_else(|| path.to_path_buf()),
+        _ => path
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| path.to_path_buf()),
     }
 }
 
@@ -222,7 +264,10 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub fn text(&self, file: FileId) -> Result<&str, CodegenError> {
-        self.sources.get(file).map(|f| f.text.as_str()).ok_or(CodegenError::MissingFile(file.0))
+        self.sources
+            .get(file)
+            .map(|f| f.text.as_str())
+            .ok_or(CodegenError::MissingFile(file.0))
     }
 
     pub fn edits(&mut self, file: FileId) -> &mut Edits {
@@ -230,7 +275,10 @@ impl Ctx<'_> {
     }
 
     pub fn note(&mut self, span: Option<Span>, message: impl Into<String>) {
-        self.notes.push(Note { span, message: message.into() });
+        self.notes.push(Note {
+            span,
+            message: message.into(),
+        });
     }
 
     /// Nesting depth of a statement (0 at procedure level).
@@ -269,17 +317,29 @@ impl Ctx<'_> {
         let text = self.sources.text(s.span);
         let target: u32 = match self.prog.language {
             Language::C => {
-                let name = text.trim().strip_prefix("goto")?.trim().trim_end_matches(';').trim();
-                let body = file.text.get(proc.span.start as usize..proc.span.end as usize)?;
+                let name = text
+                    .trim()
+                    .strip_prefix("goto")?
+                    .trim()
+                    .trim_end_matches(';')
+                    .trim();
+                let body = file
+                    .text
+                    .get(proc.span.start as usize..proc.span.end as usize)?;
                 let at = c_label_offset(body, name)? + proc.span.start as usize;
                 u32::try_from(at).ok()?
             }
             Language::Fortran => {
-                let compact: String = text.to_ascii_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+                let compact: String = text
+                    .to_ascii_lowercase()
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
                 let label: u32 = compact.strip_prefix("goto")?.parse().ok()?;
                 let first = self.sources.first_line(proc.span);
                 let last = self.sources.last_line(proc.span);
-                let line = (first..=last).find(|&l| line_label(file.line_text(l)) == Some(label))?;
+                let line =
+                    (first..=last).find(|&l| line_label(file.line_text(l)) == Some(label))?;
                 // the target as a line-start offset: compared with loop spans by line below
                 file.line_start(line)
             }
@@ -291,12 +351,14 @@ impl Ctx<'_> {
             if let Some(l) = self.plan.loop_of(p) {
                 let (lo, hi) = match (&ps.kind, self.prog.language) {
                     (_, Language::C) => (ps.span.start, ps.span.end),
-                    (frontend::StmtKind::Loop(lp), _) => {
-                        (file.line_start(self.sources.first_line(ps.span)), file.line_start(self.sources.last_line(lp.end_span) + 1))
-                    }
-                    (frontend::StmtKind::While(w), _) => {
-                        (file.line_start(self.sources.first_line(ps.span)), file.line_start(self.sources.last_line(w.end_span) + 1))
-                    }
+                    (frontend::StmtKind::Loop(lp), _) => (
+                        file.line_start(self.sources.first_line(ps.span)),
+                        file.line_start(self.sources.last_line(lp.end_span) + 1),
+                    ),
+                    (frontend::StmtKind::While(w), _) => (
+                        file.line_start(self.sources.first_line(ps.span)),
+                        file.line_start(self.sources.last_line(w.end_span) + 1),
+                    ),
                     _ => (ps.span.start, ps.span.end),
                 };
                 if (lo..hi).contains(&target) {
@@ -330,23 +392,37 @@ mod tests {
     use super::*;
 
     fn load(name: &str, text: &str) -> frontend::Lowered {
-        frontend::load_str(name, text, &frontend::Options::default()).unwrap_or_else(|e| panic!("{e}"))
+        frontend::load_str(name, text, &frontend::Options::default())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
     fn mpi_f08_is_rejected_with_its_line() {
-        let l = load("a.f90", "program a\n  use mpi_f08\n  call MPI_Init()\nend program a\n");
+        let l = load(
+            "a.f90",
+            "program a\n  use mpi_f08\n  call MPI_Init()\nend program a\n",
+        );
         let plan = Plan::from_program(&l.program);
         let err = instrument(&l.program, &l.sources, &plan).err();
-        assert!(matches!(err, Some(CodegenError::MpiF08 { line: 2, .. })), "{err:?}");
+        assert!(
+            matches!(err, Some(CodegenError::MpiF08 { line: 2, .. })),
+            "{err:?}"
+        );
     }
 
     #[test]
     fn unknown_statement_in_plan_is_an_error() {
         let l = load("a.c", "int main(void) { return 0; }\n");
-        let plan = Plan::new(vec![Mark { stmt: StmtId(99), site: 1, role: Role::Comm }]);
+        let plan = Plan::new(vec![Mark {
+            stmt: StmtId(99),
+            site: 1,
+            role: Role::Comm,
+        }]);
         let err = instrument(&l.program, &l.sources, &plan).err();
-        assert!(matches!(err, Some(CodegenError::UnknownStmt { site: 1, stmt: 99 })), "{err:?}");
+        assert!(
+            matches!(err, Some(CodegenError::UnknownStmt { site: 1, stmt: 99 })),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -15,11 +15,17 @@ use serde::Serialize;
 pub enum Role {
     /// A counted or while loop: iterations per entry. `compute_phase`: the outermost loop of a
     /// computation phase, also timed (wall, thread CPU, MPI_Wtime) per entry.
-    Loop { compute_phase: bool },
+    Loop {
+        compute_phase: bool,
+    },
     /// The IF node for arm `arm` of an IR `if` (0 = the `if`, 1.. = its `else if`s).
-    Branch { arm: u32 },
+    Branch {
+        arm: u32,
+    },
     /// A call of the user procedure `callee` (a call statement or a call inside an expression).
-    Call { callee: String },
+    Call {
+        callee: String,
+    },
     /// An MPI communication call, recorded by the runtime's wrapper.
     Comm,
     MpiInit,
@@ -95,12 +101,22 @@ impl Plan {
             let Some(stmt) = n.stmt else { continue };
             let role = match &n.data {
                 apt::NodeData::Routine { .. } => continue,
-                apt::NodeData::Loop(l) => Role::Loop { compute_phase: l.compute },
-                apt::NodeData::If(_) => Role::Branch { arm: n.arm.unwrap_or(0) },
-                apt::NodeData::Call { callee, .. } => Role::Call { callee: callee.clone() },
+                apt::NodeData::Loop(l) => Role::Loop {
+                    compute_phase: l.compute,
+                },
+                apt::NodeData::If(_) => Role::Branch {
+                    arm: n.arm.unwrap_or(0),
+                },
+                apt::NodeData::Call { callee, .. } => Role::Call {
+                    callee: callee.clone(),
+                },
                 apt::NodeData::Comm(_) => Role::Comm,
             };
-            marks.push(Mark { stmt, site: n.site.0, role });
+            marks.push(Mark {
+                stmt,
+                site: n.site.0,
+                role,
+            });
         }
         let mut next = u32::try_from(apt.sites.len()).unwrap_or(u32::MAX);
         add_mpi_setup_marks(prog, &mut marks, &mut next);
@@ -113,7 +129,12 @@ impl Plan {
     /// [`Plan::from_apt`] on the same program (tested on every testdata program).
     pub fn from_program(prog: &Program) -> Plan {
         let comm_procs = communicating(prog);
-        let mut b = PlanBuilder { prog, comm_procs, marks: Vec::new(), next: 0 };
+        let mut b = PlanBuilder {
+            prog,
+            comm_procs,
+            marks: Vec::new(),
+            next: 0,
+        };
         for p in &prog.procs {
             // the APT's ROUTINE node takes the procedure's first id
             b.next += 1;
@@ -140,7 +161,11 @@ pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &
         if marks.iter().any(|k| k.stmt == s.id) {
             continue;
         }
-        marks.push(Mark { stmt: s.id, site: *next, role });
+        marks.push(Mark {
+            stmt: s.id,
+            site: *next,
+            role,
+        });
         *next += 1;
     }
 }
@@ -150,7 +175,21 @@ pub fn is_comm(op: MpiOp) -> bool {
     use MpiOp::*;
     op.is_point_to_point()
         || op.is_collective()
-        || matches!(op, Start | Startall | Wait | Waitall | Waitany | Waitsome | Test | Testall | Testany | Testsome | Probe | Iprobe)
+        || matches!(
+            op,
+            Start
+                | Startall
+                | Wait
+                | Waitall
+                | Waitany
+                | Waitsome
+                | Test
+                | Testall
+                | Testany
+                | Testsome
+                | Probe
+                | Iprobe
+        )
 }
 
 /// The user procedure `name` called from `proc`, unless `name` is an array there.
@@ -172,7 +211,12 @@ pub(crate) fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
         StmtKind::While(w) => w.cond.iter().collect(),
         StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
         StmtKind::Call(c) => c.args.iter().collect(),
-        StmtKind::Mpi(m) => m.args.iter().map(|a| &a.expr).chain(m.result.iter()).collect(),
+        StmtKind::Mpi(m) => m
+            .args
+            .iter()
+            .map(|a| &a.expr)
+            .chain(m.result.iter())
+            .collect(),
         StmtKind::Input(i) => i.targets.iter().collect(),
         StmtKind::Return { value } => value.iter().collect(),
         StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
@@ -205,7 +249,11 @@ pub(crate) fn callees(prog: &Program, s: &Stmt) -> Vec<ProcId> {
     if let StmtKind::Call(c) = &s.kind {
         out.extend(user_proc(prog, s.proc, &c.name));
     }
-    out.extend(expr_calls(prog, s).into_iter().filter_map(|(n, _)| user_proc(prog, s.proc, n)));
+    out.extend(
+        expr_calls(prog, s)
+            .into_iter()
+            .filter_map(|(n, _)| user_proc(prog, s.proc, n)),
+    );
     out
 }
 
@@ -242,25 +290,39 @@ struct PlanBuilder<'a> {
 
 impl PlanBuilder<'_> {
     fn push(&mut self, stmt: StmtId, role: Role) {
-        self.marks.push(Mark { stmt, site: self.next, role });
+        self.marks.push(Mark {
+            stmt,
+            site: self.next,
+            role,
+        });
         self.next += 1;
     }
 
     /// Whether the statements of `block` (and below) communicate.
     fn communicates(&self, block: &[StmtId]) -> bool {
-        self.prog.walk(block).into_iter().filter_map(|id| self.prog.stmt(id)).any(|s| {
-            matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op))
-                || callees(self.prog, s).iter().any(|c| self.comm_procs.contains(c))
-        })
+        self.prog
+            .walk(block)
+            .into_iter()
+            .filter_map(|id| self.prog.stmt(id))
+            .any(|s| {
+                matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op))
+                    || callees(self.prog, s)
+                        .iter()
+                        .any(|c| self.comm_procs.contains(c))
+            })
     }
 
     /// Whether `block` holds anything that becomes a node.
     fn has_node(&self, block: &[StmtId]) -> bool {
-        self.prog.walk(block).into_iter().filter_map(|id| self.prog.stmt(id)).any(|s| match &s.kind {
-            StmtKind::Loop(_) | StmtKind::While(_) => true,
-            StmtKind::Mpi(m) => is_comm(m.op),
-            _ => !callees(self.prog, s).is_empty(),
-        })
+        self.prog
+            .walk(block)
+            .into_iter()
+            .filter_map(|id| self.prog.stmt(id))
+            .any(|s| match &s.kind {
+                StmtKind::Loop(_) | StmtKind::While(_) => true,
+                StmtKind::Mpi(m) => is_comm(m.op),
+                _ => !callees(self.prog, s).is_empty(),
+            })
     }
 
     fn calls(&mut self, s: &Stmt) {
@@ -270,7 +332,11 @@ impl PlanBuilder<'_> {
                 names.push(c.name.clone());
             }
         }
-        names.extend(expr_calls(self.prog, s).into_iter().map(|(n, _)| n.to_string()));
+        names.extend(
+            expr_calls(self.prog, s)
+                .into_iter()
+                .map(|(n, _)| n.to_string()),
+        );
         for callee in names {
             self.push(s.id, Role::Call { callee });
         }
@@ -279,7 +345,9 @@ impl PlanBuilder<'_> {
     /// Pre-order over `block`; `in_phase`: inside a computation phase already.
     fn block(&mut self, block: &[StmtId], in_phase: bool) {
         for &id in block {
-            let Some(s) = self.prog.stmt(id) else { continue };
+            let Some(s) = self.prog.stmt(id) else {
+                continue;
+            };
             match &s.kind {
                 StmtKind::Loop(_) | StmtKind::While(_) => {
                     if let StmtKind::While(w) = &s.kind {
@@ -288,7 +356,12 @@ impl PlanBuilder<'_> {
                     self.calls(s);
                     let whole = [id];
                     let phase = !in_phase && !self.communicates(&whole);
-                    self.push(id, Role::Loop { compute_phase: phase });
+                    self.push(
+                        id,
+                        Role::Loop {
+                            compute_phase: phase,
+                        },
+                    );
                     match &s.kind {
                         StmtKind::Loop(l) => self.block(&l.body, in_phase || phase),
                         StmtKind::While(w) => {
@@ -309,7 +382,12 @@ impl PlanBuilder<'_> {
                     }
                     for (k, arm) in i.arms.iter().enumerate() {
                         if keep[k] {
-                            self.push(id, Role::Branch { arm: u32::try_from(k).unwrap_or(u32::MAX) });
+                            self.push(
+                                id,
+                                Role::Branch {
+                                    arm: u32::try_from(k).unwrap_or(u32::MAX),
+                                },
+                            );
                         }
                         self.block(&arm.body, in_phase);
                     }

@@ -14,9 +14,15 @@ pub fn skip_c_trivia(text: &str, mut pos: usize) -> usize {
             pos += 1;
         }
         if b.get(pos..pos + 2) == Some(b"/*") {
-            pos = text.get(pos + 2..).and_then(|t| t.find("*/")).map_or(b.len(), |i| pos + 2 + i + 2);
+            pos = text
+                .get(pos + 2..)
+                .and_then(|t| t.find("*/"))
+                .map_or(b.len(), |i| pos + 2 + i + 2);
         } else if b.get(pos..pos + 2) == Some(b"//") {
-            pos = text.get(pos..).and_then(|t| t.find('\n')).map_or(b.len(), |i| pos + i + 1);
+            pos = text
+                .get(pos..)
+                .and_then(|t| t.find('\n'))
+                .map_or(b.len(), |i| pos + i + 1);
         } else {
             return pos;
         }
@@ -85,14 +91,24 @@ pub fn c_find_keyword(text: &str, from: usize, limit: usize, kw: &str) -> Option
 
 /// In `text[start..end]`, the call of `name` (exact, or ASCII case-insensitive): the offset
 /// of the name and of its opening parenthesis. The name must stand as a whole word.
-pub fn find_call(text: &str, start: usize, end: usize, name: &str, ci: bool) -> Option<(usize, usize)> {
+pub fn find_call(
+    text: &str,
+    start: usize,
+    end: usize,
+    name: &str,
+    ci: bool,
+) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let end = end.min(b.len());
     let n = name.len();
     let mut pos = start;
     while pos + n <= end {
         let cand = b.get(pos..pos + n)?;
-        let same = if ci { cand.eq_ignore_ascii_case(name.as_bytes()) } else { cand == name.as_bytes() };
+        let same = if ci {
+            cand.eq_ignore_ascii_case(name.as_bytes())
+        } else {
+            cand == name.as_bytes()
+        };
         let left_ok = pos == 0 || !is_ident(b[pos - 1]);
         let right_ok = b.get(pos + n).is_none_or(|c| !is_ident(*c));
         if same && left_ok && right_ok {
@@ -111,7 +127,11 @@ pub fn find_call(text: &str, start: usize, end: usize, name: &str, ci: bool) -> 
 
 /// The first non-blank byte after `pos` within the same line, if any (`)` of `MPI_Finalize()`).
 pub fn next_non_blank(text: &str, pos: usize) -> Option<u8> {
-    text.as_bytes().get(pos..)?.iter().copied().find(|c| !c.is_ascii_whitespace())
+    text.as_bytes()
+        .get(pos..)?
+        .iter()
+        .copied()
+        .find(|c| !c.is_ascii_whitespace())
 }
 
 /// Every run of decimal digits in `text`, as numbers (to choose labels nobody uses).
@@ -120,7 +140,11 @@ pub fn numbers(text: &str) -> std::collections::BTreeSet<u64> {
     let mut cur: Option<u64> = None;
     for b in text.bytes() {
         if b.is_ascii_digit() {
-            cur = Some(cur.unwrap_or(0).saturating_mul(10).saturating_add(u64::from(b - b'0')));
+            cur = Some(
+                cur.unwrap_or(0)
+                    .saturating_mul(10)
+                    .saturating_add(u64::from(b - b'0')),
+            );
         } else if let Some(v) = cur.take() {
             out.insert(v);
         }
@@ -154,8 +178,14 @@ mod tests {
     fn calls_are_whole_words() {
         let t = "ierr = XMPI_Send(1); ierr = MPI_Send (a, 1)";
         assert_eq!(find_call(t, 0, t.len(), "MPI_Send", false), Some((28, 37)));
-        assert_eq!(find_call("CALL mpi_send(a)", 0, 16, "MPI_SEND", true), Some((5, 13)));
-        assert_eq!(find_call("CALL mpi_send(a)", 0, 16, "MPI_SEND", false), None);
+        assert_eq!(
+            find_call("CALL mpi_send(a)", 0, 16, "MPI_SEND", true),
+            Some((5, 13))
+        );
+        assert_eq!(
+            find_call("CALL mpi_send(a)", 0, 16, "MPI_SEND", false),
+            None
+        );
     }
 
     #[test]

@@ -15,7 +15,10 @@ fn scan(text: &str, prefix: &str, suffix: &str) -> BTreeSet<String> {
     let mut rest = text;
     while let Some(i) = rest.find(prefix) {
         let after = &rest[i + prefix.len()..];
-        let n = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
+        let n = after
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
         let name = &after[..n];
         if after[n..].starts_with('(') {
             if let Some(base) = name.strip_suffix(suffix) {
@@ -32,7 +35,12 @@ fn scan(text: &str, prefix: &str, suffix: &str) -> BTreeSet<String> {
 impl Wrapped {
     /// From the runtime embedded in this build.
     pub fn from_runtime() -> Wrapped {
-        let text = |name: &str| augur_runtime::FILES.iter().find(|f| f.name == name).map_or("", |f| f.text);
+        let text = |name: &str| {
+            augur_runtime::FILES
+                .iter()
+                .find(|f| f.name == name)
+                .map_or("", |f| f.text)
+        };
         Wrapped::from_texts(text("augur.h"), text("augur_fortran.c"))
     }
 
@@ -40,7 +48,10 @@ impl Wrapped {
     pub fn from_texts(header: &str, fortran: &str) -> Wrapped {
         // Fortran entry points are defined as `void augur_mpi_send_(`
         let fortran = scan(fortran, "void augur_mpi_", "_");
-        Wrapped { c: scan(header, "augur_MPI_", ""), fortran }
+        Wrapped {
+            c: scan(header, "augur_MPI_", ""),
+            fortran,
+        }
     }
 
     /// Whether the C function `name` (`MPI_Send`) has a wrapper `augur_MPI_Send`.
@@ -53,7 +64,9 @@ impl Wrapped {
     /// Whether the Fortran subroutine `name` (any case) has a wrapper `augur_mpi_xxx`.
     pub fn fortran(&self, name: &str) -> bool {
         let lower = name.to_ascii_lowercase();
-        lower.strip_prefix("mpi_").is_some_and(|b| self.fortran.contains(b))
+        lower
+            .strip_prefix("mpi_")
+            .is_some_and(|b| self.fortran.contains(b))
     }
 }
 
@@ -70,10 +83,23 @@ mod tests {
     #[test]
     fn reads_the_embedded_runtime() {
         let w = Wrapped::from_runtime();
-        for n in ["MPI_Send", "MPI_Irecv", "MPI_Waitall", "MPI_Comm_rank", "MPI_Init", "MPI_Finalize"] {
+        for n in [
+            "MPI_Send",
+            "MPI_Irecv",
+            "MPI_Waitall",
+            "MPI_Comm_rank",
+            "MPI_Init",
+            "MPI_Finalize",
+        ] {
             assert!(w.c(n), "{n}");
         }
-        for n in ["mpi_send", "MPI_SEND", "MPI_Allreduce", "mpi_init", "MPI_FINALIZE"] {
+        for n in [
+            "mpi_send",
+            "MPI_SEND",
+            "MPI_Allreduce",
+            "mpi_init",
+            "MPI_FINALIZE",
+        ] {
             assert!(w.fortran(n), "{n}");
         }
         assert!(!w.c("MPI_Wtime"));

@@ -5,7 +5,12 @@
 //! Fortran twins count the same iterations and branches at the same sites. Three programs
 //! (C, fixed-form, free-form) also run under SimGrid SMPI. Fails loudly without MPI.
 //! `AUGUR_E2E_ONLY=name[,name]` restricts the programs (for debugging).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 
 mod common;
 
@@ -25,7 +30,9 @@ fn every_testdata_program_under_open_mpi() {
         for lang in [Lang::C, Lang::Fortran] {
             let case = Case::new(&prog, lang);
             match case.run_open_mpi(tmp.path(), &rt) {
-                Ok((_, _, ranks)) => counters.push(ranks.iter().map(site_counters).collect::<Vec<_>>()),
+                Ok((_, _, ranks)) => {
+                    counters.push(ranks.iter().map(site_counters).collect::<Vec<_>>())
+                }
                 Err(e) => failures.push(format!("{} ({lang:?}): {e}", prog.name)),
             }
         }
@@ -33,12 +40,20 @@ fn every_testdata_program_under_open_mpi() {
         // branches: C counts in the body, Fortran mostly computes trip counts at entry
         if let [c, f] = counters.as_slice() {
             if c != f {
-                failures.push(format!("{}: C and Fortran loop/branch counters differ:\nC {c:?}\nF {f:?}", prog.name));
+                failures.push(format!(
+                    "{}: C and Fortran loop/branch counters differ:\nC {c:?}\nF {f:?}",
+                    prog.name
+                ));
             }
         }
     }
     eprintln!("open mpi end to end: {:.1} s", t0.elapsed().as_secs_f64());
-    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// A rank's loop and branch aggregates as a sorted list of (kind, arm, count, sum, min, max):
@@ -63,15 +78,26 @@ fn c_fixed_and_free_form_under_smpi() {
     let tmp = tempfile::tempdir().unwrap();
     let rt = Runtime::build(tmp.path(), Mpi::Smpi);
     let mut failures = Vec::new();
-    for (name, lang) in [("stencil", Lang::C), ("sweep", Lang::Fortran), ("atm2d", Lang::Fortran)] {
-        let Some(prog) = programs().into_iter().find(|p| p.name == name) else { continue };
+    for (name, lang) in [
+        ("stencil", Lang::C),
+        ("sweep", Lang::Fortran),
+        ("atm2d", Lang::Fortran),
+    ] {
+        let Some(prog) = programs().into_iter().find(|p| p.name == name) else {
+            continue;
+        };
         let case = Case::new(&prog, lang);
         if let Err(e) = case.check_smpi(tmp.path(), &rt, 4) {
             failures.push(format!("{name} ({lang:?}): {e}"));
         }
     }
     eprintln!("smpi end to end: {:.1} s", t0.elapsed().as_secs_f64());
-    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 /// Hand-written programs with the awkward constructs (tests/data/edge.*): unbraced bodies, early
@@ -85,7 +111,11 @@ fn edge_constructs_keep_their_output() {
     let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut failures = Vec::new();
-    for (file, lang, fixed) in [("edge.c", Lang::C, false), ("edge.f", Lang::Fortran, true), ("edge.f90", Lang::Fortran, false)] {
+    for (file, lang, fixed) in [
+        ("edge.c", Lang::C, false),
+        ("edge.f", Lang::Fortran, true),
+        ("edge.f90", Lang::Fortran, false),
+    ] {
         let case = Case {
             name: file.replace('.', "_"),
             lang,
@@ -96,7 +126,9 @@ fn edge_constructs_keep_their_output() {
         };
         match case.run_open_mpi(tmp.path(), &rt) {
             Err(e) => failures.push(format!("{file}: {e}")),
-            Ok((lowered, plan, ranks)) if lang == Lang::C => checker_catches_damage(&lowered.program, &plan, &ranks),
+            Ok((lowered, plan, ranks)) if lang == Lang::C => {
+                checker_catches_damage(&lowered.program, &plan, &ranks)
+            }
             Ok(_) => {}
         }
     }
@@ -104,13 +136,21 @@ fn edge_constructs_keep_their_output() {
 }
 
 /// The trace checks fail when a record is missing or a message does not match.
-fn checker_catches_damage(prog: &frontend::Program, plan: &codegen::Plan, ranks: &[trace::RankTrace]) {
+fn checker_catches_damage(
+    prog: &frontend::Program,
+    plan: &codegen::Plan,
+    ranks: &[trace::RankTrace],
+) {
     let mut no_loops = ranks.to_vec();
-    no_loops[0].aggregates.retain(|a| a.kind != trace::AggKind::Loop);
+    no_loops[0]
+        .aggregates
+        .retain(|a| a.kind != trace::AggKind::Loop);
     let err = check_traces(prog, plan, &no_loops).expect_err("missing loop records must fail");
     assert!(err.contains("loop site"), "{err}");
     let mut no_branches = ranks.to_vec();
-    no_branches[1].aggregates.retain(|a| a.kind != trace::AggKind::Branch);
+    no_branches[1]
+        .aggregates
+        .retain(|a| a.kind != trace::AggKind::Branch);
     let err = check_traces(prog, plan, &no_branches).expect_err("missing branch records must fail");
     assert!(err.contains("branch site"), "{err}");
     let mut bad_send = ranks.to_vec();

@@ -11,20 +11,40 @@ use codegen::{Plan, Role};
 use common::*;
 
 fn roles(plan: &Plan) -> BTreeSet<(u32, Role)> {
-    plan.marks().iter().map(|m| (m.stmt.0, m.role.clone())).collect()
+    plan.marks()
+        .iter()
+        .map(|m| (m.stmt.0, m.role.clone()))
+        .collect()
 }
 
 fn check(src: &std::path::Path, include_dirs: Vec<std::path::PathBuf>) {
-    let opts = frontend::Options { include_dirs, ..Default::default() };
+    let opts = frontend::Options {
+        include_dirs,
+        ..Default::default()
+    };
     let lowered = frontend::load(src, &opts).unwrap();
     let tree = apt::build(&lowered, &apt::AptOptions::default());
     let from_apt = Plan::from_apt(&tree, &lowered.program);
     // every APT site except routines is marked once, under its own id
-    let sites: BTreeSet<u32> = tree.sites.iter().filter(|s| s.kind != apt::NodeKind::Routine).map(|s| s.id.0).collect();
-    let marked: BTreeSet<u32> = from_apt.marks().iter().map(|m| m.site).filter(|s| (*s as usize) < tree.sites.len()).collect();
+    let sites: BTreeSet<u32> = tree
+        .sites
+        .iter()
+        .filter(|s| s.kind != apt::NodeKind::Routine)
+        .map(|s| s.id.0)
+        .collect();
+    let marked: BTreeSet<u32> = from_apt
+        .marks()
+        .iter()
+        .map(|m| m.site)
+        .filter(|s| (*s as usize) < tree.sites.len())
+        .collect();
     assert_eq!(sites, marked, "{}", src.display());
     let ids: Vec<u32> = from_apt.marks().iter().map(|m| m.site).collect();
-    assert_eq!(ids.len(), ids.iter().collect::<BTreeSet<_>>().len(), "site ids unique");
+    assert_eq!(
+        ids.len(),
+        ids.iter().collect::<BTreeSet<_>>().len(),
+        "site ids unique"
+    );
     let from_program = Plan::from_program(&lowered.program);
     assert_eq!(roles(&from_apt), roles(&from_program), "{}", src.display());
     assert_eq!(from_apt, from_program, "{}: same site ids", src.display());

@@ -15,7 +15,11 @@ fn instrumented(rel: &str) -> String {
     }
     for n in &out.notes {
         let at = n.span.map(|sp| lowered.sources.start(sp));
-        s.push_str(&format!("note: {} (line {})\n", n.message, at.map_or(0, |a| a.line)));
+        s.push_str(&format!(
+            "note: {} (line {})\n",
+            n.message,
+            at.map_or(0, |a| a.line)
+        ));
     }
     s
 }

@@ -14,20 +14,37 @@ impl F<'_, '_> {
         let prog = self.ctx.prog;
         for s in &prog.stmts {
             let StmtKind::If(i) = &s.kind else { continue };
-            let logical = i.end_span.start == s.span.start && i.arms.len() == 1 && i.else_body.is_none();
+            let logical =
+                i.end_span.start == s.span.start && i.arms.len() == 1 && i.else_body.is_none();
             let Some(arm) = i.arms.first() else { continue };
             if !logical {
                 continue;
             }
             let needs = !self.ctx.plan.branches_of(s.id).is_empty()
-                || arm.body.iter().any(|b| self.lines.before.contains_key(b) || self.lines.after.contains_key(b));
+                || arm
+                    .body
+                    .iter()
+                    .any(|b| self.lines.before.contains_key(b) || self.lines.after.contains_key(b));
             if !needs {
                 continue;
             }
             let f = self.file(s.span.file)?;
             let cond_end = arm.cond.span.end as usize;
-            let Some(close) = f.text.get(cond_end..).and_then(|t| t.find(')')).map(|i| cond_end + i + 1) else { continue };
-            let Some(body_start) = arm.body.iter().filter_map(|b| self.stmt(*b)).map(|b| b.span.start as usize).min() else {
+            let Some(close) = f
+                .text
+                .get(cond_end..)
+                .and_then(|t| t.find(')'))
+                .map(|i| cond_end + i + 1)
+            else {
+                continue;
+            };
+            let Some(body_start) = arm
+                .body
+                .iter()
+                .filter_map(|b| self.stmt(*b))
+                .map(|b| b.span.start as usize)
+                .min()
+            else {
                 continue;
             };
             if body_start < close {
@@ -38,7 +55,11 @@ impl F<'_, '_> {
             let body_indent = self.inner_indent(&first);
             let last = self.ctx.sources.last_line(s.span);
             let at = f.line_start(last + 1) as usize;
-            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
+            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
+                "\n"
+            } else {
+                ""
+            };
             let end_if = format!("{prefix}{}", self.render(&first, "end if"));
             let e = self.ctx.edits(s.span.file);
             e.replace(close, body_start, " then\n", Key::replace());
@@ -64,14 +85,21 @@ impl F<'_, '_> {
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let inner = self.inner_indent(&first);
             let code_for = |j: u32| -> Vec<String> {
-                let mut c: Vec<String> = marks.range(..j).map(|(_, site)| format!("call augur_branch({site}, 1)")).collect();
+                let mut c: Vec<String> = marks
+                    .range(..j)
+                    .map(|(_, site)| format!("call augur_branch({site}, 1)"))
+                    .collect();
                 if let Some(site) = marks.get(&j) {
                     c.push(format!("call augur_branch({site}, 0)"));
                 }
                 c
             };
-            let rest: Vec<String> = marks.values().map(|site| format!("call augur_branch({site}, 1)")).collect();
-            let lines = |v: &[String]| -> String { v.iter().map(|c| format!("{inner}{c}\n")).collect() };
+            let rest: Vec<String> = marks
+                .values()
+                .map(|site| format!("call augur_branch({site}, 1)"))
+                .collect();
+            let lines =
+                |v: &[String]| -> String { v.iter().map(|c| format!("{inner}{c}\n")).collect() };
             if let Some((_, body_start)) = self.converted.get(&s.id).copied() {
                 // the converted logical IF: markers after THEN, ELSE before END IF
                 let e = self.ctx.edits(file);
@@ -79,7 +107,11 @@ impl F<'_, '_> {
                 let last = self.ctx.sources.last_line(s.span);
                 let f = self.file(file)?;
                 let at = f.line_start(last + 1) as usize;
-                let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
+                let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
+                    "\n"
+                } else {
+                    ""
+                };
                 let text = format!("{prefix}{}{}", self.render(&first, "else"), lines(&rest));
                 self.ctx.edits(file).insert(at, text, Key::after(2 * d));
                 continue;
@@ -97,7 +129,8 @@ impl F<'_, '_> {
                     .and_then(|t| t.to_ascii_lowercase().find("then"))
                     .map(|k| cond_end + k);
                 let Some(then) = then else {
-                    self.ctx.note(Some(s.span), "THEN not found: branch markers left out");
+                    self.ctx
+                        .note(Some(s.span), "THEN not found: branch markers left out");
                     break;
                 };
                 let line = f.line_of(u32::try_from(then).unwrap_or(u32::MAX));
@@ -110,7 +143,9 @@ impl F<'_, '_> {
                 if !code.is_empty() {
                     let at = f.line_start(line + 1) as usize;
                     let text = lines(&code);
-                    self.ctx.edits(file).insert(at, text, Key::before(2 * d + 1));
+                    self.ctx
+                        .edits(file)
+                        .insert(at, text, Key::before(2 * d + 1));
                 }
             }
             let f = self.file(file)?;
@@ -119,66 +154,106 @@ impl F<'_, '_> {
                 if is_comment(f.line_text(l), self.form) {
                     return false;
                 }
-                let c = code_of(f.line_text(l), self.form).trim_start().to_ascii_lowercase();
-                let is_else = c.starts_with("else") && !c[4..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_');
+                let c = code_of(f.line_text(l), self.form)
+                    .trim_start()
+                    .to_ascii_lowercase();
+                let is_else = c.starts_with("else")
+                    && !c[4..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_');
                 is_else && !c[4..].trim_start().starts_with("if") && !c.starts_with("elseif")
             });
             let text = lines(&rest);
             match (else_line, &i.else_body) {
                 (Some(l), Some(_)) => {
                     let at = f.line_start(l + 1) as usize;
-                    self.ctx.edits(file).insert(at, text, Key::before(2 * d + 1));
+                    self.ctx
+                        .edits(file)
+                        .insert(at, text, Key::before(2 * d + 1));
                 }
                 (None, None) => {
                     let at = f.line_start(end_line) as usize;
                     let text = format!("{}{text}", self.render(&first, "else"));
                     self.ctx.edits(file).insert(at, text, Key::after(2 * d + 1));
                 }
-                _ => self.ctx.note(Some(s.span), "ELSE not found: its branch marker is left out"),
+                _ => self.ctx.note(
+                    Some(s.span),
+                    "ELSE not found: its branch marker is left out",
+                ),
             }
         }
         Ok(())
     }
 
     /// SELECT CASE: markers after each CASE line, a CASE DEFAULT added when there is none.
-    fn select_case(&mut self, s: &Stmt, i: &frontend::If, marks: &BTreeMap<u32, u32>, d: i64) -> Result<(), CodegenError> {
+    fn select_case(
+        &mut self,
+        s: &Stmt,
+        i: &frontend::If,
+        marks: &BTreeMap<u32, u32>,
+        d: i64,
+    ) -> Result<(), CodegenError> {
         let file = s.span.file;
         let f = self.file(file)?;
         let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
         let inner = self.inner_indent(&first);
-        let line_of = |codes: Vec<String>| -> String { codes.iter().map(|c| format!("{inner}{c}\n")).collect() };
+        let line_of = |codes: Vec<String>| -> String {
+            codes.iter().map(|c| format!("{inner}{c}\n")).collect()
+        };
         let mut has_default = false;
         let mut edits = Vec::new();
         for (j, arm) in i.arms.iter().enumerate() {
             let head = self.ctx.sources.first_line(arm.cond.span);
             let text = f.line_text(head);
             let continued = match self.form {
-                FortranForm::Free => text.split('!').next().unwrap_or("").trim_end().ends_with('&'),
+                FortranForm::Free => text
+                    .split('!')
+                    .next()
+                    .unwrap_or("")
+                    .trim_end()
+                    .ends_with('&'),
                 FortranForm::Fixed => {
                     let next = f.line_text(head + 1);
-                    next.len() > 5 && !next.starts_with(['c', 'C', '*', '!']) && !matches!(next.as_bytes()[5], b' ' | b'0')
+                    next.len() > 5
+                        && !next.starts_with(['c', 'C', '*', '!'])
+                        && !matches!(next.as_bytes()[5], b' ' | b'0')
                 }
             };
             if continued {
-                self.ctx.note(Some(s.span), "CASE selector on several lines: branch markers left out");
+                self.ctx.note(
+                    Some(s.span),
+                    "CASE selector on several lines: branch markers left out",
+                );
                 return Ok(());
             }
             let lower = code_of(text, self.form).to_ascii_lowercase();
             has_default |= lower.contains("default");
             let j = u32::try_from(j).unwrap_or(u32::MAX);
-            let mut codes: Vec<String> = marks.range(..j).map(|(_, site)| format!("call augur_branch({site}, 1)")).collect();
+            let mut codes: Vec<String> = marks
+                .range(..j)
+                .map(|(_, site)| format!("call augur_branch({site}, 1)"))
+                .collect();
             if let Some(site) = marks.get(&j) {
                 codes.push(format!("call augur_branch({site}, 0)"));
             }
             if !codes.is_empty() {
-                edits.push((f.line_start(head + 1) as usize, line_of(codes), Key::before(2 * d + 1)));
+                edits.push((
+                    f.line_start(head + 1) as usize,
+                    line_of(codes),
+                    Key::before(2 * d + 1),
+                ));
             }
         }
         if !has_default {
             let end = f.line_start(self.ctx.sources.last_line(i.end_span)) as usize;
-            let rest: Vec<String> = marks.values().map(|site| format!("call augur_branch({site}, 1)")).collect();
+            let rest: Vec<String> = marks
+                .values()
+                .map(|site| format!("call augur_branch({site}, 1)"))
+                .collect();
             let case_indent = self.render(&first, "case default");
-            edits.push((end, format!("{case_indent}{}", line_of(rest)), Key::after(2 * d + 1)));
+            edits.push((
+                end,
+                format!("{case_indent}{}", line_of(rest)),
+                Key::after(2 * d + 1),
+            ));
         }
         for (at, text, key) in edits {
             self.ctx.edits(file).insert(at, text, key);

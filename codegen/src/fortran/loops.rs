@@ -11,9 +11,9 @@ use crate::{CodegenError, FortranForm};
 
 /// Intrinsics without side effects that may appear in DO bounds evaluated twice.
 const PURE_INTRINSICS: &[&str] = &[
-    "min", "max", "mod", "modulo", "abs", "int", "nint", "dble", "real", "float", "ifix", "idint", "size", "lbound",
-    "ubound", "len", "len_trim", "iand", "ior", "ieor", "ishft", "sign", "dim", "min0", "max0", "sqrt", "floor",
-    "ceiling", "merge", "kind", "huge", "tiny",
+    "min", "max", "mod", "modulo", "abs", "int", "nint", "dble", "real", "float", "ifix", "idint",
+    "size", "lbound", "ubound", "len", "len_trim", "iand", "ior", "ieor", "ishft", "sign", "dim",
+    "min0", "max0", "sqrt", "floor", "ceiling", "merge", "kind", "huge", "tiny",
 ];
 
 /// The label of a DO header (`DO 20 I = ...`, `do 20, i = ...`) and its byte range in `header`.
@@ -24,7 +24,11 @@ fn do_label(header: &str) -> Option<(u32, usize, usize)> {
     let rest = t.strip_prefix("do")?;
     let skip = rest.len() - rest.trim_start().len();
     let start = off + 2 + skip;
-    let n = lower.get(start..)?.bytes().take_while(u8::is_ascii_digit).count();
+    let n = lower
+        .get(start..)?
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
     if n == 0 {
         return None;
     }
@@ -39,14 +43,26 @@ impl F<'_, '_> {
     /// and no EXIT, RETURN, GOTO or STOP anywhere in the nest. Otherwise `None` (count in the
     /// body). Measured: an INTEGER*8 increment in an inner loop costs gfortran -O2 up to 40%.
     pub(super) fn entry_trip(&self, s: &Stmt) -> Option<String> {
-        let StmtKind::Loop(l) = &s.kind else { return None };
+        let StmtKind::Loop(l) = &s.kind else {
+            return None;
+        };
         let prog = self.ctx.prog;
         for id in prog.walk(&l.body) {
             match &prog.stmt(id)?.kind {
                 StmtKind::Break | StmtKind::Return { .. } => return None,
-                StmtKind::Opaque(o) if !matches!(o.reason.as_str(), "continue" | "print statement" | "write statement") => {
+                StmtKind::Opaque(o)
+                    if !matches!(
+                        o.reason.as_str(),
+                        "continue" | "print statement" | "write statement"
+                    ) =>
+                {
                     let r = o.reason.to_ascii_lowercase();
-                    if r.contains("goto") || r.contains("stop") || r.contains("if") || r.contains("error") || r.contains("return") {
+                    if r.contains("goto")
+                        || r.contains("stop")
+                        || r.contains("if")
+                        || r.contains("error")
+                        || r.contains("return")
+                    {
                         return None;
                     }
                 }
@@ -56,9 +72,19 @@ impl F<'_, '_> {
         let text = |e: &frontend::SrcExpr| -> Option<String> {
             for sub in e.walk() {
                 match &sub.kind {
-                    frontend::SrcExprKind::Call { name, .. } if !PURE_INTRINSICS.contains(&name.as_str()) => return None,
-                    frontend::SrcExprKind::Index { array, .. } if user_proc(prog, s.proc, array).is_some() => return None,
-                    frontend::SrcExprKind::Opaque { .. } | frontend::SrcExprKind::Input(_) => return None,
+                    frontend::SrcExprKind::Call { name, .. }
+                        if !PURE_INTRINSICS.contains(&name.as_str()) =>
+                    {
+                        return None
+                    }
+                    frontend::SrcExprKind::Index { array, .. }
+                        if user_proc(prog, s.proc, array).is_some() =>
+                    {
+                        return None
+                    }
+                    frontend::SrcExprKind::Opaque { .. } | frontend::SrcExprKind::Input(_) => {
+                        return None
+                    }
                     _ => {}
                 }
             }
@@ -93,10 +119,19 @@ impl F<'_, '_> {
         let line = self.ctx.sources.last_line(header) + 1;
         let at = f.line_start(line) as usize;
         let like = f.line_text(self.ctx.sources.first_line(header));
-        let text = format!("{}augur_n_{site} = augur_n_{site} + 1\n", self.inner_indent(like));
-        let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
+        let text = format!(
+            "{}augur_n_{site} = augur_n_{site} + 1\n",
+            self.inner_indent(like)
+        );
+        let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
+            "\n"
+        } else {
+            ""
+        };
         let d = self.ctx.depth(s.id);
-        self.ctx.edits(header.file).insert(at, format!("{prefix}{text}"), Key::before(2 * d + 1));
+        self.ctx
+            .edits(header.file)
+            .insert(at, format!("{prefix}{text}"), Key::before(2 * d + 1));
         Ok(())
     }
 
@@ -106,7 +141,9 @@ impl F<'_, '_> {
         // (file, terminator line, label) → loops, outermost first (ascending start)
         let mut groups: BTreeMap<(FileId, u32, u32), Vec<StmtId>> = BTreeMap::new();
         for s in &prog.stmts {
-            let Some((site, phase)) = self.ctx.plan.loop_of(s.id) else { continue };
+            let Some((site, phase)) = self.ctx.plan.loop_of(s.id) else {
+                continue;
+            };
             let (header, end) = match &s.kind {
                 StmtKind::Loop(l) => (l.header_span, l.end_span),
                 StmtKind::While(w) => (w.header_span, w.end_span),
@@ -115,23 +152,38 @@ impl F<'_, '_> {
             let htext = self.ctx.sources.text(header);
             if let Some((label, _, _)) = do_label(htext) {
                 let line = self.ctx.sources.last_line(end);
-                groups.entry((end.file, line, label)).or_default().push(s.id);
+                groups
+                    .entry((end.file, line, label))
+                    .or_default()
+                    .push(s.id);
             } else {
-                self.lines.after.entry(s.id).or_default().extend(exit_lines(site, phase));
+                self.lines
+                    .after
+                    .entry(s.id)
+                    .or_default()
+                    .extend(exit_lines(site, phase));
             }
         }
         for ((file, line, _label), mut loops) in groups {
             loops.sort_by_key(|id| self.stmt(*id).map_or(0, |s| s.span.start));
             let f = self.file(file)?;
-            let term = code_of(f.line_text(line), self.form).trim().to_ascii_lowercase();
+            let term = code_of(f.line_text(line), self.form)
+                .trim()
+                .to_ascii_lowercase();
             let keeps_label = term == "continue" || term == "enddo" || term == "end do";
             let at = f.line_start(line + 1) as usize;
-            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
+            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
+                "\n"
+            } else {
+                ""
+            };
             let like = f.line_text(line).to_string();
             let n = loops.len();
             for (k, id) in loops.iter().enumerate().rev() {
                 let Some(s) = self.stmt(*id) else { continue };
-                let Some((site, phase)) = self.ctx.plan.loop_of(*id) else { continue };
+                let Some((site, phase)) = self.ctx.plan.loop_of(*id) else {
+                    continue;
+                };
                 let d = self.ctx.depth(*id);
                 let innermost = k + 1 == n;
                 let mut text = String::from(prefix);
@@ -142,9 +194,13 @@ impl F<'_, '_> {
                         StmtKind::While(w) => w.header_span,
                         _ => continue,
                     };
-                    let Some((_, a, b)) = do_label(self.ctx.sources.text(header)) else { continue };
+                    let Some((_, a, b)) = do_label(self.ctx.sources.text(header)) else {
+                        continue;
+                    };
                     let h = header.start as usize;
-                    self.ctx.edits(file).replace(h + a, h + b, fresh.to_string(), Key::replace());
+                    self.ctx
+                        .edits(file)
+                        .replace(h + a, h + b, fresh.to_string(), Key::replace());
                     text.push_str(&match self.form {
                         FortranForm::Fixed => format!("{fresh:>5} continue\n"),
                         FortranForm::Free => self.render(&like, &format!("{fresh} continue")),

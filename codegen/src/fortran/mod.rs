@@ -50,7 +50,14 @@ struct F<'c, 'a> {
 }
 
 pub(crate) fn instrument(ctx: &mut Ctx<'_>, form: FortranForm) -> Result<(), CodegenError> {
-    let mut f = F { ctx, form, lines: Lines::default(), converted: BTreeMap::new(), fresh: BTreeMap::new(), used: BTreeMap::new() };
+    let mut f = F {
+        ctx,
+        form,
+        lines: Lines::default(),
+        converted: BTreeMap::new(),
+        fresh: BTreeMap::new(),
+        used: BTreeMap::new(),
+    };
     f.collect()?;
     f.loop_ends()?;
     f.convert_logical_ifs()?;
@@ -73,7 +80,9 @@ fn exit_lines(site: u32, phase: bool) -> Vec<String> {
 fn code_of(line: &str, form: FortranForm) -> &str {
     match form {
         FortranForm::Fixed => line.get(6..).unwrap_or(""),
-        FortranForm::Free => line.trim_start().trim_start_matches(|c: char| c.is_ascii_digit()),
+        FortranForm::Free => line
+            .trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit()),
     }
 }
 
@@ -82,7 +91,6 @@ fn is_comment(line: &str, form: FortranForm) -> bool {
     let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
     fixed || line.trim_start().starts_with('!') || line.trim().is_empty()
 }
-
 
 impl<'a> F<'_, 'a> {
     fn file(&self, id: FileId) -> Result<&'a SourceFile, CodegenError> {
@@ -105,7 +113,11 @@ impl<'a> F<'_, 'a> {
             }
             FortranForm::Free => {
                 let ws = like.len() - like.trim_start().len();
-                let label = like.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                let label = like
+                    .trim_start()
+                    .bytes()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
                 let extra = if label > 0 { label + 1 } else { 0 };
                 format!("{}{code}\n", " ".repeat((ws + extra).min(60)))
             }
@@ -118,7 +130,9 @@ impl<'a> F<'_, 'a> {
             FortranForm::Fixed => "   X",
             FortranForm::Free => "  X",
         };
-        self.render(like, step).trim_end_matches(['X', '\n']).to_string()
+        self.render(like, step)
+            .trim_end_matches(['X', '\n'])
+            .to_string()
     }
 
     fn fresh_label(&mut self, file: FileId) -> Result<u64, CodegenError> {
@@ -140,10 +154,17 @@ impl<'a> F<'_, 'a> {
         let prog = self.ctx.prog;
         for s in &prog.stmts {
             let marks = self.ctx.plan.of_stmt(s.id).to_vec();
-            let compound = matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::If(_));
+            let compound = matches!(
+                s.kind,
+                StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::If(_)
+            );
             for m in &marks {
                 match &m.role {
-                    Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::CommSizeRank => self.mpi(s, m.site)?,
+                    Role::Comm
+                    | Role::MpiInit
+                    | Role::MpiFinalize
+                    | Role::MpiAbort
+                    | Role::CommSizeRank => self.mpi(s, m.site)?,
                     Role::Loop { compute_phase } => {
                         let site = m.site;
                         let trip = self.entry_trip(s);
@@ -167,9 +188,17 @@ impl<'a> F<'_, 'a> {
                         }
                     }
                     Role::Call { callee } => {
-                        let (enter, exit) = (format!("call augur_call_enter({})", m.site), format!("call augur_call_exit({})", m.site));
+                        let (enter, exit) = (
+                            format!("call augur_call_enter({})", m.site),
+                            format!("call augur_call_exit({})", m.site),
+                        );
                         if callees(prog, s).is_empty() {
-                            self.ctx.note(Some(s.span), format!("call of `{callee}` not found in the statement: not counted"));
+                            self.ctx.note(
+                                Some(s.span),
+                                format!(
+                                    "call of `{callee}` not found in the statement: not counted"
+                                ),
+                            );
                             continue;
                         }
                         // a call in a loop header or condition runs before the construct's body
@@ -211,16 +240,30 @@ impl<'a> F<'_, 'a> {
 
     /// `call mpi_xxx(` → `call augur_mpi_xxx(S, `.
     fn mpi(&mut self, s: &Stmt, site: u32) -> Result<(), CodegenError> {
-        let StmtKind::Mpi(m) = &s.kind else { return Ok(()) };
+        let StmtKind::Mpi(m) = &s.kind else {
+            return Ok(());
+        };
         if !self.ctx.wrapped.fortran(&m.name) {
             if is_comm(m.op) {
-                self.ctx.note(Some(s.span), format!("`{}` has no runtime wrapper: not traced", m.name));
+                self.ctx.note(
+                    Some(s.span),
+                    format!("`{}` has no runtime wrapper: not traced", m.name),
+                );
             }
             return Ok(());
         }
         let f = self.file(s.span.file)?;
-        let Some((name_at, paren)) = find_call(&f.text, s.span.start as usize, s.span.end as usize, &m.name, true) else {
-            self.ctx.note(Some(s.span), format!("`{}` not found in the statement's text: not traced", m.name));
+        let Some((name_at, paren)) = find_call(
+            &f.text,
+            s.span.start as usize,
+            s.span.end as usize,
+            &m.name,
+            true,
+        ) else {
+            self.ctx.note(
+                Some(s.span),
+                format!("`{}` not found in the statement's text: not traced", m.name),
+            );
             return Ok(());
         };
         let line = f.line_of(u32::try_from(paren).unwrap_or(u32::MAX));
@@ -235,7 +278,11 @@ impl<'a> F<'_, 'a> {
                 (132, format!("&\n{}& {add}", " ".repeat(ws + 4)))
             }
         };
-        let args = if cols + "augur_".len() + add.len() > limit { split } else { add };
+        let args = if cols + "augur_".len() + add.len() > limit {
+            split
+        } else {
+            add
+        };
         let e = self.ctx.edits(s.span.file);
         e.insert(name_at, "augur_", Key::inline(0));
         e.insert(paren + 1, args, Key::inline(0));
@@ -250,7 +297,11 @@ impl<'a> F<'_, 'a> {
             .keys()
             .filter_map(|i| prog.stmt(*i))
             .flat_map(|s| match &s.kind {
-                StmtKind::If(i) => i.arms.iter().flat_map(|a| a.body.iter().map(|b| (*b, s.id))).collect::<Vec<_>>(),
+                StmtKind::If(i) => i
+                    .arms
+                    .iter()
+                    .flat_map(|a| a.body.iter().map(|b| (*b, s.id)))
+                    .collect::<Vec<_>>(),
                 _ => Vec::new(),
             })
             .collect();
@@ -266,7 +317,9 @@ impl<'a> F<'_, 'a> {
                 let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
                 let inner = self.inner_indent(&like);
                 let text: String = codes.iter().map(|c| format!("{inner}{c}\n")).collect();
-                self.ctx.edits(file).insert(body_start, text, Key::before(2 * d + 2));
+                self.ctx
+                    .edits(file)
+                    .insert(body_start, text, Key::before(2 * d + 2));
                 continue;
             }
             let ls = f.line_start(first) as usize;
@@ -287,9 +340,18 @@ impl<'a> F<'_, 'a> {
                 }
                 // blank the digits where they stand (same length: columns and tab format kept)
                 let ws = line.len() - line.trim_start().len();
-                let n = line.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                let n = line
+                    .trim_start()
+                    .bytes()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
                 if n > 0 {
-                    self.ctx.edits(file).replace(ls + ws, ls + ws + n, " ".repeat(n), Key::replace());
+                    self.ctx.edits(file).replace(
+                        ls + ws,
+                        ls + ws + n,
+                        " ".repeat(n),
+                        Key::replace(),
+                    );
                     rest = tail;
                 } else {
                     text.clear();
@@ -309,8 +371,16 @@ impl<'a> F<'_, 'a> {
             let like = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let last = self.ctx.sources.last_line(s.span);
             let at = f.line_start(last + 1) as usize;
-            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') { "\n" } else { "" };
-            let inner = if body_of.contains_key(&id) { self.inner_indent(&like) } else { String::new() };
+            let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
+                "\n"
+            } else {
+                ""
+            };
+            let inner = if body_of.contains_key(&id) {
+                self.inner_indent(&like)
+            } else {
+                String::new()
+            };
             let text: String = std::iter::once(prefix.to_string())
                 .chain(codes.iter().map(|c| {
                     if inner.is_empty() {
@@ -329,8 +399,12 @@ impl<'a> F<'_, 'a> {
     fn declarations(&mut self) -> Result<(), CodegenError> {
         let counters = std::mem::take(&mut self.lines.counters);
         for (proc, sites) in counters {
-            let Some(p) = self.ctx.prog.proc(proc) else { continue };
-            let Some(first) = p.body.first().and_then(|b| self.stmt(*b)) else { continue };
+            let Some(p) = self.ctx.prog.proc(proc) else {
+                continue;
+            };
+            let Some(first) = p.body.first().and_then(|b| self.stmt(*b)) else {
+                continue;
+            };
             if first.span.file != p.span.file {
                 self.ctx.note(Some(first.span), "the procedure's first statement is in an included file: counters declared there");
             }
@@ -339,7 +413,10 @@ impl<'a> F<'_, 'a> {
             let line = self.ctx.sources.first_line(first.span);
             let like = f.line_text(line).to_string();
             let at = f.line_start(line) as usize;
-            let text: String = sites.iter().map(|s| self.render(&like, &format!("integer*8 augur_n_{s}"))).collect();
+            let text: String = sites
+                .iter()
+                .map(|s| self.render(&like, &format!("integer*8 augur_n_{s}")))
+                .collect();
             self.ctx.edits(file).insert(at, text, Key::before(-4));
         }
         Ok(())

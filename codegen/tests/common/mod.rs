@@ -1,6 +1,12 @@
 //! Harness of the end-to-end tests: testdata manifest, building with MPI wrappers, running,
 //! and the trace checks (sites that executed appear; sends match receives).
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +22,11 @@ pub fn testdata() -> PathBuf {
 }
 
 pub fn need(tool: &str) {
-    let ok = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success());
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success());
     assert!(
         ok.unwrap_or(false),
         "`{tool}` not found: the end-to-end tests need Open MPI (apt-get install openmpi-bin libopenmpi-dev \
@@ -38,8 +48,9 @@ pub struct TestProgram {
 pub fn programs() -> Vec<TestProgram> {
     let text = std::fs::read_to_string(testdata().join("programs.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let only: Option<Vec<String>> =
-        std::env::var("AUGUR_E2E_ONLY").ok().map(|s| s.split(',').map(str::to_string).collect());
+    let only: Option<Vec<String>> = std::env::var("AUGUR_E2E_ONLY")
+        .ok()
+        .map(|s| s.split(',').map(str::to_string).collect());
     let mut out = Vec::new();
     for p in v["programs"].as_array().unwrap() {
         let name = p["name"].as_str().unwrap().to_string();
@@ -50,14 +61,24 @@ pub fn programs() -> Vec<TestProgram> {
             .as_array()
             .unwrap()
             .iter()
-            .map(|k| p["small"][k.as_str().unwrap()].as_i64().unwrap().to_string())
+            .map(|k| {
+                p["small"][k.as_str().unwrap()]
+                    .as_i64()
+                    .unwrap()
+                    .to_string()
+            })
             .collect();
         out.push(TestProgram {
             name,
             c: p["c"].as_str().unwrap().into(),
             fortran: p["fortran"].as_str().unwrap().into(),
             fixed: p["fortran_form"].as_str() == Some("fixed"),
-            include_dirs: p["include_dirs"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().into()).collect(),
+            include_dirs: p["include_dirs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_str().unwrap().into())
+                .collect(),
             args,
         });
     }
@@ -102,7 +123,11 @@ pub fn run(cmd: &mut Command, limit: Duration) -> Result<String, String> {
     if out.status.success() {
         Ok(stdout)
     } else {
-        Err(format!("{cmd:?} failed ({}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)))
+        Err(format!(
+            "{cmd:?} failed ({}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }
 
@@ -129,13 +154,29 @@ impl Runtime {
         let mut objs = BTreeMap::new();
         for f in augur_runtime::sources(true) {
             let obj = dir.join(f.name.replace(".c", ".o"));
-            run(Command::new(cc).args(["-O2", "-c"]).arg(dir.join(f.name)).arg("-o").arg(&obj), Duration::from_secs(120))
-                .unwrap_or_else(|e| panic!("{e}"));
+            run(
+                Command::new(cc)
+                    .args(["-O2", "-c"])
+                    .arg(dir.join(f.name))
+                    .arg("-o")
+                    .arg(&obj),
+                Duration::from_secs(120),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
             objs.insert(f.name, obj);
         }
-        let objs_c = augur_runtime::sources(false).map(|f| objs[f.name].clone()).collect();
-        let objs_f = augur_runtime::sources(true).map(|f| objs[f.name].clone()).collect();
-        Runtime { mpi, dir, objs_c, objs_f }
+        let objs_c = augur_runtime::sources(false)
+            .map(|f| objs[f.name].clone())
+            .collect();
+        let objs_f = augur_runtime::sources(true)
+            .map(|f| objs[f.name].clone())
+            .collect();
+        Runtime {
+            mpi,
+            dir,
+            objs_c,
+            objs_f,
+        }
     }
 }
 
@@ -167,16 +208,24 @@ impl Case {
     }
 
     fn tag(&self) -> String {
-        format!("{}-{}", self.name, if self.lang == Lang::C { "c" } else { "f" })
+        format!(
+            "{}-{}",
+            self.name,
+            if self.lang == Lang::C { "c" } else { "f" }
+        )
     }
 
     /// Lowers, builds the APT, plans from it and instruments; writes the output files into `dir`.
     pub fn instrument(&self, dir: &Path) -> Result<(frontend::Lowered, Plan, PathBuf), String> {
-        let opts = frontend::Options { include_dirs: self.include_dirs.clone(), ..Default::default() };
+        let opts = frontend::Options {
+            include_dirs: self.include_dirs.clone(),
+            ..Default::default()
+        };
         let lowered = frontend::load(&self.src, &opts).map_err(|e| e.to_string())?;
         let tree = apt::build(&lowered, &apt::AptOptions::default());
         let plan = Plan::from_apt(&tree, &lowered.program);
-        let out = codegen::instrument(&lowered.program, &lowered.sources, &plan).map_err(|e| e.to_string())?;
+        let out = codegen::instrument(&lowered.program, &lowered.sources, &plan)
+            .map_err(|e| e.to_string())?;
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         for f in &out.files {
             let dest = dir.join(&f.relative);
@@ -190,7 +239,13 @@ impl Case {
     }
 
     /// Compiles `src` (original or instrumented) with the wrapper of `mpi`; returns the exe.
-    pub fn compile(&self, src: &Path, exe: &Path, mpi: Mpi, rt: Option<&Runtime>) -> Result<(), String> {
+    pub fn compile(
+        &self,
+        src: &Path,
+        exe: &Path,
+        mpi: Mpi,
+        rt: Option<&Runtime>,
+    ) -> Result<(), String> {
         let (tool, fortran) = match (self.lang, mpi, self.fixed) {
             (Lang::C, Mpi::OpenMpi, _) => ("mpicc", false),
             (Lang::C, Mpi::Smpi, _) => ("smpicc", false),
@@ -235,7 +290,11 @@ impl Case {
     }
 
     /// [`Case::check_open_mpi`], returning what it checked.
-    pub fn run_open_mpi(&self, tmp: &Path, rt: &Runtime) -> Result<(frontend::Lowered, Plan, Vec<RankTrace>), String> {
+    pub fn run_open_mpi(
+        &self,
+        tmp: &Path,
+        rt: &Runtime,
+    ) -> Result<(frontend::Lowered, Plan, Vec<RankTrace>), String> {
         eprintln!("{} (open mpi)", self.tag());
         let dir = tmp.join(self.tag());
         let (lowered, plan, main) = self.instrument(&dir.join("inst"))?;
@@ -256,7 +315,9 @@ impl Case {
         let want = mpirun(&orig, None)?;
         let got = mpirun(&inst, Some(&traces))?;
         if want != got {
-            return Err(format!("stdout differs:\noriginal:\n{want}\ninstrumented:\n{got}"));
+            return Err(format!(
+                "stdout differs:\noriginal:\n{want}\ninstrumented:\n{got}"
+            ));
         }
         if want.trim().is_empty() {
             return Err("the program printed nothing".into());
@@ -276,7 +337,13 @@ impl Case {
         let inst = dir.join("inst.exe");
         self.compile(&main, &inst, Mpi::Smpi, Some(rt))?;
         let hosts = dir.join("hosts.txt");
-        std::fs::write(&hosts, (0..np).map(|i| format!("node-{i}.sim\n")).collect::<String>()).map_err(|e| e.to_string())?;
+        std::fs::write(
+            &hosts,
+            (0..np)
+                .map(|i| format!("node-{i}.sim\n"))
+                .collect::<String>(),
+        )
+        .map_err(|e| e.to_string())?;
         let traces = dir.join("traces");
         let mut c = Command::new("smpirun");
         c.args(["-np", &np.to_string(), "-platform"])
@@ -288,10 +355,16 @@ impl Case {
             .arg(&inst)
             .args(&self.args);
         let got = run(&mut c, Duration::from_secs(120))?;
-        let expected = std::fs::read_to_string(testdata().join(&self.name).join("expected.txt")).map_err(|e| e.to_string())?;
-        let want = expected.lines().find_map(|l| l.strip_prefix(&format!("np={np} "))).unwrap_or("<missing>");
+        let expected = std::fs::read_to_string(testdata().join(&self.name).join("expected.txt"))
+            .map_err(|e| e.to_string())?;
+        let want = expected
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("np={np} ")))
+            .unwrap_or("<missing>");
         if got.lines().last().map(str::trim) != Some(want.trim()) {
-            return Err(format!("stdout under SMPI: {got:?}, expected.txt says {want:?}"));
+            return Err(format!(
+                "stdout under SMPI: {got:?}, expected.txt says {want:?}"
+            ));
         }
         let ranks = trace::read_run(&traces).map_err(|e| e.to_string())?;
         if ranks.len() != np as usize {
@@ -302,7 +375,11 @@ impl Case {
                 return Err(format!("rank {} trace not flagged as SMPI", r.header.rank));
             }
             if r.mpi_calls().count() < 3 {
-                return Err(format!("rank {}: only {} MPI events", r.header.rank, r.mpi_calls().count()));
+                return Err(format!(
+                    "rank {}: only {} MPI events",
+                    r.header.rank,
+                    r.mpi_calls().count()
+                ));
             }
         }
         check_traces(&lowered.program, &plan, &ranks)
@@ -372,7 +449,8 @@ impl Walk<'_> {
                 Role::Loop { compute_phase } => {
                     let rec = self.seen.loops.get(&site).copied();
                     if ran && rec.is_none() {
-                        self.missing.push(format!("loop site {site} (stmt {})", id.0));
+                        self.missing
+                            .push(format!("loop site {site} (stmt {})", id.0));
                     }
                     if ran && *compute_phase && !self.seen.phases.contains(&site) {
                         self.missing.push(format!("phase site {site}"));
@@ -380,13 +458,20 @@ impl Walk<'_> {
                     body_ran = rec.is_some_and(|(_, sum)| sum > 0);
                 }
                 Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort => {
-                    let StmtKind::Mpi(call) = &s.kind else { continue };
+                    let StmtKind::Mpi(call) = &s.kind else {
+                        continue;
+                    };
                     let wrapped = match self.prog.language {
                         frontend::Language::C => self.wrapped.c(&call.name),
                         frontend::Language::Fortran => self.wrapped.fortran(&call.name),
                     };
-                    if ran && wrapped && !self.seen.mpi.contains(&site) && call.op != frontend::MpiOp::Abort {
-                        self.missing.push(format!("mpi site {site} ({})", call.name));
+                    if ran
+                        && wrapped
+                        && !self.seen.mpi.contains(&site)
+                        && call.op != frontend::MpiOp::Abort
+                    {
+                        self.missing
+                            .push(format!("mpi site {site} ({})", call.name));
                     }
                 }
                 Role::Call { callee } => {
@@ -423,16 +508,15 @@ impl Walk<'_> {
                     }
                 }
                 for (j, arm) in i.arms.iter().enumerate() {
-                    let taken = marks
-                        .get(&(j as u32))
-                        .is_some_and(|site| self.seen.branches.get(&(*site, 0)).copied().unwrap_or(0) > 0);
+                    let taken = marks.get(&(j as u32)).is_some_and(|site| {
+                        self.seen.branches.get(&(*site, 0)).copied().unwrap_or(0) > 0
+                    });
                     self.block(&arm.body, ran && taken);
                 }
                 if let Some(e) = &i.else_body {
-                    let taken = marks
-                        .values()
-                        .last()
-                        .is_some_and(|site| self.seen.branches.get(&(*site, 1)).copied().unwrap_or(0) > 0);
+                    let taken = marks.values().last().is_some_and(|site| {
+                        self.seen.branches.get(&(*site, 1)).copied().unwrap_or(0) > 0
+                    });
                     self.block(e, ran && taken);
                 }
             }
@@ -450,13 +534,27 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
     let mut errors = Vec::new();
     let events: Vec<String> = ranks
         .iter()
-        .map(|t| format!("{}/{}/{}", t.mpi_calls().count(), t.phases().count(), t.aggregates.len()))
+        .map(|t| {
+            format!(
+                "{}/{}/{}",
+                t.mpi_calls().count(),
+                t.phases().count(),
+                t.aggregates.len()
+            )
+        })
         .collect();
-    eprintln!("  {} marks; per rank mpi/phase/aggregate records: {}", plan.marks().len(), events.join(" "));
+    eprintln!(
+        "  {} marks; per rank mpi/phase/aggregate records: {}",
+        plan.marks().len(),
+        events.join(" ")
+    );
     for t in ranks {
         let rank = t.header.rank;
         if t.trailer.anomalies != 0 {
-            errors.push(format!("rank {rank}: {} runtime anomalies (unbalanced markers?)", t.trailer.anomalies));
+            errors.push(format!(
+                "rank {rank}: {} runtime anomalies (unbalanced markers?)",
+                t.trailer.anomalies
+            ));
         }
         let mut w = Walk {
             prog,
@@ -466,7 +564,9 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
             missing: Vec::new(),
             procs: BTreeSet::new(),
         };
-        let Some(main) = prog.main_proc() else { return Err("no main procedure".into()) };
+        let Some(main) = prog.main_proc() else {
+            return Err("no main procedure".into());
+        };
         w.block(&main.body.clone(), true);
         // procedures reached through counted calls, until no new one is found
         let mut done: BTreeSet<String> = BTreeSet::new();
@@ -483,7 +583,10 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
             }
         }
         if !w.missing.is_empty() {
-            errors.push(format!("rank {rank}: sites that ran but left no record: {}", w.missing.join(", ")));
+            errors.push(format!(
+                "rank {rank}: sites that ran but left no record: {}",
+                w.missing.join(", ")
+            ));
         }
         if t.mpi_calls().count() == 0 {
             errors.push(format!("rank {rank}: no MPI events"));
@@ -498,7 +601,10 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
             sent.entry((me, m.peer)).or_default().push((m.tag, m.bytes));
         }
         for m in t.received() {
-            recvd.entry((m.peer, me)).or_default().push((m.tag, m.bytes));
+            recvd
+                .entry((m.peer, me))
+                .or_default()
+                .push((m.tag, m.bytes));
         }
     }
     for v in sent.values_mut().chain(recvd.values_mut()) {
@@ -506,9 +612,15 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
     }
     if sent != recvd {
         let counts = |m: &BTreeMap<(u32, u32), Vec<(i32, i64)>>| -> Vec<String> {
-            m.iter().map(|(k, v)| format!("{}->{}: {}", k.0, k.1, v.len())).collect()
+            m.iter()
+                .map(|(k, v)| format!("{}->{}: {}", k.0, k.1, v.len()))
+                .collect()
         };
-        errors.push(format!("sends {:?} != receives {:?}", counts(&sent), counts(&recvd)));
+        errors.push(format!(
+            "sends {:?} != receives {:?}",
+            counts(&sent),
+            counts(&recvd)
+        ));
     }
     if errors.is_empty() {
         Ok(())
