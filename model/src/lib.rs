@@ -1,9 +1,20 @@
-//! augur's performance model. So far: the machine data sheet (`machine`), which gives the
-//! communication parameters τ(m), s, r, o and the collective costs the phase formulas use.
+//! augur's performance model: the machine data sheet (`machine`: τ(m), s, r, o and collective
+//! costs), what the traced runs measured per site (`observe`), communication phases across runs
+//! (`phases`), per-site fits (`quantity`), the bottom-up T(V) of seed 004 §4 (`build`), and the
+//! validated model file that `augur predict` evaluates (`analysis`).
 
+pub mod analysis;
+pub mod build;
+pub mod error;
 pub mod machine;
 mod machine_analytic;
 pub mod machine_bench;
 mod machine_fit;
 #[cfg(test)]
 mod machine_tests;
+pub mod observe;
+pub mod phases;
+pub mod quantity;
+
+pub use analysis::{analyze, analyze_dir, AnalyzeOptions, ModelFile, Validation};
+pub use error::ModelError;

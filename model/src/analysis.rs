@@ -1,0 +1,239 @@
+//! The whole analysis of a run directory: build the model from every run, validate it by
+//! leaving each run out in turn, and hold the result as a `model.json` that `predict` evaluates.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use apt::Apt;
+use serde::{Deserialize, Serialize};
+use symbolic::{Compiled, Expr};
+
+use crate::build::{build, fit_params, ComputeReport, PhaseReport, QuantityReport};
+use crate::error::ModelError;
+use crate::machine::Machine;
+use crate::observe::RunObs;
+use crate::quantity::QuantityOptions;
+
+pub const MODEL_SCHEMA: u32 = 1;
+
+/// One traced run against the model.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Validation {
+    pub config: String,
+    pub params: BTreeMap<String, f64>,
+    /// Measured T, seconds (slowest rank, MPI_Init to finalize).
+    pub measured: f64,
+    /// T of the model built from all runs.
+    pub fitted: f64,
+    /// T predicted by the model built without this run (leave one out).
+    pub predicted: f64,
+    /// (predicted − measured) / measured.
+    pub loo_error: f64,
+}
+
+/// The model as written to `model.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub schema: u32,
+    pub program: String,
+    pub source: String,
+    pub machine: String,
+    /// Whether the runs were simulated (SMPI): times are simulated seconds.
+    pub simulated: bool,
+    /// Parameters T is written in.
+    pub params: Vec<String>,
+    pub t: Expr,
+    pub t_min: Expr,
+    pub t_max: Expr,
+    /// The largest traced configuration (for shares of T).
+    pub largest: BTreeMap<String, f64>,
+    pub phases: Vec<PhaseOut>,
+    pub compute: Vec<ComputeOut>,
+    pub quantities: Vec<QuantityOut>,
+    pub validation: Vec<Validation>,
+    pub warnings: Vec<String>,
+}
+
+/// Report rows in the file (plain data so the file reads back without the analysis types).
+pub type PhaseOut = serde_json::Value;
+pub type ComputeOut = serde_json::Value;
+pub type QuantityOut = serde_json::Value;
+
+/// Options of [`analyze`].
+#[derive(Debug, Clone, Default)]
+pub struct AnalyzeOptions {
+    pub quantity: QuantityOptions,
+    /// Skip the leave-one-out validation (fast, for tests of composition only).
+    pub no_validation: bool,
+}
+
+/// Evaluates an expression at named values.
+pub fn eval(e: &Expr, at: &BTreeMap<String, f64>) -> Result<f64, ModelError> {
+    for v in e.vars() {
+        if !at.contains_key(&v) {
+            return Err(ModelError::MissingParam { name: v });
+        }
+    }
+    e.eval_map(at).map_err(|err| ModelError::Eval(err.to_string()))
+}
+
+fn eval_runs(e: &Expr, runs: &[&RunObs]) -> Vec<f64> {
+    let names: Vec<String> = e.vars().into_iter().collect();
+    let slots: Vec<&str> = names.iter().map(String::as_str).collect();
+    match Compiled::new(e, &slots) {
+        Ok(c) => runs
+            .iter()
+            .map(|r| c.eval(&names.iter().map(|n| r.params.get(n).copied().unwrap_or(f64::NAN)).collect::<Vec<_>>()))
+            .collect(),
+        Err(_) => vec![f64::NAN; runs.len()],
+    }
+}
+
+/// Builds, validates and packages the model of `runs`.
+pub fn analyze(
+    apt: &Apt,
+    main: &str,
+    program: &str,
+    runs: &[RunObs],
+    machine: &Machine,
+    opts: &AnalyzeOptions,
+) -> ModelFile {
+    let built = build(apt, main, runs, machine, &opts.quantity);
+    let all: Vec<&RunObs> = runs.iter().collect();
+    let fitted = eval_runs(&built.t[1], &all);
+    let mut validation = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let predicted = if opts.no_validation || runs.len() < 2 {
+            f64::NAN
+        } else {
+            let rest: Vec<RunObs> = runs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, r)| r.clone()).collect();
+            let b = build(apt, main, &rest, machine, &opts.quantity);
+            eval_runs(&b.t[1], &[r]).first().copied().unwrap_or(f64::NAN)
+        };
+        validation.push(Validation {
+            config: r.config.clone(),
+            params: r.params.clone(),
+            measured: r.time,
+            fitted: fitted.get(i).copied().unwrap_or(f64::NAN),
+            predicted,
+            loo_error: (predicted - r.time) / r.time,
+        });
+    }
+    let largest = runs
+        .iter()
+        .max_by(|a, b| a.time.total_cmp(&b.time))
+        .map(|r| r.params.clone())
+        .unwrap_or_default();
+    let mut warnings = built.warnings.clone();
+    let simulated = runs.iter().any(|r| r.smpi);
+    if !simulated {
+        let nondet = nondeterminism(runs);
+        warnings.extend(nondet);
+    }
+    let ser = |v: &dyn erased::Ser| v.value();
+    ModelFile {
+        schema: MODEL_SCHEMA,
+        program: program.into(),
+        source: apt.file.display().to_string(),
+        machine: machine.name.clone(),
+        simulated,
+        params: fit_params(runs),
+        t: built.t[1].clone(),
+        t_min: built.t[0].clone(),
+        t_max: built.t[2].clone(),
+        largest,
+        phases: built.phases.iter().map(|p| ser(p)).collect(),
+        compute: built.compute.iter().map(|c| ser(c)).collect(),
+        quantities: built.quantities.iter().map(|q| ser(q)).collect(),
+        validation,
+        warnings,
+    }
+}
+
+mod erased {
+    pub trait Ser {
+        fn value(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn value(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
+
+/// Runs with the same parameters whose loop/branch counters differ: the program's control
+/// flow depends on something other than its parameters (timing, wildcard receives).
+fn nondeterminism(runs: &[RunObs]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: BTreeMap<String, &RunObs> = BTreeMap::new();
+    for r in runs {
+        let key = format!("{:?}", r.params);
+        if let Some(prev) = seen.get(&key) {
+            let same = prev.ranks.iter().zip(&r.ranks).all(|(a, b)| a.loops == b.loops && a.branches == b.branches);
+            if !same {
+                out.push(format!("runs {} and {} have the same parameters but different loop/branch counts (non-deterministic control flow)", prev.config, r.config));
+            }
+        } else {
+            seen.insert(key, r);
+        }
+    }
+    out
+}
+
+impl ModelFile {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// Writes the model whole or not at all.
+    pub fn save(&self, path: &Path) -> Result<(), ModelError> {
+        trace::write_atomic(path, self.to_json().as_bytes()).map_err(ModelError::from)
+    }
+
+    pub fn load(path: &Path) -> Result<ModelFile, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io { path: path.to_path_buf(), source })?;
+        #[derive(Deserialize)]
+        struct V {
+            schema: u32,
+        }
+        let v: V = serde_json::from_str(&text).map_err(|source| ModelError::Json { path: path.to_path_buf(), source })?;
+        if v.schema != MODEL_SCHEMA {
+            return Err(ModelError::Schema { path: path.to_path_buf(), found: v.schema, expected: MODEL_SCHEMA });
+        }
+        serde_json::from_str(&text).map_err(|source| ModelError::Json { path: path.to_path_buf(), source })
+    }
+
+    /// T and its band at `at`: (min, T, max), the band ordered.
+    pub fn predict(&self, at: &BTreeMap<String, f64>) -> Result<(f64, f64, f64), ModelError> {
+        let t = eval(&self.t, at)?;
+        let a = eval(&self.t_min, at)?;
+        let b = eval(&self.t_max, at)?;
+        Ok((a.min(b).min(t), t, a.max(b).max(t)))
+    }
+
+    /// Mean and largest |leave-one-out error| over the runs that could be predicted.
+    pub fn loo_summary(&self) -> Option<(f64, f64)> {
+        let e: Vec<f64> = self.validation.iter().map(|v| v.loo_error.abs()).filter(|v| v.is_finite()).collect();
+        if e.is_empty() {
+            return None;
+        }
+        Some((e.iter().sum::<f64>() / e.len() as f64, e.iter().fold(0.0, |m, v| m.max(*v))))
+    }
+}
+
+/// Convenience: phases, compute and quantities as typed rows (for printing before saving).
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub phases: Vec<PhaseReport>,
+    pub compute: Vec<ComputeReport>,
+    pub quantities: Vec<QuantityReport>,
+}
+
+/// Loads the runs of `dir` and analyses them (see [`analyze`]); warnings from loading come first.
+pub fn analyze_dir(apt: &Apt, main: &str, dir: &Path, machine: &Machine, opts: &AnalyzeOptions) -> Result<ModelFile, ModelError> {
+    let (manifest, runs, mut warnings) = crate::observe::load_runs(dir)?;
+    let mut m = analyze(apt, main, &manifest.program, &runs, machine, opts);
+    warnings.append(&mut m.warnings);
+    m.warnings = warnings;
+    Ok(m)
+}

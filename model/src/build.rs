@@ -1,0 +1,540 @@
+//! Fits every per-site quantity across the runs and composes T(V) bottom-up over the APT as in
+//! seed 004 §4: ROUTINE sums, LOOP multiplies by its trip count, IF weights by the branch
+//! probability, CALL takes the callee; communication phases are costed at their APT ancestor
+//! (synchronous `max(τ(m), W) + k(s + r)`, pipeline fill `D(τ(m) + s + r + W)` once plus
+//! `k(s + r + o) + W` per occurrence), consecutive phases without a processor dependence
+//! overlap (max), computation run inside a phase is counted only there; collectives take the
+//! machine sheet's form at (P, bytes).
+//!
+//! Depth convention: D counts hops of the longest chain (P − 1 for a chain through P ranks, as
+//! seed 004 §3 reports), so the fill is D stages (the seed's `D − 1` counts processors).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::{Apt, Attr, Node, NodeData, ParamOrigin};
+use serde::Serialize;
+use symbolic::Expr;
+
+use crate::machine::{Bound, CollectiveOp, Machine};
+use crate::observe::RunObs;
+use crate::phases::{self, Phase, PhaseKind};
+use crate::quantity::{fit_quantity, Fitted, QuantityOptions, Samples};
+
+/// A fitted per-site quantity, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuantityReport {
+    /// `trip`, `branch`, `work`, `bytes`, `depth`, `msgs`.
+    pub what: String,
+    pub site: u32,
+    pub line: u32,
+    /// The source's expression or `unresolved (…)`.
+    pub source: String,
+    #[serde(flatten)]
+    pub fit: Fitted,
+}
+
+/// A computation phase with its fitted cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct ComputeReport {
+    pub site: u32,
+    pub line: u32,
+    /// Innermost iterations per entry, from the source (or `unresolved (…)`).
+    pub work: String,
+    /// Seconds per innermost iteration (the fitted factor of `work`), when the source gave it.
+    pub w: Option<f64>,
+    /// Seconds per entry as a function of the parameters.
+    pub cost: Expr,
+    pub inside_phase: Option<usize>,
+    #[serde(flatten)]
+    pub fit: Fitted,
+}
+
+/// A communication phase with its cost per occurrence.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseReport {
+    pub id: usize,
+    pub kind: PhaseKind,
+    pub sites: Vec<u32>,
+    /// Site and line of the APT ancestor.
+    pub ancestor: u32,
+    pub ancestor_line: u32,
+    pub processors: Expr,
+    pub depth: Option<Expr>,
+    pub bytes: Expr,
+    /// Messages per rank per occurrence.
+    pub msgs: f64,
+    /// Cost of one occurrence (pipelines: the steady part), seconds.
+    pub cost: Expr,
+    /// Pipelines: the one-time fill.
+    pub fill: Option<Expr>,
+    /// Seconds of T spent in this phase, as an expression (occurrences × cost + fill).
+    pub total: Expr,
+    /// Computation-phase sites inside.
+    pub overlapped: Vec<u32>,
+    pub runs_seen: usize,
+    /// Phases it overlaps with (no processor dependence, same ancestor, consecutive).
+    pub overlaps_with: Option<usize>,
+}
+
+/// Result of one build.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub t: [Expr; 3],
+    pub phases: Vec<PhaseReport>,
+    pub compute: Vec<ComputeReport>,
+    pub quantities: Vec<QuantityReport>,
+    pub warnings: Vec<String>,
+}
+
+struct Ctx<'a> {
+    apt: &'a Apt,
+    machine: &'a Machine,
+    trips: BTreeMap<u32, Fitted>,
+    probs: BTreeMap<u32, Fitted>,
+    compute: BTreeMap<u32, Fitted>,
+    /// Phase index → (per occurrence [lo,avg,hi], fill, anchor).
+    phase_cost: BTreeMap<usize, PhaseCost>,
+    /// Anchor site → phase indices, program order.
+    anchored: BTreeMap<u32, Vec<usize>>,
+    /// COMM sites accounted by a phase, compute sites inside a phase.
+    excluded: BTreeSet<u32>,
+    routines: BTreeMap<String, &'a Node>,
+    p2p_default: [Expr; 3],
+    overlap_pair: BTreeMap<usize, usize>,
+}
+
+#[derive(Debug, Clone)]
+struct PhaseCost {
+    per: [Expr; 3],
+    fill: [Expr; 3],
+}
+
+fn bidx(b: Bound) -> usize {
+    match b {
+        Bound::Min => 0,
+        Bound::Avg => 1,
+        Bound::Max => 2,
+    }
+}
+const BOUNDS: [Bound; 3] = [Bound::Min, Bound::Avg, Bound::Max];
+
+/// Parameter names the fits use: the runs' problem parameters and P.
+pub fn fit_params(runs: &[RunObs]) -> Vec<String> {
+    let mut s: BTreeSet<String> = BTreeSet::new();
+    for r in runs {
+        s.extend(r.params.keys().cloned());
+    }
+    s.into_iter().collect()
+}
+
+fn row(r: &RunObs, params: &[String]) -> Vec<f64> {
+    params.iter().map(|p| r.params.get(p).copied().unwrap_or(0.0)).collect()
+}
+
+/// The APT attribute as an expression over the fit parameters only (constants substituted).
+fn source_expr(a: &Attr, consts: &BTreeMap<String, Expr>, params: &[String]) -> Option<Expr> {
+    let e = a.expr()?.subs_all(consts);
+    e.vars().iter().all(|v| params.contains(v)).then_some(e)
+}
+
+fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
+    fn go(n: &Node, path: &mut Vec<u32>, out: &mut BTreeMap<u32, Vec<u32>>) {
+        path.push(n.site.0);
+        out.insert(n.site.0, path.clone());
+        for c in n.children.iter().chain(&n.else_children) {
+            go(c, path, out);
+        }
+        path.pop();
+    }
+    let mut out = BTreeMap::new();
+    for r in &apt.routines {
+        go(r, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
+fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
+    let s = n.site.0;
+    match &n.data {
+        NodeData::Loop(_) => r.loops.get(&s).map(|(_, it)| *it as f64),
+        NodeData::If(_) => r.branches.get(&(s, 0)).map(|c| *c as f64),
+        NodeData::Call { .. } => r.calls.get(&s).map(|c| *c as f64),
+        _ => None,
+    }
+}
+
+/// Builds the model from `runs` (all of them: the caller holds out runs for validation).
+pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &QuantityOptions) -> Built {
+    let params = fit_params(runs);
+    let consts: BTreeMap<String, Expr> = apt
+        .params
+        .iter()
+        .filter_map(|p| match p.origin {
+            ParamOrigin::Constant { default } if !params.contains(&p.name) => Some((p.name.clone(), Expr::num(default))),
+            _ => None,
+        })
+        .collect();
+    let nodes: BTreeMap<u32, &Node> = apt.nodes().into_iter().map(|n| (n.site.0, n)).collect();
+    let mut warnings = Vec::new();
+    let mut quantities = Vec::new();
+    let samples_of = |f: &dyn Fn(&RunObs) -> Option<f64>| -> Samples {
+        let mut s = Samples { params: params.clone(), ..Default::default() };
+        for r in runs {
+            if let Some(v) = f(r).filter(|v| v.is_finite()) {
+                s.points.push(row(r, &params));
+                s.values.push(v);
+            }
+        }
+        s
+    };
+
+    // loops and branches
+    let mut trips = BTreeMap::new();
+    let mut probs = BTreeMap::new();
+    let mut compute = BTreeMap::new();
+    let mut compute_rep = Vec::new();
+    for n in nodes.values() {
+        let site = n.site.0;
+        match &n.data {
+            NodeData::Loop(l) if l.compute => {
+                let s = samples_of(&|r| r.compute_totals(site).filter(|(c, _)| *c > 0).map(|(c, t)| t / c as f64));
+                if s.values.is_empty() {
+                    continue;
+                }
+                let work = l.work.as_ref().and_then(|w| source_expr(w, &consts, &params));
+                let cands: Vec<Vec<Expr>> = work.iter().map(|w| vec![w.clone(), Expr::one()]).collect();
+                let f = fit_quantity(&s, work.as_ref(), &cands, false, qopts);
+                let w = match (&work, f.origin) {
+                    (Some(w), crate::quantity::Origin::SourceScaled) => {
+                        f.expr.terms().first().map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef()))
+                    }
+                    _ => None,
+                };
+                compute_rep.push(ComputeReport {
+                    site,
+                    line: n.line,
+                    work: l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                    w,
+                    cost: f.expr.clone(),
+                    inside_phase: None,
+                    fit: f.clone(),
+                });
+                compute.insert(site, f);
+            }
+            NodeData::Loop(l) => {
+                let s = samples_of(&|r| r.loop_totals(site).filter(|(c, _)| *c > 0).map(|(c, it)| it as f64 / c as f64));
+                let src = source_expr(&l.trip, &consts, &params);
+                if s.values.is_empty() {
+                    if let Some(e) = src {
+                        trips.insert(site, Fitted { lo: e.clone(), hi: e.clone(), ..Fitted::constant(0.0) }.with_expr(e));
+                    }
+                    continue;
+                }
+                let f = fit_quantity(&s, src.as_ref(), &[], true, qopts);
+                quantities.push(QuantityReport { what: "trip".into(), site, line: n.line, source: l.trip.text(), fit: f.clone() });
+                trips.insert(site, f);
+            }
+            NodeData::If(i) => {
+                let s = samples_of(&|r| {
+                    let (t, f) = (r.branch_total(site, 0), r.branch_total(site, 1));
+                    (t + f > 0).then(|| t as f64 / (t + f) as f64)
+                });
+                if s.values.is_empty() {
+                    continue;
+                }
+                let inv_p = Expr::var("P").powi(-1);
+                let cands = vec![vec![Expr::one()], vec![Expr::one(), inv_p]];
+                let f = fit_quantity(&s, None, &cands, false, qopts);
+                let src = if i.cond.is_empty() { "unresolved".to_string() } else { i.cond.clone() };
+                quantities.push(QuantityReport { what: "branch".into(), site, line: n.line, source: src, fit: f.clone() });
+                probs.insert(site, f);
+            }
+            _ => {}
+        }
+    }
+    for q in &quantities {
+        if q.fit.origin.by_regression() && q.fit.points > 0 {
+            warnings.push(format!("{} at line {} (site {}) filled by regression: {}", q.what, q.line, q.site, q.fit.expr));
+        }
+    }
+
+    // phases
+    let found: Vec<Phase> = phases::find(runs);
+    let paths = parent_paths(apt);
+    let mut anchored: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut excluded = BTreeSet::new();
+    let mut phase_rep = Vec::new();
+    let mut phase_cost = BTreeMap::new();
+    let mut p_idx = Vec::new();
+    for (gi, g) in found.iter().enumerate() {
+        if g.kind == PhaseKind::Collective {
+            continue;
+        }
+        p_idx.push(gi);
+        // nearest common ancestor (a phase spanning routines anchors at the first site's routine)
+        let mut anc: Option<Vec<u32>> = None;
+        for s in &g.sites {
+            let Some(p) = paths.get(s) else { continue };
+            anc = Some(match anc {
+                None => p[..p.len().saturating_sub(1)].to_vec(),
+                Some(a) => {
+                    let k = a.iter().zip(p).take_while(|(x, y)| x == y).count();
+                    if k == 0 {
+                        warnings.push(format!("phase {gi}: its sites lie in different routines; anchored at the first one's routine"));
+                        a[..1].to_vec()
+                    } else {
+                        a[..k].to_vec()
+                    }
+                }
+            });
+        }
+        let anchor = anc.and_then(|a| a.last().copied()).unwrap_or(0);
+        let anchor_node = nodes.get(&anchor).copied();
+        excluded.extend(g.sites.iter().copied());
+        excluded.extend(g.overlapped.iter().copied());
+        if g.runs.len() == 1 {
+            warnings.push(format!("phase {gi} (sites {:?}) seen in one run only: its size and depth are not fitted", g.sites));
+        }
+        let largest = g.runs.iter().max_by_key(|(ri, _)| runs[**ri].p()).map(|(ri, pr)| (*ri, pr));
+        // messages per rank per occurrence, at the largest run
+        let msgs = largest
+            .and_then(|(ri, pr)| {
+                let occ = anchor_node
+                    .and_then(|n| runs[ri].ranks.iter().filter_map(|r| executions(r, n)).reduce(f64::max))
+                    .unwrap_or(1.0)
+                    .max(1.0);
+                let m = (pr.max_msgs_per_rank as f64 / occ).round();
+                (m >= 1.0).then_some(m)
+            })
+            .unwrap_or(1.0);
+        let send_src = g.sites.iter().find_map(|s| match nodes.get(s).map(|n| &n.data) {
+            Some(NodeData::Comm(c)) => c.bytes.as_ref().and_then(|b| source_expr(b, &consts, &params)),
+            _ => None,
+        });
+        let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
+            let mut s = Samples { params: params.clone(), ..Default::default() };
+            for (ri, pr) in &g.runs {
+                s.points.push(row(&runs[*ri], &params));
+                s.values.push(f(pr));
+            }
+            s
+        };
+        let bytes = fit_quantity(&by(&|pr| pr.bytes), send_src.as_ref(), &[], true, qopts);
+        let procs_c = vec![vec![Expr::var("P")], vec![Expr::var("P"), Expr::one()], vec![Expr::one()]];
+        let procs = fit_quantity(&by(&|pr| pr.senders.union(&pr.receivers).count() as f64), None, &procs_c, true, qopts);
+        let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
+        let first = g.sites.iter().next().copied().unwrap_or(0);
+        quantities.push(QuantityReport { what: "bytes".into(), site: first, line: line(first), source: send_src.map_or_else(|| "unresolved".into(), |e| e.to_string()), fit: bytes.clone() });
+        let depth = (g.kind == PhaseKind::Pipeline).then(|| {
+            let cands = vec![
+                vec![Expr::var("P"), Expr::one()],
+                vec![Expr::var("P")],
+                vec![Expr::var("P").sqrt(), Expr::one()],
+                vec![Expr::var("P").log2(), Expr::one()],
+                vec![Expr::one()],
+            ];
+            let d = fit_quantity(&by(&|pr| f64::from(pr.depth)), None, &cands, true, qopts);
+            quantities.push(QuantityReport { what: "depth".into(), site: first, line: line(first), source: "measured".into(), fit: d.clone() });
+            d
+        });
+        // W: computation inside the phase, per occurrence
+        let w: [Expr; 3] = BOUNDS.map(|b| {
+            g.overlapped.iter().filter_map(|c| compute.get(c).map(|f: &Fitted| f.at(b).clone())).sum()
+        });
+        let pp = &machine.point_to_point;
+        let d_at = largest.map_or(0.0, |(_, pr)| pr.bytes);
+        let m = |b: Bound| bytes.at(b).clone();
+        let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
+            cm.regime_at(d_at).expr_bound(b).subs("d", &m(b)).subs("p", &Expr::int(2))
+        };
+        let k = Expr::num(msgs);
+        let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
+        let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
+        for b in BOUNDS {
+            let (tau, s, r) = (sub(&pp.tau, b), sub(&pp.send_overhead, b), sub(&pp.recv_overhead, b));
+            let i = bidx(b);
+            match g.kind {
+                PhaseKind::Synchronous => per[i] = Expr::max(tau, w[i].clone()) + &k * (s + r),
+                _ => {
+                    let o = Expr::num(pp.o);
+                    per[i] = &k * (s.clone() + r.clone() + o) + w[i].clone();
+                    let d = depth.as_ref().map_or(Expr::zero(), |d| d.at(b).clone());
+                    fill[i] = d * (tau + s + r + w[i].clone());
+                }
+            }
+        }
+        anchored.entry(anchor).or_default().push(gi);
+        phase_cost.insert(gi, PhaseCost { per: per.clone(), fill: fill.clone() });
+        phase_rep.push(PhaseReport {
+            id: gi,
+            kind: g.kind,
+            sites: g.sites.iter().copied().collect(),
+            ancestor: anchor,
+            ancestor_line: line(anchor),
+            processors: procs.expr.clone(),
+            depth: depth.map(|d| d.expr),
+            bytes: bytes.expr.clone(),
+            msgs,
+            cost: per[1].clone(),
+            fill: (g.kind == PhaseKind::Pipeline).then(|| fill[1].clone()),
+            total: Expr::zero(),
+            overlapped: g.overlapped.iter().copied().collect(),
+            runs_seen: g.runs.len(),
+            overlaps_with: None,
+        });
+    }
+    for c in &mut compute_rep {
+        c.inside_phase = found.iter().position(|g| g.overlapped.contains(&c.site));
+    }
+    // overlap of consecutive phases at one anchor: RL(g_i) ∩ SL(g_i+1) = ∅ at the largest run both share
+    let mut overlap_pair = BTreeMap::new();
+    for list in anchored.values() {
+        let mut i = 0;
+        while i + 1 < list.len() {
+            let (a, b) = (&found[list[i]], &found[list[i + 1]]);
+            let shared = a.runs.keys().filter(|k| b.runs.contains_key(k)).max_by_key(|k| runs[**k].p());
+            let independent = shared.is_some_and(|k| a.runs[k].receivers.is_disjoint(&b.runs[k].senders));
+            if independent {
+                overlap_pair.insert(list[i], list[i + 1]);
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    for p in &mut phase_rep {
+        p.overlaps_with = overlap_pair.get(&p.id).copied().or_else(|| overlap_pair.iter().find(|(_, v)| **v == p.id).map(|(k, _)| *k));
+    }
+
+    let mut routines = BTreeMap::new();
+    for r in &apt.routines {
+        if let NodeData::Routine { name, .. } = &r.data {
+            routines.insert(name.clone(), r);
+        }
+    }
+    let p2p_default = BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
+    let ctx = Ctx { apt, machine, trips, probs, compute, phase_cost, anchored, excluded, routines, p2p_default, overlap_pair };
+    let t = BOUNDS.map(|b| {
+        ctx.routines.get(main).map_or(Expr::zero(), |r| ctx.node(r, b, &mut Vec::new()))
+    });
+    // phase totals: occurrences × cost + fill, occurrences = product of enclosing trips × probs
+    for p in &mut phase_rep {
+        let occ = ctx.occurrences(p.ancestor, &paths, main);
+        let pc = &ctx.phase_cost[&p.id];
+        p.total = occ * pc.per[1].clone() + pc.fill[1].clone();
+    }
+    let _ = ctx.apt;
+    Built { t, phases: phase_rep, compute: compute_rep, quantities, warnings }
+}
+
+impl Fitted {
+    fn with_expr(mut self, e: Expr) -> Fitted {
+        self.expr = e;
+        self.origin = crate::quantity::Origin::Source;
+        self
+    }
+}
+
+impl Ctx<'_> {
+    fn trip(&self, n: &Node, b: Bound) -> Expr {
+        match self.trips.get(&n.site.0) {
+            Some(f) => f.at(b).clone(),
+            None => Expr::zero(),
+        }
+    }
+
+    fn sum(&self, nodes: &[Node], b: Bound, stack: &mut Vec<String>) -> Expr {
+        nodes.iter().map(|c| self.node(c, b, stack)).sum()
+    }
+
+    /// Phases anchored at `site`: (per occurrence, one-time), overlapping pairs as max.
+    fn anchored(&self, site: u32, b: Bound) -> (Expr, Expr) {
+        let Some(list) = self.anchored.get(&site) else { return (Expr::zero(), Expr::zero()) };
+        let i = bidx(b);
+        let (mut per, mut once) = (Expr::zero(), Expr::zero());
+        let mut skip = BTreeSet::new();
+        for g in list {
+            if skip.contains(g) {
+                continue;
+            }
+            let c = &self.phase_cost[g];
+            match self.overlap_pair.get(g).and_then(|h| self.phase_cost.get(h).map(|d| (h, d))) {
+                Some((h, d)) => {
+                    skip.insert(*h);
+                    per = per + Expr::max(c.per[i].clone(), d.per[i].clone());
+                    once = once + Expr::max(c.fill[i].clone(), d.fill[i].clone());
+                }
+                None => {
+                    per = per + c.per[i].clone();
+                    once = once + c.fill[i].clone();
+                }
+            }
+        }
+        (per, once)
+    }
+
+    fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> Expr {
+        let site = n.site.0;
+        let (per, once) = self.anchored(site, b);
+        match &n.data {
+            NodeData::Routine { .. } => self.sum(&n.children, b, stack) + per + once,
+            NodeData::Loop(l) if l.compute => {
+                if self.excluded.contains(&site) {
+                    Expr::zero()
+                } else {
+                    self.compute.get(&site).map_or(Expr::zero(), |f| f.at(b).clone())
+                }
+            }
+            NodeData::Loop(_) => self.trip(n, b) * (self.sum(&n.children, b, stack) + per) + once,
+            NodeData::If(_) => {
+                let p = self.probs.get(&site).map_or(Expr::zero(), |f| f.at(b).clone());
+                p.clone() * self.sum(&n.children, b, stack) + (Expr::one() - p) * self.sum(&n.else_children, b, stack) + per + once
+            }
+            NodeData::Call { callee, .. } => {
+                if stack.contains(callee) {
+                    return Expr::zero();
+                }
+                let Some(r) = self.routines.get(callee) else { return Expr::zero() };
+                stack.push(callee.clone());
+                let t = self.node(r, b, stack);
+                stack.pop();
+                t
+            }
+            NodeData::Comm(c) => {
+                if self.excluded.contains(&site) {
+                    return Expr::zero();
+                }
+                let name = format!("{:?}", c.op);
+                match name.parse::<CollectiveOp>() {
+                    Ok(op) => {
+                        let Some(cost) = self.machine.collective(op) else { return Expr::zero() };
+                        let bytes = c.bytes.as_ref().and_then(Attr::expr).cloned().unwrap_or_else(Expr::zero);
+                        let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
+                        cost.regime_at(d).expr_bound(b).subs("d", &bytes).subs("p", &Expr::var("P"))
+                    }
+                    Err(_) => self.p2p_default[bidx(b)].clone(),
+                }
+            }
+        }
+    }
+
+    /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
+    /// anchor's own, when it is a loop) and branch probabilities, up to the routine.
+    fn occurrences(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, _main: &str) -> Expr {
+        let nodes: BTreeMap<u32, &Node> = self.apt.nodes().into_iter().map(|n| (n.site.0, n)).collect();
+        let mut e = Expr::one();
+        for s in paths.get(&site).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(n) = nodes.get(s) {
+                match &n.data {
+                    NodeData::Loop(_) => e = e * self.trip(n, Bound::Avg),
+                    NodeData::If(_) if *s != site => {
+                        e = e * self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        e
+    }
+}

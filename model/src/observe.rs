@@ -1,0 +1,178 @@
+//! What the model needs from one traced run, condensed from the per-rank traces: per-site loop,
+//! branch and call counters, computation-phase entries with their cost, the ordered stream of
+//! communication endpoints (for the phase graph), and the measured time of the run.
+//!
+//! Clocks: natively a phase's cost is its thread-CPU time (meaningful when ranks are
+//! oversubscribed) and the run's time is host wall from MPI_Init to the trailer; under SMPI both
+//! are simulated time (`MPI_Wtime`), the measure the simulated run itself is charged with.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use trace::{Event, Manifest, Op, RankTrace, RunDir};
+
+use crate::error::ModelError;
+
+/// One point-to-point or collective endpoint, or a computation-phase entry, in program order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ev {
+    Send { site: u32, peer: u32, tag: i32, bytes: i64 },
+    /// A completed receive (blocking, a completed Irecv, or Sendrecv's receive half).
+    Recv { site: u32, peer: u32, tag: i32, bytes: i64 },
+    Coll { site: u32, op: Op, bytes: i64 },
+    Compute { site: u32 },
+}
+
+/// Per-rank counters and events.
+#[derive(Debug, Clone, Default)]
+pub struct RankObs {
+    /// Loop site → (entries, iterations).
+    pub loops: BTreeMap<u32, (u64, u64)>,
+    /// (IF site, arm) → times recorded (arm 0 = condition true).
+    pub branches: BTreeMap<(u32, i32), u64>,
+    /// Call site → calls.
+    pub calls: BTreeMap<u32, u64>,
+    /// Computation-phase site → (entries, seconds of cost).
+    pub compute: BTreeMap<u32, (u64, f64)>,
+    pub events: Vec<Ev>,
+    /// Seconds from MPI_Init to the end of the trace.
+    pub elapsed: f64,
+}
+
+/// One traced configuration.
+#[derive(Debug, Clone)]
+pub struct RunObs {
+    pub config: String,
+    /// Problem parameters and `P`.
+    pub params: BTreeMap<String, f64>,
+    pub smpi: bool,
+    pub ranks: Vec<RankObs>,
+    /// Measured T: the slowest rank's time from MPI_Init to finalize.
+    pub time: f64,
+}
+
+impl RunObs {
+    pub fn p(&self) -> usize {
+        self.ranks.len()
+    }
+    /// Σ over ranks of a loop site's (entries, iterations).
+    pub fn loop_totals(&self, site: u32) -> Option<(u64, u64)> {
+        let mut found = false;
+        let (mut c, mut s) = (0u64, 0u64);
+        for r in &self.ranks {
+            if let Some((rc, rs)) = r.loops.get(&site) {
+                found = true;
+                c += rc;
+                s += rs;
+            }
+        }
+        found.then_some((c, s))
+    }
+    /// Σ over ranks of a branch arm's count.
+    pub fn branch_total(&self, site: u32, arm: i32) -> u64 {
+        self.ranks.iter().filter_map(|r| r.branches.get(&(site, arm))).sum()
+    }
+    /// Σ over ranks of a computation phase's (entries, seconds).
+    pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
+        let mut found = false;
+        let (mut c, mut s) = (0u64, 0.0);
+        for r in &self.ranks {
+            if let Some((rc, rs)) = r.compute.get(&site) {
+                found = true;
+                c += rc;
+                s += rs;
+            }
+        }
+        found.then_some((c, s))
+    }
+}
+
+/// Condenses one rank's trace.
+pub fn rank_obs(t: &RankTrace) -> RankObs {
+    let smpi = t.header.smpi();
+    let mut o = RankObs::default();
+    let mut last_wtime = t.header.init_wtime;
+    for e in &t.events {
+        match e {
+            Event::Phase(p) => {
+                let cost = if smpi { p.end.wtime - p.start.wtime } else { p.cpu_ns as f64 * 1e-9 };
+                let ent = o.compute.entry(p.site).or_insert((0, 0.0));
+                ent.0 += 1;
+                ent.1 += cost.max(0.0);
+                o.events.push(Ev::Compute { site: p.site });
+                last_wtime = last_wtime.max(p.end.wtime);
+            }
+            Event::Mpi { call, .. } => {
+                last_wtime = last_wtime.max(call.end.wtime);
+                if call.op.is_send() || call.op.is_sendrecv() {
+                    if let Some(peer) = call.peer.rank() {
+                        o.events.push(Ev::Send { site: call.site, peer, tag: call.tag, bytes: call.bytes });
+                    }
+                } else if call.op == Op::Recv {
+                    if let Some(peer) = call.peer.rank() {
+                        o.events.push(Ev::Recv { site: call.site, peer, tag: call.tag, bytes: call.bytes });
+                    }
+                } else if call.op.is_collective() {
+                    o.events.push(Ev::Coll { site: call.site, op: call.op, bytes: call.bytes });
+                }
+                for part in t.parts_of(e) {
+                    if matches!(part.op, Op::Irecv | Op::Recv) {
+                        if let Some(peer) = part.peer.rank() {
+                            o.events.push(Ev::Recv { site: part.site, peer, tag: part.tag, bytes: part.bytes });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for a in &t.aggregates {
+        match a.kind {
+            trace::AggKind::Loop => {
+                let ent = o.loops.entry(a.site).or_insert((0, 0));
+                ent.0 += a.count;
+                ent.1 += a.sum;
+            }
+            trace::AggKind::Branch => *o.branches.entry((a.site, a.arm)).or_insert(0) += a.count,
+            trace::AggKind::Call => *o.calls.entry(a.site).or_insert(0) += a.count,
+            trace::AggKind::TestPending => {}
+        }
+    }
+    o.elapsed = if smpi {
+        (last_wtime - t.header.init_wtime).max(0.0)
+    } else {
+        t.trailer.end_mono_ns.saturating_sub(t.header.init_mono_ns) as f64 * 1e-9
+    };
+    o
+}
+
+/// Every completed run of a run directory, in manifest order. Runs whose traces cannot be read
+/// are skipped with a warning naming the run and the reason.
+pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), ModelError> {
+    let rd = RunDir::at(dir);
+    let manifest = rd.load_manifest()?.ok_or_else(|| ModelError::NoManifest { path: dir.to_path_buf() })?;
+    let mut runs = Vec::new();
+    let mut warnings = Vec::new();
+    for rec in manifest.runs.iter().filter(|r| r.status.is_ok()) {
+        let traces = match rd.read_run(&rec.config) {
+            Ok(t) => t,
+            Err(e) => {
+                warnings.push(format!("run {} skipped: {e}", rec.config));
+                continue;
+            }
+        };
+        let smpi = traces.first().is_some_and(|t| t.header.smpi());
+        let anomalies: u32 = traces.iter().map(|t| t.trailer.anomalies).sum();
+        if anomalies > 0 {
+            warnings.push(format!("run {}: the tracer reported {anomalies} anomalies (unbalanced markers or unknown requests)", rec.config));
+        }
+        let ranks: Vec<RankObs> = traces.iter().map(rank_obs).collect();
+        let time = ranks.iter().map(|r| r.elapsed).fold(0.0, f64::max);
+        let mut params = rec.params.clone();
+        params.insert("P".into(), f64::from(rec.np));
+        runs.push(RunObs { config: rec.config.clone(), params, smpi, ranks, time });
+    }
+    if runs.is_empty() {
+        return Err(ModelError::NoRuns { path: dir.to_path_buf() });
+    }
+    Ok((manifest, runs, warnings))
+}

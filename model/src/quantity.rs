@@ -1,0 +1,216 @@
+//! Fitting one measured per-site quantity across runs as a function of the run parameters:
+//! the APT's expression as the hypothesis where the source gave one (checked as is, then with a
+//! fitted scale factor), candidate terms otherwise, the PMNF search as the last resort.
+
+use serde::Serialize;
+use symbolic::fit::{self, FitOptions, FitResult, Weighting};
+use symbolic::Expr;
+
+use crate::machine::Bound;
+
+/// Where a fitted quantity's expression came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The source's expression matched every measurement as is.
+    Source,
+    /// The source's expression times a fitted factor (w_i, or a count off by a constant factor).
+    SourceScaled,
+    /// Least squares over candidate terms (no source expression, or it did not fit).
+    Regression,
+    /// Extra-P style PMNF search.
+    Pmnf,
+    /// One run only or a constant: the measured mean.
+    Constant,
+}
+
+impl Origin {
+    pub fn by_regression(self) -> bool {
+        matches!(self, Origin::Regression | Origin::Pmnf)
+    }
+}
+
+/// A fitted quantity with its band.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fitted {
+    pub expr: Expr,
+    #[serde(skip)]
+    pub lo: Expr,
+    #[serde(skip)]
+    pub hi: Expr,
+    pub origin: Origin,
+    pub r2: f64,
+    /// Largest |relative residual| over the runs.
+    pub max_rel_err: f64,
+    pub points: usize,
+}
+
+impl Fitted {
+    pub fn constant(v: f64) -> Fitted {
+        let e = Expr::num(v);
+        Fitted { expr: e.clone(), lo: e.clone(), hi: e, origin: Origin::Constant, r2: 1.0, max_rel_err: 0.0, points: 0 }
+    }
+    pub fn at(&self, b: Bound) -> &Expr {
+        match b {
+            Bound::Min => &self.lo,
+            Bound::Avg => &self.expr,
+            Bound::Max => &self.hi,
+        }
+    }
+}
+
+/// Data for one quantity: parameter names (the order of `points` rows) and values.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    pub params: Vec<String>,
+    pub points: Vec<Vec<f64>>,
+    pub values: Vec<f64>,
+}
+
+/// How hard to try.
+#[derive(Debug, Clone)]
+pub struct QuantityOptions {
+    /// Relative tolerance for accepting the source's expression unchanged.
+    pub exact_tol: f64,
+    /// Parameters that may appear inverted in PMNF terms (strong scaling).
+    pub inverse_params: Vec<String>,
+}
+
+impl Default for QuantityOptions {
+    fn default() -> Self {
+        QuantityOptions { exact_tol: 0.02, inverse_params: vec!["P".into()] }
+    }
+}
+
+fn from_fit(r: &FitResult, origin: Origin, n: usize) -> Fitted {
+    let band = |sign: f64| -> Expr { r.coeffs.iter().map(|c| &c.term * Expr::num(c.coef + sign * c.stderr)).sum() };
+    let max_rel_err = r.rel_residuals.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
+    Fitted { expr: r.expr.clone(), lo: band(-1.0), hi: band(1.0), origin, r2: r.r2, max_rel_err, points: n }
+}
+
+fn eval_at(e: &Expr, params: &[String], row: &[f64]) -> Option<f64> {
+    let v = e.eval(&|name| params.iter().position(|p| p == name).map(|i| row[i])).ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// Rounds coefficients within 1e-6 relative of a multiple of 1/2 (depths like `P - 1`, `P/2`).
+fn tidy(e: &Expr) -> Expr {
+    e.terms()
+        .iter()
+        .map(|t| {
+            let c = t.coef();
+            let r = (c * 2.0).round() / 2.0;
+            let c = if r != 0.0 && ((c - r) / r).abs() < 1e-6 { r } else { c };
+            t.monomial() * Expr::num(c)
+        })
+        .sum()
+}
+
+/// Fits `s` with `source` as the hypothesis when given, else `candidates` (lists of terms),
+/// else PMNF. `integral`: counts (depths), whose coefficients are tidied.
+pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>], integral: bool, o: &QuantityOptions) -> Fitted {
+    let n = s.values.len();
+    if n == 0 {
+        return Fitted::constant(0.0);
+    }
+    let mean = s.values.iter().sum::<f64>() / n as f64;
+    let spread = s.values.iter().fold(0.0f64, |m, v| m.max((v - mean).abs()));
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let opts = FitOptions { weighting: Weighting::Relative, inverse_params: o.inverse_params.clone(), ..Default::default() };
+    if let Some(src) = source {
+        let preds: Vec<Option<f64>> = s.points.iter().map(|row| eval_at(src, &s.params, row)).collect();
+        if preds.iter().all(Option::is_some) {
+            let errs: Vec<f64> = preds
+                .iter()
+                .zip(&s.values)
+                .map(|(p, y)| {
+                    let p = p.unwrap_or(f64::NAN);
+                    if *y == 0.0 {
+                        p.abs()
+                    } else {
+                        ((p - y) / y).abs()
+                    }
+                })
+                .collect();
+            let worst = errs.iter().fold(0.0f64, |m, v| m.max(*v));
+            if worst <= o.exact_tol {
+                let e = src.clone();
+                return Fitted { expr: e.clone(), lo: e.clone(), hi: e, origin: Origin::Source, r2: 1.0, max_rel_err: worst, points: n };
+            }
+        }
+        if let Ok(r) = fit::fit_terms(std::slice::from_ref(src), &params, &s.points, &s.values, &opts) {
+            if r.coeffs.first().is_some_and(|c| c.coef > 0.0) {
+                let f = from_fit(&r, Origin::SourceScaled, n);
+                if f.max_rel_err <= 0.25 || candidates.is_empty() {
+                    return f;
+                }
+            }
+        }
+    }
+    if spread <= 1e-9 * mean.abs().max(1e-300) || n == 1 {
+        let mut f = Fitted::constant(mean);
+        f.points = n;
+        return f;
+    }
+    if !candidates.is_empty() {
+        if let Ok(r) = fit::select(candidates, &params, &s.points, &s.values, &opts) {
+            let mut f = from_fit(&r, Origin::Regression, n);
+            if integral {
+                f.expr = tidy(&f.expr);
+            }
+            if f.max_rel_err <= 0.25 {
+                return f;
+            }
+        }
+    }
+    match fit::search_pmnf(&params, &s.points, &s.values, &opts) {
+        Ok(r) => {
+            let mut f = from_fit(&r, Origin::Pmnf, n);
+            if integral {
+                f.expr = tidy(&f.expr);
+            }
+            f
+        }
+        Err(_) => {
+            let mut f = Fitted::constant(mean);
+            f.points = n;
+            f
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
+        let mut s = Samples { params: vec!["N".into(), "P".into()], ..Default::default() };
+        for n in [64.0, 128.0, 256.0] {
+            for p in [2.0, 4.0, 8.0, 16.0] {
+                s.points.push(vec![n, p]);
+                s.values.push(f(n, p));
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn source_expression_accepted_or_scaled() {
+        let src = symbolic::parse("N/P").unwrap();
+        let o = QuantityOptions::default();
+        let f = fit_quantity(&samples(|n, p| n / p), Some(&src), &[], false, &o);
+        assert_eq!(f.origin, Origin::Source);
+        let g = fit_quantity(&samples(|n, p| 3e-9 * n / p), Some(&src), &[], false, &o);
+        assert_eq!(g.origin, Origin::SourceScaled);
+        assert!((g.expr.terms()[0].coef() - 3e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn depth_regression_is_tidy() {
+        let cands = vec![vec![Expr::one()], vec![Expr::var("P"), Expr::one()], vec![Expr::var("P")]];
+        let f = fit_quantity(&samples(|_, p| p - 1.0), None, &cands, true, &QuantityOptions::default());
+        assert_eq!(f.expr.to_string(), "P - 1");
+        assert!(f.origin.by_regression());
+    }
+}
