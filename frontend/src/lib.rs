@@ -42,7 +42,7 @@ use source_map::Assembled;
 
 /// Source form; `Auto` picks by extension (.c/.h → C; .f/.F/.for/.f77 → fixed Fortran;
 /// .f90/.F90/.f95/.f03/.f08 → free Fortran).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Form {
     #[default]
     Auto,
@@ -67,6 +67,9 @@ pub struct Lowered {
     pub program: Program,
     pub sources: Sources,
     pub diagnostics: Vec<Diagnostic>,
+    /// The form each main file was read in (C, or the Fortran form actually used: a `.f`
+    /// file written in free form is read as free form unless `--form fixed` was given).
+    pub forms: Vec<(FileId, Form)>,
 }
 
 impl Lowered {
@@ -162,16 +165,35 @@ fn with_stack<R: Send>(deep: bool, f: impl FnOnce() -> R + Send) -> Result<R, Lo
     })
 }
 
-fn detect_form(path: &Path, text: &str, opts: &Options) -> Form {
+/// The form a file is read in: `opts.form` if given, else by extension, with a `.f` file
+/// whose statements start in the label field read as free form.
+pub fn detect_form(path: &Path, text: &str, opts: &Options) -> Form {
     if opts.form != Form::Auto {
         return opts.form;
     }
-    form_for_path(path).unwrap_or_else(|| {
-        if text.contains("#include") || text.contains('{') {
-            Form::C
-        } else {
-            Form::Free
+    match form_for_path(path) {
+        Some(Form::Fixed) if looks_free_form(text) => Form::Free,
+        Some(f) => f,
+        None if text.contains("#include") || text.contains('{') => Form::C,
+        None => Form::Free,
+    }
+}
+
+/// Whether Fortran text in a fixed-form file is really free form: statements start in
+/// columns 1-5 (the label field), which fixed form never does. A free-form `call` in
+/// column 1 would otherwise silently become a comment.
+fn looks_free_form(text: &str) -> bool {
+    text.lines().take(2000).any(|line| {
+        let b = line.as_bytes();
+        let Some(first) = b.iter().position(|c| !c.is_ascii_whitespace()) else {
+            return false;
+        };
+        if b.first() == Some(&b'\t') || first >= 5 {
+            return false;
         }
+        let c = b[first];
+        let comment = first == 0 && matches!(c, b'c' | b'C' | b'*' | b'd' | b'D' | b'!');
+        !comment && c.is_ascii_alphabetic()
     })
 }
 
@@ -195,6 +217,8 @@ fn assemble_and_parse(
 /// One main file, expanded and parsed.
 struct Parsed {
     file: FileId,
+    /// The form actually used (a `.f` file may turn out to be free form).
+    form: Form,
     asm: Assembled,
     tree: Option<tree_sitter::Tree>,
     macros: MacroTable,
@@ -217,6 +241,7 @@ fn parse_file(
         );
     }
     let mut macros = MacroTable::from_defines(&opts.defines);
+    let mut used_form = form;
     let (asm, tree, inc_diags) = match form {
         Form::C => {
             // a first pass finds the `#define`s of every included header (only needed when
@@ -261,10 +286,24 @@ fn parse_file(
                     parser,
                 );
                 let errs2 = second.1.as_ref().map_or(usize::MAX, parse::error_count);
-                if errs2 < errs {
-                    second
+                let (best, best_errs) = if errs2 < errs {
+                    (second, errs2)
                 } else {
-                    first
+                    (first, errs)
+                };
+                if best_errs == 0 || opts.form == Form::Fixed {
+                    best
+                } else {
+                    // form chosen from the extension: some projects write free form in `.f`
+                    let free =
+                        assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser);
+                    let errs3 = free.1.as_ref().map_or(usize::MAX, parse::error_count);
+                    if errs3 < best_errs {
+                        used_form = Form::Free;
+                        free
+                    } else {
+                        best
+                    }
                 }
             }
         }
@@ -282,6 +321,7 @@ fn parse_file(
     }
     Parsed {
         file,
+        form: used_form,
         asm,
         tree,
         macros,
@@ -368,7 +408,10 @@ fn lower_all(
         }
     }
     diags.append(&mut b.diags);
+    let mut forms: Vec<(FileId, Form)> = parsed.iter().map(|p| (p.file, p.form)).collect();
+    forms.sort();
     Ok(Lowered {
+        forms,
         program: b.prog,
         sources,
         diagnostics: diags,

@@ -654,3 +654,43 @@ fn block_data_is_not_a_main_program() {
     assert_eq!(l.program.procs.len(), 1);
     assert_eq!(l.program.main_proc().map(|p| p.name.as_str()), Some("p"));
 }
+
+#[test]
+fn free_form_code_in_a_dot_f_file() {
+    let src = "program p\n  use mpi\n  integer :: ierr, n\ncall mpi_init(ierr)\n  do n = 1, 3\n    call mpi_barrier(MPI_COMM_WORLD, ierr)\n  end do\n  call mpi_finalize(ierr)\nend program p\n";
+    let l = lower("free.f", src);
+    assert_eq!(
+        mpi(&l).len(),
+        3,
+        "column-1 `call` is a statement in free form"
+    );
+    // an explicit --form fixed is obeyed: column-1 `c` starts a comment there
+    let forced = load_str(
+        "free.f",
+        src,
+        &Options {
+            form: Form::Fixed,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        forced
+            .program
+            .stmts
+            .iter()
+            .filter(|s| matches!(s.kind, StmtKind::Mpi(_)))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn lowered_reports_the_form_used() {
+    let l = lower("x.f", "      PROGRAM P\n      END\n");
+    assert_eq!(l.forms, vec![(FileId(0), Form::Fixed)]);
+    let l = lower("y.f", "program p\nend program p\n");
+    assert_eq!(l.forms, vec![(FileId(0), Form::Free)]);
+    let l = lower("z.c", "int main(void) { return 0; }\n");
+    assert_eq!(l.forms, vec![(FileId(0), Form::C)]);
+}
