@@ -196,3 +196,5 @@ pub struct RunSummary {
     pub unmatched_recvs: std::collections::BTreeMap<u32, u64>,
     pub warnings: Vec<String>,
 }
+#[cfg(test)]
+mod tests;
