@@ -1,0 +1,295 @@
+//! C expressions → `SrcExpr`: literals, operators, subscripts, calls, inputs read from
+//! `argv`/the environment, with value types where cheaply known.
+use tree_sitter::Node;
+
+use super::{binop, c_type, opaque_expr, CLower};
+use crate::ir::*;
+use crate::lower::{parse_int, parse_real, MAX_EXPR_DEPTH};
+use crate::parse::FieldExt;
+
+impl<'a> CLower<'a> {
+    /// Lowers an expression.
+    pub(super) fn expr(&mut self, n: Node, depth: usize) -> SrcExpr {
+        let span = self.span(n);
+        if depth > MAX_EXPR_DEPTH {
+            self.b.report_deep_expr(span);
+            let vars: Vec<String> = self.idents(n).into_iter().collect();
+            return SrcExpr::new(
+                SrcExprKind::Opaque {
+                    text: String::new(),
+                    vars,
+                },
+                span,
+            );
+        }
+        let d = depth + 1;
+        match n.kind() {
+            "number_literal" => {
+                let t = self.text(n);
+                let is_real =
+                    !t.starts_with("0x") && !t.starts_with("0X") && t.contains(['.', 'e', 'E']);
+                if !is_real {
+                    if let Some(v) = parse_int(t) {
+                        return SrcExpr::int(v, span);
+                    }
+                }
+                match parse_real(t) {
+                    Some(value) => SrcExpr::new(
+                        SrcExprKind::Real {
+                            text: t.to_string(),
+                            value,
+                        },
+                        span,
+                    )
+                    .with_type(Some(BaseType::Real)),
+                    None => opaque_expr(t, span),
+                }
+            }
+            "string_literal" | "concatenated_string" => {
+                let t = self.text(n);
+                SrcExpr::new(SrcExprKind::Str(t.trim_matches('"').to_string()), span)
+                    .with_type(Some(BaseType::Character))
+            }
+            "char_literal" => SrcExpr::new(SrcExprKind::Str(self.text(n).to_string()), span)
+                .with_type(Some(BaseType::Character)),
+            "true" => {
+                SrcExpr::new(SrcExprKind::Bool(true), span).with_type(Some(BaseType::Logical))
+            }
+            "false" => {
+                SrcExpr::new(SrcExprKind::Bool(false), span).with_type(Some(BaseType::Logical))
+            }
+            "null" => SrcExpr::int(0, span),
+            "identifier" => {
+                let name = self.text(n).to_string();
+                let ty = self
+                    .var_type(&name)
+                    .filter(|t| t.pointer == 0)
+                    .map(|t| t.base);
+                SrcExpr::var(name, span).with_type(ty)
+            }
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(c) => self.expr(c, d),
+                None => opaque_expr("()", span),
+            },
+            "binary_expression" => {
+                let op = n.field("operator").map(|o| self.text(o)).and_then(binop);
+                match (op, n.field("left"), n.field("right")) {
+                    (Some(op), Some(l), Some(r)) => {
+                        let l = self.expr(l, d);
+                        let r = self.expr(r, d);
+                        let mut e = SrcExpr::binary(op, l, r);
+                        e.span = span;
+                        e
+                    }
+                    _ => self.opaque_e(n),
+                }
+            }
+            "unary_expression" | "pointer_expression" => {
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let op = match op {
+                    "-" => UnOp::Neg,
+                    "+" => UnOp::Plus,
+                    "!" => UnOp::Not,
+                    "~" => UnOp::BitNot,
+                    "&" => UnOp::AddrOf,
+                    "*" => UnOp::Deref,
+                    _ => return self.opaque_e(n),
+                };
+                let Some(a) = n.field("argument") else {
+                    return self.opaque_e(n);
+                };
+                let a = self.expr(a, d);
+                let ty = match op {
+                    UnOp::Neg | UnOp::Plus | UnOp::BitNot => a.ty,
+                    UnOp::Not => Some(BaseType::Logical),
+                    UnOp::AddrOf => None,
+                    UnOp::Deref => a.base_var().and_then(|v| self.var_type(v)).map(|t| t.base),
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Unary {
+                        op,
+                        operand: Box::new(a),
+                    },
+                    span,
+                    ty,
+                }
+            }
+            "subscript_expression" => {
+                let mut indices = Vec::new();
+                let mut cur = n;
+                for _ in 0..64 {
+                    if cur.kind() != "subscript_expression" {
+                        break;
+                    }
+                    if let Some(i) = cur.field("index") {
+                        indices.push(i);
+                    }
+                    match cur.field("argument") {
+                        Some(a) => cur = a,
+                        None => break,
+                    }
+                }
+                if cur.kind() != "identifier" {
+                    return self.opaque_e(n);
+                }
+                indices.reverse();
+                let array = self.text(cur).to_string();
+                let ty = self.var_type(&array).map(|t| t.base);
+                let indices = indices.into_iter().map(|i| self.expr(i, d)).collect();
+                SrcExpr {
+                    kind: SrcExprKind::Index { array, indices },
+                    span,
+                    ty,
+                }
+            }
+            "call_expression" => {
+                let Some(f) = n.field("function").filter(|f| f.kind() == "identifier") else {
+                    return self.opaque_e(n);
+                };
+                let name = self.text(f).to_string();
+                let arg_nodes: Vec<Node> = n
+                    .field("arguments")
+                    .map(Self::children)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|a| a.kind() != "comment")
+                    .collect();
+                let args: Vec<SrcExpr> = arg_nodes.iter().map(|a| self.expr(*a, d)).collect();
+                if let Some(kind) = input_expr(&name, &args) {
+                    let ty = if name.starts_with("ato") && name != "atof"
+                        || name.starts_with("strtol")
+                        || name.starts_with("strtoul")
+                    {
+                        Some(BaseType::Integer)
+                    } else if name == "atof"
+                        || name.starts_with("strtod")
+                        || name.starts_with("strtof")
+                    {
+                        Some(BaseType::Real)
+                    } else {
+                        None
+                    };
+                    return SrcExpr { kind, span, ty };
+                }
+                let ty = match name.as_str() {
+                    "sqrt" | "pow" | "exp" | "log" | "sin" | "cos" | "fabs" | "floor" | "ceil"
+                    | "log2" | "MPI_Wtime" => Some(BaseType::Real),
+                    "abs" => Some(BaseType::Integer),
+                    _ => None,
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Call { name, args },
+                    span,
+                    ty,
+                }
+            }
+            "conditional_expression" => {
+                let parts = (
+                    n.field("condition"),
+                    n.field("consequence"),
+                    n.field("alternative"),
+                );
+                let (Some(c), Some(t), Some(o)) = parts else {
+                    return self.opaque_e(n);
+                };
+                let (c, t, o) = (self.expr(c, d), self.expr(t, d), self.expr(o, d));
+                let ty = if t.ty == o.ty { t.ty } else { None };
+                SrcExpr {
+                    kind: SrcExprKind::Ternary {
+                        cond: Box::new(c),
+                        then: Box::new(t),
+                        other: Box::new(o),
+                    },
+                    span,
+                    ty,
+                }
+            }
+            "cast_expression" => {
+                let ty = n
+                    .field("type")
+                    .map(|t| c_type(self.text(t)))
+                    .unwrap_or_else(|| c_type(""));
+                let Some(v) = n.field("value") else {
+                    return self.opaque_e(n);
+                };
+                let v = self.expr(v, d);
+                let base = Some(ty.base).filter(|b| *b != BaseType::Other);
+                SrcExpr {
+                    kind: SrcExprKind::Cast {
+                        ty,
+                        expr: Box::new(v),
+                    },
+                    span,
+                    ty: base,
+                }
+            }
+            "sizeof_expression" => {
+                let kind = if let Some(t) = n.field("type") {
+                    SrcExprKind::SizeOf {
+                        ty: Some(c_type(self.text(t))),
+                        expr: None,
+                    }
+                } else if let Some(v) = n.field("value") {
+                    SrcExprKind::SizeOf {
+                        ty: None,
+                        expr: Some(Box::new(self.expr(v, d))),
+                    }
+                } else {
+                    return self.opaque_e(n);
+                };
+                SrcExpr {
+                    kind,
+                    span,
+                    ty: Some(BaseType::Integer),
+                }
+            }
+            _ => self.opaque_e(n),
+        }
+    }
+
+    pub(super) fn opaque_e(&self, n: Node) -> SrcExpr {
+        let vars: Vec<String> = self.idents(n).into_iter().collect();
+        let text: String = self.text(n).chars().take(120).collect();
+        SrcExpr::new(SrcExprKind::Opaque { text, vars }, self.span(n))
+    }
+}
+
+/// `argv[i]` → `Some(Some(i))`, `argv[k]` → `Some(None)`.
+pub(super) fn argv_index(e: &SrcExpr) -> Option<Option<u32>> {
+    match &e.kind {
+        SrcExprKind::Index { array, indices } if array == "argv" && indices.len() == 1 => Some(
+            indices
+                .first()
+                .and_then(SrcExpr::as_int)
+                .and_then(|v| u32::try_from(v).ok()),
+        ),
+        _ => None,
+    }
+}
+
+/// `atoi(argv[1])`, `strtol(argv[2], ...)`, `getenv("N")` as an input value.
+pub(super) fn input_expr(name: &str, args: &[SrcExpr]) -> Option<SrcExprKind> {
+    match name {
+        "atoi" | "atol" | "atoll" | "atof" | "strtol" | "strtoll" | "strtoul" | "strtoull"
+        | "strtod" | "strtof" => {
+            let first = args.first()?;
+            argv_index(first)
+                .map(|i| SrcExprKind::Input(InputOrigin::Argv(i)))
+                .or_else(|| {
+                    // atoi(getenv("X"))
+                    match &first.kind {
+                        SrcExprKind::Input(o) => Some(SrcExprKind::Input(o.clone())),
+                        _ => None,
+                    }
+                })
+        }
+        "getenv" => {
+            let key = args.first().and_then(|a| match &a.kind {
+                SrcExprKind::Str(s) => Some(s.clone()),
+                _ => None,
+            });
+            Some(SrcExprKind::Input(InputOrigin::Env(key)))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,333 @@
+//! C lowering: tree-sitter-c nodes → IR. Preprocessor conditionals pick a branch from the
+//! macro table; `#define NAME value` becomes a named constant; MPI calls go through the table.
+use std::collections::{BTreeMap, BTreeSet};
+
+use tree_sitter::Node;
+
+use super::{parse_int, Builder};
+use crate::ir::*;
+use crate::macros::{needs_substitution, MacroTable};
+use crate::parse::FieldExt;
+use crate::parse::{self, Grammar};
+use crate::source_map::Assembled;
+
+pub struct CLower<'a> {
+    src: &'a str,
+    /// Added to node offsets to get offsets in `asm.text` (sub-parses of macro bodies).
+    shift: i64,
+    asm: &'a Assembled,
+    main: FileId,
+    b: &'a mut Builder,
+    macros: &'a MacroTable,
+    /// Macro names defined so far (for `#ifdef`).
+    defined: BTreeSet<String>,
+    globals: BTreeMap<String, VarType>,
+    locals: BTreeMap<String, VarType>,
+    /// Parser for macro bodies, made on first use and reused.
+    value_parser: Option<tree_sitter::Parser>,
+    /// What `break` leaves, innermost last: true for a loop, false for a `switch` (whose
+    /// `break` only ends a case and is not lowered).
+    break_targets: Vec<bool>,
+    /// Macros substituted textually before parsing (qualifiers, attributes, declarations):
+    /// not named constants.
+    substituted: BTreeSet<String>,
+}
+
+/// Lowers a whole C translation unit into `b`.
+pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: &mut Builder) {
+    let defined = macros.command_line.keys().cloned().collect();
+    // declarations of files lowered before this one
+    let globals = b
+        .prog
+        .globals
+        .iter()
+        .map(|d| (d.name.clone(), d.ty.clone()))
+        .collect();
+    let mut l = CLower {
+        src: &asm.text,
+        shift: 0,
+        asm,
+        main,
+        b,
+        macros,
+        defined,
+        globals,
+        locals: BTreeMap::new(),
+        value_parser: None,
+        break_targets: Vec::new(),
+        substituted: macros
+            .substitutions()
+            .into_keys()
+            .map(str::to_string)
+            .collect(),
+    };
+    for (name, value) in &macros.command_line {
+        if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
+            continue;
+        }
+        let span = Span::new(main, 0, 0);
+        let expr = l
+            .macro_value(value, None)
+            .unwrap_or_else(|| opaque_expr(value, span));
+        let ty = type_of_value(&expr);
+        l.b.prog.globals.push(Decl {
+            name: name.clone(),
+            ty,
+            kind: DeclKind::Constant {
+                value: expr,
+                origin: ConstOrigin::CommandLine,
+            },
+            span,
+            common: None,
+        });
+    }
+    l.top_level(root);
+}
+
+fn opaque_expr(text: &str, span: Span) -> SrcExpr {
+    SrcExpr::new(
+        SrcExprKind::Opaque {
+            text: text.chars().take(120).collect(),
+            vars: Vec::new(),
+        },
+        span,
+    )
+}
+
+fn type_of_value(e: &SrcExpr) -> VarType {
+    match e.ty {
+        Some(BaseType::Real) => VarType::new(BaseType::Real, Some(8), "double"),
+        Some(BaseType::Integer) | None => VarType::new(BaseType::Integer, Some(4), "int"),
+        Some(other) => VarType::new(other, None, "const"),
+    }
+}
+
+/// Type from C type-specifier text.
+pub fn c_type(text: &str) -> VarType {
+    let t = text.trim();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let has = |w: &str| words.contains(&w);
+    let (base, bytes) = if has("double") {
+        (BaseType::Real, Some(if has("long") { 16 } else { 8 }))
+    } else if has("float") {
+        (BaseType::Real, Some(4))
+    } else if has("char") {
+        (BaseType::Character, Some(1))
+    } else if has("_Bool") || has("bool") {
+        (BaseType::Logical, Some(1))
+    } else if has("short") {
+        (BaseType::Integer, Some(2))
+    } else if has("long") || has("size_t") || has("ptrdiff_t") || has("int64_t") || has("uint64_t")
+    {
+        (BaseType::Integer, Some(8))
+    } else if has("int") || has("unsigned") || has("signed") || has("int32_t") || has("uint32_t") {
+        (BaseType::Integer, Some(4))
+    } else if t.contains("complex") {
+        (BaseType::Complex, Some(16))
+    } else {
+        (BaseType::Other, None)
+    };
+    VarType::new(base, bytes, t)
+}
+
+fn binop(op: &str) -> Option<BinOp> {
+    Some(match op {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "&&" => BinOp::And,
+        "||" => BinOp::Or,
+        "&" => BinOp::BitAnd,
+        "|" => BinOp::BitOr,
+        "^" => BinOp::BitXor,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        _ => return None,
+    })
+}
+
+/// A declarator unwrapped: name, pointer depth, array dims (outermost first), initialiser.
+struct Declarator<'t> {
+    name: Option<Node<'t>>,
+    pointer: u8,
+    dims: Vec<Option<Node<'t>>>,
+    init: Option<Node<'t>>,
+    is_function: bool,
+}
+
+fn unwrap_declarator(mut n: Node) -> Declarator {
+    let mut d = Declarator {
+        name: None,
+        pointer: 0,
+        dims: Vec::new(),
+        init: None,
+        is_function: false,
+    };
+    for _ in 0..64 {
+        match n.kind() {
+            "identifier" | "field_identifier" => {
+                d.name = Some(n);
+                break;
+            }
+            "init_declarator" => {
+                d.init = n.field("value");
+            }
+            "pointer_declarator" => d.pointer = d.pointer.saturating_add(1),
+            "array_declarator" => d.dims.push(n.field("size")),
+            "function_declarator" => d.is_function = true,
+            "parenthesized_declarator" => {}
+            _ => break,
+        }
+        let next = n.field("declarator").or_else(|| n.named_child(0));
+        match next {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    d.dims.reverse();
+    d
+}
+
+impl<'a> CLower<'a> {
+    fn text(&self, n: Node) -> &'a str {
+        self.src.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn span(&self, n: Node) -> Span {
+        let s = usize::try_from(n.start_byte() as i64 + self.shift).unwrap_or(0);
+        let e = usize::try_from(n.end_byte() as i64 + self.shift).unwrap_or(0);
+        self.asm.span(s, e, self.main)
+    }
+
+    fn var_type(&self, name: &str) -> Option<&VarType> {
+        self.locals.get(name).or_else(|| self.globals.get(name))
+    }
+
+    /// Lowers a macro body by parsing it as an initialiser; `at` is the body's node.
+    fn macro_value(&mut self, value: &str, at: Option<Node>) -> Option<SrcExpr> {
+        const PREFIX: &str = "int __augur_v = (";
+        // fast path for the common `#define N 100`
+        if value.bytes().all(|b| b.is_ascii_digit()) {
+            if let Some(v) = parse_int(value) {
+                let span = at.map_or_else(|| Span::new(self.main, 0, 0), |n| self.span(n));
+                return Some(SrcExpr::int(v, span));
+            }
+        }
+        let wrapper = format!("{PREFIX}{value});");
+        if self.value_parser.is_none() {
+            self.value_parser = parse::parser(Grammar::C).ok();
+        }
+        let tree = parse::parse(self.value_parser.as_mut()?, &wrapper)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        let decl = tree.root_node().named_child(0)?;
+        let init = decl.field("declarator")?.field("value")?;
+        let shift = match at {
+            Some(n) => n.start_byte() as i64 + self.shift - PREFIX.len() as i64,
+            None => i64::MIN / 2,
+        };
+        let mut sub = CLower {
+            src: &wrapper,
+            shift,
+            asm: self.asm,
+            main: self.main,
+            b: &mut *self.b,
+            macros: self.macros,
+            defined: BTreeSet::new(),
+            globals: BTreeMap::new(),
+            locals: BTreeMap::new(),
+            value_parser: None,
+            break_targets: Vec::new(),
+            substituted: BTreeSet::new(),
+        };
+        let mut e = sub.expr(init, 0);
+        if at.is_none() {
+            strip_spans(&mut e, Span::new(self.main, 0, 0));
+        }
+        Some(e)
+    }
+
+    fn children(n: Node) -> Vec<Node> {
+        let mut c = n.walk();
+        n.named_children(&mut c).collect()
+    }
+
+    fn top_level(&mut self, root: Node<'a>) {
+        let mut work: Vec<Node<'a>> = Self::children(root).into_iter().rev().collect();
+        while let Some(n) = work.pop() {
+            match n.kind() {
+                "function_definition" => self.function(n),
+                "declaration" => {
+                    let decls = self.declaration(n);
+                    for (d, _) in decls {
+                        self.push_global(d);
+                    }
+                }
+                "preproc_def" => self.define(n),
+                "preproc_ifdef" | "preproc_if" => {
+                    work.extend(self.preproc_live(n).into_iter().rev());
+                }
+                "linkage_specification" => {
+                    if let Some(body) = n.field("body") {
+                        work.extend(Self::children(body).into_iter().rev());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn is_array(&self, v: &str) -> bool {
+        let proc = self.b.cur_proc;
+        self.b.prog.proc(proc).is_some_and(|p| {
+            p.decls
+                .iter()
+                .any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. }))
+        }) || self
+            .b
+            .prog
+            .globals
+            .iter()
+            .any(|d| d.name == v && matches!(d.kind, DeclKind::Array { .. }))
+    }
+}
+
+/// Gives every span in `e` the value `span` (expressions from `-D`, which have no source).
+fn strip_spans(e: &mut SrcExpr, span: Span) {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        x.span = span;
+        match &mut x.kind {
+            SrcExprKind::Index { indices, .. } => stack.extend(indices.iter_mut()),
+            SrcExprKind::Call { args, .. } => stack.extend(args.iter_mut()),
+            SrcExprKind::Unary { operand, .. } => stack.push(operand),
+            SrcExprKind::Binary { lhs, rhs, .. } => {
+                stack.push(lhs);
+                stack.push(rhs);
+            }
+            SrcExprKind::Ternary { cond, then, other } => {
+                stack.push(cond);
+                stack.push(then);
+                stack.push(other);
+            }
+            SrcExprKind::Cast { expr, .. } => stack.push(expr),
+            SrcExprKind::SizeOf { expr: Some(x2), .. } => stack.push(x2),
+            _ => {}
+        }
+    }
+}
+
+mod decl;
+mod expr;
+mod loops;
+mod preproc;
+mod stmt;

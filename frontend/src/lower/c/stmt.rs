@@ -1,0 +1,495 @@
+//! C statements → IR: blocks, branches, calls and MPI calls, inputs; `break` of a
+//! `switch` is not a loop break.
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::expr::argv_index;
+use super::{binop, opaque_expr, CLower};
+use crate::diagnostic::{codes, Diagnostic};
+use crate::ir::*;
+use crate::lower::as_mpi_call;
+use crate::parse::FieldExt;
+
+impl<'a> CLower<'a> {
+    /// Lowers `n` (a compound statement or a single statement) appending to `out`.
+    pub(super) fn block_into(&mut self, n: Node<'a>, out: &mut Block) {
+        if n.kind() == "compound_statement" {
+            for c in Self::children(n) {
+                self.stmt(c, out);
+            }
+        } else {
+            self.stmt(n, out);
+        }
+    }
+
+    /// Lowers a nested body under `parent`, guarding depth.
+    pub(super) fn body(&mut self, n: Option<Node<'a>>, parent: StmtId) -> Block {
+        let mut out = Vec::new();
+        let Some(n) = n else { return out };
+        let span = self.span(n);
+        if !self.b.enter(span) {
+            let uses = self.idents(n);
+            out.push(self.b.push_opaque(
+                span,
+                None,
+                self.text(n),
+                "nested too deep",
+                BTreeSet::new(),
+                uses,
+            ));
+            return out;
+        }
+        let saved = self.b.parent.replace(parent);
+        self.block_into(n, &mut out);
+        self.b.parent = saved;
+        self.b.leave();
+        out
+    }
+
+    /// All identifiers read under `n` (explicit cursor walk), for opaque def/use sets.
+    pub(super) fn idents(&self, n: Node) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut cursor = n.walk();
+        // (node, is the callee of a call): parents are tracked here because
+        // `Node::parent` walks down from the root
+        let mut stack = vec![(n, false)];
+        while let Some((x, callee)) = stack.pop() {
+            if x.kind() == "identifier" && !callee {
+                out.insert(self.text(x).to_string());
+            }
+            let f = if x.kind() == "call_expression" {
+                x.field("function").map(|f| f.id())
+            } else {
+                None
+            };
+            stack.extend(
+                x.named_children(&mut cursor)
+                    .map(|c| (c, Some(c.id()) == f)),
+            );
+        }
+        out
+    }
+
+    /// Variables written under `n`: assignment and update targets, `&x` arguments.
+    pub(super) fn written(&self, n: Node) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut cursor = n.walk();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            let target = match x.kind() {
+                "assignment_expression" => x.field("left"),
+                "update_expression" => x.field("argument"),
+                "pointer_expression" if self.text(x).starts_with('&') => x.field("argument"),
+                _ => None,
+            };
+            if let Some(mut t) = target {
+                for _ in 0..32 {
+                    match t.kind() {
+                        "subscript_expression"
+                        | "field_expression"
+                        | "pointer_expression"
+                        | "parenthesized_expression" => {
+                            match t.field("argument").or_else(|| t.named_child(0)) {
+                                Some(c) => t = c,
+                                None => break,
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                if t.kind() == "identifier" {
+                    out.insert(self.text(t).to_string());
+                }
+            }
+            stack.extend(x.named_children(&mut cursor));
+        }
+        out
+    }
+
+    pub(super) fn opaque(&mut self, n: Node<'a>, reason: &str, out: &mut Block) {
+        let defs = self.written(n);
+        let uses = self.idents(n);
+        let id = self
+            .b
+            .push_opaque(self.span(n), None, self.text(n), reason, defs, uses);
+        out.push(id);
+    }
+
+    pub(super) fn stmt(&mut self, n: Node<'a>, out: &mut Block) {
+        match n.kind() {
+            "compound_statement" => self.block_into(n, out),
+            "comment" | ";" => {}
+            "declaration" => {
+                let decls = self.declaration(n);
+                for (d, init) in decls {
+                    self.locals.insert(d.name.clone(), d.ty.clone());
+                    let target = SrcExpr::var(d.name.clone(), d.span);
+                    if let Some(p) = self.b.proc_mut() {
+                        p.decls.push(d);
+                    }
+                    if let Some(v) = init {
+                        if v.kind() == "initializer_list" {
+                            continue;
+                        }
+                        let value = self.expr(v, 0);
+                        let span = target.span.cover(value.span);
+                        self.assign_like(span, target, value, out);
+                    }
+                }
+            }
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    self.expr_stmt(n, e, out);
+                }
+            }
+            "if_statement" => self.if_stmt(n, out),
+            "for_statement" => {
+                self.break_targets.push(true);
+                self.for_stmt(n, out);
+                self.break_targets.pop();
+            }
+            "while_statement" | "do_statement" => {
+                self.break_targets.push(true);
+                self.while_stmt(n, out);
+                self.break_targets.pop();
+            }
+            "return_statement" => {
+                let value = n.named_child(0).map(|v| self.expr(v, 0));
+                if let Some(v) = &value {
+                    self.hoist_nested(v, out);
+                }
+                out.push(self.b.push(self.span(n), None, StmtKind::Return { value }));
+            }
+            "break_statement" => {
+                if self.break_targets.last() != Some(&false) {
+                    out.push(self.b.push(self.span(n), None, StmtKind::Break));
+                }
+            }
+            "continue_statement" => out.push(self.b.push(self.span(n), None, StmtKind::Continue)),
+            "labeled_statement" => {
+                let mut c = n.walk();
+                let inner: Vec<Node> = n
+                    .named_children(&mut c)
+                    .filter(|x| x.kind() != "statement_identifier")
+                    .collect();
+                for i in inner {
+                    self.stmt(i, out);
+                }
+            }
+            "goto_statement" => {
+                self.b.diags.push(
+                    Diagnostic::warning(codes::UNSUPPORTED, "`goto` is not analysed")
+                        .with_primary(self.span(n), "control flow through this jump is ignored")
+                        .with_note("loops built from goto are not seen as loops"),
+                );
+                self.opaque(n, "goto", out);
+            }
+            "switch_statement" => {
+                self.break_targets.push(false);
+                self.switch_stmt(n, out);
+                self.break_targets.pop();
+            }
+            "case_statement" => {
+                for c in Self::children(n)
+                    .into_iter()
+                    .skip(usize::from(n.field("value").is_some()))
+                {
+                    self.stmt(c, out);
+                }
+            }
+            "preproc_ifdef" | "preproc_if" => {
+                for c in self.preproc_live(n) {
+                    self.stmt(c, out);
+                }
+            }
+            "preproc_def" => self.define(n),
+            "preproc_call" | "preproc_include" | "preproc_function_def" | "type_definition" => {}
+            "ERROR" => self.opaque(n, "syntax error", out),
+            _ => self.opaque(n, n.kind(), out),
+        }
+    }
+
+    /// The span that closes a body: its closing brace, or the whole single statement.
+    pub(super) fn end_span(&self, body: Node) -> Span {
+        if body.kind() == "compound_statement" {
+            let last = body.child(body.child_count().saturating_sub(1));
+            if let Some(l) = last.filter(|l| l.kind() == "}") {
+                return self.span(l);
+            }
+        }
+        self.span(body)
+    }
+
+    /// Condition of if/while: parentheses stripped.
+    pub(super) fn cond(&mut self, n: Node) -> SrcExpr {
+        let inner = if n.kind() == "parenthesized_expression" {
+            n.named_child(0).unwrap_or(n)
+        } else {
+            n
+        };
+        self.expr(inner, 0)
+    }
+
+    /// Pushes hoisted MPI statements for MPI calls nested in `e`.
+    pub(super) fn hoist_nested(&mut self, e: &SrcExpr, out: &mut Block) {
+        let before = self.b.prog.stmts.len();
+        self.b.hoist_mpi(&[e]);
+        let after = self.b.prog.stmts.len();
+        out.extend((before..after).map(|i| StmtId(u32::try_from(i).unwrap_or(u32::MAX))));
+    }
+
+    /// `target = value` as Assign, or Mpi-with-result when `value` is an MPI call.
+    pub(super) fn assign_like(
+        &mut self,
+        span: Span,
+        target: SrcExpr,
+        value: SrcExpr,
+        out: &mut Block,
+    ) {
+        if let Some((name, args)) = as_mpi_call(&value) {
+            let (name, args) = (name.to_string(), args.to_vec());
+            let call = self.b.mpi_call(&name, value.span, args, Some(target));
+            out.push(self.b.push(span, None, StmtKind::Mpi(call)));
+            return;
+        }
+        self.hoist_nested(&value, out);
+        out.push(
+            self.b
+                .push(span, None, StmtKind::Assign(Assign { target, value })),
+        );
+    }
+
+    pub(super) fn expr_stmt(&mut self, stmt: Node<'a>, e: Node<'a>, out: &mut Block) {
+        let span = self.span(stmt);
+        match e.kind() {
+            "call_expression" => {
+                let Some(f) = e.field("function").filter(|f| f.kind() == "identifier") else {
+                    return self.opaque(stmt, "call through expression", out);
+                };
+                let name = self.text(f).to_string();
+                let args: Vec<Node> = e.field("arguments").map(Self::children).unwrap_or_default();
+                let args: Vec<Node> = args.into_iter().filter(|a| a.kind() != "comment").collect();
+                if crate::mpi_table::is_mpi_name(&name) {
+                    let args: Vec<SrcExpr> = args.iter().map(|a| self.expr(*a, 0)).collect();
+                    let call = self.b.mpi_call(&name, self.span(e), args, None);
+                    out.push(self.b.push(span, None, StmtKind::Mpi(call)));
+                    return;
+                }
+                if let Some(kind) = self.input_call(&name, &args) {
+                    out.push(self.b.push(span, None, kind));
+                    return;
+                }
+                let args: Vec<SrcExpr> = args.iter().map(|a| self.expr(*a, 0)).collect();
+                let mut defs = BTreeSet::new();
+                for a in &args {
+                    match &a.kind {
+                        SrcExprKind::Unary {
+                            op: UnOp::AddrOf,
+                            operand,
+                        } => {
+                            if let Some(b) = operand.base_var() {
+                                defs.insert(b.to_string());
+                            }
+                        }
+                        SrcExprKind::Var(v)
+                            if self.var_type(v).is_some_and(|t| t.pointer > 0)
+                                || self.is_array(v) =>
+                        {
+                            defs.insert(v.clone());
+                        }
+                        _ => {}
+                    }
+                }
+                for a in &args {
+                    self.hoist_nested(a, out);
+                }
+                let id = self.b.alloc(span, None);
+                let call = Call {
+                    name,
+                    args,
+                    name_span: self.span(f),
+                };
+                self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());
+                out.push(id);
+            }
+            "assignment_expression" => {
+                let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
+                    return self.opaque(stmt, "assignment", out);
+                };
+                let op = e.field("operator").map(|o| self.text(o)).unwrap_or("=");
+                let target = self.expr(l, 0);
+                if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. })
+                {
+                    return self.opaque(stmt, "assignment to non-variable", out);
+                }
+                let rhs = self.expr(r, 0);
+                let value = match op
+                    .strip_suffix('=')
+                    .filter(|s| !s.is_empty())
+                    .and_then(binop)
+                {
+                    Some(bop) => SrcExpr::binary(bop, target.clone(), rhs),
+                    None => rhs,
+                };
+                self.assign_like(span, target, value, out);
+            }
+            "update_expression" => {
+                let Some(arg) = e.field("argument") else {
+                    return self.opaque(stmt, "update", out);
+                };
+                let target = self.expr(arg, 0);
+                if target.base_var().is_none() {
+                    return self.opaque(stmt, "update of non-variable", out);
+                }
+                let op = if self.text(e).contains("--") {
+                    BinOp::Sub
+                } else {
+                    BinOp::Add
+                };
+                let value = SrcExpr::binary(op, target.clone(), SrcExpr::int(1, target.span));
+                out.push(
+                    self.b
+                        .push(span, None, StmtKind::Assign(Assign { target, value })),
+                );
+            }
+            _ => {
+                let v = self.expr(e, 0);
+                self.hoist_nested(&v, out);
+                self.opaque(stmt, "expression statement", out);
+            }
+        }
+    }
+
+    /// `scanf`/`fscanf`/`sscanf(argv[i], ...)` as an Input statement.
+    pub(super) fn input_call(&mut self, name: &str, args: &[Node<'a>]) -> Option<StmtKind> {
+        let (origin, skip) = match name {
+            "scanf" => (InputOrigin::Stdin, 1),
+            "fscanf" => {
+                let stream = args.first().map(|a| self.text(*a)).unwrap_or("");
+                (
+                    if stream == "stdin" {
+                        InputOrigin::Stdin
+                    } else {
+                        InputOrigin::File
+                    },
+                    2,
+                )
+            }
+            "sscanf" => {
+                let first = args.first().map(|a| self.expr(*a, 0));
+                (
+                    first
+                        .and_then(|f| argv_index(&f))
+                        .map_or(InputOrigin::File, InputOrigin::Argv),
+                    2,
+                )
+            }
+            _ => return None,
+        };
+        let targets = args
+            .iter()
+            .skip(skip)
+            .map(|a| {
+                let e = self.expr(*a, 0);
+                match e.kind {
+                    SrcExprKind::Unary {
+                        op: UnOp::AddrOf,
+                        operand,
+                    } => *operand,
+                    _ => e,
+                }
+            })
+            .collect();
+        Some(StmtKind::Input(Input { targets, origin }))
+    }
+
+    pub(super) fn if_stmt(&mut self, n: Node<'a>, out: &mut Block) {
+        let span = self.span(n);
+        let mut arms_nodes = Vec::new();
+        let mut else_node = None;
+        let mut cur = n;
+        for _ in 0..4096 {
+            arms_nodes.push((cur.field("condition"), cur.field("consequence")));
+            let alt = cur.field("alternative");
+            let alt_inner = alt.and_then(|a| {
+                if a.kind() == "else_clause" {
+                    a.named_child(0)
+                } else {
+                    Some(a)
+                }
+            });
+            match alt_inner {
+                Some(a) if a.kind() == "if_statement" => cur = a,
+                other => {
+                    else_node = other;
+                    break;
+                }
+            }
+        }
+        let conds: Vec<SrcExpr> = arms_nodes
+            .iter()
+            .map(|(c, _)| c.map_or_else(|| opaque_expr("", span), |c| self.cond(c)))
+            .collect();
+        for c in &conds {
+            self.hoist_nested(c, out);
+        }
+        let id = self.b.alloc(span, None);
+        let mut arms = Vec::new();
+        let mut last_body = n;
+        for (cond, (_, body)) in conds.into_iter().zip(arms_nodes) {
+            if let Some(b) = body {
+                last_body = b;
+            }
+            let body = self.body(body, id);
+            arms.push(IfArm { cond, body });
+        }
+        let else_body = else_node.map(|e| {
+            last_body = e;
+            self.body(Some(e), id)
+        });
+        let end_span = self.end_span(last_body);
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
+        out.push(id);
+    }
+
+    pub(super) fn switch_stmt(&mut self, n: Node<'a>, out: &mut Block) {
+        // kept as one if-arm guarded by an opaque condition: the body's statements (and any
+        // MPI calls) stay visible under a branch
+        let span = self.span(n);
+        let cond_node = n.field("condition");
+        let cond = match cond_node {
+            Some(c) => {
+                let vars: Vec<String> = self.idents(c).into_iter().collect();
+                SrcExpr::new(
+                    SrcExprKind::Opaque {
+                        text: format!("switch {}", self.text(c)),
+                        vars,
+                    },
+                    self.span(c),
+                )
+            }
+            None => opaque_expr("switch", span),
+        };
+        let id = self.b.alloc(span, None);
+        let body_node = n.field("body");
+        let body = self.body(body_node, id);
+        let end_span = self.end_span(body_node.unwrap_or(n));
+        let kind = StmtKind::If(If {
+            arms: vec![IfArm { cond, body }],
+            else_body: None,
+            end_span,
+        });
+        self.b.fill(id, kind, BTreeSet::new(), BTreeSet::new());
+        out.push(id);
+    }
+}
