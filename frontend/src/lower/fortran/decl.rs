@@ -1,0 +1,263 @@
+//! Fortran declarations → IR: type declarations with attributes, PARAMETER, DIMENSION,
+//! COMMON and IMPLICIT; later statements refine earlier declarations of the same name.
+use tree_sitter::Node;
+
+use super::{children, f_type, norm, FLower};
+use crate::ir::*;
+use crate::parse::FieldExt;
+
+impl<'a> FLower<'a> {
+    pub(super) fn add_decl(&mut self, d: Decl) {
+        let is_array = matches!(d.kind, DeclKind::Array { .. });
+        self.locals.insert(d.name.clone(), (d.ty.clone(), is_array));
+        if let Some(p) = self.b.proc_mut() {
+            if let Some(old) = p.decls.iter_mut().find(|o| o.name == d.name) {
+                // a later statement refines an earlier one (type, then DIMENSION or COMMON)
+                if matches!(d.kind, DeclKind::Constant { .. }) {
+                    old.span = d.span;
+                }
+                if matches!(d.kind, DeclKind::Array { .. } | DeclKind::Constant { .. }) {
+                    old.kind = d.kind;
+                }
+                if d.ty.base != BaseType::Other && d.ty.text != "implicit" {
+                    old.ty = d.ty;
+                }
+                if d.common.is_some() {
+                    old.common = d.common;
+                }
+                let (ty, arr) = (old.ty.clone(), matches!(old.kind, DeclKind::Array { .. }));
+                self.locals.insert(old.name.clone(), (ty, arr));
+                return;
+            }
+            p.decls.push(d);
+        }
+    }
+
+    pub(super) fn implicit_type(&self, name: &str) -> VarType {
+        let first = name.chars().next().unwrap_or('a');
+        if let Some(p) = self.b.prog.proc(self.b.cur_proc) {
+            if let Some(r) = p
+                .implicit
+                .iter()
+                .find(|r| r.first <= first && first <= r.last)
+            {
+                return r.ty.clone();
+            }
+        }
+        let mut t = VarType::fortran_implicit(name);
+        t.text = "implicit".into();
+        t
+    }
+
+    pub(super) fn dims(&mut self, size: Node) -> Vec<Dim> {
+        children(size)
+            .into_iter()
+            .map(|d| match d.kind() {
+                "assumed_size" => Dim::Assumed,
+                "extent_specifier" => {
+                    let t = self.text(d).trim().to_string();
+                    let parts = children(d);
+                    if t == ":" || t == "*" || parts.is_empty() {
+                        return Dim::Assumed;
+                    }
+                    let colon = d.start_byte() + t.find(':').unwrap_or(0);
+                    let lo = parts.iter().find(|p| p.start_byte() < colon).copied();
+                    let hi = parts.iter().find(|p| p.start_byte() > colon).copied();
+                    match (lo, hi) {
+                        (Some(l), Some(h)) => Dim::Bounds {
+                            lo: self.expr(l, 0),
+                            hi: self.expr(h, 0),
+                        },
+                        _ => Dim::Assumed,
+                    }
+                }
+                _ => {
+                    let hi = self.expr(d, 0);
+                    Dim::Bounds {
+                        lo: SrcExpr::int(1, hi.span),
+                        hi,
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// One declarator of a type declaration / COMMON / DIMENSION.
+    pub(super) fn declarator(
+        &mut self,
+        dn: Node,
+        ty: &VarType,
+        attr_dims: Option<Vec<Dim>>,
+        is_param: bool,
+        common: Option<String>,
+    ) {
+        let span = self.span(dn);
+        let (name_node, dims, init) = match dn.kind() {
+            "identifier" => (Some(dn), None, None),
+            "sized_declarator" => {
+                let size = children(dn).into_iter().find(|c| c.kind() == "size");
+                (dn.named_child(0), size.map(|s| self.dims(s)), None)
+            }
+            "init_declarator" => {
+                let left = dn.field("left");
+                let (nn, dims) = match left {
+                    Some(l) if l.kind() == "sized_declarator" => {
+                        let size = children(l).into_iter().find(|c| c.kind() == "size");
+                        (l.named_child(0), size.map(|s| self.dims(s)))
+                    }
+                    other => (other, None),
+                };
+                (nn, dims, dn.field("right"))
+            }
+            _ => (None, None, None),
+        };
+        let Some(nn) = name_node else { return };
+        let name = norm(self.text(nn));
+        let dims = dims.or(attr_dims);
+        let init = init.map(|i| self.expr(i, 0));
+        let ty = if ty.text == "implicit" {
+            self.implicit_type(&name)
+        } else {
+            ty.clone()
+        };
+        let kind = match (is_param, init, dims) {
+            (true, Some(value), _) => DeclKind::Constant {
+                value,
+                origin: ConstOrigin::Parameter,
+            },
+            (_, init, Some(dims)) => DeclKind::Array { dims, init },
+            (_, init, None) => DeclKind::Scalar { init },
+        };
+        self.add_decl(Decl {
+            name,
+            ty,
+            kind,
+            span,
+            common,
+        });
+    }
+
+    pub(super) fn decl_stmt(&mut self, n: Node) {
+        match n.kind() {
+            "variable_declaration" => {
+                let ty = n
+                    .field("type")
+                    .map(|t| f_type(self.text(t)))
+                    .unwrap_or_else(|| f_type(""));
+                let mut is_param = false;
+                let mut attr_dims = None;
+                let mut c = n.walk();
+                let attrs: Vec<Node> = n.children_by_field_name("attribute", &mut c).collect();
+                for a in attrs {
+                    let t = self.text(a).to_ascii_lowercase();
+                    if t.starts_with("parameter") {
+                        is_param = true;
+                    } else if t.starts_with("dimension") {
+                        if let Some(list) = children(a).into_iter().next() {
+                            attr_dims = Some(self.dims(list));
+                        }
+                    }
+                }
+                let mut c = n.walk();
+                let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                for d in decls {
+                    self.declarator(d, &ty, attr_dims.clone(), is_param, None);
+                }
+            }
+            "parameter_statement" => {
+                for pa in children(n) {
+                    let parts = children(pa);
+                    if let (Some(nn), Some(v)) = (parts.first(), parts.get(1)) {
+                        let name = norm(self.text(*nn));
+                        let value = self.expr(*v, 0);
+                        let ty = self
+                            .lookup(&name)
+                            .map(|(t, _)| t.clone())
+                            .unwrap_or_else(|| self.implicit_type(&name));
+                        let span = self.span(pa);
+                        self.add_decl(Decl {
+                            name,
+                            ty,
+                            kind: DeclKind::Constant {
+                                value,
+                                origin: ConstOrigin::Parameter,
+                            },
+                            span,
+                            common: None,
+                        });
+                    }
+                }
+            }
+            "variable_modification" => {
+                let implicit = VarType::new(BaseType::Other, None, "implicit");
+                let mut c = n.walk();
+                let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                for d in decls {
+                    let name = d
+                        .named_child(0)
+                        .map(|x| norm(self.text(x)))
+                        .unwrap_or_default();
+                    let ty = self
+                        .lookup(&name)
+                        .map(|(t, _)| t.clone())
+                        .unwrap_or_else(|| implicit.clone());
+                    self.declarator(d, &ty, None, false, None);
+                }
+            }
+            "common_statement" => {
+                for group in children(n) {
+                    let mut block = String::new();
+                    for item in children(group) {
+                        match item.kind() {
+                            "name" => block = norm(self.text(item)),
+                            "identifier" | "sized_declarator" => {
+                                let nn = if item.kind() == "identifier" {
+                                    Some(item)
+                                } else {
+                                    item.named_child(0)
+                                };
+                                let name = nn.map(|x| norm(self.text(x))).unwrap_or_default();
+                                let ty = self.lookup(&name).map(|(t, _)| t.clone()).unwrap_or_else(
+                                    || VarType::new(BaseType::Other, None, "implicit"),
+                                );
+                                self.declarator(item, &ty, None, false, Some(block.clone()));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            "implicit_statement" => {
+                let kids = children(n);
+                if kids.iter().any(|k| k.kind() == "none") {
+                    if let Some(p) = self.b.proc_mut() {
+                        p.implicit_none = true;
+                    }
+                    return;
+                }
+                let mut ty = None;
+                for k in kids {
+                    match k.kind() {
+                        "intrinsic_type" => ty = Some(f_type(self.text(k))),
+                        "implicit_range" => {
+                            let t = self.text(k).to_ascii_lowercase();
+                            let letters: Vec<char> =
+                                t.chars().filter(char::is_ascii_alphabetic).collect();
+                            if let (Some(ty), Some(first)) = (ty.clone(), letters.first().copied())
+                            {
+                                let last = letters.get(1).copied().unwrap_or(first);
+                                if let Some(p) = self.b.proc_mut() {
+                                    p.implicit.push(ImplicitRule { first, last, ty });
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ---- expressions ----
+}

@@ -1,0 +1,199 @@
+//! Fortran expressions → `SrcExpr`: `a(i)` is an element when `a` is an array, else a
+//! call (intrinsics typed); sections become ranges.
+use tree_sitter::Node;
+
+use super::{children, intrinsic_type, norm, rel_op, FLower};
+use crate::ir::*;
+use crate::lower::{parse_int, parse_real, MAX_EXPR_DEPTH};
+use crate::parse::FieldExt;
+
+impl<'a> FLower<'a> {
+    pub(super) fn expr(&mut self, n: Node, depth: usize) -> SrcExpr {
+        let span = self.span(n);
+        if depth > MAX_EXPR_DEPTH {
+            self.b.report_deep_expr(span);
+            let vars: Vec<String> = self.idents(n).into_iter().collect();
+            return SrcExpr::new(
+                SrcExprKind::Opaque {
+                    text: String::new(),
+                    vars,
+                },
+                span,
+            );
+        }
+        let d = depth + 1;
+        match n.kind() {
+            "number_literal" => {
+                let t = self.text(n);
+                let is_real = t.contains(['.', 'e', 'E', 'd', 'D']);
+                if !is_real {
+                    if let Some(v) = parse_int(t) {
+                        return SrcExpr::int(v, span);
+                    }
+                }
+                match parse_real(t) {
+                    Some(value) => SrcExpr::new(
+                        SrcExprKind::Real {
+                            text: t.to_string(),
+                            value,
+                        },
+                        span,
+                    )
+                    .with_type(Some(BaseType::Real)),
+                    None => self.opaque_e(n),
+                }
+            }
+            "string_literal" => {
+                let t = self.text(n);
+                let inner = t.get(1..t.len().saturating_sub(1)).unwrap_or("");
+                SrcExpr::new(SrcExprKind::Str(inner.to_string()), span)
+                    .with_type(Some(BaseType::Character))
+            }
+            "boolean_literal" => {
+                let v = self.text(n).to_ascii_lowercase().contains("true");
+                SrcExpr::new(SrcExprKind::Bool(v), span).with_type(Some(BaseType::Logical))
+            }
+            "identifier" => {
+                let name = norm(self.text(n));
+                let ty = self.type_of(&name);
+                SrcExpr::var(name, span).with_type(ty)
+            }
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(c) => self.expr(c, d),
+                None => self.opaque_e(n),
+            },
+            "math_expression"
+            | "relational_expression"
+            | "logical_expression"
+            | "concatenation_expression" => {
+                let op_text = n.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let l = n.field("left");
+                let r = n.field("right");
+                match (l, r) {
+                    (Some(l), Some(r)) => {
+                        let op = if n.kind() == "concatenation_expression" {
+                            Some(BinOp::Concat)
+                        } else {
+                            rel_op(op_text)
+                        };
+                        let Some(op) = op else {
+                            return self.opaque_e(n);
+                        };
+                        let (l, r) = (self.expr(l, d), self.expr(r, d));
+                        let mut e = SrcExpr::binary(op, l, r);
+                        e.span = span;
+                        e
+                    }
+                    _ => {
+                        // `.not. x`
+                        let Some(a) = n.field("argument").or_else(|| n.named_child(0)) else {
+                            return self.opaque_e(n);
+                        };
+                        let a = self.expr(a, d);
+                        SrcExpr {
+                            kind: SrcExprKind::Unary {
+                                op: UnOp::Not,
+                                operand: Box::new(a),
+                            },
+                            span,
+                            ty: Some(BaseType::Logical),
+                        }
+                    }
+                }
+            }
+            "unary_expression" => {
+                let op = n
+                    .field("operator")
+                    .map(|o| self.text(o).to_ascii_lowercase());
+                let Some(a) = n.field("argument") else {
+                    return self.opaque_e(n);
+                };
+                let a = self.expr(a, d);
+                let op = match op.as_deref() {
+                    Some("-") => UnOp::Neg,
+                    Some("+") => UnOp::Plus,
+                    Some(".not.") => UnOp::Not,
+                    _ => return self.opaque_e(n),
+                };
+                let ty = if op == UnOp::Not {
+                    Some(BaseType::Logical)
+                } else {
+                    a.ty
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Unary {
+                        op,
+                        operand: Box::new(a),
+                    },
+                    span,
+                    ty,
+                }
+            }
+            "call_expression" => {
+                let Some(f) = n.named_child(0).filter(|f| f.kind() == "identifier") else {
+                    return self.opaque_e(n);
+                };
+                let name = norm(self.text(f));
+                let args = n
+                    .named_child(1)
+                    .map(|a| self.args(a, d))
+                    .unwrap_or_default();
+                if self.is_array(&name) {
+                    let ty = self.type_of(&name);
+                    return SrcExpr {
+                        kind: SrcExprKind::Index {
+                            array: name,
+                            indices: args,
+                        },
+                        span,
+                        ty,
+                    };
+                }
+                let ty = intrinsic_type(&name, &args).or_else(|| {
+                    if name == "MPI_WTIME" {
+                        Some(BaseType::Real)
+                    } else {
+                        None
+                    }
+                });
+                // a function call's name is raw-cased only for MPI (so the table sees it)
+                let name = if name.starts_with("MPI_") {
+                    self.text(f).to_string()
+                } else {
+                    name
+                };
+                SrcExpr {
+                    kind: SrcExprKind::Call { name, args },
+                    span,
+                    ty,
+                }
+            }
+            "extent_specifier" => {
+                let t = self.text(n);
+                let colons: Vec<usize> = t
+                    .match_indices(':')
+                    .map(|(i, _)| n.start_byte() + i)
+                    .collect();
+                let mut lo = None;
+                let mut hi = None;
+                let mut step = None;
+                for p in children(n) {
+                    let e = Some(Box::new(self.expr(p, d)));
+                    match colons.iter().filter(|c| **c < p.start_byte()).count() {
+                        0 => lo = e,
+                        1 => hi = e,
+                        _ => step = e,
+                    }
+                }
+                SrcExpr::new(SrcExprKind::Range { lo, hi, step }, span)
+            }
+            _ => self.opaque_e(n),
+        }
+    }
+
+    pub(super) fn opaque_e(&self, n: Node) -> SrcExpr {
+        let vars: Vec<String> = self.idents(n).into_iter().collect();
+        let text: String = self.text(n).chars().take(120).collect();
+        SrcExpr::new(SrcExprKind::Opaque { text, vars }, self.span(n))
+    }
+}

@@ -1,0 +1,133 @@
+//! Fortran DO loops → IR: counted loops, DO WHILE and bare DO, labelled nests whose
+//! shared terminator statement runs in the innermost loop.
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::{children, norm, FLower};
+use crate::ir::*;
+use crate::lower::parse_int;
+use crate::parse::FieldExt;
+
+impl<'a> FLower<'a> {
+    pub(super) fn do_loop(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let span = self.span(n);
+        let kids = children(n);
+        let Some(head) = kids.first().copied().filter(|k| k.kind() == "do_statement") else {
+            return self.opaque(n, label, "do loop", BTreeSet::new(), out);
+        };
+        let mut body_nodes = Vec::new();
+        let mut end_span = span;
+        let my_label = self.do_label(n);
+        // a terminator statement handed down by an enclosing loop ending on the same label
+        let mut terminator: Vec<Node<'a>> = match self.pending_terminator.take() {
+            Some((l, nodes)) if Some(l) == my_label => nodes,
+            other => {
+                self.pending_terminator = other;
+                Vec::new()
+            }
+        };
+        for k in kids.iter().skip(1) {
+            match k.kind() {
+                "end_do_loop_statement" => end_span = self.span(*k),
+                "end_do_label_loop_statement" => {
+                    end_span = self.span(*k);
+                    // a terminator that is a real statement belongs to the body
+                    for c in children(*k) {
+                        let ck = c.kind();
+                        let is_continue = ck == "keyword_statement"
+                            && self.text(c).trim().eq_ignore_ascii_case("continue");
+                        if !matches!(ck, "statement_label" | "do_label_virtual" | "comment")
+                            && !is_continue
+                        {
+                            terminator.push(c);
+                        }
+                    }
+                }
+                _ => body_nodes.push(*k),
+            }
+        }
+        // `DO 10 J ... DO 10 I ... 10 A(I,J) = 0`: the shared terminator runs in the
+        // innermost loop, which tree-sitter closes with a virtual label
+        let inner_shares = body_nodes
+            .iter()
+            .rev()
+            .find(|b| b.kind() != "comment")
+            .is_some_and(|b| {
+                b.kind() == "do_loop" && my_label.is_some() && self.do_label(*b) == my_label
+            });
+        if inner_shares && !terminator.is_empty() {
+            self.pending_terminator = my_label.map(|l| (l, std::mem::take(&mut terminator)));
+        }
+        body_nodes.extend(terminator);
+        let header_span = self.span(head);
+        let control = children(head)
+            .into_iter()
+            .find(|c| c.kind() == "loop_control_expression");
+        let whiled = children(head)
+            .into_iter()
+            .find(|c| c.kind() == "while_statement");
+        if let Some(ctl) = control {
+            let parts = children(ctl);
+            if parts.len() >= 3 {
+                let var = norm(self.text(parts[0]));
+                let lo = self.expr(parts[1], 0);
+                let hi = self.expr(parts[2], 0);
+                let step = match parts.get(3) {
+                    Some(s) => self.expr(*s, 0),
+                    None => SrcExpr::int(1, hi.span),
+                };
+                for e in [&lo, &hi, &step] {
+                    self.hoist_nested(e, out);
+                }
+                let id = self.b.alloc(span, label);
+                let body = self.body(&body_nodes, id, span);
+                let l = Loop {
+                    var,
+                    lo,
+                    hi,
+                    step,
+                    body,
+                    header_span,
+                    end_span,
+                };
+                self.b
+                    .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
+                out.push(id);
+                return;
+            }
+        }
+        let cond = whiled.and_then(|w| w.named_child(0)).map(|c| {
+            let inner = if c.kind() == "parenthesized_expression" {
+                c.named_child(0).unwrap_or(c)
+            } else {
+                c
+            };
+            self.expr(inner, 0)
+        });
+        if let Some(c) = &cond {
+            self.hoist_nested(c, out);
+        }
+        let id = self.b.alloc(span, label);
+        let body = self.body(&body_nodes, id, span);
+        let w = While {
+            cond,
+            init: Vec::new(),
+            body,
+            update: Vec::new(),
+            post_test: false,
+            header_span,
+            end_span,
+        };
+        self.b
+            .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
+        out.push(id);
+    }
+
+    /// The label of a labelled DO (`DO 10 I = ...` → 10).
+    pub(super) fn do_label(&self, n: Node) -> Option<u32> {
+        let head = n.named_child(0).filter(|h| h.kind() == "do_statement")?;
+        let l = head.field("do_label")?;
+        parse_int(self.text(l)).and_then(|v| u32::try_from(v).ok())
+    }
+}

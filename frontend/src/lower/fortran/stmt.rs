@@ -1,0 +1,530 @@
+//! Fortran statements → IR: labels, assignments, CALL (MPI through the table), READ
+//! inputs, IF and SELECT CASE, EXIT/CYCLE/GOTO, opaque statements with def/use sets.
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use super::{children, is_decl, norm, FLower};
+use crate::diagnostic::{codes, Diagnostic};
+use crate::ir::*;
+use crate::lower::{as_mpi_call, parse_int};
+use crate::parse::FieldExt;
+
+impl<'a> FLower<'a> {
+    /// Lowers a statement sequence (labels attach to the next statement).
+    pub(super) fn stmts(&mut self, nodes: &[Node<'a>]) -> Block {
+        let mut out = Vec::new();
+        let mut label = None;
+        for n in nodes {
+            if n.kind() == "statement_label" {
+                label = parse_int(self.text(*n)).and_then(|v| u32::try_from(v).ok());
+                continue;
+            }
+            let before = out.len();
+            self.stmt(*n, label, &mut out);
+            if out.len() > before {
+                label = None;
+            }
+        }
+        out
+    }
+
+    pub(super) fn body(&mut self, nodes: &[Node<'a>], parent: StmtId, whole: Span) -> Block {
+        if !self.b.enter(whole) {
+            let id = self.b.push_opaque(
+                whole,
+                None,
+                "",
+                "nested too deep",
+                BTreeSet::new(),
+                BTreeSet::new(),
+            );
+            return vec![id];
+        }
+        let saved = self.b.parent.replace(parent);
+        let out = self.stmts(nodes);
+        self.b.parent = saved;
+        self.b.leave();
+        out
+    }
+
+    pub(super) fn idents(&self, n: Node) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut cursor = n.walk();
+        // (node, is the callee of a call or CALL): parents tracked here because
+        // `Node::parent` walks down from the root
+        let mut stack = vec![(n, false)];
+        while let Some((x, callee)) = stack.pop() {
+            if x.kind() == "identifier" {
+                let name = norm(self.text(x));
+                if !callee || self.is_array(&name) {
+                    out.insert(name);
+                }
+            }
+            let is_call = matches!(x.kind(), "call_expression" | "subroutine_call");
+            let first = if is_call {
+                x.named_child(0).map(|f| f.id())
+            } else {
+                None
+            };
+            stack.extend(
+                x.named_children(&mut cursor)
+                    .map(|c| (c, Some(c.id()) == first)),
+            );
+        }
+        out
+    }
+
+    pub(super) fn opaque(
+        &mut self,
+        n: Node<'a>,
+        label: Option<u32>,
+        reason: &str,
+        defs: BTreeSet<String>,
+        out: &mut Block,
+    ) {
+        let uses = self.idents(n);
+        let id = self
+            .b
+            .push_opaque(self.span(n), label, self.text(n), reason, defs, uses);
+        out.push(id);
+    }
+
+    pub(super) fn hoist_nested(&mut self, e: &SrcExpr, out: &mut Block) {
+        let before = self.b.prog.stmts.len();
+        self.b.hoist_mpi(&[e]);
+        let after = self.b.prog.stmts.len();
+        out.extend((before..after).map(|i| StmtId(u32::try_from(i).unwrap_or(u32::MAX))));
+    }
+
+    pub(super) fn stmt(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let kind = n.kind();
+        if is_decl(kind) {
+            self.decl_stmt(n);
+            return;
+        }
+        match kind {
+            "comment" | "use_statement" | "include_statement" | "format_statement"
+            | "contains_statement" => {}
+            "assignment_statement" => self.assignment(n, label, out),
+            "subroutine_call" => self.call(n, label, out),
+            "do_loop" => self.do_loop(n, label, out),
+            "if_statement" => self.if_stmt(n, label, out),
+            "keyword_statement" => self.keyword(n, label, out),
+            "read_statement" => self.read(n, label, out),
+            "select_case_statement" => self.select(n, label, out),
+            "arithmetic_if_statement" => {
+                self.b.diags.push(
+                    Diagnostic::warning(codes::UNSUPPORTED, "arithmetic IF is not analysed")
+                        .with_primary(self.span(n), "its jumps are ignored")
+                        .with_note("rewrite it as a block IF"),
+                );
+                self.opaque(n, label, "arithmetic if", BTreeSet::new(), out);
+            }
+            "data_statement" => {
+                let mut defs = BTreeSet::new();
+                let mut uses = BTreeSet::new();
+                for set in children(n) {
+                    for c in children(set) {
+                        if c.kind() == "data_value" {
+                            uses.extend(self.idents(c));
+                        } else {
+                            defs.extend(self.idents(c));
+                        }
+                    }
+                }
+                let id = self.b.push_opaque(
+                    self.span(n),
+                    label,
+                    self.text(n),
+                    "data statement",
+                    defs,
+                    uses,
+                );
+                out.push(id);
+            }
+            "ERROR" => self.opaque(n, label, "syntax error", BTreeSet::new(), out),
+            k if k.starts_with("preproc") => {
+                // cpp conditionals in .F files: lower every branch's statements in order
+                let kids = children(n);
+                let mut body = self.stmts(&kids);
+                out.append(&mut body);
+            }
+            _ => {
+                let defs = self.allocated(n);
+                let reason = kind.trim_end_matches("_statement").replace('_', " ");
+                self.opaque(n, label, &reason, defs, out);
+            }
+        }
+    }
+
+    /// Names allocated/deallocated/nullified by an opaque statement.
+    pub(super) fn allocated(&self, n: Node) -> BTreeSet<String> {
+        if !matches!(n.kind(), "allocate_statement" | "deallocate_statement") {
+            return BTreeSet::new();
+        }
+        children(n)
+            .into_iter()
+            .filter_map(|c| {
+                if c.kind() == "identifier" {
+                    Some(c)
+                } else {
+                    c.named_child(0)
+                }
+            })
+            .map(|c| norm(self.text(c)))
+            .collect()
+    }
+
+    pub(super) fn keyword(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let t = self.text(n).trim().to_ascii_lowercase();
+        let word: String = t.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let span = self.span(n);
+        match word.as_str() {
+            "exit" => out.push(self.b.push(span, label, StmtKind::Break)),
+            "cycle" => out.push(self.b.push(span, label, StmtKind::Continue)),
+            "return" => out.push(self.b.push(span, label, StmtKind::Return { value: None })),
+            "continue" => self.opaque(n, label, "continue", BTreeSet::new(), out),
+            "go" | "goto" => {
+                self.b.diags.push(
+                    Diagnostic::warning(codes::UNSUPPORTED, "GOTO is not analysed")
+                        .with_primary(span, "control flow through this jump is ignored")
+                        .with_note("loops built from GOTO are not seen as loops"),
+                );
+                self.opaque(n, label, "goto", BTreeSet::new(), out);
+            }
+            _ => self.opaque(n, label, &word, BTreeSet::new(), out),
+        }
+    }
+
+    pub(super) fn assignment(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
+            return self.opaque(n, label, "assignment", BTreeSet::new(), out);
+        };
+        if l.kind() == "call_expression" {
+            // `f(x) = ...` with `f` declared as a scalar: a statement function definition
+            let name = l
+                .named_child(0)
+                .map(|f| norm(self.text(f)))
+                .unwrap_or_default();
+            if self
+                .locals
+                .get(&name)
+                .is_some_and(|(_, is_array)| !is_array)
+            {
+                let id = self.b.push_opaque(
+                    self.span(n),
+                    label,
+                    self.text(n),
+                    "statement function",
+                    BTreeSet::new(),
+                    BTreeSet::new(),
+                );
+                out.push(id);
+                return;
+            }
+        }
+        let target = self.target(l, 0);
+        if target.base_var().is_none() {
+            let defs = self.idents(l).into_iter().take(1).collect();
+            return self.opaque(n, label, "assignment to non-variable", defs, out);
+        }
+        let value = self.expr(r, 0);
+        let span = self.span(n);
+        if let Some((name, args)) = as_mpi_call(&value) {
+            let (name, args) = (name.to_string(), args.to_vec());
+            let call = self.b.mpi_call(&name, value.span, args, Some(target));
+            out.push(self.b.push(span, label, StmtKind::Mpi(call)));
+            return;
+        }
+        self.hoist_nested(&value, out);
+        out.push(
+            self.b
+                .push(span, label, StmtKind::Assign(Assign { target, value })),
+        );
+    }
+
+    /// An assignment target: `a(i)` is always an element (or a statement function; rare).
+    pub(super) fn target(&mut self, n: Node, depth: usize) -> SrcExpr {
+        if n.kind() == "call_expression" {
+            if let Some(f) = n.named_child(0) {
+                let array = norm(self.text(f));
+                let indices = n
+                    .named_child(1)
+                    .map(|a| self.args(a, depth + 1))
+                    .unwrap_or_default();
+                let ty = self.type_of(&array);
+                return SrcExpr {
+                    kind: SrcExprKind::Index { array, indices },
+                    span: self.span(n),
+                    ty,
+                };
+            }
+        }
+        if n.kind() == "derived_type_member_expression" {
+            // `t%a = ...` defines t
+            if let Some(base) = n.named_child(0) {
+                let e = self.target(base, depth + 1);
+                if let Some(b) = e.base_var() {
+                    return SrcExpr::var(b.to_string(), self.span(n));
+                }
+            }
+        }
+        self.expr(n, depth)
+    }
+
+    pub(super) fn args(&mut self, list: Node, depth: usize) -> Vec<SrcExpr> {
+        children(list)
+            .into_iter()
+            .filter(|a| a.kind() != "comment")
+            .map(|a| {
+                if a.kind() == "keyword_argument" {
+                    match a.field("value") {
+                        Some(v) => self.expr(v, depth),
+                        None => self.opaque_e(a),
+                    }
+                } else {
+                    self.expr(a, depth)
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn call(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let span = self.span(n);
+        let Some(f) = n.field("subroutine").or_else(|| n.named_child(0)) else {
+            return self.opaque(n, label, "call", BTreeSet::new(), out);
+        };
+        let raw = self.text(f);
+        let args: Vec<SrcExpr> = children(n)
+            .into_iter()
+            .find(|c| c.kind() == "argument_list")
+            .map(|a| self.args(a, 0))
+            .unwrap_or_default();
+        if crate::mpi_table::is_mpi_name(raw) {
+            let call = self.b.mpi_call(raw, span, args, None);
+            out.push(self.b.push(span, label, StmtKind::Mpi(call)));
+            return;
+        }
+        let name = norm(raw);
+        if matches!(name.as_str(), "get_command_argument" | "getarg") {
+            if let (Some(i), Some(v)) = (args.first(), args.get(1).and_then(SrcExpr::base_var)) {
+                let idx = i.as_int().and_then(|x| u32::try_from(x).ok());
+                self.argv_vars.insert(v.to_string(), idx);
+            }
+        }
+        if name == "get_environment_variable" {
+            if let (Some(SrcExprKind::Str(key)), Some(v)) = (
+                args.first().map(|a| &a.kind),
+                args.get(1).and_then(SrcExpr::base_var),
+            ) {
+                let origin = InputOrigin::Env(Some(key.clone()));
+                let target = args
+                    .get(1)
+                    .cloned()
+                    .unwrap_or_else(|| SrcExpr::var(v.to_string(), span));
+                out.push(self.b.push(
+                    span,
+                    label,
+                    StmtKind::Input(Input {
+                        targets: vec![target],
+                        origin,
+                    }),
+                ));
+                return;
+            }
+        }
+        for a in &args {
+            self.hoist_nested(a, out);
+        }
+        // arguments are passed by reference: any variable argument may be written
+        let proc = self.b.cur_proc;
+        let defs: BTreeSet<String> = args
+            .iter()
+            .filter(|a| matches!(a.kind, SrcExprKind::Var(_) | SrcExprKind::Index { .. }))
+            .filter_map(|a| a.base_var().map(str::to_string))
+            // named constants and MPI handles cannot be written
+            .filter(|v| !v.starts_with("MPI_"))
+            .filter(|v| {
+                !self
+                    .b
+                    .prog
+                    .decl(proc, v)
+                    .is_some_and(|d| matches!(d.kind, DeclKind::Constant { .. }))
+            })
+            .collect();
+        let id = self.b.alloc(span, label);
+        let call = Call {
+            name,
+            args,
+            name_span: self.span(f),
+        };
+        self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());
+        out.push(id);
+    }
+
+    pub(super) fn read(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let kids = children(n);
+        let unit = kids.iter().find(|c| c.kind() == "unit_identifier").copied();
+        let origin = match unit {
+            None => InputOrigin::Stdin,
+            Some(u) => {
+                let t = self.text(u).trim();
+                if t == "*"
+                    || t == "5"
+                    || t.eq_ignore_ascii_case("unit=*")
+                    || t.eq_ignore_ascii_case("unit=5")
+                {
+                    InputOrigin::Stdin
+                } else {
+                    let name = norm(t);
+                    match self.argv_vars.get(&name) {
+                        Some(i) => InputOrigin::Argv(*i),
+                        None => InputOrigin::File,
+                    }
+                }
+            }
+        };
+        // items, with implied-do lists `(a(i), i = 1, n)` flattened to their elements
+        let mut items = Vec::new();
+        let mut stack: Vec<Node> = kids
+            .iter()
+            .filter(|c| c.kind() == "input_item_list")
+            .flat_map(|l| children(*l))
+            .collect();
+        stack.reverse();
+        while let Some(c) = stack.pop() {
+            if c.kind() == "implied_do_loop_expression" {
+                let inner: Vec<Node> = children(c)
+                    .into_iter()
+                    .filter(|x| x.kind() != "loop_control_expression")
+                    .collect();
+                stack.extend(inner.into_iter().rev());
+            } else {
+                items.push(c);
+            }
+        }
+        let targets: Vec<SrcExpr> = items.into_iter().map(|c| self.target(c, 0)).collect();
+        if targets.is_empty() {
+            return self.opaque(n, label, "read", BTreeSet::new(), out);
+        }
+        out.push(self.b.push(
+            self.span(n),
+            label,
+            StmtKind::Input(Input { targets, origin }),
+        ));
+    }
+
+    pub(super) fn cond_of(&mut self, n: Node) -> SrcExpr {
+        match children(n)
+            .into_iter()
+            .find(|c| c.kind() == "parenthesized_expression")
+        {
+            Some(p) => match p.named_child(0) {
+                Some(inner) => self.expr(inner, 0),
+                None => self.opaque_e(p),
+            },
+            None => self.opaque_e(n),
+        }
+    }
+
+    pub(super) fn if_stmt(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let span = self.span(n);
+        let mut arm_nodes: Vec<(Node, Vec<Node>)> = vec![(n, Vec::new())];
+        let mut else_nodes: Option<Vec<Node>> = None;
+        let mut end_span = span;
+        let mut seen_cond = false;
+        for c in children(n) {
+            match c.kind() {
+                "parenthesized_expression" if !seen_cond => seen_cond = true,
+                "elseif_clause" => {
+                    let stmts = children(c)
+                        .into_iter()
+                        .filter(|x| x.kind() != "parenthesized_expression")
+                        .collect();
+                    arm_nodes.push((c, stmts));
+                }
+                "else_clause" => else_nodes = Some(children(c)),
+                "end_if_statement" => end_span = self.span(c),
+                _ => {
+                    if let Some(last) = arm_nodes.first_mut() {
+                        if else_nodes.is_none() && seen_cond {
+                            last.1.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        let conds: Vec<SrcExpr> = arm_nodes.iter().map(|(h, _)| self.cond_of(*h)).collect();
+        for c in &conds {
+            self.hoist_nested(c, out);
+        }
+        let id = self.b.alloc(span, label);
+        let mut arms = Vec::new();
+        for (cond, (_, stmts)) in conds.into_iter().zip(arm_nodes) {
+            let body = self.body(&stmts, id, span);
+            arms.push(IfArm { cond, body });
+        }
+        let else_body = else_nodes.map(|e| self.body(&e, id, span));
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
+        out.push(id);
+    }
+
+    pub(super) fn select(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        // one if-arm per case, each guarded by an opaque condition naming the selector
+        let span = self.span(n);
+        let kids = children(n);
+        let selector = kids.iter().find(|c| c.kind() == "selector").copied();
+        let sel_vars: Vec<String> = selector
+            .map(|s| self.idents(s).into_iter().collect())
+            .unwrap_or_default();
+        let sel_text = selector.map(|s| self.text(s)).unwrap_or("");
+        let id = self.b.alloc(span, label);
+        let mut arms = Vec::new();
+        let mut end_span = span;
+        for c in kids {
+            match c.kind() {
+                "case_statement" => {
+                    let parts = children(c);
+                    let (heads, stmts): (Vec<Node>, Vec<Node>) = parts
+                        .into_iter()
+                        .partition(|p| matches!(p.kind(), "case_value_range_list" | "default"));
+                    let head_text = heads.first().map(|h| self.text(*h)).unwrap_or("");
+                    let cond = SrcExpr::new(
+                        SrcExprKind::Opaque {
+                            text: format!("case {sel_text} = ({head_text})"),
+                            vars: sel_vars.clone(),
+                        },
+                        self.span(c),
+                    );
+                    let body = self.body(&stmts, id, span);
+                    arms.push(IfArm { cond, body });
+                }
+                "end_select_statement" => end_span = self.span(c),
+                _ => {}
+            }
+        }
+        self.b.fill(
+            id,
+            StmtKind::If(If {
+                arms,
+                else_body: None,
+                end_span,
+            }),
+            BTreeSet::new(),
+            BTreeSet::new(),
+        );
+        out.push(id);
+    }
+
+    // ---- declarations ----
+}
