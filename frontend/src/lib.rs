@@ -12,8 +12,9 @@
 //!   parse-breaking macros (`-D RESTRICT=`); Fortran fixed form — `normalize` (same line
 //!   count, 72-column cut, retried without the cut when errors remain).
 //! - `parse`: tree-sitter, syntax-error diagnostics from ERROR/MISSING nodes.
-//! - `lower::{c, fortran}`: nodes → IR through `lower::Builder` (arena, def/use sets, the
-//!   one `mpi_table`); deep inputs are lowered on a big-stack worker thread.
+//! - `lower::{c, fortran}` (one folder per language: `decl`, `stmt`, `loops`, `expr`): nodes
+//!   → IR through `lower::Builder` (arena, def/use sets, the one `mpi_table`); deeply nested
+//!   inputs are lowered on a big-stack worker thread.
 //! - `dump`: text of the IR for snapshots and debugging.
 pub(crate) mod cpp;
 pub mod diagnostic;
