@@ -205,3 +205,14 @@ fn series_lines_phases_up_across_runs() {
         assert_eq!(pt.phase.depth, Some(pt.np - 1));
     }
 }
+
+#[test]
+fn series_joins_the_p2_sweep_phase_with_the_wavefront() {
+    let (_, runs) = load("sweep", "smpi-c");
+    let series = Series::from_runs(&runs);
+    let w: Vec<_> = series.phases.iter().filter(|s| s.kind == PhaseKind::Pipeline).collect();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].points.len(), runs.len());
+    assert!(w[0].missing.is_empty());
+    assert!(w[0].points.iter().any(|p| p.np == 2 && !p.phase.determinate));
+}
