@@ -1,10 +1,10 @@
 //! End to end: every testdata program, in C and in Fortran, instrumented, compiled with the real
-//! MPI wrappers and the embedded runtime, run beside the original at P=2 under Open MPI (same
-//! stdout), and its traces checked: every marked site that executed on a rank appears in that
-//! rank's trace, sends and receives agree per peer pair, no runtime anomalies, and the C and
-//! Fortran twins count the same iterations and branches at the same sites. Three programs
-//! (C, fixed-form, free-form) also run under SimGrid SMPI. Fails loudly without MPI.
-//! `AUGUR_E2E_ONLY=name[,name]` restricts the programs (for debugging).
+//! MPI wrappers (mpicc, mpif77 for fixed form, mpif90) and the embedded runtime, run beside the
+//! original at P=2 under Open MPI (same stdout), and its traces checked: every marked site that
+//! executed on a rank appears in that rank's trace, sends and receives agree per peer pair, no
+//! runtime anomalies, and the C and Fortran twins count the same iterations and branches. Three
+//! programs (C, fixed-form, free-form) also run under SimGrid SMPI (smpicc, smpiff, smpif90).
+//! Fails loudly without MPI. `AUGUR_E2E_ONLY=name[,name]` restricts the programs (debugging).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -19,7 +19,7 @@ use common::*;
 #[test]
 fn every_testdata_program_under_open_mpi() {
     let t0 = std::time::Instant::now();
-    for tool in ["mpicc", "mpif90", "mpirun"] {
+    for tool in ["mpicc", "mpif77", "mpif90", "mpirun"] {
         need(tool);
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -104,7 +104,7 @@ fn c_fixed_and_free_form_under_smpi() {
 /// returns, shared DO terminators, GOTO targets, logical IFs, long lines.
 #[test]
 fn edge_constructs_keep_their_output() {
-    for tool in ["mpicc", "mpif90", "mpirun"] {
+    for tool in ["mpicc", "mpif77", "mpif90", "mpirun"] {
         need(tool);
     }
     let tmp = tempfile::tempdir().unwrap();

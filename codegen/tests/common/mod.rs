@@ -249,7 +249,8 @@ impl Case {
         let (tool, fortran) = match (self.lang, mpi, self.fixed) {
             (Lang::C, Mpi::OpenMpi, _) => ("mpicc", false),
             (Lang::C, Mpi::Smpi, _) => ("smpicc", false),
-            (Lang::Fortran, Mpi::OpenMpi, _) => ("mpif90", true),
+            (Lang::Fortran, Mpi::OpenMpi, true) => ("mpif77", true),
+            (Lang::Fortran, Mpi::OpenMpi, false) => ("mpif90", true),
             (Lang::Fortran, Mpi::Smpi, true) => ("smpiff", true),
             (Lang::Fortran, Mpi::Smpi, false) => ("smpif90", true),
         };
@@ -259,9 +260,6 @@ impl Case {
             cmd.current_dir(dir);
         }
         cmd.arg("-O2");
-        if fortran && self.fixed && mpi == Mpi::OpenMpi {
-            cmd.arg("-ffixed-form");
-        }
         if let Some(parent) = src.parent() {
             cmd.arg(format!("-I{}", parent.display()));
         }
