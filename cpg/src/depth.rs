@@ -25,6 +25,9 @@ pub struct Hop {
     pub received: Pos,
 }
 
+/// (sender, receiver).
+type Pair = (u32, u32);
+
 /// Depth and whether a cycle had to be broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Depth {
@@ -48,7 +51,7 @@ pub fn chain_depth(hops: &[Hop]) -> Depth {
     let mut g: DiGraph<(u32, u32), ()> = DiGraph::new();
     let idx: BTreeMap<(u32, u32), NodeIndex> = first_send.keys().map(|&k| (k, g.add_node(k))).collect();
     // incoming pairs per receiving processor
-    let mut into: BTreeMap<u32, Vec<((u32, u32), Pos)>> = BTreeMap::new();
+    let mut into: BTreeMap<u32, Vec<(Pair, Pos)>> = BTreeMap::new();
     for (&k, &pos) in &first_recv {
         into.entry(k.1).or_default().push((k, pos));
     }

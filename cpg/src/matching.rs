@@ -164,6 +164,8 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
 }
 
 type Channel = (u32, u32, i32, i32);
+/// Per channel: the sends (action indexes, posting order) and the receives (posting position, index).
+type Queues = (Vec<usize>, Vec<(Pos, usize)>);
 
 /// Matches every send of the run with its receive (see module docs).
 pub fn match_run(traces: &[RankTrace]) -> Matching {
@@ -173,7 +175,7 @@ pub fn match_run(traces: &[RankTrace]) -> Matching {
         .collect();
     // index into `ranks` by world rank
     let slot: BTreeMap<u32, usize> = ranks.iter().enumerate().map(|(i, r)| (r.rank, i)).collect();
-    let mut chans: BTreeMap<Channel, (Vec<usize>, Vec<(Pos, usize)>)> = BTreeMap::new();
+    let mut chans: BTreeMap<Channel, Queues> = BTreeMap::new();
     for r in &ranks {
         for (k, a) in r.p2p.iter().enumerate() {
             match a.dir {

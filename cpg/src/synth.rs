@@ -1,6 +1,6 @@
 //! Synthetic traces for unit tests: a small script per rank encoded with `trace::TraceWriter`
 //! and read back with `RankTrace::from_bytes`, so the tests exercise the real decoder.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::too_many_arguments)]
 
 use std::path::Path;
 
