@@ -46,10 +46,14 @@ pub fn chain_depth(hops: &[Hop]) -> Depth {
         *r = (*r).min(h.received);
     }
     if first_send.is_empty() {
-        return Depth { depth: 0, cycle: false };
+        return Depth {
+            depth: 0,
+            cycle: false,
+        };
     }
     let mut g: DiGraph<(u32, u32), ()> = DiGraph::new();
-    let idx: BTreeMap<(u32, u32), NodeIndex> = first_send.keys().map(|&k| (k, g.add_node(k))).collect();
+    let idx: BTreeMap<(u32, u32), NodeIndex> =
+        first_send.keys().map(|&k| (k, g.add_node(k))).collect();
     // incoming pairs per receiving processor
     let mut into: BTreeMap<u32, Vec<(Pair, Pos)>> = BTreeMap::new();
     for (&k, &pos) in &first_recv {
@@ -99,7 +103,10 @@ pub fn chain_depth(hops: &[Hop]) -> Depth {
             }
         }
     }
-    Depth { depth: best.into_iter().max().unwrap_or(0), cycle }
+    Depth {
+        depth: best.into_iter().max().unwrap_or(0),
+        cycle,
+    }
 }
 
 #[cfg(test)]
@@ -107,14 +114,25 @@ mod tests {
     use super::*;
 
     fn hop(from: u32, to: u32, sent: usize, received: usize) -> Hop {
-        Hop { from, to, sent: (sent, 0), received: (received, 0) }
+        Hop {
+            from,
+            to,
+            sent: (sent, 0),
+            received: (received, 0),
+        }
     }
 
     #[test]
     fn line_pipeline_is_p_minus_1() {
         // rank r receives at event 0 (r > 0), sends at event 1
         let hops: Vec<Hop> = (0..4).map(|r| hop(r, r + 1, 1, 0)).collect();
-        assert_eq!(chain_depth(&hops), Depth { depth: 4, cycle: false });
+        assert_eq!(
+            chain_depth(&hops),
+            Depth {
+                depth: 4,
+                cycle: false
+            }
+        );
     }
 
     #[test]
@@ -150,7 +168,13 @@ mod tests {
         let mut hops: Vec<Hop> = (1..p - 1).map(|r| hop(r, r + 1, 1, 0)).collect();
         hops.push(hop(0, 1, 0, 0));
         hops.push(hop(p - 1, 0, 1, 1));
-        assert_eq!(chain_depth(&hops), Depth { depth: p, cycle: false });
+        assert_eq!(
+            chain_depth(&hops),
+            Depth {
+                depth: p,
+                cycle: false
+            }
+        );
     }
 
     #[test]

@@ -57,7 +57,10 @@ pub struct CpgOptions {
 
 impl Default for CpgOptions {
     fn default() -> Self {
-        CpgOptions { join_completions: true, merge_wavefronts: true }
+        CpgOptions {
+            join_completions: true,
+            merge_wavefronts: true,
+        }
     }
 }
 
@@ -94,7 +97,12 @@ pub struct Stats {
 
 impl Stats {
     pub fn of(values: impl IntoIterator<Item = f64>) -> Stats {
-        let mut s = Stats { count: 0, min: f64::INFINITY, mean: 0.0, max: f64::NEG_INFINITY };
+        let mut s = Stats {
+            count: 0,
+            min: f64::INFINITY,
+            mean: 0.0,
+            max: f64::NEG_INFINITY,
+        };
         let mut sum = 0.0;
         for v in values {
             s.count += 1;

@@ -94,43 +94,97 @@ pub struct Matching {
 
 /// Reads one rank's actions.
 pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
-    let mut out = RankActions { rank, ..RankActions::default() };
+    let mut out = RankActions {
+        rank,
+        ..RankActions::default()
+    };
     // request id -> (site, comm, posted position) of Irecvs; -> action index of Isends
     let mut posted: BTreeMap<u64, (u32, i32, Pos)> = BTreeMap::new();
     let mut isends: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, e) in t.events.iter().enumerate() {
         let Event::Mpi { call, .. } = e else { continue };
         let parts = t.parts_of(e);
-        let push = |out: &mut RankActions, site, dir, peer: Peer, tag, bytes, comm, at, post| match peer {
-            Peer::Rank(r) => {
-                out.p2p.push(Action { site, dir, peer: r, tag, bytes, comm, at, post, join: None });
-                Some(out.p2p.len() - 1)
-            }
-            Peer::ProcNull => {
-                *out.proc_null.entry(site).or_default() += 1;
-                None
-            }
-            _ => {
-                out.unknown_peer += 1;
-                None
-            }
-        };
+        let push =
+            |out: &mut RankActions, site, dir, peer: Peer, tag, bytes, comm, at, post| match peer {
+                Peer::Rank(r) => {
+                    out.p2p.push(Action {
+                        site,
+                        dir,
+                        peer: r,
+                        tag,
+                        bytes,
+                        comm,
+                        at,
+                        post,
+                        join: None,
+                    });
+                    Some(out.p2p.len() - 1)
+                }
+                Peer::ProcNull => {
+                    *out.proc_null.entry(site).or_default() += 1;
+                    None
+                }
+                _ => {
+                    out.unknown_peer += 1;
+                    None
+                }
+            };
         let c = call;
         if c.op.is_send() {
-            let idx = push(&mut out, c.site, Dir::Send, c.peer, c.tag, c.bytes, c.comm_size, (i, 0), (i, 0));
+            let idx = push(
+                &mut out,
+                c.site,
+                Dir::Send,
+                c.peer,
+                c.tag,
+                c.bytes,
+                c.comm_size,
+                (i, 0),
+                (i, 0),
+            );
             if let (true, Some(k)) = (c.req_id != 0, idx) {
                 isends.insert(c.req_id, k);
             }
         } else if c.op == Op::Recv {
-            push(&mut out, c.site, Dir::Recv, c.peer, c.tag, c.bytes, c.comm_size, (i, 0), (i, 0));
+            push(
+                &mut out,
+                c.site,
+                Dir::Recv,
+                c.peer,
+                c.tag,
+                c.bytes,
+                c.comm_size,
+                (i, 0),
+                (i, 0),
+            );
         } else if c.op == Op::Irecv {
             if c.req_id != 0 {
                 posted.insert(c.req_id, (c.site, c.comm_size, (i, 0)));
             }
         } else if c.op.is_sendrecv() {
-            push(&mut out, c.site, Dir::Send, c.peer, c.tag, c.bytes, c.comm_size, (i, 0), (i, 0));
+            push(
+                &mut out,
+                c.site,
+                Dir::Send,
+                c.peer,
+                c.tag,
+                c.bytes,
+                c.comm_size,
+                (i, 0),
+                (i, 0),
+            );
             for p in parts.iter().filter(|p| p.op == Op::Recv) {
-                push(&mut out, c.site, Dir::Recv, p.peer, p.tag, p.bytes, c.comm_size, (i, 1), (i, 1));
+                push(
+                    &mut out,
+                    c.site,
+                    Dir::Recv,
+                    p.peer,
+                    p.tag,
+                    p.bytes,
+                    c.comm_size,
+                    (i, 1),
+                    (i, 1),
+                );
             }
         } else if c.op.is_completion() {
             let join = (parts.len() > 1).then_some(i);
@@ -141,7 +195,17 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
                             out.incomplete += 1;
                             continue;
                         };
-                        let idx = push(&mut out, site, Dir::Recv, p.peer, p.tag, p.bytes, comm, (i, 0), post);
+                        let idx = push(
+                            &mut out,
+                            site,
+                            Dir::Recv,
+                            p.peer,
+                            p.tag,
+                            p.bytes,
+                            comm,
+                            (i, 0),
+                            post,
+                        );
                         if let Some(a) = idx.and_then(|k| out.p2p.get_mut(k)) {
                             a.join = join;
                         }
@@ -156,7 +220,13 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
                 }
             }
         } else if c.op.is_collective() {
-            out.coll.push(CollCall { site: c.site, op: c.op, bytes: c.bytes, comm: c.comm_size, at: i });
+            out.coll.push(CollCall {
+                site: c.site,
+                op: c.op,
+                bytes: c.bytes,
+                comm: c.comm_size,
+                at: i,
+            });
         }
     }
     out.incomplete += posted.len() as u64;
@@ -179,12 +249,23 @@ pub fn match_run(traces: &[RankTrace]) -> Matching {
     for r in &ranks {
         for (k, a) in r.p2p.iter().enumerate() {
             match a.dir {
-                Dir::Send => chans.entry((r.rank, a.peer, a.comm, a.tag)).or_default().0.push(k),
-                Dir::Recv => chans.entry((a.peer, r.rank, a.comm, a.tag)).or_default().1.push((a.post, k)),
+                Dir::Send => chans
+                    .entry((r.rank, a.peer, a.comm, a.tag))
+                    .or_default()
+                    .0
+                    .push(k),
+                Dir::Recv => chans
+                    .entry((a.peer, r.rank, a.comm, a.tag))
+                    .or_default()
+                    .1
+                    .push((a.post, k)),
             }
         }
     }
-    let mut m = Matching { ranks, ..Matching::default() };
+    let mut m = Matching {
+        ranks,
+        ..Matching::default()
+    };
     for ((from, to, _, _), (sends, mut recvs)) in chans {
         recvs.sort();
         let n = sends.len().min(recvs.len());
@@ -194,15 +275,29 @@ pub fn match_run(traces: &[RankTrace]) -> Matching {
                 .and_then(|&i| m.ranks.get(i))
                 .and_then(|ra| ra.p2p.get(s))
                 .map_or(0, |a| a.bytes);
-            m.messages.push(Matched { from, send: s, to, recv: r, bytes });
+            m.messages.push(Matched {
+                from,
+                send: s,
+                to,
+                recv: r,
+                bytes,
+            });
         }
         for &s in &sends[n..] {
-            if let Some(a) = slot.get(&from).and_then(|&i| m.ranks.get(i)).and_then(|ra| ra.p2p.get(s)) {
+            if let Some(a) = slot
+                .get(&from)
+                .and_then(|&i| m.ranks.get(i))
+                .and_then(|ra| ra.p2p.get(s))
+            {
                 *m.unmatched_sends.entry(a.site).or_default() += 1;
             }
         }
         for &(_, r) in &recvs[n..] {
-            if let Some(a) = slot.get(&to).and_then(|&i| m.ranks.get(i)).and_then(|ra| ra.p2p.get(r)) {
+            if let Some(a) = slot
+                .get(&to)
+                .and_then(|&i| m.ranks.get(i))
+                .and_then(|ra| ra.p2p.get(r))
+            {
                 *m.unmatched_recvs.entry(a.site).or_default() += 1;
             }
         }

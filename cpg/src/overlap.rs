@@ -44,7 +44,13 @@ pub struct OverlapScan {
 impl OverlapScan {
     /// Adds one processor: `events` are its actions in the phase, in order; `first` is the
     /// direction opening an interval (Send for synchronous phases, Recv for pipelines).
-    pub fn add(&mut self, rank: u32, events: &[(Dir, Pos)], phases: &[(usize, &trace::Phase)], first: Dir) {
+    pub fn add(
+        &mut self,
+        rank: u32,
+        events: &[(Dir, Pos)],
+        phases: &[(usize, &trace::Phase)],
+        first: Dir,
+    ) {
         for w in events.windows(2) {
             let (&(d1, p1), &(d2, p2)) = match w {
                 [a, b] => (a, b),

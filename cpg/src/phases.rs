@@ -41,10 +41,16 @@ pub struct Cpg {
 
 impl Cpg {
     /// Builds the CPG of one run: `traces` are the ranks of one world (any order).
-    pub fn build(traces: &[RankTrace], tree: &SiteTree, opts: &CpgOptions) -> Result<Cpg, CpgError> {
+    pub fn build(
+        traces: &[RankTrace],
+        tree: &SiteTree,
+        opts: &CpgOptions,
+    ) -> Result<Cpg, CpgError> {
         let world = check_ranks(traces)?;
-        let by_rank: BTreeMap<u32, &RankTrace> =
-            traces.iter().filter_map(|t| u32::try_from(t.header.rank).ok().map(|r| (r, t))).collect();
+        let by_rank: BTreeMap<u32, &RankTrace> = traces
+            .iter()
+            .filter_map(|t| u32::try_from(t.header.rank).ok().map(|r| (r, t)))
+            .collect();
         let m = match_run(traces);
         let mut matched: BTreeSet<(u32, usize)> = BTreeSet::new();
         for msg in &m.messages {
@@ -53,7 +59,9 @@ impl Cpg {
         }
         let graph = site_graph(&m, &matched, opts);
         let comps = components(&graph);
-        let groups = if opts.merge_wavefronts { merge_wavefronts(&comps, &m, &matched, tree) } else {
+        let groups = if opts.merge_wavefronts {
+            merge_wavefronts(&comps, &m, &matched, tree)
+        } else {
             comps.iter().map(|c| vec![c.clone()]).collect()
         };
         let mut warnings = Vec::new();
@@ -70,7 +78,10 @@ impl Cpg {
         for p in &phases {
             for s in &p.sites {
                 if tree.get(*s).is_none() {
-                    warnings.push(format!("site {s} of phase {} is not in the APT (traces from another version?)", p.id));
+                    warnings.push(format!(
+                        "site {s} of phase {} is not in the APT (traces from another version?)",
+                        p.id
+                    ));
                 }
             }
         }
@@ -94,7 +105,9 @@ impl Cpg {
             warnings.push(format!("{incomplete} receive request(s) never completed through a traced wait: not matched"));
         }
         if unknown > 0 {
-            warnings.push(format!("{unknown} call(s) with a peer that could not be translated to a world rank"));
+            warnings.push(format!(
+                "{unknown} call(s) with a peer that could not be translated to a world rank"
+            ));
         }
         let summary = RunSummary {
             world_size: world,
@@ -117,7 +130,10 @@ impl Cpg {
     }
 
     pub fn phase_of_site(&self, site: u32) -> Option<&Phase> {
-        self.summary.phases.iter().find(|p| p.sites.binary_search(&site).is_ok())
+        self.summary
+            .phases
+            .iter()
+            .find(|p| p.sites.binary_search(&site).is_ok())
     }
 
     pub fn dependences(&self) -> &[Dependence] {
@@ -150,16 +166,26 @@ fn check_ranks(traces: &[RankTrace]) -> Result<u32, CpgError> {
             )));
         }
         if t.header.rank < 0 || t.header.rank >= world || !seen.insert(t.header.rank) {
-            return Err(CpgError::Ranks(format!("rank {} twice or outside 0..{world}", t.header.rank)));
+            return Err(CpgError::Ranks(format!(
+                "rank {} twice or outside 0..{world}",
+                t.header.rank
+            )));
         }
     }
     if seen.len() != usize::try_from(world).unwrap_or(usize::MAX) {
-        return Err(CpgError::Ranks(format!("{} rank trace(s) for a world of {world}", seen.len())));
+        return Err(CpgError::Ranks(format!(
+            "{} rank trace(s) for a world of {world}",
+            seen.len()
+        )));
     }
     u32::try_from(world).map_err(|_| CpgError::Ranks(format!("world size {world}")))
 }
 
-fn site_graph(m: &Matching, matched: &BTreeSet<(u32, usize)>, opts: &CpgOptions) -> UnGraph<u32, Link> {
+fn site_graph(
+    m: &Matching,
+    matched: &BTreeSet<(u32, usize)>,
+    opts: &CpgOptions,
+) -> UnGraph<u32, Link> {
     let mut msgs: BTreeMap<(u32, u32), (u64, i64)> = BTreeMap::new();
     for msg in &m.messages {
         if let (Some(s), Some(r)) = (m.action(msg.from, msg.send), m.action(msg.to, msg.recv)) {
@@ -264,7 +290,10 @@ fn merge_wavefronts(
     matched: &BTreeSet<(u32, usize)>,
     tree: &SiteTree,
 ) -> Vec<Vec<BTreeSet<u32>>> {
-    let anc: Vec<Option<u32>> = comps.iter().map(|c| tree.ancestor(&c.iter().copied().collect::<Vec<_>>())).collect();
+    let anc: Vec<Option<u32>> = comps
+        .iter()
+        .map(|c| tree.ancestor(&c.iter().copied().collect::<Vec<_>>()))
+        .collect();
     let mut fi: Vec<Firsts> = comps.iter().map(|c| firsts(c, m, matched)).collect();
     let mut uf = UnionFind::<usize>::new(comps.len());
     loop {
@@ -275,7 +304,9 @@ fn merge_wavefronts(
                 if ra == rb || anc[a].is_none() || anc[a] != anc[b] {
                     continue;
                 }
-                let (Some(xa), Some(xb)) = (fi.get(ra), fi.get(rb)) else { continue };
+                let (Some(xa), Some(xb)) = (fi.get(ra), fi.get(rb)) else {
+                    continue;
+                };
                 if feeds(xa, xb) {
                     let merged = merge_firsts(xa, xb);
                     uf.union(ra, rb);
@@ -358,29 +389,46 @@ fn describe_p2p(
     let mut per_sender: BTreeMap<u32, u64> = BTreeMap::new();
     let mut per_pair: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for msg in &m.messages {
-        let (Some(s), Some(rv)) = (m.action(msg.from, msg.send), m.action(msg.to, msg.recv)) else { continue };
+        let (Some(s), Some(rv)) = (m.action(msg.from, msg.send), m.action(msg.to, msg.recv)) else {
+            continue;
+        };
         if !sites.contains(&s.site) {
             continue;
         }
-        hops.push(Hop { from: msg.from, to: msg.to, sent: s.at, received: rv.at });
+        hops.push(Hop {
+            from: msg.from,
+            to: msg.to,
+            sent: s.at,
+            received: rv.at,
+        });
         bytes.push(msg.bytes as f64);
         *per_sender.entry(msg.from).or_default() += 1;
         *per_pair.entry((msg.from, msg.to)).or_default() += 1;
     }
     let determinate = senders.intersection(&receivers).next().is_some();
-    let kind = if asyncs.is_empty() { PhaseKind::Synchronous } else { PhaseKind::Pipeline };
+    let kind = if asyncs.is_empty() {
+        PhaseKind::Synchronous
+    } else {
+        PhaseKind::Pipeline
+    };
     let site_list: Vec<u32> = sites.iter().copied().collect();
     let id = phase_id(&site_list);
     let depth = if kind == PhaseKind::Pipeline || !determinate {
         let d = chain_depth(&hops);
         if d.cycle {
-            warnings.push(format!("phase {id}: message chains form a cycle; depth computed without its back edges"));
+            warnings.push(format!(
+                "phase {id}: message chains form a cycle; depth computed without its back edges"
+            ));
         }
         Some(d.depth)
     } else {
         None
     };
-    let first = if kind == PhaseKind::Pipeline { Dir::Recv } else { Dir::Send };
+    let first = if kind == PhaseKind::Pipeline {
+        Dir::Recv
+    } else {
+        Dir::Send
+    };
     let mut scan = OverlapScan::default();
     for (&r, evs) in &per_rank {
         if let Some(t) = by_rank.get(&r) {
@@ -391,7 +439,11 @@ fn describe_p2p(
     let processors: BTreeSet<u32> = senders.union(&receivers).copied().collect();
     Phase {
         id,
-        order: site_list.iter().map(|&s| tree.order(s)).min().unwrap_or(u32::MAX),
+        order: site_list
+            .iter()
+            .map(|&s| tree.order(s))
+            .min()
+            .unwrap_or(u32::MAX),
         ancestor: tree.ancestor(&site_list),
         sites: site_list,
         kind,

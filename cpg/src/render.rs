@@ -16,7 +16,11 @@ pub fn ranks(list: &[u32]) -> String {
             end += 1;
             i += 1;
         }
-        out.push(if end == start { start.to_string() } else { format!("{start}-{end}") });
+        out.push(if end == start {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
         i += 1;
     }
     if out.is_empty() {
@@ -44,15 +48,26 @@ fn site_label(tree: &SiteTree, s: u32) -> String {
 /// One phase as text lines (no timings).
 pub fn phase_text(p: &Phase, tree: &SiteTree) -> String {
     let mut s = String::new();
-    let anc = p.ancestor.map_or("none".to_string(), |a| site_label(tree, a));
-    let det = if p.determinate { "" } else { " (indeterminate: no processor both sends and receives)" };
+    let anc = p
+        .ancestor
+        .map_or("none".to_string(), |a| site_label(tree, a));
+    let det = if p.determinate {
+        ""
+    } else {
+        " (indeterminate: no processor both sends and receives)"
+    };
     let _ = writeln!(s, "{} {}{det}", p.id, p.kind.name());
     for site in &p.sites {
         let _ = writeln!(s, "  site {}", site_label(tree, *site));
     }
     let _ = writeln!(s, "  ancestor {anc}");
     if matches!(p.kind, PhaseKind::Collective { .. }) {
-        let _ = writeln!(s, "  processors {} (comm size {})", ranks(&p.processors), p.comm_size);
+        let _ = writeln!(
+            s,
+            "  processors {} (comm size {})",
+            ranks(&p.processors),
+            p.comm_size
+        );
         let _ = writeln!(
             s,
             "  calls {} per processor {}..{} bytes {}..{}",
@@ -85,7 +100,11 @@ pub fn phase_text(p: &Phase, tree: &SiteTree) -> String {
         num(p.bytes.mean)
     );
     let depth = p.depth.map_or("-".to_string(), |d| d.to_string());
-    let _ = writeln!(s, "  depth {depth} components {} intervals {}", p.components, p.intervals);
+    let _ = writeln!(
+        s,
+        "  depth {depth} components {} intervals {}",
+        p.components, p.intervals
+    );
     for o in &p.compute {
         let _ = writeln!(
             s,
@@ -111,7 +130,11 @@ pub fn to_text(sum: &RunSummary, tree: &SiteTree) -> String {
             d.ancestor,
             d.first,
             d.second,
-            if d.dependent { "dependent" } else { "independent (overlap)" },
+            if d.dependent {
+                "dependent"
+            } else {
+                "independent (overlap)"
+            },
             d.shared
         );
     }
@@ -147,15 +170,27 @@ fn edge_label(l: &Link) -> String {
 /// Mermaid flowchart: one subgraph per point-to-point phase.
 pub fn to_mermaid(cpg: &Cpg, tree: &SiteTree) -> String {
     let mut s = String::from("flowchart LR\n");
-    for p in cpg.phases().iter().filter(|p| !matches!(p.kind, PhaseKind::Collective { .. })) {
+    for p in cpg
+        .phases()
+        .iter()
+        .filter(|p| !matches!(p.kind, PhaseKind::Collective { .. }))
+    {
         let _ = writeln!(s, "  subgraph {}[\"{} {}\"]", p.id, p.id, p.kind.name());
         for site in &p.sites {
-            let _ = writeln!(s, "    s{site}[\"{}\"]", site_label(tree, *site).replace('"', "'"));
+            let _ = writeln!(
+                s,
+                "    s{site}[\"{}\"]",
+                site_label(tree, *site).replace('"', "'")
+            );
         }
         let _ = writeln!(s, "  end");
     }
     for (a, b, l) in edges(cpg) {
-        let arrow = if matches!(l, Link::Completion { .. }) { "-.-" } else { "-->" };
+        let arrow = if matches!(l, Link::Completion { .. }) {
+            "-.-"
+        } else {
+            "-->"
+        };
         let _ = writeln!(s, "  s{a} {arrow}|{}| s{b}", edge_label(&l));
     }
     s
@@ -164,15 +199,33 @@ pub fn to_mermaid(cpg: &Cpg, tree: &SiteTree) -> String {
 /// Graphviz DOT: one cluster per point-to-point phase.
 pub fn to_dot(cpg: &Cpg, tree: &SiteTree) -> String {
     let mut s = String::from("digraph cpg {\n  rankdir=LR;\n");
-    for p in cpg.phases().iter().filter(|p| !matches!(p.kind, PhaseKind::Collective { .. })) {
-        let _ = writeln!(s, "  subgraph cluster_{} {{\n    label=\"{} {}\";", p.id, p.id, p.kind.name());
+    for p in cpg
+        .phases()
+        .iter()
+        .filter(|p| !matches!(p.kind, PhaseKind::Collective { .. }))
+    {
+        let _ = writeln!(
+            s,
+            "  subgraph cluster_{} {{\n    label=\"{} {}\";",
+            p.id,
+            p.id,
+            p.kind.name()
+        );
         for site in &p.sites {
-            let _ = writeln!(s, "    s{site} [label=\"{}\"];", site_label(tree, *site).replace('"', "'"));
+            let _ = writeln!(
+                s,
+                "    s{site} [label=\"{}\"];",
+                site_label(tree, *site).replace('"', "'")
+            );
         }
         let _ = writeln!(s, "  }}");
     }
     for (a, b, l) in edges(cpg) {
-        let style = if matches!(l, Link::Completion { .. }) { ", style=dashed, dir=none" } else { "" };
+        let style = if matches!(l, Link::Completion { .. }) {
+            ", style=dashed, dir=none"
+        } else {
+            ""
+        };
         let _ = writeln!(s, "  s{a} -> s{b} [label=\"{}\"{style}];", edge_label(&l));
     }
     s.push_str("}\n");

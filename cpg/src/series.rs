@@ -48,8 +48,11 @@ pub struct Series {
 impl Series {
     /// `runs`: (config id, parameters without P, P, the run's summary).
     pub fn from_runs(runs: &[(String, BTreeMap<String, f64>, u32, RunSummary)]) -> Series {
-        let items: Vec<(usize, &Phase)> =
-            runs.iter().enumerate().flat_map(|(i, r)| r.3.phases.iter().map(move |p| (i, p))).collect();
+        let items: Vec<(usize, &Phase)> = runs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.3.phases.iter().map(move |p| (i, p)))
+            .collect();
         let mut uf = UnionFind::<usize>::new(items.len());
         let mut owner: BTreeMap<u32, usize> = BTreeMap::new();
         for (k, (_, p)) in items.iter().enumerate() {
@@ -70,7 +73,11 @@ impl Series {
         }
         let mut phases: Vec<PhaseSeries> = Vec::new();
         for ks in groups.values() {
-            let sites: BTreeSet<u32> = ks.iter().filter_map(|&k| items.get(k)).flat_map(|(_, p)| p.sites.clone()).collect();
+            let sites: BTreeSet<u32> = ks
+                .iter()
+                .filter_map(|&k| items.get(k))
+                .flat_map(|(_, p)| p.sites.clone())
+                .collect();
             let sites: Vec<u32> = sites.into_iter().collect();
             let mut s = PhaseSeries {
                 id: phase_id(&sites),
@@ -85,17 +92,36 @@ impl Series {
                     s.kind = p.kind.clone();
                 }
                 if let Some((config, params, np, _)) = runs.get(i) {
-                    s.points.push(RunPoint { config: config.clone(), params: params.clone(), np: *np, phase: p.clone() });
+                    s.points.push(RunPoint {
+                        config: config.clone(),
+                        params: params.clone(),
+                        np: *np,
+                        phase: p.clone(),
+                    });
                 }
             }
             phases.push(s);
         }
-        phases.sort_by_key(|s| (s.points.iter().map(|p| p.phase.order).min(), s.sites.clone()));
+        phases.sort_by_key(|s| {
+            (
+                s.points.iter().map(|p| p.phase.order).min(),
+                s.sites.clone(),
+            )
+        });
         for s in &mut phases {
-            let det: Vec<&PhaseKind> = s.points.iter().filter(|p| p.phase.determinate).map(|p| &p.phase.kind).collect();
+            let det: Vec<&PhaseKind> = s
+                .points
+                .iter()
+                .filter(|p| p.phase.determinate)
+                .map(|p| &p.phase.kind)
+                .collect();
             if let Some(first) = det.first() {
                 s.conflict = det.iter().any(|k| k != first);
-                s.kind = if det.contains(&&PhaseKind::Pipeline) { PhaseKind::Pipeline } else { (*first).clone() };
+                s.kind = if det.contains(&&PhaseKind::Pipeline) {
+                    PhaseKind::Pipeline
+                } else {
+                    (*first).clone()
+                };
             }
             s.missing = runs
                 .iter()

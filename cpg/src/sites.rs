@@ -88,7 +88,9 @@ impl SiteTree {
                 }
             }
         }
-        SiteTree { sites: flat.into_iter().map(|f| (f.info.site, f.info)).collect() }
+        SiteTree {
+            sites: flat.into_iter().map(|f| (f.info.site, f.info)).collect(),
+        }
     }
 
     pub fn get(&self, site: u32) -> Option<&SiteInfo> {
@@ -112,7 +114,9 @@ impl SiteTree {
             if !seen.insert(s) {
                 break;
             }
-            let Some(info) = self.sites.get(&s) else { break };
+            let Some(info) = self.sites.get(&s) else {
+                break;
+            };
             out.push(s);
             cur = info.parent;
         }
@@ -134,7 +138,9 @@ impl SiteTree {
                 Some(c) => c.into_iter().filter(|x| p.contains(x)).collect(),
             });
         }
-        common?.into_iter().find(|s| self.sites.get(s).is_some_and(|i| i.kind != NodeKind::Comm))
+        common?
+            .into_iter()
+            .find(|s| self.sites.get(s).is_some_and(|i| i.kind != NodeKind::Comm))
     }
 
     /// Program order of a site (`u32::MAX` if unknown, so unknown sites sort last).
@@ -145,16 +151,41 @@ impl SiteTree {
 
 fn walk_apt(n: &Node, parent: Option<u32>, out: &mut Vec<Flat>) {
     let (label, compute, routine, callee) = match &n.data {
-        NodeData::Routine { name, .. } => (format!("routine {name}"), false, Some(name.to_lowercase()), None),
-        NodeData::Loop(l) => {
-            (format!("loop {}", l.var.as_deref().unwrap_or("while")), l.compute, None, None)
-        }
+        NodeData::Routine { name, .. } => (
+            format!("routine {name}"),
+            false,
+            Some(name.to_lowercase()),
+            None,
+        ),
+        NodeData::Loop(l) => (
+            format!("loop {}", l.var.as_deref().unwrap_or("while")),
+            l.compute,
+            None,
+            None,
+        ),
         NodeData::If(i) => (format!("if {}", i.cond), false, None, None),
-        NodeData::Call { callee, .. } => (format!("call {callee}"), false, None, Some(callee.to_lowercase())),
+        NodeData::Call { callee, .. } => (
+            format!("call {callee}"),
+            false,
+            None,
+            Some(callee.to_lowercase()),
+        ),
         NodeData::Comm(c) => (format!("comm {}", c.op.name()), false, None, None),
     };
-    let info = SiteInfo { site: n.site.0, kind: n.kind(), parent, line: n.line, order: 0, compute, label };
-    out.push(Flat { info, routine, callee });
+    let info = SiteInfo {
+        site: n.site.0,
+        kind: n.kind(),
+        parent,
+        line: n.line,
+        order: 0,
+        compute,
+        label,
+    };
+    out.push(Flat {
+        info,
+        routine,
+        callee,
+    });
     for c in n.children.iter().chain(&n.else_children) {
         walk_apt(c, Some(n.site.0), out);
     }
@@ -162,24 +193,56 @@ fn walk_apt(n: &Node, parent: Option<u32>, out: &mut Vec<Flat>) {
 
 fn walk_json(v: &Value, parent: Option<u32>, out: &mut Vec<Flat>) -> Result<(), CpgError> {
     let bad = |what: &str| CpgError::AptJson(format!("node {what}"));
-    let site = v.get("site").and_then(Value::as_u64).ok_or_else(|| bad("without a `site` number"))?;
+    let site = v
+        .get("site")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| bad("without a `site` number"))?;
     let site = u32::try_from(site).map_err(|_| bad("site id out of range"))?;
-    let kind_s = v.get("kind").and_then(Value::as_str).ok_or_else(|| bad("without a `kind`"))?;
+    let kind_s = v
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("without a `kind`"))?;
     let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let (kind, label, routine, callee) = match kind_s {
-        "routine" => (NodeKind::Routine, format!("routine {}", text("name")), Some(text("name").to_lowercase()), None),
+        "routine" => (
+            NodeKind::Routine,
+            format!("routine {}", text("name")),
+            Some(text("name").to_lowercase()),
+            None,
+        ),
         "loop" => {
             let var = v.get("var").and_then(Value::as_str).unwrap_or("while");
             (NodeKind::Loop, format!("loop {var}"), None, None)
         }
         "if" => (NodeKind::If, format!("if {}", text("cond")), None, None),
-        "call" => (NodeKind::Call, format!("call {}", text("callee")), None, Some(text("callee").to_lowercase())),
+        "call" => (
+            NodeKind::Call,
+            format!("call {}", text("callee")),
+            None,
+            Some(text("callee").to_lowercase()),
+        ),
         "comm" => (NodeKind::Comm, format!("comm {}", text("op")), None, None),
         other => return Err(bad(&format!("of unknown kind `{other}`"))),
     };
-    let line = v.get("line").and_then(Value::as_u64).and_then(|l| u32::try_from(l).ok()).unwrap_or(0);
+    let line = v
+        .get("line")
+        .and_then(Value::as_u64)
+        .and_then(|l| u32::try_from(l).ok())
+        .unwrap_or(0);
     let compute = v.get("compute").and_then(Value::as_bool).unwrap_or(false);
-    out.push(Flat { info: SiteInfo { site, kind, parent, line, order: 0, compute, label }, routine, callee });
+    out.push(Flat {
+        info: SiteInfo {
+            site,
+            kind,
+            parent,
+            line,
+            order: 0,
+            compute,
+            label,
+        },
+        routine,
+        callee,
+    });
     for key in ["children", "else"] {
         if let Some(kids) = v.get(key).and_then(Value::as_array) {
             for k in kids {

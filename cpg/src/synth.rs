@@ -15,7 +15,10 @@ pub struct RankScript {
 }
 
 fn stamp(t: u64) -> Stamp {
-    Stamp { mono_ns: t, wtime: t as f64 * 1e-9 }
+    Stamp {
+        mono_ns: t,
+        wtime: t as f64 * 1e-9,
+    }
 }
 
 pub fn peer(r: i64) -> Peer {
@@ -38,10 +41,24 @@ impl RankScript {
             init_wtime: 0.0,
             init_unix_ns: 0,
         };
-        RankScript { w: TraceWriter::new(&h), t: 0, next_req: 1, comm: world }
+        RankScript {
+            w: TraceWriter::new(&h),
+            t: 0,
+            next_req: 1,
+            comm: world,
+        }
     }
 
-    fn call(&mut self, op: Op, site: u32, peer: Peer, tag: i32, bytes: i64, req: u64, parts: &[Part]) {
+    fn call(
+        &mut self,
+        op: Op,
+        site: u32,
+        peer: Peer,
+        tag: i32,
+        bytes: i64,
+        req: u64,
+        parts: &[Part],
+    ) {
         self.t += 1000;
         let c = MpiCall {
             op,
@@ -92,14 +109,38 @@ impl RankScript {
     pub fn waitall(&mut self, site: u32, parts: &[(u64, Op, u32, i64, i32, i64)]) -> &mut Self {
         let ps: Vec<Part> = parts
             .iter()
-            .map(|&(req_id, op, s, p, tag, bytes)| Part { op, flags: 1, site: s, peer: peer(p), tag, bytes, req_id })
+            .map(|&(req_id, op, s, p, tag, bytes)| Part {
+                op,
+                flags: 1,
+                site: s,
+                peer: peer(p),
+                tag,
+                bytes,
+                req_id,
+            })
             .collect();
         self.call(Op::Waitall, site, Peer::None, 0, ps.len() as i64, 0, &ps);
         self
     }
 
-    pub fn sendrecv(&mut self, site: u32, to: i64, stag: i32, from: i64, rtag: i32, bytes: i64) -> &mut Self {
-        let part = Part { op: Op::Recv, flags: 1, site, peer: peer(from), tag: rtag, bytes, req_id: 0 };
+    pub fn sendrecv(
+        &mut self,
+        site: u32,
+        to: i64,
+        stag: i32,
+        from: i64,
+        rtag: i32,
+        bytes: i64,
+    ) -> &mut Self {
+        let part = Part {
+            op: Op::Recv,
+            flags: 1,
+            site,
+            peer: peer(from),
+            tag: rtag,
+            bytes,
+            req_id: 0,
+        };
         self.call(Op::Sendrecv, site, peer(to), stag, bytes, 0, &[part]);
         self
     }
@@ -111,7 +152,13 @@ impl RankScript {
 
     pub fn compute(&mut self, site: u32, cpu_ns: u64) -> &mut Self {
         self.t += 1000;
-        let p = Phase { site, depth: 0, start: stamp(self.t), end: stamp(self.t + cpu_ns), cpu_ns };
+        let p = Phase {
+            site,
+            depth: 0,
+            start: stamp(self.t),
+            end: stamp(self.t + cpu_ns),
+            cpu_ns,
+        };
         self.t += cpu_ns;
         self.w.record(&Record::Phase(p));
         self

@@ -65,7 +65,10 @@ fn shift_vs_pipeline_fig1() {
     assert_eq!(sh.phases().len(), 1);
     assert_eq!(a.sites, vec![3, 6]);
     assert_eq!(a.sites, b.sites);
-    assert_eq!((a.senders.clone(), a.receivers.clone()), (vec![0, 1, 2], vec![1, 2, 3]));
+    assert_eq!(
+        (a.senders.clone(), a.receivers.clone()),
+        (vec![0, 1, 2], vec![1, 2, 3])
+    );
     assert_eq!((&a.senders, &a.receivers), (&b.senders, &b.receivers));
     assert_eq!(a.kind, PhaseKind::Synchronous);
     assert_eq!(b.kind, PhaseKind::Pipeline);
@@ -73,10 +76,20 @@ fn shift_vs_pipeline_fig1() {
     assert_eq!(b.depth, Some(3));
     assert_eq!(a.depth, None);
     assert_eq!(a.ancestor, Some(1));
-    assert_eq!((a.messages, a.instances.mean, a.bytes.mean), (15, ITERS as f64, 64.0));
+    assert_eq!(
+        (a.messages, a.instances.mean, a.bytes.mean),
+        (15, ITERS as f64, 64.0)
+    );
     // shift: compute between send and recv on ranks 1, 2 (rank 0 never receives, 3 never sends)
     assert_eq!(a.compute.len(), 1);
-    assert_eq!((a.compute[0].site, a.compute[0].occurrences, a.compute[0].processors), (4, 10, 2));
+    assert_eq!(
+        (
+            a.compute[0].site,
+            a.compute[0].occurrences,
+            a.compute[0].processors
+        ),
+        (4, 10, 2)
+    );
     assert!((a.compute[0].cpu_mean - 1e-6).abs() < 1e-12);
     // pipeline: compute between recv and send on ranks 1, 2
     assert_eq!((b.compute[0].occurrences, b.compute[0].processors), (10, 2));
@@ -127,10 +140,22 @@ fn wildcard_irecv_waitall_is_one_exchange() {
     assert_eq!(g.sites, vec![3, 6, 13, 16]);
     assert_eq!(g.kind, PhaseKind::Synchronous);
     assert_eq!(g.messages, 18);
-    assert!(c.summary().warnings.is_empty(), "{:?}", c.summary().warnings);
+    assert!(
+        c.summary().warnings.is_empty(),
+        "{:?}",
+        c.summary().warnings
+    );
     // the Irecvs were posted before the Isends but complete after them: not a pipeline
     assert!(g.async_processors.is_empty());
-    let split = Cpg::build(&ranks, &wave_tree(), &CpgOptions { join_completions: false, ..CpgOptions::default() }).unwrap();
+    let split = Cpg::build(
+        &ranks,
+        &wave_tree(),
+        &CpgOptions {
+            join_completions: false,
+            ..CpgOptions::default()
+        },
+    )
+    .unwrap();
     let ids: Vec<&str> = split.phases().iter().map(|p| p.id.as_str()).collect();
     assert_eq!(ids, vec!["g6_13", "g3_16"]); // program order of the first site
 }
@@ -214,7 +239,10 @@ fn wildcard_blocking_receives_use_actual_source() {
     });
     let c = build(&ranks);
     let g = &c.phases()[0];
-    assert_eq!((g.messages, g.senders.clone(), g.receivers.clone()), (3, vec![1, 2, 3], vec![0]));
+    assert_eq!(
+        (g.messages, g.senders.clone(), g.receivers.clone()),
+        (3, vec![1, 2, 3], vec![0])
+    );
     assert!(c.summary().warnings.is_empty());
 }
 
@@ -249,10 +277,21 @@ fn collectives_are_phases_and_dependences_follow_program_order() {
     let ids: Vec<&str> = c.phases().iter().map(|p| p.id.as_str()).collect();
     assert_eq!(ids, vec!["g3_6", "g7"]);
     let g7 = c.phase("g7").unwrap();
-    assert_eq!(g7.kind, PhaseKind::Collective { op: "MPI_Allreduce".into() });
-    assert_eq!((g7.processors.len(), g7.messages, g7.per_processor.mean), (4, 8, 2.0));
+    assert_eq!(
+        g7.kind,
+        PhaseKind::Collective {
+            op: "MPI_Allreduce".into()
+        }
+    );
+    assert_eq!(
+        (g7.processors.len(), g7.messages, g7.per_processor.mean),
+        (4, 8, 2.0)
+    );
     let d = &c.dependences()[0];
-    assert_eq!((d.first.as_str(), d.second.as_str(), d.dependent, d.shared), ("g3_6", "g7", true, 3));
+    assert_eq!(
+        (d.first.as_str(), d.second.as_str(), d.dependent, d.shared),
+        ("g3_6", "g7", true, 3)
+    );
 }
 
 /// A Px x Py wavefront: receive west (site 6) and north (site 16), compute, send east (3),
@@ -300,10 +339,17 @@ fn wavefront_depth_is_px_plus_py_minus_2() {
         let g = &c.phases()[0];
         assert_eq!(g.kind, PhaseKind::Pipeline);
         assert_eq!(g.components, 2);
-        assert_eq!(g.depth, Some(u32::try_from(px + py - 2).unwrap()), "{px}x{py}");
+        assert_eq!(
+            g.depth,
+            Some(u32::try_from(px + py - 2).unwrap()),
+            "{px}x{py}"
+        );
         assert_eq!(g.compute[0].site, 4);
     }
-    let opts = CpgOptions { merge_wavefronts: false, ..CpgOptions::default() };
+    let opts = CpgOptions {
+        merge_wavefronts: false,
+        ..CpgOptions::default()
+    };
     let c = Cpg::build(&wavefront(3, 3), &wave_tree(), &opts).unwrap();
     assert_eq!(c.phases().len(), 2);
 }
@@ -325,7 +371,10 @@ fn renderings_are_stable() {
     let c = build(&pipeline(4));
     let t = tree();
     let text = crate::render::to_text(c.summary(), &t);
-    assert!(text.starts_with("world 4 phases 1\ng3_6 pipeline\n"), "{text}");
+    assert!(
+        text.starts_with("world 4 phases 1\ng3_6 pipeline\n"),
+        "{text}"
+    );
     assert!(text.contains("depth 3"));
     assert!(crate::render::to_mermaid(&c, &t).contains("s3 -->|15 msg, 960 B| s6"));
     assert!(crate::render::to_dot(&c, &t).contains("s3 -> s6 [label=\"15 msg, 960 B\"];"));

@@ -1,7 +1,12 @@
 //! The CPG of every testdata program from its committed recorded runs (testdata/<prog>/runs):
 //! the seed's "must show" facts asserted per run, and per program a reviewed snapshot of the
 //! phase summary at the largest traced P plus the kind/depth table over P.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,7 +23,8 @@ fn root() -> PathBuf {
 /// Every ok run of `testdata/<prog>/runs/<variant>`, in manifest order.
 fn load(prog: &str, variant: &str) -> (SiteTree, Vec<Run>) {
     let dir = root().join(prog).join("runs").join(variant);
-    let tree = SiteTree::from_json_str(&std::fs::read_to_string(dir.join("apt.json")).unwrap()).unwrap();
+    let tree =
+        SiteTree::from_json_str(&std::fs::read_to_string(dir.join("apt.json")).unwrap()).unwrap();
     let rd = trace::RunDir::at(&dir);
     let manifest = rd.load_manifest().unwrap().expect("manifest.json");
     let mut runs = Vec::new();
@@ -32,7 +38,10 @@ fn load(prog: &str, variant: &str) -> (SiteTree, Vec<Run>) {
 }
 
 fn p2p(s: &RunSummary) -> Vec<&cpg::Phase> {
-    s.phases.iter().filter(|p| !matches!(p.kind, PhaseKind::Collective { .. })).collect()
+    s.phases
+        .iter()
+        .filter(|p| !matches!(p.kind, PhaseKind::Collective { .. }))
+        .collect()
 }
 
 /// Kind and depth of every phase for each P, at the first parameter setting.
@@ -55,7 +64,11 @@ fn table(runs: &[Run]) -> String {
 
 fn snapshot(prog: &str, variant: &str) -> (SiteTree, Vec<Run>) {
     let (tree, runs) = load(prog, variant);
-    let largest = runs.iter().filter(|r| r.1 == runs[0].1).max_by_key(|r| r.2).unwrap();
+    let largest = runs
+        .iter()
+        .filter(|r| r.1 == runs[0].1)
+        .max_by_key(|r| r.2)
+        .unwrap();
     let text = format!("{}\n{}", table(&runs), render::to_text(&largest.3, &tree));
     insta::assert_snapshot!(format!("{prog}-{variant}"), text);
     (tree, runs)
@@ -75,7 +88,11 @@ fn shift_and_pipeline_fig1() {
             let (a, b) = (p2p(s), p2p(p));
             assert_eq!((a.len(), b.len()), (1, 1), "{variant} {cs}");
             let (a, b) = (a[0], b[0]);
-            assert_eq!((&a.senders, &a.receivers), (&b.senders, &b.receivers), "{variant} {cs}: same SL/RL");
+            assert_eq!(
+                (&a.senders, &a.receivers),
+                (&b.senders, &b.receivers),
+                "{variant} {cs}: same SL/RL"
+            );
             assert_eq!(a.kind, PhaseKind::Synchronous, "{variant} {cs}");
             if *np > 2 {
                 assert_eq!(b.kind, PhaseKind::Pipeline, "{variant} {cs}");
@@ -91,7 +108,10 @@ fn shift_and_pipeline_fig1() {
 }
 
 fn pipelines(s: &RunSummary) -> Vec<&cpg::Phase> {
-    s.phases.iter().filter(|p| p.kind == PhaseKind::Pipeline).collect()
+    s.phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::Pipeline)
+        .collect()
 }
 
 #[test]
@@ -115,14 +135,26 @@ fn pge2_four_pipelines_of_depth_half_p_minus_1_overlapping_in_pairs() {
         let pl = pipelines(s);
         assert_eq!(pl.len(), 4, "{config}");
         assert!(pl.iter().all(|p| p.depth == Some(np / 2 - 1)), "{config}");
-        let sync: Vec<_> = s.phases.iter().filter(|p| p.kind == PhaseKind::Synchronous).collect();
+        let sync: Vec<_> = s
+            .phases
+            .iter()
+            .filter(|p| p.kind == PhaseKind::Synchronous)
+            .collect();
         assert_eq!(sync.len(), 2, "{config}: the two interface exchanges");
-        assert!(sync.iter().all(|p| p.processors == vec![np / 2 - 1, np / 2]), "{config}");
+        assert!(
+            sync.iter()
+                .all(|p| p.processors == vec![np / 2 - 1, np / 2]),
+            "{config}"
+        );
         // forward top/bottom share an ancestor and are independent (overlap); same backward
         let indep: Vec<_> = s
             .dependences
             .iter()
-            .filter(|d| !d.dependent && pl.iter().any(|p| p.id == d.first) && pl.iter().any(|p| p.id == d.second))
+            .filter(|d| {
+                !d.dependent
+                    && pl.iter().any(|p| p.id == d.first)
+                    && pl.iter().any(|p| p.id == d.second)
+            })
             .collect();
         assert_eq!(indep.len(), 2, "{config}: {:?}", s.dependences);
     }
@@ -136,7 +168,11 @@ fn atm2d_four_synchronous_phases() {
         // P = 2 is a 1x2 grid: only red-north with black-south carries messages
         let want = if *np >= 4 { 4 } else { 1 };
         assert_eq!(ph.len(), want, "{config}");
-        assert!(ph.iter().all(|p| p.kind == PhaseKind::Synchronous && p.sites.len() == 2), "{config}");
+        assert!(
+            ph.iter()
+                .all(|p| p.kind == PhaseKind::Synchronous && p.sites.len() == 2),
+            "{config}"
+        );
     }
 }
 
@@ -147,7 +183,10 @@ fn sweep_one_wavefront_of_depth_px_plus_py_minus_2() {
         let ph = p2p(s);
         assert_eq!(ph.len(), 1, "{config}");
         // Px = largest divisor of P not above sqrt(P), as in the program
-        let px = (1..=*np).filter(|d| np % d == 0 && d * d <= *np).max().unwrap();
+        let px = (1..=*np)
+            .filter(|d| np % d == 0 && d * d <= *np)
+            .max()
+            .unwrap();
         let py = np / px;
         assert_eq!(ph[0].depth, Some(px + py - 2), "{config}");
         if px + py - 2 > 1 {
@@ -163,9 +202,20 @@ fn stencil_one_exchange_and_one_allreduce() {
         let ph = p2p(s);
         assert_eq!(ph.len(), 1, "{config}");
         assert_eq!(ph[0].kind, PhaseKind::Synchronous, "{config}");
-        assert_eq!(ph[0].sites.len(), 4, "{config}: irecv/isend both ways, one waitall");
-        let coll: Vec<_> = s.phases.iter().filter(|p| matches!(p.kind, PhaseKind::Collective { .. })).collect();
-        let allreduce: Vec<_> = coll.iter().filter(|p| p.kind.name() == "collective MPI_Allreduce").collect();
+        assert_eq!(
+            ph[0].sites.len(),
+            4,
+            "{config}: irecv/isend both ways, one waitall"
+        );
+        let coll: Vec<_> = s
+            .phases
+            .iter()
+            .filter(|p| matches!(p.kind, PhaseKind::Collective { .. }))
+            .collect();
+        let allreduce: Vec<_> = coll
+            .iter()
+            .filter(|p| p.kind.name() == "collective MPI_Allreduce")
+            .collect();
         assert_eq!(allreduce.len(), 1, "{config}");
         assert_eq!(allreduce[0].processors.len() as u32, *np);
         assert_eq!(allreduce[0].bytes.max, 8.0);
@@ -175,15 +225,23 @@ fn stencil_one_exchange_and_one_allreduce() {
 #[test]
 fn c_and_fortran_twins_agree() {
     // same kinds and depths per configuration present in both
-    for prog in ["shift", "pipeline", "pge1", "pge2", "atm2d", "sweep", "stencil"] {
+    for prog in [
+        "shift", "pipeline", "pge1", "pge2", "atm2d", "sweep", "stencil",
+    ] {
         for (c, f) in [("mpi-c", "mpi-f"), ("smpi-c", "smpi-f")] {
             let (_, cr) = load(prog, c);
             let (_, fr) = load(prog, f);
             for (config, _, _, fs) in &fr {
-                let Some((_, _, _, cs)) = cr.iter().find(|r| &r.0 == config) else { continue };
+                let Some((_, _, _, cs)) = cr.iter().find(|r| &r.0 == config) else {
+                    continue;
+                };
                 // program order differs (a Fortran external subroutine follows main)
                 let shape = |s: &RunSummary| -> Vec<(String, Option<u32>, usize)> {
-                    let mut v: Vec<_> = s.phases.iter().map(|p| (p.kind.name(), p.depth, p.processors.len())).collect();
+                    let mut v: Vec<_> = s
+                        .phases
+                        .iter()
+                        .map(|p| (p.kind.name(), p.depth, p.processors.len()))
+                        .collect();
                     v.sort();
                     v
                 };
@@ -197,7 +255,11 @@ fn c_and_fortran_twins_agree() {
 fn series_lines_phases_up_across_runs() {
     let (_, runs) = load("pipeline", "smpi-c");
     let series = Series::from_runs(&runs);
-    let p = series.phases.iter().find(|s| s.points.len() == runs.len() && s.sites.len() == 2).unwrap();
+    let p = series
+        .phases
+        .iter()
+        .find(|s| s.points.len() == runs.len() && s.sites.len() == 2)
+        .unwrap();
     // P = 2 runs are indeterminate, the others decide
     assert_eq!(p.kind, PhaseKind::Pipeline);
     assert!(!p.conflict);
@@ -210,9 +272,16 @@ fn series_lines_phases_up_across_runs() {
 fn series_joins_the_p2_sweep_phase_with_the_wavefront() {
     let (_, runs) = load("sweep", "smpi-c");
     let series = Series::from_runs(&runs);
-    let w: Vec<_> = series.phases.iter().filter(|s| s.kind == PhaseKind::Pipeline).collect();
+    let w: Vec<_> = series
+        .phases
+        .iter()
+        .filter(|s| s.kind == PhaseKind::Pipeline)
+        .collect();
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].points.len(), runs.len());
     assert!(w[0].missing.is_empty());
-    assert!(w[0].points.iter().any(|p| p.np == 2 && !p.phase.determinate));
+    assert!(w[0]
+        .points
+        .iter()
+        .any(|p| p.np == 2 && !p.phase.determinate));
 }
