@@ -5,7 +5,7 @@
 //! table shows CPU time (user + system of mpirun and its ranks, from `/proc/self/stat` cutime +
 //! cstime), which other load on a shared machine disturbs less than wall time.
 //!
-//! `cargo run --release -p augur --example overhead -- [--reps 7] [--lambda 512] [--steps 200] [--np 2]`
+//! `cargo run --release -p augur --example overhead -- [--reps 7] [--lambda 512] [--steps 1000] [--np 2]`
 //! Raw times go to `overhead.csv` in the system temp directory.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -17,7 +17,7 @@ use std::time::Instant;
 fn main() -> Result<()> {
     let mut reps = 7usize;
     let mut lambda = 512u32;
-    let mut steps = 200u32;
+    let mut steps = 1000u32;
     let mut np = 2u32;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
