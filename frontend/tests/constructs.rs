@@ -694,3 +694,14 @@ fn lowered_reports_the_form_used() {
     let l = lower("z.c", "int main(void) { return 0; }\n");
     assert_eq!(l.forms, vec![(FileId(0), Form::C)]);
 }
+
+#[test]
+fn receive_into_pointer_arithmetic_defines_the_buffer() {
+    let l = lower("p.c", "int main(void) { double *u; int n = 4, off = 2; MPI_Recv(u + off, n, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); return 0; }\n");
+    let s = stmts(&l)
+        .into_iter()
+        .find(|s| matches!(s.kind, StmtKind::Mpi(_)))
+        .unwrap();
+    assert_eq!(s.defs.iter().cloned().collect::<Vec<_>>(), ["u"]);
+    assert!(s.uses.contains("off") && s.uses.contains("n"));
+}

@@ -334,6 +334,19 @@ pub fn as_mpi_call(e: &SrcExpr) -> Option<(&str, &[SrcExpr])> {
     }
 }
 
+/// The variable a written MPI argument points into: `a`, `a[i]`, `&a[i]`, and C pointer
+/// arithmetic `a + off` / `(a + off)`.
+fn buffer_base(e: &SrcExpr) -> Option<&str> {
+    match &e.kind {
+        SrcExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub,
+            lhs,
+            ..
+        } => buffer_base(lhs),
+        _ => e.base_var(),
+    }
+}
+
 /// Variables read by the subscripts of a target (`i`, `j` in `a(i, j)`).
 fn target_uses(target: &SrcExpr) -> BTreeSet<String> {
     match &target.kind {
@@ -384,7 +397,7 @@ fn defs_uses(kind: &StmtKind) -> (BTreeSet<String>, BTreeSet<String>) {
         StmtKind::Mpi(m) => {
             for a in &m.args {
                 if a.role.is_written_by(m.op) {
-                    match a.expr.base_var() {
+                    match buffer_base(&a.expr) {
                         // MPI_STATUS_IGNORE and friends are not variables of the program
                         Some(b) if b.starts_with("MPI_") => {}
                         Some(b) => {
