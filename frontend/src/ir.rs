@@ -18,6 +18,12 @@
 //!   names), not those of nested bodies. Array element writes define the array's name.
 //! - Lowering never fails: anything not understood is [`StmtKind::Opaque`] with its def/use set,
 //!   plus a diagnostic where the construct matters (GOTO, syntax errors).
+//! - Text that macro expansion or normalisation synthesised (a `FOR_ALL(i, n)` expansion, the
+//!   ` &` of a continuation) maps to the original text it replaced: statements produced by a
+//!   statement macro get the macro use's span. C `switch` and Fortran `SELECT CASE` are `If`s
+//!   whose conditions are opaque (the case bodies stay visible).
+//! - Names of Fortran calls to MPI in expressions keep their spelling (`MPI_Wtime`); match MPI
+//!   names case-insensitively (`mpi_table::lookup` does).
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
