@@ -145,7 +145,7 @@ pub fn load_str(
 const WORKER_STACK: usize = 256 << 20;
 /// Syntax trees up to this deep are lowered on the calling thread (a 2 MB test-thread stack
 /// is plenty); deeper ones on a worker thread with [`WORKER_STACK`].
-const INLINE_TREE_DEPTH: usize = 96;
+const INLINE_TREE_DEPTH: usize = 64;
 /// Inputs larger than this (bytes) are always lowered on the worker thread.
 const BIG_INPUT: usize = 64 << 10;
 

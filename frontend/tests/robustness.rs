@@ -411,3 +411,24 @@ fn project_macro_idioms() {
         "qualifier macros are not constants"
     );
 }
+
+/// Nesting just below and above the depth where lowering moves to its big-stack worker,
+/// on this test thread's small stack.
+#[test]
+fn nesting_around_the_worker_threshold() {
+    for depth in [10, 20, 30, 40, 60, 80] {
+        let c = load_str("n.c", &nest_c(depth), &Options::default()).unwrap();
+        assert!(!c.has_errors(), "{depth}");
+        assert_eq!(max_loop_depth(&c), depth);
+        let f = load_str("n.f90", &nest_f(depth), &Options::default()).unwrap();
+        assert!(!f.has_errors(), "{depth}");
+        assert_eq!(max_loop_depth(&f), depth);
+        let mut e = String::from("int main(void) { int x = ");
+        e.push_str(&"(".repeat(depth * 2));
+        e.push('1');
+        e.push_str(&")".repeat(depth * 2));
+        e.push_str("; return x; }\n");
+        let l = load_str("p.c", &e, &Options::default()).unwrap();
+        assert!(!l.has_errors(), "{depth}");
+    }
+}
