@@ -203,8 +203,10 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
                     continue;
                 }
                 let work = l.work.as_ref().and_then(|w| source_expr(w, &consts, &params));
-                let cands: Vec<Vec<Expr>> = work.iter().map(|w| vec![w.clone(), Expr::one()]).collect();
-                let f = fit_quantity(&s, work.as_ref(), &cands, false, qopts);
+                let f = match &work {
+                    Some(w) => crate::quantity::fit_scaled(&s, w),
+                    None => fit_quantity(&s, None, &[], false, qopts),
+                };
                 let w = match (&work, f.origin) {
                     (Some(w), crate::quantity::Origin::SourceScaled) => {
                         f.expr.terms().first().map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef()))
@@ -245,7 +247,7 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
                 }
                 let inv_p = Expr::var("P").powi(-1);
                 let cands = vec![vec![Expr::one()], vec![Expr::one(), inv_p]];
-                let f = fit_quantity(&s, None, &cands, false, qopts);
+                let f = crate::quantity::fit_probability(&s, &cands);
                 let src = if i.cond.is_empty() { "unresolved".to_string() } else { i.cond.clone() };
                 quantities.push(QuantityReport { what: "branch".into(), site, line: n.line, source: src, fit: f.clone() });
                 probs.insert(site, f);

@@ -95,8 +95,10 @@ fn eval_at(e: &Expr, params: &[String], row: &[f64]) -> Option<f64> {
 
 /// Rounds coefficients within 1e-6 relative of a multiple of 1/2 (depths like `P - 1`, `P/2`).
 fn tidy(e: &Expr) -> Expr {
+    let big = e.terms().iter().fold(0.0f64, |m, t| m.max(t.coef().abs()));
     e.terms()
         .iter()
+        .filter(|t| t.coef().abs() > 1e-9 * big)
         .map(|t| {
             let c = t.coef();
             let r = (c * 2.0).round() / 2.0;
@@ -174,6 +176,64 @@ pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>]
         Err(_) => {
             let mut f = Fitted::constant(mean);
             f.points = n;
+            f
+        }
+    }
+}
+
+/// A cost per entry with the source's work expression `w`: `c·w`, or `c·w + c0` when a fixed
+/// per-entry overhead fits clearly better (leave-one-out). Never a free PMNF search: timings of
+/// small loops are noisy, and free terms would extrapolate that noise.
+pub fn fit_scaled(s: &Samples, w: &Expr) -> Fitted {
+    let n = s.values.len();
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let opts = FitOptions { weighting: Weighting::Relative, ..Default::default() };
+    let hyps = vec![vec![w.clone()], vec![w.clone(), Expr::one()]];
+    let ok = |r: &FitResult| r.coeffs.iter().all(|c| c.coef >= 0.0);
+    let fits: Vec<FitResult> =
+        hyps.iter().filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, &opts).ok()).filter(ok).collect();
+    let best = fits.iter().min_by(|a, b| {
+        let pa = a.loo_rel_error * if a.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        let pb = b.loo_rel_error * if b.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        pa.total_cmp(&pb)
+    });
+    match best {
+        Some(r) => from_fit(r, Origin::SourceScaled, n),
+        None => {
+            let mean = s.values.iter().sum::<f64>() / n.max(1) as f64;
+            let mut f = Fitted::constant(mean);
+            f.points = n;
+            f
+        }
+    }
+}
+
+/// A probability: absolute least squares over the candidate term lists (values near 0 make
+/// relative weighting ill-conditioned), clamped to [0, 1] when evaluated through `min`/`max`.
+pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
+    let n = s.values.len();
+    let mean = s.values.iter().sum::<f64>() / n.max(1) as f64;
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let opts = FitOptions { weighting: Weighting::Absolute, ..Default::default() };
+    let clamp = |e: &Expr| Expr::min(Expr::one(), Expr::max(Expr::zero(), e.clone()));
+    if s.values.iter().all(|v| (v - mean).abs() < 1e-9) {
+        let mut f = Fitted::constant(mean);
+        f.points = n;
+        return f;
+    }
+    match fit::select(candidates, &params, &s.points, &s.values, &opts) {
+        Ok(r) if r.r2 > 0.99 => {
+            let mut f = from_fit(&r, Origin::Regression, n);
+            f.expr = tidy(&f.expr);
+            f.lo = clamp(&f.lo);
+            f.hi = clamp(&f.hi);
+            f
+        }
+        _ => {
+            let mut f = Fitted::constant(mean);
+            f.points = n;
+            f.origin = Origin::Regression;
+            f.r2 = 0.0;
             f
         }
     }

@@ -2,9 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod apt;
 mod characterize;
 mod expr;
+mod predict;
 mod profile;
 mod trace;
 use std::process::ExitCode;
@@ -33,6 +35,10 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Measure this machine's MPI data sheet (latency, bandwidth, overheads, collective costs)
     Characterize(characterize::CharacterizeArgs),
+    /// Closed-form T(N, P, …) from a program and its recorded runs; writes DIR/model.json
+    Analyze(analyze::AnalyzeArgs),
+    /// Evaluate a model.json at new parameter values, with its min/max band
+    Predict(predict::PredictArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -42,5 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Trace(args) => trace::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Characterize(args) => characterize::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Predict(args) => predict::run(args),
     }
 }

@@ -1,0 +1,235 @@
+//! `augur analyze SOURCE --runs DIR`: the closed-form T(N, P, …) of a program from its recorded
+//! runs, with per-phase breakdown, fitted computation costs, fit quality, leave-one-out
+//! validation and warnings; writes `DIR/model.json` for `augur predict`.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use model::machine::Machine;
+use model::{AnalyzeOptions, ModelFile};
+
+use super::apt::FormArg;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The program's C or Fortran source (the one `augur profile` ran)
+    pub source: PathBuf,
+    /// Run directory written by `augur profile` (holds manifest.json)
+    #[arg(long, value_name = "DIR")]
+    pub runs: PathBuf,
+    /// Machine data sheet (JSON from `augur characterize`, or a shipped name: this-openmpi-shm,
+    /// smpi-reference, paragon); default: the one matching the runs
+    #[arg(long, value_name = "FILE")]
+    pub machine: Option<String>,
+    /// Directory searched for include files
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// C macro `NAME` or `NAME=VALUE`
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Source form, overriding the file extension
+    #[arg(long, value_enum)]
+    pub form: Option<FormArg>,
+    /// Names of the command-line arguments in order (default: from DIR/apt.json)
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub args: Vec<String>,
+    /// Print the model file as JSON
+    #[arg(long, conflicts_with_all = ["latex", "python"])]
+    pub json: bool,
+    /// Print T as LaTeX
+    #[arg(long, conflicts_with = "python")]
+    pub latex: bool,
+    /// Print T as a Python (sympy) expression
+    #[arg(long)]
+    pub python: bool,
+}
+
+/// argv names in order, from the APT the profile run saved.
+fn saved_arg_names(dir: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(dir.join("apt.json")) else { return Vec::new() };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return Vec::new() };
+    let mut named: Vec<(u64, String)> = v["params"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|p| p["origin"]["kind"] == "argv")
+                .filter_map(|p| Some((p["origin"]["index"].as_u64()?, p["name"].as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    named.sort();
+    let mut out = Vec::new();
+    for (i, n) in named {
+        while (out.len() as u64) + 1 < i {
+            out.push(format!("ARG{}", out.len() + 1));
+        }
+        out.push(n);
+    }
+    out
+}
+
+pub fn load_machine(spec: Option<&str>, simulated: bool) -> Result<Machine> {
+    let name = spec.unwrap_or(if simulated { "smpi-reference" } else { "this-openmpi-shm" });
+    if let Some(m) = Machine::builtin(name) {
+        return m.with_context(|| format!("builtin machine {name}"));
+    }
+    Machine::load(Path::new(name)).with_context(|| format!("cannot load machine data sheet {name}"))
+}
+
+pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
+    let fopts = frontend::Options {
+        form: match args.form {
+            None => frontend::Form::Auto,
+            Some(FormArg::Fixed) => frontend::Form::Fixed,
+            Some(FormArg::Free) => frontend::Form::Free,
+            Some(FormArg::C) => frontend::Form::C,
+        },
+        include_dirs: args.include.clone(),
+        defines: args
+            .define
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (d.clone(), None),
+            })
+            .collect(),
+    };
+    let arg_names = if args.args.is_empty() { saved_arg_names(&args.runs) } else { args.args.clone() };
+    let (lowered, tree) = apt::load(&args.source, &fopts, &apt::AptOptions { arg_names })
+        .with_context(|| format!("cannot load {}", args.source.display()))?;
+    let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
+        bail!("{}: no main program (C `main` or Fortran `program`) to model", args.source.display());
+    };
+    let (manifest, runs, mut warnings) =
+        model::observe::load_runs(&args.runs).with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
+    let simulated = runs.iter().any(|r| r.smpi);
+    let machine = load_machine(args.machine.as_deref(), simulated)?;
+    let mut m = model::analyze(&tree, &main, &manifest.program, &runs, &machine, &AnalyzeOptions::default());
+    warnings.append(&mut m.warnings);
+    m.warnings = warnings;
+    let out_path = args.runs.join("model.json");
+    m.save(&out_path).with_context(|| format!("cannot write {}", out_path.display()))?;
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        out.write_all(m.to_json().as_bytes())?;
+    } else if args.latex {
+        writeln!(out, "T = {}", m.t.to_latex())?;
+    } else if args.python {
+        writeln!(out, "{}", m.t.to_python())?;
+    } else {
+        write_human(&mut out, &m)?;
+        writeln!(out, "\nwrote {}", out_path.display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn num(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn s(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
+    let Some(text) = e.as_str() else { return "-".into() };
+    let Ok(expr) = symbolic::parse(text) else { return "-".into() };
+    match model::analysis::eval(&expr, &m.largest) {
+        Ok(v) if t_large > 0.0 => format!("{:.1}%", 100.0 * v / t_large),
+        _ => "-".into(),
+    }
+}
+
+/// The human report.
+pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
+    writeln!(out, "program {} ({}), machine {}{}", m.program, m.source, m.machine, if m.simulated { ", simulated (SMPI) runs" } else { "" })?;
+    writeln!(out, "T({}) = {}", m.params.join(", "), m.t)?;
+    let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
+    let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    writeln!(out, "  at the largest traced configuration ({}): {:.4e} s", cfg.join(","), t_large)?;
+
+    writeln!(out, "\ncommunication phases")?;
+    writeln!(out, "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  cost per occurrence", "id", "kind", "line", "procs", "depth", "bytes", "share")?;
+    for p in &m.phases {
+        writeln!(
+            out,
+            "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  {}{}{}",
+            s(&p["id"]),
+            s(&p["kind"]),
+            s(&p["ancestor_line"]),
+            s(&p["processors"]),
+            s(&p["depth"]),
+            s(&p["bytes"]),
+            share(m, &p["total"], t_large),
+            s(&p["cost"]),
+            p["fill"].as_str().map(|f| format!(" + fill {f}")).unwrap_or_default(),
+            p["overlaps_with"].as_u64().map(|o| format!("  (overlaps phase {o})")).unwrap_or_default(),
+        )?;
+    }
+    writeln!(out, "\ncomputation phases")?;
+    writeln!(out, "  {:>5} {:>5} {:>12} {:<24} {:>7} {:<9} per entry", "site", "line", "w_i (s)", "work", "R²", "fit")?;
+    for c in &m.compute {
+        writeln!(
+            out,
+            "  {:>5} {:>5} {:>12} {:<24} {:>7.4} {:<9} {}{}",
+            s(&c["site"]),
+            s(&c["line"]),
+            c["w"].as_f64().map_or("-".into(), |w| format!("{w:.3e}")),
+            s(&c["work"]),
+            num(&c["r2"]),
+            s(&c["origin"]),
+            s(&c["cost"]),
+            c["inside_phase"].as_u64().map(|g| format!("  (inside phase {g})")).unwrap_or_default(),
+        )?;
+    }
+    writeln!(out, "\nfitted quantities")?;
+    writeln!(out, "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8}  fitted", "what", "site", "line", "source", "origin", "R²")?;
+    for q in &m.quantities {
+        writeln!(
+            out,
+            "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8.4}  {}",
+            s(&q["what"]),
+            s(&q["site"]),
+            s(&q["line"]),
+            s(&q["source"]),
+            s(&q["origin"]),
+            num(&q["r2"]),
+            s(&q["expr"]),
+        )?;
+    }
+    writeln!(out, "\nvalidation (leave one run out)")?;
+    writeln!(out, "  {:<28} {:>11} {:>11} {:>11} {:>8}", "run", "measured s", "fitted s", "LOO pred s", "LOO err")?;
+    for v in &m.validation {
+        writeln!(out, "  {:<28} {:>11.4e} {:>11.4e} {:>11.4e} {:>7.1}%", v.config, v.measured, v.fitted, v.predicted, 100.0 * v.loo_error)?;
+    }
+    if let Some((mean, max)) = m.loo_summary() {
+        writeln!(out, "  mean |error| {:.1}%, max {:.1}%", 100.0 * mean, 100.0 * max)?;
+    }
+    if !m.warnings.is_empty() {
+        writeln!(out, "\nwarnings")?;
+        for w in &m.warnings {
+            writeln!(out, "  - {w}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses `N=64,P=4` into values.
+pub fn parse_at(text: &str) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((k, v)) = part.split_once('=') else { bail!("`{part}`: expected NAME=VALUE") };
+        let v: f64 = v.trim().parse().with_context(|| format!("`{part}`: the value is not a number"))?;
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
