@@ -126,6 +126,8 @@ impl<'a> Expander<'a> {
         } else {
             text
         };
+        let renamed = normalize::rename_class_variables(text);
+        let text = renamed.as_deref().unwrap_or(text);
         match prep {
             Prep::FortranFixed { cut } => normalize::fixed_form(file, text, cut),
             _ => {

@@ -161,6 +161,63 @@ pub fn fixed_form(file: FileId, text: &str, cut: bool) -> Assembled {
     out
 }
 
+/// Stand-in for a Fortran variable named `class`, which tree-sitter-fortran cannot parse
+/// (it is an F2003 keyword); same length, so offsets do not move. [`crate::lower`] maps it
+/// back to `class`.
+pub const CLASS_STAND_IN: &str = "clas_";
+
+/// Replaces the identifier `class` (any case, outside strings and `!` comments) with
+/// [`CLASS_STAND_IN`] unless it starts an F2003 `class(...)` declaration or `class default`
+/// / `class is` guard. `None` when nothing was replaced.
+pub fn rename_class_variables(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains("class") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut changed = false;
+    let mut quote: Option<u8> = None;
+    let mut comment = false;
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            quote = None;
+            comment = false;
+        } else if comment {
+        } else if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+        } else if b == b'\'' || b == b'"' {
+            quote = Some(b);
+        } else if b == b'!' {
+            comment = true;
+        } else if lower.as_bytes()[i..].starts_with(b"class")
+            && (i == 0 || !ident(bytes[i - 1]))
+            && !bytes.get(i + 5).is_some_and(|c| ident(*c))
+        {
+            let rest = lower[i + 5..].trim_start_matches([' ', '\t']);
+            let keyword =
+                rest.starts_with('(') || rest.starts_with("default") || rest.starts_with("is");
+            if !keyword {
+                out[i..i + 5].copy_from_slice(CLASS_STAND_IN.as_bytes());
+                changed = true;
+            }
+            i += 5;
+            continue;
+        }
+        i += 1;
+    }
+    if changed {
+        String::from_utf8(out).ok()
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +268,18 @@ mod tests {
             "      PROGRAM main\n      END\n"
         );
         assert_eq!(norm("      PROGRAM P\n", true), "      PROGRAM P\n");
+    }
+
+    #[test]
+    fn class_variables_are_renamed_but_not_class_declarations() {
+        let src = "      CHARACTER CLASS\n      CLASS = 'class'\n      CALL P(CLASS) ! class\n      class(t), intent(in) :: x\n      class default\n";
+        let out = rename_class_variables(src).unwrap_or_default();
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out,
+            "      CHARACTER clas_\n      clas_ = 'class'\n      CALL P(clas_) ! class\n      class(t), intent(in) :: x\n      class default\n"
+        );
+        assert!(rename_class_variables("x = 1\n").is_none());
     }
 
     #[test]

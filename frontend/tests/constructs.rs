@@ -705,3 +705,11 @@ fn receive_into_pointer_arithmetic_defines_the_buffer() {
     assert_eq!(s.defs.iter().cloned().collect::<Vec<_>>(), ["u"]);
     assert!(s.uses.contains("off") && s.uses.contains("n"));
 }
+
+#[test]
+fn fortran_variable_named_class() {
+    let l = lower("c.f", "      PROGRAM P\n      CHARACTER CLASS\n      INTEGER M\n      CLASS = 'S'\n      IF (CLASS .EQ. 'S') M = 1\n      CALL PRINT_RESULTS('LU', CLASS, M)\n      END\n");
+    let kinds: Vec<&str> = stmts(&l).iter().map(|s| s.kind.name()).collect();
+    assert_eq!(kinds, ["assign", "if", "assign", "call"]);
+    assert!(stmts(&l)[0].defs.contains("class"));
+}

@@ -12,6 +12,9 @@ use crate::source_map::Assembled;
 /// Canonical Fortran name: lower-case, but `MPI_*` upper-case (matches C spelling of constants).
 pub fn norm(name: &str) -> String {
     let lower = name.to_ascii_lowercase();
+    if lower == crate::normalize::CLASS_STAND_IN {
+        return "class".to_string();
+    }
     if lower.starts_with("mpi_") {
         name.to_ascii_uppercase()
     } else {
