@@ -168,10 +168,11 @@ pub const CLASS_STAND_IN: &str = "clas_";
 
 /// Replaces the identifier `class` (any case, outside strings and `!` comments) with
 /// [`CLASS_STAND_IN`] unless it starts an F2003 `class(...)` declaration or `class default`
-/// / `class is` guard. `None` when nothing was replaced.
+/// / `class is` guard, and non-standard `X'1F'` literals with `Z'1F'`. `None` when nothing
+/// was replaced.
 pub fn rename_class_variables(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
-    if !lower.contains("class") {
+    if !lower.contains("class") && !lower.contains("x'") && !lower.contains("x\"") {
         return None;
     }
     let bytes = text.as_bytes();
@@ -192,6 +193,14 @@ pub fn rename_class_variables(text: &str) -> Option<String> {
                 quote = None;
             }
         } else if b == b'\'' || b == b'"' {
+            // non-standard `X'1F'` hex literal: the standard spelling is `Z'1F'`
+            if i > 0
+                && (bytes[i - 1] == b'x' || bytes[i - 1] == b'X')
+                && (i < 2 || !ident(bytes[i - 2]))
+            {
+                out[i - 1] = b'Z';
+                changed = true;
+            }
             quote = Some(b);
         } else if b == b'!' {
             comment = true;

@@ -25,6 +25,9 @@ impl<'a> FLower<'a> {
         match n.kind() {
             "number_literal" => {
                 let t = self.text(n);
+                if let Some(v) = boz(t) {
+                    return SrcExpr::int(v, span);
+                }
                 let is_real = t.contains(['.', 'e', 'E', 'd', 'D']);
                 if !is_real {
                     if let Some(v) = parse_int(t) {
@@ -195,5 +198,37 @@ impl<'a> FLower<'a> {
         let vars: Vec<String> = self.idents(n).into_iter().collect();
         let text: String = self.text(n).chars().take(120).collect();
         SrcExpr::new(SrcExprKind::Opaque { text, vars }, self.span(n))
+    }
+}
+
+/// A BOZ literal (`Z'1F'`, `B'101'`, `O'17'`, also `X'1F'` and `'1F'X`) as an integer.
+fn boz(t: &str) -> Option<i64> {
+    let t = t.trim();
+    let (radix_char, digits) = if t.ends_with(['\'', '"']) && t.len() > 3 {
+        (t.chars().next()?, t.get(2..t.len() - 1)?)
+    } else {
+        (t.chars().last()?, t.get(1..t.len().checked_sub(2)?)?)
+    };
+    let radix = match radix_char.to_ascii_uppercase() {
+        'B' => 2,
+        'O' => 8,
+        'Z' | 'X' => 16,
+        _ => return None,
+    };
+    i64::from_str_radix(digits, radix).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::boz;
+
+    #[test]
+    fn boz_literals() {
+        assert_eq!(boz("Z'1F'"), Some(31));
+        assert_eq!(boz("b'101'"), Some(5));
+        assert_eq!(boz("O\"17\""), Some(15));
+        assert_eq!(boz("'1F'X"), Some(31));
+        assert_eq!(boz("12"), None);
+        assert_eq!(boz("1.0d0"), None);
     }
 }
