@@ -417,9 +417,25 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
     }
     let p2p_default = BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
     let ctx = Ctx { apt, machine, trips, probs, compute, phase_cost, anchored, excluded, routines, p2p_default, overlap_pair };
-    let t = BOUNDS.map(|b| {
+    let mut t = BOUNDS.map(|b| {
         ctx.routines.get(main).map_or(Expr::zero(), |r| ctx.node(r, b, &mut Vec::new()))
     });
+    // What the phase and computation costs leave unexplained (tracer and sequential code
+    // outside computation phases, waiting the phase formulas miss; seed 004 §5.3) as a
+    // function of how often each loop body runs.
+    let loops: Vec<(u32, Expr)> = nodes
+        .values()
+        .filter(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute) && ctx.trips.contains_key(&n.site.0))
+        .map(|n| (n.site.0, ctx.occurrences(n.site.0, &paths, main)))
+        .collect();
+    if let Some((fit, extra)) = crate::residual::fit_residual(&t[1], &loops, runs, &params) {
+        quantities.push(QuantityReport { what: "overhead".into(), site: 0, line: 0, source: "outside computation phases".into(), fit: fit.clone() });
+        warnings.push(format!("time outside computation phases and the phase formulas filled by regression: {}", fit.expr));
+        for (i, b) in BOUNDS.iter().enumerate() {
+            t[i] = t[i].clone() + fit.at(*b).clone();
+        }
+        let _ = extra;
+    }
     // phase totals: occurrences × cost + fill, occurrences = product of enclosing trips × probs
     for p in &mut phase_rep {
         let occ = ctx.occurrences(p.ancestor, &paths, main);

@@ -15,6 +15,7 @@ mod machine_tests;
 pub mod observe;
 pub mod phases;
 pub mod quantity;
+mod residual;
 
 pub use analysis::{analyze, analyze_dir, AnalyzeOptions, ModelFile, Validation};
 pub use error::ModelError;
