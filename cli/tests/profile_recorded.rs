@@ -134,3 +134,51 @@ fn recorded_output_of_the_small_sizes_is_the_expected_line() {
     }
     assert!(checked >= 40, "only {checked} recorded runs matched an expected line");
 }
+
+/// Drops `file` keys: the recorded APT names paths relative to the repository root, this test
+/// runs from `cli/`.
+fn without_files(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove("file");
+            m.values_mut().for_each(without_files);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(without_files),
+        _ => {}
+    }
+}
+
+/// The manifest's source hash covers the main file only; an edit to an included file
+/// (`pge2.h`, `sweep.h`) or to the APT's site numbering would leave stale traces whose site ids
+/// no longer mean what `analyze` thinks. Re-deriving the APT from today's sources, includes and
+/// all, and comparing it with each run's saved `apt.json` catches both.
+#[test]
+fn recorded_apt_matches_todays_sources_and_includes() {
+    let repo = testdata().join("..");
+    for dir in run_dirs() {
+        let m = RunDir::at(&dir).load_manifest().unwrap().unwrap();
+        let mut saved: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("apt.json")).unwrap()).unwrap();
+        let mut argv: Vec<(u64, String)> = saved["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["origin"]["kind"] == "argv")
+            .map(|p| (p["origin"]["index"].as_u64().unwrap(), p["name"].as_str().unwrap().to_string()))
+            .collect();
+        argv.sort();
+        let src = repo.join(&m.source);
+        let lowered = frontend::load(&src, &frontend::Options::default()).unwrap();
+        let tree = apt::build(&lowered, &apt::AptOptions { arg_names: argv.into_iter().map(|(_, n)| n).collect() });
+        let mut fresh = apt::render::to_json(&tree);
+        without_files(&mut saved);
+        without_files(&mut fresh);
+        assert!(
+            saved == fresh,
+            "{}: apt.json differs from the APT of today's {} (an include or the site numbering changed); \
+             re-record with scripts/record-runs.sh --fresh",
+            dir.display(),
+            m.source
+        );
+    }
+}
