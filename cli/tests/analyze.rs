@@ -1,0 +1,104 @@
+//! `augur analyze` / `augur predict` on the recorded testdata runs (SMPI, deterministic
+//! simulated times): the "must show" phase structure of seed 004 and a predict round trip.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else if e.file_name() != "model.json" {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// Runs `augur analyze --json` on a copy of the program's SMPI runs; returns the model.
+fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
+    let runs = tmp.join(program);
+    copy_dir(&root().join("testdata").join(program).join("runs/smpi-c"), &runs);
+    let src = root().join("testdata").join(program).join(format!("{program}.c"));
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["analyze", src.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(runs.join("model.json").exists());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn phases<'a>(m: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    m["phases"].as_array().unwrap().iter().filter(|p| p["kind"] == kind).collect()
+}
+
+#[test]
+fn pge1_two_pipelines_of_depth_p_minus_1_not_overlapping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("pge1", tmp.path());
+    let pipes = phases(&m, "pipeline");
+    assert_eq!(pipes.len(), 2, "{:#}", m["phases"]);
+    for p in &pipes {
+        assert_eq!(p["depth"], "P - 1");
+        assert!(p["overlaps_with"].is_null());
+    }
+    assert!(phases(&m, "synchronous").is_empty());
+}
+
+#[test]
+fn pge2_four_pipelines_overlapping_in_pairs_and_two_exchanges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("pge2", tmp.path());
+    let pipes = phases(&m, "pipeline");
+    assert_eq!(pipes.len(), 4, "{:#}", m["phases"]);
+    for p in &pipes {
+        // hops of the chain through P/2 ranks (seed 004 counts P/2 processors)
+        assert_eq!(p["depth"], "0.5*P - 1");
+        assert!(!p["overlaps_with"].is_null(), "pipelines overlap in pairs");
+    }
+    assert_eq!(phases(&m, "synchronous").len(), 2);
+}
+
+#[test]
+fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("atm2d", tmp.path());
+    assert_eq!(phases(&m, "synchronous").len(), 4, "{:#}", m["phases"]);
+    assert!(phases(&m, "pipeline").is_empty());
+    let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    // a + b·λ + c·λ²: no term of T has a power of LAMBDA other than 0, 1, 2
+    let lambda = symbolic::Expr::var("LAMBDA");
+    let d3 = t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").diff_smooth("LAMBDA");
+    assert!(d3.is_zero(), "third derivative in LAMBDA is {d3}");
+    assert!(!t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").is_zero(), "T has a LAMBDA^2 term: {t}");
+    let _ = lambda;
+}
+
+#[test]
+fn predict_evaluates_the_saved_model_with_a_band() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze("shift", tmp.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["predict", tmp.path().join("shift/model.json").to_str().unwrap(), "--at", "N=8192,ITERS=20,P=64", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (lo, t, hi) = (v[0]["min"].as_f64().unwrap(), v[0]["t"].as_f64().unwrap(), v[0]["max"].as_f64().unwrap());
+    assert!(lo <= t && t <= hi && t > 0.0, "{v}");
+    // a missing parameter is an input error naming it
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["predict", tmp.path().join("shift/model.json").to_str().unwrap(), "--at", "N=8192,P=64"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ITERS"));
+}
