@@ -188,7 +188,7 @@ pub fn fit_scaled(s: &Samples, w: &Expr) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
     let opts = FitOptions { weighting: Weighting::Relative, ..Default::default() };
-    let hyps = vec![vec![w.clone()], vec![w.clone(), Expr::one()]];
+    let hyps = [vec![w.clone()], vec![w.clone(), Expr::one()]];
     let ok = |r: &FitResult| r.coeffs.iter().all(|c| c.coef >= 0.0);
     let fits: Vec<FitResult> =
         hyps.iter().filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, &opts).ok()).filter(ok).collect();

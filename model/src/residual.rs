@@ -9,6 +9,9 @@ use symbolic::Expr;
 use crate::observe::RunObs;
 use crate::quantity::{Fitted, Origin};
 
+/// (score, terms, (coefficient, standard error) per term, R²).
+type Candidate = (f64, Vec<Expr>, Vec<(f64, f64)>, f64);
+
 const TCOL: &str = "T_measured";
 
 fn rel_err(model: &[f64], runs: &[RunObs]) -> f64 {
@@ -41,7 +44,7 @@ pub fn fit_residual(t: &Expr, loops: &[(u32, Expr)], runs: &[RunObs], params: &[
         hyps.push(vec![occ.clone(), Expr::var("P")]);
     }
     let opts = FitOptions { weighting: Weighting::Absolute, ..Default::default() };
-    let mut best: Option<(f64, Vec<Expr>, Vec<(f64, f64)>, f64)> = None;
+    let mut best: Option<Candidate> = None;
     for h in hyps {
         let scaled: Vec<Expr> = h.iter().map(|e| e / &tv).collect();
         let Ok(r) = fit_terms(&scaled, &names, &points, &values, &opts) else { continue };
