@@ -268,30 +268,15 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
     let mut excluded = BTreeSet::new();
     let mut phase_rep = Vec::new();
     let mut phase_cost = BTreeMap::new();
-    let mut p_idx = Vec::new();
     for (gi, g) in found.iter().enumerate() {
         if g.kind == PhaseKind::Collective {
             continue;
         }
-        p_idx.push(gi);
-        // nearest common ancestor (a phase spanning routines anchors at the first site's routine)
-        let mut anc: Option<Vec<u32>> = None;
-        for s in &g.sites {
-            let Some(p) = paths.get(s) else { continue };
-            anc = Some(match anc {
-                None => p[..p.len().saturating_sub(1)].to_vec(),
-                Some(a) => {
-                    let k = a.iter().zip(p).take_while(|(x, y)| x == y).count();
-                    if k == 0 {
-                        warnings.push(format!("phase {gi}: its sites lie in different routines; anchored at the first one's routine"));
-                        a[..1].to_vec()
-                    } else {
-                        a[..k].to_vec()
-                    }
-                }
-            });
-        }
-        let anchor = anc.and_then(|a| a.last().copied()).unwrap_or(0);
+        // the APT ancestor is cpg's (nearest common non-COMM ancestor of the sites)
+        let Some(anchor) = g.ancestor else {
+            warnings.push(format!("phase {gi} (sites {:?}) has no APT ancestor (sites not in the APT?): not costed", g.sites));
+            continue;
+        };
         let anchor_node = nodes.get(&anchor).copied();
         excluded.extend(g.sites.iter().copied());
         excluded.extend(g.overlapped.iter().copied());
@@ -324,7 +309,7 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
         };
         let bytes = fit_quantity(&by(&|pr| pr.bytes), send_src.as_ref(), &[], true, qopts);
         let procs_c = vec![vec![Expr::var("P")], vec![Expr::var("P"), Expr::one()], vec![Expr::one()]];
-        let procs = fit_quantity(&by(&|pr| pr.senders.union(&pr.receivers).count() as f64), None, &procs_c, true, qopts);
+        let procs = fit_quantity(&by(&|pr| f64::from(pr.processors)), None, &procs_c, true, qopts);
         let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
         let first = g.sites.iter().next().copied().unwrap_or(0);
         quantities.push(QuantityReport { what: "bytes".into(), site: first, line: line(first), source: send_src.map_or_else(|| "unresolved".into(), |e| e.to_string()), fit: bytes.clone() });
@@ -389,15 +374,13 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
     for c in &mut compute_rep {
         c.inside_phase = found.iter().position(|g| g.overlapped.contains(&c.site));
     }
-    // overlap of consecutive phases at one anchor: RL(g_i) ∩ SL(g_i+1) = ∅ at the largest run both share
+    // overlap of consecutive phases at one anchor: cpg's dependence (RL(g_i) ∩ SL(g_i+1) = ∅)
+    // at the largest run both share
     let mut overlap_pair = BTreeMap::new();
     for list in anchored.values() {
         let mut i = 0;
         while i + 1 < list.len() {
-            let (a, b) = (&found[list[i]], &found[list[i + 1]]);
-            let shared = a.runs.keys().filter(|k| b.runs.contains_key(k)).max_by_key(|k| runs[**k].p());
-            let independent = shared.is_some_and(|k| a.runs[k].receivers.is_disjoint(&b.runs[k].senders));
-            if independent {
+            if phases::independent(runs, &found[list[i]], &found[list[i + 1]]) {
                 overlap_pair.insert(list[i], list[i + 1]);
                 i += 2;
             } else {
@@ -513,11 +496,12 @@ impl Ctx<'_> {
                 if stack.contains(callee) {
                     return Expr::zero();
                 }
-                let Some(r) = self.routines.get(callee) else { return Expr::zero() };
+                // a phase whose sites span routines anchors at the call site
+                let Some(r) = self.routines.get(callee) else { return per + once };
                 stack.push(callee.clone());
                 let t = self.node(r, b, stack);
                 stack.pop();
-                t
+                t + per + once
             }
             NodeData::Comm(c) => {
                 if self.excluded.contains(&site) {

@@ -13,6 +13,8 @@ pub enum ModelError {
     NoRuns { path: PathBuf },
     #[error("{}: no manifest.json here; record runs with `augur profile` first", path.display())]
     NoManifest { path: PathBuf },
+    #[error("{}: {message}", path.display())]
+    Apt { path: PathBuf, message: String },
     #[error("the APT has no main routine (no ROUTINE node with runs attributed to it)")]
     NoMain,
     #[error("cannot read {}: {source}", path.display())]

@@ -1,6 +1,7 @@
 //! What the model needs from one traced run, condensed from the per-rank traces: per-site loop,
-//! branch and call counters, computation-phase entries with their cost, the ordered stream of
-//! communication endpoints (for the phase graph), and the measured time of the run.
+//! branch and call counters, computation-phase entries with their cost, the run's communication
+//! phase graph summary (built by `cpg` against the run directory's apt.json), and the measured
+//! time of the run.
 //!
 //! Clocks: natively a phase's cost is its thread-CPU time (meaningful when ranks are
 //! oversubscribed) and the run's time is host wall from MPI_Init to the trailer; under SMPI both
@@ -9,21 +10,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use trace::{Event, Manifest, Op, RankTrace, RunDir};
+use trace::{Event, Manifest, RankTrace, RunDir};
 
 use crate::error::ModelError;
 
-/// One point-to-point or collective endpoint, or a computation-phase entry, in program order.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Ev {
-    Send { site: u32, peer: u32, tag: i32, bytes: i64 },
-    /// A completed receive (blocking, a completed Irecv, or Sendrecv's receive half).
-    Recv { site: u32, peer: u32, tag: i32, bytes: i64 },
-    Coll { site: u32, op: Op, bytes: i64 },
-    Compute { site: u32 },
-}
-
-/// Per-rank counters and events.
+/// Per-rank counters.
 #[derive(Debug, Clone, Default)]
 pub struct RankObs {
     /// Loop site → (entries, iterations).
@@ -34,7 +25,6 @@ pub struct RankObs {
     pub calls: BTreeMap<u32, u64>,
     /// Computation-phase site → (entries, seconds of cost).
     pub compute: BTreeMap<u32, (u64, f64)>,
-    pub events: Vec<Ev>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -47,6 +37,8 @@ pub struct RunObs {
     pub params: BTreeMap<String, f64>,
     pub smpi: bool,
     pub ranks: Vec<RankObs>,
+    /// The run's communication phases, matching and dependences (`cpg::Cpg::build`).
+    pub cpg: cpg::RunSummary,
     /// Measured T: the slowest rank's time from MPI_Init to finalize.
     pub time: f64,
 }
@@ -99,30 +91,9 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                 let ent = o.compute.entry(p.site).or_insert((0, 0.0));
                 ent.0 += 1;
                 ent.1 += cost.max(0.0);
-                o.events.push(Ev::Compute { site: p.site });
                 last_wtime = last_wtime.max(p.end.wtime);
             }
-            Event::Mpi { call, .. } => {
-                last_wtime = last_wtime.max(call.end.wtime);
-                if call.op.is_send() || call.op.is_sendrecv() {
-                    if let Some(peer) = call.peer.rank() {
-                        o.events.push(Ev::Send { site: call.site, peer, tag: call.tag, bytes: call.bytes });
-                    }
-                } else if call.op == Op::Recv {
-                    if let Some(peer) = call.peer.rank() {
-                        o.events.push(Ev::Recv { site: call.site, peer, tag: call.tag, bytes: call.bytes });
-                    }
-                } else if call.op.is_collective() {
-                    o.events.push(Ev::Coll { site: call.site, op: call.op, bytes: call.bytes });
-                }
-                for part in t.parts_of(e) {
-                    if matches!(part.op, Op::Irecv | Op::Recv) {
-                        if let Some(peer) = part.peer.rank() {
-                            o.events.push(Ev::Recv { site: part.site, peer, tag: part.tag, bytes: part.bytes });
-                        }
-                    }
-                }
-            }
+            Event::Mpi { call, .. } => last_wtime = last_wtime.max(call.end.wtime),
         }
     }
     for a in &t.aggregates {
@@ -145,11 +116,16 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     o
 }
 
-/// Every completed run of a run directory, in manifest order. Runs whose traces cannot be read
-/// are skipped with a warning naming the run and the reason.
+/// Every completed run of a run directory, in manifest order, with its CPG built against the
+/// directory's apt.json (the site ids the traces use). Runs whose traces cannot be read or
+/// matched are skipped with a warning naming the run and the reason.
 pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), ModelError> {
     let rd = RunDir::at(dir);
     let manifest = rd.load_manifest()?.ok_or_else(|| ModelError::NoManifest { path: dir.to_path_buf() })?;
+    let apt_path = dir.join("apt.json");
+    let text = std::fs::read_to_string(&apt_path).map_err(|source| ModelError::Io { path: apt_path.clone(), source })?;
+    let tree = cpg::SiteTree::from_json_str(&text).map_err(|e| ModelError::Apt { path: apt_path, message: e.to_string() })?;
+    let opts = cpg::CpgOptions::default();
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     for rec in manifest.runs.iter().filter(|r| r.status.is_ok()) {
@@ -165,11 +141,18 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
         if anomalies > 0 {
             warnings.push(format!("run {}: the tracer reported {anomalies} anomalies (unbalanced markers or unknown requests)", rec.config));
         }
+        let graph = match cpg::Cpg::build(&traces, &tree, &opts) {
+            Ok(g) => g.into_summary(),
+            Err(e) => {
+                warnings.push(format!("run {} skipped: {e}", rec.config));
+                continue;
+            }
+        };
         let ranks: Vec<RankObs> = traces.iter().map(rank_obs).collect();
         let time = ranks.iter().map(|r| r.elapsed).fold(0.0, f64::max);
         let mut params = rec.params.clone();
         params.insert("P".into(), f64::from(rec.np));
-        runs.push(RunObs { config: rec.config.clone(), params, smpi, ranks, time });
+        runs.push(RunObs { config: rec.config.clone(), params, smpi, ranks, cpg: graph, time });
     }
     if runs.is_empty() {
         return Err(ModelError::NoRuns { path: dir.to_path_buf() });
