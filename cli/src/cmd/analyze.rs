@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use model::machine::Machine;
 use model::{AnalyzeOptions, ModelFile};
 
-use super::apt::FormArg;
+use super::source_opts::SourceOpts;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -25,15 +25,8 @@ pub struct AnalyzeArgs {
     /// smpi-reference, paragon); default: the one matching the runs
     #[arg(long, value_name = "FILE")]
     pub machine: Option<String>,
-    /// Directory searched for include files
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
-    /// C macro `NAME` or `NAME=VALUE`
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub define: Vec<String>,
-    /// Source form, overriding the file extension
-    #[arg(long, value_enum)]
-    pub form: Option<FormArg>,
+    #[command(flatten)]
+    pub src: SourceOpts,
     /// Names of the command-line arguments in order (default: from DIR/apt.json)
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub args: Vec<String>,
@@ -81,23 +74,7 @@ pub fn load_machine(spec: Option<&str>, simulated: bool) -> Result<Machine> {
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
-    let fopts = frontend::Options {
-        form: match args.form {
-            None => frontend::Form::Auto,
-            Some(FormArg::Fixed) => frontend::Form::Fixed,
-            Some(FormArg::Free) => frontend::Form::Free,
-            Some(FormArg::C) => frontend::Form::C,
-        },
-        include_dirs: args.include.clone(),
-        defines: args
-            .define
-            .iter()
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            })
-            .collect(),
-    };
+    let fopts = args.src.frontend_options();
     let arg_names = if args.args.is_empty() { saved_arg_names(&args.runs) } else { args.args.clone() };
     let (lowered, tree) = apt::load(&args.source, &fopts, &apt::AptOptions { arg_names })
         .with_context(|| format!("cannot load {}", args.source.display()))?;

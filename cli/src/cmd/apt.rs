@@ -2,11 +2,12 @@
 //! with the front end's diagnostics on stderr.
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::source_opts::SourceOpts;
 use super::{EXIT_FINDINGS, EXIT_INPUT};
 
 #[derive(Debug, Args)]
@@ -14,15 +15,8 @@ pub struct AptArgs {
     /// C (.c) or Fortran (.f/.F/.for fixed form, .f90/.F90/… free form) source files
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Directory searched for `include` / `#include "…"` files (after the source's own)
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
-    /// C macro `NAME` or `NAME=VALUE`
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub define: Vec<String>,
-    /// Source form, overriding the file extension
-    #[arg(long, value_enum)]
-    pub form: Option<FormArg>,
+    #[command(flatten)]
+    pub src: SourceOpts,
     /// Names of the command-line arguments in order (`N,K` names argv[1] `N`, argv[2] `K`)
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub args: Vec<String>,
@@ -31,31 +25,9 @@ pub struct AptArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormArg {
-    Fixed,
-    Free,
-    C,
-}
 
 pub fn run(args: AptArgs) -> Result<ExitCode> {
-    let fopts = frontend::Options {
-        form: match args.form {
-            None => frontend::Form::Auto,
-            Some(FormArg::Fixed) => frontend::Form::Fixed,
-            Some(FormArg::Free) => frontend::Form::Free,
-            Some(FormArg::C) => frontend::Form::C,
-        },
-        include_dirs: args.include.clone(),
-        defines: args
-            .define
-            .iter()
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            })
-            .collect(),
-    };
+    let fopts = args.src.frontend_options();
     let opts = apt::AptOptions { arg_names: args.args.clone() };
     let mut json_out = Vec::new();
     let mut text_out = String::new();

@@ -8,6 +8,7 @@ mod characterize;
 mod expr;
 mod predict;
 mod profile;
+mod source_opts;
 mod trace;
 use std::process::ExitCode;
 

@@ -15,7 +15,9 @@ mod instrument;
 mod launch;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
+
+use super::source_opts::SourceOpts;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -39,15 +41,8 @@ pub use launch::Launcher;
 pub struct ProfileArgs {
     /// The program's main source file (C, fixed-form or free-form Fortran)
     pub source: PathBuf,
-    /// Directory searched for include files (after the source's own directory)
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
-    /// Preprocessor definition for C sources, NAME or NAME=VALUE
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub define: Vec<String>,
-    /// Source form when the extension does not say
-    #[arg(long, value_enum)]
-    pub form: Option<FormArg>,
+    #[command(flatten)]
+    pub src: SourceOpts,
     /// Rank counts, comma-separated (repeatable)
     #[arg(long, required = true, value_name = "P,P,...")]
     pub np: Vec<String>,
@@ -77,12 +72,6 @@ pub struct ProfileArgs {
     pub args: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormArg {
-    C,
-    Fixed,
-    Free,
-}
 
 /// One line of the summary.
 #[derive(Debug, Serialize)]

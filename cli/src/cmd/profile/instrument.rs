@@ -3,7 +3,7 @@
 //! APT is saved beside the manifest so analysis maps the site ids in the traces back to source.
 
 use super::build::{BuildInput, Lang};
-use super::{FormArg, ProfileArgs};
+use super::ProfileArgs;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -21,23 +21,7 @@ pub struct Prepared {
 /// Loads, analyses and instruments `args.source`. Syntax errors stop here (exit 2) with the front
 /// end's diagnostics: instrumenting a program the parser misread would produce a wrong build.
 pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
-    let opts = frontend::Options {
-        form: match args.form {
-            None => frontend::Form::Auto,
-            Some(FormArg::C) => frontend::Form::C,
-            Some(FormArg::Fixed) => frontend::Form::Fixed,
-            Some(FormArg::Free) => frontend::Form::Free,
-        },
-        include_dirs: args.include.clone(),
-        defines: args
-            .define
-            .iter()
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d.clone(), None),
-            })
-            .collect(),
-    };
+    let opts = args.src.frontend_options();
     let lowered = frontend::load(&args.source, &opts).with_context(|| format!("cannot load {}", args.source.display()))?;
     let lang = match (lowered.program.language, opts.form) {
         (frontend::Language::C, _) => Lang::C,
@@ -80,7 +64,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let src_dir = args.source.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let src_dir = std::path::absolute(src_dir).with_context(|| format!("bad source path {}", args.source.display()))?;
     let mut include_dirs = vec![src_dir.clone()];
-    for d in &args.include {
+    for d in &args.src.include {
         include_dirs.push(std::path::absolute(d).with_context(|| format!("bad include directory {}", d.display()))?);
     }
     let main = file_name(&args.source)?;
@@ -94,7 +78,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     files.sort_by_key(|(p, _)| *p != main);
     let exe_name = trace::run_dir::program_name(&args.source);
     Ok(Prepared {
-        input: BuildInput { lang, main, files, include_dirs, defines: args.define.clone(), exe_name },
+        input: BuildInput { lang, main, files, include_dirs, defines: args.src.define.clone(), exe_name },
         apt_json,
         warnings,
     })
