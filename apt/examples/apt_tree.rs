@@ -13,12 +13,19 @@ fn main() -> ExitCode {
         .and_then(|i| args.get(i + 1))
         .map(|s| s.split(',').map(str::to_string).collect())
         .unwrap_or_default();
-    let includes = args.iter().position(|a| a == "-I").and_then(|i| args.get(i + 1)).map(PathBuf::from);
+    let includes = args
+        .iter()
+        .position(|a| a == "-I")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
     let Some(path) = args.iter().find(|a| a.contains('.') && !a.starts_with('-')) else {
         eprintln!("usage: apt_tree FILE [--json] [--args N,K] [-I DIR] [--time]");
         return ExitCode::from(2);
     };
-    let fopts = frontend::Options { include_dirs: includes.into_iter().collect(), ..Default::default() };
+    let fopts = frontend::Options {
+        include_dirs: includes.into_iter().collect(),
+        ..Default::default()
+    };
     let t0 = std::time::Instant::now();
     let loaded = frontend::load(path.as_ref(), &fopts);
     let t1 = std::time::Instant::now();
@@ -27,15 +34,25 @@ fn main() -> ExitCode {
         (l, tree)
     });
     if args.iter().any(|a| a == "--time") {
-        eprintln!("front end {:.3} s, apt {:.3} s", (t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64());
+        eprintln!(
+            "front end {:.3} s, apt {:.3} s",
+            (t1 - t0).as_secs_f64(),
+            t1.elapsed().as_secs_f64()
+        );
     }
     match result {
         Ok((lowered, tree)) => {
             for d in &lowered.diagnostics {
-                eprint!("{}", frontend::diagnostic::render_human(d, &lowered.sources));
+                eprint!(
+                    "{}",
+                    frontend::diagnostic::render_human(d, &lowered.sources)
+                );
             }
             if json {
-                println!("{}", serde_json::to_string_pretty(&apt::render::to_json(&tree)).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&apt::render::to_json(&tree)).unwrap_or_default()
+                );
             } else {
                 print!("{}", apt::render::to_text(&tree));
             }

@@ -31,7 +31,18 @@ pub fn is_comm(op: MpiOp) -> bool {
         || op.is_collective()
         || matches!(
             op,
-            Start | Startall | Wait | Waitall | Waitany | Waitsome | Test | Testall | Testany | Testsome | Probe | Iprobe
+            Start
+                | Startall
+                | Wait
+                | Waitall
+                | Waitany
+                | Waitsome
+                | Test
+                | Testall
+                | Testany
+                | Testsome
+                | Probe
+                | Iprobe
         )
 }
 
@@ -56,7 +67,9 @@ fn type_size(m: &MpiCall, role: Role) -> Option<Result<Expr, String>> {
     Some(match &a.expr.kind {
         SrcExprKind::Var(name) => match datatype_size(name) {
             Some(b) => Ok(Expr::int(i64::from(b))),
-            None if name.to_ascii_uppercase().starts_with("MPI_") => Err(format!("datatype `{name}` has no known size")),
+            None if name.to_ascii_uppercase().starts_with("MPI_") => {
+                Err(format!("datatype `{name}` has no known size"))
+            }
             None => Err(format!("derived datatype `{name}`")),
         },
         _ => Err("datatype is an expression".to_string()),
@@ -79,7 +92,9 @@ fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Att
 fn counts_array(m: &MpiCall, role: Role) -> Option<Attr> {
     let a = m.arg(role)?;
     let name = a.expr.base_var().unwrap_or("?");
-    Some(Attr::Unresolved(format!("per-rank counts held in array `{name}`")))
+    Some(Attr::Unresolved(format!(
+        "per-rank counts held in array `{name}`"
+    )))
 }
 
 /// Attributes of a communication call; `None` when `m` is not communication.
@@ -101,6 +116,19 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
         MpiOp::SendrecvReplace => bytes.clone(),
         _ => None,
     };
-    let count = if m.arg(Role::Requests).is_some() { role_attr(m, &[Role::Count], s) } else { None };
-    Some(CommFacts { op: m.op, peer, tag, bytes, source, recv_tag, recv_bytes, count })
+    let count = if m.arg(Role::Requests).is_some() {
+        role_attr(m, &[Role::Count], s)
+    } else {
+        None
+    };
+    Some(CommFacts {
+        op: m.op,
+        peer,
+        tag,
+        bytes,
+        source,
+        recv_tag,
+        recv_bytes,
+        count,
+    })
 }

@@ -20,16 +20,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{
-    BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role, Sources, Span, SrcExpr, SrcExprKind, StmtId,
-    StmtKind, UnOp,
+    BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role, Sources, Span, SrcExpr,
+    SrcExprKind, StmtId, StmtKind, UnOp,
 };
 use symbolic::Expr;
 
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
 use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
-use crate::value::{eval, short, Scope, Special, Val};
 use crate::rules::{agree, merge, source_text, trip_count};
+use crate::value::{eval, short, Scope, Special, Val};
 use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
@@ -127,7 +127,11 @@ impl Scope for Cx<'_, '_> {
             // a C `const` whose initialiser is not a number: evaluated where it is used
             Some(DeclKind::Constant { value, .. }) => {
                 let env = self.env;
-                let mut inner = Cx { an: &mut *self.an, env, target: Some(name) };
+                let mut inner = Cx {
+                    an: &mut *self.an,
+                    env,
+                    target: Some(name),
+                };
                 eval(value, &mut inner)
             }
             _ => Val::unknown(format!("`{name}` has no known value here")),
@@ -189,7 +193,11 @@ impl<'p> Analysis<'p> {
     }
 
     fn ev(&mut self, e: &SrcExpr, env: &Env, target: Option<&str>) -> Val {
-        let mut cx = Cx { an: self, env, target };
+        let mut cx = Cx {
+            an: self,
+            env,
+            target,
+        };
         eval(e, &mut cx)
     }
 
@@ -216,11 +224,19 @@ impl<'p> Analysis<'p> {
                 self.block(&p.body, &mut env);
                 let mut sum = Summary::default();
                 for g in self.procs.mod_globals.get(i).into_iter().flatten() {
-                    sum.globals.insert(g.clone(), env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)));
+                    sum.globals.insert(
+                        g.clone(),
+                        env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)),
+                    );
                 }
                 for &k in self.procs.mod_formals.get(i).into_iter().flatten() {
                     if let Some(f) = p.params.get(k) {
-                        sum.formals.insert(k, env.get(&f.name).cloned().unwrap_or_else(|| Val::unknown(ENTRY)));
+                        sum.formals.insert(
+                            k,
+                            env.get(&f.name)
+                                .cloned()
+                                .unwrap_or_else(|| Val::unknown(ENTRY)),
+                        );
                     }
                 }
                 self.summaries.insert(id, sum);
@@ -248,8 +264,14 @@ impl<'p> Analysis<'p> {
     /// Values bound across a call must not mention the caller's loop variables.
     fn scrub(&self, v: &Val, line: u32) -> Val {
         if let Val::Known(e) = v {
-            if let Some(sym) = e.vars().into_iter().find(|x| self.loop_symbols().contains(x.as_str())) {
-                return Val::unknown(format!("depends on loop variable `{sym}` at the call at line {line}"));
+            if let Some(sym) = e
+                .vars()
+                .into_iter()
+                .find(|x| self.loop_symbols().contains(x.as_str()))
+            {
+                return Val::unknown(format!(
+                    "depends on loop variable `{sym}` at the call at line {line}"
+                ));
             }
         }
         v.clone()
@@ -265,7 +287,11 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
-        self.sites.entry(callee).or_default().push(CallSite { line, args, globals });
+        self.sites.entry(callee).or_default().push(CallSite {
+            line,
+            args,
+            globals,
+        });
     }
 
     /// Entry environment of the summary pass: constants known, everything else unknown.
@@ -314,7 +340,12 @@ impl<'p> Analysis<'p> {
         let name = &p.name;
         let recursive = self.procs.recursive.contains(&id);
         let sites = self.sites.get(&id).cloned().unwrap_or_default();
-        let globals = self.procs.globals.get(id.0 as usize).cloned().unwrap_or_default();
+        let globals = self
+            .procs
+            .globals
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         if sites.is_empty() && !recursive {
             // program entry (or a procedure nothing calls): C initialisers of globals
             for d in prog.globals.iter().filter(|d| globals.contains(&d.name)) {
@@ -328,7 +359,11 @@ impl<'p> Analysis<'p> {
                 let v = if recursive {
                     Val::unknown(format!("`{name}` is recursive"))
                 } else {
-                    agree(sites.iter().map(|s| s.globals.get(g).cloned()), &format!("global `{g}`"), name)
+                    agree(
+                        sites.iter().map(|s| s.globals.get(g).cloned()),
+                        &format!("global `{g}`"),
+                        name,
+                    )
                 };
                 env.insert(g.clone(), v);
             }
@@ -337,9 +372,16 @@ impl<'p> Analysis<'p> {
             let v = if recursive {
                 Val::unknown(format!("`{name}` is recursive"))
             } else if sites.is_empty() {
-                Val::unknown(format!("argument `{}` of `{name}`, which nothing calls", f.name))
+                Val::unknown(format!(
+                    "argument `{}` of `{name}`, which nothing calls",
+                    f.name
+                ))
             } else {
-                agree(sites.iter().map(|s| s.args.get(k).cloned()), &format!("argument `{}`", f.name), name)
+                agree(
+                    sites.iter().map(|s| s.args.get(k).cloned()),
+                    &format!("argument `{}`", f.name),
+                    name,
+                )
             };
             env.insert(f.name.clone(), v);
         }
@@ -349,10 +391,14 @@ impl<'p> Analysis<'p> {
     /// The numeric value of a constant's initialiser, given other constants' defaults.
     fn constant_default(&self, e: &Expr) -> Option<f64> {
         let lookup = |v: &str| {
-            self.params.list().iter().find(|p| p.name == v).and_then(|p| match p.origin {
-                crate::params::ParamOrigin::Constant { default } => Some(default),
-                _ => None,
-            })
+            self.params
+                .list()
+                .iter()
+                .find(|p| p.name == v)
+                .and_then(|p| match p.origin {
+                    crate::params::ParamOrigin::Constant { default } => Some(default),
+                    _ => None,
+                })
         };
         e.eval(&lookup).ok().filter(|x| x.is_finite())
     }
@@ -376,7 +422,11 @@ impl<'p> Analysis<'p> {
         self.stmt_kind(id, s, env, line);
         if let Some(vars) = self.procs.side_effects.get(&id) {
             let changed: Vec<String> = vars.iter().filter(|v| !self.is_array(v)).cloned().collect();
-            self.set_unknown(env, changed, &format!("modified inside an expression at line {line}"));
+            self.set_unknown(
+                env,
+                changed,
+                &format!("modified inside an expression at line {line}"),
+            );
         }
     }
 
@@ -392,10 +442,17 @@ impl<'p> Analysis<'p> {
                     for e in [&a.target, &a.value] {
                         let _ = self.ev(e, env, None);
                     }
-                    let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
+                    let scalars: Vec<String> = s
+                        .defs
+                        .iter()
+                        .filter(|d| !self.is_array(d))
+                        .cloned()
+                        .collect();
                     if !scalars.is_empty() {
-                        let reason =
-                            format!("assigned at line {line} through `{}`", short(self.sources.text(a.target.span)));
+                        let reason = format!(
+                            "assigned at line {line} through `{}`",
+                            short(self.sources.text(a.target.span))
+                        );
                         self.set_unknown(env, scalars, &reason);
                     }
                 }
@@ -493,9 +550,15 @@ impl<'p> Analysis<'p> {
             }
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Opaque(o) => {
-                let scalars: Vec<String> = s.defs.iter().filter(|d| !self.is_array(d)).cloned().collect();
+                let scalars: Vec<String> = s
+                    .defs
+                    .iter()
+                    .filter(|d| !self.is_array(d))
+                    .cloned()
+                    .collect();
                 if !scalars.is_empty() {
-                    let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
+                    let reason =
+                        format!("set by `{}` at line {line}, not analysed", short(&o.text));
                     self.set_unknown(env, scalars, &reason);
                 }
             }
@@ -504,13 +567,20 @@ impl<'p> Analysis<'p> {
 
     /// After a call: the callee's entry-independent exit values of what it writes.
     fn apply_summary(&self, callee: ProcId, args: &[SrcExpr], env: &mut Env, reason: &str) {
-        let Some(sum) = self.summaries.get(&callee) else { return };
+        let Some(sum) = self.summaries.get(&callee) else {
+            return;
+        };
         let translate = |v: &Val| match v {
             Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
             other => other.clone(),
         };
         for (g, v) in &sum.globals {
-            if self.procs.globals.get(self.cur.0 as usize).is_some_and(|gs| gs.contains(g)) {
+            if self
+                .procs
+                .globals
+                .get(self.cur.0 as usize)
+                .is_some_and(|gs| gs.contains(g))
+            {
                 env.insert(g.clone(), translate(v));
             }
         }
@@ -524,19 +594,28 @@ impl<'p> Analysis<'p> {
     }
 
     fn is_array(&self, name: &str) -> bool {
-        matches!(self.prog.decl(self.cur, name).map(|d| &d.kind), Some(DeclKind::Array { .. }))
+        matches!(
+            self.prog.decl(self.cur, name).map(|d| &d.kind),
+            Some(DeclKind::Array { .. })
+        )
     }
 
     /// Whether control never falls out of the end of `block`: one of its statements stops
     /// the process or returns (what follows it is dead).
     fn terminates(&self, block: &[StmtId]) -> bool {
-        block.iter().filter_map(|id| self.prog.stmt(*id)).any(|s| match &s.kind {
-            StmtKind::Return { .. } => true,
-            StmtKind::Mpi(m) => m.op == MpiOp::Abort,
-            StmtKind::Call(c) => matches!(c.name.to_ascii_lowercase().as_str(), "exit" | "abort" | "_exit"),
-            StmtKind::Opaque(o) => o.text.trim_start().to_ascii_lowercase().starts_with("stop"),
-            _ => false,
-        })
+        block
+            .iter()
+            .filter_map(|id| self.prog.stmt(*id))
+            .any(|s| match &s.kind {
+                StmtKind::Return { .. } => true,
+                StmtKind::Mpi(m) => m.op == MpiOp::Abort,
+                StmtKind::Call(c) => matches!(
+                    c.name.to_ascii_lowercase().as_str(),
+                    "exit" | "abort" | "_exit"
+                ),
+                StmtKind::Opaque(o) => o.text.trim_start().to_ascii_lowercase().starts_with("stop"),
+                _ => false,
+            })
     }
 
     fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
@@ -549,7 +628,11 @@ impl<'p> Analysis<'p> {
         };
         match m.op {
             MpiOp::CommSize | MpiOp::CommRank => {
-                let role = if m.op == MpiOp::CommSize { Role::Size } else { Role::Rank };
+                let role = if m.op == MpiOp::CommSize {
+                    Role::Size
+                } else {
+                    Role::Rank
+                };
                 if let Some(v) = out_var(role) {
                     let val = if world(Role::Comm) {
                         let p = if m.op == MpiOp::CommSize {
@@ -559,7 +642,10 @@ impl<'p> Analysis<'p> {
                         };
                         Val::Known(Expr::var(&p))
                     } else {
-                        Val::unknown(format!("{} of a communicator other than MPI_COMM_WORLD at line {line}", m.name))
+                        Val::unknown(format!(
+                            "{} of a communicator other than MPI_COMM_WORLD at line {line}",
+                            m.name
+                        ))
                     };
                     env.insert(v, val);
                 }
@@ -568,7 +654,11 @@ impl<'p> Analysis<'p> {
             _ => {}
         }
         let facts = {
-            let mut cx = Cx { an: self, env, target: None };
+            let mut cx = Cx {
+                an: self,
+                env,
+                target: None,
+            };
             comm_facts(m, &mut cx)
         };
         if let Some(f) = facts {
@@ -577,7 +667,8 @@ impl<'p> Analysis<'p> {
         for a in &m.args {
             if a.role.is_written_by(m.op) {
                 if let SrcExprKind::Var(v) = &a.expr.kind {
-                    let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
+                    let bcast =
+                        matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
                     // a broadcast gives every rank the root's value: unchanged if every rank
                     // already had it, else what the root read at run time
                     let after = match (bcast, env.get(v), self.read_into.get(v)) {
@@ -591,7 +682,10 @@ impl<'p> Analysis<'p> {
         }
         if let Some(r) = &m.result {
             if let SrcExprKind::Var(v) = &r.kind {
-                env.insert(v.clone(), Val::unknown(format!("returned by {} at line {line}", m.name)));
+                env.insert(
+                    v.clone(),
+                    Val::unknown(format!("returned by {} at line {line}", m.name)),
+                );
             }
         }
     }
@@ -612,9 +706,15 @@ impl<'p> Analysis<'p> {
         let mut trip = trip_count(&lo, &hi, &step);
         // C re-evaluates the condition every iteration (Fortran fixes the count at entry)
         if self.prog.language == frontend::Language::C {
-            let changed = l.hi.vars().into_iter().chain(l.step.vars()).find(|v| defined.contains(v) && !self.is_array(v));
+            let changed =
+                l.hi.vars()
+                    .into_iter()
+                    .chain(l.step.vars())
+                    .find(|v| defined.contains(v) && !self.is_array(v));
             if let Some(v) = changed {
-                trip = Attr::Unresolved(format!("bound `{v}` changes in the loop body at line {line}"));
+                trip = Attr::Unresolved(format!(
+                    "bound `{v}` changes in the loop body at line {line}"
+                ));
             }
         }
         let total = match &trip {
@@ -655,20 +755,34 @@ impl<'p> Analysis<'p> {
                 continue;
             }
             mentioned = true;
-            let (Some(lo), Some(hi), Some(step)) = (l.lo.known(), l.hi.known(), l.step.known().and_then(|s| s.as_const()))
-            else {
-                return Some(Attr::Unresolved(format!("bounds of the loop over `{}` are unresolved", l.sym)));
+            let (Some(lo), Some(hi), Some(step)) = (
+                l.lo.known(),
+                l.hi.known(),
+                l.step.known().and_then(|s| s.as_const()),
+            ) else {
+                return Some(Attr::Unresolved(format!(
+                    "bounds of the loop over `{}` are unresolved",
+                    l.sym
+                )));
             };
             let sum = if step == 1.0 {
                 symbolic::sum_over(&total, &l.sym, lo, hi)
             } else if step == -1.0 {
                 symbolic::sum_over(&total, &l.sym, hi, lo)
             } else {
-                return Some(Attr::Unresolved(format!("loop over `{}` has a non-unit step", l.sym)));
+                return Some(Attr::Unresolved(format!(
+                    "loop over `{}` has a non-unit step",
+                    l.sym
+                )));
             };
             match sum {
                 Some(s) => total = s,
-                None => return Some(Attr::Unresolved(format!("no closed form for the sum over `{}`", l.sym))),
+                None => {
+                    return Some(Attr::Unresolved(format!(
+                        "no closed form for the sum over `{}`",
+                        l.sym
+                    )))
+                }
             }
         }
         mentioned.then_some(Attr::Expr(total))
@@ -678,14 +792,25 @@ impl<'p> Analysis<'p> {
     fn cond(&mut self, e: &SrcExpr, env: &Env) -> Cond {
         let mut vars = BTreeSet::new();
         match self.cond_text(e, env, &mut vars) {
-            Ok(text) => Cond { text, unresolved: None, vars },
-            Err(reason) => {
-                Cond { text: source_text(self.sources.text(e.span)), unresolved: Some(reason), vars: BTreeSet::new() }
-            }
+            Ok(text) => Cond {
+                text,
+                unresolved: None,
+                vars,
+            },
+            Err(reason) => Cond {
+                text: source_text(self.sources.text(e.span)),
+                unresolved: Some(reason),
+                vars: BTreeSet::new(),
+            },
         }
     }
 
-    fn cond_text(&mut self, e: &SrcExpr, env: &Env, vars: &mut BTreeSet<String>) -> Result<String, String> {
+    fn cond_text(
+        &mut self,
+        e: &SrcExpr,
+        env: &Env,
+        vars: &mut BTreeSet<String>,
+    ) -> Result<String, String> {
         match &e.kind {
             SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
                 let l = self.ev(lhs, env, None);
@@ -694,17 +819,28 @@ impl<'p> Analysis<'p> {
                 let r = side(r, vars)?;
                 Ok(format!("{l} {} {r}", op.symbol()))
             }
-            SrcExprKind::Binary { op: op @ (BinOp::And | BinOp::Or), lhs, rhs } => {
+            SrcExprKind::Binary {
+                op: op @ (BinOp::And | BinOp::Or),
+                lhs,
+                rhs,
+            } => {
                 let l = self.cond_text(lhs, env, vars);
                 let r = self.cond_text(rhs, env, vars);
                 let (l, r) = (l?, r?);
                 let wrap = |s: String, inner: &SrcExpr| match &inner.kind {
-                    SrcExprKind::Binary { op: o, .. } if matches!(o, BinOp::And | BinOp::Or) && o != op => format!("({s})"),
+                    SrcExprKind::Binary { op: o, .. }
+                        if matches!(o, BinOp::And | BinOp::Or) && o != op =>
+                    {
+                        format!("({s})")
+                    }
                     _ => s,
                 };
                 Ok(format!("{} {} {}", wrap(l, lhs), op.symbol(), wrap(r, rhs)))
             }
-            SrcExprKind::Unary { op: UnOp::Not, operand } => Ok(format!("!({})", self.cond_text(operand, env, vars)?)),
+            SrcExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => Ok(format!("!({})", self.cond_text(operand, env, vars)?)),
             _ => {
                 let v = self.ev(e, env, None);
                 match v {
@@ -714,7 +850,6 @@ impl<'p> Analysis<'p> {
             }
         }
     }
-
 }
 
 /// One side of a comparison as text.

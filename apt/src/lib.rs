@@ -153,15 +153,30 @@ impl Node {
     /// Symbols mentioned by this node's own attributes.
     pub fn symbols(&self) -> std::collections::BTreeSet<String> {
         let attrs: Vec<&Attr> = match &self.data {
-            NodeData::Loop(l) => [Some(&l.trip), l.trip_total.as_ref(), l.work.as_ref()].into_iter().flatten().collect(),
-            NodeData::Comm(c) => [&c.peer, &c.tag, &c.bytes, &c.source, &c.recv_tag, &c.recv_bytes, &c.count]
+            NodeData::Loop(l) => [Some(&l.trip), l.trip_total.as_ref(), l.work.as_ref()]
                 .into_iter()
                 .flatten()
                 .collect(),
+            NodeData::Comm(c) => [
+                &c.peer,
+                &c.tag,
+                &c.bytes,
+                &c.source,
+                &c.recv_tag,
+                &c.recv_bytes,
+                &c.count,
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
             NodeData::If(i) => return i.vars.clone(),
             _ => Vec::new(),
         };
-        attrs.into_iter().filter_map(Attr::expr).flat_map(|e| e.vars()).collect()
+        attrs
+            .into_iter()
+            .filter_map(Attr::expr)
+            .flat_map(|e| e.vars())
+            .collect()
     }
     /// This node and all below it, pre-order (children, then else-children).
     pub fn preorder(&self) -> Vec<&Node> {
@@ -239,7 +254,12 @@ pub fn build(lowered: &Lowered, opts: &AptOptions) -> Apt {
 pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Apt {
     let mut an = interp::Analysis::new(prog, sources, opts.arg_names.clone());
     an.run();
-    let b = tree::Builder { prog, sources, facts: &an.facts, names: &an.procs.names };
+    let b = tree::Builder {
+        prog,
+        sources,
+        facts: &an.facts,
+        names: &an.procs.names,
+    };
     let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
     let comm_procs = tree::communicating(&routines, prog.procs.len());
     for r in &mut routines {
@@ -252,7 +272,10 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     }
     let mut params = an.params;
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
-    let file = sources.path(prog.main_file).map(Path::to_path_buf).unwrap_or_default();
+    let file = sources
+        .path(prog.main_file)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let mut params = params.list().to_vec();
     // presentation order: command line, stdin/env, P, rank, then constants by declaration
     params.sort_by_key(|p| {
@@ -265,11 +288,21 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         };
         (class, p.file.clone(), index, p.name.clone())
     });
-    Apt { file, language: prog.language, params, routines, sites }
+    Apt {
+        file,
+        language: prog.language,
+        params,
+        routines,
+        sites,
+    }
 }
 
 /// Loads `path` with the front end and builds its APT.
-pub fn load(path: &Path, fopts: &frontend::Options, opts: &AptOptions) -> Result<(Lowered, Apt), AptError> {
+pub fn load(
+    path: &Path,
+    fopts: &frontend::Options,
+    opts: &AptOptions,
+) -> Result<(Lowered, Apt), AptError> {
     let lowered = frontend::load(path, fopts)?;
     let apt = build(&lowered, opts);
     Ok((lowered, apt))

@@ -73,7 +73,11 @@ pub struct Params {
 
 impl Params {
     pub fn new(arg_names: Vec<String>) -> Self {
-        Params { list: Vec::new(), by_key: BTreeMap::new(), arg_names }
+        Params {
+            list: Vec::new(),
+            by_key: BTreeMap::new(),
+            arg_names,
+        }
     }
 
     pub fn list(&self) -> &[ProgParam] {
@@ -83,7 +87,11 @@ impl Params {
     /// Whether `name` is a parameter read at run time (argv, stdin, environment).
     pub fn is_input(&self, name: &str) -> bool {
         self.list.iter().any(|p| {
-            p.name == name && matches!(p.origin, ParamOrigin::Argv { .. } | ParamOrigin::Stdin | ParamOrigin::Env { .. })
+            p.name == name
+                && matches!(
+                    p.origin,
+                    ParamOrigin::Argv { .. } | ParamOrigin::Stdin | ParamOrigin::Env { .. }
+                )
         })
     }
 
@@ -91,7 +99,14 @@ impl Params {
         self.list.iter().any(|p| p.name == name)
     }
 
-    fn register(&mut self, key: String, wanted: String, origin: ParamOrigin, source_name: &str, line: u32) -> String {
+    fn register(
+        &mut self,
+        key: String,
+        wanted: String,
+        origin: ParamOrigin,
+        source_name: &str,
+        line: u32,
+    ) -> String {
         if let Some(&i) = self.by_key.get(&key) {
             if let Some(p) = self.list.get(i) {
                 return p.name.clone();
@@ -99,18 +114,30 @@ impl Params {
         }
         let mut name = wanted.clone();
         let mut k = 2;
-        while self.list.iter().any(|p| p.name == name) || (name == RANK && origin != ParamOrigin::CommRank) {
+        while self.list.iter().any(|p| p.name == name)
+            || (name == RANK && origin != ParamOrigin::CommRank)
+        {
             name = format!("{wanted}_{k}");
             k += 1;
         }
         self.by_key.insert(key, self.list.len());
-        self.list.push(ProgParam { name: name.clone(), origin, source_name: source_name.to_string(), line, file: None });
+        self.list.push(ProgParam {
+            name: name.clone(),
+            origin,
+            source_name: source_name.to_string(),
+            line,
+            file: None,
+        });
         name
     }
 
     /// Records that parameter `name` was declared in file `file` (not the main file).
     pub fn set_file(&mut self, name: &str, file: String) {
-        if let Some(p) = self.list.iter_mut().find(|p| p.name == name && p.file.is_none()) {
+        if let Some(p) = self
+            .list
+            .iter_mut()
+            .find(|p| p.name == name && p.file.is_none())
+        {
             p.file = Some(file);
         }
     }
@@ -119,7 +146,8 @@ impl Params {
     pub fn input(&mut self, origin: &InputOrigin, var: &str, line: u32) -> Option<String> {
         let (key, origin, wanted) = match origin {
             InputOrigin::Argv(idx) => {
-                let named = idx.and_then(|i| self.arg_names.get((i as usize).checked_sub(1)?).cloned());
+                let named =
+                    idx.and_then(|i| self.arg_names.get((i as usize).checked_sub(1)?).cloned());
                 let wanted = named.unwrap_or_else(|| var.to_ascii_uppercase());
                 let key = match idx {
                     Some(i) => format!("argv:{i}"),
@@ -127,7 +155,11 @@ impl Params {
                 };
                 (key, ParamOrigin::Argv { index: *idx }, wanted)
             }
-            InputOrigin::Stdin => (format!("stdin:{var}"), ParamOrigin::Stdin, var.to_ascii_uppercase()),
+            InputOrigin::Stdin => (
+                format!("stdin:{var}"),
+                ParamOrigin::Stdin,
+                var.to_ascii_uppercase(),
+            ),
             InputOrigin::Env(n) => (
                 format!("env:{}", n.clone().unwrap_or_else(|| var.to_string())),
                 ParamOrigin::Env { name: n.clone() },
@@ -141,15 +173,33 @@ impl Params {
     /// A named constant with its numeric value.
     pub fn constant(&mut self, name: &str, default: f64, line: u32) -> String {
         let key = format!("const:{}={default}", name.to_ascii_uppercase());
-        self.register(key, name.to_ascii_uppercase(), ParamOrigin::Constant { default }, name, line)
+        self.register(
+            key,
+            name.to_ascii_uppercase(),
+            ParamOrigin::Constant { default },
+            name,
+            line,
+        )
     }
 
     pub fn comm_size(&mut self, var: &str, line: u32) -> String {
-        self.register("comm_size".into(), P.into(), ParamOrigin::CommSize, var, line)
+        self.register(
+            "comm_size".into(),
+            P.into(),
+            ParamOrigin::CommSize,
+            var,
+            line,
+        )
     }
 
     pub fn comm_rank(&mut self, var: &str, line: u32) -> String {
-        self.register("comm_rank".into(), RANK.into(), ParamOrigin::CommRank, var, line)
+        self.register(
+            "comm_rank".into(),
+            RANK.into(),
+            ParamOrigin::CommRank,
+            var,
+            line,
+        )
     }
 
     /// Keeps only the parameters for which `keep` holds (order preserved).
@@ -166,10 +216,19 @@ mod tests {
     #[test]
     fn argv_names_upper_case_or_given() {
         let mut p = Params::new(vec!["N".into(), "K".into()]);
-        assert_eq!(p.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(), Some("K"));
-        assert_eq!(p.input(&InputOrigin::Argv(Some(2)), "kb", 9).as_deref(), Some("K"));
+        assert_eq!(
+            p.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(),
+            Some("K")
+        );
+        assert_eq!(
+            p.input(&InputOrigin::Argv(Some(2)), "kb", 9).as_deref(),
+            Some("K")
+        );
         let mut q = Params::new(Vec::new());
-        assert_eq!(q.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(), Some("KB"));
+        assert_eq!(
+            q.input(&InputOrigin::Argv(Some(2)), "kb", 3).as_deref(),
+            Some("KB")
+        );
         assert_eq!(q.input(&InputOrigin::File, "x", 3), None);
     }
 
@@ -177,7 +236,10 @@ mod tests {
     fn clashing_names_get_suffixes() {
         let mut p = Params::new(Vec::new());
         assert_eq!(p.constant("n", 10.0, 1), "N");
-        assert_eq!(p.input(&InputOrigin::Argv(Some(1)), "n", 2).as_deref(), Some("N_2"));
+        assert_eq!(
+            p.input(&InputOrigin::Argv(Some(1)), "n", 2).as_deref(),
+            Some("N_2")
+        );
         assert_eq!(p.constant("n", 10.0, 5), "N");
         assert_eq!(p.comm_size("p", 3), "P");
         assert_eq!(p.input(&InputOrigin::Stdin, "p", 4).as_deref(), Some("P_2"));

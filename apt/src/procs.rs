@@ -38,7 +38,11 @@ impl ProcNames {
         let fortran = prog.language == Language::Fortran;
         let mut map = BTreeMap::new();
         for p in &prog.procs {
-            let key = if fortran { p.name.to_ascii_lowercase() } else { p.name.clone() };
+            let key = if fortran {
+                p.name.to_ascii_lowercase()
+            } else {
+                p.name.clone()
+            };
             map.entry(key).or_insert(p.id);
         }
         ProcNames { map, fortran }
@@ -72,7 +76,12 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
         StmtKind::While(w) => w.cond.iter().collect(),
         StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
         StmtKind::Call(c) => c.args.iter().collect(),
-        StmtKind::Mpi(m) => m.args.iter().map(|a| &a.expr).chain(m.result.iter()).collect(),
+        StmtKind::Mpi(m) => m
+            .args
+            .iter()
+            .map(|a| &a.expr)
+            .chain(m.result.iter())
+            .collect(),
         StmtKind::Input(i) => i.targets.iter().collect(),
         StmtKind::Return { value } => value.iter().collect(),
         StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
@@ -80,13 +89,19 @@ pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
 }
 
 /// Calls `f` on `top` and every sub-expression, pre-order, without allocating per node.
-pub fn for_each_expr<'a>(top: &'a SrcExpr, stack: &mut Vec<&'a SrcExpr>, f: &mut impl FnMut(&'a SrcExpr)) {
+pub fn for_each_expr<'a>(
+    top: &'a SrcExpr,
+    stack: &mut Vec<&'a SrcExpr>,
+    f: &mut impl FnMut(&'a SrcExpr),
+) {
     stack.clear();
     stack.push(top);
     while let Some(e) = stack.pop() {
         f(e);
         match &e.kind {
-            SrcExprKind::Index { indices: v, .. } | SrcExprKind::Call { args: v, .. } => stack.extend(v.iter().rev()),
+            SrcExprKind::Index { indices: v, .. } | SrcExprKind::Call { args: v, .. } => {
+                stack.extend(v.iter().rev())
+            }
             SrcExprKind::Range { lo, hi, step } => {
                 stack.extend([step, hi, lo].into_iter().flatten().map(|b| &**b));
             }
@@ -100,14 +115,20 @@ pub fn for_each_expr<'a>(top: &'a SrcExpr, stack: &mut Vec<&'a SrcExpr>, f: &mut
                 stack.push(then);
                 stack.push(cond);
             }
-            SrcExprKind::SizeOf { expr: Some(x), .. } | SrcExprKind::Cast { expr: x, .. } => stack.push(x),
+            SrcExprKind::SizeOf { expr: Some(x), .. } | SrcExprKind::Cast { expr: x, .. } => {
+                stack.push(x)
+            }
             _ => {}
         }
     }
 }
 
 /// User procedures called inside the expressions of `s`, in pre-order: `(callee, args)`.
-pub fn expr_calls<'a>(prog: &Program, names: &ProcNames, s: &'a Stmt) -> Vec<(ProcId, &'a [SrcExpr])> {
+pub fn expr_calls<'a>(
+    prog: &Program,
+    names: &ProcNames,
+    s: &'a Stmt,
+) -> Vec<(ProcId, &'a [SrcExpr])> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
     for top in stmt_exprs(s) {
@@ -162,16 +183,27 @@ pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
 
 /// Names that refer to program-wide storage in `proc`.
 fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
-    let Some(p) = prog.proc(proc) else { return BTreeSet::new() };
+    let Some(p) = prog.proc(proc) else {
+        return BTreeSet::new();
+    };
     let mut out: BTreeSet<String> = prog
         .globals
         .iter()
         .filter(|d| !matches!(d.kind, DeclKind::Constant { .. }))
-        .filter(|d| !p.decls.iter().any(|l| l.name == d.name && l.common.is_none()))
+        .filter(|d| {
+            !p.decls
+                .iter()
+                .any(|l| l.name == d.name && l.common.is_none())
+        })
         .map(|d| d.name.clone())
         .collect();
     if prog.language == Language::Fortran {
-        out.extend(p.decls.iter().filter(|d| d.common.is_some()).map(|d| d.name.clone()));
+        out.extend(
+            p.decls
+                .iter()
+                .filter(|d| d.common.is_some())
+                .map(|d| d.name.clone()),
+        );
     }
     out
 }
@@ -203,15 +235,23 @@ impl ProcFacts {
         let mut order = Vec::new();
         // tarjan_scc lists components in reverse topological order: callees first.
         for scc in tarjan_scc(&graph).into_iter().rev() {
-            let mut ids: Vec<ProcId> = scc.iter().filter_map(|ix| graph.node_weight(*ix).copied()).collect();
+            let mut ids: Vec<ProcId> = scc
+                .iter()
+                .filter_map(|ix| graph.node_weight(*ix).copied())
+                .collect();
             ids.sort();
-            let self_loop = ids.len() == 1 && ids.iter().any(|id| edges.contains(&(id.0 as usize, id.0 as usize)));
+            let self_loop = ids.len() == 1
+                && ids
+                    .iter()
+                    .any(|id| edges.contains(&(id.0 as usize, id.0 as usize)));
             if ids.len() > 1 || self_loop {
                 recursive.extend(ids.iter().copied());
             }
             order.extend(ids);
         }
-        let globals: Vec<BTreeSet<String>> = (0..n).map(|i| global_names(prog, ProcId(i as u32))).collect();
+        let globals: Vec<BTreeSet<String>> = (0..n)
+            .map(|i| global_names(prog, ProcId(i as u32)))
+            .collect();
         let side_effects = prog
             .stmts
             .iter()
@@ -242,7 +282,9 @@ impl ProcFacts {
         let mut calls: Vec<Vec<(&Stmt, ProcId, &[SrcExpr])>> = vec![Vec::new(); n];
         for s in &prog.stmts {
             let i = s.proc.0 as usize;
-            let (Some(d), Some(c)) = (direct.get_mut(i), calls.get_mut(i)) else { continue };
+            let (Some(d), Some(c)) = (direct.get_mut(i), calls.get_mut(i)) else {
+                continue;
+            };
             match &s.kind {
                 StmtKind::Call(call) => match user_proc(prog, &self.names, s.proc, &call.name) {
                     Some(callee) => c.push((s, callee, &call.args)),
@@ -262,15 +304,27 @@ impl ProcFacts {
                 for (s, callee, args) in calls.get(i).into_iter().flatten() {
                     defs.extend(self.call_defs(s, *callee, args));
                 }
-                let formals: BTreeSet<usize> =
-                    p.params.iter().enumerate().filter(|(_, f)| defs.contains(&f.name)).map(|(k, _)| k).collect();
+                let formals: BTreeSet<usize> = p
+                    .params
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| defs.contains(&f.name))
+                    .map(|(k, _)| k)
+                    .collect();
                 let globals: BTreeSet<String> = defs
                     .iter()
                     .filter(|d| self.globals.get(i).is_some_and(|g| g.contains(*d)))
-                    .filter(|d| !matches!(prog.decl(p.id, d).map(|x| &x.kind), Some(DeclKind::Array { .. })))
+                    .filter(|d| {
+                        !matches!(
+                            prog.decl(p.id, d).map(|x| &x.kind),
+                            Some(DeclKind::Array { .. })
+                        )
+                    })
                     .cloned()
                     .collect();
-                if let (Some(mf), Some(mg)) = (self.mod_formals.get_mut(i), self.mod_globals.get_mut(i)) {
+                if let (Some(mf), Some(mg)) =
+                    (self.mod_formals.get_mut(i), self.mod_globals.get_mut(i))
+                {
                     if *mf != formals || *mg != globals {
                         *mf = formals;
                         *mg = globals;

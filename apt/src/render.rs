@@ -72,9 +72,15 @@ pub fn node_json(n: &Node) -> Value {
         }
         NodeData::Comm(c) => comm_json(&mut m, c),
     }
-    m.insert("children".into(), Value::Array(n.children.iter().map(node_json).collect()));
+    m.insert(
+        "children".into(),
+        Value::Array(n.children.iter().map(node_json).collect()),
+    );
     if !n.else_children.is_empty() {
-        m.insert("else".into(), Value::Array(n.else_children.iter().map(node_json).collect()));
+        m.insert(
+            "else".into(),
+            Value::Array(n.else_children.iter().map(node_json).collect()),
+        );
     }
     Value::Object(m)
 }
@@ -108,7 +114,13 @@ fn opt(label: &str, a: &Option<Attr>, out: &mut String) {
 
 fn node_line(n: &Node, depth: usize, out: &mut String) {
     let indent = "  ".repeat(depth);
-    let _ = write!(out, "{:>5}  {indent}{} #{}", n.line, n.kind().as_str(), n.site.0);
+    let _ = write!(
+        out,
+        "{:>5}  {indent}{} #{}",
+        n.line,
+        n.kind().as_str(),
+        n.site.0
+    );
     match &n.data {
         NodeData::Routine { name, .. } => {
             let _ = write!(out, " {name}");
@@ -152,14 +164,24 @@ pub fn to_text(apt: &Apt) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", apt.file.display());
     if !apt.params.is_empty() {
-        let ps: Vec<String> = apt.params.iter().map(|p| format!("{} ({})", p.name, p.origin.describe())).collect();
+        let ps: Vec<String> = apt
+            .params
+            .iter()
+            .map(|p| format!("{} ({})", p.name, p.origin.describe()))
+            .collect();
         let _ = writeln!(out, "params: {}", ps.join(", "));
     }
     // explicit stack: (node, depth, is the first node of an else branch)
-    let mut stack: Vec<(&Node, usize, bool)> = apt.routines.iter().rev().map(|r| (r, 0, false)).collect();
+    let mut stack: Vec<(&Node, usize, bool)> =
+        apt.routines.iter().rev().map(|r| (r, 0, false)).collect();
     while let Some((n, depth, first_else)) = stack.pop() {
         if first_else {
-            let _ = writeln!(out, "{:>5}  {}else", "", "  ".repeat(depth.saturating_sub(1)));
+            let _ = writeln!(
+                out,
+                "{:>5}  {}else",
+                "",
+                "  ".repeat(depth.saturating_sub(1))
+            );
         }
         node_line(n, depth, &mut out);
         for (k, c) in n.else_children.iter().enumerate().rev() {

@@ -12,10 +12,19 @@ use crate::Attr;
 pub fn source_text(text: &str) -> String {
     let parts: Vec<&str> = text
         .lines()
-        .map(|l| l.trim().trim_start_matches('&').trim_end_matches('&').trim())
+        .map(|l| {
+            l.trim()
+                .trim_start_matches('&')
+                .trim_end_matches('&')
+                .trim()
+        })
         .filter(|l| !l.is_empty())
         .collect();
-    parts.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    parts
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Trip count of `do var = lo, hi, step` (Fortran semantics; `hi` inclusive).
@@ -69,14 +78,18 @@ pub fn merge(outs: Vec<Env>, line: u32, is_input: &dyn Fn(&str) -> bool) -> Env 
 pub fn agree(vals: impl Iterator<Item = Option<Val>>, what: &str, callee: &str) -> Val {
     let mut out: Option<Val> = None;
     for v in vals {
-        let Some(v) = v else { return Val::unknown(format!("{what} of `{callee}` missing at a call site")) };
+        let Some(v) = v else {
+            return Val::unknown(format!("{what} of `{callee}` missing at a call site"));
+        };
         if let Val::Unknown(r) = &v {
             return Val::unknown(format!("{what} of `{callee}`: {r}"));
         }
         match &out {
             None => out = Some(v),
             Some(o) if *o == v => {}
-            Some(_) => return Val::unknown(format!("{what} of `{callee}` differs between call sites")),
+            Some(_) => {
+                return Val::unknown(format!("{what} of `{callee}` differs between call sites"))
+            }
         }
     }
     out.unwrap_or_else(|| Val::unknown(format!("{what} of `{callee}` has no call site")))
@@ -93,9 +106,18 @@ mod tests {
 
     #[test]
     fn trips_follow_fortran_semantics() {
-        assert_eq!(trip_count(&k("0"), &k("N - 1"), &k("1")), Attr::Expr(symbolic::parse("N").unwrap()));
-        assert_eq!(trip_count(&k("N/P - 1"), &k("0"), &k("-1")), Attr::Expr(symbolic::parse("N/P").unwrap()));
-        assert_eq!(trip_count(&k("1"), &k("N"), &k("2")), Attr::Expr(symbolic::parse("ceil(N/2)").unwrap()));
+        assert_eq!(
+            trip_count(&k("0"), &k("N - 1"), &k("1")),
+            Attr::Expr(symbolic::parse("N").unwrap())
+        );
+        assert_eq!(
+            trip_count(&k("N/P - 1"), &k("0"), &k("-1")),
+            Attr::Expr(symbolic::parse("N/P").unwrap())
+        );
+        assert_eq!(
+            trip_count(&k("1"), &k("N"), &k("2")),
+            Attr::Expr(symbolic::parse("ceil(N/2)").unwrap())
+        );
         assert_eq!(
             trip_count(&Val::unknown("held in array `dims`"), &k("N"), &k("1")),
             Attr::Unresolved("bound held in array `dims`".into())
@@ -104,23 +126,44 @@ mod tests {
 
     #[test]
     fn merge_keeps_only_agreeing_values() {
-        let a: Env = [("n".to_string(), k("N")), ("x".to_string(), k("2"))].into_iter().collect();
-        let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))].into_iter().collect();
+        let a: Env = [("n".to_string(), k("N")), ("x".to_string(), k("2"))]
+            .into_iter()
+            .collect();
+        let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))]
+            .into_iter()
+            .collect();
         let m = merge(vec![a, b], 7, &|_| false);
         assert_eq!(m.get("n"), Some(&k("N")));
-        assert_eq!(m.get("x"), Some(&Val::unknown("differs between branches at line 7")));
+        assert_eq!(
+            m.get("x"),
+            Some(&Val::unknown("differs between branches at line 7"))
+        );
     }
 
     #[test]
     fn call_sites_must_agree() {
-        let same = agree([Some(k("N")), Some(k("N"))].into_iter(), "argument `n`", "f");
+        let same = agree(
+            [Some(k("N")), Some(k("N"))].into_iter(),
+            "argument `n`",
+            "f",
+        );
         assert_eq!(same, k("N"));
-        let diff = agree([Some(k("N")), Some(k("2*N"))].into_iter(), "argument `n`", "f");
-        assert_eq!(diff, Val::unknown("argument `n` of `f` differs between call sites"));
+        let diff = agree(
+            [Some(k("N")), Some(k("2*N"))].into_iter(),
+            "argument `n`",
+            "f",
+        );
+        assert_eq!(
+            diff,
+            Val::unknown("argument `n` of `f` differs between call sites")
+        );
     }
 
     #[test]
     fn source_text_joins_continuations() {
-        assert_eq!(source_text("A .LT. 1 .OR.\n     &    B .GT. 2"), "A .LT. 1 .OR. B .GT. 2");
+        assert_eq!(
+            source_text("A .LT. 1 .OR.\n     &    B .GT. 2"),
+            "A .LT. 1 .OR. B .GT. 2"
+        );
     }
 }

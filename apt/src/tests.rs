@@ -37,8 +37,11 @@ fn e(s: &str) -> Attr {
 }
 
 fn eval(a: &Attr, vars: &[(&str, f64)]) -> f64 {
-    let e: &Expr = a.expr().unwrap_or_else(|| panic!("not an expression: {a:?}"));
-    e.eval(&|v| vars.iter().find(|(n, _)| *n == v).map(|(_, x)| *x)).unwrap()
+    let e: &Expr = a
+        .expr()
+        .unwrap_or_else(|| panic!("not an expression: {a:?}"));
+    e.eval(&|v| vars.iter().find(|(n, _)| *n == v).map(|(_, x)| *x))
+        .unwrap()
 }
 
 const CONSTS: &str = r#"
@@ -66,12 +69,18 @@ fn constant_propagation_substitutes_along_def_use_chains() {
     assert_eq!(loops(&apt)[0].trip, e("2*N/P + M"));
     let send = comms(&apt)[0];
     // m2 % 3 = m2 - 3*floor(m2/3); (rank+1) % P likewise
-    assert_eq!(send.bytes, Some(e("8*((2*N/P + M) - 3*floor((2*N/P + M)/3))")));
+    assert_eq!(
+        send.bytes,
+        Some(e("8*((2*N/P + M) - 3*floor((2*N/P + M)/3))"))
+    );
     assert_eq!(send.peer, Some(e("rank + 1 - P*floor((rank + 1)/P)")));
     assert_eq!(send.tag, Some(e("5")));
     let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["N", "P", "rank", "M"]);
-    assert_eq!(apt.params[3].origin, crate::ParamOrigin::Constant { default: 4.0 });
+    assert_eq!(
+        apt.params[3].origin,
+        crate::ParamOrigin::Constant { default: 4.0 }
+    );
 }
 
 #[test]
@@ -94,7 +103,10 @@ int main(int argc, char **argv) {
     let apt = apt_of("m.c", src);
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("N"));
-    assert_eq!(l[1].trip, Attr::Unresolved("bound differs between branches at line 8".into()));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("bound differs between branches at line 8".into())
+    );
     // an arm ending in MPI_Abort does not fall through: only y = 1 reaches the loop
     assert_eq!(l[2].trip, e("1"));
 }
@@ -119,7 +131,10 @@ int main(int argc, char **argv) {
     let l = loops(&apt);
     assert_eq!(l[1].trip, e("N - i - 1"));
     let total = l[1].trip_total.as_ref().unwrap();
-    assert!(total.expr().unwrap().vars().iter().all(|v| v == "N"), "{total:?}");
+    assert!(
+        total.expr().unwrap().vars().iter().all(|v| v == "N"),
+        "{total:?}"
+    );
     for n in [1.0, 7.0, 10.0] {
         assert_eq!(eval(total, &[("N", n)]), n * (n - 1.0) / 2.0);
     }
@@ -147,8 +162,14 @@ int main(int argc, char **argv) {
     let apt = apt_of("v.c", src);
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("10"));
-    assert_eq!(l[1].trip, Attr::Unresolved("bound assigned in loop at line 6".into()));
-    assert_eq!(l[2].trip, Attr::Unresolved("bound assigned in loop at line 6".into()));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("bound assigned in loop at line 6".into())
+    );
+    assert_eq!(
+        l[2].trip,
+        Attr::Unresolved("bound assigned in loop at line 6".into())
+    );
     assert_eq!(l[3].trip, Attr::Unresolved("while loop".into()));
 }
 
@@ -193,9 +214,19 @@ fn formals_bind_when_all_call_sites_agree() {
     let apt = apt_of("calls.f90", CALLS);
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("3*N"));
-    assert_eq!(l[1].trip, Attr::Unresolved("bound argument `m` of `other` differs between call sites".into()));
-    assert_eq!(l[2].trip, Attr::Unresolved("bound `rec` is recursive".into()));
-    let calls: Vec<&Node> = apt.nodes().into_iter().filter(|n| matches!(n.data, NodeData::Call { .. })).collect();
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("bound argument `m` of `other` differs between call sites".into())
+    );
+    assert_eq!(
+        l[2].trip,
+        Attr::Unresolved("bound `rec` is recursive".into())
+    );
+    let calls: Vec<&Node> = apt
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(n.data, NodeData::Call { .. }))
+        .collect();
     assert_eq!(calls.len(), 5);
     // `work` communicates: its loop is not a computation phase; `other`'s is
     assert!(!l[0].compute && l[1].compute);
@@ -217,12 +248,24 @@ int main(int argc, char **argv) {
 "#;
     let apt = apt_of("w.c", src);
     let c = comms(&apt);
-    assert_eq!((c[0].peer.clone(), c[0].tag.clone(), c[0].bytes.clone()), (Some(Attr::Any), Some(Attr::Any), Some(e("16"))));
-    assert_eq!((c[1].peer.clone(), c[1].bytes.clone()), (Some(Attr::Null), Some(e("2"))));
-    assert_eq!(c[2].bytes, Some(Attr::Unresolved("derived datatype `mytype`".into())));
+    assert_eq!(
+        (c[0].peer.clone(), c[0].tag.clone(), c[0].bytes.clone()),
+        (Some(Attr::Any), Some(Attr::Any), Some(e("16")))
+    );
+    assert_eq!(
+        (c[1].peer.clone(), c[1].bytes.clone()),
+        (Some(Attr::Null), Some(e("2")))
+    );
+    assert_eq!(
+        c[2].bytes,
+        Some(Attr::Unresolved("derived datatype `mytype`".into()))
+    );
     let json = crate::render::to_json(&apt);
     let first = &json["routines"][0]["children"][0];
-    assert_eq!((first["peer"].as_str(), first["tag"].as_str()), (Some("any"), Some("any")));
+    assert_eq!(
+        (first["peer"].as_str(), first["tag"].as_str()),
+        (Some("any"), Some("any"))
+    );
 }
 
 #[test]
@@ -234,7 +277,10 @@ fn site_ids_are_preorder_and_stable() {
     assert_eq!(a.sites, b.sites);
     for n in a.nodes() {
         let site = a.site(n.site).unwrap();
-        assert_eq!((site.kind, site.stmt, site.line), (n.kind(), n.stmt, n.line));
+        assert_eq!(
+            (site.kind, site.stmt, site.line),
+            (n.kind(), n.stmt, n.line)
+        );
     }
 }
 
@@ -272,7 +318,10 @@ end subroutine compute
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("N"));
     assert_eq!(apt.params[0].origin, crate::ParamOrigin::Stdin);
-    assert_eq!(l[1].trip, Attr::Unresolved("bound global `nx` of `compute`: held in array `g`".into()));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("bound global `nx` of `compute`: held in array `g`".into())
+    );
 }
 
 #[test]
@@ -296,7 +345,12 @@ int main(int argc, char **argv) {
     let apt = apt_of("d.c", src);
     assert_eq!(loops(&apt)[0].trip, e("N*M"));
     let wait = comms(&apt)[2];
-    assert_eq!(wait.count, Some(Attr::Unresolved("modified inside an expression at line 12".into())));
+    assert_eq!(
+        wait.count,
+        Some(Attr::Unresolved(
+            "modified inside an expression at line 12".into()
+        ))
+    );
 }
 
 #[test]
@@ -323,7 +377,10 @@ end program b
     let apt = apt_of("b.f90", src);
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("N"));
-    assert_eq!(l[1].trip, Attr::Unresolved("bound read from a file at line 8".into()));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("bound read from a file at line 8".into())
+    );
 }
 
 #[test]
@@ -342,5 +399,8 @@ int main(int argc, char **argv) {
 }
 "#;
     let apt = apt_of("b.c", src);
-    assert_eq!(loops(&apt)[0].trip, Attr::Unresolved("bound `n` changes in the loop body at line 7".into()));
+    assert_eq!(
+        loops(&apt)[0].trip,
+        Attr::Unresolved("bound `n` changes in the loop body at line 7".into())
+    );
 }

@@ -23,7 +23,15 @@ pub struct Builder<'a> {
 }
 
 fn node(stmt: Option<StmtId>, line: u32, data: NodeData, children: Vec<Node>) -> Node {
-    Node { site: SiteId(0), stmt, arm: None, line, data, children, else_children: Vec::new() }
+    Node {
+        site: SiteId(0),
+        stmt,
+        arm: None,
+        line,
+        data,
+        children,
+        else_children: Vec::new(),
+    }
 }
 
 impl Builder<'_> {
@@ -31,7 +39,15 @@ impl Builder<'_> {
         let p = self.prog.proc(proc)?;
         let children = self.block(&p.body);
         let line = self.sources.first_line(p.span);
-        Some(node(None, line, NodeData::Routine { name: p.name.clone(), proc }, children))
+        Some(node(
+            None,
+            line,
+            NodeData::Routine {
+                name: p.name.clone(),
+                proc,
+            },
+            children,
+        ))
     }
 
     fn calls_in(&self, id: StmtId, out: &mut Vec<Node>) {
@@ -39,12 +55,28 @@ impl Builder<'_> {
         let line = self.sources.first_line(s.span);
         if let StmtKind::Call(c) = &s.kind {
             if let Some(callee) = user_proc(self.prog, self.names, s.proc, &c.name) {
-                out.push(node(Some(id), line, NodeData::Call { callee: c.name.clone(), proc: callee }, Vec::new()));
+                out.push(node(
+                    Some(id),
+                    line,
+                    NodeData::Call {
+                        callee: c.name.clone(),
+                        proc: callee,
+                    },
+                    Vec::new(),
+                ));
             }
         }
         for (callee, _) in expr_calls(self.prog, self.names, s) {
             if let Some(p) = self.prog.proc(callee) {
-                out.push(node(Some(id), line, NodeData::Call { callee: p.name.clone(), proc: callee }, Vec::new()));
+                out.push(node(
+                    Some(id),
+                    line,
+                    NodeData::Call {
+                        callee: p.name.clone(),
+                        proc: callee,
+                    },
+                    Vec::new(),
+                ));
             }
         }
     }
@@ -52,7 +84,9 @@ impl Builder<'_> {
     fn block(&self, block: &[StmtId]) -> Vec<Node> {
         let mut out = Vec::new();
         for &id in block {
-            let Some(s) = self.prog.stmt(id) else { continue };
+            let Some(s) = self.prog.stmt(id) else {
+                continue;
+            };
             let line = self.sources.first_line(s.span);
             match &s.kind {
                 StmtKind::Loop(l) => {
@@ -70,7 +104,11 @@ impl Builder<'_> {
                 StmtKind::If(i) => {
                     self.calls_in(id, &mut out);
                     let conds = self.facts.conds.get(&id);
-                    let mut rest = i.else_body.as_ref().map(|b| self.block(b)).unwrap_or_default();
+                    let mut rest = i
+                        .else_body
+                        .as_ref()
+                        .map(|b| self.block(b))
+                        .unwrap_or_default();
                     // else-if chains become nested IF nodes in the else branch, innermost first
                     for (k, arm) in i.arms.iter().enumerate().rev() {
                         let children = self.block(&arm.body);
@@ -83,7 +121,11 @@ impl Builder<'_> {
                             unresolved: cond.and_then(|c| c.unresolved.clone()),
                             vars: cond.map(|c| c.vars.clone()).unwrap_or_default(),
                         });
-                        let arm_line = if k == 0 { line } else { self.sources.first_line(arm.cond.span) };
+                        let arm_line = if k == 0 {
+                            line
+                        } else {
+                            self.sources.first_line(arm.cond.span)
+                        };
                         let mut n = node(Some(id), arm_line, data, children);
                         n.arm = Some(k as u32);
                         n.else_children = rest;
@@ -106,7 +148,10 @@ impl Builder<'_> {
         let f = self.facts.loops.get(&id);
         let data = NodeData::Loop(LoopNode {
             var: f.and_then(|f| f.var.clone()),
-            trip: f.map_or_else(|| Attr::Unresolved("loop not analysed".into()), |f| f.trip.clone()),
+            trip: f.map_or_else(
+                || Attr::Unresolved("loop not analysed".into()),
+                |f| f.trip.clone(),
+            ),
             trip_total: f.and_then(|f| f.total.clone()),
             compute: false,
             work: None,
@@ -140,7 +185,11 @@ fn has_comm(n: &Node, comm_procs: &BTreeSet<ProcId>) -> bool {
         NodeData::Call { proc, .. } => comm_procs.contains(proc),
         _ => false,
     };
-    own || n.children.iter().chain(&n.else_children).any(|c| has_comm(c, comm_procs))
+    own || n
+        .children
+        .iter()
+        .chain(&n.else_children)
+        .any(|c| has_comm(c, comm_procs))
 }
 
 /// Marks the outermost communication-free loops as computation phases and sets their work.
@@ -203,7 +252,11 @@ pub fn work(n: &Node, facts: &Facts) -> Attr {
 }
 
 fn sum_body(body: &Expr, sym: &str, f: &LoopFacts) -> Attr {
-    let (Some(lo), Some(hi), Some(step)) = (f.lo.known(), f.hi.known(), f.step.known().and_then(|s| s.as_const())) else {
+    let (Some(lo), Some(hi), Some(step)) = (
+        f.lo.known(),
+        f.hi.known(),
+        f.step.known().and_then(|s| s.as_const()),
+    ) else {
         return Attr::Unresolved(format!("bounds of the loop over `{sym}` are unresolved"));
     };
     let sum = if step == 1.0 {
@@ -234,8 +287,20 @@ pub fn number(routines: &mut [Node], prog: &Program) -> Vec<Site> {
                 _ => (cur, None),
             };
             let span = span.unwrap_or(frontend::Span::new(prog.main_file, 0, 0));
-            sites.push(Site { id, kind: n.data.kind(), proc, stmt: n.stmt, arm: n.arm, span, line: n.line });
-            let kids: Vec<&mut Node> = n.children.iter_mut().chain(n.else_children.iter_mut()).collect();
+            sites.push(Site {
+                id,
+                kind: n.data.kind(),
+                proc,
+                stmt: n.stmt,
+                arm: n.arm,
+                span,
+                line: n.line,
+            });
+            let kids: Vec<&mut Node> = n
+                .children
+                .iter_mut()
+                .chain(n.else_children.iter_mut())
+                .collect();
             for k in kids.into_iter().rev() {
                 work.push((k, proc));
             }

@@ -5,7 +5,7 @@
 //! Semantics chosen here (the model fits constants, so exactness of rounding does not matter):
 //! integer division is exact division; C `%` and Fortran `mod(a, b)` are `a - b*floor(a/b)`;
 //! type conversions (`dble`, `int`, casts) are the identity; `abs(x)` is `max(x, -x)`.
-use frontend::{BinOp, InputOrigin, SrcExpr, SrcExprKind, Span, UnOp};
+use frontend::{BinOp, InputOrigin, Span, SrcExpr, SrcExprKind, UnOp};
 use symbolic::{Expr, Rational};
 
 /// An MPI constant that is not a number for the model.
@@ -101,18 +101,25 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
             let (a, b) = (eval(then, s), eval(other, s));
             choose(a, b, s.line(cond.span), s)
         }
-        SrcExprKind::SizeOf { ty, expr } => match ty.as_ref().and_then(|t| if t.pointer > 0 { Some(8) } else { t.bytes }) {
-            Some(b) => Val::Known(Expr::int(i64::from(b))),
-            None => {
-                if let Some(x) = expr {
-                    let _ = eval(x, s);
+        SrcExprKind::SizeOf { ty, expr } => {
+            match ty
+                .as_ref()
+                .and_then(|t| if t.pointer > 0 { Some(8) } else { t.bytes })
+            {
+                Some(b) => Val::Known(Expr::int(i64::from(b))),
+                None => {
+                    if let Some(x) = expr {
+                        let _ = eval(x, s);
+                    }
+                    Val::unknown("size of a type not known to augur")
                 }
-                Val::unknown("size of a type not known to augur")
             }
-        },
+        }
         SrcExprKind::Cast { expr, .. } => eval(expr, s),
         SrcExprKind::Input(origin) => s.input(origin, e.span),
-        SrcExprKind::Opaque { text, .. } => Val::unknown(format!("expression `{}` not analysed", short(text))),
+        SrcExprKind::Opaque { text, .. } => {
+            Val::unknown(format!("expression `{}` not analysed", short(text)))
+        }
     }
 }
 
@@ -185,8 +192,12 @@ pub const MAX_TERMS: usize = 64;
 
 fn bounded(v: Val) -> Val {
     match v {
-        Val::Known(e) if e.terms().len() > MAX_TERMS => Val::unknown("expression too large to track"),
-        Val::Known(e) if e.terms().iter().any(|t| !t.coef().is_finite()) => Val::unknown("arithmetic overflow"),
+        Val::Known(e) if e.terms().len() > MAX_TERMS => {
+            Val::unknown("expression too large to track")
+        }
+        Val::Known(e) if e.terms().iter().any(|t| !t.coef().is_finite()) => {
+            Val::unknown("arithmetic overflow")
+        }
         other => other,
     }
 }
@@ -252,7 +263,11 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
     }
     let lower = name.to_ascii_lowercase();
     let vals: Vec<Val> = args.iter().map(|a| eval(a, s)).collect();
-    let first = || vals.first().cloned().unwrap_or_else(|| Val::unknown(format!("`{name}` without arguments")));
+    let first = || {
+        vals.first()
+            .cloned()
+            .unwrap_or_else(|| Val::unknown(format!("`{name}` without arguments")))
+    };
     match lower.as_str() {
         "mod" | "modulo" | "fmod" | "amod" | "dmod" if vals.len() == 2 => {
             let mut it = vals.into_iter();
@@ -261,8 +276,8 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
                 _ => Val::unknown("bad `mod` call"),
             }
         }
-        "min" | "max" | "min0" | "max0" | "amin0" | "amax0" | "amin1" | "amax1" | "dmin1" | "dmax1" | "fmin"
-        | "fmax" => {
+        "min" | "max" | "min0" | "max0" | "amin0" | "amax0" | "amin1" | "amax1" | "dmin1"
+        | "dmax1" | "fmin" | "fmax" => {
             let mut exprs = Vec::new();
             for v in vals {
                 match v {
@@ -279,12 +294,14 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
                 Val::Known(Expr::max_of(exprs))
             }
         }
-        "dble" | "real" | "float" | "sngl" | "dfloat" | "int" | "ifix" | "idint" | "nint" | "idnint" | "int8"
-        | "dint" | "anint" | "dnint" | "cmplx" | "dcmplx" => first(),
+        "dble" | "real" | "float" | "sngl" | "dfloat" | "int" | "ifix" | "idint" | "nint"
+        | "idnint" | "int8" | "dint" | "anint" | "dnint" | "cmplx" | "dcmplx" => first(),
         "floor" => map1(first(), |e| e.floor()),
         "ceiling" | "ceil" => map1(first(), |e| e.ceil()),
         "sqrt" | "dsqrt" => map1(first(), |e| e.sqrt()),
-        "cbrt" => map1(first(), |e| e.pow(Rational::new(1, 3).unwrap_or(Rational::ONE))),
+        "cbrt" => map1(first(), |e| {
+            e.pow(Rational::new(1, 3).unwrap_or(Rational::ONE))
+        }),
         "log2" => map1(first(), |e| e.log2()),
         "log" | "alog" | "dlog" => map1(first(), |e| Expr::ln(&e)),
         "log10" | "alog10" | "dlog10" => map1(first(), |e| Expr::log10(&e)),
@@ -324,9 +341,24 @@ mod tests {
     fn inputs_with_literal_defaults_are_the_input() {
         let n = Val::Known(Expr::var("N"));
         let is_n = |v: &str| v == "N";
-        assert_eq!(input_with_default(&[&n, &Val::Known(Expr::int(256))], &is_n), Some(n.clone()));
-        assert_eq!(input_with_default(&[&n, &Val::Known(Expr::var("M"))], &is_n), None);
-        assert_eq!(input_with_default(&[&n, &Val::Special(Special::ProcNull)], &is_n), None);
-        assert_eq!(input_with_default(&[&Val::Known(Expr::int(2)), &Val::Known(Expr::int(3))], &is_n), None);
+        assert_eq!(
+            input_with_default(&[&n, &Val::Known(Expr::int(256))], &is_n),
+            Some(n.clone())
+        );
+        assert_eq!(
+            input_with_default(&[&n, &Val::Known(Expr::var("M"))], &is_n),
+            None
+        );
+        assert_eq!(
+            input_with_default(&[&n, &Val::Special(Special::ProcNull)], &is_n),
+            None
+        );
+        assert_eq!(
+            input_with_default(
+                &[&Val::Known(Expr::int(2)), &Val::Known(Expr::int(3))],
+                &is_n
+            ),
+            None
+        );
     }
 }

@@ -54,7 +54,11 @@ fn expr() -> impl Strategy<Value = E> {
         Just(E::Opaque("f(n)")),
     ];
     leaf.prop_recursive(5, 40, 2, |inner| {
-        (inner.clone(), prop::sample::select(vec!["+", "-", "*", "/", "%"]), inner)
+        (
+            inner.clone(),
+            prop::sample::select(vec!["+", "-", "*", "/", "%"]),
+            inner,
+        )
             .prop_map(|(a, op, b)| E::Bin(Box::new(a), op, Box::new(b)))
             .boxed()
     })

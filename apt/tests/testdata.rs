@@ -1,6 +1,11 @@
 //! The APT of every testdata program in both languages: JSON snapshots, C/Fortran agreement,
 //! and the `expect:` header lines that concern the APT (trip counts, bytes, compute, peers).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,19 +25,46 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(Path::new(TESTDATA).join("programs.json")).unwrap()).unwrap();
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(TESTDATA).join("programs.json")).unwrap(),
+    )
+    .unwrap();
     let mut out = Vec::new();
     for p in manifest["programs"].as_array().unwrap() {
         let name = p["name"].as_str().unwrap().to_string();
-        let params: Vec<String> = p["params"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().into()).collect();
-        let includes: Vec<PathBuf> =
-            p["include_dirs"].as_array().unwrap().iter().map(|v| Path::new(TESTDATA).join(v.as_str().unwrap())).collect();
+        let params: Vec<String> = p["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().into())
+            .collect();
+        let includes: Vec<PathBuf> = p["include_dirs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| Path::new(TESTDATA).join(v.as_str().unwrap()))
+            .collect();
         for lang in ["c", "fortran"] {
             let path = Path::new(TESTDATA).join(p[lang].as_str().unwrap());
-            let fopts = frontend::Options { include_dirs: includes.clone(), ..Default::default() };
-            let (lowered, apt) = apt::load(&path, &fopts, &AptOptions { arg_names: params.clone() }).unwrap();
-            out.push(Case { name: name.clone(), lang, path, lowered, apt });
+            let fopts = frontend::Options {
+                include_dirs: includes.clone(),
+                ..Default::default()
+            };
+            let (lowered, apt) = apt::load(
+                &path,
+                &fopts,
+                &AptOptions {
+                    arg_names: params.clone(),
+                },
+            )
+            .unwrap();
+            out.push(Case {
+                name: name.clone(),
+                lang,
+                path,
+                lowered,
+                apt,
+            });
         }
     }
     assert_eq!(out.len(), 14, "seven programs in two languages");
@@ -46,7 +78,11 @@ fn snapshots_per_program_and_language() {
             !c.lowered.has_errors(),
             "{}: {:?}",
             c.path.display(),
-            c.lowered.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+            c.lowered
+                .diagnostics
+                .iter()
+                .map(|d| &d.message)
+                .collect::<Vec<_>>()
         );
         let json = serde_json::to_string_pretty(&apt::render::to_json(&c.apt)).unwrap();
         insta::assert_snapshot!(format!("{}_{}", c.name, c.lang), json);
@@ -116,7 +152,12 @@ fn signature(n: &Node, consts: &BTreeMap<String, f64>) -> String {
 /// routine is `main` in C but the PROGRAM's name in Fortran.
 fn routines(c: &Case) -> Vec<(String, Vec<String>)> {
     let consts = constants(&c.apt);
-    let main = c.lowered.program.main_proc().map(|p| p.name.clone()).unwrap_or_default();
+    let main = c
+        .lowered
+        .program
+        .main_proc()
+        .map(|p| p.name.clone())
+        .unwrap_or_default();
     let mut out: Vec<(String, Vec<String>)> = c
         .apt
         .routines
@@ -127,7 +168,10 @@ fn routines(c: &Case) -> Vec<(String, Vec<String>)> {
                 NodeData::Routine { name, .. } => name.clone(),
                 _ => unreachable!(),
             };
-            (name, r.preorder().iter().map(|n| signature(n, &consts)).collect())
+            (
+                name,
+                r.preorder().iter().map(|n| signature(n, &consts)).collect(),
+            )
         })
         .collect();
     out.sort();
@@ -143,7 +187,12 @@ fn c_and_fortran_give_the_same_tree() {
         assert_eq!(rc.len(), rf.len(), "{}: routine count", c.name);
         for ((nc, sc), (nf, sf)) in rc.iter().zip(&rf) {
             assert_eq!(nc, nf, "{}: routine names", c.name);
-            assert_eq!(sc.len(), sf.len(), "{} {nc}: node count\nC: {sc:#?}\nFortran: {sf:#?}", c.name);
+            assert_eq!(
+                sc.len(),
+                sf.len(),
+                "{} {nc}: node count\nC: {sc:#?}\nFortran: {sf:#?}",
+                c.name
+            );
             for (k, (a, b)) in sc.iter().zip(sf).enumerate() {
                 assert_eq!(a, b, "{} routine `{nc}` node {k}", c.name);
             }
@@ -151,7 +200,11 @@ fn c_and_fortran_give_the_same_tree() {
         // the parameters: same names for the run-time inputs (constants may be spelt
         // differently: pge2.h and sweep.h use 6-character F77 names such as TAGTF)
         let inputs = |a: &Apt| -> Vec<String> {
-            a.params.iter().filter(|p| !matches!(p.origin, ParamOrigin::Constant { .. })).map(|p| p.name.clone()).collect()
+            a.params
+                .iter()
+                .filter(|p| !matches!(p.origin, ParamOrigin::Constant { .. }))
+                .map(|p| p.name.clone())
+                .collect()
         };
         let (mut ic, mut if_) = (inputs(&c.apt), inputs(&f.apt));
         ic.sort();
@@ -178,7 +231,10 @@ fn has_expr(attrs: &[&Attr], want: &Expr) -> bool {
 }
 
 fn has_unresolved(attrs: &[&Attr], culprit: &str) -> bool {
-    attrs.iter().any(|a| a.unresolved().is_some_and(|r| r.contains(&format!("`{culprit}`"))))
+    attrs.iter().any(|a| {
+        a.unresolved()
+            .is_some_and(|r| r.contains(&format!("`{culprit}`")))
+    })
 }
 
 /// The array named in "(unresolved: bound held in array dims)" / "(held in array nbr)".
@@ -232,7 +288,10 @@ fn expect_lines_hold() {
             let text = rest.split(" (").next().unwrap_or(rest).trim();
             if rest.contains("unresolved") || text == "unresolved" {
                 let arr = culprit(rest).unwrap_or_else(|| panic!("{where_}: no culprit named"));
-                assert!(has_unresolved(pool, &arr), "{where_}: nothing unresolved on `{arr}`: {pool:?}");
+                assert!(
+                    has_unresolved(pool, &arr),
+                    "{where_}: nothing unresolved on `{arr}`: {pool:?}"
+                );
                 continue;
             }
             let want = parse(&text.replace('²', "^2")).unwrap_or_else(|e| panic!("{where_}: {e}"));
@@ -240,7 +299,10 @@ fn expect_lines_hold() {
                 assert!(has_expr(pool, &want), "{where_}: not found among {pool:?}");
             } else {
                 // Px/Py are not source quantities: the APT must say what holds them
-                assert!(pool.iter().any(|a| a.unresolved().is_some()), "{where_}: expected unresolved");
+                assert!(
+                    pool.iter().any(|a| a.unresolved().is_some()),
+                    "{where_}: expected unresolved"
+                );
             }
         }
     }

@@ -60,7 +60,12 @@ fn main() -> Result<()> {
         std::fs::create_dir_all(dir.join("traces"))?;
         let orig = build_original(&src, &dir, fortran)?;
         let inst = build_instrumented(&src, &dir, fortran)?;
-        cases.push(Case { name, orig, inst, dir });
+        cases.push(Case {
+            name,
+            orig,
+            inst,
+            dir,
+        });
     }
     if o.valgrind {
         match valgrind_version() {
@@ -93,7 +98,11 @@ fn parse_opts() -> Result<Opts> {
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
-        let mut val = || it.next().context("missing value").and_then(|v| v.parse::<u32>().context("not a number"));
+        let mut val = || {
+            it.next()
+                .context("missing value")
+                .and_then(|v| v.parse::<u32>().context("not a number"))
+        };
         match a.as_str() {
             "--reps" => o.reps = (val()? as usize).max(1),
             "--lambda" => o.lambda = val()?,
@@ -115,8 +124,14 @@ fn parse_opts() -> Result<Opts> {
 // ------------------------------------------------------------------ instruction counts
 
 fn valgrind_version() -> Option<String> {
-    let out = Command::new("valgrind").arg("--version").stdin(Stdio::null()).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    let out = Command::new("valgrind")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// Instructions of one run, summed over ranks (main thread of each).
@@ -139,16 +154,27 @@ fn instruction_table(o: &Opts, cases: &[Case], version: &str) -> Result<()> {
         "Instruction counts ({version} callgrind), ATM2D, P={}, LAMBDA={}, STEPS={} and STEPS=0, summed over ranks",
         o.np, o.vg_lambda, o.vg_steps
     );
-    println!("  program = main thread minus the inclusive cost of MPI communication/init/finalize calls");
+    println!(
+        "  program = main thread minus the inclusive cost of MPI communication/init/finalize calls"
+    );
     println!("  (Open MPI busy-polls while waiting, so those vary run to run; both builds make the same calls)");
-    println!("{:<10} {:<22} {:>15} {:>15} {:>8}  check", "case", "part", "original", "instrumented", "ratio");
+    println!(
+        "{:<10} {:<22} {:>15} {:>15} {:>8}  check",
+        "case", "part", "original", "instrumented", "ratio"
+    );
     let mut csv = String::from("case,variant,steps,rank_file,all,mpi,program\n");
     for c in cases {
         let mut get = |exe: &Path, variant: &str, steps: u32| -> Result<(Counts, String)> {
             let args = [o.vg_lambda.to_string(), steps.to_string()];
             let (counts, per_file, out) = callgrind_run(exe, o.np, &args, &c.dir)?;
             for (f, k) in per_file {
-                csv.push_str(&format!("{},{variant},{steps},{f},{},{},{}\n", c.name, k.all, k.mpi, k.program()));
+                csv.push_str(&format!(
+                    "{},{variant},{steps},{f},{},{},{}\n",
+                    c.name,
+                    k.all,
+                    k.mpi,
+                    k.program()
+                ));
             }
             Ok((counts, out))
         };
@@ -156,17 +182,42 @@ fn instruction_table(o: &Opts, cases: &[Case], version: &str) -> Result<()> {
         let (is, out_is) = get(&c.inst, "instrumented", o.vg_steps)?;
         let (o0, out_o0) = get(&c.orig, "original", 0)?;
         let (i0, out_i0) = get(&c.inst, "instrumented", 0)?;
-        let check = |a: &str, b: &str| if !a.is_empty() && a == b { "same output" } else { "OUTPUT DIFFERS" };
+        let check = |a: &str, b: &str| {
+            if !a.is_empty() && a == b {
+                "same output"
+            } else {
+                "OUTPUT DIFFERS"
+            }
+        };
         let steady_o = os.program().saturating_sub(o0.program()) / u64::from(o.vg_steps.max(1));
         let steady_i = is.program().saturating_sub(i0.program()) / u64::from(o.vg_steps.max(1));
         let rows: [(&str, u64, u64, &str); 4] = [
-            ("program, per step", steady_o, steady_i, check(&out_os, &out_is)),
-            ("program, whole run", os.program(), is.program(), check(&out_os, &out_is)),
-            ("program, STEPS=0", o0.program(), i0.program(), check(&out_o0, &out_i0)),
+            (
+                "program, per step",
+                steady_o,
+                steady_i,
+                check(&out_os, &out_is),
+            ),
+            (
+                "program, whole run",
+                os.program(),
+                is.program(),
+                check(&out_os, &out_is),
+            ),
+            (
+                "program, STEPS=0",
+                o0.program(),
+                i0.program(),
+                check(&out_o0, &out_i0),
+            ),
             ("with MPI (noisy)", os.all, is.all, check(&out_os, &out_is)),
         ];
         for (part, a, b, chk) in rows {
-            println!("{:<10} {part:<22} {a:>15} {b:>15} {:>8.4}  {chk}", c.name, b as f64 / a.max(1) as f64);
+            println!(
+                "{:<10} {part:<22} {a:>15} {b:>15} {:>8.4}  {chk}",
+                c.name,
+                b as f64 / a.max(1) as f64
+            );
         }
     }
     let csv_path = std::env::temp_dir().join("overhead-instructions.csv");
@@ -189,8 +240,18 @@ fn callgrind_run(
     }
     std::fs::create_dir_all(&cg)?;
     let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()]);
-    c.args(["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no"]);
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ]);
+    c.args([
+        "valgrind",
+        "--tool=callgrind",
+        "--separate-threads=yes",
+        "--dump-instr=no",
+    ]);
     c.arg(format!("--callgrind-out-file={}/cg.%p", cg.display()));
     c.arg(exe).args(args);
     c.env("AUGUR_TRACE_DIR", dir.join("traces"));
@@ -200,21 +261,32 @@ fn callgrind_run(
     let mut ranks = 0;
     for e in std::fs::read_dir(&cg)? {
         let path = e?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // thread 1 is the program's; Open MPI's helper threads are event-driven and timing-dependent
         if !name.ends_with("-01") {
             continue;
         }
-        let k = parse_callgrind(&std::fs::read_to_string(&path)?).with_context(|| path.display().to_string())?;
+        let k = parse_callgrind(&std::fs::read_to_string(&path)?)
+            .with_context(|| path.display().to_string())?;
         total.all += k.all;
         total.mpi += k.mpi;
         per_file.insert(name, k);
         ranks += 1;
     }
     if ranks != np {
-        bail!("expected {np} callgrind main-thread files in {}, found {ranks}", cg.display());
+        bail!(
+            "expected {np} callgrind main-thread files in {}, found {ranks}",
+            cg.display()
+        );
     }
-    Ok((total, per_file, out.lines().last().unwrap_or("").trim().to_string()))
+    Ok((
+        total,
+        per_file,
+        out.lines().last().unwrap_or("").trim().to_string(),
+    ))
 }
 
 /// MPI routines whose instruction count depends on timing: they drive progress (and spin while
@@ -223,14 +295,17 @@ fn callgrind_run(
 /// Callgrind names the symbol by either alias (`MPI_X` or `PMPI_X`); `'2` marks recursion.
 fn is_progress_call(name: &str) -> bool {
     let name = name.split('\'').next().unwrap_or(name);
-    let Some(op) = name.strip_prefix("MPI_").or_else(|| name.strip_prefix("PMPI_")) else {
+    let Some(op) = name
+        .strip_prefix("MPI_")
+        .or_else(|| name.strip_prefix("PMPI_"))
+    else {
         return false;
     };
     let op = op.to_ascii_lowercase();
     matches!(op.as_str(), "init" | "init_thread" | "finalize" | "abort")
         || [
-            "send", "recv", "wait", "test", "probe", "barrier", "bcast", "reduce", "gather", "scatter", "alltoall",
-            "scan",
+            "send", "recv", "wait", "test", "probe", "barrier", "bcast", "reduce", "gather",
+            "scatter", "alltoall", "scan",
         ]
         .iter()
         .any(|k| op.contains(k))
@@ -262,8 +337,13 @@ fn parse_callgrind(text: &str) -> Result<Counts> {
         if call_cost_next {
             call_cost_next = false;
             if is_progress_call(&callee) && !is_progress_call(&caller) {
-                let cost = line.split_whitespace().last().context("empty call cost line")?;
-                mpi += cost.parse::<u64>().with_context(|| format!("bad call cost line {line:?}"))?;
+                let cost = line
+                    .split_whitespace()
+                    .last()
+                    .context("empty call cost line")?;
+                mpi += cost
+                    .parse::<u64>()
+                    .with_context(|| format!("bad call cost line {line:?}"))?;
             }
             continue;
         }
@@ -273,8 +353,16 @@ fn parse_callgrind(text: &str) -> Result<Counts> {
             callee = resolve(v);
         } else if line.starts_with("calls=") {
             call_cost_next = true;
-        } else if let Some(v) = line.strip_prefix("totals:").or_else(|| line.strip_prefix("summary:")) {
-            all = Some(v.split_whitespace().next().context("empty totals")?.parse::<u64>()?);
+        } else if let Some(v) = line
+            .strip_prefix("totals:")
+            .or_else(|| line.strip_prefix("summary:"))
+        {
+            all = Some(
+                v.split_whitespace()
+                    .next()
+                    .context("empty totals")?
+                    .parse::<u64>()?,
+            );
         }
     }
     let all = all.context("no totals: line")?;
@@ -314,7 +402,11 @@ fn wall_table(o: &Opts, cases: &[Case]) -> Result<()> {
             ci.push(cpu);
             out_i = out;
         }
-        let check = if !out_o.is_empty() && out_o == out_i { "same output" } else { "OUTPUT DIFFERS" };
+        let check = if !out_o.is_empty() && out_o == out_i {
+            "same output"
+        } else {
+            "OUTPUT DIFFERS"
+        };
         for (what, ov, iv) in [("wall", &mut to, &mut ti), ("cpu", &mut co, &mut ci)] {
             let (mo, medo) = min_med(ov);
             let (mi, medi) = min_med(iv);
@@ -341,30 +433,49 @@ fn min_med(v: &mut [f64]) -> (f64, f64) {
 /// fields 16 and 17, in clock ticks of 1/100 s on Linux).
 fn children_cpu() -> Result<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat")?;
-    let after = stat.rsplit_once(')').map(|(_, a)| a).context("bad /proc/self/stat")?;
+    let after = stat
+        .rsplit_once(')')
+        .map(|(_, a)| a)
+        .context("bad /proc/self/stat")?;
     let f: Vec<&str> = after.split_whitespace().collect();
     // after the command name, field 3 (state) is index 0: cutime = field 16, cstime = 17
-    let tick = |i: usize| -> Result<f64> { Ok(f.get(i).context("short /proc/self/stat")?.parse::<f64>()? / 100.0) };
+    let tick = |i: usize| -> Result<f64> {
+        Ok(f.get(i).context("short /proc/self/stat")?.parse::<f64>()? / 100.0)
+    };
     Ok(tick(13)? + tick(14)?)
 }
 
 /// One run under mpirun; returns wall seconds, CPU seconds and the last line of stdout.
 fn run(exe: &Path, np: u32, args: &[String], traces: &Path) -> Result<(f64, f64, String)> {
     let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()]).arg(exe).args(args);
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ])
+    .arg(exe)
+    .args(args);
     c.env("AUGUR_TRACE_DIR", traces);
     let cpu = children_cpu()?;
     let t = Instant::now();
     let out = sh(&mut c)?;
     let secs = t.elapsed().as_secs_f64();
     let cpu = children_cpu()? - cpu;
-    Ok((secs, cpu, out.lines().last().unwrap_or("").trim().to_string()))
+    Ok((
+        secs,
+        cpu,
+        out.lines().last().unwrap_or("").trim().to_string(),
+    ))
 }
 
 // ------------------------------------------------------------------ builds
 
 fn sh(cmd: &mut Command) -> Result<String> {
-    let out = cmd.stdin(Stdio::null()).output().with_context(|| format!("cannot run {cmd:?}"))?;
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
     if !out.status.success() {
         bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -409,7 +520,11 @@ fn build_instrumented(src: &Path, dir: &Path, fortran: bool) -> Result<PathBuf> 
     let mut objs = Vec::new();
     for f in augur_runtime::sources(fortran) {
         let obj = bdir.join(f.name.replace(".c", ".o"));
-        sh(Command::new("mpicc").args(["-O2", "-c"]).arg(bdir.join(f.name)).arg("-o").arg(&obj))?;
+        sh(Command::new("mpicc")
+            .args(["-O2", "-c"])
+            .arg(bdir.join(f.name))
+            .arg("-o")
+            .arg(&obj))?;
         objs.push(obj);
     }
     let exe = dir.join("instrumented");
@@ -418,7 +533,11 @@ fn build_instrumented(src: &Path, dir: &Path, fortran: bool) -> Result<PathBuf> 
     if fortran {
         c.args(augur_runtime::FORTRAN_FLAGS);
     }
-    c.arg(format!("-I{}", bdir.display())).arg("-o").arg(&exe).arg(&main).args(&objs);
+    c.arg(format!("-I{}", bdir.display()))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&main)
+        .args(&objs);
     if !fortran {
         c.arg("-lm");
     }

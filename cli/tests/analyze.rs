@@ -25,19 +25,40 @@ fn copy_dir(from: &Path, to: &Path) {
 /// Runs `augur analyze --json` on a copy of the program's SMPI runs; returns the model.
 fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
     let runs = tmp.join(program);
-    copy_dir(&root().join("testdata").join(program).join("runs/smpi-c"), &runs);
-    let src = root().join("testdata").join(program).join(format!("{program}.c"));
+    copy_dir(
+        &root().join("testdata").join(program).join("runs/smpi-c"),
+        &runs,
+    );
+    let src = root()
+        .join("testdata")
+        .join(program)
+        .join(format!("{program}.c"));
     let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["analyze", src.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--json"])
+        .args([
+            "analyze",
+            src.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--json",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(runs.join("model.json").exists());
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn phases<'a>(m: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
-    m["phases"].as_array().unwrap().iter().filter(|p| p["kind"] == kind).collect()
+    m["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == kind)
+        .collect()
 }
 
 #[test]
@@ -76,9 +97,15 @@ fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
     let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
     // a + b·λ + c·λ²: no term of T has a power of LAMBDA other than 0, 1, 2
     let lambda = symbolic::Expr::var("LAMBDA");
-    let d3 = t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").diff_smooth("LAMBDA");
+    let d3 = t
+        .diff_smooth("LAMBDA")
+        .diff_smooth("LAMBDA")
+        .diff_smooth("LAMBDA");
     assert!(d3.is_zero(), "third derivative in LAMBDA is {d3}");
-    assert!(!t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").is_zero(), "T has a LAMBDA^2 term: {t}");
+    assert!(
+        !t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").is_zero(),
+        "T has a LAMBDA^2 term: {t}"
+    );
     let _ = lambda;
 }
 
@@ -87,16 +114,35 @@ fn predict_evaluates_the_saved_model_with_a_band() {
     let tmp = tempfile::tempdir().unwrap();
     analyze("shift", tmp.path());
     let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["predict", tmp.path().join("shift/model.json").to_str().unwrap(), "--at", "N=8192,ITERS=20,P=64", "--json"])
+        .args([
+            "predict",
+            tmp.path().join("shift/model.json").to_str().unwrap(),
+            "--at",
+            "N=8192,ITERS=20,P=64",
+            "--json",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let (lo, t, hi) = (v[0]["min"].as_f64().unwrap(), v[0]["t"].as_f64().unwrap(), v[0]["max"].as_f64().unwrap());
+    let (lo, t, hi) = (
+        v[0]["min"].as_f64().unwrap(),
+        v[0]["t"].as_f64().unwrap(),
+        v[0]["max"].as_f64().unwrap(),
+    );
     assert!(lo <= t && t <= hi && t > 0.0, "{v}");
     // a missing parameter is an input error naming it
     let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["predict", tmp.path().join("shift/model.json").to_str().unwrap(), "--at", "N=8192,P=64"])
+        .args([
+            "predict",
+            tmp.path().join("shift/model.json").to_str().unwrap(),
+            "--at",
+            "N=8192,P=64",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn augur(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_augur")).args(args).output().expect("augur runs")
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .expect("augur runs")
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -32,11 +35,21 @@ fn testdata_json_has_symbolic_attributes() {
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = v.to_string();
-    for want in [r#""trip":"N/K""#, r#""bytes":"16*K""#, r#""work":"K*N/P""#, r#""kind":"routine""#] {
+    for want in [
+        r#""trip":"N/K""#,
+        r#""bytes":"16*K""#,
+        r#""work":"K*N/P""#,
+        r#""kind":"routine""#,
+    ] {
         assert!(text.contains(want), "{want} missing");
     }
     // several files: an array, one tree each
-    let out = augur(&["apt", &testdata("shift/shift.c"), &testdata("shift/shift.f"), "--json"]);
+    let out = augur(&[
+        "apt",
+        &testdata("shift/shift.c"),
+        &testdata("shift/shift.f"),
+        "--json",
+    ]);
     assert_eq!(code(&out), 0);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v.as_array().map(Vec::len), Some(2));
@@ -49,19 +62,46 @@ fn broken_inputs_exit_nonzero_with_located_diagnostics() {
     let cut = pge1.len() / 2;
     let cases: Vec<(PathBuf, &str)> = vec![
         (
-            write(dir.path(), "parens.c", b"int main() {\n  int n = (1 + (2 * 3);\n  for (i = 0; i < n; i++) { }\n}\n"),
+            write(
+                dir.path(),
+                "parens.c",
+                b"int main() {\n  int n = (1 + (2 * 3);\n  for (i = 0; i < n; i++) { }\n}\n",
+            ),
             "parens.c:2:",
         ),
-        (write(dir.path(), "parens.f90", b"program p\n  x = (1 + (2 * 3)\n  do i = 1, n\n  end do\nend program p\n"), "parens.f90:2:"),
-        (write(dir.path(), "truncated.c", &pge1.as_bytes()[..cut]), "truncated.c:"),
-        (write(dir.path(), "garbage.c", &(0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect::<Vec<_>>()), "garbage.c:"),
+        (
+            write(
+                dir.path(),
+                "parens.f90",
+                b"program p\n  x = (1 + (2 * 3)\n  do i = 1, n\n  end do\nend program p\n",
+            ),
+            "parens.f90:2:",
+        ),
+        (
+            write(dir.path(), "truncated.c", &pge1.as_bytes()[..cut]),
+            "truncated.c:",
+        ),
+        (
+            write(
+                dir.path(),
+                "garbage.c",
+                &(0..4096u32)
+                    .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+                    .collect::<Vec<_>>(),
+            ),
+            "garbage.c:",
+        ),
         (write(dir.path(), "empty.f90", b""), "empty.f90"),
     ];
     for (path, located) in cases {
         let out = augur(&["apt", path.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(code(&out), 1, "{}: {err}", path.display());
-        assert!(err.contains(located), "{}: diagnostics do not name {located}: {err}", path.display());
+        assert!(
+            err.contains(located),
+            "{}: diagnostics do not name {located}: {err}",
+            path.display()
+        );
     }
 }
 
@@ -77,7 +117,10 @@ fn deep_loop_nest_neither_panics_nor_hangs() {
     let depth = 200;
     let mut src = String::from("#include <mpi.h>\nint main(int argc, char **argv) {\n  int i;\n");
     for k in 0..depth {
-        src.push_str(&format!("for (int i{k} = 0; i{k} < {}; i{k}++) {{\n", k + 2));
+        src.push_str(&format!(
+            "for (int i{k} = 0; i{k} < {}; i{k}++) {{\n",
+            k + 2
+        ));
     }
     src.push_str("MPI_Barrier(MPI_COMM_WORLD);\n");
     src.push_str(&"}\n".repeat(depth));

@@ -5,18 +5,45 @@
 use std::process::Command;
 
 fn augur(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_augur")).args(args).output().expect("run augur");
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    let o = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .expect("run augur");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn solve_two_power_closed_form() {
-    let (code, out, _) = augur(&["expr", "solve", "N^2/(P*K) + K*log2(P)", "--for", "K", "--at", "N=1024,P=16"]);
+    let (code, out, _) = augur(&[
+        "expr",
+        "solve",
+        "N^2/(P*K) + K*log2(P)",
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("K* = 128\n"), "{out}");
     assert!(out.contains("T(K*) = 1024\n"), "{out}");
-    assert!(out.contains("closed form: K* = N/(sqrt(P)*sqrt(log2(P)))"), "{out}");
-    let (_, json, _) = augur(&["expr", "solve", "N^2/(P*K) + K*log2(P)", "--for", "K", "--at", "N=1024,P=16", "--json"]);
+    assert!(
+        out.contains("closed form: K* = N/(sqrt(P)*sqrt(log2(P)))"),
+        "{out}"
+    );
+    let (_, json, _) = augur(&[
+        "expr",
+        "solve",
+        "N^2/(P*K) + K*log2(P)",
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["k_star"], 128.0);
     assert_eq!(v["method"], "two_power");
@@ -25,15 +52,30 @@ fn solve_two_power_closed_form() {
 
 #[test]
 fn solve_picks_feasible_max_branch() {
-    let (code, out, _) = augur(&["expr", "solve", "N^2/(P*K) + K*log2(P) + 5*max(N/P, K)", "--for", "K", "--at", "N=1024,P=16", "--json"]);
+    let (code, out, _) = augur(&[
+        "expr",
+        "solve",
+        "N^2/(P*K) + K*log2(P) + 5*max(N/P, K)",
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let k = v["k_star"].as_f64().unwrap();
     let t = v["t_star"].as_f64().unwrap();
-    assert!((k - 85.3333).abs() < 1e-3 && (t - 1536.0).abs() < 1e-6, "{out}");
+    assert!(
+        (k - 85.3333).abs() < 1e-3 && (t - 1536.0).abs() < 1e-6,
+        "{out}"
+    );
     // Brute force over K in [1, 4096].
     let f = |k: f64| 1024.0 * 1024.0 / (16.0 * k) + k * 4.0 + 5.0 * (64f64).max(k);
-    let best = (0..=400_000).map(|i| 1.0 + 4095.0 * f64::from(i) / 400_000.0).map(f).fold(f64::INFINITY, f64::min);
+    let best = (0..=400_000)
+        .map(|i| 1.0 + 4095.0 * f64::from(i) / 400_000.0)
+        .map(f)
+        .fold(f64::INFINITY, f64::min);
     assert!(t <= best + 1e-9 && best - t < 1e-3, "{t} vs brute {best}");
 }
 
@@ -43,7 +85,14 @@ fn simplify_eval_diff() {
     assert_eq!(out, "3*K*N/P\n");
     let (_, out, _) = augur(&["expr", "simplify", "log2(N*P^2)", "--latex"]);
     assert_eq!(out, "\\log_2 N + 2 \\cdot \\log_2 P\n");
-    let (_, out, _) = augur(&["expr", "eval", "N^2/P + log2(P)", "--at", "N=1024,P=16", "--json"]);
+    let (_, out, _) = augur(&[
+        "expr",
+        "eval",
+        "N^2/P + log2(P)",
+        "--at",
+        "N=1024,P=16",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["value"], 65540.0);
     let (_, out, _) = augur(&["expr", "diff", "K*max(N/P, K)", "--wrt", "K"]);
@@ -61,7 +110,17 @@ fn fit_csv_with_terms() {
         }
     }
     std::fs::write(&path, csv).unwrap();
-    let (code, out, err) = augur(&["expr", "fit", "--data", path.to_str().unwrap(), "--params", "N,P", "--terms", "N^2/P, P, 1", "--json"]);
+    let (code, out, err) = augur(&[
+        "expr",
+        "fit",
+        "--data",
+        path.to_str().unwrap(),
+        "--params",
+        "N,P",
+        "--terms",
+        "N^2/P, P, 1",
+        "--json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["r2"].as_f64().unwrap() > 0.999999);
@@ -78,12 +137,43 @@ fn input_errors_are_one_line_with_position_and_exit_2() {
     std::fs::write(&empty, "").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["expr", "simplify", "N^2/(P*K) + "], "column 12"),
-        (vec!["expr", "eval", "N*Q", "--at", "N=2"], "column 2: unknown variable `Q`"),
-        (vec!["expr", "solve", "N/K + K*Q", "--for", "K", "--at", "N=2"], "column 8: unknown variable `Q`"),
+        (
+            vec!["expr", "eval", "N*Q", "--at", "N=2"],
+            "column 2: unknown variable `Q`",
+        ),
+        (
+            vec!["expr", "solve", "N/K + K*Q", "--for", "K", "--at", "N=2"],
+            "column 8: unknown variable `Q`",
+        ),
         (vec!["expr", "eval", "N", "--at", "N=2,P"], "column 4"),
-        (vec!["expr", "fit", "--data", bad.to_str().unwrap(), "--params", "N,P"], "bad.csv:3:3: cell \"oops\""),
-        (vec!["expr", "fit", "--data", empty.to_str().unwrap(), "--params", "N,P"], "empty CSV"),
-        (vec!["expr", "solve", "N/K", "--for", "K", "--at", "N=2", "--range", "5..1"], "--range"),
+        (
+            vec![
+                "expr",
+                "fit",
+                "--data",
+                bad.to_str().unwrap(),
+                "--params",
+                "N,P",
+            ],
+            "bad.csv:3:3: cell \"oops\"",
+        ),
+        (
+            vec![
+                "expr",
+                "fit",
+                "--data",
+                empty.to_str().unwrap(),
+                "--params",
+                "N,P",
+            ],
+            "empty CSV",
+        ),
+        (
+            vec![
+                "expr", "solve", "N/K", "--for", "K", "--at", "N=2", "--range", "5..1",
+            ],
+            "--range",
+        ),
     ];
     for (args, want) in cases {
         let (code, out, err) = augur(&args);

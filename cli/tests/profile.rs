@@ -2,7 +2,12 @@
 //! a run that deadlocks (recorded `timeout`, the others kept), a rank that aborts (recorded
 //! `failed` with a reason), resume after the fact, refusal to mix runs of a changed source, and
 //! usage errors. Fails loudly if MPI is not installed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,16 +18,29 @@ fn augur() -> Command {
 }
 
 fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata")
+        .join(rel)
 }
 
 fn need(tool: &str) {
-    let ok = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success());
-    assert!(ok.unwrap_or(false), "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev");
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success());
+    assert!(
+        ok.unwrap_or(false),
+        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
+    );
 }
 
 fn profile(args: &[&str]) -> Output {
-    let out = augur().arg("profile").args(args).output().expect("run augur");
+    let out = augur()
+        .arg("profile")
+        .args(args)
+        .output()
+        .expect("run augur");
     eprintln!(
         "augur profile {}\n--- stdout\n{}--- stderr\n{}",
         args.join(" "),
@@ -33,11 +51,16 @@ fn profile(args: &[&str]) -> Output {
 }
 
 fn manifest(dir: &Path) -> Manifest {
-    RunDir::at(dir).load_manifest().unwrap().expect("manifest.json written")
+    RunDir::at(dir)
+        .load_manifest()
+        .unwrap()
+        .expect("manifest.json written")
 }
 
 fn status<'a>(m: &'a Manifest, config: &str) -> &'a RunStatus {
-    &m.run(config).unwrap_or_else(|| panic!("no run {config} in {:?}", m.runs)).status
+    &m.run(config)
+        .unwrap_or_else(|| panic!("no run {config} in {:?}", m.runs))
+        .status
 }
 
 /// A tiny C MPI program that misbehaves when its argument is 2: `deadlock` makes rank 0 wait for
@@ -70,7 +93,15 @@ fn profiles_a_testdata_program_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("pge1.augur");
     let src = testdata("pge1/pge1.c");
-    let base = [src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--param", "N=64,128", "--param", "K=8"];
+    let base = [
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--param",
+        "N=64,128",
+        "--param",
+        "K=8",
+    ];
     let args = |np: &'static str| -> Vec<&str> {
         let mut v = base.to_vec();
         v.extend(["--np", np, "--json", "--", "{N}", "{K}"]);
@@ -90,13 +121,22 @@ fn profiles_a_testdata_program_and_resumes() {
         assert_eq!(r.launcher.last().unwrap(), "8");
         let traces = RunDir::at(&out).read_run(&r.config).unwrap();
         assert_eq!(traces.len(), r.np as usize);
-        assert!(traces.iter().all(|t| t.mpi_calls().count() > 0), "MPI events in every rank");
-        let stdout = std::fs::read_to_string(RunDir::at(&out).run_path(&r.config).join("stdout.txt")).unwrap();
+        assert!(
+            traces.iter().all(|t| t.mpi_calls().count() > 0),
+            "MPI events in every rank"
+        );
+        let stdout =
+            std::fs::read_to_string(RunDir::at(&out).run_path(&r.config).join("stdout.txt"))
+                .unwrap();
         let n = r.params["N"];
-        assert!(stdout.contains(&format!("{n}")), "program output captured: {stdout}");
+        assert!(
+            stdout.contains(&format!("{n}")),
+            "program output captured: {stdout}"
+        );
     }
     // The traces' site ids are the APT's: every communication event names a COMM node of apt.json.
-    let apt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("apt.json")).unwrap()).unwrap();
+    let apt: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("apt.json")).unwrap()).unwrap();
     let mut comm_sites = std::collections::BTreeSet::new();
     let mut stack: Vec<&serde_json::Value> = apt["routines"].as_array().unwrap().iter().collect();
     while let Some(n) = stack.pop() {
@@ -108,12 +148,23 @@ fn profiles_a_testdata_program_and_resumes() {
         }
     }
     assert!(comm_sites.len() >= 2, "{apt}");
-    let params: Vec<&str> = apt["params"].as_array().unwrap().iter().filter_map(|p| p["name"].as_str()).collect();
-    assert!(params.contains(&"N") && params.contains(&"K"), "argv parameters named after the placeholders: {params:?}");
+    let params: Vec<&str> = apt["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(
+        params.contains(&"N") && params.contains(&"K"),
+        "argv parameters named after the placeholders: {params:?}"
+    );
     for t in RunDir::at(&out).read_run("K=8,N=128,P=2").unwrap() {
         for (c, _) in t.mpi_calls() {
             if !matches!(c.op, trace::Op::Init | trace::Op::Finalize) {
-                assert!(comm_sites.contains(&c.site), "{c:?} is not at a COMM site of apt.json {comm_sites:?}");
+                assert!(
+                    comm_sites.contains(&c.site),
+                    "{c:?} is not at a COMM site of apt.json {comm_sites:?}"
+                );
             }
         }
     }
@@ -126,17 +177,31 @@ fn profiles_a_testdata_program_and_resumes() {
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["skipped"], 4);
     assert_eq!(summary["ok"], 0);
-    assert_eq!(manifest(&out), m, "a resume with nothing to do changes nothing");
+    assert_eq!(
+        manifest(&out),
+        m,
+        "a resume with nothing to do changes nothing"
+    );
     let o = profile(&args("1,2,4"));
     assert_eq!(o.status.code(), Some(0));
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((summary["skipped"].as_u64(), summary["ok"].as_u64()), (Some(4), Some(2)));
+    assert_eq!(
+        (summary["skipped"].as_u64(), summary["ok"].as_u64()),
+        (Some(4), Some(2))
+    );
     let m2 = manifest(&out);
     assert_eq!(m2.runs.len(), 6);
     for r in &m.runs {
-        assert_eq!(m2.run(&r.config), Some(r), "earlier run record kept as it was");
+        assert_eq!(
+            m2.run(&r.config),
+            Some(r),
+            "earlier run record kept as it was"
+        );
     }
-    assert_eq!(std::fs::metadata(&trace_file).unwrap().modified().unwrap(), mtime);
+    assert_eq!(
+        std::fs::metadata(&trace_file).unwrap().modified().unwrap(),
+        mtime
+    );
 
     // A changed source must not mix with the old runs, unless --force starts over.
     let copy = tmp.path().join("pge1.c");
@@ -148,8 +213,17 @@ fn profiles_a_testdata_program_and_resumes() {
     let o = profile(&changed);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("manifest.json") && err.contains("different version") && err.contains("--force"), "{err}");
-    assert_eq!(manifest(&out), m2, "a refused profile leaves the manifest alone");
+    assert!(
+        err.contains("manifest.json")
+            && err.contains("different version")
+            && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        manifest(&out),
+        m2,
+        "a refused profile leaves the manifest alone"
+    );
     changed.push("--force");
     // `--force` goes among the options, before `--`
     let pos = changed.iter().position(|a| *a == "--").unwrap();
@@ -160,7 +234,10 @@ fn profiles_a_testdata_program_and_resumes() {
     let m3 = manifest(&out);
     assert_eq!(m3.runs.len(), 2, "old runs discarded: {:?}", m3.runs);
     assert_ne!(m3.source_hash, m.source_hash);
-    assert!(!RunDir::at(&out).run_path("K=8,N=64,P=4").exists(), "old run directories removed");
+    assert!(
+        !RunDir::at(&out).run_path("K=8,N=64,P=4").exists(),
+        "old run directories removed"
+    );
 }
 
 #[test]
@@ -186,18 +263,30 @@ fn a_deadlocked_run_times_out_and_the_others_are_kept() {
     let m = manifest(&out);
     assert_eq!(m.runs.len(), 3);
     assert_eq!(*status(&m, "N=1,P=2"), RunStatus::Ok);
-    assert_eq!(*status(&m, "N=3,P=2"), RunStatus::Ok, "the grid goes on after a timeout");
+    assert_eq!(
+        *status(&m, "N=3,P=2"),
+        RunStatus::Ok,
+        "the grid goes on after a timeout"
+    );
     let r = m.run("N=2,P=2").unwrap();
     match &r.status {
         RunStatus::Timeout { reason } => assert!(reason.contains("3 s timeout"), "{reason}"),
         s => panic!("expected a timeout, got {s:?}"),
     }
-    assert!(r.wall_seconds >= 3.0 && r.wall_seconds < 10.0, "{}", r.wall_seconds);
+    assert!(
+        r.wall_seconds >= 3.0 && r.wall_seconds < 10.0,
+        "{}",
+        r.wall_seconds
+    );
     // no rank of the killed run survives
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     let exe = out.join("build/deadlock");
-    assert!(!String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()), "ranks left running");
-    let stdout = std::fs::read_to_string(RunDir::at(&out).run_path("N=3,P=2").join("stdout.txt")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()),
+        "ranks left running"
+    );
+    let stdout =
+        std::fs::read_to_string(RunDir::at(&out).run_path("N=3,P=2").join("stdout.txt")).unwrap();
     assert!(stdout.contains("n=3 x="), "{stdout}");
 }
 
@@ -208,27 +297,50 @@ fn an_interrupted_profile_kills_its_ranks_and_resumes() {
     let src = misbehaving(tmp.path(), "deadlock");
     let out = tmp.path().join("i.augur");
     let args = |timeout: &str| -> Vec<String> {
-        [src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--np", "2", "--param", "N=1,2", "--timeout", timeout, "--", "{N}"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+        [
+            src.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--np",
+            "2",
+            "--param",
+            "N=1,2",
+            "--timeout",
+            timeout,
+            "--",
+            "{N}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
     };
     let mut child = augur().arg("profile").args(args("120s")).spawn().unwrap();
     // wait until N=1 is recorded and N=2 (which hangs) has started
     let t0 = std::time::Instant::now();
-    while RunDir::at(&out).load_manifest().ok().flatten().is_none_or(|m| m.runs.len() != 1) {
+    while RunDir::at(&out)
+        .load_manifest()
+        .ok()
+        .flatten()
+        .is_none_or(|m| m.runs.len() != 1)
+    {
         assert!(t0.elapsed().as_secs() < 60, "first run never recorded");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     std::thread::sleep(std::time::Duration::from_secs(2));
-    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(kill.success());
     let exit = child.wait().unwrap();
     assert_eq!(exit.code(), Some(130));
     std::thread::sleep(std::time::Duration::from_millis(500));
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     let exe = out.join("build/deadlock");
-    assert!(!String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()), "ranks outlived the interrupt");
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout).contains(exe.to_str().unwrap()),
+        "ranks outlived the interrupt"
+    );
     let m = manifest(&out);
     assert_eq!(m.runs.len(), 1, "only finished runs recorded: {:?}", m.runs);
     // resume: N=1 is kept, N=2 runs again (and times out this time)
@@ -247,7 +359,17 @@ fn a_crashing_rank_is_recorded_failed_with_a_reason() {
     let src = misbehaving(tmp.path(), "abort");
     let out = tmp.path().join("a.augur");
     let run = |ns: &str| {
-        profile(&[src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--np", "1,2", "--param", ns, "--", "{N}"])
+        profile(&[
+            src.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--np",
+            "1,2",
+            "--param",
+            ns,
+            "--",
+            "{N}",
+        ])
     };
     let o = run("N=1,2");
     assert_eq!(o.status.code(), Some(1));
@@ -259,13 +381,20 @@ fn a_crashing_rank_is_recorded_failed_with_a_reason() {
     let r = m.run("N=2,P=2").unwrap();
     match &r.status {
         RunStatus::Failed { reason } => {
-            assert!(reason.starts_with("exit code") || reason.starts_with("killed by signal"), "{reason}");
-            assert!(reason.len() > "exit code 1".len(), "reason names what happened: {reason}");
+            assert!(
+                reason.starts_with("exit code") || reason.starts_with("killed by signal"),
+                "{reason}"
+            );
+            assert!(
+                reason.len() > "exit code 1".len(),
+                "reason names what happened: {reason}"
+            );
         }
         s => panic!("expected failed, got {s:?}"),
     }
     assert!(r.exit_code.is_some_and(|c| c != 0));
-    let stderr = std::fs::read_to_string(RunDir::at(&out).run_path("N=2,P=2").join("stderr.txt")).unwrap();
+    let stderr =
+        std::fs::read_to_string(RunDir::at(&out).run_path("N=2,P=2").join("stderr.txt")).unwrap();
     assert!(stderr.contains("rank 1 gives up"), "{stderr}");
     // A resume retries the failed configuration only (it fails again) and keeps the rest.
     let o = run("N=1,2");
@@ -304,10 +433,18 @@ fn fortran_under_smpi() {
         assert!(r.mpi.starts_with("SimGrid SMPI"), "{}", r.mpi);
         let traces = RunDir::at(&out).read_run(&r.config).unwrap();
         assert!(traces.iter().all(|t| t.header.smpi() && t.header.fortran()));
-        assert!(traces.iter().all(|t| t.mpi_calls().count() > 0), "MPI events from Fortran under SMPI");
+        assert!(
+            traces.iter().all(|t| t.mpi_calls().count() > 0),
+            "MPI events from Fortran under SMPI"
+        );
     }
-    let stdout = std::fs::read_to_string(RunDir::at(&out).run_path("K=4,N=32,P=4").join("stdout.txt")).unwrap();
-    assert!(stdout.contains("E+") || stdout.contains("E-"), "checksum printed: {stdout}");
+    let stdout =
+        std::fs::read_to_string(RunDir::at(&out).run_path("K=4,N=32,P=4").join("stdout.txt"))
+            .unwrap();
+    assert!(
+        stdout.contains("E+") || stdout.contains("E-"),
+        "checksum printed: {stdout}"
+    );
 }
 
 #[test]
@@ -316,12 +453,38 @@ fn usage_and_input_errors_exit_2() {
     let out = tmp.path().join("x.augur");
     let src = testdata("pge1/pge1.c");
     for (args, msg) in [
-        (vec![src.to_str().unwrap(), "--np", "2", "--param", "N=64", "--", "{M}"], "unknown placeholder `{M}`"),
-        (vec![src.to_str().unwrap(), "--np", "0"], "rank counts start at 1"),
-        (vec![src.to_str().unwrap(), "--np", "2", "--param", "N=big"], "`big` is not a number"),
-        (vec![src.to_str().unwrap(), "--np", "2", "--timeout", "soon"], "--timeout `soon`"),
-        (vec!["/nonexistent/prog.c", "--np", "2"], "/nonexistent/prog.c"),
-        (vec![src.to_str().unwrap(), "--np", "2", "--platform", "p.xml"], "--platform only applies"),
+        (
+            vec![
+                src.to_str().unwrap(),
+                "--np",
+                "2",
+                "--param",
+                "N=64",
+                "--",
+                "{M}",
+            ],
+            "unknown placeholder `{M}`",
+        ),
+        (
+            vec![src.to_str().unwrap(), "--np", "0"],
+            "rank counts start at 1",
+        ),
+        (
+            vec![src.to_str().unwrap(), "--np", "2", "--param", "N=big"],
+            "`big` is not a number",
+        ),
+        (
+            vec![src.to_str().unwrap(), "--np", "2", "--timeout", "soon"],
+            "--timeout `soon`",
+        ),
+        (
+            vec!["/nonexistent/prog.c", "--np", "2"],
+            "/nonexistent/prog.c",
+        ),
+        (
+            vec![src.to_str().unwrap(), "--np", "2", "--platform", "p.xml"],
+            "--platform only applies",
+        ),
     ] {
         let mut a = args.clone();
         a.splice(1..1, ["--out", out.to_str().unwrap()]);

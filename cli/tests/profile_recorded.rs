@@ -18,7 +18,10 @@ fn run_dirs() -> Vec<PathBuf> {
     for prog in std::fs::read_dir(testdata()).unwrap() {
         let runs = prog.unwrap().path().join("runs");
         if let Ok(rd) = std::fs::read_dir(&runs) {
-            out.extend(rd.map(|e| e.unwrap().path()).filter(|p| p.join("manifest.json").is_file()));
+            out.extend(
+                rd.map(|e| e.unwrap().path())
+                    .filter(|p| p.join("manifest.json").is_file()),
+            );
         }
     }
     out.sort();
@@ -42,18 +45,33 @@ fn comm_sites(apt: &serde_json::Value) -> BTreeSet<u32> {
 #[test]
 fn every_program_has_native_and_smpi_runs_in_c_and_fortran() {
     let dirs = run_dirs();
-    let programs = ["shift", "pipeline", "pge1", "pge2", "atm2d", "sweep", "stencil"];
+    let programs = [
+        "shift", "pipeline", "pge1", "pge2", "atm2d", "sweep", "stencil",
+    ];
     for p in programs {
         for v in ["mpi-c", "mpi-f", "smpi-c", "smpi-f"] {
             let d = testdata().join(p).join("runs").join(v);
-            assert!(dirs.contains(&d), "missing recorded runs {}: run scripts/record-runs.sh --only {p}", d.display());
+            assert!(
+                dirs.contains(&d),
+                "missing recorded runs {}: run scripts/record-runs.sh --only {p}",
+                d.display()
+            );
             let m = RunDir::at(&d).load_manifest().unwrap().unwrap();
             let nps: BTreeSet<u32> = m.runs.iter().map(|r| r.np).collect();
-            let want: BTreeSet<u32> = if v.starts_with("smpi") { [2, 4, 8, 16].into() } else { [1, 2, 4].into() };
+            let want: BTreeSet<u32> = if v.starts_with("smpi") {
+                [2, 4, 8, 16].into()
+            } else {
+                [1, 2, 4].into()
+            };
             assert_eq!(nps, want, "{}", d.display());
-            let sizes: BTreeSet<String> = m.runs.iter().map(|r| format!("{:?}", r.params)).collect();
+            let sizes: BTreeSet<String> =
+                m.runs.iter().map(|r| format!("{:?}", r.params)).collect();
             if v.ends_with('c') {
-                assert!(sizes.len() >= 3, "{}: several problem sizes, got {sizes:?}", d.display());
+                assert!(
+                    sizes.len() >= 3,
+                    "{}: several problem sizes, got {sizes:?}",
+                    d.display()
+                );
             }
         }
     }
@@ -65,7 +83,8 @@ fn recorded_runs_are_current_complete_and_consistent() {
         let rd = RunDir::at(&dir);
         let m = rd.load_manifest().unwrap().unwrap();
         let repo = testdata().join("..");
-        let src = std::fs::read(repo.join(&m.source)).unwrap_or_else(|e| panic!("{}: {}: {e}", dir.display(), m.source));
+        let src = std::fs::read(repo.join(&m.source))
+            .unwrap_or_else(|e| panic!("{}: {}: {e}", dir.display(), m.source));
         assert_eq!(
             m.source_hash,
             trace::source_hash(&src),
@@ -73,9 +92,14 @@ fn recorded_runs_are_current_complete_and_consistent() {
             dir.display(),
             m.source
         );
-        let apt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("apt.json")).unwrap()).unwrap();
+        let apt: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("apt.json")).unwrap()).unwrap();
         let comm = comm_sites(&apt);
-        let smpi = dir.file_name().unwrap().to_string_lossy().starts_with("smpi");
+        let smpi = dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("smpi");
         for r in &m.runs {
             assert_eq!(r.status, RunStatus::Ok, "{} {}", dir.display(), r.config);
             let traces = rd.read_run(&r.config).unwrap_or_else(|e| panic!("{e}"));
@@ -86,23 +110,44 @@ fn recorded_runs_are_current_complete_and_consistent() {
                 assert_eq!(t.header.smpi(), smpi, "{} {}", dir.display(), r.config);
                 let me = t.header.rank as u32;
                 for msg in t.sent() {
-                    sent.entry((me, msg.peer)).or_default().push((msg.tag, msg.bytes));
+                    sent.entry((me, msg.peer))
+                        .or_default()
+                        .push((msg.tag, msg.bytes));
                 }
                 for msg in t.received() {
-                    recvd.entry((msg.peer, me)).or_default().push((msg.tag, msg.bytes));
+                    recvd
+                        .entry((msg.peer, me))
+                        .or_default()
+                        .push((msg.tag, msg.bytes));
                 }
                 for (c, _) in t.mpi_calls() {
                     if !matches!(c.op, Op::Init | Op::Finalize) {
-                        assert!(comm.contains(&c.site), "{} {}: {c:?} not at a COMM site", dir.display(), r.config);
+                        assert!(
+                            comm.contains(&c.site),
+                            "{} {}: {c:?} not at a COMM site",
+                            dir.display(),
+                            r.config
+                        );
                     }
                 }
             }
             for v in sent.values_mut().chain(recvd.values_mut()) {
                 v.sort();
             }
-            assert_eq!(sent, recvd, "{} {}: sends and receives disagree", dir.display(), r.config);
+            assert_eq!(
+                sent,
+                recvd,
+                "{} {}: sends and receives disagree",
+                dir.display(),
+                r.config
+            );
             if r.np > 1 {
-                assert!(!sent.is_empty(), "{} {}: no messages", dir.display(), r.config);
+                assert!(
+                    !sent.is_empty(),
+                    "{} {}: no messages",
+                    dir.display(),
+                    r.config
+                );
             }
         }
     }
@@ -116,23 +161,40 @@ fn recorded_output_of_the_small_sizes_is_the_expected_line() {
         let expected = std::fs::read_to_string(prog_dir.join("expected.txt")).unwrap();
         let m = RunDir::at(&dir).load_manifest().unwrap().unwrap();
         for line in expected.lines() {
-            let Some((np, want)) = line.strip_prefix("np=").and_then(|l| l.split_once(' ')) else { continue };
+            let Some((np, want)) = line.strip_prefix("np=").and_then(|l| l.split_once(' ')) else {
+                continue;
+            };
             let np: u32 = np.parse().unwrap();
             // the README's small sizes are the expected line's own parameters: find the run whose
             // parameters all appear in it (e.g. `N=256 K=8` in pge1's line)
             for r in m.runs.iter().filter(|r| r.np == np) {
                 let words: BTreeSet<&str> = want.split_whitespace().collect();
-                let all_in = r.params.iter().all(|(k, v)| words.contains(format!("{k}={v}").as_str()));
+                let all_in = r
+                    .params
+                    .iter()
+                    .all(|(k, v)| words.contains(format!("{k}={v}").as_str()));
                 if !all_in {
                     continue;
                 }
-                let out = std::fs::read_to_string(RunDir::at(&dir).run_path(&r.config).join("stdout.txt")).unwrap();
-                assert_eq!(out.lines().last().map(str::trim), Some(want.trim()), "{} {}", dir.display(), r.config);
+                let out = std::fs::read_to_string(
+                    RunDir::at(&dir).run_path(&r.config).join("stdout.txt"),
+                )
+                .unwrap();
+                assert_eq!(
+                    out.lines().last().map(str::trim),
+                    Some(want.trim()),
+                    "{} {}",
+                    dir.display(),
+                    r.config
+                );
                 checked += 1;
             }
         }
     }
-    assert!(checked >= 40, "only {checked} recorded runs matched an expected line");
+    assert!(
+        checked >= 40,
+        "only {checked} recorded runs matched an expected line"
+    );
 }
 
 /// Drops `file` keys: the recorded APT names paths relative to the repository root, this test
@@ -164,12 +226,22 @@ fn recorded_apt_matches_todays_sources_and_includes() {
             .unwrap()
             .iter()
             .filter(|p| p["origin"]["kind"] == "argv")
-            .map(|p| (p["origin"]["index"].as_u64().unwrap(), p["name"].as_str().unwrap().to_string()))
+            .map(|p| {
+                (
+                    p["origin"]["index"].as_u64().unwrap(),
+                    p["name"].as_str().unwrap().to_string(),
+                )
+            })
             .collect();
         argv.sort();
         let src = repo.join(&m.source);
         let lowered = frontend::load(&src, &frontend::Options::default()).unwrap();
-        let tree = apt::build(&lowered, &apt::AptOptions { arg_names: argv.into_iter().map(|(_, n)| n).collect() });
+        let tree = apt::build(
+            &lowered,
+            &apt::AptOptions {
+                arg_names: argv.into_iter().map(|(_, n)| n).collect(),
+            },
+        );
         let mut fresh = apt::render::to_json(&tree);
         without_files(&mut saved);
         without_files(&mut fresh);

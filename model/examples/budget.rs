@@ -9,12 +9,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut n_mpi = 0;
         for e in &t.events {
             match e {
-                Event::Phase(p) => { ph += if smpi { p.end.wtime - p.start.wtime } else { p.cpu_ns as f64 * 1e-9 }; last = p.end.wtime; }
-                Event::Mpi { call, .. } => { if call.op != trace::Op::Init { mpi += call.end.wtime - call.start.wtime; n_mpi += 1; } last = call.end.wtime; }
+                Event::Phase(p) => {
+                    ph += if smpi {
+                        p.end.wtime - p.start.wtime
+                    } else {
+                        p.cpu_ns as f64 * 1e-9
+                    };
+                    last = p.end.wtime;
+                }
+                Event::Mpi { call, .. } => {
+                    if call.op != trace::Op::Init {
+                        mpi += call.end.wtime - call.start.wtime;
+                        n_mpi += 1;
+                    }
+                    last = call.end.wtime;
+                }
             }
         }
         let el = last - t.header.init_wtime;
-        println!("rank {:>3} elapsed {:.3e} phases {:.3e} mpi {:.3e} ({n_mpi} calls) rest {:.3e}", t.header.rank, el, ph, mpi, el - ph - mpi);
+        println!(
+            "rank {:>3} elapsed {:.3e} phases {:.3e} mpi {:.3e} ({n_mpi} calls) rest {:.3e}",
+            t.header.rank,
+            el,
+            ph,
+            mpi,
+            el - ph - mpi
+        );
     }
     Ok(())
 }

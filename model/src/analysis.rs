@@ -74,7 +74,8 @@ pub fn eval(e: &Expr, at: &BTreeMap<String, f64>) -> Result<f64, ModelError> {
             return Err(ModelError::MissingParam { name: v });
         }
     }
-    e.eval_map(at).map_err(|err| ModelError::Eval(err.to_string()))
+    e.eval_map(at)
+        .map_err(|err| ModelError::Eval(err.to_string()))
 }
 
 fn eval_runs(e: &Expr, runs: &[&RunObs]) -> Vec<f64> {
@@ -83,7 +84,14 @@ fn eval_runs(e: &Expr, runs: &[&RunObs]) -> Vec<f64> {
     match Compiled::new(e, &slots) {
         Ok(c) => runs
             .iter()
-            .map(|r| c.eval(&names.iter().map(|n| r.params.get(n).copied().unwrap_or(f64::NAN)).collect::<Vec<_>>()))
+            .map(|r| {
+                c.eval(
+                    &names
+                        .iter()
+                        .map(|n| r.params.get(n).copied().unwrap_or(f64::NAN))
+                        .collect::<Vec<_>>(),
+                )
+            })
             .collect(),
         Err(_) => vec![f64::NAN; runs.len()],
     }
@@ -106,9 +114,17 @@ pub fn analyze(
         let predicted = if opts.no_validation || runs.len() < 2 {
             f64::NAN
         } else {
-            let rest: Vec<RunObs> = runs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, r)| r.clone()).collect();
+            let rest: Vec<RunObs> = runs
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, r)| r.clone())
+                .collect();
             let b = build(apt, main, &rest, machine, &opts.quantity);
-            eval_runs(&b.t[1], &[r]).first().copied().unwrap_or(f64::NAN)
+            eval_runs(&b.t[1], &[r])
+                .first()
+                .copied()
+                .unwrap_or(f64::NAN)
         };
         validation.push(Validation {
             config: r.config.clone(),
@@ -169,7 +185,11 @@ fn nondeterminism(runs: &[RunObs]) -> Vec<String> {
     for r in runs {
         let key = format!("{:?}", r.params);
         if let Some(prev) = seen.get(&key) {
-            let same = prev.ranks.iter().zip(&r.ranks).all(|(a, b)| a.loops == b.loops && a.branches == b.branches);
+            let same = prev
+                .ranks
+                .iter()
+                .zip(&r.ranks)
+                .all(|(a, b)| a.loops == b.loops && a.branches == b.branches);
             if !same {
                 out.push(format!("runs {} and {} have the same parameters but different loop/branch counts (non-deterministic control flow)", prev.config, r.config));
             }
@@ -191,16 +211,29 @@ impl ModelFile {
     }
 
     pub fn load(path: &Path) -> Result<ModelFile, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         #[derive(Deserialize)]
         struct V {
             schema: u32,
         }
-        let v: V = serde_json::from_str(&text).map_err(|source| ModelError::Json { path: path.to_path_buf(), source })?;
+        let v: V = serde_json::from_str(&text).map_err(|source| ModelError::Json {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if v.schema != MODEL_SCHEMA {
-            return Err(ModelError::Schema { path: path.to_path_buf(), found: v.schema, expected: MODEL_SCHEMA });
+            return Err(ModelError::Schema {
+                path: path.to_path_buf(),
+                found: v.schema,
+                expected: MODEL_SCHEMA,
+            });
         }
-        serde_json::from_str(&text).map_err(|source| ModelError::Json { path: path.to_path_buf(), source })
+        serde_json::from_str(&text).map_err(|source| ModelError::Json {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// T and its band at `at`: (min, T, max), the band ordered.
@@ -213,11 +246,19 @@ impl ModelFile {
 
     /// Mean and largest |leave-one-out error| over the runs that could be predicted.
     pub fn loo_summary(&self) -> Option<(f64, f64)> {
-        let e: Vec<f64> = self.validation.iter().map(|v| v.loo_error.abs()).filter(|v| v.is_finite()).collect();
+        let e: Vec<f64> = self
+            .validation
+            .iter()
+            .map(|v| v.loo_error.abs())
+            .filter(|v| v.is_finite())
+            .collect();
         if e.is_empty() {
             return None;
         }
-        Some((e.iter().sum::<f64>() / e.len() as f64, e.iter().fold(0.0, |m, v| m.max(*v))))
+        Some((
+            e.iter().sum::<f64>() / e.len() as f64,
+            e.iter().fold(0.0, |m, v| m.max(*v)),
+        ))
     }
 }
 
@@ -230,7 +271,13 @@ pub struct Report {
 }
 
 /// Loads the runs of `dir` and analyses them (see [`analyze`]); warnings from loading come first.
-pub fn analyze_dir(apt: &Apt, main: &str, dir: &Path, machine: &Machine, opts: &AnalyzeOptions) -> Result<ModelFile, ModelError> {
+pub fn analyze_dir(
+    apt: &Apt,
+    main: &str,
+    dir: &Path,
+    machine: &Machine,
+    opts: &AnalyzeOptions,
+) -> Result<ModelFile, ModelError> {
     let (manifest, runs, mut warnings) = crate::observe::load_runs(dir)?;
     let mut m = analyze(apt, main, &manifest.program, &runs, machine, opts);
     warnings.append(&mut m.warnings);

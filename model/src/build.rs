@@ -128,7 +128,10 @@ pub fn fit_params(runs: &[RunObs]) -> Vec<String> {
 }
 
 fn row(r: &RunObs, params: &[String]) -> Vec<f64> {
-    params.iter().map(|p| r.params.get(p).copied().unwrap_or(0.0)).collect()
+    params
+        .iter()
+        .map(|p| r.params.get(p).copied().unwrap_or(0.0))
+        .collect()
 }
 
 /// The APT attribute as an expression over the fit parameters only (constants substituted).
@@ -165,13 +168,21 @@ fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
 }
 
 /// Builds the model from `runs` (all of them: the caller holds out runs for validation).
-pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &QuantityOptions) -> Built {
+pub fn build(
+    apt: &Apt,
+    main: &str,
+    runs: &[RunObs],
+    machine: &Machine,
+    qopts: &QuantityOptions,
+) -> Built {
     let params = fit_params(runs);
     let consts: BTreeMap<String, Expr> = apt
         .params
         .iter()
         .filter_map(|p| match p.origin {
-            ParamOrigin::Constant { default } if !params.contains(&p.name) => Some((p.name.clone(), Expr::num(default))),
+            ParamOrigin::Constant { default } if !params.contains(&p.name) => {
+                Some((p.name.clone(), Expr::num(default)))
+            }
             _ => None,
         })
         .collect();
@@ -179,7 +190,10 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
     let mut warnings = Vec::new();
     let mut quantities = Vec::new();
     let samples_of = |f: &dyn Fn(&RunObs) -> Option<f64>| -> Samples {
-        let mut s = Samples { params: params.clone(), ..Default::default() };
+        let mut s = Samples {
+            params: params.clone(),
+            ..Default::default()
+        };
         for r in runs {
             if let Some(v) = f(r).filter(|v| v.is_finite()) {
                 s.points.push(row(r, &params));
@@ -198,25 +212,37 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
         let site = n.site.0;
         match &n.data {
             NodeData::Loop(l) if l.compute => {
-                let s = samples_of(&|r| r.compute_totals(site).filter(|(c, _)| *c > 0).map(|(c, t)| t / c as f64));
+                let s = samples_of(&|r| {
+                    r.compute_totals(site)
+                        .filter(|(c, _)| *c > 0)
+                        .map(|(c, t)| t / c as f64)
+                });
                 if s.values.is_empty() {
                     continue;
                 }
-                let work = l.work.as_ref().and_then(|w| source_expr(w, &consts, &params));
+                let work = l
+                    .work
+                    .as_ref()
+                    .and_then(|w| source_expr(w, &consts, &params));
                 let f = match &work {
                     Some(w) => crate::quantity::fit_scaled(&s, w),
                     None => fit_quantity(&s, None, &[], false, qopts),
                 };
                 let w = match (&work, f.origin) {
-                    (Some(w), crate::quantity::Origin::SourceScaled) => {
-                        f.expr.terms().first().map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef()))
-                    }
+                    (Some(w), crate::quantity::Origin::SourceScaled) => f
+                        .expr
+                        .terms()
+                        .first()
+                        .map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef())),
                     _ => None,
                 };
                 compute_rep.push(ComputeReport {
                     site,
                     line: n.line,
-                    work: l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                    work: l
+                        .work
+                        .as_ref()
+                        .map_or_else(|| "unresolved".into(), Attr::text),
                     w,
                     cost: f.expr.clone(),
                     inside_phase: None,
@@ -225,16 +251,34 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
                 compute.insert(site, f);
             }
             NodeData::Loop(l) => {
-                let s = samples_of(&|r| r.loop_totals(site).filter(|(c, _)| *c > 0).map(|(c, it)| it as f64 / c as f64));
+                let s = samples_of(&|r| {
+                    r.loop_totals(site)
+                        .filter(|(c, _)| *c > 0)
+                        .map(|(c, it)| it as f64 / c as f64)
+                });
                 let src = source_expr(&l.trip, &consts, &params);
                 if s.values.is_empty() {
                     if let Some(e) = src {
-                        trips.insert(site, Fitted { lo: e.clone(), hi: e.clone(), ..Fitted::constant(0.0) }.with_expr(e));
+                        trips.insert(
+                            site,
+                            Fitted {
+                                lo: e.clone(),
+                                hi: e.clone(),
+                                ..Fitted::constant(0.0)
+                            }
+                            .with_expr(e),
+                        );
                     }
                     continue;
                 }
                 let f = fit_quantity(&s, src.as_ref(), &[], true, qopts);
-                quantities.push(QuantityReport { what: "trip".into(), site, line: n.line, source: l.trip.text(), fit: f.clone() });
+                quantities.push(QuantityReport {
+                    what: "trip".into(),
+                    site,
+                    line: n.line,
+                    source: l.trip.text(),
+                    fit: f.clone(),
+                });
                 trips.insert(site, f);
             }
             NodeData::If(i) => {
@@ -248,8 +292,18 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
                 let inv_p = Expr::var("P").powi(-1);
                 let cands = vec![vec![Expr::one()], vec![Expr::one(), inv_p]];
                 let f = crate::quantity::fit_probability(&s, &cands);
-                let src = if i.cond.is_empty() { "unresolved".to_string() } else { i.cond.clone() };
-                quantities.push(QuantityReport { what: "branch".into(), site, line: n.line, source: src, fit: f.clone() });
+                let src = if i.cond.is_empty() {
+                    "unresolved".to_string()
+                } else {
+                    i.cond.clone()
+                };
+                quantities.push(QuantityReport {
+                    what: "branch".into(),
+                    site,
+                    line: n.line,
+                    source: src,
+                    fit: f.clone(),
+                });
                 probs.insert(site, f);
             }
             _ => {}
@@ -257,7 +311,10 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
     }
     for q in &quantities {
         if q.fit.origin.by_regression() && q.fit.points > 0 {
-            warnings.push(format!("{} at line {} (site {}) filled by regression: {}", q.what, q.line, q.site, q.fit.expr));
+            warnings.push(format!(
+                "{} at line {} (site {}) filled by regression: {}",
+                q.what, q.line, q.site, q.fit.expr
+            ));
         }
     }
 
@@ -274,33 +331,58 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
         }
         // the APT ancestor is cpg's (nearest common non-COMM ancestor of the sites)
         let Some(anchor) = g.ancestor else {
-            warnings.push(format!("phase {gi} (sites {:?}) has no APT ancestor (sites not in the APT?): not costed", g.sites));
+            warnings.push(format!(
+                "phase {gi} (sites {:?}) has no APT ancestor (sites not in the APT?): not costed",
+                g.sites
+            ));
             continue;
         };
         let anchor_node = nodes.get(&anchor).copied();
         excluded.extend(g.sites.iter().copied());
         excluded.extend(g.overlapped.iter().copied());
         if g.runs.len() == 1 {
-            warnings.push(format!("phase {gi} (sites {:?}) seen in one run only: its size and depth are not fitted", g.sites));
+            warnings.push(format!(
+                "phase {gi} (sites {:?}) seen in one run only: its size and depth are not fitted",
+                g.sites
+            ));
         }
-        let largest = g.runs.iter().max_by_key(|(ri, _)| runs[**ri].p()).map(|(ri, pr)| (*ri, pr));
+        let largest = g
+            .runs
+            .iter()
+            .max_by_key(|(ri, _)| runs[**ri].p())
+            .map(|(ri, pr)| (*ri, pr));
         // messages per rank per occurrence, at the largest run
         let msgs = largest
             .and_then(|(ri, pr)| {
                 let occ = anchor_node
-                    .and_then(|n| runs[ri].ranks.iter().filter_map(|r| executions(r, n)).reduce(f64::max))
+                    .and_then(|n| {
+                        runs[ri]
+                            .ranks
+                            .iter()
+                            .filter_map(|r| executions(r, n))
+                            .reduce(f64::max)
+                    })
                     .unwrap_or(1.0)
                     .max(1.0);
                 let m = (pr.max_msgs_per_rank as f64 / occ).round();
                 (m >= 1.0).then_some(m)
             })
             .unwrap_or(1.0);
-        let send_src = g.sites.iter().find_map(|s| match nodes.get(s).map(|n| &n.data) {
-            Some(NodeData::Comm(c)) => c.bytes.as_ref().and_then(|b| source_expr(b, &consts, &params)),
-            _ => None,
-        });
+        let send_src = g
+            .sites
+            .iter()
+            .find_map(|s| match nodes.get(s).map(|n| &n.data) {
+                Some(NodeData::Comm(c)) => c
+                    .bytes
+                    .as_ref()
+                    .and_then(|b| source_expr(b, &consts, &params)),
+                _ => None,
+            });
         let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
-            let mut s = Samples { params: params.clone(), ..Default::default() };
+            let mut s = Samples {
+                params: params.clone(),
+                ..Default::default()
+            };
             for (ri, pr) in &g.runs {
                 s.points.push(row(&runs[*ri], &params));
                 s.values.push(f(pr));
@@ -308,11 +390,27 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
             s
         };
         let bytes = fit_quantity(&by(&|pr| pr.bytes), send_src.as_ref(), &[], true, qopts);
-        let procs_c = vec![vec![Expr::var("P")], vec![Expr::var("P"), Expr::one()], vec![Expr::one()]];
-        let procs = fit_quantity(&by(&|pr| f64::from(pr.processors)), None, &procs_c, true, qopts);
+        let procs_c = vec![
+            vec![Expr::var("P")],
+            vec![Expr::var("P"), Expr::one()],
+            vec![Expr::one()],
+        ];
+        let procs = fit_quantity(
+            &by(&|pr| f64::from(pr.processors)),
+            None,
+            &procs_c,
+            true,
+            qopts,
+        );
         let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
         let first = g.sites.iter().next().copied().unwrap_or(0);
-        quantities.push(QuantityReport { what: "bytes".into(), site: first, line: line(first), source: send_src.map_or_else(|| "unresolved".into(), |e| e.to_string()), fit: bytes.clone() });
+        quantities.push(QuantityReport {
+            what: "bytes".into(),
+            site: first,
+            line: line(first),
+            source: send_src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
+            fit: bytes.clone(),
+        });
         let depth = (g.kind == PhaseKind::Pipeline).then(|| {
             let cands = vec![
                 vec![Expr::var("P"), Expr::one()],
@@ -322,24 +420,40 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
                 vec![Expr::one()],
             ];
             let d = fit_quantity(&by(&|pr| f64::from(pr.depth)), None, &cands, true, qopts);
-            quantities.push(QuantityReport { what: "depth".into(), site: first, line: line(first), source: "measured".into(), fit: d.clone() });
+            quantities.push(QuantityReport {
+                what: "depth".into(),
+                site: first,
+                line: line(first),
+                source: "measured".into(),
+                fit: d.clone(),
+            });
             d
         });
         // W: computation inside the phase, per occurrence
         let w: [Expr; 3] = BOUNDS.map(|b| {
-            g.overlapped.iter().filter_map(|c| compute.get(c).map(|f: &Fitted| f.at(b).clone())).sum()
+            g.overlapped
+                .iter()
+                .filter_map(|c| compute.get(c).map(|f: &Fitted| f.at(b).clone()))
+                .sum()
         });
         let pp = &machine.point_to_point;
         let d_at = largest.map_or(0.0, |(_, pr)| pr.bytes);
         let m = |b: Bound| bytes.at(b).clone();
         let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
-            cm.regime_at(d_at).expr_bound(b).subs("d", &m(b)).subs("p", &Expr::int(2))
+            cm.regime_at(d_at)
+                .expr_bound(b)
+                .subs("d", &m(b))
+                .subs("p", &Expr::int(2))
         };
         let k = Expr::num(msgs);
         let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
         let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
         for b in BOUNDS {
-            let (tau, s, r) = (sub(&pp.tau, b), sub(&pp.send_overhead, b), sub(&pp.recv_overhead, b));
+            let (tau, s, r) = (
+                sub(&pp.tau, b),
+                sub(&pp.send_overhead, b),
+                sub(&pp.recv_overhead, b),
+            );
             let i = bidx(b);
             match g.kind {
                 PhaseKind::Synchronous => per[i] = Expr::max(tau, w[i].clone()) + &k * (s + r),
@@ -352,7 +466,13 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
             }
         }
         anchored.entry(anchor).or_default().push(gi);
-        phase_cost.insert(gi, PhaseCost { per: per.clone(), fill: fill.clone() });
+        phase_cost.insert(
+            gi,
+            PhaseCost {
+                per: per.clone(),
+                fill: fill.clone(),
+            },
+        );
         phase_rep.push(PhaseReport {
             id: gi,
             kind: g.kind,
@@ -389,7 +509,12 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
         }
     }
     for p in &mut phase_rep {
-        p.overlaps_with = overlap_pair.get(&p.id).copied().or_else(|| overlap_pair.iter().find(|(_, v)| **v == p.id).map(|(k, _)| *k));
+        p.overlaps_with = overlap_pair.get(&p.id).copied().or_else(|| {
+            overlap_pair
+                .iter()
+                .find(|(_, v)| **v == p.id)
+                .map(|(k, _)| *k)
+        });
     }
 
     let mut routines = BTreeMap::new();
@@ -398,22 +523,48 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
             routines.insert(name.clone(), r);
         }
     }
-    let p2p_default = BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
-    let ctx = Ctx { apt, machine, trips, probs, compute, phase_cost, anchored, excluded, routines, p2p_default, overlap_pair };
+    let p2p_default =
+        BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
+    let ctx = Ctx {
+        apt,
+        machine,
+        trips,
+        probs,
+        compute,
+        phase_cost,
+        anchored,
+        excluded,
+        routines,
+        p2p_default,
+        overlap_pair,
+    };
     let mut t = BOUNDS.map(|b| {
-        ctx.routines.get(main).map_or(Expr::zero(), |r| ctx.node(r, b, &mut Vec::new()))
+        ctx.routines
+            .get(main)
+            .map_or(Expr::zero(), |r| ctx.node(r, b, &mut Vec::new()))
     });
     // What the phase and computation costs leave unexplained (tracer and sequential code
     // outside computation phases, waiting the phase formulas miss; seed 004 §5.3) as a
     // function of how often each loop body runs.
     let loops: Vec<(u32, Expr)> = nodes
         .values()
-        .filter(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute) && ctx.trips.contains_key(&n.site.0))
+        .filter(|n| {
+            matches!(&n.data, NodeData::Loop(l) if !l.compute) && ctx.trips.contains_key(&n.site.0)
+        })
         .map(|n| (n.site.0, ctx.occurrences(n.site.0, &paths, main)))
         .collect();
     if let Some((fit, extra)) = crate::residual::fit_residual(&t[1], &loops, runs, &params) {
-        quantities.push(QuantityReport { what: "overhead".into(), site: 0, line: 0, source: "outside computation phases".into(), fit: fit.clone() });
-        warnings.push(format!("time outside computation phases and the phase formulas filled by regression: {}", fit.expr));
+        quantities.push(QuantityReport {
+            what: "overhead".into(),
+            site: 0,
+            line: 0,
+            source: "outside computation phases".into(),
+            fit: fit.clone(),
+        });
+        warnings.push(format!(
+            "time outside computation phases and the phase formulas filled by regression: {}",
+            fit.expr
+        ));
         for (i, b) in BOUNDS.iter().enumerate() {
             t[i] = t[i].clone() + fit.at(*b).clone();
         }
@@ -426,7 +577,13 @@ pub fn build(apt: &Apt, main: &str, runs: &[RunObs], machine: &Machine, qopts: &
         p.total = occ * pc.per[1].clone() + pc.fill[1].clone();
     }
     let _ = ctx.apt;
-    Built { t, phases: phase_rep, compute: compute_rep, quantities, warnings }
+    Built {
+        t,
+        phases: phase_rep,
+        compute: compute_rep,
+        quantities,
+        warnings,
+    }
 }
 
 impl Fitted {
@@ -451,7 +608,9 @@ impl Ctx<'_> {
 
     /// Phases anchored at `site`: (per occurrence, one-time), overlapping pairs as max.
     fn anchored(&self, site: u32, b: Bound) -> (Expr, Expr) {
-        let Some(list) = self.anchored.get(&site) else { return (Expr::zero(), Expr::zero()) };
+        let Some(list) = self.anchored.get(&site) else {
+            return (Expr::zero(), Expr::zero());
+        };
         let i = bidx(b);
         let (mut per, mut once) = (Expr::zero(), Expr::zero());
         let mut skip = BTreeSet::new();
@@ -460,7 +619,11 @@ impl Ctx<'_> {
                 continue;
             }
             let c = &self.phase_cost[g];
-            match self.overlap_pair.get(g).and_then(|h| self.phase_cost.get(h).map(|d| (h, d))) {
+            match self
+                .overlap_pair
+                .get(g)
+                .and_then(|h| self.phase_cost.get(h).map(|d| (h, d)))
+            {
                 Some((h, d)) => {
                     skip.insert(*h);
                     per = per + Expr::max(c.per[i].clone(), d.per[i].clone());
@@ -484,20 +647,30 @@ impl Ctx<'_> {
                 if self.excluded.contains(&site) {
                     Expr::zero()
                 } else {
-                    self.compute.get(&site).map_or(Expr::zero(), |f| f.at(b).clone())
+                    self.compute
+                        .get(&site)
+                        .map_or(Expr::zero(), |f| f.at(b).clone())
                 }
             }
             NodeData::Loop(_) => self.trip(n, b) * (self.sum(&n.children, b, stack) + per) + once,
             NodeData::If(_) => {
-                let p = self.probs.get(&site).map_or(Expr::zero(), |f| f.at(b).clone());
-                p.clone() * self.sum(&n.children, b, stack) + (Expr::one() - p) * self.sum(&n.else_children, b, stack) + per + once
+                let p = self
+                    .probs
+                    .get(&site)
+                    .map_or(Expr::zero(), |f| f.at(b).clone());
+                p.clone() * self.sum(&n.children, b, stack)
+                    + (Expr::one() - p) * self.sum(&n.else_children, b, stack)
+                    + per
+                    + once
             }
             NodeData::Call { callee, .. } => {
                 if stack.contains(callee) {
                     return Expr::zero();
                 }
                 // a phase whose sites span routines anchors at the call site
-                let Some(r) = self.routines.get(callee) else { return per + once };
+                let Some(r) = self.routines.get(callee) else {
+                    return per + once;
+                };
                 stack.push(callee.clone());
                 let t = self.node(r, b, stack);
                 stack.pop();
@@ -510,10 +683,20 @@ impl Ctx<'_> {
                 let name = format!("{:?}", c.op);
                 match name.parse::<CollectiveOp>() {
                     Ok(op) => {
-                        let Some(cost) = self.machine.collective(op) else { return Expr::zero() };
-                        let bytes = c.bytes.as_ref().and_then(Attr::expr).cloned().unwrap_or_else(Expr::zero);
+                        let Some(cost) = self.machine.collective(op) else {
+                            return Expr::zero();
+                        };
+                        let bytes = c
+                            .bytes
+                            .as_ref()
+                            .and_then(Attr::expr)
+                            .cloned()
+                            .unwrap_or_else(Expr::zero);
                         let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
-                        cost.regime_at(d).expr_bound(b).subs("d", &bytes).subs("p", &Expr::var("P"))
+                        cost.regime_at(d)
+                            .expr_bound(b)
+                            .subs("d", &bytes)
+                            .subs("p", &Expr::var("P"))
                     }
                     Err(_) => self.p2p_default[bidx(b)].clone(),
                 }
@@ -524,7 +707,12 @@ impl Ctx<'_> {
     /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
     /// anchor's own, when it is a loop) and branch probabilities, up to the routine.
     fn occurrences(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, _main: &str) -> Expr {
-        let nodes: BTreeMap<u32, &Node> = self.apt.nodes().into_iter().map(|n| (n.site.0, n)).collect();
+        let nodes: BTreeMap<u32, &Node> = self
+            .apt
+            .nodes()
+            .into_iter()
+            .map(|n| (n.site.0, n))
+            .collect();
         let mut e = Expr::one();
         for s in paths.get(&site).map(Vec::as_slice).unwrap_or(&[]) {
             if let Some(n) = nodes.get(s) {

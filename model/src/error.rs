@@ -18,11 +18,21 @@ pub enum ModelError {
     #[error("the APT has no main routine (no ROUTINE node with runs attributed to it)")]
     NoMain,
     #[error("cannot read {}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{}: not a model file: {source}", path.display())]
-    Json { path: PathBuf, source: serde_json::Error },
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("{}: model schema {found}, this augur reads schema {expected}; run `augur analyze` again", path.display())]
-    Schema { path: PathBuf, found: u32, expected: u32 },
+    Schema {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
     #[error("expression `{text}` in the model does not parse: {message}")]
     Expr { text: String, message: String },
     #[error("parameter `{name}` has no value; give it with --at {name}=…")]

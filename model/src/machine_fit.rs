@@ -162,7 +162,12 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
     let r = fit_terms(&exprs, &["p", "d", "w"], &points, &values, &opts).ok()?;
     // Residuals are in units of σ.
     let chi2: f64 = r.residuals.iter().map(|res| res * res).sum();
-    let raw: Vec<f64> = r.residuals.iter().zip(obs).map(|(res, o)| res * o.sigma).collect();
+    let raw: Vec<f64> = r
+        .residuals
+        .iter()
+        .zip(obs)
+        .map(|(res, o)| res * o.sigma)
+        .collect();
     let max_rel = raw
         .iter()
         .zip(obs)
@@ -171,7 +176,11 @@ fn fit_one(obs: &[Obs], name: &str, terms: &[String]) -> Option<Fitted> {
     let mean = obs.iter().map(|o| o.y).sum::<f64>() / obs.len() as f64;
     let ss_tot: f64 = obs.iter().map(|o| (o.y - mean).powi(2)).sum();
     let ss_res: f64 = raw.iter().map(|x| x * x).sum();
-    let r2 = if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else { 1.0 };
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        1.0
+    };
     let coefs: Vec<Coef> = terms
         .iter()
         .zip(&r.coeffs)

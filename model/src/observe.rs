@@ -62,7 +62,10 @@ impl RunObs {
     }
     /// Σ over ranks of a branch arm's count.
     pub fn branch_total(&self, site: u32, arm: i32) -> u64 {
-        self.ranks.iter().filter_map(|r| r.branches.get(&(site, arm))).sum()
+        self.ranks
+            .iter()
+            .filter_map(|r| r.branches.get(&(site, arm)))
+            .sum()
     }
     /// Σ over ranks of a computation phase's (entries, seconds).
     pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
@@ -87,7 +90,11 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     for e in &t.events {
         match e {
             Event::Phase(p) => {
-                let cost = if smpi { p.end.wtime - p.start.wtime } else { p.cpu_ns as f64 * 1e-9 };
+                let cost = if smpi {
+                    p.end.wtime - p.start.wtime
+                } else {
+                    p.cpu_ns as f64 * 1e-9
+                };
                 let ent = o.compute.entry(p.site).or_insert((0, 0.0));
                 ent.0 += 1;
                 ent.1 += cost.max(0.0);
@@ -121,10 +128,18 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
 /// matched are skipped with a warning naming the run and the reason.
 pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), ModelError> {
     let rd = RunDir::at(dir);
-    let manifest = rd.load_manifest()?.ok_or_else(|| ModelError::NoManifest { path: dir.to_path_buf() })?;
+    let manifest = rd.load_manifest()?.ok_or_else(|| ModelError::NoManifest {
+        path: dir.to_path_buf(),
+    })?;
     let apt_path = dir.join("apt.json");
-    let text = std::fs::read_to_string(&apt_path).map_err(|source| ModelError::Io { path: apt_path.clone(), source })?;
-    let tree = cpg::SiteTree::from_json_str(&text).map_err(|e| ModelError::Apt { path: apt_path, message: e.to_string() })?;
+    let text = std::fs::read_to_string(&apt_path).map_err(|source| ModelError::Io {
+        path: apt_path.clone(),
+        source,
+    })?;
+    let tree = cpg::SiteTree::from_json_str(&text).map_err(|e| ModelError::Apt {
+        path: apt_path,
+        message: e.to_string(),
+    })?;
     let opts = cpg::CpgOptions::default();
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
@@ -152,10 +167,19 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
         let time = ranks.iter().map(|r| r.elapsed).fold(0.0, f64::max);
         let mut params = rec.params.clone();
         params.insert("P".into(), f64::from(rec.np));
-        runs.push(RunObs { config: rec.config.clone(), params, smpi, ranks, cpg: graph, time });
+        runs.push(RunObs {
+            config: rec.config.clone(),
+            params,
+            smpi,
+            ranks,
+            cpg: graph,
+            time,
+        });
     }
     if runs.is_empty() {
-        return Err(ModelError::NoRuns { path: dir.to_path_buf() });
+        return Err(ModelError::NoRuns {
+            path: dir.to_path_buf(),
+        });
     }
     Ok((manifest, runs, warnings))
 }

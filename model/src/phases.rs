@@ -70,7 +70,11 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
             (r.config.clone(), params, r.cpg.world_size, r.cpg.clone())
         })
         .collect();
-    let index: BTreeMap<&str, usize> = runs.iter().enumerate().map(|(i, r)| (r.config.as_str(), i)).collect();
+    let index: BTreeMap<&str, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.config.as_str(), i))
+        .collect();
     cpg::Series::from_runs(&input)
         .phases
         .into_iter()
@@ -79,7 +83,9 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
             let mut overlapped = BTreeSet::new();
             let mut best: Option<(usize, u32, Option<u32>)> = None;
             for pt in &s.points {
-                let Some(&ri) = index.get(pt.config.as_str()) else { continue };
+                let Some(&ri) = index.get(pt.config.as_str()) else {
+                    continue;
+                };
                 let g = &pt.phase;
                 overlapped.extend(g.compute.iter().map(|o| o.site));
                 let key = (g.sites.len(), pt.np);
@@ -114,10 +120,19 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
 /// Whether `a` and `b` (consecutive under one ancestor) have no processor dependence
 /// (RL(a) ∩ SL(b) = ∅) at the largest run that has both, by that run's `cpg` dependences.
 pub fn independent(runs: &[RunObs], a: &Phase, b: &Phase) -> bool {
-    let shared = a.runs.keys().filter(|k| b.runs.contains_key(k)).max_by_key(|k| runs.get(**k).map_or(0, RunObs::p));
+    let shared = a
+        .runs
+        .keys()
+        .filter(|k| b.runs.contains_key(k))
+        .max_by_key(|k| runs.get(**k).map_or(0, RunObs::p));
     let Some(k) = shared else { return false };
-    let (Some(ra), Some(rb), Some(run)) = (a.runs.get(k), b.runs.get(k), runs.get(*k)) else { return false };
-    run.cpg.dependences.iter().any(|d| d.first == ra.id && d.second == rb.id && !d.dependent)
+    let (Some(ra), Some(rb), Some(run)) = (a.runs.get(k), b.runs.get(k), runs.get(*k)) else {
+        return false;
+    };
+    run.cpg
+        .dependences
+        .iter()
+        .any(|d| d.first == ra.id && d.second == rb.id && !d.dependent)
 }
 
 #[cfg(test)]
@@ -126,7 +141,10 @@ mod tests {
     use super::*;
 
     fn load(prog: &str) -> Vec<RunObs> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata").join(prog).join("runs/smpi-c");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata")
+            .join(prog)
+            .join("runs/smpi-c");
         crate::observe::load_runs(&dir).unwrap().1
     }
 
@@ -135,8 +153,14 @@ mod tests {
     #[test]
     fn shift_vs_pipeline() {
         let (sr, qr) = (load("shift"), load("pipeline"));
-        let s: Vec<Phase> = find(&sr).into_iter().filter(|p| p.kind != PhaseKind::Collective).collect();
-        let q: Vec<Phase> = find(&qr).into_iter().filter(|p| p.kind != PhaseKind::Collective).collect();
+        let s: Vec<Phase> = find(&sr)
+            .into_iter()
+            .filter(|p| p.kind != PhaseKind::Collective)
+            .collect();
+        let q: Vec<Phase> = find(&qr)
+            .into_iter()
+            .filter(|p| p.kind != PhaseKind::Collective)
+            .collect();
         assert_eq!(s.len(), 1);
         assert_eq!(q.len(), 1);
         assert_eq!(s[0].kind, PhaseKind::Synchronous);
@@ -156,9 +180,15 @@ mod tests {
     fn pge2_pipelines_are_independent_in_pairs() {
         let runs = load("pge2");
         let found = find(&runs);
-        let pipes: Vec<&Phase> = found.iter().filter(|p| p.kind == PhaseKind::Pipeline).collect();
+        let pipes: Vec<&Phase> = found
+            .iter()
+            .filter(|p| p.kind == PhaseKind::Pipeline)
+            .collect();
         assert_eq!(pipes.len(), 4);
-        let pairs = pipes.windows(2).filter(|w| w[0].ancestor == w[1].ancestor && independent(&runs, w[0], w[1])).count();
+        let pairs = pipes
+            .windows(2)
+            .filter(|w| w[0].ancestor == w[1].ancestor && independent(&runs, w[0], w[1]))
+            .count();
         assert_eq!(pairs, 2);
     }
 }

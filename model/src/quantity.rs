@@ -48,7 +48,15 @@ pub struct Fitted {
 impl Fitted {
     pub fn constant(v: f64) -> Fitted {
         let e = Expr::num(v);
-        Fitted { expr: e.clone(), lo: e.clone(), hi: e, origin: Origin::Constant, r2: 1.0, max_rel_err: 0.0, points: 0 }
+        Fitted {
+            expr: e.clone(),
+            lo: e.clone(),
+            hi: e,
+            origin: Origin::Constant,
+            r2: 1.0,
+            max_rel_err: 0.0,
+            points: 0,
+        }
     }
     pub fn at(&self, b: Bound) -> &Expr {
         match b {
@@ -78,18 +86,40 @@ pub struct QuantityOptions {
 
 impl Default for QuantityOptions {
     fn default() -> Self {
-        QuantityOptions { exact_tol: 0.02, inverse_params: vec!["P".into()] }
+        QuantityOptions {
+            exact_tol: 0.02,
+            inverse_params: vec!["P".into()],
+        }
     }
 }
 
 fn from_fit(r: &FitResult, origin: Origin, n: usize) -> Fitted {
-    let band = |sign: f64| -> Expr { r.coeffs.iter().map(|c| &c.term * Expr::num(c.coef + sign * c.stderr)).sum() };
-    let max_rel_err = r.rel_residuals.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
-    Fitted { expr: r.expr.clone(), lo: band(-1.0), hi: band(1.0), origin, r2: r.r2, max_rel_err, points: n }
+    let band = |sign: f64| -> Expr {
+        r.coeffs
+            .iter()
+            .map(|c| &c.term * Expr::num(c.coef + sign * c.stderr))
+            .sum()
+    };
+    let max_rel_err = r
+        .rel_residuals
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    Fitted {
+        expr: r.expr.clone(),
+        lo: band(-1.0),
+        hi: band(1.0),
+        origin,
+        r2: r.r2,
+        max_rel_err,
+        points: n,
+    }
 }
 
 fn eval_at(e: &Expr, params: &[String], row: &[f64]) -> Option<f64> {
-    let v = e.eval(&|name| params.iter().position(|p| p == name).map(|i| row[i])).ok()?;
+    let v = e
+        .eval(&|name| params.iter().position(|p| p == name).map(|i| row[i]))
+        .ok()?;
     v.is_finite().then_some(v)
 }
 
@@ -102,7 +132,11 @@ fn tidy(e: &Expr) -> Expr {
         .map(|t| {
             let c = t.coef();
             let r = (c * 2.0).round() / 2.0;
-            let c = if r != 0.0 && ((c - r) / r).abs() < 1e-6 { r } else { c };
+            let c = if r != 0.0 && ((c - r) / r).abs() < 1e-6 {
+                r
+            } else {
+                c
+            };
             t.monomial() * Expr::num(c)
         })
         .sum()
@@ -110,7 +144,13 @@ fn tidy(e: &Expr) -> Expr {
 
 /// Fits `s` with `source` as the hypothesis when given, else `candidates` (lists of terms),
 /// else PMNF. `integral`: counts (depths), whose coefficients are tidied.
-pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>], integral: bool, o: &QuantityOptions) -> Fitted {
+pub fn fit_quantity(
+    s: &Samples,
+    source: Option<&Expr>,
+    candidates: &[Vec<Expr>],
+    integral: bool,
+    o: &QuantityOptions,
+) -> Fitted {
     let n = s.values.len();
     if n == 0 {
         return Fitted::constant(0.0);
@@ -118,9 +158,17 @@ pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>]
     let mean = s.values.iter().sum::<f64>() / n as f64;
     let spread = s.values.iter().fold(0.0f64, |m, v| m.max((v - mean).abs()));
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
-    let opts = FitOptions { weighting: Weighting::Relative, inverse_params: o.inverse_params.clone(), ..Default::default() };
+    let opts = FitOptions {
+        weighting: Weighting::Relative,
+        inverse_params: o.inverse_params.clone(),
+        ..Default::default()
+    };
     if let Some(src) = source {
-        let preds: Vec<Option<f64>> = s.points.iter().map(|row| eval_at(src, &s.params, row)).collect();
+        let preds: Vec<Option<f64>> = s
+            .points
+            .iter()
+            .map(|row| eval_at(src, &s.params, row))
+            .collect();
         if preds.iter().all(Option::is_some) {
             let errs: Vec<f64> = preds
                 .iter()
@@ -137,10 +185,24 @@ pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>]
             let worst = errs.iter().fold(0.0f64, |m, v| m.max(*v));
             if worst <= o.exact_tol {
                 let e = src.clone();
-                return Fitted { expr: e.clone(), lo: e.clone(), hi: e, origin: Origin::Source, r2: 1.0, max_rel_err: worst, points: n };
+                return Fitted {
+                    expr: e.clone(),
+                    lo: e.clone(),
+                    hi: e,
+                    origin: Origin::Source,
+                    r2: 1.0,
+                    max_rel_err: worst,
+                    points: n,
+                };
             }
         }
-        if let Ok(r) = fit::fit_terms(std::slice::from_ref(src), &params, &s.points, &s.values, &opts) {
+        if let Ok(r) = fit::fit_terms(
+            std::slice::from_ref(src),
+            &params,
+            &s.points,
+            &s.values,
+            &opts,
+        ) {
             if r.coeffs.first().is_some_and(|c| c.coef > 0.0) {
                 let f = from_fit(&r, Origin::SourceScaled, n);
                 if f.max_rel_err <= 0.25 || candidates.is_empty() {
@@ -187,11 +249,17 @@ pub fn fit_quantity(s: &Samples, source: Option<&Expr>, candidates: &[Vec<Expr>]
 pub fn fit_scaled(s: &Samples, w: &Expr) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
-    let opts = FitOptions { weighting: Weighting::Relative, ..Default::default() };
+    let opts = FitOptions {
+        weighting: Weighting::Relative,
+        ..Default::default()
+    };
     let hyps = [vec![w.clone()], vec![w.clone(), Expr::one()]];
     let ok = |r: &FitResult| r.coeffs.iter().all(|c| c.coef >= 0.0);
-    let fits: Vec<FitResult> =
-        hyps.iter().filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, &opts).ok()).filter(ok).collect();
+    let fits: Vec<FitResult> = hyps
+        .iter()
+        .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, &opts).ok())
+        .filter(ok)
+        .collect();
     let best = fits.iter().min_by(|a, b| {
         let pa = a.loo_rel_error * if a.coeffs.len() > 1 { 1.02 } else { 1.0 };
         let pb = b.loo_rel_error * if b.coeffs.len() > 1 { 1.02 } else { 1.0 };
@@ -214,7 +282,10 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
     let n = s.values.len();
     let mean = s.values.iter().sum::<f64>() / n.max(1) as f64;
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
-    let opts = FitOptions { weighting: Weighting::Absolute, ..Default::default() };
+    let opts = FitOptions {
+        weighting: Weighting::Absolute,
+        ..Default::default()
+    };
     let clamp = |e: &Expr| Expr::min(Expr::one(), Expr::max(Expr::zero(), e.clone()));
     if s.values.iter().all(|v| (v - mean).abs() < 1e-9) {
         let mut f = Fitted::constant(mean);
@@ -245,7 +316,10 @@ mod tests {
     use super::*;
 
     fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
-        let mut s = Samples { params: vec!["N".into(), "P".into()], ..Default::default() };
+        let mut s = Samples {
+            params: vec!["N".into(), "P".into()],
+            ..Default::default()
+        };
         for n in [64.0, 128.0, 256.0] {
             for p in [2.0, 4.0, 8.0, 16.0] {
                 s.points.push(vec![n, p]);
@@ -268,8 +342,18 @@ mod tests {
 
     #[test]
     fn depth_regression_is_tidy() {
-        let cands = vec![vec![Expr::one()], vec![Expr::var("P"), Expr::one()], vec![Expr::var("P")]];
-        let f = fit_quantity(&samples(|_, p| p - 1.0), None, &cands, true, &QuantityOptions::default());
+        let cands = vec![
+            vec![Expr::one()],
+            vec![Expr::var("P"), Expr::one()],
+            vec![Expr::var("P")],
+        ];
+        let f = fit_quantity(
+            &samples(|_, p| p - 1.0),
+            None,
+            &cands,
+            true,
+            &QuantityOptions::default(),
+        );
         assert_eq!(f.expr.to_string(), "P - 1");
         assert!(f.origin.by_regression());
     }

@@ -15,11 +15,21 @@ type Candidate = (f64, Vec<Expr>, Vec<(f64, f64)>, f64);
 const TCOL: &str = "T_measured";
 
 fn rel_err(model: &[f64], runs: &[RunObs]) -> f64 {
-    model.iter().zip(runs).map(|(m, r)| ((m - r.time) / r.time).abs()).sum::<f64>() / runs.len().max(1) as f64
+    model
+        .iter()
+        .zip(runs)
+        .map(|(m, r)| ((m - r.time) / r.time).abs())
+        .sum::<f64>()
+        / runs.len().max(1) as f64
 }
 
 /// Returns the fitted extra term and its number of terms, or `None` when none helps.
-pub fn fit_residual(t: &Expr, loops: &[(u32, Expr)], runs: &[RunObs], params: &[String]) -> Option<(Fitted, usize)> {
+pub fn fit_residual(
+    t: &Expr,
+    loops: &[(u32, Expr)],
+    runs: &[RunObs],
+    params: &[String],
+) -> Option<(Fitted, usize)> {
     if runs.len() < 4 {
         return None;
     }
@@ -27,44 +37,93 @@ pub fn fit_residual(t: &Expr, loops: &[(u32, Expr)], runs: &[RunObs], params: &[
     names.push(TCOL);
     let points: Vec<Vec<f64>> = runs
         .iter()
-        .map(|r| params.iter().map(|p| r.params.get(p).copied().unwrap_or(0.0)).chain([r.time]).collect())
+        .map(|r| {
+            params
+                .iter()
+                .map(|p| r.params.get(p).copied().unwrap_or(0.0))
+                .chain([r.time])
+                .collect()
+        })
         .collect();
-    let at = |e: &Expr, row: &[f64]| e.eval(&|n| names.iter().position(|x| *x == n).map(|i| row[i])).unwrap_or(f64::NAN);
+    let at = |e: &Expr, row: &[f64]| {
+        e.eval(&|n| names.iter().position(|x| *x == n).map(|i| row[i]))
+            .unwrap_or(f64::NAN)
+    };
     let model: Vec<f64> = points.iter().map(|row| at(t, row)).collect();
     if model.iter().any(|v| !v.is_finite()) {
         return None;
     }
-    let values: Vec<f64> = model.iter().zip(runs).map(|(m, r)| (r.time - m) / r.time).collect();
+    let values: Vec<f64> = model
+        .iter()
+        .zip(runs)
+        .map(|(m, r)| (r.time - m) / r.time)
+        .collect();
     let base = rel_err(&model, runs);
     let tv = Expr::var(TCOL);
-    let mut hyps: Vec<Vec<Expr>> = vec![vec![Expr::one()], vec![Expr::var("P")], vec![Expr::one(), Expr::var("P")]];
+    let mut hyps: Vec<Vec<Expr>> = vec![
+        vec![Expr::one()],
+        vec![Expr::var("P")],
+        vec![Expr::one(), Expr::var("P")],
+    ];
     for (_, occ) in loops {
         hyps.push(vec![occ.clone()]);
         hyps.push(vec![occ.clone(), Expr::one()]);
         hyps.push(vec![occ.clone(), Expr::var("P")]);
     }
-    let opts = FitOptions { weighting: Weighting::Absolute, ..Default::default() };
+    let opts = FitOptions {
+        weighting: Weighting::Absolute,
+        ..Default::default()
+    };
     let mut best: Option<Candidate> = None;
     for h in hyps {
         let scaled: Vec<Expr> = h.iter().map(|e| e / &tv).collect();
-        let Ok(r) = fit_terms(&scaled, &names, &points, &values, &opts) else { continue };
+        let Ok(r) = fit_terms(&scaled, &names, &points, &values, &opts) else {
+            continue;
+        };
         if r.coeffs.iter().any(|c| c.coef < 0.0) {
             continue;
         }
         // in-sample mean relative error of T, penalised per term (the caller's leave-one-out
         // validation refits this too, so it is judged on held-out runs)
-        let score = r.residuals.iter().map(|v| v.abs()).sum::<f64>() / values.len() as f64 * (1.0 + 0.1 * h.len() as f64);
+        let score = r.residuals.iter().map(|v| v.abs()).sum::<f64>() / values.len() as f64
+            * (1.0 + 0.1 * h.len() as f64);
         if best.as_ref().is_none_or(|b| score < b.0) {
-            best = Some((score, h, r.coeffs.iter().map(|c| (c.coef, c.stderr)).collect(), r.r2));
+            best = Some((
+                score,
+                h,
+                r.coeffs.iter().map(|c| (c.coef, c.stderr)).collect(),
+                r.r2,
+            ));
         }
     }
     let (score, terms, coefs, r2) = best?;
     if score >= 0.8 * base {
         return None;
     }
-    let band = |sign: f64| -> Expr { terms.iter().zip(&coefs).map(|(t, (c, s))| t * Expr::num((c + sign * s).max(0.0))).sum() };
+    let band = |sign: f64| -> Expr {
+        terms
+            .iter()
+            .zip(&coefs)
+            .map(|(t, (c, s))| t * Expr::num((c + sign * s).max(0.0)))
+            .sum()
+    };
     let expr = band(0.0);
     let with: Vec<f64> = points.iter().map(|row| at(&(t + &expr), row)).collect();
-    let max_rel_err = with.iter().zip(runs).map(|(m, r)| ((m - r.time) / r.time).abs()).fold(0.0, f64::max);
-    Some((Fitted { expr, lo: band(-1.0), hi: band(1.0), origin: Origin::Regression, r2, max_rel_err, points: runs.len() }, terms.len()))
+    let max_rel_err = with
+        .iter()
+        .zip(runs)
+        .map(|(m, r)| ((m - r.time) / r.time).abs())
+        .fold(0.0, f64::max);
+    Some((
+        Fitted {
+            expr,
+            lo: band(-1.0),
+            hi: band(1.0),
+            origin: Origin::Regression,
+            r2,
+            max_rel_err,
+            points: runs.len(),
+        },
+        terms.len(),
+    ))
 }

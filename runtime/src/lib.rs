@@ -68,7 +68,9 @@ pub const FORMAT_VERSION: u16 = 1;
 
 /// The translation units a program in the given language needs, in link order.
 pub fn sources(fortran: bool) -> impl Iterator<Item = &'static RuntimeFile> {
-    FILES.iter().filter(move |f| f.compile && (fortran || !f.fortran_only))
+    FILES
+        .iter()
+        .filter(move |f| f.compile && (fortran || !f.fortran_only))
 }
 
 /// Writes every runtime file into `dir` (which must exist), each written whole or not at all.
@@ -89,7 +91,11 @@ mod tests {
 
     #[test]
     fn version_matches_c_source() {
-        let c = FILES.iter().find(|f| f.name == "augur_trace.c").map(|f| f.text).unwrap_or("");
+        let c = FILES
+            .iter()
+            .find(|f| f.name == "augur_trace.c")
+            .map(|f| f.text)
+            .unwrap_or("");
         assert!(c.contains(&format!("#define AUGUR_VERSION {FORMAT_VERSION}\n")));
     }
 

@@ -40,7 +40,10 @@ pub(crate) fn from_terms(mut terms: Vec<Term>) -> Expr {
     let terms = out
         .into_iter()
         .zip(scale)
-        .filter(|(t, s)| t.coef.0 != 0.0 && t.coef.0.abs().partial_cmp(&(CANCEL_TOL * s)) != Some(std::cmp::Ordering::Less))
+        .filter(|(t, s)| {
+            t.coef.0 != 0.0
+                && t.coef.0.abs().partial_cmp(&(CANCEL_TOL * s)) != Some(std::cmp::Ordering::Less)
+        })
         .map(|(mut t, _)| {
             t.coef.0 += 0.0;
             t
@@ -67,7 +70,15 @@ pub(crate) fn scale(a: &Expr, c: f64) -> Expr {
     if c == 0.0 {
         return Expr::zero();
     }
-    from_terms(a.terms.iter().map(|t| Term { factors: t.factors.clone(), coef: Coef(t.coef.0 * c) }).collect())
+    from_terms(
+        a.terms
+            .iter()
+            .map(|t| Term {
+                factors: t.factors.clone(),
+                coef: Coef(t.coef.0 * c),
+            })
+            .collect(),
+    )
 }
 
 pub(crate) fn mul(a: &Expr, b: &Expr) -> Expr {
@@ -105,16 +116,26 @@ pub(crate) fn term_expr(coef: f64, mut factors: Vec<(Atom, Rational)>) -> Expr {
     merged.retain(|(_, q)| !q.is_zero());
     let expand_at = merged.iter().position(|(a, q)| {
         if let Atom::Pow(base) = a {
-            q.is_integer() && q.numer() >= 1 && q.numer() <= MAX_EXPAND_POW && expandable(base, q.numer())
+            q.is_integer()
+                && q.numer() >= 1
+                && q.numer() <= MAX_EXPAND_POW
+                && expandable(base, q.numer())
         } else {
             false
         }
     });
     match expand_at {
-        None => Expr { terms: vec![Term { factors: merged, coef: Coef(coef + 0.0) }] },
+        None => Expr {
+            terms: vec![Term {
+                factors: merged,
+                coef: Coef(coef + 0.0),
+            }],
+        },
         Some(i) => {
             let (atom, q) = merged.remove(i);
-            let Atom::Pow(base) = atom else { return Expr::zero() };
+            let Atom::Pow(base) = atom else {
+                return Expr::zero();
+            };
             let mut out = term_expr(coef, merged);
             for _ in 0..q.numer() {
                 out = mul(&out, &base);
@@ -147,7 +168,11 @@ pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
     for (v, m) in vars.iter_mut() {
         let mut min = Rational::ZERO;
         for (k, t) in e.terms.iter().enumerate() {
-            let q = t.factors.iter().find(|(a, _)| a == v).map_or(Rational::ZERO, |(_, q)| *q);
+            let q = t
+                .factors
+                .iter()
+                .find(|(a, _)| a == v)
+                .map_or(Rational::ZERO, |(_, q)| *q);
             if k == 0 || q < min {
                 min = q;
             }
@@ -166,12 +191,23 @@ pub(crate) fn factor_sum(e: &Expr) -> (f64, Vec<(Atom, Rational)>, Expr) {
         .collect();
     let divided = from_terms(divided);
     // Normalise by the most dominant term (as printed first): `log2(P) + 5`, not `0.2*log2(P) + 1`.
-    let c = crate::print::display_order(&divided).first().map_or(1.0, |t| t.coef.0.abs());
+    let c = crate::print::display_order(&divided)
+        .first()
+        .map_or(1.0, |t| t.coef.0.abs());
     // Divide (not multiply by 1/c) so that coefficient becomes exactly ±1.
     let base = if c == 1.0 || c == 0.0 {
         divided
     } else {
-        from_terms(divided.terms.iter().map(|t| Term { factors: t.factors.clone(), coef: Coef(t.coef.0 / c) }).collect())
+        from_terms(
+            divided
+                .terms
+                .iter()
+                .map(|t| Term {
+                    factors: t.factors.clone(),
+                    coef: Coef(t.coef.0 / c),
+                })
+                .collect(),
+        )
     };
     (if c == 0.0 { 1.0 } else { c }, vars, base)
 }
@@ -192,11 +228,19 @@ pub(crate) fn pow(e: &Expr, q: Rational) -> Expr {
             }
         }
         [t] => {
-            let f = t.factors.iter().map(|(a, p)| (a.clone(), p.mul_lossy(q))).collect();
+            let f = t
+                .factors
+                .iter()
+                .map(|(a, p)| (a.clone(), p.mul_lossy(q)))
+                .collect();
             term_expr(q.pow_f64(t.coef.0), f)
         }
         _ => {
-            if q.is_integer() && q.numer() > 1 && q.numer() <= MAX_EXPAND_POW && expandable(e, q.numer()) {
+            if q.is_integer()
+                && q.numer() > 1
+                && q.numer() <= MAX_EXPAND_POW
+                && expandable(e, q.numer())
+            {
                 let mut out = e.clone();
                 for _ in 1..q.numer() {
                     out = mul(&out, e);
@@ -208,7 +252,8 @@ pub(crate) fn pow(e: &Expr, q: Rational) -> Expr {
                 // Cancellation left a monomial: recurse on the rebuilt product.
                 return pow(&mul(&term_expr(c, g), &base), q);
             }
-            let mut f: Vec<(Atom, Rational)> = g.into_iter().map(|(a, p)| (a, p.mul_lossy(q))).collect();
+            let mut f: Vec<(Atom, Rational)> =
+                g.into_iter().map(|(a, p)| (a, p.mul_lossy(q))).collect();
             f.push((Atom::Pow(Box::new(base)), q));
             term_expr(q.pow_f64(c), f)
         }
@@ -219,9 +264,19 @@ pub(crate) fn pow(e: &Expr, q: Rational) -> Expr {
 fn log2_atom(a: &Atom) -> Expr {
     let arg = match a {
         Atom::Pow(base) => (**base).clone(),
-        other => Expr { terms: vec![Term { factors: vec![(other.clone(), Rational::ONE)], coef: Coef(1.0) }] },
+        other => Expr {
+            terms: vec![Term {
+                factors: vec![(other.clone(), Rational::ONE)],
+                coef: Coef(1.0),
+            }],
+        },
     };
-    Expr { terms: vec![Term { factors: vec![(Atom::Log2(Box::new(arg)), Rational::ONE)], coef: Coef(1.0) }] }
+    Expr {
+        terms: vec![Term {
+            factors: vec![(Atom::Log2(Box::new(arg)), Rational::ONE)],
+            coef: Coef(1.0),
+        }],
+    }
 }
 
 pub(crate) fn log2(e: &Expr) -> Expr {
@@ -250,7 +305,9 @@ pub(crate) fn log2(e: &Expr) -> Expr {
 
 /// True when `e ≥ 0` for all positive variable values: positive coefficients on pure-variable terms.
 pub(crate) fn provably_nonneg(e: &Expr) -> bool {
-    e.terms.iter().all(|t| t.coef.0 > 0.0 && t.factors.iter().all(|(a, _)| matches!(a, Atom::Var(_))))
+    e.terms
+        .iter()
+        .all(|t| t.coef.0 > 0.0 && t.factors.iter().all(|(a, _)| matches!(a, Atom::Var(_))))
 }
 
 fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
@@ -285,7 +342,11 @@ fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
         for i in 0..flat.len() {
             for j in 0..flat.len() {
                 if i != j && keep[i] && keep[j] {
-                    let d = if is_max { sub(&flat[i], &flat[j]) } else { sub(&flat[j], &flat[i]) };
+                    let d = if is_max {
+                        sub(&flat[i], &flat[j])
+                    } else {
+                        sub(&flat[j], &flat[i])
+                    };
                     if provably_nonneg(&d) {
                         keep[j] = false;
                     }
@@ -299,8 +360,17 @@ fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
         0 => Expr::zero(),
         1 => flat.pop().unwrap_or_default(),
         _ => {
-            let atom = if is_max { Atom::Max(flat) } else { Atom::Min(flat) };
-            Expr { terms: vec![Term { factors: vec![(atom, Rational::ONE)], coef: Coef(1.0) }] }
+            let atom = if is_max {
+                Atom::Max(flat)
+            } else {
+                Atom::Min(flat)
+            };
+            Expr {
+                terms: vec![Term {
+                    factors: vec![(atom, Rational::ONE)],
+                    coef: Coef(1.0),
+                }],
+            }
         }
     }
 }
@@ -326,8 +396,17 @@ fn rounding(e: &Expr, up: bool) -> Expr {
             return add(&rounding(&sub(e, &Expr::num(k)), up), &Expr::num(k));
         }
     }
-    let atom = if up { Atom::Ceil(Box::new(e.clone())) } else { Atom::Floor(Box::new(e.clone())) };
-    Expr { terms: vec![Term { factors: vec![(atom, Rational::ONE)], coef: Coef(1.0) }] }
+    let atom = if up {
+        Atom::Ceil(Box::new(e.clone()))
+    } else {
+        Atom::Floor(Box::new(e.clone()))
+    };
+    Expr {
+        terms: vec![Term {
+            factors: vec![(atom, Rational::ONE)],
+            coef: Coef(1.0),
+        }],
+    }
 }
 
 pub(crate) fn ceil(e: &Expr) -> Expr {

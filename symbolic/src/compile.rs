@@ -64,7 +64,11 @@ impl Builder<'_> {
             let mut num: Option<usize> = None;
             let mut den: Option<usize> = None;
             for (a, q) in t.factors() {
-                let (slot, q) = if q.is_negative() { (&mut den, -*q) } else { (&mut num, *q) };
+                let (slot, q) = if q.is_negative() {
+                    (&mut den, -*q)
+                } else {
+                    (&mut num, *q)
+                };
                 let r = self.power(a, q)?;
                 *slot = Some(match *slot {
                     None => r,
@@ -106,7 +110,10 @@ impl Builder<'_> {
             base
         } else if q == Rational::HALF {
             self.push(Op::Sqrt(base))
-        } else if let Some(i) = Some(q).filter(|q| q.is_integer()).and_then(|q| i32::try_from(q.numer()).ok()) {
+        } else if let Some(i) = Some(q)
+            .filter(|q| q.is_integer())
+            .and_then(|q| i32::try_from(q.numer()).ok())
+        {
             self.push(Op::PowI(base, i))
         } else if q.denom() == 2 && q.numer() > 0 {
             // x^(n/2) = x^⌊n/2⌋·sqrt(x): cheaper and exact-er than powf.
@@ -125,9 +132,11 @@ impl Builder<'_> {
             return Ok(r);
         }
         let r = match a {
-            Atom::Var(v) => {
-                self.slots.iter().position(|s| s == v).ok_or_else(|| EvalError::UnknownVariable(v.clone()))?
-            }
+            Atom::Var(v) => self
+                .slots
+                .iter()
+                .position(|s| s == v)
+                .ok_or_else(|| EvalError::UnknownVariable(v.clone()))?,
             Atom::Log2(x) => {
                 let x = self.expr(x)?;
                 self.push(Op::Log2(x))
@@ -166,14 +175,22 @@ impl Builder<'_> {
 impl Compiled {
     /// Lower `e`; `slots[i]` names the variable read from `args[i]` at evaluation.
     pub fn new(e: &Expr, slots: &[&str]) -> Result<Compiled, EvalError> {
-        let mut b = Builder { ops: Vec::new(), slots, atoms: BTreeMap::new(), powers: BTreeMap::new() };
+        let mut b = Builder {
+            ops: Vec::new(),
+            slots,
+            atoms: BTreeMap::new(),
+            powers: BTreeMap::new(),
+        };
         let out = b.expr(e)?;
         let mut ops = b.ops;
         // The result must be the last register.
         if ops.is_empty() || out + 1 != slots.len() + ops.len() {
             ops.push(Op::Scale(out, 1.0));
         }
-        Ok(Compiled { ops, slots: slots.iter().map(|s| s.to_string()).collect() })
+        Ok(Compiled {
+            ops,
+            slots: slots.iter().map(|s| s.to_string()).collect(),
+        })
     }
 
     pub fn slots(&self) -> &[String] {
@@ -264,7 +281,14 @@ mod tests {
         let e = parse("N^2/(P*K) + K*log2(P) + 3*sqrt(N/P) + 5*max(N/P, K) + ceil(N/K)^(3/2) + (N + K)^(1/3) - 7").unwrap();
         let c = Compiled::new(&e, &["N", "P", "K"]).unwrap();
         for (n, p, k) in [(1024.0, 16.0, 128.0), (3.5, 2.25, 0.75)] {
-            let want = e.eval(&|v| match v { "N" => Some(n), "P" => Some(p), "K" => Some(k), _ => None }).unwrap();
+            let want = e
+                .eval(&|v| match v {
+                    "N" => Some(n),
+                    "P" => Some(p),
+                    "K" => Some(k),
+                    _ => None,
+                })
+                .unwrap();
             let got = c.eval(&[n, p, k]);
             assert!((got - want).abs() <= 1e-12 * want.abs(), "{got} vs {want}");
         }
@@ -272,15 +296,24 @@ mod tests {
         assert_eq!(Compiled::new(&Expr::zero(), &[]).unwrap().eval(&[]), 0.0);
         assert!(c.eval(&[1.0]).is_nan());
         // A bare variable (regression: the last slot was mistaken for the result register).
-        assert_eq!(Compiled::new(&parse("P").unwrap(), &["N", "P"]).unwrap().eval(&[3.0, 5.0]), 5.0);
+        assert_eq!(
+            Compiled::new(&parse("P").unwrap(), &["N", "P"])
+                .unwrap()
+                .eval(&[3.0, 5.0]),
+            5.0
+        );
     }
 
     #[test]
     fn large_programs_use_the_heap_path() {
-        let e: Expr = (1..30).map(|i| parse(&format!("N^{i}/P^2 + {i}*log2(N + {i})")).unwrap()).sum();
+        let e: Expr = (1..30)
+            .map(|i| parse(&format!("N^{i}/P^2 + {i}*log2(N + {i})")).unwrap())
+            .sum();
         let c = Compiled::new(&e, &["N", "P"]).unwrap();
         assert!(c.len() > STACK_REGS);
-        let want = e.eval(&|v| if v == "N" { Some(1.1) } else { Some(3.0) }).unwrap();
+        let want = e
+            .eval(&|v| if v == "N" { Some(1.1) } else { Some(3.0) })
+            .unwrap();
         assert!((c.eval(&[1.1, 3.0]) - want).abs() <= 1e-12 * want.abs());
     }
 }

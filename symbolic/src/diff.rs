@@ -15,7 +15,11 @@ pub struct Cond {
 
 impl Cond {
     /// Whether the condition holds at a point, with a relative tolerance for ties.
-    pub fn holds(&self, lookup: &dyn Fn(&str) -> Option<f64>, rel_tol: f64) -> Result<bool, crate::EvalError> {
+    pub fn holds(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<f64>,
+        rel_tol: f64,
+    ) -> Result<bool, crate::EvalError> {
         let (l, r) = (self.lhs.eval(lookup)?, self.rhs.eval(lookup)?);
         Ok(l - r >= -rel_tol * l.abs().max(r.abs()).max(1e-300))
     }
@@ -56,7 +60,10 @@ impl Derivative {
     }
 
     /// Value of the first piece whose conditions hold at the point.
-    pub fn eval(&self, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<Option<f64>, crate::EvalError> {
+    pub fn eval(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<f64>,
+    ) -> Result<Option<f64>, crate::EvalError> {
         for p in &self.pieces {
             let mut ok = true;
             for c in &p.conds {
@@ -82,8 +89,17 @@ impl fmt::Display for Derivative {
                 write!(f, "{}", p.expr)?;
             }
             if !p.conds.is_empty() {
-                let c: Vec<String> =
-                    p.conds.iter().map(|c| if f.alternate() { format!("{c:#}") } else { c.to_string() }).collect();
+                let c: Vec<String> = p
+                    .conds
+                    .iter()
+                    .map(|c| {
+                        if f.alternate() {
+                            format!("{c:#}")
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect();
                 write!(f, "    if {}", c.join(", "))?;
             }
         }
@@ -118,9 +134,16 @@ impl Expr {
     /// Split into pieces free of `max`/`min` that depend on `var`, innermost first.
     pub fn branches(&self, var: &str) -> Vec<Piece> {
         let mut done = Vec::new();
-        let mut todo = vec![Piece { conds: Vec::new(), expr: self.clone() }];
+        let mut todo = vec![Piece {
+            conds: Vec::new(),
+            expr: self.clone(),
+        }];
         while let Some(p) = todo.pop() {
-            let found = if done.len() + todo.len() < MAX_PIECES { find_extremum(&p.expr, var) } else { None };
+            let found = if done.len() + todo.len() < MAX_PIECES {
+                find_extremum(&p.expr, var)
+            } else {
+                None
+            };
             let Some(atom) = found else {
                 done.push(p);
                 continue;
@@ -135,13 +158,22 @@ impl Expr {
                 for (j, other) in args.iter().enumerate() {
                     if i != j {
                         conds.push(if is_max {
-                            Cond { lhs: chosen.clone(), rhs: other.clone() }
+                            Cond {
+                                lhs: chosen.clone(),
+                                rhs: other.clone(),
+                            }
                         } else {
-                            Cond { lhs: other.clone(), rhs: chosen.clone() }
+                            Cond {
+                                lhs: other.clone(),
+                                rhs: chosen.clone(),
+                            }
                         });
                     }
                 }
-                todo.push(Piece { conds, expr: p.expr.replace_atom(&atom, chosen) });
+                todo.push(Piece {
+                    conds,
+                    expr: p.expr.replace_atom(&atom, chosen),
+                });
             }
         }
         done
@@ -161,7 +193,10 @@ impl Expr {
     /// Whether a `ceil` or `floor` occurs anywhere.
     pub fn has_rounding(&self) -> bool {
         self.terms.iter().any(|t| {
-            t.factors.iter().any(|(a, _)| matches!(a, Atom::Ceil(_) | Atom::Floor(_)) || a.args().iter().any(|x| x.has_rounding()))
+            t.factors.iter().any(|(a, _)| {
+                matches!(a, Atom::Ceil(_) | Atom::Floor(_))
+                    || a.args().iter().any(|x| x.has_rounding())
+            })
         })
     }
 
@@ -171,7 +206,10 @@ impl Expr {
         let pieces = self
             .branches(var)
             .into_iter()
-            .map(|p| Piece { expr: diff_smooth(&p.expr, var, &mut relaxed), conds: p.conds })
+            .map(|p| Piece {
+                expr: diff_smooth(&p.expr, var, &mut relaxed),
+                conds: p.conds,
+            })
             .collect();
         Derivative { pieces, relaxed }
     }
@@ -226,7 +264,9 @@ fn diff_atom(a: &Atom, var: &str, relaxed: &mut bool) -> Expr {
             }
             dx
         }
-        Atom::Max(l) | Atom::Min(l) => l.first().map_or_else(Expr::zero, |x| diff_smooth(x, var, relaxed)),
+        Atom::Max(l) | Atom::Min(l) => l
+            .first()
+            .map_or_else(Expr::zero, |x| diff_smooth(x, var, relaxed)),
     }
 }
 
@@ -246,7 +286,10 @@ mod tests {
         assert_eq!(d("sqrt(K + 1)", "K"), "0.5/sqrt(K + 1)");
         assert_eq!(d("N*P", "K"), "0");
         assert_eq!(d("max(N/P, K)", "K"), "1    if K >= N/P\n0    if N/P >= K");
-        assert_eq!(d("min(N, K^2)", "K"), "2*K    if N >= K^2\n0    if K^2 >= N");
+        assert_eq!(
+            d("min(N, K^2)", "K"),
+            "2*K    if N >= K^2\n0    if K^2 >= N"
+        );
         let r = parse("ceil(N/K)").unwrap().diff("K");
         assert!(r.relaxed);
         assert_eq!(r.to_string(), "-N/K^2");

@@ -111,7 +111,12 @@ impl Expr {
         if c == 0.0 {
             return Expr::zero();
         }
-        Expr { terms: vec![Term { factors: Vec::new(), coef: Coef(c) }] }
+        Expr {
+            terms: vec![Term {
+                factors: Vec::new(),
+                coef: Coef(c),
+            }],
+        }
     }
 
     pub fn int(n: i64) -> Expr {
@@ -119,7 +124,12 @@ impl Expr {
     }
 
     pub fn var(name: &str) -> Expr {
-        Expr { terms: vec![Term { factors: vec![(Atom::Var(name.to_string()), Rational::ONE)], coef: Coef(1.0) }] }
+        Expr {
+            terms: vec![Term {
+                factors: vec![(Atom::Var(name.to_string()), Rational::ONE)],
+                coef: Coef(1.0),
+            }],
+        }
     }
 
     /// The terms in canonical (storage) order.
@@ -143,7 +153,9 @@ impl Expr {
     /// The single atom when the expression is exactly `atom^1` with coefficient 1.
     pub fn as_atom(&self) -> Option<&Atom> {
         match self.terms.as_slice() {
-            [t] if t.coef.0 == 1.0 && t.factors.len() == 1 && t.factors[0].1 == Rational::ONE => Some(&t.factors[0].0),
+            [t] if t.coef.0 == 1.0 && t.factors.len() == 1 && t.factors[0].1 == Rational::ONE => {
+                Some(&t.factors[0].0)
+            }
             _ => None,
         }
     }

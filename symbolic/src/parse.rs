@@ -30,7 +30,10 @@ struct Lexer {
 }
 
 fn err(column: usize, message: impl Into<String>) -> ParseError {
-    ParseError { column, message: message.into() }
+    ParseError {
+        column,
+        message: message.into(),
+    }
 }
 
 fn lex(src: &str) -> Result<Lexer, ParseError> {
@@ -41,7 +44,9 @@ fn lex(src: &str) -> Result<Lexer, ParseError> {
         let c = chars[i];
         if c.is_whitespace() {
             i += 1;
-        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let start = i;
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
                 i += 1;
@@ -59,7 +64,9 @@ fn lex(src: &str) -> Result<Lexer, ParseError> {
                 }
             }
             let text: String = chars[start..i].iter().collect();
-            let v: f64 = text.parse().map_err(|_| err(start, format!("malformed number `{text}`")))?;
+            let v: f64 = text
+                .parse()
+                .map_err(|_| err(start, format!("malformed number `{text}`")))?;
             toks.push((Tok::Num(v), start));
         } else if c.is_alphabetic() || c == '_' {
             let start = i;
@@ -95,7 +102,10 @@ struct Parser {
 /// Parse augur expression text into a canonical expression.
 pub fn parse(src: &str) -> Result<Expr, ParseError> {
     let lexer = lex(src)?;
-    let mut p = Parser { toks: lexer.toks, pos: 0 };
+    let mut p = Parser {
+        toks: lexer.toks,
+        pos: 0,
+    };
     if matches!(p.peek(), Tok::End) {
         return Err(err(0, "empty expression"));
     }
@@ -103,7 +113,10 @@ pub fn parse(src: &str) -> Result<Expr, ParseError> {
     match p.peek() {
         Tok::End => Ok(e),
         Tok::Sym(')') => Err(err(p.col(), "unmatched `)`")),
-        t => Err(err(p.col(), format!("expected an operator, found {}", describe(t)))),
+        t => Err(err(
+            p.col(),
+            format!("expected an operator, found {}", describe(t)),
+        )),
     }
 }
 
@@ -150,7 +163,10 @@ impl Parser {
             self.bump();
             Ok(())
         } else {
-            Err(err(self.col(), format!("expected `{c}` {what}, found {}", describe(self.peek()))))
+            Err(err(
+                self.col(),
+                format!("expected `{c}` {what}, found {}", describe(self.peek())),
+            ))
         }
     }
 
@@ -224,14 +240,20 @@ impl Parser {
         let col = self.col();
         let exp = self.unary(depth + 1)?;
         let Some(x) = exp.as_const() else {
-            return Err(err(col, "exponent must be a constant (variables in exponents are not supported)"));
+            return Err(err(
+                col,
+                "exponent must be a constant (variables in exponents are not supported)",
+            ));
         };
         if let Some(b) = base.as_const() {
             return Ok(Expr::num(b.powf(x)));
         }
         match Rational::from_f64(x) {
             Some(q) => Ok(base.pow(q)),
-            None => Err(err(col, format!("exponent {x} is not a rational number with denominator ≤ 10^6"))),
+            None => Err(err(
+                col,
+                format!("exponent {x} is not a rational number with denominator ≤ 10^6"),
+            )),
         }
     }
 
@@ -262,7 +284,10 @@ impl Parser {
                 self.expect(')', &format!("to close the call of `{name}`"))?;
                 call(&name, args, col)
             }
-            t => Err(err(col, format!("expected a number, a name or `(`, found {}", describe(&t)))),
+            t => Err(err(
+                col,
+                format!("expected a number, a name or `(`, found {}", describe(&t)),
+            )),
         }
     }
 }
@@ -272,13 +297,18 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         if args.len() == n {
             Ok(())
         } else {
-            Err(err(col, format!("`{name}` takes {n} argument(s), got {}", args.len())))
+            Err(err(
+                col,
+                format!("`{name}` takes {n} argument(s), got {}", args.len()),
+            ))
         }
     };
     let one = |args: &mut Vec<Expr>| args.pop().unwrap_or_default();
     match name {
         "sqrt" => arity(1).map(|_| one(&mut args).sqrt()),
-        "cbrt" => arity(1).map(|_| one(&mut args).pow(Rational::new(1, 3).unwrap_or(Rational::ONE))),
+        "cbrt" => {
+            arity(1).map(|_| one(&mut args).pow(Rational::new(1, 3).unwrap_or(Rational::ONE)))
+        }
         "log2" => arity(1).map(|_| one(&mut args).log2()),
         "ln" => arity(1).map(|_| Expr::ln(&one(&mut args))),
         "log10" => arity(1).map(|_| Expr::log10(&one(&mut args))),
@@ -286,7 +316,10 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
             1 => Ok(Expr::ln(&args[0])),
             2 => match args[1].as_const() {
                 Some(b) if b > 0.0 && b != 1.0 => Ok(args[0].log2() * Expr::num(1.0 / b.log2())),
-                _ => Err(err(col, "the base of `log(x, b)` must be a positive constant other than 1")),
+                _ => Err(err(
+                    col,
+                    "the base of `log(x, b)` must be a positive constant other than 1",
+                )),
             },
             n => Err(err(col, format!("`log` takes 1 or 2 arguments, got {n}"))),
         },
@@ -296,7 +329,9 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         "min" | "Min" => Ok(Expr::min_of(args)),
         _ => Err(err(
             col,
-            format!("unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor)"),
+            format!(
+                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor)"
+            ),
         )),
     }
 }
@@ -325,7 +360,10 @@ mod tests {
 
     #[test]
     fn products_of_sums_are_bounded() {
-        let s = (0..20).map(|i| format!("(a{i} + b{i})")).collect::<Vec<_>>().join("*");
+        let s = (0..20)
+            .map(|i| format!("(a{i} + b{i})"))
+            .collect::<Vec<_>>()
+            .join("*");
         let e = parse(&s).unwrap_err();
         assert!(e.message.contains("too large"), "{e}");
     }

@@ -23,7 +23,13 @@ struct Printer {
 
 /// Growth of an expression as its variables grow: (positive degree, log degree, negative degree).
 fn degree(e: &Expr) -> (f64, f64, f64) {
-    e.terms.iter().map(term_degree).fold((f64::NEG_INFINITY, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+    e.terms
+        .iter()
+        .map(term_degree)
+        .fold(
+            (f64::NEG_INFINITY, 0.0, 0.0),
+            |a, b| if b.0 > a.0 { b } else { a },
+        )
 }
 
 /// Dominance of one term: powers of growing factors first, then logs, then the fewest divisions.
@@ -35,7 +41,10 @@ fn term_degree(t: &Term) -> (f64, f64, f64) {
             Atom::Var(_) => (1.0, 0.0),
             Atom::Log2(_) => (0.0, 1.0),
             Atom::Max(args) | Atom::Min(args) => {
-                let d = args.iter().map(degree).fold((0.0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+                let d =
+                    args.iter()
+                        .map(degree)
+                        .fold((0.0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
                 (d.0, d.1)
             }
             Atom::Ceil(x) | Atom::Floor(x) | Atom::Pow(x) => {
@@ -99,13 +108,21 @@ fn short_number(x: f64) -> String {
     if (1e-3..1e6).contains(&a) {
         let digits = (3 - a.log10().floor() as i32).max(0) as usize;
         let s = format!("{x:.digits$}");
-        let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+        let s = if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        };
         return s;
     }
     let s = format!("{x:.3e}");
     match s.split_once('e') {
         Some((m, e)) => {
-            let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+            let m = if m.contains('.') {
+                m.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                m
+            };
             format!("{m}e{e}")
         }
         None => s,
@@ -114,10 +131,20 @@ fn short_number(x: f64) -> String {
 
 impl Printer {
     fn number(&self, x: f64) -> String {
-        let s = if self.exact { exact_number(x) } else { short_number(x) };
+        let s = if self.exact {
+            exact_number(x)
+        } else {
+            short_number(x)
+        };
         if self.style == Style::Latex {
             if let Some((m, e)) = s.split_once('e') {
-                let m = if m == "1" { String::new() } else if m == "-1" { "-".into() } else { format!("{m} \\times ") };
+                let m = if m == "1" {
+                    String::new()
+                } else if m == "-1" {
+                    "-".into()
+                } else {
+                    format!("{m} \\times ")
+                };
                 return format!("{m}10^{{{}}}", e.trim_start_matches('+'));
             }
             if s == "inf" {
@@ -165,20 +192,45 @@ impl Printer {
 
     /// A term with its coefficient's absolute value.
     fn term_abs(&self, t: &Term) -> String {
-        let c = if t.coef.0.is_nan() { t.coef.0 } else { t.coef.0.abs() };
+        let c = if t.coef.0.is_nan() {
+            t.coef.0
+        } else {
+            t.coef.0.abs()
+        };
         // `1/(x + 1)^2` would parse as the inverse of the expanded square, so negative integer
         // powers of sums (other than -1) stay in the numerator as `(x + 1)^-2`.
         let inline = |a: &Atom, q: &Rational| {
-            !q.is_negative() || (matches!(a, Atom::Pow(_)) && q.is_integer() && q.numer() < -1 && self.style != Style::Latex)
+            !q.is_negative()
+                || (matches!(a, Atom::Pow(_))
+                    && q.is_integer()
+                    && q.numer() < -1
+                    && self.style != Style::Latex)
         };
-        let num: Vec<String> = t.factors.iter().filter(|(a, q)| inline(a, q)).map(|(a, q)| self.factor(a, *q)).collect();
-        let den: Vec<String> =
-            t.factors.iter().filter(|(a, q)| !inline(a, q)).map(|(a, q)| self.factor(a, -*q)).collect();
-        let mul = if self.style == Style::Latex { " \\cdot " } else { "*" };
+        let num: Vec<String> = t
+            .factors
+            .iter()
+            .filter(|(a, q)| inline(a, q))
+            .map(|(a, q)| self.factor(a, *q))
+            .collect();
+        let den: Vec<String> = t
+            .factors
+            .iter()
+            .filter(|(a, q)| !inline(a, q))
+            .map(|(a, q)| self.factor(a, -*q))
+            .collect();
+        let mul = if self.style == Style::Latex {
+            " \\cdot "
+        } else {
+            "*"
+        };
         let mut n = num.join(if self.style == Style::Latex { " " } else { "*" });
         if c != 1.0 || n.is_empty() {
             let cs = self.number(c);
-            n = if n.is_empty() { cs } else { format!("{cs}{mul}{n}") };
+            n = if n.is_empty() {
+                cs
+            } else {
+                format!("{cs}{mul}{n}")
+            };
         }
         if den.is_empty() {
             return n;
@@ -187,7 +239,11 @@ impl Printer {
             Style::Latex => format!("\\frac{{{n}}}{{{}}}", den.join(" ")),
             _ if den.len() == 1 => format!("{n}/{}", den[0]),
             // `1/(A*(x + 1))` would parse as the inverse of the distributed sum `A*x + A`.
-            _ if t.factors.iter().any(|(a, q)| q.is_negative() && matches!(a, Atom::Pow(_))) => {
+            _ if t
+                .factors
+                .iter()
+                .any(|(a, q)| q.is_negative() && matches!(a, Atom::Pow(_))) =>
+            {
                 format!("{n}/{}", den.join("/"))
             }
             _ => format!("{n}/({})", den.join("*")),
@@ -202,7 +258,11 @@ impl Printer {
                 Atom::Pow(b) => self.expr(b),
                 other => self.atom(other),
             };
-            return if latex { format!("\\sqrt{{{inner}}}") } else { format!("sqrt({inner})") };
+            return if latex {
+                format!("\\sqrt{{{inner}}}")
+            } else {
+                format!("sqrt({inner})")
+            };
         }
         let base = match a {
             Atom::Pow(b) if latex => format!("\\left({}\\right)", self.expr(b)),
@@ -212,7 +272,11 @@ impl Printer {
         if q == Rational::ONE {
             return base;
         }
-        let base = if latex && matches!(a, Atom::Log2(_)) { format!("\\left({base}\\right)") } else { base };
+        let base = if latex && matches!(a, Atom::Log2(_)) {
+            format!("\\left({base}\\right)")
+        } else {
+            base
+        };
         match self.style {
             Style::Latex => format!("{base}^{{{q}}}"),
             Style::Python if q.is_integer() && q.is_negative() => format!("{base}**({q})"),
@@ -226,7 +290,11 @@ impl Printer {
     /// max/min arguments: constants last (storage order puts them first).
     fn list(&self, l: &[Expr]) -> String {
         let (c, v): (Vec<&Expr>, Vec<&Expr>) = l.iter().partition(|x| x.as_const().is_some());
-        v.into_iter().chain(c).map(|x| self.expr(x)).collect::<Vec<_>>().join(", ")
+        v.into_iter()
+            .chain(c)
+            .map(|x| self.expr(x))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn atom(&self, a: &Atom) -> String {
@@ -238,8 +306,12 @@ impl Printer {
             },
             (Style::Latex, Atom::Max(l)) => format!("\\max\\left({}\\right)", self.list(l)),
             (Style::Latex, Atom::Min(l)) => format!("\\min\\left({}\\right)", self.list(l)),
-            (Style::Latex, Atom::Ceil(x)) => format!("\\left\\lceil {} \\right\\rceil", self.expr(x)),
-            (Style::Latex, Atom::Floor(x)) => format!("\\left\\lfloor {} \\right\\rfloor", self.expr(x)),
+            (Style::Latex, Atom::Ceil(x)) => {
+                format!("\\left\\lceil {} \\right\\rceil", self.expr(x))
+            }
+            (Style::Latex, Atom::Floor(x)) => {
+                format!("\\left\\lfloor {} \\right\\rfloor", self.expr(x))
+            }
             (Style::Python, Atom::Log2(x)) => format!("log({}, 2)", self.expr(x)),
             (Style::Python, Atom::Max(l)) => format!("Max({})", self.list(l)),
             (Style::Python, Atom::Min(l)) => format!("Min({})", self.list(l)),
@@ -257,23 +329,41 @@ impl Printer {
 impl Expr {
     /// Text with full-precision coefficients: `parse(e.to_text_exact()) == e`.
     pub fn to_text_exact(&self) -> String {
-        Printer { style: Style::Text, exact: true }.expr(self)
+        Printer {
+            style: Style::Text,
+            exact: true,
+        }
+        .expr(self)
     }
 
     /// LaTeX (4 significant digits).
     pub fn to_latex(&self) -> String {
-        Printer { style: Style::Latex, exact: false }.expr(self)
+        Printer {
+            style: Style::Latex,
+            exact: false,
+        }
+        .expr(self)
     }
 
     /// A sympy expression (full precision); assumes `from sympy import *` and the symbols defined.
     pub fn to_python(&self) -> String {
-        Printer { style: Style::Python, exact: true }.expr(self)
+        Printer {
+            style: Style::Python,
+            exact: true,
+        }
+        .expr(self)
     }
 }
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&Printer { style: Style::Text, exact: f.alternate() }.expr(self))
+        f.write_str(
+            &Printer {
+                style: Style::Text,
+                exact: f.alternate(),
+            }
+            .expr(self),
+        )
     }
 }
 
@@ -312,6 +402,12 @@ mod tests {
         assert_eq!(short_number(5e-10), "5e-10");
         assert_eq!(short_number(-1.06e-10), "-1.06e-10");
         assert_eq!(short_number(0.0), "0");
-        assert_eq!(crate::parse("1.06e-10*d*p").map(|e| e.to_string()).ok().as_deref(), Some("1.06e-10*d*p"));
+        assert_eq!(
+            crate::parse("1.06e-10*d*p")
+                .map(|e| e.to_string())
+                .ok()
+                .as_deref(),
+            Some("1.06e-10*d*p")
+        );
     }
 }

@@ -44,7 +44,9 @@ impl Expr {
     }
 
     pub fn contains_var(&self, name: &str) -> bool {
-        self.terms.iter().any(|t| t.factors.iter().any(|(a, _)| atom_contains(a, name)))
+        self.terms
+            .iter()
+            .any(|t| t.factors.iter().any(|(a, _)| atom_contains(a, name)))
     }
 
     /// Replace variable `name` by `value` everywhere and re-canonicalise.

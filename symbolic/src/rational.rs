@@ -40,7 +40,10 @@ impl Rational {
             n = -n;
             d = -d;
         }
-        Some(Rational { num: i64::try_from(n).ok()?, den: i64::try_from(d).ok()? })
+        Some(Rational {
+            num: i64::try_from(n).ok()?,
+            den: i64::try_from(d).ok()?,
+        })
     }
 
     pub const fn int(n: i64) -> Rational {
@@ -102,23 +105,40 @@ impl Rational {
     }
 
     pub fn checked_add(self, o: Rational) -> Option<Rational> {
-        let (a, b, c, d) = (i128::from(self.num), i128::from(self.den), i128::from(o.num), i128::from(o.den));
+        let (a, b, c, d) = (
+            i128::from(self.num),
+            i128::from(self.den),
+            i128::from(o.num),
+            i128::from(o.den),
+        );
         Self::from_i128(a * d + c * b, b * d)
     }
 
     pub fn checked_mul(self, o: Rational) -> Option<Rational> {
-        let (a, b, c, d) = (i128::from(self.num), i128::from(self.den), i128::from(o.num), i128::from(o.den));
+        let (a, b, c, d) = (
+            i128::from(self.num),
+            i128::from(self.den),
+            i128::from(o.num),
+            i128::from(o.den),
+        );
         Self::from_i128(a * c, b * d)
     }
 
     pub fn checked_div(self, o: Rational) -> Option<Rational> {
-        let (a, b, c, d) = (i128::from(self.num), i128::from(self.den), i128::from(o.num), i128::from(o.den));
+        let (a, b, c, d) = (
+            i128::from(self.num),
+            i128::from(self.den),
+            i128::from(o.num),
+            i128::from(o.den),
+        );
         Self::from_i128(a * d, b * c)
     }
 
-
     pub fn abs(self) -> Rational {
-        Rational { num: self.num.abs(), den: self.den }
+        Rational {
+            num: self.num.abs(),
+            den: self.den,
+        }
     }
 
     /// Sum, falling back to the nearest representable fraction on overflow (never panics).
@@ -159,14 +179,18 @@ impl PartialOrd for Rational {
 
 impl Ord for Rational {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (i128::from(self.num) * i128::from(other.den)).cmp(&(i128::from(other.num) * i128::from(self.den)))
+        (i128::from(self.num) * i128::from(other.den))
+            .cmp(&(i128::from(other.num) * i128::from(self.den)))
     }
 }
 
 impl std::ops::Neg for Rational {
     type Output = Rational;
     fn neg(self) -> Rational {
-        Rational { num: -self.num, den: self.den }
+        Rational {
+            num: -self.num,
+            den: self.den,
+        }
     }
 }
 

@@ -76,7 +76,10 @@ fn rat_gcd(a: Rational, b: Rational) -> Rational {
         }
         a.abs()
     }
-    let num = igcd(a.numer().wrapping_mul(b.denom()), b.numer().wrapping_mul(a.denom()));
+    let num = igcd(
+        a.numer().wrapping_mul(b.denom()),
+        b.numer().wrapping_mul(a.denom()),
+    );
     let den = a.denom().wrapping_mul(b.denom());
     Rational::new(num, den).unwrap_or(Rational::ONE)
 }
@@ -89,7 +92,8 @@ pub(crate) fn positive_roots(
     lo: f64,
     hi: f64,
 ) -> Result<Vec<Root>, crate::EvalError> {
-    let inside = |k: f64| k.is_finite() && k > 0.0 && k >= lo * (1.0 - 1e-12) && k <= hi * (1.0 + 1e-12);
+    let inside =
+        |k: f64| k.is_finite() && k > 0.0 && k >= lo * (1.0 - 1e-12) && k <= hi * (1.0 + 1e-12);
     if let Some(groups) = power_groups(g, var) {
         let mut coeffs: Vec<(Rational, Expr, f64)> = Vec::with_capacity(groups.len());
         for (e, c) in groups {
@@ -103,15 +107,24 @@ pub(crate) fn positive_roots(
                 let (e2, c2, v2) = &coeffs[0];
                 let (e1, c1, v1) = &coeffs[1];
                 let ratio = -v2 / v1;
-                let Some(inv) = Rational::ONE.checked_div(e1.add_lossy(-*e2)) else { return Ok(Vec::new()) };
+                let Some(inv) = Rational::ONE.checked_div(e1.add_lossy(-*e2)) else {
+                    return Ok(Vec::new());
+                };
                 if ratio <= 0.0 {
                     return Ok(Vec::new());
                 }
                 let k = inv.pow_f64(ratio);
                 let closed = (-c2 / c1).pow(inv);
-                let check = closed.eval(lookup).ok().filter(|x| (x - k).abs() <= 1e-9 * k.abs());
+                let check = closed
+                    .eval(lookup)
+                    .ok()
+                    .filter(|x| (x - k).abs() <= 1e-9 * k.abs());
                 return Ok(if inside(k) {
-                    vec![Root { k, method: Method::TwoPower, closed: check.map(|_| closed) }]
+                    vec![Root {
+                        k,
+                        method: Method::TwoPower,
+                        closed: check.map(|_| closed),
+                    }]
                 } else {
                     Vec::new()
                 });
@@ -125,7 +138,12 @@ pub(crate) fn positive_roots(
                 }
                 let degrees: Option<Vec<usize>> = coeffs
                     .iter()
-                    .map(|(e, _, _)| e.add_lossy(-m).checked_div(step).filter(|d| d.is_integer()).and_then(|d| usize::try_from(d.numer()).ok()))
+                    .map(|(e, _, _)| {
+                        e.add_lossy(-m)
+                            .checked_div(step)
+                            .filter(|d| d.is_integer())
+                            .and_then(|d| usize::try_from(d.numer()).ok())
+                    })
                     .collect();
                 if let Some(deg) = degrees.filter(|d| d.iter().all(|&x| x <= 3)) {
                     let mut a = [0.0f64; 4];
@@ -143,17 +161,30 @@ pub(crate) fn positive_roots(
                             if !inside(k) {
                                 continue;
                             }
-                            let disc = (&sym[1] * &sym[1] - Expr::int(4) * &sym[2] * &sym[0]).sqrt();
-                            let u_sym = (-&sym[1] + Expr::num(sign) * disc) / (Expr::int(2) * &sym[2]);
+                            let disc =
+                                (&sym[1] * &sym[1] - Expr::int(4) * &sym[2] * &sym[0]).sqrt();
+                            let u_sym =
+                                (-&sym[1] + Expr::num(sign) * disc) / (Expr::int(2) * &sym[2]);
                             let closed = u_sym.pow(inv);
-                            let check = closed.eval(lookup).ok().filter(|x| (x - k).abs() <= 1e-6 * k.abs());
-                            out.push(Root { k, method: Method::Quadratic, closed: check.map(|_| closed) });
+                            let check = closed
+                                .eval(lookup)
+                                .ok()
+                                .filter(|x| (x - k).abs() <= 1e-6 * k.abs());
+                            out.push(Root {
+                                k,
+                                method: Method::Quadratic,
+                                closed: check.map(|_| closed),
+                            });
                         }
                     } else {
                         for u in cubic(a[3], a[2], a[1], a[0]) {
                             let k = if u > 0.0 { inv.pow_f64(u) } else { f64::NAN };
                             if inside(k) {
-                                out.push(Root { k, method: Method::Cubic, closed: None });
+                                out.push(Root {
+                                    k,
+                                    method: Method::Cubic,
+                                    closed: None,
+                                });
                             }
                         }
                     }
@@ -193,7 +224,11 @@ fn cubic(a: f64, b: f64, c: f64, d: f64) -> Vec<f64> {
     } else {
         let r = (-p / 3.0).sqrt();
         let phi = ((3.0 * q) / (2.0 * p * r)).clamp(-1.0, 1.0).acos() / 3.0;
-        (0..3).map(|k| 2.0 * r * (phi - 2.0 * std::f64::consts::PI * f64::from(k) / 3.0).cos() + shift).collect()
+        (0..3)
+            .map(|k| {
+                2.0 * r * (phi - 2.0 * std::f64::consts::PI * f64::from(k) / 3.0).cos() + shift
+            })
+            .collect()
     }
 }
 
@@ -215,8 +250,16 @@ fn numeric_roots(
         let k = (llo + (lhi - llo) * i as f64 / GRID as f64).exp();
         let fk = f(k)?;
         if prev.1 == 0.0 {
-            out.push(Root { k: prev.0, method: Method::Brent, closed: None });
-        } else if prev.1.is_finite() && fk.is_finite() && prev.1.signum() != fk.signum() && fk != 0.0 {
+            out.push(Root {
+                k: prev.0,
+                method: Method::Brent,
+                closed: None,
+            });
+        } else if prev.1.is_finite()
+            && fk.is_finite()
+            && prev.1.signum() != fk.signum()
+            && fk != 0.0
+        {
             let mut err = None;
             let r = brent(
                 |x| match f(x) {
@@ -232,7 +275,11 @@ fn numeric_roots(
             if let Some(e) = err {
                 return Err(e);
             }
-            out.push(Root { k: r, method: Method::Brent, closed: None });
+            out.push(Root {
+                k: r,
+                method: Method::Brent,
+                closed: None,
+            });
         }
         prev = (k, fk);
     }
@@ -255,13 +302,19 @@ pub(crate) fn brent(mut f: impl FnMut(f64) -> f64, a: f64, b: f64) -> f64 {
             break;
         }
         let mut s = if fa != fc && fb != fc {
-            a * fb * fc / ((fa - fb) * (fa - fc)) + b * fa * fc / ((fb - fa) * (fb - fc)) + c * fa * fb / ((fc - fa) * (fc - fb))
+            a * fb * fc / ((fa - fb) * (fa - fc))
+                + b * fa * fc / ((fb - fa) * (fb - fc))
+                + c * fa * fb / ((fc - fa) * (fc - fb))
         } else {
             b - fb * (b - a) / (fb - fa)
         };
         let m = (3.0 * a + b) / 4.0;
         let out_of_range = !((s > m.min(b)) && (s < m.max(b)));
-        let slow = if bisected { (s - b).abs() >= (b - c).abs() / 2.0 } else { (s - b).abs() >= (c - d).abs() / 2.0 };
+        let slow = if bisected {
+            (s - b).abs() >= (b - c).abs() / 2.0
+        } else {
+            (s - b).abs() >= (c - d).abs() / 2.0
+        };
         if out_of_range || slow || !s.is_finite() {
             s = (a + b) / 2.0;
             bisected = true;
@@ -292,7 +345,10 @@ mod tests {
     fn polynomial_helpers() {
         let mut r: Vec<f64> = cubic(1.0, -6.0, 11.0, -6.0);
         r.sort_by(f64::total_cmp);
-        assert!((r[0] - 1.0).abs() < 1e-9 && (r[1] - 2.0).abs() < 1e-9 && (r[2] - 3.0).abs() < 1e-9, "{r:?}");
+        assert!(
+            (r[0] - 1.0).abs() < 1e-9 && (r[1] - 2.0).abs() < 1e-9 && (r[2] - 3.0).abs() < 1e-9,
+            "{r:?}"
+        );
         let q = quadratic(1.0, -3.0, 2.0);
         assert!((q[0].0 - 2.0).abs() < 1e-12 && (q[1].0 - 1.0).abs() < 1e-12);
         let x = brent(|x| x * x - 2.0, 0.0, 3.0);

@@ -62,7 +62,12 @@ pub struct Solution {
 }
 
 /// Minimise `t` over `var` with the other variables fixed at `at`.
-pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOptions) -> Result<Solution, SolveError> {
+pub fn minimize(
+    t: &Expr,
+    var: &str,
+    at: &BTreeMap<String, f64>,
+    opts: &SolveOptions,
+) -> Result<Solution, SolveError> {
     if !t.contains_var(var) {
         return Err(SolveError::VarAbsent(var.to_string()));
     }
@@ -78,7 +83,15 @@ pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOpt
     };
     let (nlo, nhi) = opts.range.unwrap_or((1e-6, 1e12));
     let lookup = |v: &str| at.get(v).copied();
-    let at_k = |k: f64| move |v: &str| if v == var { Some(k) } else { at.get(v).copied() };
+    let at_k = |k: f64| {
+        move |v: &str| {
+            if v == var {
+                Some(k)
+            } else {
+                at.get(v).copied()
+            }
+        }
+    };
     let value = |k: f64| t.eval(&at_k(k));
 
     let relaxed_t = t.relax_rounding();
@@ -97,12 +110,20 @@ pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOpt
         let d1 = piece.expr.diff_smooth(var);
         let mut d2: Option<Expr> = None;
         let closed_ok = crate::roots::power_groups(&d1, var).is_some();
-        let roots = positive_roots(&d1, var, &lookup, if closed_ok { lo } else { nlo }, if closed_ok { hi } else { nhi })?;
+        let roots = positive_roots(
+            &d1,
+            var,
+            &lookup,
+            if closed_ok { lo } else { nlo },
+            if closed_ok { hi } else { nhi },
+        )?;
         for r in roots {
             if !feasible(r.k)? {
                 continue;
             }
-            let curv = d2.get_or_insert_with(|| d1.diff_smooth(var)).eval(&at_k(r.k))?;
+            let curv = d2
+                .get_or_insert_with(|| d1.diff_smooth(var))
+                .eval(&at_k(r.k))?;
             if curv < 0.0 {
                 continue; // a maximum of this branch
             }
@@ -136,19 +157,37 @@ pub fn minimize(t: &Expr, var: &str, at: &BTreeMap<String, f64>, opts: &SolveOpt
     }
     if let Some((a, b)) = opts.range {
         for k in [a, b] {
-            cands.push(Candidate { k, t: value(k)?, method: Method::Boundary, branch: Vec::new(), closed_form: None, second_derivative: None });
+            cands.push(Candidate {
+                k,
+                t: value(k)?,
+                method: Method::Boundary,
+                branch: Vec::new(),
+                closed_form: None,
+                second_derivative: None,
+            });
         }
     }
     cands.retain(|c| c.t.is_finite());
     // Stable sort: on equal T the earlier (stationary) candidate wins over breakpoints and ends.
     cands.sort_by(|a, b| a.t.total_cmp(&b.t));
     let Some(best) = cands.first().cloned() else {
-        return Err(SolveError::NoMinimum { var: var.to_string(), lo: nlo, hi: nhi });
+        return Err(SolveError::NoMinimum {
+            var: var.to_string(),
+            lo: nlo,
+            hi: nhi,
+        });
     };
     let integer = if opts.integer {
         let mut best_int: Option<(f64, f64)> = None;
         for k in [best.k.floor(), best.k.ceil()] {
-            let k = k.max(lo.ceil()).min(if hi.is_finite() { hi.floor() } else { f64::INFINITY }).max(1.0);
+            let k = k
+                .max(lo.ceil())
+                .min(if hi.is_finite() {
+                    hi.floor()
+                } else {
+                    f64::INFINITY
+                })
+                .max(1.0);
             let tk = value(k)?;
             if best_int.is_none_or(|(_, bt)| tk < bt) {
                 best_int = Some((k, tk));
@@ -187,7 +226,15 @@ mod tests {
         let n = 200_000;
         for i in 0..=n {
             let k = lo * (hi / lo).powf(i as f64 / n as f64);
-            let v = t.eval(&|x| if x == var { Some(k) } else { at.get(x).copied() }).unwrap();
+            let v = t
+                .eval(&|x| {
+                    if x == var {
+                        Some(k)
+                    } else {
+                        at.get(x).copied()
+                    }
+                })
+                .unwrap();
             if v < best.1 {
                 best = (k, v);
             }
@@ -198,7 +245,13 @@ mod tests {
     #[test]
     fn two_power_closed_form() {
         let t = parse("N^2/(P*K) + K*log2(P)").unwrap();
-        let s = minimize(&t, "K", &at(&[("N", 1024.0), ("P", 16.0)]), &SolveOptions::default()).unwrap();
+        let s = minimize(
+            &t,
+            "K",
+            &at(&[("N", 1024.0), ("P", 16.0)]),
+            &SolveOptions::default(),
+        )
+        .unwrap();
         assert!((s.k_star - 128.0).abs() < 1e-9);
         assert!((s.t_star - 1024.0).abs() < 1e-9);
         assert_eq!(s.method, Method::TwoPower);
@@ -216,10 +269,22 @@ mod tests {
         assert!((s.k_star - 256.0 / 3.0).abs() < 1e-9, "{}", s.k_star);
         assert!((s.t_star - 1536.0).abs() < 1e-9);
         let (bk, bt) = brute(&t, "K", &a, 1.0, 4096.0);
-        assert!((bk - s.k_star).abs() / s.k_star < 1e-3 && bt >= s.t_star - 1e-9, "{bk} {bt}");
+        assert!(
+            (bk - s.k_star).abs() / s.k_star < 1e-3 && bt >= s.t_star - 1e-9,
+            "{bk} {bt}"
+        );
         assert_eq!(s.branch.len(), 1);
         assert_eq!(s.branch[0].to_string(), "K >= N/P");
-        let s = minimize(&t, "K", &a, &SolveOptions { range: None, integer: true }).unwrap();
+        let s = minimize(
+            &t,
+            "K",
+            &a,
+            &SolveOptions {
+                range: None,
+                integer: true,
+            },
+        )
+        .unwrap();
         assert_eq!(s.integer.unwrap().0, 85.0);
     }
 
@@ -236,15 +301,41 @@ mod tests {
     #[test]
     fn numeric_and_quadratic_fallbacks_match_brute_force() {
         let a = at(&[("N", 1e6)]);
-        for (src, method) in [("N/K + K*log2(K)", Method::Brent), ("N/K + K^2 + 30*K", Method::Cubic), ("N/K^2 + K^2/N + 3/K", Method::Brent)] {
+        for (src, method) in [
+            ("N/K + K*log2(K)", Method::Brent),
+            ("N/K + K^2 + 30*K", Method::Cubic),
+            ("N/K^2 + K^2/N + 3/K", Method::Brent),
+        ] {
             let t = parse(src).unwrap();
-            let s = minimize(&t, "K", &a, &SolveOptions { range: Some((1.0, 1e6)), integer: false }).unwrap();
+            let s = minimize(
+                &t,
+                "K",
+                &a,
+                &SolveOptions {
+                    range: Some((1.0, 1e6)),
+                    integer: false,
+                },
+            )
+            .unwrap();
             let (bk, _) = brute(&t, "K", &a, 1.0, 1e6);
-            assert!((bk - s.k_star).abs() / s.k_star < 1e-3, "{src}: {} vs {bk}", s.k_star);
+            assert!(
+                (bk - s.k_star).abs() / s.k_star < 1e-3,
+                "{src}: {} vs {bk}",
+                s.k_star
+            );
             assert_eq!(s.method, method, "{src}");
         }
         let t = parse("K^3/3 - 5*K^2/2 + 6*K").unwrap(); // dT = (K-2)(K-3): min at 3, max at 2
-        let s = minimize(&t, "K", &BTreeMap::new(), &SolveOptions { range: Some((2.5, 10.0)), integer: false }).unwrap();
+        let s = minimize(
+            &t,
+            "K",
+            &BTreeMap::new(),
+            &SolveOptions {
+                range: Some((2.5, 10.0)),
+                integer: false,
+            },
+        )
+        .unwrap();
         assert_eq!(s.method, Method::Quadratic);
         assert!((s.k_star - 3.0).abs() < 1e-9);
     }
@@ -252,8 +343,17 @@ mod tests {
     #[test]
     fn errors() {
         let t = parse("N/K").unwrap();
-        assert!(matches!(minimize(&t, "K", &at(&[("N", 1.0)]), &SolveOptions::default()), Err(SolveError::NoMinimum { .. })));
-        assert!(matches!(minimize(&t, "K", &BTreeMap::new(), &SolveOptions::default()), Err(SolveError::Eval(_))));
-        assert!(matches!(minimize(&t, "Q", &BTreeMap::new(), &SolveOptions::default()), Err(SolveError::VarAbsent(_))));
+        assert!(matches!(
+            minimize(&t, "K", &at(&[("N", 1.0)]), &SolveOptions::default()),
+            Err(SolveError::NoMinimum { .. })
+        ));
+        assert!(matches!(
+            minimize(&t, "K", &BTreeMap::new(), &SolveOptions::default()),
+            Err(SolveError::Eval(_))
+        ));
+        assert!(matches!(
+            minimize(&t, "Q", &BTreeMap::new(), &SolveOptions::default()),
+            Err(SolveError::VarAbsent(_))
+        ));
     }
 }

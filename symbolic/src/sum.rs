@@ -59,23 +59,59 @@ mod tests {
 
     #[test]
     fn triangular_and_cubic_sums_match_brute_force() {
-        for (body, lo, hi) in [("1", "1", "N"), ("i", "1", "N"), ("N - i", "i0 + 1", "N"), ("i^3 + 2*i^2*P", "2", "N")] {
+        for (body, lo, hi) in [
+            ("1", "1", "N"),
+            ("i", "1", "N"),
+            ("N - i", "i0 + 1", "N"),
+            ("i^3 + 2*i^2*P", "2", "N"),
+        ] {
             let b = parse(body).unwrap();
             let s = sum_over(&b, "i", &parse(lo).unwrap(), &parse(hi).unwrap()).unwrap();
             for n in [5.0, 9.0] {
                 let (i0, p) = (1.0, 3.0);
-                let lo_v = parse(lo).unwrap().eval(&|v| if v == "i0" { Some(i0) } else { None }).unwrap();
+                let lo_v = parse(lo)
+                    .unwrap()
+                    .eval(&|v| if v == "i0" { Some(i0) } else { None })
+                    .unwrap();
                 let mut brute = 0.0;
                 let mut i = lo_v;
                 while i <= n {
-                    brute += b.eval(&|v| match v { "i" => Some(i), "N" => Some(n), "P" => Some(p), _ => None }).unwrap();
+                    brute += b
+                        .eval(&|v| match v {
+                            "i" => Some(i),
+                            "N" => Some(n),
+                            "P" => Some(p),
+                            _ => None,
+                        })
+                        .unwrap();
                     i += 1.0;
                 }
-                let got = s.eval(&|v| match v { "N" => Some(n), "P" => Some(p), "i0" => Some(i0), _ => None }).unwrap();
-                assert!((got - brute).abs() < 1e-9 * brute.abs().max(1.0), "{body}: {got} vs {brute}");
+                let got = s
+                    .eval(&|v| match v {
+                        "N" => Some(n),
+                        "P" => Some(p),
+                        "i0" => Some(i0),
+                        _ => None,
+                    })
+                    .unwrap();
+                assert!(
+                    (got - brute).abs() < 1e-9 * brute.abs().max(1.0),
+                    "{body}: {got} vs {brute}"
+                );
             }
         }
-        assert_eq!(sum_over(&parse("log2(i)").unwrap(), "i", &Expr::one(), &Expr::var("N")), None);
-        assert_eq!(sum_over(&parse("1/i").unwrap(), "i", &Expr::one(), &Expr::var("N")), None);
+        assert_eq!(
+            sum_over(
+                &parse("log2(i)").unwrap(),
+                "i",
+                &Expr::one(),
+                &Expr::var("N")
+            ),
+            None
+        );
+        assert_eq!(
+            sum_over(&parse("1/i").unwrap(), "i", &Expr::one(), &Expr::var("N")),
+            None
+        );
     }
 }

@@ -22,7 +22,10 @@ fn rewrite_rules() {
     check("x*x + x", "x^2 + x");
     check("(N + 1)^2", "N^2 + 2*N + 1");
     check("(N+1)^(1/2) * (N+1)^(1/2)", "N + 1");
-    check("N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)", "N^2/(K*P) + K*log2(P) + 3*sqrt(N)/sqrt(P)");
+    check(
+        "N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)",
+        "N^2/(K*P) + K*log2(P) + 3*sqrt(N)/sqrt(P)",
+    );
     check("ln(N)", "0.6931*log2(N)");
     check("log2(8*N)", "log2(N) + 3");
     check("log2(2*N + 2)", "log2(N + 1) + 1");
@@ -45,7 +48,10 @@ fn constructors_match_parser() {
     let k = Expr::var("K");
     let built = &n.powi(2) / (&p * &k) + &k * p.log2();
     assert_eq!(built, parse("N^2/(P*K) + K*log2(P)").unwrap());
-    assert_eq!(n.pow(Rational::new(3, 2).unwrap()), parse("N*sqrt(N)").unwrap());
+    assert_eq!(
+        n.pow(Rational::new(3, 2).unwrap()),
+        parse("N*sqrt(N)").unwrap()
+    );
     assert_eq!(Expr::max(n.clone(), p.clone()), parse("max(P, N)").unwrap());
     assert_eq!(Expr::ln(&n), parse("ln(N)").unwrap());
     assert_eq!(Expr::log10(&n), parse("log10(N)").unwrap());
@@ -57,12 +63,23 @@ fn constructors_match_parser() {
 #[test]
 fn queries() {
     let e = parse("N^2/(P*K) + K*log2(P) + max(N/P, rank)").unwrap();
-    assert_eq!(e.vars().into_iter().collect::<Vec<_>>(), ["K", "N", "P", "rank"]);
+    assert_eq!(
+        e.vars().into_iter().collect::<Vec<_>>(),
+        ["K", "N", "P", "rank"]
+    );
     assert!(e.contains_var("rank"));
     assert!(!e.contains_var("Q"));
     let s = e.subs("K", &parse("N/P").unwrap());
     assert_eq!(s, parse("N + N*log2(P)/P + max(N/P, rank)").unwrap());
-    let v = e.eval(&|v| match v { "N" => Some(1024.0), "P" => Some(16.0), "K" => Some(128.0), "rank" => Some(1.0), _ => None }).unwrap();
+    let v = e
+        .eval(&|v| match v {
+            "N" => Some(1024.0),
+            "P" => Some(16.0),
+            "K" => Some(128.0),
+            "rank" => Some(1.0),
+            _ => None,
+        })
+        .unwrap();
     assert!((v - (512.0 + 512.0 + 64.0)).abs() < 1e-9);
     let err = e.eval(&|_| None).unwrap_err();
     assert!(err.to_string().contains("unknown variable"));
@@ -82,5 +99,8 @@ fn serde_as_exact_string() {
 fn printers() {
     let e = parse("N^2/(P*K) + K*log2(P) + 3*sqrt(N/P) + max(N, K)").unwrap();
     assert_eq!(e.to_latex(), "\\frac{N^{2}}{K P} + K \\log_2 P + \\max\\left(K, N\\right) + \\frac{3 \\cdot \\sqrt{N}}{\\sqrt{P}}");
-    assert_eq!(e.to_python(), "N**2/(K*P) + K*log(P, 2) + Max(K, N) + 3*sqrt(N)/sqrt(P)");
+    assert_eq!(
+        e.to_python(),
+        "N**2/(K*P) + K*log(P, 2) + Max(K, N) + 3*sqrt(N)/sqrt(P)"
+    );
 }

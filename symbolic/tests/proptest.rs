@@ -44,7 +44,19 @@ fn ast() -> impl Strategy<Value = Ast> {
             (inner.clone(), inner.clone()).prop_map(move |(x, y)| Ast::Sub(b(x), b(y))),
             (inner.clone(), inner.clone()).prop_map(move |(x, y)| Ast::Mul(b(x), b(y))),
             (inner.clone(), inner.clone()).prop_map(move |(x, y)| Ast::Div(b(x), b(y))),
-            (inner.clone(), prop::sample::select(vec![(-2, 1), (-1, 1), (-1, 2), (1, 3), (2, 3), (3, 2), (2, 1), (3, 1)]))
+            (
+                inner.clone(),
+                prop::sample::select(vec![
+                    (-2, 1),
+                    (-1, 1),
+                    (-1, 2),
+                    (1, 3),
+                    (2, 3),
+                    (3, 2),
+                    (2, 1),
+                    (3, 1)
+                ])
+            )
                 .prop_map(move |(x, (n, d))| Ast::Pow(b(x), n, d)),
             inner.clone().prop_map(move |x| Ast::Sqrt(b(x))),
             inner.clone().prop_map(move |x| Ast::Log2(b(x))),
@@ -78,13 +90,18 @@ fn build(a: &Ast) -> Expr {
 
 /// Direct evaluation: (value, absolute rounding-error scale); `None` at fragile points.
 fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
-    let two = |x: &Ast, y: &Ast| -> Option<((f64, f64), (f64, f64))> { Some((eval(x, v)?, eval(y, v)?)) };
+    let two =
+        |x: &Ast, y: &Ast| -> Option<((f64, f64), (f64, f64))> { Some((eval(x, v)?, eval(y, v)?)) };
     let pow = |b: f64, mb: f64, q: f64| -> Option<(f64, f64)> {
         if b < 0.0 || (b == 0.0 && q <= 0.0) {
             return None;
         }
         let val = b.powf(q);
-        let slope = if q >= 1.0 { (b + mb).powf(q - 1.0) } else { b.powf(q - 1.0) };
+        let slope = if q >= 1.0 {
+            (b + mb).powf(q - 1.0)
+        } else {
+            b.powf(q - 1.0)
+        };
         Some((val, val.abs() + q.abs() * slope * mb))
     };
     let r = match a {
@@ -119,7 +136,11 @@ fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
                 let q = *n as f64;
                 let val = b.powi(*n as i32);
                 // Expanded powers cancel: the error scale uses |b| + its own scale.
-                let slope = if q >= 1.0 { (b.abs() + mb).powf(q - 1.0) } else { b.abs().powf(q - 1.0) };
+                let slope = if q >= 1.0 {
+                    (b.abs() + mb).powf(q - 1.0)
+                } else {
+                    b.abs().powf(q - 1.0)
+                };
                 (val, val.abs() + q.abs() * slope * mb)
             } else {
                 pow(b, mb, *n as f64 / *d as f64)?
@@ -134,7 +155,11 @@ fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
             if b <= 1e-6 * mb.max(1.0) {
                 return None;
             }
-            let k = if matches!(a, Ast::Ln(_)) { 1.0 } else { 1.0 / std::f64::consts::LN_2 };
+            let k = if matches!(a, Ast::Ln(_)) {
+                1.0
+            } else {
+                1.0 / std::f64::consts::LN_2
+            };
             (k * b.ln(), k * b.ln().abs() + k * mb / b)
         }
         Ast::Max(x, y) => {
@@ -150,7 +175,11 @@ fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
             if (b - b.round()).abs() <= 1e-6 * (mb + 1.0) {
                 return None;
             }
-            let r = if matches!(a, Ast::Ceil(_)) { b.ceil() } else { b.floor() };
+            let r = if matches!(a, Ast::Ceil(_)) {
+                b.ceil()
+            } else {
+                b.floor()
+            };
             (r, r.abs())
         }
     };
@@ -247,7 +276,10 @@ fn generator_covers_every_atom_kind() {
         let e = build(&ast().new_tree(&mut runner).unwrap().current());
         collect(&e, &mut seen);
     }
-    assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["ceil", "floor", "log2", "max", "min", "pow", "var"]);
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        ["ceil", "floor", "log2", "max", "min", "pow", "var"]
+    );
 }
 
 fn collect(e: &Expr, seen: &mut std::collections::BTreeSet<&'static str>) {

@@ -8,7 +8,10 @@ use symbolic::parse;
 
 #[test]
 fn python_output_evaluates_identically_in_sympy() {
-    let has_sympy = Command::new("python3").args(["-c", "import sympy"]).output().is_ok_and(|o| o.status.success());
+    let has_sympy = Command::new("python3")
+        .args(["-c", "import sympy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !has_sympy {
         eprintln!("note: python3/sympy not installed; sympy check skipped");
         return;
@@ -21,16 +24,39 @@ fn python_output_evaluates_identically_in_sympy() {
         "1/(max(N, P)*(N + 1)) - 0.5/sqrt(P + 1)",
     ];
     let (n, p, k) = (1000.0, 12.0, 37.0);
-    let mut script = String::from("from sympy import *\nN, P, K = symbols('N P K', positive=True)\n");
+    let mut script =
+        String::from("from sympy import *\nN, P, K = symbols('N P K', positive=True)\n");
     let mut want = Vec::new();
     for c in cases {
         let e = parse(c).unwrap();
-        script.push_str(&format!("print(float(({}).subs({{N: {n}, P: {p}, K: {k}}}).evalf(30)))\n", e.to_python()));
-        want.push(e.eval(&|v| match v { "N" => Some(n), "P" => Some(p), "K" => Some(k), _ => None }).unwrap());
+        script.push_str(&format!(
+            "print(float(({}).subs({{N: {n}, P: {p}, K: {k}}}).evalf(30)))\n",
+            e.to_python()
+        ));
+        want.push(
+            e.eval(&|v| match v {
+                "N" => Some(n),
+                "P" => Some(p),
+                "K" => Some(k),
+                _ => None,
+            })
+            .unwrap(),
+        );
     }
-    let out = Command::new("python3").args(["-c", &script]).output().expect("python3");
-    assert!(out.status.success(), "sympy rejected the output:\n{}\n{}", script, String::from_utf8_lossy(&out.stderr));
-    let got: Vec<f64> = String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().parse().unwrap()).collect();
+    let out = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "sympy rejected the output:\n{}\n{}",
+        script,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
     assert_eq!(got.len(), want.len());
     for ((g, w), c) in got.iter().zip(&want).zip(cases) {
         assert!((g - w).abs() <= 1e-9 * w.abs(), "{c}: sympy {g} vs {w}");

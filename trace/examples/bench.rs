@@ -6,7 +6,10 @@ use std::time::Instant;
 use trace::*;
 
 fn main() {
-    let n: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10_000_000);
+    let n: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
     let header = Header {
         version: format::VERSION,
         flags: 0,
@@ -18,13 +21,22 @@ fn main() {
         init_unix_ns: 0,
     };
     let mut w = TraceWriter::new(&header);
-    let s = |t: u64| Stamp { mono_ns: t, wtime: t as f64 * 1e-9 };
+    let s = |t: u64| Stamp {
+        mono_ns: t,
+        wtime: t as f64 * 1e-9,
+    };
     // Mix per 4 events: Isend, Irecv, Waitall + its 2 parts would be 5; use phase, isend, wait, part.
     let mut written = 0u64;
     let mut t = 0u64;
     while written < n {
         t += 1000;
-        w.record(&Record::Phase(Phase { site: 3, depth: 0, start: s(t), end: s(t + 500), cpu_ns: 480 }));
+        w.record(&Record::Phase(Phase {
+            site: 3,
+            depth: 0,
+            start: s(t),
+            end: s(t + 500),
+            cpu_ns: 480,
+        }));
         w.record(&Record::Mpi(MpiCall {
             op: Op::Isend,
             flags: 0,
@@ -51,7 +63,15 @@ fn main() {
             start: s(t + 530),
             end: s(t + 900),
         }));
-        w.record(&Record::Part(Part { op: Op::Isend, flags: 1, site: 4, peer: Peer::Rank(1), tag: 7, bytes: 8192, req_id: written }));
+        w.record(&Record::Part(Part {
+            op: Op::Isend,
+            flags: 1,
+            site: 4,
+            peer: Peer::Rank(1),
+            tag: 7,
+            bytes: 8192,
+            req_id: written,
+        }));
         written += 4;
     }
     let bytes = w.finish(t + 1000, 0);
@@ -85,7 +105,11 @@ fn main() {
         best,
         count as f64 / best / 1e6,
         bytes.len() as f64 / best / 1e6,
-        if check == expect_check && count == written + 1 { "ok" } else { "MISMATCH" }
+        if check == expect_check && count == written + 1 {
+            "ok"
+        } else {
+            "MISMATCH"
+        }
     );
     let t0 = Instant::now();
     let rt = RankTrace::read(&path).unwrap();
@@ -97,7 +121,11 @@ fn main() {
         secs,
         written as f64 / secs / 1e6,
         bytes.len() as f64 / secs / 1e6,
-        if rt.trailer.events == written { "ok" } else { "MISMATCH" }
+        if rt.trailer.events == written {
+            "ok"
+        } else {
+            "MISMATCH"
+        }
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

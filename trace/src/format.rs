@@ -121,7 +121,10 @@ ops! {
 impl Op {
     /// Point-to-point sends (blocking or not), excluding the send half of Sendrecv.
     pub fn is_send(self) -> bool {
-        matches!(self, Op::Send | Op::Ssend | Op::Isend | Op::Issend | Op::Rsend | Op::Bsend)
+        matches!(
+            self,
+            Op::Send | Op::Ssend | Op::Isend | Op::Issend | Op::Rsend | Op::Bsend
+        )
     }
     /// Sendrecv and Sendrecv_replace: the record is the send half, one Part the receive half.
     pub fn is_sendrecv(self) -> bool {

@@ -12,11 +12,14 @@ pub mod run_dir;
 pub mod writer;
 
 pub use error::TraceError;
-pub use format::{AggKind, Aggregate, Header, MpiCall, Op, Part, Peer, Phase, Record, Stamp, Trailer};
+pub use format::{
+    AggKind, Aggregate, Header, MpiCall, Op, Part, Peer, Phase, Record, Stamp, Trailer,
+};
 pub use perfetto::{export_perfetto, Clock, ExportOptions, ExportStats};
 pub use rank::{Event, Message, RankTrace};
 pub use reader::TraceReader;
 pub use run_dir::{
-    config_id, now_rfc3339, rank_files, read_run, source_hash, write_atomic, Manifest, RunDir, RunRecord, RunStatus,
+    config_id, now_rfc3339, rank_files, read_run, source_hash, write_atomic, Manifest, RunDir,
+    RunRecord, RunStatus,
 };
 pub use writer::TraceWriter;

@@ -29,7 +29,10 @@ pub struct ExportOptions {
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { clock: Clock::Auto, flows: true }
+        ExportOptions {
+            clock: Clock::Auto,
+            flows: true,
+        }
     }
 }
 
@@ -50,7 +53,11 @@ impl Timeline {
     fn us(&self, rank: &RankTrace, s: &Stamp) -> Option<f64> {
         match self.clock {
             Clock::Wtime => {
-                let w0 = if rank.header.smpi() { 0.0 } else { rank.header.init_wtime };
+                let w0 = if rank.header.smpi() {
+                    0.0
+                } else {
+                    rank.header.init_wtime
+                };
                 s.wtime.is_finite().then_some((s.wtime - w0) * 1e6)
             }
             _ => Some(s.mono_ns.saturating_sub(self.mono0) as f64 / 1e3),
@@ -59,7 +66,11 @@ impl Timeline {
 }
 
 /// Writes the run's timeline as trace-event JSON to `out`.
-pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn Write) -> std::io::Result<ExportStats> {
+pub fn export_perfetto(
+    ranks: &[RankTrace],
+    opts: ExportOptions,
+    out: &mut dyn Write,
+) -> std::io::Result<ExportStats> {
     let clock = match opts.clock {
         Clock::Auto if ranks.iter().all(|r| r.header.smpi()) && !ranks.is_empty() => Clock::Wtime,
         Clock::Auto => Clock::Mono,
@@ -67,7 +78,12 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
     };
     let mono0 = ranks
         .iter()
-        .flat_map(|r| r.events.iter().map(event_start_mono).chain(std::iter::once(r.header.init_mono_ns)))
+        .flat_map(|r| {
+            r.events
+                .iter()
+                .map(event_start_mono)
+                .chain(std::iter::once(r.header.init_mono_ns))
+        })
         .min()
         .unwrap_or(0);
     let tl = Timeline { clock, mono0 };
@@ -86,12 +102,20 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
     let mut flow_ends: Vec<((u32, u32, i32), Value)> = Vec::new();
     for r in ranks {
         let pid = r.header.rank;
-        emit(out, json!({"ph":"M","name":"process_name","pid":pid,"args":{"name":format!("rank {pid}")}}))?;
-        emit(out, json!({"ph":"M","name":"process_sort_index","pid":pid,"args":{"sort_index":pid}}))?;
+        emit(
+            out,
+            json!({"ph":"M","name":"process_name","pid":pid,"args":{"name":format!("rank {pid}")}}),
+        )?;
+        emit(
+            out,
+            json!({"ph":"M","name":"process_sort_index","pid":pid,"args":{"sort_index":pid}}),
+        )?;
         for e in &r.events {
             match e {
                 Event::Phase(p) => {
-                    let (Some(t0), Some(t1)) = (tl.us(r, &p.start), tl.us(r, &p.end)) else { continue };
+                    let (Some(t0), Some(t1)) = (tl.us(r, &p.start), tl.us(r, &p.end)) else {
+                        continue;
+                    };
                     emit(
                         out,
                         json!({"ph":"X","cat":"compute","name":format!("phase {}", p.site),"pid":pid,"tid":0,
@@ -102,7 +126,9 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                 }
                 Event::Mpi { call, .. } => {
                     let parts = r.parts_of(e);
-                    let (Some(t0), Some(t1)) = (tl.us(r, &call.start), tl.us(r, &call.end)) else { continue };
+                    let (Some(t0), Some(t1)) = (tl.us(r, &call.start), tl.us(r, &call.end)) else {
+                        continue;
+                    };
                     let mut args = json!({"site":call.site,"comm_size":call.comm_size});
                     if let Some(obj) = args.as_object_mut() {
                         if call.peer != Peer::None {
@@ -125,7 +151,11 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                             obj.insert("completed".into(), Value::Array(ps));
                         }
                     }
-                    let cat = if call.op.is_collective() { "collective" } else { "mpi" };
+                    let cat = if call.op.is_collective() {
+                        "collective"
+                    } else {
+                        "mpi"
+                    };
                     emit(
                         out,
                         json!({"ph":"X","cat":cat,"name":call.op.mpi_name(),"pid":pid,"tid":0,"ts":t0,
@@ -141,8 +171,14 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                         if let Some(to) = call.peer.rank() {
                             let id = next_flow;
                             next_flow += 1;
-                            pending.entry((pid.unsigned_abs(), to, call.tag)).or_default().push_back(id);
-                            emit(out, json!({"ph":"s","cat":"msg","name":"message","id":id,"pid":pid,"tid":0,"ts":t0}))?;
+                            pending
+                                .entry((pid.unsigned_abs(), to, call.tag))
+                                .or_default()
+                                .push_back(id);
+                            emit(
+                                out,
+                                json!({"ph":"s","cat":"msg","name":"message","id":id,"pid":pid,"tid":0,"ts":t0}),
+                            )?;
                         }
                     }
                     let mut recvs: Vec<(u32, i32)> = Vec::new();
@@ -151,7 +187,10 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
                             recvs.push((from, call.tag));
                         }
                     }
-                    for p in parts.iter().filter(|p| p.op == Op::Irecv || p.op == Op::Recv) {
+                    for p in parts
+                        .iter()
+                        .filter(|p| p.op == Op::Irecv || p.op == Op::Recv)
+                    {
                         if let Some(from) = p.peer.rank() {
                             recvs.push((from, p.tag));
                         }
@@ -168,7 +207,9 @@ pub fn export_perfetto(ranks: &[RankTrace], opts: ExportOptions, out: &mut dyn W
     }
     // Match receive heads to send tails in order (MPI's non-overtaking rule per source/tag).
     for (key, mut v) in flow_ends {
-        let Some(id) = pending.get_mut(&key).and_then(VecDeque::pop_front) else { continue };
+        let Some(id) = pending.get_mut(&key).and_then(VecDeque::pop_front) else {
+            continue;
+        };
         if let Some(obj) = v.as_object_mut() {
             obj.insert("id".into(), json!(id));
         }

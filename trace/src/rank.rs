@@ -13,7 +13,10 @@ use std::path::Path;
 pub enum Event {
     /// An MPI call; its `call.nparts` Parts (completions, Sendrecv's receive half) are
     /// `RankTrace::parts[first_part..first_part + call.nparts]` (see `RankTrace::parts_of`).
-    Mpi { call: MpiCall, first_part: usize },
+    Mpi {
+        call: MpiCall,
+        first_part: usize,
+    },
     Phase(Phase),
 }
 
@@ -63,18 +66,25 @@ impl RankTrace {
                     path: r.path().to_path_buf(),
                     offset: owed_at.0,
                     index: owed_at.1,
-                    reason: format!("MPI record announces {owed} more completion part(s) than follow it"),
+                    reason: format!(
+                        "MPI record announces {owed} more completion part(s) than follow it"
+                    ),
                 });
             }
             match rec {
                 Record::Mpi(call) => {
                     owed = call.nparts;
                     owed_at = (offset, index);
-                    events.push(Event::Mpi { call, first_part: all_parts.len() });
+                    events.push(Event::Mpi {
+                        call,
+                        first_part: all_parts.len(),
+                    });
                 }
                 Record::Part(p) => {
                     if owed == 0 {
-                        return Err(misplaced("completion part without a preceding MPI call that announces it"));
+                        return Err(misplaced(
+                            "completion part without a preceding MPI call that announces it",
+                        ));
                     }
                     owed -= 1;
                     all_parts.push(p);
@@ -96,7 +106,13 @@ impl RankTrace {
                 })
             }
         };
-        Ok(RankTrace { header, events, parts: all_parts, aggregates, trailer })
+        Ok(RankTrace {
+            header,
+            events,
+            parts: all_parts,
+            aggregates,
+            trailer,
+        })
     }
 
     /// The Parts of an `Event::Mpi` (empty for phases).
@@ -133,7 +149,12 @@ impl RankTrace {
         for (c, _) in self.mpi_calls() {
             if c.op.is_send() || c.op.is_sendrecv() {
                 if let Some(to) = c.peer.rank() {
-                    out.push(Message { peer: to, tag: c.tag, bytes: c.bytes, site: c.site });
+                    out.push(Message {
+                        peer: to,
+                        tag: c.tag,
+                        bytes: c.bytes,
+                        site: c.site,
+                    });
                 }
             }
         }
@@ -147,13 +168,23 @@ impl RankTrace {
         for (c, parts) in self.mpi_calls() {
             if c.op == Op::Recv {
                 if let Some(from) = c.peer.rank() {
-                    out.push(Message { peer: from, tag: c.tag, bytes: c.bytes, site: c.site });
+                    out.push(Message {
+                        peer: from,
+                        tag: c.tag,
+                        bytes: c.bytes,
+                        site: c.site,
+                    });
                 }
             }
             for p in parts {
                 if p.op == Op::Irecv || p.op == Op::Recv {
                     if let Some(from) = p.peer.rank() {
-                        out.push(Message { peer: from, tag: p.tag, bytes: p.bytes, site: p.site });
+                        out.push(Message {
+                            peer: from,
+                            tag: p.tag,
+                            bytes: p.bytes,
+                            site: p.site,
+                        });
                     }
                 }
             }

@@ -74,8 +74,14 @@ fn parse_mpi(i: &[u8]) -> IResult<&[u8], Raw> {
         comm_size,
         nparts,
         req_id,
-        start: Stamp { mono_ns: m0, wtime: w0 },
-        end: Stamp { mono_ns: m1, wtime: w1 },
+        start: Stamp {
+            mono_ns: m0,
+            wtime: w0,
+        },
+        end: Stamp {
+            mono_ns: m1,
+            wtime: w1,
+        },
     };
     Ok((i, Raw::Mpi(op, call)))
 }
@@ -89,7 +95,15 @@ fn parse_part(i: &[u8]) -> IResult<&[u8], Raw> {
     let (i, tag) = le_i32(i)?;
     let (i, bytes) = le_i64(i)?;
     let (i, req_id) = le_u64(i)?;
-    let part = Part { op: Op::Init, flags, site, peer: Peer::decode(peer), tag, bytes, req_id };
+    let part = Part {
+        op: Op::Init,
+        flags,
+        site,
+        peer: Peer::decode(peer),
+        tag,
+        bytes,
+        req_id,
+    };
     Ok((i, Raw::Part(op, part)))
 }
 
@@ -106,8 +120,14 @@ fn parse_phase(i: &[u8]) -> IResult<&[u8], Raw> {
     let phase = Phase {
         site,
         depth,
-        start: Stamp { mono_ns: m0, wtime: w0 },
-        end: Stamp { mono_ns: m1, wtime: w1 },
+        start: Stamp {
+            mono_ns: m0,
+            wtime: w0,
+        },
+        end: Stamp {
+            mono_ns: m1,
+            wtime: w1,
+        },
         cpu_ns,
     };
     Ok((i, Raw::Phase(phase)))
@@ -124,7 +144,15 @@ fn parse_agg(i: &[u8]) -> IResult<&[u8], Raw> {
     let (i, sum) = le_u64(i)?;
     let (i, min) = le_u64(i)?;
     let (i, max) = le_u64(i)?;
-    let agg = Aggregate { kind: AggKind::Loop, site, arm, count, sum, min, max };
+    let agg = Aggregate {
+        kind: AggKind::Loop,
+        site,
+        arm,
+        count,
+        sum,
+        min,
+        max,
+    };
     Ok((i, Raw::Agg(code, agg)))
 }
 
@@ -135,7 +163,15 @@ fn parse_trailer(i: &[u8]) -> IResult<&[u8], Raw> {
     let (i, end_mono_ns) = le_u64(i)?;
     let (i, anomalies) = le_u32(i)?;
     let (i, _pad) = le_u32(i)?;
-    Ok((i, Raw::Trailer(Trailer { events, aggregates, end_mono_ns, anomalies })))
+    Ok((
+        i,
+        Raw::Trailer(Trailer {
+            events,
+            aggregates,
+            end_mono_ns,
+            anomalies,
+        }),
+    ))
 }
 
 fn parse_header(i: &[u8]) -> IResult<&[u8], (&[u8], Header, u16)> {
@@ -151,14 +187,26 @@ fn parse_header(i: &[u8]) -> IResult<&[u8], (&[u8], Header, u16)> {
     let (i, init_wtime) = le_f64(i)?;
     let (i, init_unix_ns) = le_u64(i)?;
     let (i, _pad2) = le_u64(i)?;
-    let h = Header { version, flags, rank, world_size, pid, init_mono_ns, init_wtime, init_unix_ns };
+    let h = Header {
+        version,
+        flags,
+        rank,
+        world_size,
+        pid,
+        init_mono_ns,
+        init_wtime,
+        init_unix_ns,
+    };
     Ok((i, (magic, h, header_len)))
 }
 
 impl TraceReader<std::io::BufReader<std::fs::File>> {
     /// Opens a trace file and reads its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
-        let f = std::fs::File::open(path).map_err(|source| TraceError::Io { path: path.to_path_buf(), source })?;
+        let f = std::fs::File::open(path).map_err(|source| TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         TraceReader::new(path, std::io::BufReader::with_capacity(0, f))
     }
 }
@@ -196,12 +244,18 @@ impl<R: Read> TraceReader<R> {
             if avail.len() < MAGIC.len() && MAGIC.starts_with(avail) {
                 return Err(r.truncated("file header"));
             }
-            return Err(TraceError::BadMagic { path: r.path.clone() });
+            return Err(TraceError::BadMagic {
+                path: r.path.clone(),
+            });
         }
         if avail.len() >= 10 {
             let version = u16::from_le_bytes([avail[8], avail[9]]);
             if version != VERSION {
-                return Err(TraceError::Version { path: r.path.clone(), found: version, expected: VERSION });
+                return Err(TraceError::Version {
+                    path: r.path.clone(),
+                    found: version,
+                    expected: VERSION,
+                });
             }
         }
         let (header, header_len) = match parse_header(avail) {
@@ -212,7 +266,10 @@ impl<R: Read> TraceReader<R> {
             return Err(r.corrupt(format!("header length {header_len}, expected {HEADER_LEN}")));
         }
         if header.rank < 0 || header.world_size <= 0 || header.rank >= header.world_size {
-            return Err(r.corrupt(format!("rank {} of world size {} is impossible", header.rank, header.world_size)));
+            return Err(r.corrupt(format!(
+                "rank {} of world size {} is impossible",
+                header.rank, header.world_size
+            )));
         }
         r.header = header;
         r.pos += HEADER_LEN;
@@ -253,18 +310,33 @@ impl<R: Read> TraceReader<R> {
                 Ok(0) => self.eof = true,
                 Ok(n) => self.end += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(source) => return Err(TraceError::Io { path: self.path.clone(), source }),
+                Err(source) => {
+                    return Err(TraceError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
             }
         }
         Ok(())
     }
 
     fn truncated(&self, what: &'static str) -> TraceError {
-        TraceError::Truncated { path: self.path.clone(), offset: self.offset, index: self.index, what }
+        TraceError::Truncated {
+            path: self.path.clone(),
+            offset: self.offset,
+            index: self.index,
+            what,
+        }
     }
 
     fn corrupt(&self, reason: String) -> TraceError {
-        TraceError::Corrupt { path: self.path.clone(), offset: self.offset, index: self.index, reason }
+        TraceError::Corrupt {
+            path: self.path.clone(),
+            offset: self.offset,
+            index: self.index,
+            reason,
+        }
     }
 
     /// The next record; `Ok(None)` after a trailer that ends the file. A file that ends without
@@ -287,7 +359,9 @@ impl<R: Read> TraceReader<R> {
             if avail == 0 {
                 return Ok(None);
             }
-            return Err(self.corrupt(format!("{avail} or more bytes after the trailer, which must end the file")));
+            return Err(self.corrupt(format!(
+                "{avail} or more bytes after the trailer, which must end the file"
+            )));
         }
         if avail == 0 {
             return Err(self.truncated("trace (no trailer: the rank did not reach MPI_Finalize)"));
@@ -313,16 +387,19 @@ impl<R: Read> TraceReader<R> {
         };
         let rec = match raw {
             Raw::Mpi(code, mut call) => {
-                call.op = Op::from_code(code).ok_or_else(|| self.corrupt(format!("unknown MPI operation {code}")))?;
+                call.op = Op::from_code(code)
+                    .ok_or_else(|| self.corrupt(format!("unknown MPI operation {code}")))?;
                 Record::Mpi(call)
             }
             Raw::Part(code, mut part) => {
-                part.op = Op::from_code(code).ok_or_else(|| self.corrupt(format!("unknown MPI operation {code}")))?;
+                part.op = Op::from_code(code)
+                    .ok_or_else(|| self.corrupt(format!("unknown MPI operation {code}")))?;
                 Record::Part(part)
             }
             Raw::Phase(p) => Record::Phase(p),
             Raw::Agg(code, mut a) => {
-                a.kind = AggKind::from_code(code).ok_or_else(|| self.corrupt(format!("unknown aggregate kind {code}")))?;
+                a.kind = AggKind::from_code(code)
+                    .ok_or_else(|| self.corrupt(format!("unknown aggregate kind {code}")))?;
                 Record::Aggregate(a)
             }
             Raw::Trailer(t) => Record::Trailer(t),

@@ -119,13 +119,19 @@ pub fn source_hash(bytes: &[u8]) -> String {
 
 /// The program name used for `<prog>.augur`: the source file stem.
 pub fn program_name(source: &Path) -> String {
-    source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into())
+    source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into())
 }
 
 /// Stable configuration id: parameters sorted by name, then `P`, e.g. `N=64,P=4`. Characters
 /// that are not safe in a directory name are replaced by `_`.
 pub fn config_id(params: &BTreeMap<String, f64>, np: u32) -> String {
-    let mut parts: Vec<String> = params.iter().map(|(k, v)| format!("{}={}", sanitize(k), fmt_value(*v))).collect();
+    let mut parts: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{}={}", sanitize(k), fmt_value(*v)))
+        .collect();
     parts.push(format!("P={np}"));
     parts.join(",")
 }
@@ -140,14 +146,28 @@ fn fmt_value(v: f64) -> String {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "_.-+".contains(c) { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Writes `bytes` to `path` whole or not at all: a temp file in the same directory, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TraceError> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
@@ -183,7 +203,12 @@ fn rfc3339(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// A run directory on disk.
@@ -196,7 +221,9 @@ impl RunDir {
     /// The default location for `source`: `<out or cwd>/<prog>.augur`.
     pub fn default_for(source: &Path, out: Option<&Path>) -> RunDir {
         let base = out.map(Path::to_path_buf).unwrap_or_default();
-        RunDir { root: base.join(format!("{}.augur", program_name(source))) }
+        RunDir {
+            root: base.join(format!("{}.augur", program_name(source))),
+        }
     }
 
     /// A run directory at `root` (nothing is read or created).
@@ -219,7 +246,8 @@ impl RunDir {
 
     /// Path of one rank's trace in a configuration's directory.
     pub fn rank_path(&self, config: &str, rank: u32) -> PathBuf {
-        self.run_path(config).join(format!("rank-{rank}.{EXTENSION}"))
+        self.run_path(config)
+            .join(format!("rank-{rank}.{EXTENSION}"))
     }
 
     /// Creates `root/runs/<config>` (and parents).
@@ -244,7 +272,10 @@ impl RunDir {
         if m.version != MANIFEST_VERSION {
             return Err(TraceError::Manifest {
                 path,
-                reason: format!("manifest version {}, this augur reads version {MANIFEST_VERSION}", m.version),
+                reason: format!(
+                    "manifest version {}, this augur reads version {MANIFEST_VERSION}",
+                    m.version
+                ),
             });
         }
         Ok(Some(m))
@@ -292,18 +323,26 @@ pub fn rank_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>, TraceError> {
 pub fn read_run(dir: &Path) -> Result<Vec<RankTrace>, TraceError> {
     let files = rank_files(dir)?;
     if files.is_empty() {
-        return Err(TraceError::NoRanks { path: dir.to_path_buf() });
+        return Err(TraceError::NoRanks {
+            path: dir.to_path_buf(),
+        });
     }
     let mut traces = Vec::with_capacity(files.len());
     for (i, (rank, path)) in files.iter().enumerate() {
         if *rank as usize != i {
-            return Err(TraceError::Ranks { path: dir.to_path_buf(), reason: format!("rank {i} has no trace file") });
+            return Err(TraceError::Ranks {
+                path: dir.to_path_buf(),
+                reason: format!("rank {i} has no trace file"),
+            });
         }
         let t = RankTrace::read(path)?;
         if t.header.rank != i as i32 {
             return Err(TraceError::Ranks {
                 path: path.clone(),
-                reason: format!("file is named for rank {i} but its header says rank {}", t.header.rank),
+                reason: format!(
+                    "file is named for rank {i} but its header says rank {}",
+                    t.header.rank
+                ),
             });
         }
         traces.push(t);
@@ -312,7 +351,10 @@ pub fn read_run(dir: &Path) -> Result<Vec<RankTrace>, TraceError> {
     if let Some(t) = traces.iter().find(|t| t.header.world_size != p) {
         return Err(TraceError::Ranks {
             path: dir.to_path_buf(),
-            reason: format!("{p} rank files but rank {} reports world size {}", t.header.rank, t.header.world_size),
+            reason: format!(
+                "{p} rank files but rank {} reports world size {}",
+                t.header.rank, t.header.world_size
+            ),
         });
     }
     Ok(traces)
@@ -367,19 +409,26 @@ mod tests {
             launcher: vec!["mpirun".into(), "-np".into(), "2".into()],
             host: "h".into(),
             date: now_rfc3339(),
-            status: RunStatus::Timeout { reason: "killed after 60 s".into() },
+            status: RunStatus::Timeout {
+                reason: "killed after 60 s".into(),
+            },
             wall_seconds: 60.0,
             exit_code: None,
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
-        m.upsert(RunRecord { status: RunStatus::Ok, ..run.clone() });
+        m.upsert(RunRecord {
+            status: RunStatus::Ok,
+            ..run.clone()
+        });
         assert_eq!(m.runs.len(), 1);
         assert!(m.is_done("N=64,P=2"));
         m.upsert(RunRecord {
             config: "N=64,P=4".into(),
             np: 4,
-            status: RunStatus::Failed { reason: "rank 3 exited with code 1".into() },
+            status: RunStatus::Failed {
+                reason: "rank 3 exited with code 1".into(),
+            },
             exit_code: Some(1),
             ..run
         });
@@ -387,10 +436,18 @@ mod tests {
         rd.save_manifest(&m).unwrap();
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
         assert!(text.contains("\"status\": \"ok\""), "{text}");
-        assert!(text.contains("\"status\": \"failed\",\n      \"reason\": \"rank 3 exited with code 1\""), "{text}");
+        assert!(
+            text.contains(
+                "\"status\": \"failed\",\n      \"reason\": \"rank 3 exited with code 1\""
+            ),
+            "{text}"
+        );
         assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
         // no temp files left behind
-        let names: Vec<_> = std::fs::read_dir(rd.root()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(rd.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from(MANIFEST)]);
     }
 

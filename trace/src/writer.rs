@@ -54,7 +54,11 @@ impl TraceWriter {
         b.extend_from_slice(&header.init_wtime.to_le_bytes());
         b.extend_from_slice(&header.init_unix_ns.to_le_bytes());
         b.extend_from_slice(&0u64.to_le_bytes());
-        TraceWriter { buf: b, events: 0, aggregates: 0 }
+        TraceWriter {
+            buf: b,
+            events: 0,
+            aggregates: 0,
+        }
     }
 
     /// Appends one record (a `Trailer` record is ignored: `finish` writes it).
@@ -117,7 +121,8 @@ impl TraceWriter {
 
     /// Appends the trailer and returns the complete file.
     pub fn finish(mut self, end_mono_ns: u64, anomalies: u32) -> Vec<u8> {
-        self.buf.extend_from_slice(&[KIND_TRAILER, 0, 0, 0, 0, 0, 0, 0]);
+        self.buf
+            .extend_from_slice(&[KIND_TRAILER, 0, 0, 0, 0, 0, 0, 0]);
         self.buf.extend_from_slice(&self.events.to_le_bytes());
         self.buf.extend_from_slice(&self.aggregates.to_le_bytes());
         self.buf.extend_from_slice(&end_mono_ns.to_le_bytes());

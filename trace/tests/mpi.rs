@@ -3,7 +3,12 @@
 //! traces: send/receive counts and bytes agree between peers, wildcard receives carry their
 //! actual source, every request is completed exactly once, phases have CPU time, world-rank
 //! translation through a sub-communicator, aggregates. Fails loudly if MPI is not installed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,7 +29,11 @@ enum Lang {
 }
 
 fn need(tool: &str) {
-    let ok = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success());
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success());
     assert!(
         ok.unwrap_or(false),
         "`{tool}` not found: these tests need Open MPI (openmpi-bin libopenmpi-dev gfortran) and SimGrid \
@@ -33,7 +42,9 @@ fn need(tool: &str) {
 }
 
 fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -45,7 +56,9 @@ fn run(cmd: &mut Command) -> String {
 }
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// Builds `tests/data/ring.<ext>` with the runtime for `mpi`; returns the executable.
@@ -65,7 +78,11 @@ fn build(dir: &Path, mpi: Mpi, lang: Lang) -> PathBuf {
     let mut objs = Vec::new();
     for f in augur_runtime::sources(lang != Lang::C) {
         let obj = dir.join(f.name.replace(".c", ".o"));
-        run(Command::new(cc).args(["-O2", "-Wall", "-c"]).arg(dir.join(f.name)).arg("-o").arg(&obj));
+        run(Command::new(cc)
+            .args(["-O2", "-Wall", "-c"])
+            .arg(dir.join(f.name))
+            .arg("-o")
+            .arg(&obj));
         objs.push(obj);
     }
     let exe = dir.join("ring");
@@ -85,7 +102,12 @@ fn launch(dir: &Path, mpi: Mpi, exe: &Path, np: u32) -> (String, Vec<RankTrace>)
         Mpi::OpenMpi => {
             need("mpirun");
             let mut c = Command::new("mpirun");
-            c.args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()]);
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                &np.to_string(),
+            ]);
             c
         }
         Mpi::Smpi { privatize } => {
@@ -102,7 +124,10 @@ fn launch(dir: &Path, mpi: Mpi, exe: &Path, np: u32) -> (String, Vec<RankTrace>)
             let list: String = (0..np).map(|i| format!("node-{i}.sim\n")).collect();
             std::fs::write(&hosts, list).unwrap();
             let mut c = Command::new("smpirun");
-            c.args(["-np", &np.to_string(), "-platform"]).arg(&xml).arg("-hostfile").arg(&hosts);
+            c.args(["-np", &np.to_string(), "-platform"])
+                .arg(&xml)
+                .arg("-hostfile")
+                .arg(&hosts);
             c.args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
             if !privatize {
                 c.arg("-no-privatize");
@@ -124,8 +149,11 @@ fn launch(dir: &Path, mpi: Mpi, exe: &Path, np: u32) -> (String, Vec<RankTrace>)
 
 /// Sorted "rank N checksum X" lines (rank output order is not deterministic).
 fn checksums(stdout: &str) -> Vec<String> {
-    let mut v: Vec<String> =
-        stdout.lines().filter(|l| l.contains("checksum")).map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    let mut v: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.contains("checksum"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
     v.sort();
     v
 }
@@ -135,7 +163,11 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
     let p = traces.len() as u32;
     // every rank's header says who wrote it
     for t in traces {
-        assert_eq!(t.header.smpi(), matches!(mpi, Mpi::Smpi { .. }), "smpi flag");
+        assert_eq!(
+            t.header.smpi(),
+            matches!(mpi, Mpi::Smpi { .. }),
+            "smpi flag"
+        );
         assert_eq!(t.header.fortran(), lang != Lang::C, "fortran flag");
         assert_eq!(t.trailer.anomalies, 0, "rank {} anomalies", t.header.rank);
     }
@@ -148,14 +180,20 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
             sent.entry((me, m.peer)).or_default().push((m.tag, m.bytes));
         }
         for m in t.received() {
-            recvd.entry((m.peer, me)).or_default().push((m.tag, m.bytes));
+            recvd
+                .entry((m.peer, me))
+                .or_default()
+                .push((m.tag, m.bytes));
         }
     }
     for v in sent.values_mut().chain(recvd.values_mut()) {
         v.sort();
     }
     assert_eq!(sent, recvd, "sends and receives disagree");
-    assert!(sent.values().map(Vec::len).sum::<usize>() >= 4 * p as usize, "too few messages traced");
+    assert!(
+        sent.values().map(Vec::len).sum::<usize>() >= 4 * p as usize,
+        "too few messages traced"
+    );
 
     for t in traces {
         let me = t.header.rank as u32;
@@ -166,12 +204,21 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         for (c, parts) in t.mpi_calls() {
             if matches!(c.op, Op::Isend | Op::Irecv | Op::Issend) {
                 assert_ne!(c.req_id, 0, "{c:?}");
-                assert!(issued.insert(c.req_id, c.site).is_none(), "request id reused");
+                assert!(
+                    issued.insert(c.req_id, c.site).is_none(),
+                    "request id reused"
+                );
             }
             if c.op.is_completion() {
                 for part in parts {
-                    assert!(issued.contains_key(&part.req_id), "completion of unknown request {part:?}");
-                    assert_eq!(issued[&part.req_id], part.site, "completion names the posting site");
+                    assert!(
+                        issued.contains_key(&part.req_id),
+                        "completion of unknown request {part:?}"
+                    );
+                    assert_eq!(
+                        issued[&part.req_id], part.site,
+                        "completion names the posting site"
+                    );
                     *completed.entry(part.req_id).or_insert(0) += 1;
                 }
                 if matches!(c.op, Op::Wait | Op::Test | Op::Waitany) {
@@ -187,18 +234,28 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
                 }
             }
             for part in parts.iter().filter(|p| p.op == Op::Irecv) {
-                assert!(matches!(part.peer, Peer::Rank(_)), "unresolved irecv source {part:?}");
+                assert!(
+                    matches!(part.peer, Peer::Rank(_)),
+                    "unresolved irecv source {part:?}"
+                );
             }
             assert!(c.end.mono_ns >= c.start.mono_ns);
             if c.op != Op::Init {
-                assert!(c.start.wtime.is_finite() && c.end.wtime >= c.start.wtime, "{c:?}");
+                assert!(
+                    c.start.wtime.is_finite() && c.end.wtime >= c.start.wtime,
+                    "{c:?}"
+                );
             }
             if !c.op.is_completion() && c.op != Op::Init && c.op != Op::Finalize {
                 // every communicator in ring.* (world and the reversed split) has all P ranks
                 assert_eq!(c.comm_size as u32, p, "{c:?}");
             }
         }
-        assert_eq!(issued.len(), completed.len(), "rank {me}: some requests never completed");
+        assert_eq!(
+            issued.len(),
+            completed.len(),
+            "rank {me}: some requests never completed"
+        );
         assert!(completed.values().all(|&n| n == 1));
         // sub-communicator peers come out as world ranks: rev rank 0 is world p-1, rank 1 is p-2
         for (c, _) in t.mpi_calls().filter(|(c, _)| c.site == 40 || c.site == 41) {
@@ -207,10 +264,24 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         }
         // the non-periodic shift at site 38 (C and fixed form): ends see MPI_PROC_NULL
         if lang != Lang::Free {
-            let (c, parts) = t.mpi_calls().find(|(c, _)| c.site == 38).expect("sendrecv 38");
-            let up = if me + 1 < p { Peer::Rank(me + 1) } else { Peer::ProcNull };
-            let down = if me > 0 { Peer::Rank(me - 1) } else { Peer::ProcNull };
-            assert_eq!((c.op, c.peer, c.bytes), (Op::Sendrecv, up, 4 * if lang == Lang::C { 4 } else { 8 }));
+            let (c, parts) = t
+                .mpi_calls()
+                .find(|(c, _)| c.site == 38)
+                .expect("sendrecv 38");
+            let up = if me + 1 < p {
+                Peer::Rank(me + 1)
+            } else {
+                Peer::ProcNull
+            };
+            let down = if me > 0 {
+                Peer::Rank(me - 1)
+            } else {
+                Peer::ProcNull
+            };
+            assert_eq!(
+                (c.op, c.peer, c.bytes),
+                (Op::Sendrecv, up, 4 * if lang == Lang::C { 4 } else { 8 })
+            );
             assert_eq!(parts.len(), 1);
             assert_eq!(parts[0].peer, down);
             if me == 0 {
@@ -218,7 +289,11 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
             }
         }
         // vector collectives, scan, Sendrecv_replace, Rsend: ops and byte conventions
-        let by_site = |site: u32| t.mpi_calls().find(|(c, _)| c.site == site).map(|(c, p)| (*c, p.to_vec()));
+        let by_site = |site: u32| {
+            t.mpi_calls()
+                .find(|(c, _)| c.site == site)
+                .map(|(c, p)| (*c, p.to_vec()))
+        };
         let int = 4i64;
         let r1 = i64::from(me) + 1;
         let mut expect = vec![
@@ -240,7 +315,10 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
                 let (c, parts) = by_site(site).unwrap_or_else(|| panic!("site {site} missing"));
                 assert_eq!((c.op, c.peer, c.bytes), (op, peer, bytes), "site {site}");
                 if op == Op::SendrecvReplace {
-                    assert_eq!((parts.len(), parts[0].peer, parts[0].bytes), (1, Peer::Rank(left), int));
+                    assert_eq!(
+                        (parts.len(), parts[0].peer, parts[0].bytes),
+                        (1, Peer::Rank(left), int)
+                    );
                 }
             }
         }
@@ -252,7 +330,12 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
             assert!(ph.cpu_ns > 0 && ph.end.mono_ns > ph.start.mono_ns, "{ph:?}");
         }
         // aggregates
-        let agg = |k: AggKind, site: u32| t.aggregates.iter().find(|a| a.kind == k && a.site == site).copied();
+        let agg = |k: AggKind, site: u32| {
+            t.aggregates
+                .iter()
+                .find(|a| a.kind == k && a.site == site)
+                .copied()
+        };
         let outer = agg(AggKind::Loop, 20).expect("loop 20");
         assert_eq!((outer.count, outer.sum, outer.min, outer.max), (1, 3, 3, 3));
         if lang != Lang::Free {
@@ -263,7 +346,11 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         if lang != Lang::Fixed {
             let call = agg(AggKind::Call, 22).expect("call 22");
             assert_eq!(call.count, 3);
-            assert_eq!(call.sum > 0, p == 4, "call times only with AUGUR_CALL_TIMES=1");
+            assert_eq!(
+                call.sum > 0,
+                p == 4,
+                "call times only with AUGUR_CALL_TIMES=1"
+            );
         }
         if lang != Lang::Free {
             let b0 = agg(AggKind::Branch, 23).map(|a| a.count);
@@ -279,10 +366,17 @@ fn clock_summary(label: &str, traces: &[RankTrace]) {
     // Measured, not asserted: how the clocks relate inside a phase (docs/trace-format.md).
     let ph: Vec<_> = traces.iter().flat_map(|t| t.phases().copied()).collect();
     let n = ph.len() as f64;
-    let wall = ph.iter().map(|p| (p.end.mono_ns - p.start.mono_ns) as f64).sum::<f64>() / n / 1e6;
+    let wall = ph
+        .iter()
+        .map(|p| (p.end.mono_ns - p.start.mono_ns) as f64)
+        .sum::<f64>()
+        / n
+        / 1e6;
     let cpu = ph.iter().map(|p| p.cpu_ns as f64).sum::<f64>() / n / 1e6;
     let wt = ph.iter().map(|p| p.end.wtime - p.start.wtime).sum::<f64>() / n * 1e3;
-    eprintln!("{label}: mean phase: host wall {wall:.3} ms, thread cpu {cpu:.3} ms, MPI_Wtime {wt:.3} ms");
+    eprintln!(
+        "{label}: mean phase: host wall {wall:.3} ms, thread cpu {cpu:.3} ms, MPI_Wtime {wt:.3} ms"
+    );
 }
 
 fn case(mpi: Mpi, lang: Lang, nps: &[u32]) -> Vec<String> {
@@ -347,14 +441,26 @@ fn killed_rank_leaves_truncated_trace() {
 
 #[test]
 fn unwrapped_mpi_init_still_traced() {
-    for (mpi, cc) in [(Mpi::OpenMpi, "mpicc"), (Mpi::Smpi { privatize: false }, "smpicc")] {
+    for (mpi, cc) in [
+        (Mpi::OpenMpi, "mpicc"),
+        (Mpi::Smpi { privatize: false }, "smpicc"),
+    ] {
         need(cc);
         let dir = tempfile::tempdir().unwrap();
         augur_runtime::write_to(dir.path()).unwrap();
         let obj = dir.path().join("augur_trace.o");
-        run(Command::new(cc).args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
+        run(Command::new(cc)
+            .args(["-O2", "-c"])
+            .arg(dir.path().join("augur_trace.c"))
+            .arg("-o")
+            .arg(&obj));
         let exe = dir.path().join("late");
-        run(Command::new(cc).arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+        run(Command::new(cc)
+            .arg(format!("-I{}", dir.path().display()))
+            .arg(data("late.c"))
+            .arg(&obj)
+            .arg("-o")
+            .arg(&exe));
         check_late(dir.path(), mpi, &exe);
     }
 }
@@ -365,11 +471,21 @@ fn check_late(dir: &Path, mpi: Mpi, exe: &Path) {
     for t in &traces {
         // the pre-init phase is kept, with no MPI_Wtime
         let ph: Vec<_> = t.phases().collect();
-        assert_eq!(ph.len(), 30001, "one pre-init phase and 30000 across buffer flushes");
-        assert!(ph[1..].iter().all(|p| p.site == 6 && p.start.wtime.is_finite()));
+        assert_eq!(
+            ph.len(),
+            30001,
+            "one pre-init phase and 30000 across buffer flushes"
+        );
+        assert!(ph[1..]
+            .iter()
+            .all(|p| p.site == 6 && p.start.wtime.is_finite()));
         assert!(ph[0].start.wtime.is_nan() && ph[0].cpu_ns > 0);
         let ops: Vec<Op> = t.mpi_calls().map(|(c, _)| c.op).collect();
-        let expect = if t.header.rank == 0 { vec![Op::Recv, Op::Recv, Op::Finalize] } else { vec![Op::Send, Op::Finalize] };
+        let expect = if t.header.rank == 0 {
+            vec![Op::Recv, Op::Recv, Op::Finalize]
+        } else {
+            vec![Op::Send, Op::Finalize]
+        };
         assert_eq!(ops, expect);
     }
     let mut from: Vec<u32> = traces[0].received().iter().map(|m| m.peer).collect();
@@ -384,9 +500,18 @@ fn abort_writes_events_but_no_trailer() {
     let dir = tempfile::tempdir().unwrap();
     augur_runtime::write_to(dir.path()).unwrap();
     let obj = dir.path().join("augur_trace.o");
-    run(Command::new("mpicc").args(["-O2", "-c"]).arg(dir.path().join("augur_trace.c")).arg("-o").arg(&obj));
+    run(Command::new("mpicc")
+        .args(["-O2", "-c"])
+        .arg(dir.path().join("augur_trace.c"))
+        .arg("-o")
+        .arg(&obj));
     let exe = dir.path().join("late");
-    run(Command::new("mpicc").arg(format!("-I{}", dir.path().display())).arg(data("late.c")).arg(&obj).arg("-o").arg(&exe));
+    run(Command::new("mpicc")
+        .arg(format!("-I{}", dir.path().display()))
+        .arg(data("late.c"))
+        .arg(&obj)
+        .arg("-o")
+        .arg(&exe));
     let out = dir.path().join("abort");
     let st = Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np", "1"])
@@ -407,5 +532,8 @@ fn abort_writes_events_but_no_trailer() {
         }
     };
     assert_eq!(ops, vec![Op::Abort]);
-    assert!(err.to_string().contains("did not reach MPI_Finalize"), "{err}");
+    assert!(
+        err.to_string().contains("did not reach MPI_Finalize"),
+        "{err}"
+    );
 }

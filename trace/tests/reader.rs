@@ -20,7 +20,10 @@ fn header(rank: i32, size: i32) -> Header {
 }
 
 fn st(t: u64) -> Stamp {
-    Stamp { mono_ns: t, wtime: t as f64 * 1e-9 }
+    Stamp {
+        mono_ns: t,
+        wtime: t as f64 * 1e-9,
+    }
 }
 
 fn sample_records() -> Vec<Record> {
@@ -38,9 +41,21 @@ fn sample_records() -> Vec<Record> {
         end: st(20),
     };
     vec![
-        Record::Phase(Phase { site: 21, depth: 0, start: st(1), end: st(9), cpu_ns: 8 }),
+        Record::Phase(Phase {
+            site: 21,
+            depth: 0,
+            start: st(1),
+            end: st(9),
+            cpu_ns: 8,
+        }),
         Record::Mpi(isend),
-        Record::Mpi(MpiCall { op: Op::Irecv, peer: Peer::Any, tag: -1, req_id: 2, ..isend }),
+        Record::Mpi(MpiCall {
+            op: Op::Irecv,
+            peer: Peer::Any,
+            tag: -1,
+            req_id: 2,
+            ..isend
+        }),
         Record::Mpi(MpiCall {
             op: Op::Waitall,
             peer: Peer::None,
@@ -51,10 +66,42 @@ fn sample_records() -> Vec<Record> {
             req_id: 0,
             ..isend
         }),
-        Record::Part(Part { op: Op::Irecv, flags: 1, site: 24, peer: Peer::Rank(1), tag: 7, bytes: 4000, req_id: 2 }),
-        Record::Part(Part { op: Op::Isend, flags: 1, site: 25, peer: Peer::Rank(1), tag: 7, bytes: 4000, req_id: 1 }),
-        Record::Aggregate(Aggregate { kind: AggKind::Loop, site: 10, arm: 0, count: 3, sum: 600, min: 200, max: 200 }),
-        Record::Aggregate(Aggregate { kind: AggKind::Branch, site: 23, arm: 1, count: 1, sum: 1, min: 1, max: 1 }),
+        Record::Part(Part {
+            op: Op::Irecv,
+            flags: 1,
+            site: 24,
+            peer: Peer::Rank(1),
+            tag: 7,
+            bytes: 4000,
+            req_id: 2,
+        }),
+        Record::Part(Part {
+            op: Op::Isend,
+            flags: 1,
+            site: 25,
+            peer: Peer::Rank(1),
+            tag: 7,
+            bytes: 4000,
+            req_id: 1,
+        }),
+        Record::Aggregate(Aggregate {
+            kind: AggKind::Loop,
+            site: 10,
+            arm: 0,
+            count: 3,
+            sum: 600,
+            min: 200,
+            max: 200,
+        }),
+        Record::Aggregate(Aggregate {
+            kind: AggKind::Branch,
+            site: 23,
+            arm: 1,
+            count: 1,
+            sum: 1,
+            min: 1,
+            max: 1,
+        }),
     ]
 }
 
@@ -80,15 +127,39 @@ fn round_trip() {
     }
     let trailer = got.pop().unwrap();
     assert_eq!(got, sample_records());
-    assert_eq!(trailer, Record::Trailer(Trailer { events: 6, aggregates: 2, end_mono_ns: 99, anomalies: 0 }));
+    assert_eq!(
+        trailer,
+        Record::Trailer(Trailer {
+            events: 6,
+            aggregates: 2,
+            end_mono_ns: 99,
+            anomalies: 0
+        })
+    );
     assert_eq!(r.next_record().unwrap(), None);
 
     let t = read_all(&bytes).unwrap();
     assert_eq!(t.events.len(), 4);
     let (wait, parts) = t.mpi_calls().nth(2).unwrap();
     assert_eq!((wait.op, parts.len()), (Op::Waitall, 2));
-    assert_eq!(t.received(), vec![Message { peer: 1, tag: 7, bytes: 4000, site: 24 }]);
-    assert_eq!(t.sent(), vec![Message { peer: 1, tag: 7, bytes: 4000, site: 25 }]);
+    assert_eq!(
+        t.received(),
+        vec![Message {
+            peer: 1,
+            tag: 7,
+            bytes: 4000,
+            site: 24
+        }]
+    );
+    assert_eq!(
+        t.sent(),
+        vec![Message {
+            peer: 1,
+            tag: 7,
+            bytes: 4000,
+            site: 25
+        }]
+    );
 }
 
 #[test]
@@ -97,10 +168,16 @@ fn every_truncation_is_a_positioned_error() {
     for cut in 0..bytes.len() {
         let e = read_all(&bytes[..cut]).expect_err("truncated file must not read");
         let msg = e.to_string();
-        assert!(msg.starts_with("runs/P=2/rank-0.augt: "), "cut {cut}: {msg}");
+        assert!(
+            msg.starts_with("runs/P=2/rank-0.augt: "),
+            "cut {cut}: {msg}"
+        );
         match e {
             TraceError::Truncated { offset, .. } => {
-                assert!(offset <= cut as u64, "cut {cut}: offset {offset} past the end");
+                assert!(
+                    offset <= cut as u64,
+                    "cut {cut}: offset {offset} past the end"
+                );
                 assert!(msg.contains(&format!("byte {offset}")), "{msg}");
             }
             // cutting inside the magic leaves a prefix that is still a valid-looking start
@@ -119,7 +196,10 @@ fn record_boundary_truncation_reports_record_index() {
         "runs/P=2/rank-0.augt: byte 184 (record 2): truncated trace (no trailer: the rank did not reach MPI_Finalize)"
     );
     let e = read_all(&bytes[..190]).unwrap_err();
-    assert_eq!(e.to_string(), "runs/P=2/rank-0.augt: byte 184 (record 2): truncated record");
+    assert_eq!(
+        e.to_string(),
+        "runs/P=2/rank-0.augt: byte 184 (record 2): truncated record"
+    );
 }
 
 #[test]
@@ -127,11 +207,24 @@ fn wrong_magic_and_version() {
     let mut bytes = sample_file();
     bytes[0] = b'X';
     assert!(matches!(read_all(&bytes), Err(TraceError::BadMagic { .. })));
-    assert!(matches!(read_all(b"hello world, this is not a trace"), Err(TraceError::BadMagic { .. })));
+    assert!(matches!(
+        read_all(b"hello world, this is not a trace"),
+        Err(TraceError::BadMagic { .. })
+    ));
     let mut bytes = sample_file();
     bytes[8] = 9;
     let e = read_all(&bytes).unwrap_err();
-    assert!(matches!(e, TraceError::Version { found: 9, expected: 1, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            TraceError::Version {
+                found: 9,
+                expected: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
     assert!(e.to_string().contains("version 9"));
 }
 
@@ -142,23 +235,35 @@ fn structural_corruption_is_named() {
     let mut b = good.clone();
     b[64] = 99;
     let e = read_all(&b).unwrap_err().to_string();
-    assert_eq!(e, "runs/P=2/rank-0.augt: byte 64 (record 0): unknown record kind 99");
+    assert_eq!(
+        e,
+        "runs/P=2/rank-0.augt: byte 64 (record 0): unknown record kind 99"
+    );
     // unknown op in the isend (record 1 at byte 112)
     let mut b = good.clone();
     b[113] = 200;
     let e = read_all(&b).unwrap_err().to_string();
-    assert_eq!(e, "runs/P=2/rank-0.augt: byte 112 (record 1): unknown MPI operation 200");
+    assert_eq!(
+        e,
+        "runs/P=2/rank-0.augt: byte 112 (record 1): unknown MPI operation 200"
+    );
     // waitall announcing 3 parts while 2 follow
     let mut b = good.clone();
     let waitall = 64 + 48 + 72 + 72;
     b[waitall + 28] = 3;
     let e = read_all(&b).unwrap_err().to_string();
-    assert!(e.contains(&format!("byte {waitall} (record 3)")) && e.contains("more completion part"), "{e}");
+    assert!(
+        e.contains(&format!("byte {waitall} (record 3)")) && e.contains("more completion part"),
+        "{e}"
+    );
     // bytes after the trailer
     let mut b = good.clone();
     b.push(0);
     let e = read_all(&b).unwrap_err().to_string();
-    assert!(e.contains(&format!("byte {}", good.len())) && e.contains("after the trailer"), "{e}");
+    assert!(
+        e.contains(&format!("byte {}", good.len())) && e.contains("after the trailer"),
+        "{e}"
+    );
     // impossible rank in the header
     let mut b = good;
     b[16] = 5;
@@ -211,7 +316,8 @@ proptest! {
 }
 
 fn arb_stamp() -> impl Strategy<Value = Stamp> {
-    (any::<u64>(), prop_oneof![Just(f64::NAN), -1e9f64..1e9]).prop_map(|(mono_ns, wtime)| Stamp { mono_ns, wtime })
+    (any::<u64>(), prop_oneof![Just(f64::NAN), -1e9f64..1e9])
+        .prop_map(|(mono_ns, wtime)| Stamp { mono_ns, wtime })
 }
 
 fn arb_peer() -> impl Strategy<Value = Peer> {
@@ -230,19 +336,74 @@ fn arb_op() -> impl Strategy<Value = Op> {
 
 /// A random well-formed event sequence: MPI calls followed by exactly the parts they announce.
 fn arb_events() -> impl Strategy<Value = Vec<Record>> {
-    let call = (arb_op(), any::<u16>(), any::<u32>(), arb_peer(), any::<i32>(), any::<i64>(), any::<i32>(), 0u32..3, any::<u64>(), arb_stamp(), arb_stamp());
-    let part = (arb_op(), any::<u16>(), any::<u32>(), arb_peer(), any::<i32>(), any::<i64>(), any::<u64>())
-        .prop_map(|(op, flags, site, peer, tag, bytes, req_id)| Part { op, flags, site, peer, tag, bytes, req_id });
+    let call = (
+        arb_op(),
+        any::<u16>(),
+        any::<u32>(),
+        arb_peer(),
+        any::<i32>(),
+        any::<i64>(),
+        any::<i32>(),
+        0u32..3,
+        any::<u64>(),
+        arb_stamp(),
+        arb_stamp(),
+    );
+    let part = (
+        arb_op(),
+        any::<u16>(),
+        any::<u32>(),
+        arb_peer(),
+        any::<i32>(),
+        any::<i64>(),
+        any::<u64>(),
+    )
+        .prop_map(|(op, flags, site, peer, tag, bytes, req_id)| Part {
+            op,
+            flags,
+            site,
+            peer,
+            tag,
+            bytes,
+            req_id,
+        });
     let mpi = (call, proptest::collection::vec(part, 2)).prop_map(
         |((op, flags, site, peer, tag, bytes, comm_size, nparts, req_id, start, end), parts)| {
-            let mut v = vec![Record::Mpi(MpiCall { op, flags, site, peer, tag, bytes, comm_size, nparts, req_id, start, end })];
+            let mut v = vec![Record::Mpi(MpiCall {
+                op,
+                flags,
+                site,
+                peer,
+                tag,
+                bytes,
+                comm_size,
+                nparts,
+                req_id,
+                start,
+                end,
+            })];
             v.extend(parts.into_iter().take(nparts as usize).map(Record::Part));
             v
         },
     );
-    let phase = (any::<u32>(), any::<u16>(), arb_stamp(), arb_stamp(), any::<u64>())
-        .prop_map(|(site, depth, start, end, cpu_ns)| vec![Record::Phase(Phase { site, depth, start, end, cpu_ns })]);
-    proptest::collection::vec(prop_oneof![mpi, phase], 0..40).prop_map(|v| v.into_iter().flatten().collect())
+    let phase = (
+        any::<u32>(),
+        any::<u16>(),
+        arb_stamp(),
+        arb_stamp(),
+        any::<u64>(),
+    )
+        .prop_map(|(site, depth, start, end, cpu_ns)| {
+            vec![Record::Phase(Phase {
+                site,
+                depth,
+                start,
+                end,
+                cpu_ns,
+            })]
+        });
+    proptest::collection::vec(prop_oneof![mpi, phase], 0..40)
+        .prop_map(|v| v.into_iter().flatten().collect())
 }
 
 fn same(a: &Record, b: &Record) -> bool {

@@ -43,14 +43,23 @@ pub struct AnalyzeArgs {
 
 /// argv names in order, from the APT the profile run saved.
 fn saved_arg_names(dir: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(dir.join("apt.json")) else { return Vec::new() };
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return Vec::new() };
+    let Ok(text) = std::fs::read_to_string(dir.join("apt.json")) else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
     let mut named: Vec<(u64, String)> = v["params"]
         .as_array()
         .map(|a| {
             a.iter()
                 .filter(|p| p["origin"]["kind"] == "argv")
-                .filter_map(|p| Some((p["origin"]["index"].as_u64()?, p["name"].as_str()?.to_string())))
+                .filter_map(|p| {
+                    Some((
+                        p["origin"]["index"].as_u64()?,
+                        p["name"].as_str()?.to_string(),
+                    ))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -66,7 +75,11 @@ fn saved_arg_names(dir: &Path) -> Vec<String> {
 }
 
 pub fn load_machine(spec: Option<&str>, simulated: bool) -> Result<Machine> {
-    let name = spec.unwrap_or(if simulated { "smpi-reference" } else { "this-openmpi-shm" });
+    let name = spec.unwrap_or(if simulated {
+        "smpi-reference"
+    } else {
+        "this-openmpi-shm"
+    });
     if let Some(m) = Machine::builtin(name) {
         return m.with_context(|| format!("builtin machine {name}"));
     }
@@ -75,21 +88,36 @@ pub fn load_machine(spec: Option<&str>, simulated: bool) -> Result<Machine> {
 
 pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let fopts = args.src.frontend_options();
-    let arg_names = if args.args.is_empty() { saved_arg_names(&args.runs) } else { args.args.clone() };
+    let arg_names = if args.args.is_empty() {
+        saved_arg_names(&args.runs)
+    } else {
+        args.args.clone()
+    };
     let (lowered, tree) = apt::load(&args.source, &fopts, &apt::AptOptions { arg_names })
         .with_context(|| format!("cannot load {}", args.source.display()))?;
     let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
-        bail!("{}: no main program (C `main` or Fortran `program`) to model", args.source.display());
+        bail!(
+            "{}: no main program (C `main` or Fortran `program`) to model",
+            args.source.display()
+        );
     };
-    let (manifest, runs, mut warnings) =
-        model::observe::load_runs(&args.runs).with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
+    let (manifest, runs, mut warnings) = model::observe::load_runs(&args.runs)
+        .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
     let simulated = runs.iter().any(|r| r.smpi);
     let machine = load_machine(args.machine.as_deref(), simulated)?;
-    let mut m = model::analyze(&tree, &main, &manifest.program, &runs, &machine, &AnalyzeOptions::default());
+    let mut m = model::analyze(
+        &tree,
+        &main,
+        &manifest.program,
+        &runs,
+        &machine,
+        &AnalyzeOptions::default(),
+    );
     warnings.append(&mut m.warnings);
     m.warnings = warnings;
     let out_path = args.runs.join("model.json");
-    m.save(&out_path).with_context(|| format!("cannot write {}", out_path.display()))?;
+    m.save(&out_path)
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
 
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -118,8 +146,12 @@ fn s(v: &serde_json::Value) -> String {
 }
 
 fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
-    let Some(text) = e.as_str() else { return "-".into() };
-    let Ok(expr) = symbolic::parse(text) else { return "-".into() };
+    let Some(text) = e.as_str() else {
+        return "-".into();
+    };
+    let Ok(expr) = symbolic::parse(text) else {
+        return "-".into();
+    };
     match model::analysis::eval(&expr, &m.largest) {
         Ok(v) if t_large > 0.0 => format!("{:.1}%", 100.0 * v / t_large),
         _ => "-".into(),
@@ -128,14 +160,34 @@ fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
 
 /// The human report.
 pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
-    writeln!(out, "program {} ({}), machine {}{}", m.program, m.source, m.machine, if m.simulated { ", simulated (SMPI) runs" } else { "" })?;
+    writeln!(
+        out,
+        "program {} ({}), machine {}{}",
+        m.program,
+        m.source,
+        m.machine,
+        if m.simulated {
+            ", simulated (SMPI) runs"
+        } else {
+            ""
+        }
+    )?;
     writeln!(out, "T({}) = {}", m.params.join(", "), m.t)?;
     let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    writeln!(out, "  at the largest traced configuration ({}): {:.4e} s", cfg.join(","), t_large)?;
+    writeln!(
+        out,
+        "  at the largest traced configuration ({}): {:.4e} s",
+        cfg.join(","),
+        t_large
+    )?;
 
     writeln!(out, "\ncommunication phases")?;
-    writeln!(out, "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  cost per occurrence", "id", "kind", "line", "procs", "depth", "bytes", "share")?;
+    writeln!(
+        out,
+        "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  cost per occurrence",
+        "id", "kind", "line", "procs", "depth", "bytes", "share"
+    )?;
     for p in &m.phases {
         writeln!(
             out,
@@ -148,12 +200,22 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&p["bytes"]),
             share(m, &p["total"], t_large),
             s(&p["cost"]),
-            p["fill"].as_str().map(|f| format!(" + fill {f}")).unwrap_or_default(),
-            p["overlaps_with"].as_u64().map(|o| format!("  (overlaps phase {o})")).unwrap_or_default(),
+            p["fill"]
+                .as_str()
+                .map(|f| format!(" + fill {f}"))
+                .unwrap_or_default(),
+            p["overlaps_with"]
+                .as_u64()
+                .map(|o| format!("  (overlaps phase {o})"))
+                .unwrap_or_default(),
         )?;
     }
     writeln!(out, "\ncomputation phases")?;
-    writeln!(out, "  {:>5} {:>5} {:>12} {:<24} {:>7} {:<9} per entry", "site", "line", "w_i (s)", "work", "R²", "fit")?;
+    writeln!(
+        out,
+        "  {:>5} {:>5} {:>12} {:<24} {:>7} {:<9} per entry",
+        "site", "line", "w_i (s)", "work", "R²", "fit"
+    )?;
     for c in &m.compute {
         writeln!(
             out,
@@ -165,11 +227,18 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             num(&c["r2"]),
             s(&c["origin"]),
             s(&c["cost"]),
-            c["inside_phase"].as_u64().map(|g| format!("  (inside phase {g})")).unwrap_or_default(),
+            c["inside_phase"]
+                .as_u64()
+                .map(|g| format!("  (inside phase {g})"))
+                .unwrap_or_default(),
         )?;
     }
     writeln!(out, "\nfitted quantities")?;
-    writeln!(out, "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8}  fitted", "what", "site", "line", "source", "origin", "R²")?;
+    writeln!(
+        out,
+        "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8}  fitted",
+        "what", "site", "line", "source", "origin", "R²"
+    )?;
     for q in &m.quantities {
         writeln!(
             out,
@@ -184,12 +253,29 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
         )?;
     }
     writeln!(out, "\nvalidation (leave one run out)")?;
-    writeln!(out, "  {:<28} {:>11} {:>11} {:>11} {:>8}", "run", "measured s", "fitted s", "LOO pred s", "LOO err")?;
+    writeln!(
+        out,
+        "  {:<28} {:>11} {:>11} {:>11} {:>8}",
+        "run", "measured s", "fitted s", "LOO pred s", "LOO err"
+    )?;
     for v in &m.validation {
-        writeln!(out, "  {:<28} {:>11.4e} {:>11.4e} {:>11.4e} {:>7.1}%", v.config, v.measured, v.fitted, v.predicted, 100.0 * v.loo_error)?;
+        writeln!(
+            out,
+            "  {:<28} {:>11.4e} {:>11.4e} {:>11.4e} {:>7.1}%",
+            v.config,
+            v.measured,
+            v.fitted,
+            v.predicted,
+            100.0 * v.loo_error
+        )?;
     }
     if let Some((mean, max)) = m.loo_summary() {
-        writeln!(out, "  mean |error| {:.1}%, max {:.1}%", 100.0 * mean, 100.0 * max)?;
+        writeln!(
+            out,
+            "  mean |error| {:.1}%, max {:.1}%",
+            100.0 * mean,
+            100.0 * max
+        )?;
     }
     if !m.warnings.is_empty() {
         writeln!(out, "\nwarnings")?;
@@ -204,8 +290,13 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
 pub fn parse_at(text: &str) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     for part in text.split(',').filter(|p| !p.trim().is_empty()) {
-        let Some((k, v)) = part.split_once('=') else { bail!("`{part}`: expected NAME=VALUE") };
-        let v: f64 = v.trim().parse().with_context(|| format!("`{part}`: the value is not a number"))?;
+        let Some((k, v)) = part.split_once('=') else {
+            bail!("`{part}`: expected NAME=VALUE")
+        };
+        let v: f64 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("`{part}`: the value is not a number"))?;
         out.insert(k.trim().to_string(), v);
     }
     Ok(out)

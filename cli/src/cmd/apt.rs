@@ -25,10 +25,11 @@ pub struct AptArgs {
     pub json: bool,
 }
 
-
 pub fn run(args: AptArgs) -> Result<ExitCode> {
     let fopts = args.src.frontend_options();
-    let opts = apt::AptOptions { arg_names: args.args.clone() };
+    let opts = apt::AptOptions {
+        arg_names: args.args.clone(),
+    };
     let mut json_out = Vec::new();
     let mut text_out = String::new();
     let mut had_errors = false;
@@ -50,7 +51,11 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
                 let _ = writeln!(err, "{}", text.trim_end());
             }
             if tree.routines.is_empty() {
-                let _ = writeln!(err, "error: {}: no procedure found, nothing to analyse", path.display());
+                let _ = writeln!(
+                    err,
+                    "error: {}: no procedure found, nothing to analyse",
+                    path.display()
+                );
             }
         }
         // a tree was printed, but the source is broken or empty

@@ -113,7 +113,13 @@ pub enum ExprCommand {
 }
 
 fn parse_expr(src: &str) -> Result<Expr> {
-    symbolic::parse(src).map_err(|e| anyhow!("invalid expression {src:?}: column {}: {}", e.column, e.message))
+    symbolic::parse(src).map_err(|e| {
+        anyhow!(
+            "invalid expression {src:?}: column {}: {}",
+            e.column,
+            e.message
+        )
+    })
 }
 
 /// `N=1024,P=16` (values may be constant expressions such as `2^10`).
@@ -135,7 +141,10 @@ fn parse_at(s: &str) -> Result<BTreeMap<String, f64>> {
                 Some(x) if x.is_finite() => {
                     out.insert(k.to_string(), x);
                 }
-                _ => bail!("invalid --at {s:?}: column {}: value {v:?} of {k} is not a number", col + part.find('=').unwrap_or(0) + 1),
+                _ => bail!(
+                    "invalid --at {s:?}: column {}: value {v:?} of {k} is not a number",
+                    col + part.find('=').unwrap_or(0) + 1
+                ),
             }
         }
         col += part.chars().count() + 1;
@@ -144,9 +153,16 @@ fn parse_at(s: &str) -> Result<BTreeMap<String, f64>> {
 }
 
 fn parse_range(s: &str) -> Result<(f64, f64)> {
-    let (a, b) = s.split_once("..").ok_or_else(|| anyhow!("invalid --range {s:?}: expected LO..HI, e.g. 1..4096"))?;
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| anyhow!("invalid --range {s:?}: expected LO..HI, e.g. 1..4096"))?;
     let num = |x: &str, col: usize| -> Result<f64> {
-        x.trim().parse::<f64>().map_err(|_| anyhow!("invalid --range {s:?}: column {col}: {:?} is not a number", x.trim()))
+        x.trim().parse::<f64>().map_err(|_| {
+            anyhow!(
+                "invalid --range {s:?}: column {col}: {:?} is not a number",
+                x.trim()
+            )
+        })
     };
     let (lo, hi) = (num(a, 0)?, num(b, a.len() + 2)?);
     if !(lo > 0.0 && lo <= hi) {
@@ -173,7 +189,12 @@ fn alt_text(e: &Expr, alt: &Alt) -> String {
 
 pub fn run(args: ExprArgs) -> Result<ExitCode> {
     match args.command {
-        ExprCommand::Simplify { expr, alt, exact, fmt } => {
+        ExprCommand::Simplify {
+            expr,
+            alt,
+            exact,
+            fmt,
+        } => {
             let e = parse_expr(&expr)?;
             if fmt.json {
                 out(&json!({"input": expr, "expr": e, "display": e.to_string(), "latex": e.to_latex(), "python": e.to_python()}).to_string())?;
@@ -193,11 +214,19 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 out(&format!("{v}"))?;
             }
         }
-        ExprCommand::Diff { expr, wrt, alt, fmt } => {
+        ExprCommand::Diff {
+            expr,
+            wrt,
+            alt,
+            fmt,
+        } => {
             let e = parse_expr(&expr)?;
             let d = e.diff(&wrt);
             if fmt.json {
-                out(&json!({"expr": e, "wrt": wrt, "pieces": d.pieces, "relaxed": d.relaxed}).to_string())?;
+                out(
+                    &json!({"expr": e, "wrt": wrt, "pieces": d.pieces, "relaxed": d.relaxed})
+                        .to_string(),
+                )?;
             } else {
                 out(&render_derivative(&d, &alt))?;
                 if d.relaxed {
@@ -205,14 +234,24 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
             }
         }
-        ExprCommand::Solve { expr, var, at, range, integer, alt, fmt } => {
+        ExprCommand::Solve {
+            expr,
+            var,
+            at,
+            range,
+            integer,
+            alt,
+            fmt,
+        } => {
             let e = parse_expr(&expr)?;
             let at = parse_at(&at)?;
             let range = range.as_deref().map(parse_range).transpose()?;
-            let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer }).map_err(|err| match err {
-                symbolic::SolveError::Eval(e) => unknown_var(&expr, e),
-                other => anyhow!("cannot minimise {expr:?} over {var}: {other}"),
-            })?;
+            let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer }).map_err(
+                |err| match err {
+                    symbolic::SolveError::Eval(e) => unknown_var(&expr, e),
+                    other => anyhow!("cannot minimise {expr:?} over {var}: {other}"),
+                },
+            )?;
             if fmt.json {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
@@ -230,7 +269,11 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                     out(&format!("branch: {}", b.join(", ")))?;
                 }
                 if let Some(d2) = s.second_derivative {
-                    out(&format!("d2T/d{var}2 = {} ({})", short(d2), if d2 > 0.0 { "minimum" } else { "flat" }))?;
+                    out(&format!(
+                        "d2T/d{var}2 = {} ({})",
+                        short(d2),
+                        if d2 > 0.0 { "minimum" } else { "flat" }
+                    ))?;
                 }
                 if let Some((k, t)) = s.integer {
                     out(&format!("integer: {var} = {k}, T = {}", short(t)))?;
@@ -240,15 +283,31 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
             }
         }
-        ExprCommand::Fit { data, params, terms, value, absolute, inverse, fmt } => {
-            let params: Vec<String> = params.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+        ExprCommand::Fit {
+            data,
+            params,
+            terms,
+            value,
+            absolute,
+            inverse,
+            fmt,
+        } => {
+            let params: Vec<String> = params
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect();
             if params.is_empty() {
                 bail!("--params is empty: name the parameter columns, e.g. --params N,P");
             }
             let table = read_csv(&data, &params, value.as_deref())?;
             let names: Vec<&str> = params.iter().map(String::as_str).collect();
             let opts = FitOptions {
-                weighting: if absolute { fit::Weighting::Absolute } else { fit::Weighting::Relative },
+                weighting: if absolute {
+                    fit::Weighting::Absolute
+                } else {
+                    fit::Weighting::Relative
+                },
                 inverse_params: inverse.iter().map(|s| s.trim().to_string()).collect(),
                 ..FitOptions::default()
             };
@@ -303,7 +362,11 @@ fn render_derivative(d: &Derivative, alt: &Alt) -> String {
             .pieces
             .iter()
             .map(|p| {
-                let c: Vec<String> = p.conds.iter().map(|c| format!("{} \\geq {}", c.lhs.to_latex(), c.rhs.to_latex())).collect();
+                let c: Vec<String> = p
+                    .conds
+                    .iter()
+                    .map(|c| format!("{} \\geq {}", c.lhs.to_latex(), c.rhs.to_latex()))
+                    .collect();
                 format!("{} & {}", p.expr.to_latex(), c.join(",\\ "))
             })
             .collect();
@@ -317,8 +380,20 @@ fn render_derivative(d: &Derivative, alt: &Alt) -> String {
             .pieces
             .iter()
             .map(|p| {
-                let c: Vec<String> = p.conds.iter().map(|c| format!("({} >= {})", c.lhs.to_python(), c.rhs.to_python())).collect();
-                format!("({}, {})", p.expr.to_python(), if c.is_empty() { "True".to_string() } else { c.join(" & ") })
+                let c: Vec<String> = p
+                    .conds
+                    .iter()
+                    .map(|c| format!("({} >= {})", c.lhs.to_python(), c.rhs.to_python()))
+                    .collect();
+                format!(
+                    "({}, {})",
+                    p.expr.to_python(),
+                    if c.is_empty() {
+                        "True".to_string()
+                    } else {
+                        c.join(" & ")
+                    }
+                )
             })
             .collect();
         return format!("Piecewise({})", rows.join(", "));
@@ -360,9 +435,13 @@ struct Table {
 }
 
 fn read_csv(path: &Path, params: &[String], value: Option<&str>) -> Result<Table> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let shown = path.display();
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     let Some((_, header)) = lines.next() else {
         bail!("{shown}: empty CSV: need a header row (e.g. N,P,time) and data rows");
     };
@@ -370,10 +449,20 @@ fn read_csv(path: &Path, params: &[String], value: Option<&str>) -> Result<Table
     let find = |name: &str| cols.iter().position(|c| c == name);
     let mut idx = Vec::with_capacity(params.len());
     for p in params {
-        idx.push(find(p).ok_or_else(|| anyhow!("{shown}:1: no column named {p:?} (columns: {})", cols.join(", ")))?);
+        idx.push(find(p).ok_or_else(|| {
+            anyhow!(
+                "{shown}:1: no column named {p:?} (columns: {})",
+                cols.join(", ")
+            )
+        })?);
     }
     let vcol = match value {
-        Some(v) => find(v).ok_or_else(|| anyhow!("{shown}:1: no value column named {v:?} (columns: {})", cols.join(", ")))?,
+        Some(v) => find(v).ok_or_else(|| {
+            anyhow!(
+                "{shown}:1: no value column named {v:?} (columns: {})",
+                cols.join(", ")
+            )
+        })?,
         None => (0..cols.len())
             .rev()
             .find(|i| !idx.contains(i))
@@ -389,10 +478,28 @@ fn read_csv(path: &Path, params: &[String], value: Option<&str>) -> Result<Table
             c += cell.chars().count() + 1;
         }
         let get = |i: usize| -> Result<f64> {
-            let raw = cells.get(i).ok_or_else(|| anyhow!("{shown}:{}: missing column {:?} ({} cells, header has {})", lineno + 1, cols[i], cells.len(), cols.len()))?;
-            raw.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                anyhow!("{shown}:{}:{}: cell {:?} in column {:?} is not a number", lineno + 1, starts[i], raw.trim(), cols[i])
-            })
+            let raw = cells.get(i).ok_or_else(|| {
+                anyhow!(
+                    "{shown}:{}: missing column {:?} ({} cells, header has {})",
+                    lineno + 1,
+                    cols[i],
+                    cells.len(),
+                    cols.len()
+                )
+            })?;
+            raw.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    anyhow!(
+                        "{shown}:{}:{}: cell {:?} in column {:?} is not a number",
+                        lineno + 1,
+                        starts[i],
+                        raw.trim(),
+                        cols[i]
+                    )
+                })
         };
         let mut p = Vec::with_capacity(idx.len());
         for &i in &idx {
@@ -404,7 +511,11 @@ fn read_csv(path: &Path, params: &[String], value: Option<&str>) -> Result<Table
     if points.is_empty() {
         bail!("{shown}: no data rows after the header");
     }
-    Ok(Table { points, values, value_name: cols[vcol].clone() })
+    Ok(Table {
+        points,
+        values,
+        value_name: cols[vcol].clone(),
+    })
 }
 
 fn render_fit(r: &FitResult, value_name: &str) -> Result<()> {
@@ -415,14 +526,33 @@ fn render_fit(r: &FitResult, value_name: &str) -> Result<()> {
         100.0 * r.loo_rel_error,
         r.residuals.len(),
         r.hypotheses,
-        if r.hypotheses == 1 { "hypothesis" } else { "hypotheses" }
+        if r.hypotheses == 1 {
+            "hypothesis"
+        } else {
+            "hypotheses"
+        }
     ))?;
-    let w = r.coeffs.iter().map(|c| c.term.to_string().len()).max().unwrap_or(4).max(4);
+    let w = r
+        .coeffs
+        .iter()
+        .map(|c| c.term.to_string().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     out(&format!("{:<w$}  {:>12}  {:>12}", "term", "coef", "stderr"))?;
     for c in &r.coeffs {
-        out(&format!("{:<w$}  {:>12.4e}  {:>12.3e}", c.term.to_string(), c.coef, c.stderr))?;
+        out(&format!(
+            "{:<w$}  {:>12.4e}  {:>12.3e}",
+            c.term.to_string(),
+            c.coef,
+            c.stderr
+        ))?;
     }
-    let worst = r.rel_residuals.iter().filter(|x| x.is_finite()).fold(0.0f64, |a, b| a.max(b.abs()));
+    let worst = r
+        .rel_residuals
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |a, b| a.max(b.abs()));
     out(&format!("max |relative residual| = {:.2}%", 100.0 * worst))?;
     Ok(())
 }

@@ -17,7 +17,11 @@ pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_INPUT: u8 = 2;
 
 #[derive(Debug, Parser)]
-#[command(name = "augur", version, about = "Predict how an MPI program performs at scales you cannot afford to run")]
+#[command(
+    name = "augur",
+    version,
+    about = "Predict how an MPI program performs at scales you cannot afford to run"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

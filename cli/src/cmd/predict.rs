@@ -22,7 +22,8 @@ pub struct PredictArgs {
 }
 
 pub fn run(args: PredictArgs) -> Result<ExitCode> {
-    let m = ModelFile::load(&args.model).with_context(|| format!("cannot load {}", args.model.display()))?;
+    let m = ModelFile::load(&args.model)
+        .with_context(|| format!("cannot load {}", args.model.display()))?;
     let mut rows = Vec::new();
     for at in &args.at {
         let values = super::analyze::parse_at(at)?;

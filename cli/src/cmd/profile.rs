@@ -28,7 +28,8 @@ use trace::{Manifest, RunDir, RunRecord, RunStatus};
 pub use launch::Launcher;
 
 #[derive(Debug, Args)]
-#[command(after_help = "ARGS are the program's arguments (the executable is the one augur builds). \
+#[command(
+    after_help = "ARGS are the program's arguments (the executable is the one augur builds). \
     {NAME} expands to a --param value, {P} to the rank count, {{ and }} to literal braces. \
     Without ARGS the parameter values are passed in the order the --param options were given. \
     Runs start in the current directory.\n\n\
@@ -37,7 +38,8 @@ pub use launch::Launcher;
     traces use), build/ (instrumented sources, build.log), runs/<config>/ (rank-<r>.augt, \
     stdout.txt, stderr.txt). Configurations already recorded ok are skipped: re-running resumes.\n\n\
     Exit status: 0 every run ok, 1 some run failed or timed out, 2 usage, input or build error.\n\n\
-    Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}")]
+    Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}"
+)]
 pub struct ProfileArgs {
     /// The program's main source file (C, fixed-form or free-form Fortran)
     pub source: PathBuf,
@@ -72,7 +74,6 @@ pub struct ProfileArgs {
     pub args: Vec<String>,
 }
 
-
 /// One line of the summary.
 #[derive(Debug, Serialize)]
 struct Row {
@@ -99,28 +100,47 @@ struct Summary {
 pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     // Every usage error surfaces before anything is built or run.
     let nps = grid::parse_np(&args.np)?;
-    let params = args.param.iter().map(|p| grid::parse_param(p)).collect::<Result<Vec<_>, _>>()?;
+    let params = args
+        .param
+        .iter()
+        .map(|p| grid::parse_param(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let configs = grid::configs(&params, &nps)?;
     let timeout = grid::parse_duration(&args.timeout)?;
-    let argvs = configs.iter().map(|c| c.expand_args(&args.args)).collect::<Result<Vec<_>, _>>()?;
+    let argvs = configs
+        .iter()
+        .map(|c| c.expand_args(&args.args))
+        .collect::<Result<Vec<_>, _>>()?;
     if args.platform.is_some() && args.launcher != Launcher::Smpirun {
         bail!("--platform only applies to --launcher smpirun");
     }
     if args.launcher == Launcher::Smpirun {
         // smpirun is a shell script that word-splits the program's arguments.
-        if let Some(a) = argvs.iter().flatten().find(|a| a.contains(char::is_whitespace) || a.is_empty()) {
+        if let Some(a) = argvs
+            .iter()
+            .flatten()
+            .find(|a| a.contains(char::is_whitespace) || a.is_empty())
+        {
             bail!("argument `{a}`: smpirun splits arguments at whitespace and drops empty ones; pass it another way");
         }
     }
-    let source_bytes = std::fs::read(&args.source).with_context(|| format!("cannot read {}", args.source.display()))?;
+    let source_bytes = std::fs::read(&args.source)
+        .with_context(|| format!("cannot read {}", args.source.display()))?;
 
     let rd = run_dir(&args)?;
     let mut manifest = open_manifest(&rd, &args, &source_bytes)?;
     let mpi = launch::mpi_implementation(args.launcher).with_context(|| {
-        format!("`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)", args.launcher.program())
+        format!(
+            "`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)",
+            args.launcher.program()
+        )
     })?;
     if !args.force {
-        if let Some(other) = manifest.runs.iter().find(|r| r.status.is_ok() && r.mpi != mpi) {
+        if let Some(other) = manifest
+            .runs
+            .iter()
+            .find(|r| r.status.is_ok() && r.mpi != mpi)
+        {
             bail!(
                 "{}: run {} was recorded with {}, this profile uses {mpi}; use --force to discard the old runs or --out for another directory",
                 rd.manifest_path().display(),
@@ -136,7 +156,10 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     for w in &prepared.warnings {
         eprintln!("warning: {w}");
     }
-    trace::write_atomic(&rd.root().join(instrument::APT_FILE), prepared.apt_json.as_bytes())?;
+    trace::write_atomic(
+        &rd.root().join(instrument::APT_FILE),
+        prepared.apt_json.as_bytes(),
+    )?;
     let exe = build::build(&prepared.input, args.launcher, &build_dir)?;
     let spec = launch_spec(&args, &build_dir)?;
 
@@ -150,7 +173,12 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         pb.set_message(id.clone());
         if manifest.is_done(&id) {
             let wall = manifest.run(&id).map_or(0.0, |r| r.wall_seconds);
-            rows.push(Row { config: id, status: "skipped", reason: None, wall_seconds: wall });
+            rows.push(Row {
+                config: id,
+                status: "skipped",
+                reason: None,
+                wall_seconds: wall,
+            });
             pb.inc(1);
             continue;
         }
@@ -161,13 +189,25 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             RunStatus::Failed { reason } => ("failed", Some(reason.clone())),
             RunStatus::Timeout { reason } => ("timeout", Some(reason.clone())),
         };
-        let line = format!("{status:<8} {id:<28} {:>8.2} s{}", record.wall_seconds, reason.as_deref().map(|r| format!("  {r}")).unwrap_or_default());
+        let line = format!(
+            "{status:<8} {id:<28} {:>8.2} s{}",
+            record.wall_seconds,
+            reason
+                .as_deref()
+                .map(|r| format!("  {r}"))
+                .unwrap_or_default()
+        );
         if pb.is_hidden() {
             eprintln!("{line}");
         } else {
             pb.println(line);
         }
-        rows.push(Row { config: id, status, reason, wall_seconds: record.wall_seconds });
+        rows.push(Row {
+            config: id,
+            status,
+            reason,
+            wall_seconds: record.wall_seconds,
+        });
         manifest.upsert(record);
         rd.save_manifest(&manifest)?;
         pb.inc(1);
@@ -186,7 +226,11 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         runs: rows,
     };
     print_summary(&summary, args.json)?;
-    Ok(if summary.failed + summary.timeout > 0 { ExitCode::from(super::EXIT_FINDINGS) } else { ExitCode::SUCCESS })
+    Ok(if summary.failed + summary.timeout > 0 {
+        ExitCode::from(super::EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The run directory as an absolute path (the launcher and the ranks run elsewhere).
@@ -195,7 +239,8 @@ fn run_dir(args: &ProfileArgs) -> Result<RunDir> {
         Some(o) => o.clone(),
         None => RunDir::default_for(&args.source, None).root().to_path_buf(),
     };
-    let root = std::path::absolute(&root).with_context(|| format!("bad output directory {}", root.display()))?;
+    let root = std::path::absolute(&root)
+        .with_context(|| format!("bad output directory {}", root.display()))?;
     Ok(RunDir::at(root))
 }
 
@@ -203,7 +248,9 @@ fn run_dir(args: &ProfileArgs) -> Result<RunDir> {
 /// (with `--force`; without, a changed source is an error so old and new runs never mix).
 fn open_manifest(rd: &RunDir, args: &ProfileArgs, source_bytes: &[u8]) -> Result<Manifest> {
     let fresh = Manifest::new(&args.source, source_bytes);
-    let Some(old) = rd.load_manifest()? else { return Ok(fresh) };
+    let Some(old) = rd.load_manifest()? else {
+        return Ok(fresh);
+    };
     if old.source_hash == fresh.source_hash && !args.force {
         return Ok(old);
     }
@@ -218,7 +265,8 @@ fn open_manifest(rd: &RunDir, args: &ProfileArgs, source_bytes: &[u8]) -> Result
     }
     let runs = rd.root().join(trace::run_dir::RUNS);
     if runs.exists() {
-        std::fs::remove_dir_all(&runs).with_context(|| format!("cannot remove {}", runs.display()))?;
+        std::fs::remove_dir_all(&runs)
+            .with_context(|| format!("cannot remove {}", runs.display()))?;
     }
     Ok(fresh)
 }
@@ -228,22 +276,30 @@ fn short(hash: &str) -> &str {
 }
 
 fn launch_spec(args: &ProfileArgs, build_dir: &Path) -> Result<launch::LaunchSpec> {
-    let mut spec =
-        launch::LaunchSpec { launcher: args.launcher, platform: None, hostfile: None, root: launch::running_as_root() };
+    let mut spec = launch::LaunchSpec {
+        launcher: args.launcher,
+        platform: None,
+        hostfile: None,
+        root: launch::running_as_root(),
+    };
     if args.launcher == Launcher::Smpirun {
         let platform = match &args.platform {
-            Some(p) => std::path::absolute(p).with_context(|| format!("bad platform path {}", p.display()))?,
+            Some(p) => std::path::absolute(p)
+                .with_context(|| format!("bad platform path {}", p.display()))?,
             None => {
                 let p = build_dir.join("platform.xml");
                 trace::write_atomic(&p, launch::DEFAULT_PLATFORM.as_bytes())?;
                 p
             }
         };
-        let xml =
-            std::fs::read_to_string(&platform).with_context(|| format!("cannot read platform {}", platform.display()))?;
+        let xml = std::fs::read_to_string(&platform)
+            .with_context(|| format!("cannot read platform {}", platform.display()))?;
         let hosts = launch::platform_hosts(&xml);
         if hosts.is_empty() {
-            bail!("{}: no <host> or <cluster> found in the platform", platform.display());
+            bail!(
+                "{}: no <host> or <cluster> found in the platform",
+                platform.display()
+            );
         }
         let hostfile = build_dir.join("hosts.txt");
         let text: String = hosts.iter().map(|h| format!("{h}\n")).collect();
@@ -275,18 +331,38 @@ fn run_one(
     let stdout = dir.join(trace::run_dir::STDOUT);
     let stderr = dir.join(trace::run_dir::STDERR);
     let date = trace::now_rfc3339();
-    let (outcome, took) = launch::run_captured(&argv, &[("AUGUR_TRACE_DIR", &dir)], cwd, &stdout, &stderr, timeout)
-        .with_context(|| format!("cannot start `{}`", argv.first().map(String::as_str).unwrap_or("")))?;
+    let (outcome, took) = launch::run_captured(
+        &argv,
+        &[("AUGUR_TRACE_DIR", &dir)],
+        cwd,
+        &stdout,
+        &stderr,
+        timeout,
+    )
+    .with_context(|| {
+        format!(
+            "cannot start `{}`",
+            argv.first().map(String::as_str).unwrap_or("")
+        )
+    })?;
     let (status, exit_code) = match outcome {
         launch::Outcome::TimedOut => {
-            let mut reason = format!("killed after the {} s timeout (deadlock, or raise --timeout)", fmt_secs(timeout));
+            let mut reason = format!(
+                "killed after the {} s timeout (deadlock, or raise --timeout)",
+                fmt_secs(timeout)
+            );
             if let Some(l) = launch::last_line(&stderr) {
                 reason.push_str(&format!("; last stderr line: {l}"));
             }
             (RunStatus::Timeout { reason }, None)
         }
         launch::Outcome::Exited(st) if st.success() => (check_traces(&dir, config.np), st.code()),
-        launch::Outcome::Exited(st) => (RunStatus::Failed { reason: launch::failure_reason(&st, &stderr) }, st.code()),
+        launch::Outcome::Exited(st) => (
+            RunStatus::Failed {
+                reason: launch::failure_reason(&st, &stderr),
+            },
+            st.code(),
+        ),
     };
     Ok(RunRecord {
         config: id.to_string(),
@@ -306,8 +382,12 @@ fn run_one(
 fn check_traces(dir: &Path, np: u32) -> RunStatus {
     match trace::read_run(dir) {
         Ok(t) if t.len() == np as usize => RunStatus::Ok,
-        Ok(t) => RunStatus::Failed { reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()) },
-        Err(e) => RunStatus::Failed { reason: format!("exited 0 but the traces are unreadable: {e}") },
+        Ok(t) => RunStatus::Failed {
+            reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()),
+        },
+        Err(e) => RunStatus::Failed {
+            reason: format!("exited 0 but the traces are unreadable: {e}"),
+        },
     }
 }
 
@@ -322,7 +402,9 @@ fn fmt_secs(d: Duration) -> String {
 
 fn progress(len: u64) -> ProgressBar {
     let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+    {
         pb.set_style(style);
     }
     pb.enable_steady_tick(Duration::from_millis(200));
@@ -339,12 +421,20 @@ fn print_summary(s: &Summary, json: bool) -> Result<()> {
     }
     writeln!(out, "{} ({}): {}", s.program, s.mpi, s.run_dir)?;
     for r in &s.runs {
-        write!(out, "  {:<8} {:<28} {:>8.2} s", r.status, r.config, r.wall_seconds)?;
+        write!(
+            out,
+            "  {:<8} {:<28} {:>8.2} s",
+            r.status, r.config, r.wall_seconds
+        )?;
         match &r.reason {
             Some(reason) => writeln!(out, "  {reason}")?,
             None => writeln!(out)?,
         }
     }
-    writeln!(out, "{} ok, {} skipped, {} failed, {} timed out", s.ok, s.skipped, s.failed, s.timeout)?;
+    writeln!(
+        out,
+        "{} ok, {} skipped, {} failed, {} timed out",
+        s.ok, s.skipped, s.failed, s.timeout
+    )?;
     Ok(())
 }

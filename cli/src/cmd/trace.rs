@@ -52,9 +52,13 @@ pub enum ClockArg {
 
 pub fn run(args: TraceArgs) -> Result<ExitCode> {
     match args.command {
-        TraceCommand::Export { run, perfetto, config, clock, no_flows } => {
-            export(&run, &perfetto, config.as_deref(), clock, !no_flows)
-        }
+        TraceCommand::Export {
+            run,
+            perfetto,
+            config,
+            clock,
+            no_flows,
+        } => export(&run, &perfetto, config.as_deref(), clock, !no_flows),
         TraceCommand::Dump { file, json } => dump(&file, json),
     }
 }
@@ -62,7 +66,10 @@ pub fn run(args: TraceArgs) -> Result<ExitCode> {
 /// Finds the directory holding the rank files: RUN itself, or RUN/runs/<config>.
 fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
     if !run.is_dir() {
-        bail!("{}: not a directory (expected a run directory or a `.augur` root)", run.display());
+        bail!(
+            "{}: not a directory (expected a run directory or a `.augur` root)",
+            run.display()
+        );
     }
     let has_ranks = !trace::rank_files(run)?.is_empty();
     if has_ranks && config.is_none() {
@@ -72,7 +79,11 @@ fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
     if let Some(c) = config {
         let p = root.run_path(c);
         if !p.is_dir() {
-            bail!("{}: no run `{c}` (looked in {})", run.display(), p.display());
+            bail!(
+                "{}: no run `{c}` (looked in {})",
+                run.display(),
+                p.display()
+            );
         }
         return Ok(p);
     }
@@ -83,17 +94,30 @@ fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
             .filter(|e| e.path().is_dir())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect(),
-        Err(_) => bail!("{}: no rank-<r>.augt files and no runs/ directory", run.display()),
+        Err(_) => bail!(
+            "{}: no rank-<r>.augt files and no runs/ directory",
+            run.display()
+        ),
     };
     configs.sort();
     match configs.as_slice() {
         [one] => Ok(root.run_path(one)),
         [] => bail!("{}: runs/ is empty", run.display()),
-        many => bail!("{}: several runs, choose one with --config: {}", run.display(), many.join("  ")),
+        many => bail!(
+            "{}: several runs, choose one with --config: {}",
+            run.display(),
+            many.join("  ")
+        ),
     }
 }
 
-fn export(run: &Path, out: &Path, config: Option<&str>, clock: ClockArg, flows: bool) -> Result<ExitCode> {
+fn export(
+    run: &Path,
+    out: &Path,
+    config: Option<&str>,
+    clock: ClockArg,
+    flows: bool,
+) -> Result<ExitCode> {
     let dir = resolve_run(run, config)?;
     let ranks = read_run(&dir)?;
     let clock = match clock {
@@ -217,7 +241,10 @@ mod tests {
             init_wtime: 0.0,
             init_unix_ns: 0,
         };
-        let s = |t| Stamp { mono_ns: t, wtime: t as f64 / 1e9 };
+        let s = |t| Stamp {
+            mono_ns: t,
+            wtime: t as f64 / 1e9,
+        };
         let send = MpiCall {
             op: if rank == 0 { Op::Send } else { Op::Recv },
             flags: 0,
@@ -247,7 +274,10 @@ mod tests {
             }
         }
         let e = resolve_run(root.root(), None).unwrap_err().to_string();
-        assert!(e.contains("several runs, choose one with --config: N=16,P=2  N=8,P=2"), "{e}");
+        assert!(
+            e.contains("several runs, choose one with --config: N=16,P=2  N=8,P=2"),
+            "{e}"
+        );
         let dir = resolve_run(root.root(), Some("N=8,P=2")).unwrap();
         assert_eq!(dir, root.run_path("N=8,P=2"));
         assert_eq!(resolve_run(&dir, None).unwrap(), dir);
@@ -256,7 +286,10 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         let evs = v["traceEvents"].as_array().unwrap();
         let slices = evs.iter().filter(|e| e["ph"] == "X").count();
-        let arrows: Vec<_> = evs.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f").collect();
+        let arrows: Vec<_> = evs
+            .iter()
+            .filter(|e| e["ph"] == "s" || e["ph"] == "f")
+            .collect();
         assert_eq!(slices, 2);
         assert_eq!(arrows.len(), 2);
         assert_eq!(arrows[0]["id"], arrows[1]["id"]);

@@ -54,9 +54,15 @@ pub(crate) fn solve(x: &[Vec<f64>], y: &[f64], w: &[f64]) -> Option<Lsq> {
         }
     }
     let coef: Vec<f64> = (0..p).map(|j| beta_s[j] / scale[j]).collect();
-    let fitted: Vec<f64> = (0..n).map(|i| (0..p).map(|j| x[i][j] * coef[j]).sum()).collect();
+    let fitted: Vec<f64> = (0..n)
+        .map(|i| (0..p).map(|j| x[i][j] * coef[j]).sum())
+        .collect();
     let rss: f64 = (0..n).map(|i| (w[i] * (y[i] - fitted[i])).powi(2)).sum();
-    let sigma2 = if n > p { rss / (n - p) as f64 } else { f64::NAN };
+    let sigma2 = if n > p {
+        rss / (n - p) as f64
+    } else {
+        f64::NAN
+    };
     // Cov(β') = σ² V Σ⁻² Vᵀ.
     let stderr = (0..p)
         .map(|j| {
@@ -75,7 +81,12 @@ pub(crate) fn solve(x: &[Vec<f64>], y: &[f64], w: &[f64]) -> Option<Lsq> {
             }
         })
         .collect();
-    Some(Lsq { coef, stderr, fitted, loo_pred })
+    Some(Lsq {
+        coef,
+        stderr,
+        fitted,
+        loo_pred,
+    })
 }
 
 #[cfg(test)]
@@ -89,16 +100,39 @@ mod tests {
         let ys = [2.1, 3.9, 6.2, 9.8, 16.3];
         let x: Vec<Vec<f64>> = xs.iter().map(|&v| vec![1.0, v]).collect();
         let w = vec![1.0; 5];
-        let Some(fit) = solve(&x, &ys, &w) else { panic!("fit failed") };
+        let Some(fit) = solve(&x, &ys, &w) else {
+            panic!("fit failed")
+        };
         // LOO by explicit refit matches the hat-matrix shortcut.
         for i in 0..5 {
-            let xr: Vec<Vec<f64>> = x.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, r)| r.clone()).collect();
-            let yr: Vec<f64> = ys.iter().enumerate().filter(|(k, _)| *k != i).map(|(_, v)| *v).collect();
-            let Some(f) = solve(&xr, &yr, &[1.0; 4]) else { panic!("refit failed") };
+            let xr: Vec<Vec<f64>> = x
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != i)
+                .map(|(_, r)| r.clone())
+                .collect();
+            let yr: Vec<f64> = ys
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != i)
+                .map(|(_, v)| *v)
+                .collect();
+            let Some(f) = solve(&xr, &yr, &[1.0; 4]) else {
+                panic!("refit failed")
+            };
             let pred = f.coef[0] + f.coef[1] * xs[i];
-            assert!((pred - fit.loo_pred[i]).abs() < 1e-9, "{pred} vs {}", fit.loo_pred[i]);
+            assert!(
+                (pred - fit.loo_pred[i]).abs() < 1e-9,
+                "{pred} vs {}",
+                fit.loo_pred[i]
+            );
         }
         assert!(fit.stderr.iter().all(|s| s.is_finite() && *s > 0.0));
-        assert!(solve(&[vec![1.0, 2.0], vec![2.0, 4.0], vec![3.0, 6.0]], &[1.0, 2.0, 3.0], &[1.0; 3]).is_none());
+        assert!(solve(
+            &[vec![1.0, 2.0], vec![2.0, 4.0], vec![3.0, 6.0]],
+            &[1.0, 2.0, 3.0],
+            &[1.0; 3]
+        )
+        .is_none());
     }
 }

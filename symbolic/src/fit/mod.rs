@@ -38,7 +38,11 @@ pub struct FitOptions {
 
 impl Default for FitOptions {
     fn default() -> Self {
-        FitOptions { weighting: Weighting::Relative, top_per_param: 3, inverse_params: Vec::new() }
+        FitOptions {
+            weighting: Weighting::Relative,
+            top_per_param: 3,
+            inverse_params: Vec::new(),
+        }
     }
 }
 
@@ -47,7 +51,11 @@ pub enum FitError {
     #[error("no data points")]
     Empty,
     #[error("point {index} has {got} values, expected {expected} (one per parameter)")]
-    Shape { index: usize, got: usize, expected: usize },
+    Shape {
+        index: usize,
+        got: usize,
+        expected: usize,
+    },
     #[error("{points} points cannot determine {terms} coefficients: need at least as many points as terms")]
     TooFewPoints { points: usize, terms: usize },
     #[error("value or parameter at point {index} is not a finite number")]
@@ -93,11 +101,19 @@ fn check_data(params: &[&str], points: &[Vec<f64>], values: &[f64]) -> Result<()
         return Err(FitError::Empty);
     }
     if points.len() != values.len() {
-        return Err(FitError::Shape { index: points.len().min(values.len()), got: 0, expected: params.len() });
+        return Err(FitError::Shape {
+            index: points.len().min(values.len()),
+            got: 0,
+            expected: params.len(),
+        });
     }
     for (i, (p, v)) in points.iter().zip(values).enumerate() {
         if p.len() != params.len() {
-            return Err(FitError::Shape { index: i, got: p.len(), expected: params.len() });
+            return Err(FitError::Shape {
+                index: i,
+                got: p.len(),
+                expected: params.len(),
+            });
         }
         if !v.is_finite() || p.iter().any(|x| !x.is_finite()) {
             return Err(FitError::NonFinite { index: i });
@@ -107,15 +123,25 @@ fn check_data(params: &[&str], points: &[Vec<f64>], values: &[f64]) -> Result<()
 }
 
 /// Column `j` = term `j` evaluated at every point.
-pub(crate) fn design(terms: &[Expr], params: &[&str], points: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, FitError> {
-    let compiled: Vec<Compiled> = terms.iter().map(|t| Compiled::new(t, params)).collect::<Result<_, _>>()?;
+pub(crate) fn design(
+    terms: &[Expr],
+    params: &[&str],
+    points: &[Vec<f64>],
+) -> Result<Vec<Vec<f64>>, FitError> {
+    let compiled: Vec<Compiled> = terms
+        .iter()
+        .map(|t| Compiled::new(t, params))
+        .collect::<Result<_, _>>()?;
     let mut rows = Vec::with_capacity(points.len());
     for (i, p) in points.iter().enumerate() {
         let mut row = Vec::with_capacity(terms.len());
         for (t, c) in terms.iter().zip(&compiled) {
             let v = c.eval(p);
             if !v.is_finite() {
-                return Err(FitError::TermNotFinite { term: t.to_string(), index: i });
+                return Err(FitError::TermNotFinite {
+                    term: t.to_string(),
+                    index: i,
+                });
             }
             row.push(v);
         }
@@ -144,19 +170,33 @@ fn rel(y: f64, pred: f64) -> f64 {
 }
 
 /// Fit `values ≈ Σ c_j·terms[j]` at `points` (rows in `params` order).
-pub fn fit_terms(terms: &[Expr], params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Result<FitResult, FitError> {
+pub fn fit_terms(
+    terms: &[Expr],
+    params: &[&str],
+    points: &[Vec<f64>],
+    values: &[f64],
+    opts: &FitOptions,
+) -> Result<FitResult, FitError> {
     check_data(params, points, values)?;
     if terms.is_empty() {
         return Err(FitError::NoTerms);
     }
     if points.len() < terms.len() {
-        return Err(FitError::TooFewPoints { points: points.len(), terms: terms.len() });
+        return Err(FitError::TooFewPoints {
+            points: points.len(),
+            terms: terms.len(),
+        });
     }
     let x = design(terms, params, points)?;
     fit_design(terms, &x, values, opts)
 }
 
-pub(crate) fn fit_design(terms: &[Expr], x: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Result<FitResult, FitError> {
+pub(crate) fn fit_design(
+    terms: &[Expr],
+    x: &[Vec<f64>],
+    values: &[f64],
+    opts: &FitOptions,
+) -> Result<FitResult, FitError> {
     let w = weights(values, opts.weighting);
     let l = lsq::solve(x, values, &w).ok_or(FitError::Singular)?;
     let n = values.len();
@@ -164,19 +204,61 @@ pub(crate) fn fit_design(terms: &[Expr], x: &[Vec<f64>], values: &[f64], opts: &
     let ss_tot: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
     let residuals: Vec<f64> = values.iter().zip(&l.fitted).map(|(y, f)| y - f).collect();
     let ss_res: f64 = residuals.iter().map(|r| r * r).sum();
-    let r2 = if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else if ss_res == 0.0 { 1.0 } else { 0.0 };
-    let loo_rel_error = values.iter().zip(&l.loo_pred).map(|(y, p)| if p.is_nan() { f64::INFINITY } else { rel(*y, *p) }).sum::<f64>() / n as f64;
-    let rel_residuals = values.iter().zip(&l.fitted).map(|(y, f)| if *y == 0.0 { f64::NAN } else { (y - f) / y }).collect();
-    let coeffs: Vec<FitTerm> =
-        terms.iter().zip(l.coef.iter().zip(&l.stderr)).map(|(t, (c, s))| FitTerm { term: t.clone(), coef: *c, stderr: *s }).collect();
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else if ss_res == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    let loo_rel_error = values
+        .iter()
+        .zip(&l.loo_pred)
+        .map(|(y, p)| {
+            if p.is_nan() {
+                f64::INFINITY
+            } else {
+                rel(*y, *p)
+            }
+        })
+        .sum::<f64>()
+        / n as f64;
+    let rel_residuals = values
+        .iter()
+        .zip(&l.fitted)
+        .map(|(y, f)| if *y == 0.0 { f64::NAN } else { (y - f) / y })
+        .collect();
+    let coeffs: Vec<FitTerm> = terms
+        .iter()
+        .zip(l.coef.iter().zip(&l.stderr))
+        .map(|(t, (c, s))| FitTerm {
+            term: t.clone(),
+            coef: *c,
+            stderr: *s,
+        })
+        .collect();
     let expr = coeffs.iter().map(|c| &c.term * Expr::num(c.coef)).sum();
-    Ok(FitResult { expr, coeffs, r2, loo_rel_error, residuals, rel_residuals, hypotheses: 1 })
+    Ok(FitResult {
+        expr,
+        coeffs,
+        r2,
+        loo_rel_error,
+        residuals,
+        rel_residuals,
+        hypotheses: 1,
+    })
 }
 
 /// Fit every hypothesis (a list of terms each) and keep the one with the lowest LOO relative
 /// error; ties go to the hypothesis with fewer terms, then the earlier one. Hypotheses that
 /// cannot be fitted (singular, not finite, too many terms) are skipped.
-pub fn select(hypotheses: &[Vec<Expr>], params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Result<FitResult, FitError> {
+pub fn select(
+    hypotheses: &[Vec<Expr>],
+    params: &[&str],
+    points: &[Vec<f64>],
+    values: &[f64],
+    opts: &FitOptions,
+) -> Result<FitResult, FitError> {
     check_data(params, points, values)?;
     let mut best: Option<FitResult> = None;
     let mut tried = 0;

@@ -8,8 +8,26 @@ use std::collections::BTreeMap;
 
 /// Extra-P's exponent set for `a` as (numerator, denominator).
 pub const PMNF_EXPONENTS: [(i64, i64); 20] = [
-    (0, 1), (1, 4), (1, 3), (1, 2), (2, 3), (3, 4), (4, 5), (1, 1), (5, 4), (4, 3),
-    (3, 2), (5, 3), (7, 4), (2, 1), (9, 4), (7, 3), (5, 2), (8, 3), (11, 4), (3, 1),
+    (0, 1),
+    (1, 4),
+    (1, 3),
+    (1, 2),
+    (2, 3),
+    (3, 4),
+    (4, 5),
+    (1, 1),
+    (5, 4),
+    (4, 3),
+    (3, 2),
+    (5, 3),
+    (7, 4),
+    (2, 1),
+    (9, 4),
+    (7, 3),
+    (5, 2),
+    (8, 3),
+    (11, 4),
+    (3, 1),
 ];
 
 /// Extra-P's exponent set for the logarithm.
@@ -20,7 +38,11 @@ fn single_terms(param: &str, inverse: bool) -> Vec<Expr> {
     let x = Expr::var(param);
     let lx = x.log2();
     let mut out = Vec::new();
-    for sign in if inverse { [1, -1].as_slice() } else { [1].as_slice() } {
+    for sign in if inverse {
+        [1, -1].as_slice()
+    } else {
+        [1].as_slice()
+    } {
         for (n, d) in PMNF_EXPONENTS {
             for b in PMNF_LOG_EXPONENTS {
                 if n == 0 && (b == 0 || *sign < 0) {
@@ -36,12 +58,23 @@ fn single_terms(param: &str, inverse: bool) -> Vec<Expr> {
 
 /// Key of the other parameters' values, to group points into slices along `param`.
 fn slice_key(point: &[f64], skip: usize) -> Vec<u64> {
-    point.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, v)| v.to_bits()).collect()
+    point
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != skip)
+        .map(|(_, v)| v.to_bits())
+        .collect()
 }
 
 /// Rank the single-parameter terms of `params[j]` by mean LOO error of `c0 + c1·t` over slices
 /// with at least 3 points (falling back to all points when there are none).
-fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Vec<(f64, Expr)> {
+fn rank_terms(
+    params: &[&str],
+    j: usize,
+    points: &[Vec<f64>],
+    values: &[f64],
+    opts: &FitOptions,
+) -> Vec<(f64, Expr)> {
     type Slice = (Vec<Vec<f64>>, Vec<f64>);
     let mut slices: BTreeMap<Vec<u64>, Slice> = BTreeMap::new();
     for (p, v) in points.iter().zip(values) {
@@ -51,7 +84,10 @@ fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], op
     }
     slices.retain(|_, (p, _)| p.len() >= 3);
     if slices.is_empty() {
-        slices.insert(Vec::new(), (points.iter().map(|p| vec![p[j]]).collect(), values.to_vec()));
+        slices.insert(
+            Vec::new(),
+            (points.iter().map(|p| vec![p[j]]).collect(), values.to_vec()),
+        );
     }
     let name = [params[j]];
     let inverse = opts.inverse_params.iter().any(|p| p == params[j]);
@@ -76,7 +112,12 @@ fn rank_terms(params: &[&str], j: usize, points: &[Vec<f64>], values: &[f64], op
 /// parameters in `opts.inverse_params` also get negative `a`.
 /// Several: the best `opts.top_per_param` terms of each parameter, combined as one product,
 /// one sum, the product plus one single term, and each single term alone (plus a constant).
-pub fn search_pmnf(params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &FitOptions) -> Result<FitResult, FitError> {
+pub fn search_pmnf(
+    params: &[&str],
+    points: &[Vec<f64>],
+    values: &[f64],
+    opts: &FitOptions,
+) -> Result<FitResult, FitError> {
     super::check_data(params, points, values)?;
     if params.is_empty() {
         return Err(FitError::NoTerms);
@@ -85,11 +126,21 @@ pub fn search_pmnf(params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &
     let mut hyps: Vec<Vec<Expr>> = vec![vec![one.clone()]];
     if params.len() == 1 {
         let inverse = opts.inverse_params.iter().any(|p| p == params[0]);
-        hyps.extend(single_terms(params[0], inverse).into_iter().map(|t| vec![one.clone(), t]));
+        hyps.extend(
+            single_terms(params[0], inverse)
+                .into_iter()
+                .map(|t| vec![one.clone(), t]),
+        );
         return select(&hyps, params, points, values, opts);
     }
     let tops: Vec<Vec<Expr>> = (0..params.len())
-        .map(|j| rank_terms(params, j, points, values, opts).into_iter().take(opts.top_per_param.max(1)).map(|(_, t)| t).collect())
+        .map(|j| {
+            rank_terms(params, j, points, values, opts)
+                .into_iter()
+                .take(opts.top_per_param.max(1))
+                .map(|(_, t)| t)
+                .collect()
+        })
         .collect();
     for list in &tops {
         hyps.extend(list.iter().map(|t| vec![one.clone(), t.clone()]));
@@ -97,7 +148,11 @@ pub fn search_pmnf(params: &[&str], points: &[Vec<f64>], values: &[f64], opts: &
     // Every choice of one term per parameter (mixed-radix counter over `tops`).
     let mut idx = vec![0usize; tops.len()];
     'outer: loop {
-        let chosen: Vec<&Expr> = idx.iter().zip(&tops).filter_map(|(i, l)| l.get(*i)).collect();
+        let chosen: Vec<&Expr> = idx
+            .iter()
+            .zip(&tops)
+            .filter_map(|(i, l)| l.get(*i))
+            .collect();
         if chosen.len() == tops.len() {
             let product: Expr = chosen.iter().map(|t| (*t).clone()).product();
             hyps.push(vec![one.clone(), product.clone()]);

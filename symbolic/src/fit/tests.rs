@@ -8,7 +8,10 @@ use crate::parse;
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
     }
 }
@@ -34,12 +37,26 @@ fn recovers_coefficients_under_three_percent_noise() {
         assert_eq!(pts.len(), 12);
         let vals: Vec<f64> = pts
             .iter()
-            .map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap() * (1.0 + 0.03 * rng.next()))
+            .map(|p| {
+                truth
+                    .eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) })
+                    .unwrap()
+                    * (1.0 + 0.03 * rng.next())
+            })
             .collect();
         let fit = fit_terms(&terms, &["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
         for (c, w) in fit.coeffs.iter().zip(want) {
-            assert!((c.coef - w).abs() <= 0.10 * w, "seed {seed}: {} = {} (want {w})", c.term, c.coef);
-            assert!(c.stderr > 0.0 && c.stderr < 0.1 * w, "seed {seed}: stderr {}", c.stderr);
+            assert!(
+                (c.coef - w).abs() <= 0.10 * w,
+                "seed {seed}: {} = {} (want {w})",
+                c.term,
+                c.coef
+            );
+            assert!(
+                c.stderr > 0.0 && c.stderr < 0.1 * w,
+                "seed {seed}: stderr {}",
+                c.stderr
+            );
         }
         assert!(fit.r2 > 0.99);
         assert!(fit.loo_rel_error < 0.05, "{}", fit.loo_rel_error);
@@ -53,14 +70,29 @@ fn pmnf_chooses_p_log_p() {
     for (seed, noise) in [(0u64, 0.0), (7, 0.02), (11, 0.02), (13, 0.03)] {
         let mut rng = Lcg(seed);
         let pts: Vec<Vec<f64>> = ps.iter().map(|p| vec![*p]).collect();
-        let vals: Vec<f64> = ps.iter().map(|p| (5.0 + 0.7 * p * p.log2()) * (1.0 + noise * rng.next())).collect();
+        let vals: Vec<f64> = ps
+            .iter()
+            .map(|p| (5.0 + 0.7 * p * p.log2()) * (1.0 + noise * rng.next()))
+            .collect();
         let fit = search_pmnf(&["P"], &pts, &vals, &FitOptions::default()).unwrap();
         let term = &fit.coeffs.last().unwrap().term;
-        assert_eq!(term, &parse("P*log2(P)").unwrap(), "noise {noise}: chose {}", fit.expr);
+        assert_eq!(
+            term,
+            &parse("P*log2(P)").unwrap(),
+            "noise {noise}: chose {}",
+            fit.expr
+        );
         assert_eq!(fit.hypotheses, 60);
         // The named rivals really are worse by LOO.
         for rival in ["P", "P^(5/4)"] {
-            let r = fit_terms(&[Expr::one(), parse(rival).unwrap()], &["P"], &pts, &vals, &FitOptions::default()).unwrap();
+            let r = fit_terms(
+                &[Expr::one(), parse(rival).unwrap()],
+                &["P"],
+                &pts,
+                &vals,
+                &FitOptions::default(),
+            )
+            .unwrap();
             assert!(r.loo_rel_error > fit.loo_rel_error, "{rival}");
         }
     }
@@ -75,9 +107,22 @@ fn pmnf_two_parameters() {
             pts.push(vec![n, p]);
         }
     }
-    let vals: Vec<f64> = pts.iter().map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap()).collect();
+    let vals: Vec<f64> = pts
+        .iter()
+        .map(|p| {
+            truth
+                .eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) })
+                .unwrap()
+        })
+        .collect();
     let fit = search_pmnf(&["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
-    assert!(fit.coeffs.iter().any(|c| c.term == parse("N^2*log2(P)").unwrap()), "{}", fit.expr);
+    assert!(
+        fit.coeffs
+            .iter()
+            .any(|c| c.term == parse("N^2*log2(P)").unwrap()),
+        "{}",
+        fit.expr
+    );
     assert!(fit.loo_rel_error < 1e-6);
 }
 
@@ -91,23 +136,83 @@ fn pmnf_strong_scaling_with_inverse_parameter() {
         }
     }
     let mut rng = Lcg(5);
-    let vals: Vec<f64> =
-        pts.iter().map(|p| truth.eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) }).unwrap() * (1.0 + 0.01 * rng.next())).collect();
+    let vals: Vec<f64> = pts
+        .iter()
+        .map(|p| {
+            truth
+                .eval(&|v| if v == "N" { Some(p[0]) } else { Some(p[1]) })
+                .unwrap()
+                * (1.0 + 0.01 * rng.next())
+        })
+        .collect();
     let plain = search_pmnf(&["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
-    let opts = FitOptions { inverse_params: vec!["P".into()], ..FitOptions::default() };
+    let opts = FitOptions {
+        inverse_params: vec!["P".into()],
+        ..FitOptions::default()
+    };
     let fit = search_pmnf(&["N", "P"], &pts, &vals, &opts).unwrap();
-    assert!(fit.coeffs.iter().any(|c| c.term == parse("N^2/P").unwrap()), "{}", fit.expr);
-    assert!(fit.loo_rel_error < 0.01 && fit.loo_rel_error < plain.loo_rel_error, "{} vs {}", fit.loo_rel_error, plain.loo_rel_error);
+    assert!(
+        fit.coeffs.iter().any(|c| c.term == parse("N^2/P").unwrap()),
+        "{}",
+        fit.expr
+    );
+    assert!(
+        fit.loo_rel_error < 0.01 && fit.loo_rel_error < plain.loo_rel_error,
+        "{} vs {}",
+        fit.loo_rel_error,
+        plain.loo_rel_error
+    );
 }
 
 #[test]
 fn errors_are_typed() {
     let t = [Expr::one(), parse("N").unwrap()];
-    assert_eq!(fit_terms(&t, &["N"], &[], &[], &FitOptions::default()).unwrap_err(), FitError::Empty);
-    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0]], &[1.0], &FitOptions::default()), Err(FitError::TooFewPoints { .. })));
-    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0], vec![1.0]], &[1.0, 2.0], &FitOptions::default()), Err(FitError::Singular)));
-    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0], vec![f64::NAN]], &[1.0, 2.0], &FitOptions::default()), Err(FitError::NonFinite { index: 1 })));
-    assert!(matches!(fit_terms(&[parse("Q").unwrap()], &["N"], &[vec![1.0]], &[1.0], &FitOptions::default()), Err(FitError::Eval(_))));
-    assert!(matches!(fit_terms(&t, &["N"], &[vec![1.0, 2.0]], &[1.0], &FitOptions::default()), Err(FitError::Shape { .. })));
+    assert_eq!(
+        fit_terms(&t, &["N"], &[], &[], &FitOptions::default()).unwrap_err(),
+        FitError::Empty
+    );
+    assert!(matches!(
+        fit_terms(&t, &["N"], &[vec![1.0]], &[1.0], &FitOptions::default()),
+        Err(FitError::TooFewPoints { .. })
+    ));
+    assert!(matches!(
+        fit_terms(
+            &t,
+            &["N"],
+            &[vec![1.0], vec![1.0]],
+            &[1.0, 2.0],
+            &FitOptions::default()
+        ),
+        Err(FitError::Singular)
+    ));
+    assert!(matches!(
+        fit_terms(
+            &t,
+            &["N"],
+            &[vec![1.0], vec![f64::NAN]],
+            &[1.0, 2.0],
+            &FitOptions::default()
+        ),
+        Err(FitError::NonFinite { index: 1 })
+    ));
+    assert!(matches!(
+        fit_terms(
+            &[parse("Q").unwrap()],
+            &["N"],
+            &[vec![1.0]],
+            &[1.0],
+            &FitOptions::default()
+        ),
+        Err(FitError::Eval(_))
+    ));
+    assert!(matches!(
+        fit_terms(
+            &t,
+            &["N"],
+            &[vec![1.0, 2.0]],
+            &[1.0],
+            &FitOptions::default()
+        ),
+        Err(FitError::Shape { .. })
+    ));
 }
-

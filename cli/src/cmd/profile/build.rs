@@ -57,7 +57,14 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
     let mut objs = Vec::new();
     for f in augur_runtime::sources(input.lang.is_fortran()) {
         let obj = build.join(f.name.replace(".c", ".o"));
-        cmds.push(vec![cc.into(), "-O2".into(), "-c".into(), p(&build.join(f.name)), "-o".into(), p(&obj)]);
+        cmds.push(vec![
+            cc.into(),
+            "-O2".into(),
+            "-c".into(),
+            p(&build.join(f.name)),
+            "-o".into(),
+            p(&obj),
+        ]);
         objs.push(p(&obj));
     }
     let mut link = vec![fc.to_string(), "-O2".into()];
@@ -71,8 +78,17 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
     }
     // The build directory first: edited includes shadow the originals.
     link.push(format!("-I{}", build.display()));
-    link.extend(input.include_dirs.iter().map(|d| format!("-I{}", d.display())));
-    link.extend(["-o".into(), p(&build.join(&input.exe_name)), p(&build.join(&input.main))]);
+    link.extend(
+        input
+            .include_dirs
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
+    link.extend([
+        "-o".into(),
+        p(&build.join(&input.exe_name)),
+        p(&build.join(&input.main)),
+    ]);
     link.extend(objs);
     if !input.lang.is_fortran() {
         link.push("-lm".into());
@@ -93,20 +109,27 @@ pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<Pat
         return Ok(exe);
     }
     let _ = std::fs::remove_file(&stamp_path);
-    augur_runtime::write_to(build).with_context(|| format!("cannot write the runtime into {}", build.display()))?;
+    augur_runtime::write_to(build)
+        .with_context(|| format!("cannot write the runtime into {}", build.display()))?;
     for (rel, text) in &input.files {
         let dest = build.join(rel);
         if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         trace::write_atomic(&dest, text.as_bytes())?;
     }
     let log_path = build.join("build.log");
-    let mut log = std::fs::File::create(&log_path).with_context(|| format!("cannot write {}", log_path.display()))?;
+    let mut log = std::fs::File::create(&log_path)
+        .with_context(|| format!("cannot write {}", log_path.display()))?;
     for cmd in &cmds {
         writeln!(log, "$ {}", cmd.join(" "))?;
         let (prog, args) = cmd.split_first().context("empty compile command")?;
-        let out = Command::new(prog).args(args).current_dir(build).stdin(Stdio::null()).output();
+        let out = Command::new(prog)
+            .args(args)
+            .current_dir(build)
+            .stdin(Stdio::null())
+            .output();
         let out = match out {
             Ok(o) => o,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
@@ -122,7 +145,11 @@ pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<Pat
         log.write_all(&out.stderr)?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            let first = stderr.lines().find(|l| l.contains("error")).or_else(|| stderr.lines().next()).unwrap_or("");
+            let first = stderr
+                .lines()
+                .find(|l| l.contains("error"))
+                .or_else(|| stderr.lines().next())
+                .unwrap_or("");
             bail!(
                 "compiling the instrumented program failed ({prog}, {}): {}; full log in {}",
                 out.status,
@@ -170,7 +197,11 @@ mod tests {
 
     #[test]
     fn fixed_form_commands() {
-        let cmds = commands(&input(Lang::FortranFixed), Launcher::Mpirun, Path::new("/b"));
+        let cmds = commands(
+            &input(Lang::FortranFixed),
+            Launcher::Mpirun,
+            Path::new("/b"),
+        );
         assert_eq!(cmds.len(), 3, "two runtime units and the link");
         assert_eq!(cmds[0][..3], ["mpicc", "-O2", "-c"]);
         let link = cmds[2].join(" ");
@@ -178,7 +209,11 @@ mod tests {
             link,
             "mpif90 -O2 -ffixed-form -fallow-argument-mismatch -I/b -I/src -o /b/p /b/p.f /b/augur_trace.o /b/augur_fortran.o"
         );
-        let smpi = commands(&input(Lang::FortranFixed), Launcher::Smpirun, Path::new("/b"));
+        let smpi = commands(
+            &input(Lang::FortranFixed),
+            Launcher::Smpirun,
+            Path::new("/b"),
+        );
         assert_eq!(smpi[2][0], "smpiff");
         assert!(!smpi[2].contains(&"-ffixed-form".to_string()));
     }
@@ -187,10 +222,21 @@ mod tests {
     fn c_commands_pass_defines() {
         let cmds = commands(&input(Lang::C), Launcher::Smpirun, Path::new("/b"));
         assert_eq!(cmds.len(), 2);
-        assert_eq!(cmds[1].join(" "), "smpicc -O2 -DX=1 -I/b -I/src -o /b/p /b/p.f /b/augur_trace.o -lm");
+        assert_eq!(
+            cmds[1].join(" "),
+            "smpicc -O2 -DX=1 -I/b -I/src -o /b/p /b/p.f /b/augur_trace.o -lm"
+        );
         let mut edited = input(Lang::C);
         edited.files[0].1.push('y');
-        assert_ne!(stamp(&input(Lang::C), &cmds), stamp(&edited, &cmds), "a changed source rebuilds");
-        assert_ne!(stamp(&input(Lang::C), &cmds), stamp(&input(Lang::C), &cmds[1..]), "changed commands rebuild");
+        assert_ne!(
+            stamp(&input(Lang::C), &cmds),
+            stamp(&edited, &cmds),
+            "a changed source rebuilds"
+        );
+        assert_ne!(
+            stamp(&input(Lang::C), &cmds),
+            stamp(&input(Lang::C), &cmds[1..]),
+            "changed commands rebuild"
+        );
     }
 }

@@ -34,7 +34,10 @@ pub struct Config {
 impl Config {
     /// Parameters by name, as the manifest stores them.
     pub fn values(&self) -> BTreeMap<String, f64> {
-        self.params.iter().map(|(n, _, v)| (n.clone(), *v)).collect()
+        self.params
+            .iter()
+            .map(|(n, _, v)| (n.clone(), *v))
+            .collect()
     }
 
     /// The run directory name (`trace::config_id`): parameters sorted by name, then `P`.
@@ -64,16 +67,27 @@ impl Config {
                 out.push('}');
                 rest = t;
             } else if tail.starts_with('}') {
-                return err(format!("argument `{arg}`: unmatched `}}` (write `}}}}` for a literal brace)"));
+                return err(format!(
+                    "argument `{arg}`: unmatched `}}` (write `}}}}` for a literal brace)"
+                ));
             } else {
                 let Some(close) = tail.find('}') else {
-                    return err(format!("argument `{arg}`: unclosed `{{` (write `{{{{` for a literal brace)"));
+                    return err(format!(
+                        "argument `{arg}`: unclosed `{{` (write `{{{{` for a literal brace)"
+                    ));
                 };
                 let name = &tail[1..close];
                 out.push_str(&self.lookup(name).ok_or_else(|| {
-                    let known: Vec<String> =
-                        self.params.iter().map(|(n, _, _)| format!("{{{n}}}")).chain(["{P}".to_string()]).collect();
-                    GridError(format!("argument `{arg}`: unknown placeholder `{{{name}}}` (known: {})", known.join(" ")))
+                    let known: Vec<String> = self
+                        .params
+                        .iter()
+                        .map(|(n, _, _)| format!("{{{n}}}"))
+                        .chain(["{P}".to_string()])
+                        .collect();
+                    GridError(format!(
+                        "argument `{arg}`: unknown placeholder `{{{name}}}` (known: {})",
+                        known.join(" ")
+                    ))
                 })?);
                 rest = &tail[close + 1..];
             }
@@ -86,7 +100,10 @@ impl Config {
         if name == "P" {
             return Some(self.np.to_string());
         }
-        self.params.iter().find(|(n, _, _)| n == name).map(|(_, t, _)| t.clone())
+        self.params
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, t, _)| t.clone())
     }
 }
 
@@ -96,9 +113,11 @@ pub fn parse_np(specs: &[String]) -> Result<Vec<u32>, GridError> {
     let mut out: Vec<u32> = Vec::new();
     for spec in specs {
         for item in spec.split(',').map(str::trim) {
-            let n: u32 = item
-                .parse()
-                .map_err(|_| GridError(format!("--np `{spec}`: `{item}` is not a positive rank count")))?;
+            let n: u32 = item.parse().map_err(|_| {
+                GridError(format!(
+                    "--np `{spec}`: `{item}` is not a positive rank count"
+                ))
+            })?;
             if n == 0 {
                 return err(format!("--np `{spec}`: rank counts start at 1"));
             }
@@ -116,16 +135,25 @@ pub fn parse_np(specs: &[String]) -> Result<Vec<u32>, GridError> {
 /// Parses one `--param NAME=v1,v2,...`.
 pub fn parse_param(spec: &str) -> Result<Param, GridError> {
     let Some((name, values)) = spec.split_once('=') else {
-        return err(format!("--param `{spec}`: expected NAME=VALUE[,VALUE...], e.g. N=64,128"));
+        return err(format!(
+            "--param `{spec}`: expected NAME=VALUE[,VALUE...], e.g. N=64,128"
+        ));
     };
     let name = name.trim();
-    let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let ok_name = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !ok_name {
-        return err(format!("--param `{spec}`: `{name}` is not a parameter name (letters, digits, `_`)"));
+        return err(format!(
+            "--param `{spec}`: `{name}` is not a parameter name (letters, digits, `_`)"
+        ));
     }
     if name == "P" {
-        return err(format!("--param `{spec}`: `P` is the rank count; give it with --np"));
+        return err(format!(
+            "--param `{spec}`: `P` is the rank count; give it with --np"
+        ));
     }
     let mut out = Vec::new();
     for v in values.split(',').map(str::trim) {
@@ -141,14 +169,20 @@ pub fn parse_param(spec: &str) -> Result<Param, GridError> {
     if out.is_empty() {
         return err(format!("--param `{spec}`: no values"));
     }
-    Ok(Param { name: name.to_string(), values: out })
+    Ok(Param {
+        name: name.to_string(),
+        values: out,
+    })
 }
 
 /// The cartesian product: parameters vary in the order given (first slowest), `np` fastest.
 pub fn configs(params: &[Param], nps: &[u32]) -> Result<Vec<Config>, GridError> {
     for (i, p) in params.iter().enumerate() {
         if params[..i].iter().any(|q| q.name == p.name) {
-            return err(format!("--param {}: given twice; list all its values in one --param", p.name));
+            return err(format!(
+                "--param {}: given twice; list all its values in one --param",
+                p.name
+            ));
         }
     }
     let mut points: Vec<Vec<(String, String, f64)>> = vec![Vec::new()];
@@ -166,7 +200,10 @@ pub fn configs(params: &[Param], nps: &[u32]) -> Result<Vec<Config>, GridError> 
     let mut out = Vec::new();
     for point in points {
         for &np in nps {
-            out.push(Config { params: point.clone(), np });
+            out.push(Config {
+                params: point.clone(),
+                np,
+            });
         }
     }
     // Distinct texts can still name one configuration (`64` and `64.0`): one run directory each.
@@ -189,7 +226,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, GridError> {
     } else {
         (t, 1.0)
     };
-    let x: f64 = num.trim().parse().map_err(|_| GridError(format!("--timeout `{s}`: expected e.g. 60s, 500ms, 2m")))?;
+    let x: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| GridError(format!("--timeout `{s}`: expected e.g. 60s, 500ms, 2m")))?;
     let secs = x * scale;
     if !secs.is_finite() || secs <= 0.0 || secs > 1e7 {
         return err(format!("--timeout `{s}`: must be positive"));
@@ -209,8 +249,14 @@ mod tests {
     #[test]
     fn np_lists() {
         assert_eq!(parse_np(&args(&["1,2", "4", "2"])).unwrap(), vec![1, 2, 4]);
-        assert!(parse_np(&args(&["0"])).unwrap_err().0.contains("start at 1"));
-        assert!(parse_np(&args(&["2..8"])).unwrap_err().0.contains("`2..8` is not"));
+        assert!(parse_np(&args(&["0"]))
+            .unwrap_err()
+            .0
+            .contains("start at 1"));
+        assert!(parse_np(&args(&["2..8"]))
+            .unwrap_err()
+            .0
+            .contains("`2..8` is not"));
         assert!(parse_np(&[]).is_err());
     }
 
@@ -218,7 +264,10 @@ mod tests {
     fn params_parse_and_reject() {
         let p = parse_param("N=64, 128,64").unwrap();
         assert_eq!(p.name, "N");
-        assert_eq!(p.values, vec![("64".to_string(), 64.0), ("128".to_string(), 128.0)]);
+        assert_eq!(
+            p.values,
+            vec![("64".to_string(), 64.0), ("128".to_string(), 128.0)]
+        );
         for (bad, msg) in [
             ("N", "expected NAME=VALUE"),
             ("1N=3", "not a parameter name"),
@@ -232,7 +281,10 @@ mod tests {
 
     #[test]
     fn grid_is_cartesian_with_np_fastest() {
-        let ps = vec![parse_param("N=64,128").unwrap(), parse_param("K=4,8").unwrap()];
+        let ps = vec![
+            parse_param("N=64,128").unwrap(),
+            parse_param("K=4,8").unwrap(),
+        ];
         let cs = configs(&ps, &[1, 2]).unwrap();
         let ids: Vec<String> = cs.iter().map(Config::id).collect();
         assert_eq!(
@@ -259,11 +311,27 @@ mod tests {
     fn placeholders() {
         let ps = vec![parse_param("N=64").unwrap(), parse_param("K=8").unwrap()];
         let c = &configs(&ps, &[4]).unwrap()[0];
-        assert_eq!(c.expand_args(&args(&["{N}", "-k{K}", "p={P}", "{{x}}"])).unwrap(), args(&["64", "-k8", "p=4", "{x}"]));
+        assert_eq!(
+            c.expand_args(&args(&["{N}", "-k{K}", "p={P}", "{{x}}"]))
+                .unwrap(),
+            args(&["64", "-k8", "p=4", "{x}"])
+        );
         assert_eq!(c.expand_args(&[]).unwrap(), args(&["64", "8"]));
-        assert!(c.expand_args(&args(&["{M}"])).unwrap_err().0.contains("unknown placeholder `{M}` (known: {N} {K} {P})"));
-        assert!(c.expand_args(&args(&["{N"])).unwrap_err().0.contains("unclosed"));
-        assert!(c.expand_args(&args(&["N}"])).unwrap_err().0.contains("unmatched"));
+        assert!(c
+            .expand_args(&args(&["{M}"]))
+            .unwrap_err()
+            .0
+            .contains("unknown placeholder `{M}` (known: {N} {K} {P})"));
+        assert!(c
+            .expand_args(&args(&["{N"]))
+            .unwrap_err()
+            .0
+            .contains("unclosed"));
+        assert!(c
+            .expand_args(&args(&["N}"]))
+            .unwrap_err()
+            .0
+            .contains("unmatched"));
     }
 
     #[test]

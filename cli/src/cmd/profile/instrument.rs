@@ -22,7 +22,8 @@ pub struct Prepared {
 /// end's diagnostics: instrumenting a program the parser misread would produce a wrong build.
 pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let opts = args.src.frontend_options();
-    let lowered = frontend::load(&args.source, &opts).with_context(|| format!("cannot load {}", args.source.display()))?;
+    let lowered = frontend::load(&args.source, &opts)
+        .with_context(|| format!("cannot load {}", args.source.display()))?;
     let lang = match (lowered.program.language, opts.form) {
         (frontend::Language::C, _) => Lang::C,
         (frontend::Language::Fortran, frontend::Form::Fixed) => Lang::FortranFixed,
@@ -42,11 +43,20 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         }
     }
     if lowered.has_errors() {
-        bail!("{}: the source has errors (above); fix them before profiling", args.source.display());
+        bail!(
+            "{}: the source has errors (above); fix them before profiling",
+            args.source.display()
+        );
     }
 
-    let tree = apt::build(&lowered, &apt::AptOptions { arg_names: arg_names(args) });
-    let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree)).context("cannot serialise the APT")?;
+    let tree = apt::build(
+        &lowered,
+        &apt::AptOptions {
+            arg_names: arg_names(args),
+        },
+    );
+    let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree))
+        .context("cannot serialise the APT")?;
     apt_json.push('\n');
     let plan = codegen::Plan::from_apt(&tree, &lowered.program);
     let inst = codegen::instrument(&lowered.program, &lowered.sources, &plan)
@@ -61,11 +71,19 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
             None => n.message.clone(),
         });
     }
-    let src_dir = args.source.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let src_dir = std::path::absolute(src_dir).with_context(|| format!("bad source path {}", args.source.display()))?;
+    let src_dir = args
+        .source
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let src_dir = std::path::absolute(src_dir)
+        .with_context(|| format!("bad source path {}", args.source.display()))?;
     let mut include_dirs = vec![src_dir.clone()];
     for d in &args.src.include {
-        include_dirs.push(std::path::absolute(d).with_context(|| format!("bad include directory {}", d.display()))?);
+        include_dirs.push(
+            std::path::absolute(d)
+                .with_context(|| format!("bad include directory {}", d.display()))?,
+        );
     }
     let main = file_name(&args.source)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
@@ -73,12 +91,22 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         files.push((f.relative.clone(), f.text.clone()));
     }
     if !files.iter().any(|(p, _)| *p == main) {
-        bail!("codegen returned no instrumented text for {}", args.source.display());
+        bail!(
+            "codegen returned no instrumented text for {}",
+            args.source.display()
+        );
     }
     files.sort_by_key(|(p, _)| *p != main);
     let exe_name = trace::run_dir::program_name(&args.source);
     Ok(Prepared {
-        input: BuildInput { lang, main, files, include_dirs, defines: args.src.define.clone(), exe_name },
+        input: BuildInput {
+            lang,
+            main,
+            files,
+            include_dirs,
+            defines: args.src.define.clone(),
+            exe_name,
+        },
         apt_json,
         warnings,
     })
@@ -89,15 +117,25 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
 /// one); without ARGS the --param order is used.
 fn arg_names(args: &ProfileArgs) -> Vec<String> {
     if args.args.is_empty() {
-        return args.param.iter().filter_map(|p| p.split_once('=').map(|(n, _)| n.trim().to_string())).collect();
+        return args
+            .param
+            .iter()
+            .filter_map(|p| p.split_once('=').map(|(n, _)| n.trim().to_string()))
+            .collect();
     }
     args.args
         .iter()
-        .map_while(|a| a.strip_prefix('{').and_then(|a| a.strip_suffix('}')).filter(|n| !n.is_empty() && !n.contains(['{', '}'])))
+        .map_while(|a| {
+            a.strip_prefix('{')
+                .and_then(|a| a.strip_suffix('}'))
+                .filter(|n| !n.is_empty() && !n.contains(['{', '}']))
+        })
         .map(str::to_string)
         .collect()
 }
 
 fn file_name(p: &Path) -> Result<PathBuf> {
-    p.file_name().map(PathBuf::from).with_context(|| format!("{}: not a file name", p.display()))
+    p.file_name()
+        .map(PathBuf::from)
+        .with_context(|| format!("{}: not a file name", p.display()))
 }

@@ -30,7 +30,9 @@ pub fn install_interrupt_handler() {
         }
         #[allow(clippy::print_stderr)]
         {
-            eprintln!("\ninterrupted: finished runs are recorded; run the same command again to resume");
+            eprintln!(
+                "\ninterrupted: finished runs are recorded; run the same command again to resume"
+            );
         }
         std::process::exit(130);
     });
@@ -105,7 +107,10 @@ pub fn running_as_root() -> bool {
 
 /// The host name for the manifest.
 pub fn host_name() -> String {
-    rustix::system::uname().nodename().to_string_lossy().into_owned()
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// `Open MPI 4.1.4`, `SimGrid SMPI 3.32`, or the launcher's first version line. `None` when the
@@ -115,9 +120,21 @@ pub fn mpi_implementation(launcher: Launcher) -> Option<String> {
         Launcher::Mpirun => ("mpirun", "--version"),
         Launcher::Smpirun => ("smpirun", "-version"),
     };
-    let out = Command::new(prog).arg(flag).stdin(Stdio::null()).output().ok()?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty())?.to_string();
+    let out = Command::new(prog)
+        .arg(flag)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())?
+        .to_string();
     Some(name_from_version_line(&first))
 }
 
@@ -144,7 +161,10 @@ pub fn platform_hosts(xml: &str) -> Vec<String> {
         rest = &rest[i + 1..];
         let end = rest.find('>').unwrap_or(rest.len());
         let tag = &rest[..end];
-        let name = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        let name = tag
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
         match name {
             "host" => {
                 if let Some(id) = attr(tag, "id") {
@@ -158,7 +178,10 @@ pub fn platform_hosts(xml: &str) -> Vec<String> {
                     let (a, b) = part.split_once('-').unwrap_or((part, part));
                     if let (Ok(a), Ok(b)) = (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
                         // bounded: a radical like 0-999999999 must not exhaust memory
-                        hosts.extend((a..=b.min(a.saturating_add(1 << 20))).map(|k| format!("{prefix}{k}{suffix}")));
+                        hosts.extend(
+                            (a..=b.min(a.saturating_add(1 << 20)))
+                                .map(|k| format!("{prefix}{k}{suffix}")),
+                        );
                     }
                 }
             }
@@ -215,10 +238,13 @@ pub fn run_captured(
     timeout: Duration,
 ) -> std::io::Result<(Outcome, Duration)> {
     use std::os::unix::process::CommandExt;
-    let (prog, args) = argv.split_first().ok_or_else(|| std::io::Error::other("empty command line"))?;
+    let (prog, args) = argv
+        .split_first()
+        .ok_or_else(|| std::io::Error::other("empty command line"))?;
     let mut cmd = Command::new(prog);
     cmd.args(args).current_dir(cwd).stdin(Stdio::null());
-    cmd.stdout(File::create(stdout)?).stderr(File::create(stderr)?);
+    cmd.stdout(File::create(stdout)?)
+        .stderr(File::create(stderr)?);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -284,7 +310,10 @@ fn signal_all(group: i32, pids: &[i32], sig: rustix::process::Signal) {
     if let Some(g) = rustix::process::Pid::from_raw(group) {
         let _ = rustix::process::kill_process_group(g, sig);
     }
-    for p in pids.iter().filter_map(|&p| rustix::process::Pid::from_raw(p)) {
+    for p in pids
+        .iter()
+        .filter_map(|&p| rustix::process::Pid::from_raw(p))
+    {
         let _ = rustix::process::kill_process(p, sig);
     }
 }
@@ -294,10 +323,16 @@ fn process_tree(root: i32) -> Vec<i32> {
     let mut parent_of: Vec<(i32, i32)> = Vec::new();
     if let Ok(rd) = std::fs::read_dir("/proc") {
         for e in rd.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+                continue;
+            };
             // `pid (comm) state ppid ...`; comm may contain spaces and parentheses
-            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok());
             if let Some(ppid) = ppid {
                 parent_of.push((pid, ppid));
             }
@@ -319,7 +354,12 @@ pub fn failure_reason(status: &ExitStatus, stderr_path: &Path) -> String {
     use std::os::unix::process::ExitStatusExt;
     let how = match (status.code(), status.signal()) {
         (Some(c), _) => format!("exit code {c}"),
-        (None, Some(s)) => format!("killed by signal {s}{}", signal_name(s).map(|n| format!(" ({n})")).unwrap_or_default()),
+        (None, Some(s)) => format!(
+            "killed by signal {s}{}",
+            signal_name(s)
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        ),
         _ => "ended abnormally".to_string(),
     };
     match last_line(stderr_path) {
@@ -332,7 +372,11 @@ pub fn failure_reason(status: &ExitStatus, stderr_path: &Path) -> String {
 pub fn last_line(path: &Path) -> Option<String> {
     let bytes = std::fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let line = text.lines().rev().map(str::trim).find(|l| l.chars().any(char::is_alphanumeric))?;
+    let line = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.chars().any(char::is_alphanumeric))?;
     Some(line.chars().take(300).collect())
 }
 
@@ -358,9 +402,18 @@ mod tests {
 
     #[test]
     fn version_lines() {
-        assert_eq!(name_from_version_line("mpirun (Open MPI) 4.1.4"), "Open MPI 4.1.4");
-        assert_eq!(name_from_version_line("SimGrid version 3.32"), "SimGrid SMPI 3.32");
-        assert_eq!(name_from_version_line("HYDRA build details:"), "HYDRA build details:");
+        assert_eq!(
+            name_from_version_line("mpirun (Open MPI) 4.1.4"),
+            "Open MPI 4.1.4"
+        );
+        assert_eq!(
+            name_from_version_line("SimGrid version 3.32"),
+            "SimGrid SMPI 3.32"
+        );
+        assert_eq!(
+            name_from_version_line("HYDRA build details:"),
+            "HYDRA build details:"
+        );
     }
 
     #[test]
@@ -378,9 +431,25 @@ mod tests {
 
     #[test]
     fn argv_has_no_shell_and_root_flag() {
-        let spec = LaunchSpec { launcher: Launcher::Mpirun, platform: None, hostfile: None, root: true };
+        let spec = LaunchSpec {
+            launcher: Launcher::Mpirun,
+            platform: None,
+            hostfile: None,
+            root: true,
+        };
         let v = spec.argv(4, Path::new("/b/prog"), &["a b".to_string()]);
-        assert_eq!(v, ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", "/b/prog", "a b"]);
+        assert_eq!(
+            v,
+            [
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                "4",
+                "/b/prog",
+                "a b"
+            ]
+        );
         let spec = LaunchSpec {
             launcher: Launcher::Smpirun,
             platform: Some("p.xml".into()),
@@ -388,7 +457,18 @@ mod tests {
             root: true,
         };
         let v = spec.argv(2, Path::new("prog"), &[]);
-        assert_eq!(v[..7], ["smpirun", "-np", "2", "-platform", "p.xml", "-hostfile", "h.txt"]);
+        assert_eq!(
+            v[..7],
+            [
+                "smpirun",
+                "-np",
+                "2",
+                "-platform",
+                "p.xml",
+                "-hostfile",
+                "h.txt"
+            ]
+        );
         assert_eq!(v.last().map(String::as_str), Some("prog"));
     }
 
@@ -398,7 +478,10 @@ mod tests {
         let marker = dir.path().join("grandchild-finished");
         // a child that forks a grandchild; both sleep past the timeout
         let script = format!("sleep 1.5 && touch {} & sleep 1.5", marker.display());
-        let argv: Vec<String> = ["sh", "-c", &script].iter().map(|s| s.to_string()).collect();
+        let argv: Vec<String> = ["sh", "-c", &script]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let (out, took) = run_captured(
             &argv,
             &[],
@@ -419,11 +502,23 @@ mod tests {
         // Open MPI starts each rank in a process group of its own: the group kill misses them
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("escaped");
-        let script = format!("setsid sh -c 'sleep 1.5; touch {}' & sleep 1.5", marker.display());
-        let argv: Vec<String> = ["sh", "-c", &script].iter().map(|s| s.to_string()).collect();
-        let (out, _) =
-            run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &dir.path().join("e"), Duration::from_millis(300))
-                .unwrap();
+        let script = format!(
+            "setsid sh -c 'sleep 1.5; touch {}' & sleep 1.5",
+            marker.display()
+        );
+        let argv: Vec<String> = ["sh", "-c", &script]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (out, _) = run_captured(
+            &argv,
+            &[],
+            dir.path(),
+            &dir.path().join("o"),
+            &dir.path().join("e"),
+            Duration::from_millis(300),
+        )
+        .unwrap();
         assert!(matches!(out, Outcome::TimedOut));
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!marker.exists(), "a descendant in its own session survived");
@@ -433,14 +528,39 @@ mod tests {
     fn failure_reasons() {
         let dir = tempfile::tempdir().unwrap();
         let e = dir.path().join("e");
-        let argv: Vec<String> =
-            ["sh", "-c", "echo boom >&2; echo '-----' >&2; exit 3"].iter().map(|s| s.to_string()).collect();
-        let (out, _) = run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &e, Duration::from_secs(10)).unwrap();
-        let Outcome::Exited(st) = out else { panic!("timed out") };
+        let argv: Vec<String> = ["sh", "-c", "echo boom >&2; echo '-----' >&2; exit 3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (out, _) = run_captured(
+            &argv,
+            &[],
+            dir.path(),
+            &dir.path().join("o"),
+            &e,
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let Outcome::Exited(st) = out else {
+            panic!("timed out")
+        };
         assert_eq!(failure_reason(&st, &e), "exit code 3: boom");
-        let argv: Vec<String> = ["sh", "-c", "kill -SEGV $$"].iter().map(|s| s.to_string()).collect();
-        let (out, _) = run_captured(&argv, &[], dir.path(), &dir.path().join("o"), &e, Duration::from_secs(10)).unwrap();
-        let Outcome::Exited(st) = out else { panic!("timed out") };
+        let argv: Vec<String> = ["sh", "-c", "kill -SEGV $$"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (out, _) = run_captured(
+            &argv,
+            &[],
+            dir.path(),
+            &dir.path().join("o"),
+            &e,
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let Outcome::Exited(st) = out else {
+            panic!("timed out")
+        };
         assert_eq!(failure_reason(&st, &e), "killed by signal 11 (SIGSEGV)");
     }
 }
