@@ -41,13 +41,13 @@ fi
 # Sizes respect each program's limits (header comments): N divisible by P (up to 16) and by K,
 # pge2 N <= 512, sweep N/Px <= 256 and K <= 64. Iteration counts stay small and the Fortran grids
 # smaller than the C ones to keep the committed traces small (testdata/README.md).
-programs="shift|shift.c|shift.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=1024,4096,8192 ITERS=20|N=4096 ITERS=20
-pipeline|pipeline.c|pipeline.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=1024,4096,8192 ITERS=20|N=4096 ITERS=20
-pge1|pge1.c|pge1.f90||N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=128,256,512 K=16,32|N=256 K=16
-pge2|pge2.c|pge2.f|pge2|N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=128,256,512 K=16,32|N=256 K=16
-atm2d|atm2d.c|atm2d.f90||LAMBDA=32,48,64,96 STEPS=20|LAMBDA=32,64 STEPS=20|LAMBDA=32,64,96 STEPS=20|LAMBDA=64 STEPS=20
-sweep|sweep.c|sweep.f|sweep|N=32,64,96 K=4,8|N=32,64 K=4|N=32,64,96 K=4,8|N=64 K=4
-stencil|stencil.c|stencil.f90||N=128,256,512,1024 ITERS=50|N=128,512 ITERS=50|N=128,512,1024 ITERS=50|N=512 ITERS=50"
+programs="shift|shift.c|shift.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=8192,262144,1048576 ITERS=20,100|N=1048576 ITERS=100
+pipeline|pipeline.c|pipeline.f||N=1024,2048,4096,8192 ITERS=20|N=1024,4096 ITERS=20|N=8192,262144,1048576 ITERS=20,100|N=1048576 ITERS=100
+pge1|pge1.c|pge1.f90||N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=512,2048,4096 K=32,64|N=4096 K=64
+pge2|pge2.c|pge2.f|pge2|N=128,256,512 K=8,16,32|N=128,256 K=8,16|N=128,256,512 K=16,32|N=512 K=32
+atm2d|atm2d.c|atm2d.f90||LAMBDA=32,48,64,96 STEPS=20|LAMBDA=32,64 STEPS=20|LAMBDA=32,64,128,256 STEPS=20|LAMBDA=256 STEPS=20
+sweep|sweep.c|sweep.f|sweep|N=32,64,96 K=4,8|N=32,64 K=4|N=64,128,256 K=8,16|N=256 K=8
+stencil|stencil.c|stencil.f90||N=128,256,512,1024 ITERS=50|N=128,512 ITERS=50|N=512,1024,2048,4096 ITERS=50|N=4096 ITERS=50"
 
 status=0
 record() { # prog source include variant launcher np grid (NAME=V,V NAME=V ...)
