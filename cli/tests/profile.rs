@@ -353,6 +353,97 @@ fn an_interrupted_profile_kills_its_ranks_and_resumes() {
 }
 
 #[test]
+fn repeat_keeps_the_median_repetition() {
+    need("mpicc");
+    need("mpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("shift.augur");
+    let src = testdata("shift/shift.c");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--np",
+        "1,2",
+        "--param",
+        "N=1024",
+        "--param",
+        "ITERS=20",
+        "--repeat",
+        "3",
+        "--json",
+        "--",
+        "{N}",
+        "{ITERS}",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["ok"], 2);
+    assert_eq!(summary["runs"][0]["repetitions"].as_array().unwrap().len(), 3);
+    let m = manifest(&out);
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+        assert_eq!(r.repetitions.len(), 3, "{r:?}");
+        let k = r.kept.expect("kept repetition recorded");
+        let times: Vec<f64> = r
+            .repetitions
+            .iter()
+            .map(|x| x.trace_seconds.expect("ok repetition has a trace time"))
+            .collect();
+        let below = times.iter().filter(|t| **t < times[k]).count();
+        let above = times.iter().filter(|t| **t > times[k]).count();
+        assert!(below <= 1 && above <= 1, "kept {k} is the median of {times:?}");
+        assert_eq!(r.wall_seconds, r.repetitions[k].wall_seconds);
+        for x in &r.repetitions {
+            let t = x.trace_seconds.unwrap_or(f64::NAN);
+            assert!(t > 0.0 && t < x.wall_seconds, "traced time inside the launch: {x:?}");
+        }
+        // The traces in runs/<config>/ are the kept repetition's: their measured T is its time.
+        let traces = RunDir::at(&out).read_run(&r.config).unwrap();
+        assert_eq!(traces.len(), r.np as usize);
+        let t = traces
+            .iter()
+            .map(|t| model::observe::rank_obs(t).elapsed)
+            .fold(0.0, f64::max);
+        assert!((t - times[k]).abs() < 2e-6, "traces measure {t}, kept {times:?}[{k}]");
+    }
+    assert!(
+        !out.join("build/reps").join(&m.runs[0].config).exists(),
+        "other repetitions removed"
+    );
+
+    // A repetition that fails ends the configuration: recorded failed, its stderr kept.
+    let bad = misbehaving(tmp.path(), "abort");
+    let out = tmp.path().join("a.augur");
+    let o = profile(&[
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--np",
+        "2",
+        "--param",
+        "N=1,2",
+        "--repeat",
+        "2",
+        "--",
+        "{N}",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let m = manifest(&out);
+    assert_eq!(m.run("N=1,P=2").unwrap().repetitions.len(), 2);
+    let r = m.run("N=2,P=2").unwrap();
+    assert_eq!((r.repetitions.len(), r.kept), (1, Some(0)));
+    assert!(r.repetitions[0].trace_seconds.is_none());
+    match &r.status {
+        RunStatus::Failed { reason } => assert!(reason.starts_with("repetition 1 of 2: "), "{reason}"),
+        s => panic!("expected failed, got {s:?}"),
+    }
+    let stderr =
+        std::fs::read_to_string(RunDir::at(&out).run_path("N=2,P=2").join("stderr.txt")).unwrap();
+    assert!(stderr.contains("rank 1 gives up"), "{stderr}");
+}
+
+#[test]
 fn a_crashing_rank_is_recorded_failed_with_a_reason() {
     need("mpicc");
     let tmp = tempfile::tempdir().unwrap();

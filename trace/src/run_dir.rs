@@ -59,6 +59,25 @@ pub struct RunRecord {
     /// Exit code of the launcher, if it exited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// Every repetition of the configuration in run order (`augur profile --repeat R`); empty in
+    /// manifests written before repetitions were recorded. A failed repetition ends the list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repetitions: Vec<Repetition>,
+    /// Index in `repetitions` of the one whose traces are in `runs/<config>/`: for an ok run the
+    /// median by `trace_seconds`, for a failed one the repetition that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<usize>,
+}
+
+/// One execution of a configuration. `RunRecord::wall_seconds` is the kept repetition's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repetition {
+    /// Launcher wall time, start to exit (includes launching the ranks).
+    pub wall_seconds: f64,
+    /// The time analysis measures from the traces: the slowest rank's MPI_Init to end of trace
+    /// (host wall natively, simulated under SMPI); absent when the repetition did not end ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_seconds: Option<f64>,
 }
 
 /// The whole manifest.
@@ -414,6 +433,11 @@ mod tests {
             },
             wall_seconds: 60.0,
             exit_code: None,
+            repetitions: vec![Repetition {
+                wall_seconds: 60.0,
+                trace_seconds: None,
+            }],
+            kept: Some(0),
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
@@ -449,6 +473,26 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from(MANIFEST)]);
+    }
+
+    #[test]
+    fn manifests_without_repetitions_still_read() {
+        // A record as written before `--repeat` existed: no `repetitions`, no `kept`.
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::at(dir.path());
+        let old = r#"{"version": 1, "program": "p", "source": "p.c", "source_hash": "sha256:00",
+            "runs": [{"config": "N=8,P=1", "params": {"N": 8.0}, "np": 1, "mpi": "Open MPI 4.1.4",
+            "launcher": ["mpirun"], "host": "h", "date": "2026-11-21T05:17:23Z",
+            "status": "ok", "wall_seconds": 0.5, "exit_code": 0}]}"#;
+        std::fs::write(rd.manifest_path(), old).unwrap();
+        let m = rd.load_manifest().unwrap().unwrap();
+        assert!(m.is_done("N=8,P=1"));
+        assert!(m.runs[0].repetitions.is_empty());
+        assert_eq!(m.runs[0].kept, None);
+        // and a record without repetitions is written back without the new keys
+        rd.save_manifest(&m).unwrap();
+        let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
+        assert!(!text.contains("repetitions") && !text.contains("kept"), "{text}");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! `manifest.json`, `apt.json` (the APT whose site ids the traces use), `build/` (instrumented
 //! sources, runtime, objects, executable, `build.log`), `runs/<config>/` (`rank-<r>.augt`,
 //! `stdout.txt`, `stderr.txt`). Runs start in the current directory, so relative input files in
-//! the program's arguments resolve as they would by hand.
+//! the program's arguments resolve as they would by hand. With `--repeat R` each configuration
+//! runs R times (extra repetitions in `build/reps/`), every repetition's times go in its manifest
+//! record, and `runs/<config>/` keeps the median one.
 
 mod build;
 mod grid;
@@ -37,6 +39,8 @@ pub use launch::Launcher;
     the reason, wall time, MPI, launcher command line, host, date), apt.json (the site ids the \
     traces use), build/ (instrumented sources, build.log), runs/<config>/ (rank-<r>.augt, \
     stdout.txt, stderr.txt). Configurations already recorded ok are skipped: re-running resumes.\n\n\
+    --repeat R runs each configuration R times and keeps the traces of the median one \
+    (by MPI_Init-to-end time); every repetition's times are in its manifest record.\n\n\
     Exit status: 0 every run ok, 1 some run failed or timed out, 2 usage, input or build error.\n\n\
     Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}"
 )]
@@ -66,6 +70,10 @@ pub struct ProfileArgs {
     /// Discard runs recorded from another version of the source or another MPI, and rerun all
     #[arg(long)]
     pub force: bool,
+    /// Run each configuration R times: the manifest records every repetition's times and
+    /// runs/<config>/ keeps the traces of the median one (by MPI_Init-to-end time, what analysis measures)
+    #[arg(long, default_value_t = 1, value_name = "R", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,
@@ -83,6 +91,9 @@ struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     wall_seconds: f64,
+    /// Wall time of every repetition run now, when there were several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    repetitions: Vec<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -178,20 +189,31 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
                 status: "skipped",
                 reason: None,
                 wall_seconds: wall,
+                repetitions: Vec::new(),
             });
             pb.inc(1);
             continue;
         }
         let argv = spec.argv(config.np, &exe, prog_args);
-        let record = run_one(&rd, config, &id, argv, &cwd, timeout, &mpi, &host)?;
+        let ctx = RunCtx {
+            rd: &rd,
+            cwd: &cwd,
+            timeout,
+            mpi: &mpi,
+            host: &host,
+            repeat: args.repeat,
+        };
+        let record = run_config(&ctx, config, &id, argv)?;
         let (status, reason) = match &record.status {
             RunStatus::Ok => ("ok", None),
             RunStatus::Failed { reason } => ("failed", Some(reason.clone())),
             RunStatus::Timeout { reason } => ("timeout", Some(reason.clone())),
         };
+        let walls = repetition_walls(&record);
         let line = format!(
-            "{status:<8} {id:<28} {:>8.2} s{}",
+            "{status:<8} {id:<28} {:>8.2} s{}{}",
             record.wall_seconds,
+            fmt_repetitions(&walls),
             reason
                 .as_deref()
                 .map(|r| format!("  {r}"))
@@ -207,6 +229,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             status,
             reason,
             wall_seconds: record.wall_seconds,
+            repetitions: walls,
         });
         manifest.upsert(record);
         rd.save_manifest(&manifest)?;
@@ -310,34 +333,144 @@ fn launch_spec(args: &ProfileArgs, build_dir: &Path) -> Result<launch::LaunchSpe
     Ok(spec)
 }
 
-/// Runs one configuration into a clean `runs/<config>/` and says how it went. Only I/O errors on
+/// What every run of one profile shares.
+struct RunCtx<'a> {
+    rd: &'a RunDir,
+    cwd: &'a Path,
+    timeout: Duration,
+    mpi: &'a str,
+    host: &'a str,
+    repeat: u32,
+}
+
+/// How one execution of a configuration went.
+struct RepOutcome {
+    status: RunStatus,
+    exit_code: Option<i32>,
+    wall_seconds: f64,
+    /// The slowest rank's MPI_Init-to-end time from the traces (ok executions only).
+    trace_seconds: Option<f64>,
+}
+
+/// Runs one configuration `ctx.repeat` times and leaves a clean `runs/<config>/` holding the
+/// median repetition (or the first that failed, whose stderr explains it). Repetitions other than
+/// the first run in `build/reps/<config>/rep-<k>/` and the kept one is renamed into place, so an
+/// interrupted configuration never leaves a half-chosen `runs/<config>/`. Only I/O errors on
 /// augur's own files are errors; everything the program does is recorded as the run's status.
-#[allow(clippy::too_many_arguments)]
-fn run_one(
-    rd: &RunDir,
+fn run_config(
+    ctx: &RunCtx<'_>,
     config: &grid::Config,
     id: &str,
     argv: Vec<String>,
-    cwd: &Path,
-    timeout: Duration,
-    mpi: &str,
-    host: &str,
 ) -> Result<RunRecord> {
-    let dir = rd.run_path(id);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    let final_dir = ctx.rd.run_path(id);
+    remove_dir(&final_dir)?;
+    let staging = ctx.rd.root().join("build").join("reps").join(id);
+    remove_dir(&staging)?;
+    let date = trace::now_rfc3339();
+    let mut reps: Vec<(PathBuf, RepOutcome)> = Vec::new();
+    for k in 0..ctx.repeat {
+        let dir = if ctx.repeat == 1 {
+            ctx.rd.create_run(id)?
+        } else {
+            let d = staging.join(format!("rep-{k}"));
+            std::fs::create_dir_all(&d)
+                .with_context(|| format!("cannot create {}", d.display()))?;
+            d
+        };
+        let out = run_rep(ctx, config.np, &argv, &dir)?;
+        let failed = !out.status.is_ok();
+        reps.push((dir, out));
+        if failed {
+            break;
+        }
     }
-    let dir = rd.create_run(id)?;
+    let kept = match reps.last() {
+        Some((_, last)) if !last.status.is_ok() => reps.len() - 1,
+        _ => median_index(
+            &reps
+                .iter()
+                .map(|(_, r)| r.trace_seconds.unwrap_or(r.wall_seconds))
+                .collect::<Vec<_>>(),
+        ),
+    };
+    let Some((kept_dir, _)) = reps.get(kept) else {
+        bail!("no repetition of {id} ran (--repeat must be at least 1)");
+    };
+    if *kept_dir != final_dir {
+        if let Some(parent) = final_dir.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::rename(kept_dir, &final_dir).with_context(|| {
+            format!(
+                "cannot move {} to {}",
+                kept_dir.display(),
+                final_dir.display()
+            )
+        })?;
+        remove_dir(&staging)?;
+    }
+    let repetitions = reps
+        .iter()
+        .map(|(_, r)| trace::Repetition {
+            wall_seconds: r.wall_seconds,
+            trace_seconds: r.trace_seconds,
+        })
+        .collect();
+    let Some((_, chosen)) = reps.into_iter().nth(kept) else {
+        bail!("repetition {kept} of {id} vanished");
+    };
+    let mut status = chosen.status;
+    if ctx.repeat > 1 {
+        if let RunStatus::Failed { reason } | RunStatus::Timeout { reason } = &mut status {
+            *reason = format!("repetition {} of {}: {reason}", kept + 1, ctx.repeat);
+        }
+    }
+    Ok(RunRecord {
+        config: id.to_string(),
+        params: config.values(),
+        np: config.np,
+        mpi: ctx.mpi.to_string(),
+        launcher: argv,
+        host: ctx.host.to_string(),
+        date,
+        status,
+        wall_seconds: chosen.wall_seconds,
+        exit_code: chosen.exit_code,
+        repetitions,
+        kept: Some(kept),
+    })
+}
+
+/// The index of the median of `xs` (the lower one for an even count; ties by position).
+fn median_index(xs: &[f64]) -> usize {
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]).then(a.cmp(&b)));
+    order
+        .get(xs.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
+}
+
+fn remove_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Executes the launcher once with traces, stdout and stderr going to the empty directory `dir`.
+fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<RepOutcome> {
     let stdout = dir.join(trace::run_dir::STDOUT);
     let stderr = dir.join(trace::run_dir::STDERR);
-    let date = trace::now_rfc3339();
     let (outcome, took) = launch::run_captured(
-        &argv,
-        &[("AUGUR_TRACE_DIR", &dir)],
-        cwd,
+        argv,
+        &[("AUGUR_TRACE_DIR", dir)],
+        ctx.cwd,
         &stdout,
         &stderr,
-        timeout,
+        ctx.timeout,
     )
     .with_context(|| {
         format!(
@@ -345,50 +478,82 @@ fn run_one(
             argv.first().map(String::as_str).unwrap_or("")
         )
     })?;
-    let (status, exit_code) = match outcome {
+    let (status, exit_code, trace_seconds) = match outcome {
         launch::Outcome::TimedOut => {
             let mut reason = format!(
                 "killed after the {} s timeout (deadlock, or raise --timeout)",
-                fmt_secs(timeout)
+                fmt_secs(ctx.timeout)
             );
             if let Some(l) = launch::last_line(&stderr) {
                 reason.push_str(&format!("; last stderr line: {l}"));
             }
-            (RunStatus::Timeout { reason }, None)
+            (RunStatus::Timeout { reason }, None, None)
         }
-        launch::Outcome::Exited(st) if st.success() => (check_traces(&dir, config.np), st.code()),
+        launch::Outcome::Exited(st) if st.success() => {
+            let (status, t) = check_traces(dir, np);
+            (status, st.code(), t)
+        }
         launch::Outcome::Exited(st) => (
             RunStatus::Failed {
                 reason: launch::failure_reason(&st, &stderr),
             },
             st.code(),
+            None,
         ),
     };
-    Ok(RunRecord {
-        config: id.to_string(),
-        params: config.values(),
-        np: config.np,
-        mpi: mpi.to_string(),
-        launcher: argv,
-        host: host.to_string(),
-        date,
+    Ok(RepOutcome {
         status,
-        wall_seconds: (took.as_secs_f64() * 1e3).round() / 1e3,
         exit_code,
+        wall_seconds: round_ms(took.as_secs_f64()),
+        trace_seconds: trace_seconds.map(|t| (t * 1e6).round() / 1e6),
     })
 }
 
-/// A run that exited 0 is ok only if every rank left a readable trace.
-fn check_traces(dir: &Path, np: u32) -> RunStatus {
+fn round_ms(s: f64) -> f64 {
+    (s * 1e3).round() / 1e3
+}
+
+/// A run that exited 0 is ok only if every rank left a readable trace; then also the time
+/// analysis measures from it (`model::observe`: the slowest rank's MPI_Init to end of trace).
+fn check_traces(dir: &Path, np: u32) -> (RunStatus, Option<f64>) {
     match trace::read_run(dir) {
-        Ok(t) if t.len() == np as usize => RunStatus::Ok,
-        Ok(t) => RunStatus::Failed {
-            reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()),
-        },
-        Err(e) => RunStatus::Failed {
-            reason: format!("exited 0 but the traces are unreadable: {e}"),
-        },
+        Ok(t) if t.len() == np as usize => {
+            let time = t
+                .iter()
+                .map(|r| model::observe::rank_obs(r).elapsed)
+                .fold(0.0, f64::max);
+            (RunStatus::Ok, Some(time))
+        }
+        Ok(t) => (
+            RunStatus::Failed {
+                reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()),
+            },
+            None,
+        ),
+        Err(e) => (
+            RunStatus::Failed {
+                reason: format!("exited 0 but the traces are unreadable: {e}"),
+            },
+            None,
+        ),
     }
+}
+
+/// Wall times of a record's repetitions, when it has more than one.
+fn repetition_walls(r: &RunRecord) -> Vec<f64> {
+    if r.repetitions.len() > 1 {
+        r.repetitions.iter().map(|x| x.wall_seconds).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+fn fmt_repetitions(walls: &[f64]) -> String {
+    if walls.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = walls.iter().map(|w| format!("{w:.2}")).collect();
+    format!("  (repetitions {} s)", list.join(" "))
 }
 
 fn fmt_secs(d: Duration) -> String {
@@ -423,8 +588,11 @@ fn print_summary(s: &Summary, json: bool) -> Result<()> {
     for r in &s.runs {
         write!(
             out,
-            "  {:<8} {:<28} {:>8.2} s",
-            r.status, r.config, r.wall_seconds
+            "  {:<8} {:<28} {:>8.2} s{}",
+            r.status,
+            r.config,
+            r.wall_seconds,
+            fmt_repetitions(&r.repetitions)
         )?;
         match &r.reason {
             Some(reason) => writeln!(out, "  {reason}")?,
