@@ -107,6 +107,8 @@ struct Ctx<'a> {
 struct PhaseCost {
     per: [Expr; 3],
     fill: [Expr; 3],
+    /// Loosely synchronous (or collective): it drains a pipeline sharing its loop.
+    synchronous: bool,
 }
 
 fn bidx(b: Bound) -> usize {
@@ -157,6 +159,78 @@ fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
 }
 
 /// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
+/// Sites of the loops below `n` (or `n` itself) that hold no loop: their iterations, summed,
+/// count the innermost bodies a computation phase executes.
+fn leaf_loops(n: &Node) -> Vec<u32> {
+    fn go(n: &Node, out: &mut Vec<u32>) -> bool {
+        let mut has_loop = false;
+        for c in n.children.iter().chain(&n.else_children) {
+            has_loop |= go(c, out);
+        }
+        let is_loop = matches!(n.data, NodeData::Loop(_));
+        if is_loop && !has_loop {
+            out.push(n.site.0);
+        }
+        is_loop || has_loop
+    }
+    let mut out = Vec::new();
+    go(n, &mut out);
+    out
+}
+
+/// Work of a computation loop whose source bounds are unresolved, from the trip counts the runs
+/// measured: a loop is its trip count times the work of its body (1 when the body holds no
+/// loop), IF arms add up. None when some loop on the way has neither a source trip count nor a
+/// fitted one.
+fn measured_work(
+    n: &Node,
+    trips: &BTreeMap<u32, Fitted>,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    fn body(
+        nodes: &[Node],
+        trips: &BTreeMap<u32, Fitted>,
+        consts: &BTreeMap<String, Expr>,
+        params: &[String],
+    ) -> Option<Expr> {
+        let mut w = Expr::zero();
+        let mut any = false;
+        for c in nodes {
+            match &c.data {
+                NodeData::Loop(_) => {
+                    w = w + loop_work(c, trips, consts, params)?;
+                    any = true;
+                }
+                NodeData::If(_) => {
+                    let t = body(&c.children, trips, consts, params)?;
+                    let e = body(&c.else_children, trips, consts, params)?;
+                    if t != Expr::one() || e != Expr::one() {
+                        w = w + t + e;
+                        any = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(if any { w } else { Expr::one() })
+    }
+    fn loop_work(
+        n: &Node,
+        trips: &BTreeMap<u32, Fitted>,
+        consts: &BTreeMap<String, Expr>,
+        params: &[String],
+    ) -> Option<Expr> {
+        let NodeData::Loop(l) = &n.data else {
+            return None;
+        };
+        let trip = source_expr(&l.trip, consts, params)
+            .or_else(|| trips.get(&n.site.0).map(|f| f.expr.clone()))?;
+        Some(trip * body(&n.children, trips, consts, params)?)
+    }
+    loop_work(n, trips, consts, params)
+}
+
 fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
     let s = n.site.0;
     match &n.data {
@@ -211,45 +285,6 @@ pub fn build(
     for n in nodes.values() {
         let site = n.site.0;
         match &n.data {
-            NodeData::Loop(l) if l.compute => {
-                let s = samples_of(&|r| {
-                    r.compute_totals(site)
-                        .filter(|(c, _)| *c > 0)
-                        .map(|(c, t)| t / c as f64)
-                });
-                if s.values.is_empty() {
-                    continue;
-                }
-                let work = l
-                    .work
-                    .as_ref()
-                    .and_then(|w| source_expr(w, &consts, &params));
-                let f = match &work {
-                    Some(w) => crate::quantity::fit_scaled(&s, w),
-                    None => fit_quantity(&s, None, &[], false, qopts),
-                };
-                let w = match (&work, f.origin) {
-                    (Some(w), crate::quantity::Origin::SourceScaled) => f
-                        .expr
-                        .terms()
-                        .first()
-                        .map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef())),
-                    _ => None,
-                };
-                compute_rep.push(ComputeReport {
-                    site,
-                    line: n.line,
-                    work: l
-                        .work
-                        .as_ref()
-                        .map_or_else(|| "unresolved".into(), Attr::text),
-                    w,
-                    cost: f.expr.clone(),
-                    inside_phase: None,
-                    fit: f.clone(),
-                });
-                compute.insert(site, f);
-            }
             NodeData::Loop(l) => {
                 let s = samples_of(&|r| {
                     r.loop_totals(site)
@@ -290,7 +325,13 @@ pub fn build(
                     continue;
                 }
                 let inv_p = Expr::var("P").powi(-1);
-                let cands = vec![vec![Expr::one()], vec![Expr::one(), inv_p]];
+                // 1/sqrt(P): edges of a square-ish process grid
+                let inv_sqrt_p = Expr::var("P").sqrt().powi(-1);
+                let cands = vec![
+                    vec![Expr::one()],
+                    vec![Expr::one(), inv_p],
+                    vec![Expr::one(), inv_sqrt_p],
+                ];
                 let f = crate::quantity::fit_probability(&s, &cands);
                 let src = if i.cond.is_empty() {
                     "unresolved".to_string()
@@ -305,6 +346,78 @@ pub fn build(
                     fit: f.clone(),
                 });
                 probs.insert(site, f);
+            }
+            _ => {}
+        }
+    }
+    // computation phases, after the trip counts they may be measured against
+    for n in nodes.values() {
+        let site = n.site.0;
+        match &n.data {
+            NodeData::Loop(l) if l.compute => {
+                let s = samples_of(&|r| {
+                    r.compute_totals(site)
+                        .filter(|(c, _)| *c > 0)
+                        .map(|(c, t)| t / c as f64)
+                });
+                if s.values.is_empty() {
+                    continue;
+                }
+                let work = l
+                    .work
+                    .as_ref()
+                    .and_then(|w| source_expr(w, &consts, &params))
+                    .or_else(|| {
+                        // unresolved bounds: the work per entry the counters measured, as a
+                        // law of the parameters; else the product of the fitted trip counts
+                        let leaves = leaf_loops(n);
+                        let ws = samples_of(&|r| {
+                            let entries = r.compute_totals(site)?.0;
+                            let mut sum = 0u64;
+                            for l in &leaves {
+                                sum += r.loop_totals(*l)?.1;
+                            }
+                            (entries > 0 && sum > 0).then(|| sum as f64 / entries as f64)
+                        });
+                        if leaves.is_empty() || ws.values.len() < s.values.len() {
+                            return measured_work(n, &trips, &consts, &params);
+                        }
+                        let f = fit_quantity(&ws, None, &[], true, qopts);
+                        quantities.push(QuantityReport {
+                            what: "work".into(),
+                            site,
+                            line: n.line,
+                            source: "unresolved (counted)".into(),
+                            fit: f.clone(),
+                        });
+                        Some(f.expr)
+                    });
+                let f = match &work {
+                    Some(w) => crate::quantity::fit_scaled(&s, w),
+                    None => fit_quantity(&s, None, &[], false, qopts),
+                };
+                let w = match (&work, f.origin) {
+                    (Some(w), crate::quantity::Origin::SourceScaled) => f
+                        .expr
+                        .terms()
+                        .first()
+                        .map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef())),
+                    _ => None,
+                };
+                compute_rep.push(ComputeReport {
+                    site,
+                    line: n.line,
+                    work: match (&l.work, &work) {
+                        (Some(a), _) if a.expr().is_some() => a.text(),
+                        (_, Some(w)) => format!("{w} (from counters)"),
+                        (a, None) => a.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                    },
+                    w,
+                    cost: f.expr.clone(),
+                    inside_phase: None,
+                    fit: f.clone(),
+                });
+                compute.insert(site, f);
             }
             _ => {}
         }
@@ -471,6 +584,7 @@ pub fn build(
             PhaseCost {
                 per: per.clone(),
                 fill: fill.clone(),
+                synchronous: g.kind != PhaseKind::Pipeline,
             },
         );
         phase_rep.push(PhaseReport {
@@ -539,9 +653,10 @@ pub fn build(
         overlap_pair,
     };
     let mut t = BOUNDS.map(|b| {
-        ctx.routines
-            .get(main)
-            .map_or(Expr::zero(), |r| ctx.node(r, b, &mut Vec::new()))
+        ctx.routines.get(main).map_or(Expr::zero(), |r| {
+            let (v, f) = ctx.node(r, b, &mut Vec::new());
+            v + f
+        })
     });
     // What the phase and computation costs leave unexplained (tracer and sequential code
     // outside computation phases, waiting the phase formulas miss; seed 004 §5.3) as a
@@ -602,8 +717,14 @@ impl Ctx<'_> {
         }
     }
 
-    fn sum(&self, nodes: &[Node], b: Bound, stack: &mut Vec<String>) -> Expr {
-        nodes.iter().map(|c| self.node(c, b, stack)).sum()
+    /// Σ over `nodes` of (cost per execution, pipeline fill still to be charged).
+    fn sum(&self, nodes: &[Node], b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
+        nodes
+            .iter()
+            .fold((Expr::zero(), Expr::zero()), |(v, f), c| {
+                let (cv, cf) = self.node(c, b, stack);
+                (v + cv, f + cf)
+            })
     }
 
     /// Phases anchored at `site`: (per occurrence, one-time), overlapping pairs as max.
@@ -638,53 +759,77 @@ impl Ctx<'_> {
         (per, once)
     }
 
-    fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> Expr {
+    /// Cost of one execution of `n`, and the pipeline fill it leaves to its enclosing loop.
+    ///
+    /// A pipeline is filled once for the stream of blocks its enclosing loop feeds through it,
+    /// not once per block (seed 004 §4.2): a fill rises through IFs, calls and routines to the
+    /// innermost enclosing loop, which charges it once per execution of the loop — unless the
+    /// loop body also synchronises every iteration (a collective or a synchronous phase), which
+    /// drains the pipeline, so each iteration refills it. A fill that reaches the top is charged
+    /// once. Branch arms' fills are not weighted by the branch probability: rank-dependent
+    /// conditions split processors, not time, so the slower arm's fill is what the run waits for.
+    fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
         let site = n.site.0;
         let (per, once) = self.anchored(site, b);
         match &n.data {
-            NodeData::Routine { .. } => self.sum(&n.children, b, stack) + per + once,
+            NodeData::Routine { .. } => {
+                let (v, f) = self.sum(&n.children, b, stack);
+                (v + per, f + once)
+            }
             NodeData::Loop(l) if l.compute => {
                 if self.excluded.contains(&site) {
-                    Expr::zero()
+                    (Expr::zero(), Expr::zero())
                 } else {
-                    self.compute
+                    let v = self
+                        .compute
                         .get(&site)
-                        .map_or(Expr::zero(), |f| f.at(b).clone())
+                        .map_or(Expr::zero(), |f| f.at(b).clone());
+                    (v, Expr::zero())
                 }
             }
-            NodeData::Loop(_) => self.trip(n, b) * (self.sum(&n.children, b, stack) + per) + once,
+            NodeData::Loop(_) => {
+                let (v, f) = self.sum(&n.children, b, stack);
+                let trip = self.trip(n, b);
+                if self.drains(n) {
+                    (trip * (v + per + f) + once, Expr::zero())
+                } else {
+                    (trip * (v + per) + f + once, Expr::zero())
+                }
+            }
             NodeData::If(_) => {
                 let p = self
                     .probs
                     .get(&site)
                     .map_or(Expr::zero(), |f| f.at(b).clone());
-                p.clone() * self.sum(&n.children, b, stack)
-                    + (Expr::one() - p) * self.sum(&n.else_children, b, stack)
-                    + per
-                    + once
+                let (tv, tf) = self.sum(&n.children, b, stack);
+                let (ev, ef) = self.sum(&n.else_children, b, stack);
+                (
+                    p.clone() * tv + (Expr::one() - p) * ev + per,
+                    Expr::max(tf, ef) + once,
+                )
             }
             NodeData::Call { callee, .. } => {
                 if stack.contains(callee) {
-                    return Expr::zero();
+                    return (Expr::zero(), Expr::zero());
                 }
                 // a phase whose sites span routines anchors at the call site
                 let Some(r) = self.routines.get(callee) else {
-                    return per + once;
+                    return (per, once);
                 };
                 stack.push(callee.clone());
-                let t = self.node(r, b, stack);
+                let (v, f) = self.node(r, b, stack);
                 stack.pop();
-                t + per + once
+                (v + per, f + once)
             }
             NodeData::Comm(c) => {
                 if self.excluded.contains(&site) {
-                    return Expr::zero();
+                    return (Expr::zero(), Expr::zero());
                 }
                 let name = format!("{:?}", c.op);
-                match name.parse::<CollectiveOp>() {
+                let v = match name.parse::<CollectiveOp>() {
                     Ok(op) => {
                         let Some(cost) = self.machine.collective(op) else {
-                            return Expr::zero();
+                            return (Expr::zero(), Expr::zero());
                         };
                         let bytes = c
                             .bytes
@@ -699,9 +844,30 @@ impl Ctx<'_> {
                             .subs("p", &Expr::var("P"))
                     }
                     Err(_) => self.p2p_default[bidx(b)].clone(),
-                }
+                };
+                (v, Expr::zero())
             }
         }
+    }
+
+    /// Whether every iteration of loop `n` synchronises its processors: its body (through IFs,
+    /// not into nested loops or calls) holds a collective or a synchronous phase's anchor.
+    fn drains(&self, n: &Node) -> bool {
+        fn walk(c: &Ctx<'_>, nodes: &[Node]) -> bool {
+            nodes.iter().any(|m| {
+                let sync_anchor = c.anchored.get(&m.site.0).is_some_and(|l| {
+                    l.iter()
+                        .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
+                });
+                let collective = matches!(&m.data, NodeData::Comm(cm)
+                    if format!("{:?}", cm.op).parse::<CollectiveOp>().is_ok());
+                sync_anchor
+                    || collective
+                    || (matches!(m.data, NodeData::If(_))
+                        && (walk(c, &m.children) || walk(c, &m.else_children)))
+            })
+        }
+        walk(self, &n.children)
     }
 
     /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the

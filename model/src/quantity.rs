@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use symbolic::fit::{self, FitOptions, FitResult, Weighting};
-use symbolic::Expr;
+use symbolic::{Expr, Rational};
 
 use crate::machine::Bound;
 
@@ -227,7 +227,28 @@ pub fn fit_quantity(
             }
         }
     }
+    // Counters (trip counts, sizes) are exact: a single power-law term, exponents in halves,
+    // explains the usual decompositions (N/P, N/sqrt(P) for a square-ish grid, N*K) with one
+    // coefficient, where a free PMNF search would chase the rounding of a process grid.
+    let monomial = if integral && source.is_none() {
+        fit_monomial(s, &opts)
+    } else {
+        None
+    };
+    if let Some((f, _)) = monomial.as_ref().filter(|(f, _)| f.max_rel_err <= 0.25) {
+        return f.clone();
+    }
     match fit::search_pmnf(&params, &s.points, &s.values, &opts) {
+        // the one-term law unless the free search predicts held-out runs clearly better
+        Ok(r)
+            if monomial
+                .as_ref()
+                .is_some_and(|(_, loo)| *loo <= 1.5 * r.loo_rel_error) =>
+        {
+            monomial
+                .map(|(f, _)| f)
+                .unwrap_or_else(|| Fitted::constant(mean))
+        }
         Ok(r) => {
             let mut f = from_fit(&r, Origin::Pmnf, n);
             if integral {
@@ -241,6 +262,91 @@ pub fn fit_quantity(
             f
         }
     }
+}
+
+/// `c·Π v^e` (and `c·Π v^e + c0`) for positive data: exponents from least squares on the logs,
+/// rounded to halves, then the coefficients refitted; the variant with the smaller
+/// leave-one-out error wins (returned beside the fit). None when the data are not all positive
+/// or nothing varies.
+fn fit_monomial(s: &Samples, opts: &FitOptions) -> Option<(Fitted, f64)> {
+    let n = s.values.len();
+    if n < 2 || s.values.iter().any(|v| *v <= 0.0 || !v.is_finite()) {
+        return None;
+    }
+    let vary: Vec<usize> = (0..s.params.len())
+        .filter(|&j| {
+            let first = s.points.first().map_or(0.0, |r| r[j]);
+            s.points.iter().all(|r| r[j] > 0.0) && s.points.iter().any(|r| r[j] != first)
+        })
+        .collect();
+    if vary.is_empty() {
+        return None;
+    }
+    // log y = a + Σ e_j log x_j by normal equations (k ≤ a handful of parameters)
+    let k = vary.len() + 1;
+    let mut ata = vec![vec![0.0f64; k]; k];
+    let mut aty = vec![0.0f64; k];
+    for (row, y) in s.points.iter().zip(&s.values) {
+        let mut x = vec![1.0];
+        x.extend(vary.iter().map(|&j| row[j].ln()));
+        for a in 0..k {
+            aty[a] += x[a] * y.ln();
+            for b in 0..k {
+                ata[a][b] += x[a] * x[b];
+            }
+        }
+    }
+    let sol = solve_small(ata, aty)?;
+    let mut term = Expr::one();
+    for (i, &j) in vary.iter().enumerate() {
+        let e = (sol[i + 1] * 2.0).round() as i64;
+        if e != 0 {
+            term = term * Expr::var(&s.params[j]).pow(Rational::new(e, 2)?);
+        }
+    }
+    if term == Expr::one() {
+        return None;
+    }
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let fits: Vec<FitResult> = [vec![term.clone()], vec![term, Expr::one()]]
+        .iter()
+        .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, opts).ok())
+        .filter(|r| r.coeffs.first().is_some_and(|c| c.coef > 0.0))
+        .collect();
+    let best = fits.iter().min_by(|a, b| {
+        let pa = a.loo_rel_error * if a.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        let pb = b.loo_rel_error * if b.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        pa.total_cmp(&pb)
+    })?;
+    let mut f = from_fit(best, Origin::Regression, n);
+    f.expr = tidy(&f.expr);
+    Some((f, best.loo_rel_error))
+}
+
+/// Gaussian elimination with partial pivoting on a small dense system.
+fn solve_small(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let k = b.len();
+    for c in 0..k {
+        let piv = (c..k).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        if a[piv][c].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(c, piv);
+        b.swap(c, piv);
+        for r in c + 1..k {
+            let f = a[r][c] / a[c][c];
+            for cc in c..k {
+                a[r][cc] -= f * a[c][cc];
+            }
+            b[r] -= f * b[c];
+        }
+    }
+    let mut x = vec![0.0; k];
+    for r in (0..k).rev() {
+        let acc: f64 = (r + 1..k).map(|cc| a[r][cc] * x[cc]).sum();
+        x[r] = (b[r] - acc) / a[r][r];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 /// A cost per entry with the source's work expression `w`: `c·w`, or `c·w + c0` when a fixed
@@ -338,6 +444,30 @@ mod tests {
         let g = fit_quantity(&samples(|n, p| 3e-9 * n / p), Some(&src), &[], false, &o);
         assert_eq!(g.origin, Origin::SourceScaled);
         assert!((g.expr.terms()[0].coef() - 3e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn counters_fit_one_power_law() {
+        let o = QuantityOptions::default();
+        let f = fit_quantity(&samples(|n, p| n / p), None, &[], true, &o);
+        assert_eq!(f.expr.to_string(), "N/P");
+        // a process grid's x extent N/Px, Px the largest divisor of P not above sqrt(P): no
+        // power law is exact; the one-term law in sqrt(P) is exact at square P
+        let px = |p: f64| {
+            (1..=p as u64)
+                .filter(|d| d * d <= p as u64 && p as u64 % d == 0)
+                .max()
+        };
+        let g = fit_quantity(
+            &samples(|n, p| n / px(p).unwrap_or(1) as f64),
+            None,
+            &[],
+            true,
+            &o,
+        );
+        let t = g.expr.terms();
+        assert!(g.expr.to_string().contains("N/sqrt(P)"), "{}", g.expr);
+        assert!(t.len() <= 2, "{}", g.expr);
     }
 
     #[test]
