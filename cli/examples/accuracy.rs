@@ -1,16 +1,23 @@
-//! Accuracy of `augur analyze` models on the recorded testdata runs: leave-one-out on the native
-//! Open MPI runs, and extrapolation in P on the SMPI runs (model from runs at P ≤ PMAX, predicting
-//! every recorded run above PMAX). Prints the table (program, set, configuration, measured,
-//! predicted, error) and a summary per set; `--csv FILE` also writes the raw rows.
+//! Accuracy of `augur analyze` models on the recorded testdata runs, three tables: leave-one-out
+//! on the native Open MPI runs; extrapolation in P inside the recorded SMPI runs (model from runs
+//! at P ≤ PMAX, predicting every recorded run above PMAX); and the issue-5 check, a model from the
+//! smpi-c runs at P ≤ 16 predicting each full SMPI run at P = 64 and 256 recorded by
+//! `scripts/record-large.sh` (testdata/<prog>/runs/smpi-large/results.json). Each table has rows
+//! (program, set, configuration, measured, predicted, error) and a summary per program and set;
+//! `--csv FILE` also writes the raw rows.
 //!
 //! `cargo run --release -p augur --example accuracy [-- --pmax 8] [--csv out.csv]`
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use model::machine::Machine;
 use model::observe::RunObs;
-use model::{analyze, AnalyzeOptions};
+use model::{analyze, AnalyzeOptions, ModelFile};
+
+/// The issue-5 training cut: models for the large runs see only runs at P ≤ this.
+const LARGE_TRAIN_PMAX: f64 = 16.0;
 
 struct Row {
     program: String,
@@ -18,6 +25,9 @@ struct Row {
     config: String,
     measured: f64,
     predicted: f64,
+    /// For large runs: whether the training runs hold the same problem sizes (else the model
+    /// also extrapolates in them). Always true for the other tables.
+    sizes_traced: bool,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,6 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let programs: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("programs.json"))?)?;
     let mut rows = Vec::new();
+    let mut large = Vec::new();
     for p in programs["programs"].as_array().cloned().unwrap_or_default() {
         let name = p["name"].as_str().unwrap_or("?").to_string();
         let Some(c) = p["c"].as_str() else { continue };
@@ -57,9 +68,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
             continue;
         };
+        // Models from a subset of runs, built as `augur analyze` builds them (validation off:
+        // it only fills the LOO table, not T).
+        let fit = |runs: &[RunObs], m: &Machine| -> ModelFile {
+            let opts = AnalyzeOptions {
+                no_validation: true,
+                ..Default::default()
+            };
+            analyze(&tree, &main, &name, runs, m, &opts)
+        };
         for (set, machine) in [("mpi-c", "this-openmpi-shm"), ("smpi-c", "smpi-reference")] {
             let dir = root.join(&name).join("runs").join(set);
-            let Ok((_, runs, _)) = model::observe::load_runs(&dir) else {
+            let Ok((manifest, runs, _)) = model::observe::load_runs(&dir) else {
                 eprintln!("{name}/{set}: no runs");
                 continue;
             };
@@ -73,50 +93,142 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         config: v.config,
                         measured: v.measured,
                         predicted: v.predicted,
+                        sizes_traced: true,
                     });
                 }
-            } else {
-                let (train, test): (Vec<RunObs>, Vec<RunObs>) = runs
-                    .into_iter()
-                    .partition(|r| r.params.get("P").is_some_and(|p| *p <= pmax));
-                let mf = analyze(
-                    &tree,
-                    &main,
-                    &name,
-                    &train,
-                    &m,
-                    &AnalyzeOptions {
-                        no_validation: true,
-                        ..Default::default()
-                    },
+                continue;
+            }
+            let (train, test): (Vec<&RunObs>, Vec<&RunObs>) = runs
+                .iter()
+                .partition(|r| r.params.get("P").is_some_and(|p| *p <= pmax));
+            let mf = fit(&train.into_iter().cloned().collect::<Vec<_>>(), &m);
+            for r in test {
+                rows.push(Row {
+                    program: name.clone(),
+                    set: format!("{set} P<={pmax}→P"),
+                    config: r.config.clone(),
+                    measured: r.time,
+                    predicted: predict(&mf, &r.params),
+                    sizes_traced: true,
+                });
+            }
+            let results = root.join(&name).join("runs/smpi-large/results.json");
+            let Some(recorded) = load_large(&results) else {
+                eprintln!("{name}: no smpi-large runs ({})", results.display());
+                continue;
+            };
+            if recorded.sha256 != manifest.source_hash.trim_start_matches("sha256:") {
+                eprintln!(
+                    "{name}: smpi-large runs and {set} runs come from different versions of {c}"
                 );
-                for r in test {
-                    let predicted = mf.predict(&r.params).map(|(_, t, _)| t).unwrap_or(f64::NAN);
-                    rows.push(Row {
-                        program: name.clone(),
-                        set: format!("{set} P<={pmax}→P"),
-                        config: r.config.clone(),
-                        measured: r.time,
-                        predicted,
-                    });
-                }
+            }
+            let train: Vec<RunObs> = runs
+                .iter()
+                .filter(|r| r.params.get("P").is_some_and(|p| *p <= LARGE_TRAIN_PMAX))
+                .cloned()
+                .collect();
+            let mf = fit(&train, &m);
+            for (config, params, measured) in recorded.runs {
+                let sizes_traced = train.iter().any(|r| same_sizes(&r.params, &params));
+                large.push(Row {
+                    program: name.clone(),
+                    set: format!("{set} P<=16→large"),
+                    config,
+                    measured,
+                    predicted: predict(&mf, &params),
+                    sizes_traced,
+                });
             }
         }
     }
+    println!("Recorded runs: native leave-one-out, SMPI extrapolation in P within the recorded runs");
+    print_table(&rows, false);
     println!(
-        "{:<9} {:<16} {:<26} {:>11} {:>11} {:>8}",
-        "program", "set", "configuration", "measured s", "predicted s", "error"
+        "\nModel from smpi-c runs at P <= 16 -> full SMPI runs at P = 64, 256 \
+         (testdata/<prog>/runs/smpi-large, scripts/record-large.sh)"
     );
-    for r in &rows {
+    print_table(&large, true);
+    if let Some(path) = opt("--csv") {
+        let mut text = String::from("program,set,config,measured,predicted,sizes_traced\n");
+        for r in rows.iter().chain(&large) {
+            text.push_str(&format!(
+                "{},{},\"{}\",{},{},{}\n",
+                r.program, r.set, r.config, r.measured, r.predicted, r.sizes_traced
+            ));
+        }
+        std::fs::write(Path::new(&path), text)?;
+    }
+    Ok(())
+}
+
+fn predict(mf: &ModelFile, at: &BTreeMap<String, f64>) -> f64 {
+    mf.predict(at).map(|(_, t, _)| t).unwrap_or(f64::NAN)
+}
+
+/// Same values for every parameter but P.
+fn same_sizes(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> bool {
+    let strip = |m: &BTreeMap<String, f64>| -> Vec<(String, f64)> {
+        m.iter()
+            .filter(|(k, _)| k.as_str() != "P")
+            .map(|(k, v)| (k.clone(), *v))
+            .collect()
+    };
+    strip(a) == strip(b)
+}
+
+struct Large {
+    sha256: String,
+    /// (config, params with P, measured simulated seconds)
+    runs: Vec<(String, BTreeMap<String, f64>, f64)>,
+}
+
+/// Reads results.json of record-large.sh; `None` when absent or unreadable.
+fn load_large(path: &Path) -> Option<Large> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let mut runs = Vec::new();
+    for r in v["runs"].as_array()? {
+        let mut params: BTreeMap<String, f64> = r["params"]
+            .as_object()?
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+            .collect();
+        params.insert("P".into(), r["np"].as_f64()?);
+        let config = r["config"].as_str()?.to_string();
+        runs.push((config, params, r["simulated_seconds"].as_f64()?));
+    }
+    Some(Large {
+        sha256: v["source_sha256"].as_str()?.to_string(),
+        runs,
+    })
+}
+
+fn print_table(rows: &[Row], traced_column: bool) {
+    let traced = |r: &Row| match (traced_column, r.sizes_traced) {
+        (false, _) => "",
+        (true, true) => "  yes",
+        (true, false) => "  no",
+    };
+    println!(
+        "{:<9} {:<19} {:<26} {:>11} {:>11} {:>8}{}",
+        "program",
+        "set",
+        "configuration",
+        "measured s",
+        "predicted s",
+        "error",
+        if traced_column { "  sizes traced" } else { "" }
+    );
+    for r in rows {
         let e = (r.predicted - r.measured) / r.measured;
         println!(
-            "{:<9} {:<16} {:<26} {:>11.4e} {:>11.4e} {:>7.1}%",
+            "{:<9} {:<19} {:<26} {:>11.4e} {:>11.4e} {:>7.1}%{}",
             r.program,
             r.set,
             r.config,
             r.measured,
             r.predicted,
-            100.0 * e
+            100.0 * e,
+            traced(r)
         );
     }
     let mut sets: Vec<(String, String)> = rows
@@ -125,20 +237,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     sets.dedup();
     println!(
-        "\n{:<9} {:<16} {:>5} {:>10} {:>10} {:>10}",
+        "\n{:<9} {:<19} {:>5} {:>10} {:>10} {:>10}",
         "program", "set", "runs", "mean |err|", "max |err|", "within 15%"
     );
     for (p, s) in &sets {
+        // NaN (no prediction) counts as a miss and as an unbounded error
         let e: Vec<f64> = rows
             .iter()
             .filter(|r| &r.program == p && &r.set == s)
-            .map(|r| ((r.predicted - r.measured) / r.measured).abs())
+            .map(|r| {
+                let e = ((r.predicted - r.measured) / r.measured).abs();
+                if e.is_finite() {
+                    e
+                } else {
+                    f64::INFINITY
+                }
+            })
             .collect();
         let ok = e.iter().filter(|v| **v <= 0.15).count();
         let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
         let max = e.iter().fold(0.0f64, |m, v| m.max(*v));
         println!(
-            "{:<9} {:<16} {:>5} {:>9.1}% {:>9.1}% {:>6}/{}",
+            "{:<9} {:<19} {:>5} {:>9.1}% {:>9.1}% {:>6}/{}",
             p,
             s,
             e.len(),
@@ -148,15 +268,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             e.len()
         );
     }
-    if let Some(path) = opt("--csv") {
-        let mut text = String::from("program,set,config,measured,predicted\n");
-        for r in &rows {
-            text.push_str(&format!(
-                "{},{},\"{}\",{},{}\n",
-                r.program, r.set, r.config, r.measured, r.predicted
-            ));
-        }
-        std::fs::write(Path::new(&path), text)?;
-    }
-    Ok(())
 }
