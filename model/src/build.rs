@@ -397,11 +397,17 @@ pub fn build(
                     None => fit_quantity(&s, None, &[], false, qopts),
                 };
                 let w = match (&work, f.origin) {
-                    (Some(w), crate::quantity::Origin::SourceScaled) => f
-                        .expr
-                        .terms()
-                        .first()
-                        .map(|t| t.coef() / w.terms().first().map_or(1.0, |x| x.coef())),
+                    // w_i: the fitted coefficient of the work's first varying term over
+                    // that term's coefficient in the work (the fit may add a constant)
+                    (Some(w), crate::quantity::Origin::SourceScaled) => {
+                        w.terms().iter().find(|t| !t.is_constant()).and_then(|wt| {
+                            f.expr
+                                .terms()
+                                .iter()
+                                .find(|t| t.monomial() == wt.monomial())
+                                .map(|t| t.coef() / wt.coef())
+                        })
+                    }
                     _ => None,
                 };
                 compute_rep.push(ComputeReport {
@@ -689,7 +695,8 @@ pub fn build(
     for p in &mut phase_rep {
         let occ = ctx.occurrences(p.ancestor, &paths, main);
         let pc = &ctx.phase_cost[&p.id];
-        p.total = occ * pc.per[1].clone() + pc.fill[1].clone();
+        p.total =
+            occ * pc.per[1].clone() + ctx.fills(p.ancestor, &paths, main) * pc.fill[1].clone();
     }
     let _ = ctx.apt;
     Built {
@@ -871,19 +878,28 @@ impl Ctx<'_> {
     }
 
     /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
-    /// anchor's own, when it is a loop) and branch probabilities, up to the routine.
-    fn occurrences(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, _main: &str) -> Expr {
-        let nodes: BTreeMap<u32, &Node> = self
-            .apt
-            .nodes()
-            .into_iter()
-            .map(|n| (n.site.0, n))
-            .collect();
+    /// anchor's own, when it is a loop and `own` is set) and branch probabilities, up to the
+    /// routine, times the routine's own executions (Σ over its call sites) unless it is main.
+    fn occurrences(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, main: &str) -> Expr {
+        self.executions_of(site, true, paths, main, &mut Vec::new())
+    }
+
+    fn executions_of(
+        &self,
+        site: u32,
+        own: bool,
+        paths: &BTreeMap<u32, Vec<u32>>,
+        main: &str,
+        stack: &mut Vec<String>,
+    ) -> Expr {
+        let nodes = self.apt.nodes();
+        let by_site: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.site.0, *n)).collect();
+        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
         let mut e = Expr::one();
-        for s in paths.get(&site).map(Vec::as_slice).unwrap_or(&[]) {
-            if let Some(n) = nodes.get(s) {
+        for s in path {
+            if let Some(n) = by_site.get(s) {
                 match &n.data {
-                    NodeData::Loop(_) => e = e * self.trip(n, Bound::Avg),
+                    NodeData::Loop(_) if own || *s != site => e = e * self.trip(n, Bound::Avg),
                     NodeData::If(_) if *s != site => {
                         e = e * self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
                     }
@@ -891,6 +907,46 @@ impl Ctx<'_> {
                 }
             }
         }
-        e
+        let routine = path
+            .first()
+            .and_then(|r| by_site.get(r))
+            .and_then(|n| match &n.data {
+                NodeData::Routine { name, .. } => Some(name.clone()),
+                _ => None,
+            });
+        match routine {
+            Some(r) if r != main && !stack.contains(&r) => {
+                stack.push(r.clone());
+                let calls: Expr = nodes
+                    .iter()
+                    .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
+                    .map(|n| self.executions_of(n.site.0, true, paths, main, stack))
+                    .sum();
+                stack.pop();
+                e * calls
+            }
+            _ => e,
+        }
+    }
+
+    /// How often a pipeline anchored at `site` is filled: once per execution of the innermost
+    /// loop that encloses it (or of the anchor, when the anchor is a loop), per iteration when
+    /// that loop's body synchronises every iteration — as `node` charges it.
+    fn fills(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, main: &str) -> Expr {
+        let nodes = self.apt.nodes();
+        let by_site: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.site.0, *n)).collect();
+        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
+        let consumer = path
+            .iter()
+            .rev()
+            .filter_map(|s| by_site.get(s))
+            .find(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute));
+        match consumer {
+            Some(l) if l.site.0 != site && self.drains(l) => {
+                self.executions_of(l.site.0, true, paths, main, &mut Vec::new())
+            }
+            Some(l) => self.executions_of(l.site.0, false, paths, main, &mut Vec::new()),
+            None => self.executions_of(site, false, paths, main, &mut Vec::new()),
+        }
     }
 }

@@ -145,6 +145,15 @@ fn s(v: &serde_json::Value) -> String {
     }
 }
 
+/// An expression from the model file (stored exactly) in the short printer's ~4 digits; other
+/// values as `s` shows them.
+fn short(v: &serde_json::Value) -> String {
+    match v.as_str().map(symbolic::parse) {
+        Some(Ok(e)) => e.to_string(),
+        _ => s(v),
+    }
+}
+
 fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
     let Some(text) = e.as_str() else {
         return "-".into();
@@ -195,14 +204,14 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&p["id"]),
             s(&p["kind"]),
             s(&p["ancestor_line"]),
-            s(&p["processors"]),
-            s(&p["depth"]),
-            s(&p["bytes"]),
+            short(&p["processors"]),
+            short(&p["depth"]),
+            short(&p["bytes"]),
             share(m, &p["total"], t_large),
-            s(&p["cost"]),
+            short(&p["cost"]),
             p["fill"]
                 .as_str()
-                .map(|f| format!(" + fill {f}"))
+                .map(|f| format!(" + fill {}", short(&serde_json::Value::from(f))))
                 .unwrap_or_default(),
             p["overlaps_with"]
                 .as_u64()
@@ -226,7 +235,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&c["work"]),
             num(&c["r2"]),
             s(&c["origin"]),
-            s(&c["cost"]),
+            short(&c["cost"]),
             c["inside_phase"]
                 .as_u64()
                 .map(|g| format!("  (inside phase {g})"))
@@ -249,7 +258,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&q["source"]),
             s(&q["origin"]),
             num(&q["r2"]),
-            s(&q["expr"]),
+            short(&q["expr"]),
         )?;
     }
     writeln!(out, "\nvalidation (leave one run out)")?;
