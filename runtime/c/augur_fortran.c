@@ -144,20 +144,23 @@ static void fcomplete(const augur_req *r, F *fst) {
 /* ---------------------------------------------------------------- init / finalize / queries */
 
 void augur_mpi_init_(F *site, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_init_(ierr);
+  AUGUR_MPI(mpi_init_(ierr));
   if (*ierr == MPI_SUCCESS) augur_after_init(t0, *site, 1);
 }
 
 void augur_mpi_init_thread_(F *site, F *required, F *provided, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_init_thread_(required, provided, ierr);
+  AUGUR_MPI(mpi_init_thread_(required, provided, ierr));
   if (*ierr == MPI_SUCCESS) augur_after_init(t0, *site, 1);
 }
 
 void augur_mpi_finalize_(F *site, F *ierr) {
+  AUGUR_ENTRY;
   augur_before_finalize(augur_now(), *site, 1);
-  mpi_finalize_(ierr);
+  AUGUR_MPI(mpi_finalize_(ierr));
 }
 
 void augur_mpi_comm_size_(F *site, F *comm, F *size, F *ierr) {
@@ -173,41 +176,46 @@ void augur_mpi_comm_rank_(F *site, F *comm, F *rank, F *ierr) {
 /* ---------------------------------------------------------------- point to point */
 
 void augur_mpi_send_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_send_(buf, count, dt, dest, tag, comm, ierr);
+  AUGUR_MPI(mpi_send_(buf, count, dt, dest, tag, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_SEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_ssend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_ssend_(buf, count, dt, dest, tag, comm, ierr);
+  AUGUR_MPI(mpi_ssend_(buf, count, dt, dest, tag, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_SSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_rsend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_rsend_(buf, count, dt, dest, tag, comm, ierr);
+  AUGUR_MPI(mpi_rsend_(buf, count, dt, dest, tag, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_RSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_bsend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_bsend_(buf, count, dt, dest, tag, comm, ierr);
+  AUGUR_MPI(mpi_bsend_(buf, count, dt, dest, tag, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_BSEND, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 static void fisend(uint8_t op, F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  if (op == AUGUR_OP_ISSEND) mpi_issend_(buf, count, dt, dest, tag, comm, req, ierr);
-  else mpi_isend_(buf, count, dt, dest, tag, comm, req, ierr);
+  if (op == AUGUR_OP_ISSEND) AUGUR_MPI(mpi_issend_(buf, count, dt, dest, tag, comm, req, ierr));
+  else AUGUR_MPI(mpi_isend_(buf, count, dt, dest, tag, comm, req, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(op, site, augur_world_peer(c, *dest), *tag, fbytes(count, dt), c);
   if (*ierr == MPI_SUCCESS) r.req_id = augur_req_add(MPI_Request_f2c(*req), op, r.site, r.peer, r.tag, r.bytes, c);
@@ -223,10 +231,11 @@ void augur_mpi_issend_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *
 }
 
 void augur_mpi_recv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   augur_stamp t0 = augur_now();
-  mpi_recv_(buf, count, dt, source, tag, comm, sp, ierr);
+  AUGUR_MPI(mpi_recv_(buf, count, dt, source, tag, comm, sp, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_RECV, site, augur_world_peer(c, *source), augur_tag(*tag), fbytes(count, dt), c);
   if (*ierr == MPI_SUCCESS) {
@@ -237,8 +246,9 @@ void augur_mpi_recv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *
 }
 
 void augur_mpi_irecv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_irecv_(buf, count, dt, source, tag, comm, req, ierr);
+  AUGUR_MPI(mpi_irecv_(buf, count, dt, source, tag, comm, req, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_IRECV, site, augur_world_peer(c, *source), augur_tag(*tag), fbytes(count, dt), c);
   if (*ierr == MPI_SUCCESS)
@@ -248,10 +258,11 @@ void augur_mpi_irecv_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F 
 
 void augur_mpi_sendrecv_(F *site, void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount,
                          F *rtype, F *source, F *rtag, F *comm, F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   augur_stamp t0 = augur_now();
-  mpi_sendrecv_(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, sp, ierr);
+  AUGUR_MPI(mpi_sendrecv_(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, sp, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_SENDRECV, site, augur_world_peer(c, *dest), *stag, fbytes(scount, stype), c);
   r.nparts = 1;
@@ -264,10 +275,11 @@ void augur_mpi_sendrecv_(F *site, void *sbuf, F *scount, F *stype, F *dest, F *s
 
 void augur_mpi_sendrecv_replace_(F *site, void *buf, F *count, F *dt, F *dest, F *stag, F *source, F *rtag, F *comm,
                                  F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   augur_stamp t0 = augur_now();
-  mpi_sendrecv_replace_(buf, count, dt, dest, stag, source, rtag, comm, sp, ierr);
+  AUGUR_MPI(mpi_sendrecv_replace_(buf, count, dt, dest, stag, source, rtag, comm, sp, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t bytes = fbytes(count, dt);
   augur_mpi_rec r = frec(AUGUR_OP_SENDRECV_REPLACE, site, augur_world_peer(c, *dest), *stag, bytes, c);
@@ -281,12 +293,13 @@ void augur_mpi_sendrecv_replace_(F *site, void *buf, F *count, F *dt, F *dest, F
 /* ---------------------------------------------------------------- completion */
 
 void augur_mpi_wait_(F *site, F *req, F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   augur_req pending;
   int known = augur_req_take(MPI_Request_f2c(*req), &pending);
   augur_stamp t0 = augur_now();
-  mpi_wait_(req, sp, ierr);
+  AUGUR_MPI(mpi_wait_(req, sp, ierr));
   augur_mpi_rec r = frec(AUGUR_OP_WAIT, site, AUGUR_PEER_NONE, 0, 0, MPI_COMM_WORLD);
   r.comm_size = 0;
   r.req_id = known ? pending.id : 0;
@@ -296,13 +309,14 @@ void augur_mpi_wait_(F *site, F *req, F *status, F *ierr) {
 }
 
 void augur_mpi_waitall_(F *site, F *count, F *reqs, F *statuses, F *ierr) {
+  AUGUR_ENTRY;
   int n = *count > 0 ? *count : 0;
   augur_req *pend = malloc((size_t)(n ? n : 1) * sizeof *pend);
   F *sts = statuses == F_STATUSES_IGNORE ? malloc((size_t)(n ? n : 1) * F_STATUS_ROOM * sizeof(F)) : statuses;
   if (!pend || !sts) { /* out of memory: run the call unrecorded */
     free(pend);
     if (sts != statuses) free(sts);
-    mpi_waitall_(count, reqs, statuses, ierr);
+    AUGUR_MPI(mpi_waitall_(count, reqs, statuses, ierr));
     return;
   }
   unsigned known = 0;
@@ -311,7 +325,7 @@ void augur_mpi_waitall_(F *site, F *count, F *reqs, F *statuses, F *ierr) {
     else pend[i].id = 0;
   }
   augur_stamp t0 = augur_now();
-  mpi_waitall_(count, reqs, sts, ierr);
+  AUGUR_MPI(mpi_waitall_(count, reqs, sts, ierr));
   augur_mpi_rec r = frec(AUGUR_OP_WAITALL, site, AUGUR_PEER_NONE, 0, n, MPI_COMM_WORLD);
   r.comm_size = 0;
   r.nparts = known;
@@ -324,17 +338,18 @@ void augur_mpi_waitall_(F *site, F *count, F *reqs, F *statuses, F *ierr) {
 }
 
 void augur_mpi_waitany_(F *site, F *count, F *reqs, F *index, F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   int n = *count > 0 ? *count : 0;
   MPI_Request *before = malloc((size_t)(n ? n : 1) * sizeof *before);
   if (!before) {
-    mpi_waitany_(count, reqs, index, status, ierr);
+    AUGUR_MPI(mpi_waitany_(count, reqs, index, status, ierr));
     return;
   }
   for (int i = 0; i < n; i++) before[i] = MPI_Request_f2c(reqs[i]);
   augur_stamp t0 = augur_now();
-  mpi_waitany_(count, reqs, index, sp, ierr);
+  AUGUR_MPI(mpi_waitany_(count, reqs, index, sp, ierr));
   augur_req pending;
   int i = *index - 1; /* Fortran index is 1-based */
   int known = *ierr == MPI_SUCCESS && i >= 0 && i < n && augur_req_take(before[i], &pending);
@@ -348,11 +363,12 @@ void augur_mpi_waitany_(F *site, F *count, F *reqs, F *index, F *status, F *ierr
 }
 
 void augur_mpi_test_(F *site, F *req, F *flag, F *status, F *ierr) {
+  AUGUR_ENTRY;
   F own[F_STATUS_ROOM];
   F *sp = status == F_STATUS_IGNORE ? own : status;
   MPI_Request before = MPI_Request_f2c(*req);
   augur_stamp t0 = augur_now();
-  mpi_test_(req, flag, sp, ierr);
+  AUGUR_MPI(mpi_test_(req, flag, sp, ierr));
   if (*ierr != MPI_SUCCESS || !*flag) {
     augur_count_test_pending(*site);
     return;
@@ -370,31 +386,35 @@ void augur_mpi_test_(F *site, F *req, F *flag, F *status, F *ierr) {
 /* ---------------------------------------------------------------- collectives */
 
 void augur_mpi_barrier_(F *site, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_barrier_(comm, ierr);
+  AUGUR_MPI(mpi_barrier_(comm, ierr));
   augur_mpi_rec r = frec(AUGUR_OP_BARRIER, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_bcast_(F *site, void *buf, F *count, F *dt, F *root, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_bcast_(buf, count, dt, root, comm, ierr);
+  AUGUR_MPI(mpi_bcast_(buf, count, dt, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_BCAST, site, augur_world_peer(c, *root), 0, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_reduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_reduce_(sbuf, rbuf, count, dt, op, root, comm, ierr);
+  AUGUR_MPI(mpi_reduce_(sbuf, rbuf, count, dt, op, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_REDUCE, site, augur_world_peer(c, *root), 0, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_allreduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_allreduce_(sbuf, rbuf, count, dt, op, comm, ierr);
+  AUGUR_MPI(mpi_allreduce_(sbuf, rbuf, count, dt, op, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_ALLREDUCE, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
@@ -402,8 +422,9 @@ void augur_mpi_allreduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *o
 
 void augur_mpi_alltoall_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
                          F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_alltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+  AUGUR_MPI(mpi_alltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_ALLTOALL, site, AUGUR_PEER_NONE, 0, b, c);
@@ -412,8 +433,9 @@ void augur_mpi_alltoall_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F
 
 void augur_mpi_gather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm,
                        F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_gather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);
+  AUGUR_MPI(mpi_gather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_GATHER, site, augur_world_peer(c, *root), 0, b, c);
@@ -422,8 +444,9 @@ void augur_mpi_gather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *
 
 void augur_mpi_allgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
                           F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_allgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+  AUGUR_MPI(mpi_allgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_ALLGATHER, site, AUGUR_PEER_NONE, 0, b, c);
@@ -432,8 +455,9 @@ void augur_mpi_allgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, 
 
 void augur_mpi_scatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
                         F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_scatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr);
+  AUGUR_MPI(mpi_scatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = rbuf == F_IN_PLACE ? fbytes(scount, stype) : fbytes(rcount, rtype);
   augur_mpi_rec r = frec(AUGUR_OP_SCATTER, site, augur_world_peer(c, *root), 0, b, c);
@@ -451,8 +475,9 @@ static int fcomm_rank(MPI_Comm c) {
 
 void augur_mpi_alltoallv_(F *site, void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
                           F *rdispls, F *rtype, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr);
+  AUGUR_MPI(mpi_alltoallv_(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int n = augur_comm_size(c);
   int64_t b = sbuf == F_IN_PLACE ? augur_sum_bytes(rcounts, n, MPI_Type_f2c(*rtype))
@@ -463,8 +488,9 @@ void augur_mpi_alltoallv_(F *site, void *sbuf, F *scounts, F *sdispls, F *stype,
 
 void augur_mpi_allgatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype,
                            F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr);
+  AUGUR_MPI(mpi_allgatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = sbuf == F_IN_PLACE ? fbytes(&rcounts[fcomm_rank(c)], rtype) : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_ALLGATHERV, site, AUGUR_PEER_NONE, 0, b, c);
@@ -473,8 +499,9 @@ void augur_mpi_allgatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf,
 
 void augur_mpi_gatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype,
                         F *root, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr);
+  AUGUR_MPI(mpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = sbuf == F_IN_PLACE ? fbytes(&rcounts[*root], rtype) : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_GATHERV, site, augur_world_peer(c, *root), 0, b, c);
@@ -483,8 +510,9 @@ void augur_mpi_gatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F 
 
 void augur_mpi_scatterv_(F *site, void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype,
                          F *root, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr);
+  AUGUR_MPI(mpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = rbuf == F_IN_PLACE ? fbytes(&scounts[*root], stype) : fbytes(rcount, rtype);
   augur_mpi_rec r = frec(AUGUR_OP_SCATTERV, site, augur_world_peer(c, *root), 0, b, c);
@@ -492,8 +520,9 @@ void augur_mpi_scatterv_(F *site, void *sbuf, F *scounts, F *displs, F *stype, v
 }
 
 void augur_mpi_reduce_scatter_(F *site, void *sbuf, void *rbuf, F *rcounts, F *dt, F *op, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_reduce_scatter_(sbuf, rbuf, rcounts, dt, op, comm, ierr);
+  AUGUR_MPI(mpi_reduce_scatter_(sbuf, rbuf, rcounts, dt, op, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   int64_t b = augur_sum_bytes(rcounts, augur_comm_size(c), MPI_Type_f2c(*dt));
   augur_mpi_rec r = frec(AUGUR_OP_REDUCE_SCATTER, site, AUGUR_PEER_NONE, 0, b, c);
@@ -501,18 +530,20 @@ void augur_mpi_reduce_scatter_(F *site, void *sbuf, void *rbuf, F *rcounts, F *d
 }
 
 void augur_mpi_scan_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  mpi_scan_(sbuf, rbuf, count, dt, op, comm, ierr);
+  AUGUR_MPI(mpi_scan_(sbuf, rbuf, count, dt, op, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
 }
 
 void augur_mpi_abort_(F *site, F *comm, F *errorcode, F *ierr) {
+  AUGUR_ENTRY;
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_ABORT, site, AUGUR_PEER_NONE, *errorcode, 0, c);
   r.t0 = r.t1 = augur_now();
   augur_emit_mpi(&r);
   augur_flush_for_abort();
-  mpi_abort_(comm, errorcode, ierr);
+  AUGUR_MPI(mpi_abort_(comm, errorcode, ierr));
 }

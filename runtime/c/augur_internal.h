@@ -23,6 +23,42 @@
 #define AUGUR_SMPI 0
 #endif
 
+/* Simulated time under SMPI is the host CPU time SMPI measures between two MPI calls (its
+ * "bench"), so the tracer's own work must run with that bench stopped. Every wrapper and marker
+ * opens with AUGUR_ENTRY (stops the bench; nested entries are counted, the outermost one
+ * restarts it when the function returns, via the cleanup attribute) and runs the real MPI call
+ * through AUGUR_MPI (restarts the bench before the call, because SMPI's MPI functions end it on
+ * entry and begin it on exit, and stops it again after). Details in augur_trace.c, "SMPI bench".
+ * Natively all of this compiles to nothing. */
+#if AUGUR_SMPI
+void augur_hold(void);
+void augur_release(void);
+/* AUGUR_MPI's two halves: the release also closes SMPI's compute interval (see augur_trace.c). */
+void augur_release_for_call(void);
+void augur_hold_after_call(void);
+static inline int augur_enter_(void) {
+  augur_hold();
+  return 0;
+}
+static inline void augur_leave_(int *unused) {
+  (void)unused;
+  augur_release();
+}
+#define AUGUR_ENTRY int augur_scope_ __attribute__((cleanup(augur_leave_), unused)) = augur_enter_()
+#define AUGUR_MPI(stmt)       \
+  do {                        \
+    augur_release_for_call(); \
+    stmt;                     \
+    augur_hold_after_call();  \
+  } while (0)
+#else
+#define AUGUR_ENTRY ((void)0)
+#define AUGUR_MPI(stmt) \
+  do {                  \
+    stmt;               \
+  } while (0)
+#endif
+
 /* Fortran INTEGER status length (Open MPI 6, SMPI 5); both equal sizeof(MPI_Status)/sizeof(int). */
 #ifdef MPI_STATUS_SIZE
 #define AUGUR_F_STATUS_SIZE MPI_STATUS_SIZE

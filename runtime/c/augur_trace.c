@@ -22,6 +22,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if AUGUR_SMPI
+#include <simgrid/engine.h> /* simgrid_get_clock */
+#include <xbt/config.h>     /* sg_cfg_get_double, sg_cfg_get_boolean */
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "augur trace files are little-endian; this runtime writes native byte order"
@@ -84,6 +88,12 @@ typedef struct {
   int n_phases;
   call_frame calls[CALL_STACK];
   int n_calls;
+  /* SMPI bench control: nesting depth of AUGUR_ENTRY, whether this rank stopped SMPI's bench,
+   * thread CPU time when it last restarted it (0: unknown), and the sub-threshold accounting
+   * described at augur_hold(). */
+  int holds, stopped, bench_cfg, simulate;
+  uint64_t resume_cpu;
+  double threshold, interval, pend, owed, resume_clock;
 } augur_state;
 
 /* ---------------------------------------------------------------- state and clocks */
@@ -129,13 +139,116 @@ static uint64_t clock_ns(clockid_t id) {
 
 static void ensure_live(augur_state *s);
 
+/* MPI_Wtime under SMPI ends and restarts the bench itself (and sleeps smpi/wtime, 10 ns): with
+ * the bench stopped by augur_hold() that would charge the interval twice, so the simulated clock
+ * is read directly; it is the value MPI_Wtime would return. */
+static double sim_clock(augur_state *s) {
+#if AUGUR_SMPI
+  if (s->stopped) return simgrid_get_clock();
+#endif
+  (void)s;
+  return MPI_Wtime();
+}
+
 static augur_stamp stamp_of(augur_state *s) {
   augur_stamp t;
   if (s && !s->live) ensure_live(s);
   t.mono_ns = clock_ns(CLOCK_MONOTONIC);
-  t.wtime = (s && s->live && !s->done) ? MPI_Wtime() : NAN;
+  t.wtime = (s && s->live && !s->done) ? sim_clock(s) : NAN;
   return t;
 }
+
+/* ---------------------------------------------------------------- SMPI bench
+ *
+ * SMPI (3.32, smpi_bench.cpp) keeps one thread-CPU timer per rank: smpi_bench_begin() starts it,
+ * smpi_bench_end() stops it and charges elapsed = stop - last start to simulated time, unless
+ * the burst is shorter than smpi/cpu-threshold (default 1 us), which is dropped. Every MPI
+ * function ends the bench on entry and begins it on exit. The tracer's work therefore runs
+ * between smpi_bench_end() and smpi_bench_begin() (augur_hold / augur_release), never calling
+ * MPI_Wtime or another benching function in between (a second end would charge twice).
+ *
+ * Cutting the program's compute into pieces at markers must not change what is charged: SMPI
+ * drops each piece below the threshold, while the uninstrumented program would have charged the
+ * whole interval between two MPI calls. So each hold measures the piece itself (thread CPU
+ * since the last release), sees whether SMPI charged it (the simulated clock moved), and keeps
+ * the dropped pieces in `pend`. Once the interval since the last MPI call reaches the threshold
+ * its dropped pieces are owed and charged through smpi_execute() as soon as they add up to the
+ * threshold (smpi_execute applies it too); at the next MPI call an interval still below the
+ * threshold is forgotten, as SMPI forgets it without the tracer. Bench calls are made only
+ * between MPI_Init and the tracer's own finalize: before MPI_Init SMPI's timer has never been
+ * started. Unwrapped MPI calls the program makes itself (MPI_Wtime, ...) restart SMPI's timer
+ * behind the tracer's back; the only effect is that a dropped piece may be misjudged, less than
+ * the threshold per such call. */
+#if AUGUR_SMPI
+static void bench_stop(augur_state *s) {
+  /* Pieces are timed inside SMPI's window with the monotonic clock (vDSO, ~40 ns on the test
+   * VM, charged when SMPI charges the piece) rather than thread CPU time (a syscall, ~500 ns):
+   * between a release and the next hold the rank does not yield (checked with the simulated
+   * clock below), and a preempted piece is capped at the threshold. */
+  uint64_t cpu = clock_ns(CLOCK_MONOTONIC);
+  double before = simgrid_get_clock();
+  smpi_bench_end();
+  double after = simgrid_get_clock();
+  s->stopped = 1;
+  if (!s->bench_cfg) {
+    s->bench_cfg = 1;
+    s->threshold = sg_cfg_get_double("smpi/cpu-threshold");
+    s->simulate = sg_cfg_get_boolean("smpi/simulate-computation");
+  }
+  /* Unknown start, or the clock moved since the release (an unwrapped MPI call restarted SMPI's
+   * timer meanwhile): SMPI alone decided about this piece. */
+  if (!s->simulate || s->resume_cpu == 0 || cpu <= s->resume_cpu || before != s->resume_clock) return;
+  double piece = (double)(cpu - s->resume_cpu) * 1e-9;
+  int charged = after > before;
+  /* A dropped piece was below the threshold in SMPI's own measure. */
+  if (!charged && piece > s->threshold) piece = s->threshold > 0 ? s->threshold : 0;
+  s->interval += piece;
+  if (!charged) s->pend += piece;
+  if (s->interval >= s->threshold) {
+    s->owed += s->pend;
+    s->pend = 0;
+  }
+  if (s->owed > 0 && s->owed >= s->threshold) {
+    smpi_execute(s->owed);
+    s->owed = 0;
+  }
+}
+
+void augur_hold(void) {
+  augur_state *s = st();
+  if (!s || s->holds++ > 0 || s->done) return;
+  int init = s->live;
+  if (!init && (MPI_Initialized(&init) != MPI_SUCCESS || !init)) return;
+  bench_stop(s);
+}
+
+void augur_release(void) {
+  augur_state *s = st();
+  if (!s || s->holds <= 0 || --s->holds > 0 || !s->stopped) return;
+  s->stopped = 0;
+  smpi_bench_begin();
+  s->resume_clock = simgrid_get_clock();
+  s->resume_cpu = clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The MPI call ends SMPI's compute interval: one still below the threshold is dropped whole. */
+void augur_release_for_call(void) {
+  augur_state *s = st();
+  if (s) {
+    s->interval = 0;
+    s->pend = 0;
+  }
+  augur_release();
+}
+
+/* SMPI restarted its timer when the call returned; the piece until here is the call's exit
+ * path (charged or dropped by SMPI alone, never owed). */
+void augur_hold_after_call(void) {
+  augur_state *s = st();
+  if (s) s->resume_cpu = 0;
+  augur_hold();
+}
+#endif
 
 augur_stamp augur_now(void) { return stamp_of(st()); }
 
@@ -286,6 +399,7 @@ void augur_call_exit(int site) {
 }
 
 void augur_phase_begin(int site) {
+  AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
   if (s->n_phases >= PHASE_STACK) {
@@ -302,6 +416,7 @@ void augur_phase_begin(int site) {
 }
 
 void augur_phase_end(int site) {
+  AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
   uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* first: symmetric with phase_begin */
@@ -598,6 +713,7 @@ static void ensure_live(augur_state *s) {
 }
 
 void augur_after_init(augur_stamp t0, int site, int fortran) {
+  AUGUR_ENTRY;
   augur_state *s = st();
   if (!s) return;
   s->fortran = fortran;
@@ -647,12 +763,14 @@ static void write_agg(augur_state *s) {
 }
 
 void augur_flush_for_abort(void) {
+  AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
   flush_buf(s);
 }
 
 void augur_before_finalize(augur_stamp t0, int site, int fortran) {
+  AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
   augur_mpi_rec r = {0};
@@ -685,22 +803,29 @@ void augur_before_finalize(augur_stamp t0, int site, int fortran) {
 /* ---------------------------------------------------------------- C wrappers */
 
 int augur_MPI_Init(int site, int *argc, char ***argv) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Init(argc, argv);
+  int rc;
+  AUGUR_MPI(rc = MPI_Init(argc, argv));
   if (rc == MPI_SUCCESS) augur_after_init(t0, site, 0);
   return rc;
 }
 
 int augur_MPI_Init_thread(int site, int *argc, char ***argv, int required, int *provided) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Init_thread(argc, argv, required, provided);
+  int rc;
+  AUGUR_MPI(rc = MPI_Init_thread(argc, argv, required, provided));
   if (rc == MPI_SUCCESS) augur_after_init(t0, site, 0);
   return rc;
 }
 
 int augur_MPI_Finalize(int site) {
+  AUGUR_ENTRY;
   augur_before_finalize(augur_now(), site, 0);
-  return MPI_Finalize();
+  int rc;
+  AUGUR_MPI(rc = MPI_Finalize());
+  return rc;
 }
 
 int augur_MPI_Comm_size(int site, MPI_Comm comm, int *size) {
@@ -734,13 +859,14 @@ static int finish(augur_mpi_rec *r, augur_stamp t0, int rc) {
 
 static int p2p_send(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
   int rc;
   switch (op) {
-  case AUGUR_OP_SSEND: rc = MPI_Ssend(buf, count, dt, dest, tag, comm); break;
-  case AUGUR_OP_RSEND: rc = MPI_Rsend(buf, count, dt, dest, tag, comm); break;
-  case AUGUR_OP_BSEND: rc = MPI_Bsend(buf, count, dt, dest, tag, comm); break;
-  default: rc = MPI_Send(buf, count, dt, dest, tag, comm); break;
+  case AUGUR_OP_SSEND: AUGUR_MPI(rc = MPI_Ssend(buf, count, dt, dest, tag, comm)); break;
+  case AUGUR_OP_RSEND: AUGUR_MPI(rc = MPI_Rsend(buf, count, dt, dest, tag, comm)); break;
+  case AUGUR_OP_BSEND: AUGUR_MPI(rc = MPI_Bsend(buf, count, dt, dest, tag, comm)); break;
+  default: AUGUR_MPI(rc = MPI_Send(buf, count, dt, dest, tag, comm)); break;
   }
   augur_mpi_rec r = rec(op, site, augur_world_peer(comm, dest), tag, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
@@ -764,9 +890,11 @@ int augur_MPI_Bsend(int site, const void *buf, int count, MPI_Datatype dt, int d
 
 static int p2p_isend(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                      MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = op == AUGUR_OP_ISSEND ? MPI_Issend(buf, count, dt, dest, tag, comm, req)
-                                 : MPI_Isend(buf, count, dt, dest, tag, comm, req);
+  int rc;
+  AUGUR_MPI(rc = op == AUGUR_OP_ISSEND ? MPI_Issend(buf, count, dt, dest, tag, comm, req)
+                                 : MPI_Isend(buf, count, dt, dest, tag, comm, req));
   augur_mpi_rec r = rec(op, site, augur_world_peer(comm, dest), tag, augur_type_bytes(count, dt), comm);
   if (rc == MPI_SUCCESS) r.req_id = augur_req_add(*req, op, r.site, r.peer, r.tag, r.bytes, comm);
   return finish(&r, t0, rc);
@@ -784,10 +912,12 @@ int augur_MPI_Issend(int site, const void *buf, int count, MPI_Datatype dt, int 
 
 int augur_MPI_Recv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Recv(buf, count, dt, source, tag, comm, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Recv(buf, count, dt, source, tag, comm, sp));
   augur_mpi_rec r = rec(AUGUR_OP_RECV, site, augur_world_peer(comm, source), augur_tag(tag),
                         augur_type_bytes(count, dt), comm);
   if (rc == MPI_SUCCESS) {
@@ -802,8 +932,10 @@ int augur_MPI_Recv(int site, void *buf, int count, MPI_Datatype dt, int source, 
 
 int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                     MPI_Request *req) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Irecv(buf, count, dt, source, tag, comm, req);
+  int rc;
+  AUGUR_MPI(rc = MPI_Irecv(buf, count, dt, source, tag, comm, req));
   augur_mpi_rec r = rec(AUGUR_OP_IRECV, site, augur_world_peer(comm, source), augur_tag(tag),
                         augur_type_bytes(count, dt), comm);
   if (rc == MPI_SUCCESS) r.req_id = augur_req_add(*req, AUGUR_OP_IRECV, r.site, r.peer, r.tag, r.bytes, comm);
@@ -813,11 +945,13 @@ int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source,
 int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                        MPI_Comm comm, MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                        comm, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                        comm, sp));
   augur_mpi_rec r = rec(AUGUR_OP_SENDRECV, site, augur_world_peer(comm, dest), sendtag,
                         augur_type_bytes(sendcount, sendtype), comm);
   r.nparts = 1;
@@ -836,10 +970,12 @@ int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatyp
 
 int augur_MPI_Sendrecv_replace(int site, void *buf, int count, MPI_Datatype dt, int dest, int sendtag, int source,
                                int recvtag, MPI_Comm comm, MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, sp));
   int64_t bytes = augur_type_bytes(count, dt);
   augur_mpi_rec r = rec(AUGUR_OP_SENDRECV_REPLACE, site, augur_world_peer(comm, dest), sendtag, bytes, comm);
   r.nparts = 1;
@@ -856,12 +992,14 @@ int augur_MPI_Sendrecv_replace(int site, void *buf, int count, MPI_Datatype dt, 
 }
 
 int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   augur_req pending;
   int known = augur_req_take(*req, &pending);
   augur_stamp t0 = augur_now();
-  int rc = MPI_Wait(req, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Wait(req, sp));
   augur_mpi_rec r = {0};
   r.op = AUGUR_OP_WAIT;
   r.site = (uint32_t)site;
@@ -876,6 +1014,7 @@ int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status) {
 /* Waitall/Waitany need the statuses even when the caller ignores them, and the request
  * handles from before the call (MPI resets them to MPI_REQUEST_NULL). */
 int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  AUGUR_ENTRY;
   augur_req stack_p[64];
   MPI_Status stack_s[64];
   int heap = count > 64;
@@ -885,7 +1024,9 @@ int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status status
   if (!pend || !sts) { /* out of memory: run the call unrecorded */
     if (heap) free(pend);
     if (sts != statuses && heap) free(sts);
-    return MPI_Waitall(count, reqs, statuses);
+    int rc;
+    AUGUR_MPI(rc = MPI_Waitall(count, reqs, statuses));
+    return rc;
   }
   unsigned known = 0;
   for (int i = 0; i < count; i++) {
@@ -893,7 +1034,8 @@ int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status status
     else pend[i].id = 0;
   }
   augur_stamp t0 = augur_now();
-  int rc = MPI_Waitall(count, reqs, sts);
+  int rc;
+  AUGUR_MPI(rc = MPI_Waitall(count, reqs, sts));
   augur_mpi_rec r = {0};
   r.op = AUGUR_OP_WAITALL;
   r.site = (uint32_t)site;
@@ -909,14 +1051,20 @@ int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status status
 }
 
 int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request stack_h[64];
   MPI_Request *before = count > 64 ? malloc((size_t)count * sizeof *before) : stack_h;
-  if (!before) return MPI_Waitany(count, reqs, index, status);
+  if (!before) {
+    int rc;
+    AUGUR_MPI(rc = MPI_Waitany(count, reqs, index, status));
+    return rc;
+  }
   for (int i = 0; i < count; i++) before[i] = reqs[i];
   augur_stamp t0 = augur_now();
-  int rc = MPI_Waitany(count, reqs, index, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Waitany(count, reqs, index, sp));
   augur_req pending;
   int known = rc == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 0 && *index < count &&
               augur_req_take(before[*index], &pending);
@@ -934,11 +1082,13 @@ int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_S
 }
 
 int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status) {
+  AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request before = *req;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Test(req, flag, sp);
+  int rc;
+  AUGUR_MPI(rc = MPI_Test(req, flag, sp));
   if (rc != MPI_SUCCESS || !*flag) {
     augur_count_test_pending(site);
     return rc;
@@ -961,31 +1111,39 @@ int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status) {
 static int32_t root_peer(MPI_Comm comm, int root) { return augur_world_peer(comm, root); }
 
 int augur_MPI_Barrier(int site, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Barrier(comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Barrier(comm));
   augur_mpi_rec r = rec(AUGUR_OP_BARRIER, site, AUGUR_PEER_NONE, 0, 0, comm);
   return finish(&r, t0, rc);
 }
 
 int augur_MPI_Bcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Bcast(buf, count, dt, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Bcast(buf, count, dt, root, comm));
   augur_mpi_rec r = rec(AUGUR_OP_BCAST, site, root_peer(comm, root), 0, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
 }
 
 int augur_MPI_Reduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                      int root, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm));
   augur_mpi_rec r = rec(AUGUR_OP_REDUCE, site, root_peer(comm, root), 0, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
 }
 
 int augur_MPI_Allreduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm));
   augur_mpi_rec r = rec(AUGUR_OP_ALLREDUCE, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
 }
@@ -994,8 +1152,10 @@ int augur_MPI_Allreduce(int site, const void *sendbuf, void *recvbuf, int count,
  * side is MPI_IN_PLACE its count/type are not significant and the receive block is used. */
 int augur_MPI_Alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_ALLTOALL, site, AUGUR_PEER_NONE, 0, b, comm);
   return finish(&r, t0, rc);
@@ -1003,8 +1163,10 @@ int augur_MPI_Alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatyp
 
 int augur_MPI_Gather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_GATHER, site, root_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
@@ -1012,8 +1174,10 @@ int augur_MPI_Gather(int site, const void *sendbuf, int sendcount, MPI_Datatype 
 
 int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_ALLGATHER, site, AUGUR_PEER_NONE, 0, b, comm);
   return finish(&r, t0, rc);
@@ -1021,8 +1185,10 @@ int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Dataty
 
 int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
   int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcount, sendtype) : augur_type_bytes(recvcount, recvtype);
   augur_mpi_rec r = rec(AUGUR_OP_SCATTER, site, root_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
@@ -1049,8 +1215,10 @@ static int comm_rank_of(MPI_Comm comm) {
 int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], const int sdispls[],
                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                         MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
   int n = augur_comm_size(comm);
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_sum_bytes(recvcounts, n, recvtype) : augur_sum_bytes(sendcounts, n, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_ALLTOALLV, site, AUGUR_PEER_NONE, 0, b, comm);
@@ -1060,8 +1228,10 @@ int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], c
 /* Allgatherv / Gatherv: bytes = this rank's contribution. */
 int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcounts[comm_rank_of(comm)], recvtype)
                                       : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_ALLGATHERV, site, AUGUR_PEER_NONE, 0, b, comm);
@@ -1070,8 +1240,10 @@ int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datat
 
 int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcounts[root], recvtype)
                                       : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_GATHERV, site, augur_world_peer(comm, root), 0, b, comm);
@@ -1082,8 +1254,10 @@ int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype
 int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], const int displs[],
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
   int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcounts[root], sendtype)
                                       : augur_type_bytes(recvcount, recvtype);
   augur_mpi_rec r = rec(AUGUR_OP_SCATTERV, site, augur_world_peer(comm, root), 0, b, comm);
@@ -1093,8 +1267,10 @@ int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], co
 /* Reduce_scatter: bytes = the whole input vector (sum of recvcounts). */
 int augur_MPI_Reduce_scatter(int site, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm));
   augur_mpi_rec r =
       rec(AUGUR_OP_REDUCE_SCATTER, site, AUGUR_PEER_NONE, 0, augur_sum_bytes(recvcounts, augur_comm_size(comm), dt), comm);
   return finish(&r, t0, rc);
@@ -1102,17 +1278,22 @@ int augur_MPI_Reduce_scatter(int site, const void *sendbuf, void *recvbuf, const
 
 int augur_MPI_Scan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm) {
+  AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
-  int rc = MPI_Scan(sendbuf, recvbuf, count, dt, op, comm);
+  int rc;
+  AUGUR_MPI(rc = MPI_Scan(sendbuf, recvbuf, count, dt, op, comm));
   augur_mpi_rec r = rec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
 }
 
 /* Abort: the event and everything buffered are written (no trailer: the run did not finish). */
 int augur_MPI_Abort(int site, MPI_Comm comm, int errorcode) {
+  AUGUR_ENTRY;
   augur_mpi_rec r = rec(AUGUR_OP_ABORT, site, AUGUR_PEER_NONE, errorcode, 0, comm);
   r.t0 = r.t1 = augur_now();
   augur_emit_mpi(&r);
   augur_flush_for_abort();
-  return MPI_Abort(comm, errorcode);
+  int rc;
+  AUGUR_MPI(rc = MPI_Abort(comm, errorcode));
+  return rc;
 }
