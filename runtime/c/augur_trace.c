@@ -89,10 +89,10 @@ typedef struct {
   call_frame calls[CALL_STACK];
   int n_calls;
   /* SMPI bench control: nesting depth of AUGUR_ENTRY, whether this rank stopped SMPI's bench,
-   * thread CPU time when it last restarted it (0: unknown), and the sub-threshold accounting
+   * the monotonic time and simulated clock when it last restarted it (0: unknown), and the accounting
    * described at augur_hold(). */
   int holds, stopped, bench_cfg, simulate;
-  uint64_t resume_cpu;
+  uint64_t resume_mono;
   double threshold, interval, pend, owed, resume_clock;
 } augur_state;
 
@@ -164,44 +164,38 @@ static augur_stamp stamp_of(augur_state *s) {
  * smpi_bench_end() stops it and charges elapsed = stop - last start to simulated time, unless
  * the burst is shorter than smpi/cpu-threshold (default 1 us), which is dropped. Every MPI
  * function ends the bench on entry and begins it on exit. The tracer's work therefore runs
- * between smpi_bench_end() and smpi_bench_begin() (augur_hold / augur_release), never calling
- * MPI_Wtime or another benching function in between (a second end would charge twice).
+ * inside augur_hold()/augur_release() and never calls MPI_Wtime or another benching function
+ * there (a second end without a begin would charge the interval twice).
  *
- * Cutting the program's compute into pieces at markers must not change what is charged: SMPI
- * drops each piece below the threshold, while the uninstrumented program would have charged the
- * whole interval between two MPI calls. So each hold measures the piece itself (thread CPU
- * since the last release), sees whether SMPI charged it (the simulated clock moved), and keeps
- * the dropped pieces in `pend`. Once the interval since the last MPI call reaches the threshold
- * its dropped pieces are owed and charged through smpi_execute() as soon as they add up to the
- * threshold (smpi_execute applies it too); at the next MPI call an interval still below the
- * threshold is forgotten, as SMPI forgets it without the tracer. Bench calls are made only
- * between MPI_Init and the tracer's own finalize: before MPI_Init SMPI's timer has never been
- * started. Unwrapped MPI calls the program makes itself (MPI_Wtime, ...) restart SMPI's timer
- * behind the tracer's back; the only effect is that a dropped piece may be misjudged, less than
- * the threshold per such call. */
+ * Each thread-CPU read is a syscall (~500 ns on the test VM) and SMPI's timer takes one at both
+ * ends of its window, so ending the bench at every marker would itself be charged. A hold
+ * therefore first times the program's piece since the last release with the monotonic clock
+ * (vDSO, ~40 ns). A short piece (< SHORT_PIECE) is not handed to SMPI: its timer is left
+ * running and the release restarts it, which discards it together with the tracer's work, and
+ * the runtime charges the piece itself through smpi_execute(). A long piece, or one whose start
+ * is unknown or during which the simulated clock moved (an unwrapped MPI call of the program
+ * restarted SMPI's timer), goes through smpi_bench_end(): SMPI measures it in thread CPU time,
+ * which stays right when the host preempts the process.
+ *
+ * Cutting the program's compute at markers must not change what is charged: SMPI drops each
+ * burst below the threshold, while the uninstrumented program would have charged the whole
+ * interval between two MPI calls. Pieces nobody charged are kept in `pend`; once the interval
+ * since the last MPI call reaches the threshold they are owed and charged as soon as they add
+ * up to it; an interval still below it at the next MPI call is forgotten, as SMPI forgets it
+ * without the tracer. Bench calls happen only between MPI_Init and the tracer's finalize:
+ * before MPI_Init SMPI's timer was never started. */
 #if AUGUR_SMPI
-static void bench_stop(augur_state *s) {
-  /* Pieces are timed inside SMPI's window with the monotonic clock (vDSO, ~40 ns on the test
-   * VM, charged when SMPI charges the piece) rather than thread CPU time (a syscall, ~500 ns):
-   * between a release and the next hold the rank does not yield (checked with the simulated
-   * clock below), and a preempted piece is capped at the threshold. */
-  uint64_t cpu = clock_ns(CLOCK_MONOTONIC);
-  double before = simgrid_get_clock();
-  smpi_bench_end();
-  double after = simgrid_get_clock();
-  s->stopped = 1;
-  if (!s->bench_cfg) {
-    s->bench_cfg = 1;
-    s->threshold = sg_cfg_get_double("smpi/cpu-threshold");
-    s->simulate = sg_cfg_get_boolean("smpi/simulate-computation");
-  }
-  /* Unknown start, or the clock moved since the release (an unwrapped MPI call restarted SMPI's
-   * timer meanwhile): SMPI alone decided about this piece. */
-  if (!s->simulate || s->resume_cpu == 0 || cpu <= s->resume_cpu || before != s->resume_clock) return;
-  double piece = (double)(cpu - s->resume_cpu) * 1e-9;
-  int charged = after > before;
-  /* A dropped piece was below the threshold in SMPI's own measure. */
-  if (!charged && piece > s->threshold) piece = s->threshold > 0 ? s->threshold : 0;
+#define SHORT_PIECE 20e-6
+
+static void bench_config(augur_state *s) {
+  if (s->bench_cfg) return;
+  s->bench_cfg = 1;
+  s->threshold = sg_cfg_get_double("smpi/cpu-threshold");
+  s->simulate = sg_cfg_get_boolean("smpi/simulate-computation");
+}
+
+/* Adds one piece of the current interval; `charged`: SMPI already charged it. */
+static void account(augur_state *s, double piece, int charged) {
   s->interval += piece;
   if (!charged) s->pend += piece;
   if (s->interval >= s->threshold) {
@@ -209,9 +203,24 @@ static void bench_stop(augur_state *s) {
     s->pend = 0;
   }
   if (s->owed > 0 && s->owed >= s->threshold) {
-    smpi_execute(s->owed);
+    smpi_execute(s->owed); /* same duration -> flops conversion and threshold as SMPI's own */
     s->owed = 0;
   }
+}
+
+static void bench_stop(augur_state *s) {
+  uint64_t now = clock_ns(CLOCK_MONOTONIC);
+  double clk = simgrid_get_clock();
+  bench_config(s);
+  int known = s->resume_mono != 0 && now >= s->resume_mono && clk == s->resume_clock;
+  double piece = known ? (double)(now - s->resume_mono) * 1e-9 : 0;
+  s->stopped = 1;
+  if (known && piece < SHORT_PIECE) {
+    if (s->simulate) account(s, piece, 0);
+    return;
+  }
+  smpi_bench_end();
+  if (known && s->simulate) account(s, piece, simgrid_get_clock() > clk);
 }
 
 void augur_hold(void) {
@@ -228,7 +237,7 @@ void augur_release(void) {
   s->stopped = 0;
   smpi_bench_begin();
   s->resume_clock = simgrid_get_clock();
-  s->resume_cpu = clock_ns(CLOCK_MONOTONIC);
+  s->resume_mono = clock_ns(CLOCK_MONOTONIC);
 }
 
 /* The MPI call ends SMPI's compute interval: one still below the threshold is dropped whole. */
@@ -241,11 +250,13 @@ void augur_release_for_call(void) {
   augur_release();
 }
 
-/* SMPI restarted its timer when the call returned; the piece until here is the call's exit
- * path (charged or dropped by SMPI alone, never owed). */
+/* SMPI restarted its timer as the call returned; what ran since is the call's exit path. */
 void augur_hold_after_call(void) {
   augur_state *s = st();
-  if (s) s->resume_cpu = 0;
+  if (s) {
+    s->resume_clock = simgrid_get_clock();
+    s->resume_mono = clock_ns(CLOCK_MONOTONIC);
+  }
   augur_hold();
 }
 #endif
