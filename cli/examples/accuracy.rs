@@ -141,7 +141,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    println!("Recorded runs: native leave-one-out, SMPI extrapolation in P within the recorded runs");
+    println!(
+        "Recorded runs: native leave-one-out, SMPI extrapolation in P within the recorded runs"
+    );
     print_table(&rows, false);
     println!(
         "\nModel from smpi-c runs at P <= 16 -> full SMPI runs at P = 64, 256 \
