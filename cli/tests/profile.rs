@@ -379,7 +379,10 @@ fn repeat_keeps_the_median_repetition() {
     assert_eq!(o.status.code(), Some(0));
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["ok"], 2);
-    assert_eq!(summary["runs"][0]["repetitions"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        summary["runs"][0]["repetitions"].as_array().unwrap().len(),
+        3
+    );
     let m = manifest(&out);
     for r in &m.runs {
         assert_eq!(r.status, RunStatus::Ok, "{r:?}");
@@ -392,11 +395,17 @@ fn repeat_keeps_the_median_repetition() {
             .collect();
         let below = times.iter().filter(|t| **t < times[k]).count();
         let above = times.iter().filter(|t| **t > times[k]).count();
-        assert!(below <= 1 && above <= 1, "kept {k} is the median of {times:?}");
+        assert!(
+            below <= 1 && above <= 1,
+            "kept {k} is the median of {times:?}"
+        );
         assert_eq!(r.wall_seconds, r.repetitions[k].wall_seconds);
         for x in &r.repetitions {
             let t = x.trace_seconds.unwrap_or(f64::NAN);
-            assert!(t > 0.0 && t < x.wall_seconds, "traced time inside the launch: {x:?}");
+            assert!(
+                t > 0.0 && t < x.wall_seconds,
+                "traced time inside the launch: {x:?}"
+            );
         }
         // The traces in runs/<config>/ are the kept repetition's: their measured T is its time.
         let traces = RunDir::at(&out).read_run(&r.config).unwrap();
@@ -405,7 +414,10 @@ fn repeat_keeps_the_median_repetition() {
             .iter()
             .map(|t| model::observe::rank_obs(t).elapsed)
             .fold(0.0, f64::max);
-        assert!((t - times[k]).abs() < 2e-6, "traces measure {t}, kept {times:?}[{k}]");
+        assert!(
+            (t - times[k]).abs() < 2e-6,
+            "traces measure {t}, kept {times:?}[{k}]"
+        );
     }
     assert!(
         !out.join("build/reps").join(&m.runs[0].config).exists(),
@@ -435,7 +447,9 @@ fn repeat_keeps_the_median_repetition() {
     assert_eq!((r.repetitions.len(), r.kept), (1, Some(0)));
     assert!(r.repetitions[0].trace_seconds.is_none());
     match &r.status {
-        RunStatus::Failed { reason } => assert!(reason.starts_with("repetition 1 of 2: "), "{reason}"),
+        RunStatus::Failed { reason } => {
+            assert!(reason.starts_with("repetition 1 of 2: "), "{reason}")
+        }
         s => panic!("expected failed, got {s:?}"),
     }
     let stderr =

@@ -492,7 +492,10 @@ mod tests {
         // and a record without repetitions is written back without the new keys
         rd.save_manifest(&m).unwrap();
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
-        assert!(!text.contains("repetitions") && !text.contains("kept"), "{text}");
+        assert!(
+            !text.contains("repetitions") && !text.contains("kept"),
+            "{text}"
+        );
     }
 
     #[test]
