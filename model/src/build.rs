@@ -159,6 +159,31 @@ fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
 }
 
 /// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
+/// Whether a phase communicates at P, as a factor: 1, or — when the runs without it are exactly
+/// those below some processor count (no peers at P = 1, no east-west neighbours on a 1 × 2
+/// grid) — `min(1, max(0, (P − P0)/(P1 − P0)))`, P0 the largest P without it, P1 the smallest
+/// with it.
+fn presence(runs: &[RunObs], g: &Phase) -> Expr {
+    let p = |r: &RunObs| r.p() as f64;
+    let absent = runs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !g.runs.contains_key(i))
+        .map(|(_, r)| p(r))
+        .fold(f64::NAN, f64::max);
+    let present = g
+        .runs
+        .keys()
+        .filter_map(|i| runs.get(*i))
+        .map(p)
+        .fold(f64::NAN, f64::min);
+    if absent.is_nan() || present.is_nan() || absent >= present {
+        return Expr::one();
+    }
+    let ramp = (Expr::var("P") - Expr::num(absent)) / Expr::num(present - absent);
+    Expr::min(Expr::one(), Expr::max(Expr::zero(), ramp))
+}
+
 /// Sites of the loops below `n` (or `n` itself) that hold no loop: their iterations, summed,
 /// count the innermost bodies a computation phase executes.
 fn leaf_loops(n: &Node) -> Vec<u32> {
@@ -332,7 +357,11 @@ pub fn build(
                     vec![Expr::one(), inv_p],
                     vec![Expr::one(), inv_sqrt_p],
                 ];
-                let f = crate::quantity::fit_probability(&s, &cands);
+                // simplest law first: with few processor counts several fit exactly
+                let mut f = crate::quantity::fit_probability(&s, &cands[..2]);
+                if f.r2 < 0.99 {
+                    f = crate::quantity::fit_probability(&s, &cands);
+                }
                 let src = if i.cond.is_empty() {
                     "unresolved".to_string()
                 } else {
@@ -565,6 +594,7 @@ pub fn build(
                 .subs("p", &Expr::int(2))
         };
         let k = Expr::num(msgs);
+        let presence = presence(runs, g);
         let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
         let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
         for b in BOUNDS {
@@ -574,10 +604,12 @@ pub fn build(
                 sub(&pp.recv_overhead, b),
             );
             let i = bidx(b);
+            // communication costs only where the phase exists; its computation always runs
+            let (tau, s, r) = (&presence * tau, &presence * s, &presence * r);
             match g.kind {
                 PhaseKind::Synchronous => per[i] = Expr::max(tau, w[i].clone()) + &k * (s + r),
                 _ => {
-                    let o = Expr::num(pp.o);
+                    let o = &presence * Expr::num(pp.o);
                     per[i] = &k * (s.clone() + r.clone() + o) + w[i].clone();
                     let d = depth.as_ref().map_or(Expr::zero(), |d| d.at(b).clone());
                     fill[i] = d * (tau + s + r + w[i].clone());

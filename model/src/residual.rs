@@ -1,7 +1,7 @@
 //! The part of the measured T that the composed model does not explain, fitted over the runs
-//! as `Σ c·(executions of a loop body) + c'·P + c0` with non-negative coefficients, kept only
-//! when it clearly improves the fit. Rows are weighted by 1/T (relative error), through a
-//! pseudo-parameter holding the measured T.
+//! as `c·(executions of a loop body)` plus one of `c0`, `c'·P`, `c''·executions·log2(P)`, with
+//! non-negative coefficients, kept only when it clearly improves the fit. Rows are weighted by
+//! 1/T (relative error), through a pseudo-parameter holding the measured T.
 
 use symbolic::fit::{fit_terms, FitOptions, Weighting};
 use symbolic::Expr;
@@ -65,10 +65,14 @@ pub fn fit_residual(
         vec![Expr::var("P")],
         vec![Expr::one(), Expr::var("P")],
     ];
+    // waiting that grows with the processor count per execution of a loop body (chains of
+    // partners in a neighbour exchange lengthen with the grid's extent)
+    let lg = Expr::var("P").log2();
     for (_, occ) in loops {
         hyps.push(vec![occ.clone()]);
         hyps.push(vec![occ.clone(), Expr::one()]);
         hyps.push(vec![occ.clone(), Expr::var("P")]);
+        hyps.push(vec![occ.clone(), occ.clone() * lg.clone()]);
     }
     let opts = FitOptions {
         weighting: Weighting::Absolute,
