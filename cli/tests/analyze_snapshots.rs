@@ -1,0 +1,152 @@
+//! `augur analyze --json` snapshots, one per testdata program, on its recorded SMPI runs (C
+//! source): the model's structure (phases, kinds, ancestors, depths, sizes, work, where every
+//! fitted quantity came from) and its numbers in the short printer's ~4 significant digits, so
+//! a change to the front end, cpg or model that moves the analysis shows up in review.
+//! Regenerate after re-recording runs: `INSTA_UPDATE=always cargo test -p augur --test
+//! analyze_snapshots`, then read every changed .snap before committing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else if e.file_name() != "model.json" {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// An expression text re-printed short; anything else unchanged.
+fn short(v: &Value) -> Value {
+    match v.as_str().map(symbolic::parse) {
+        Some(Ok(e)) => Value::String(e.to_string()),
+        _ => v.clone(),
+    }
+}
+
+/// 4 significant digits.
+fn sig4(v: &Value) -> Value {
+    match v.as_f64() {
+        Some(x) if x != 0.0 && x.is_finite() => Value::String(format!("{x:.3e}")),
+        _ => v.clone(),
+    }
+}
+
+fn pick(v: &Value, keys: &[&str], exprs: &[&str]) -> Value {
+    let mut o = serde_json::Map::new();
+    for k in keys {
+        let x = &v[*k];
+        o.insert(
+            (*k).to_string(),
+            if exprs.contains(k) {
+                short(x)
+            } else {
+                x.clone()
+            },
+        );
+    }
+    Value::Object(o)
+}
+
+fn digest(m: &Value) -> Value {
+    let list = |k: &str, keys: &[&str], exprs: &[&str]| -> Value {
+        m[k].as_array()
+            .map(|a| a.iter().map(|v| pick(v, keys, exprs)).collect())
+            .unwrap_or_default()
+    };
+    json!({
+        "params": m["params"],
+        "t": short(&m["t"]),
+        "phases": list(
+            "phases",
+            &["id", "kind", "sites", "ancestor_line", "processors", "depth", "bytes", "msgs",
+              "cost", "fill", "overlaps_with", "overlapped", "runs_seen"],
+            &["processors", "depth", "bytes", "cost", "fill"],
+        ),
+        "compute": list("compute", &["site", "line", "work", "origin", "cost", "inside_phase"], &["cost"]),
+        "quantities": list("quantities", &["what", "site", "line", "source", "origin", "expr"], &["expr"]),
+        "validation": m["validation"].as_array().map(|a| a.iter().map(|r| json!({
+            "config": r["config"],
+            "measured": sig4(&r["measured"]),
+            "predicted": sig4(&r["predicted"]),
+        })).collect::<Vec<_>>()),
+        "warnings": m["warnings"],
+    })
+}
+
+fn snapshot(program: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join(program);
+    copy_dir(
+        &root().join("testdata").join(program).join("runs/smpi-c"),
+        &runs,
+    );
+    let src = root()
+        .join("testdata")
+        .join(program)
+        .join(format!("{program}.c"));
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args([
+            "analyze",
+            src.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    insta::assert_json_snapshot!(format!("analyze_{program}"), digest(&m));
+}
+
+#[test]
+fn shift() {
+    snapshot("shift");
+}
+
+#[test]
+fn pipeline() {
+    snapshot("pipeline");
+}
+
+#[test]
+fn pge1() {
+    snapshot("pge1");
+}
+
+#[test]
+fn pge2() {
+    snapshot("pge2");
+}
+
+#[test]
+fn atm2d() {
+    snapshot("atm2d");
+}
+
+#[test]
+fn sweep() {
+    snapshot("sweep");
+}
+
+#[test]
+fn stencil() {
+    snapshot("stencil");
+}
