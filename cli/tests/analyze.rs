@@ -2,55 +2,10 @@
 //! simulated times): the "must show" phase structure of seed 004 and a predict round trip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else if e.file_name() != "model.json" {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
-}
-
-/// Runs `augur analyze --json` on a copy of the program's SMPI runs; returns the model.
-fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
-    let runs = tmp.join(program);
-    copy_dir(
-        &root().join("testdata").join(program).join("runs/smpi-c"),
-        &runs,
-    );
-    let src = root()
-        .join("testdata")
-        .join(program)
-        .join(format!("{program}.c"));
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args([
-            "analyze",
-            src.to_str().unwrap(),
-            "--runs",
-            runs.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(runs.join("model.json").exists());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+mod common;
+use common::analyze;
 
 fn phases<'a>(m: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
     m["phases"]

@@ -6,27 +6,9 @@
 //! analyze_snapshots`, then read every changed .snap before committing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else if e.file_name() != "model.json" {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
-}
 
 /// An expression text re-printed short; anything else unchanged.
 fn short(v: &Value) -> Value {
@@ -88,31 +70,7 @@ fn digest(m: &Value) -> Value {
 
 fn snapshot(program: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join(program);
-    copy_dir(
-        &root().join("testdata").join(program).join("runs/smpi-c"),
-        &runs,
-    );
-    let src = root()
-        .join("testdata")
-        .join(program)
-        .join(format!("{program}.c"));
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args([
-            "analyze",
-            src.to_str().unwrap(),
-            "--runs",
-            runs.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = common::analyze(program, tmp.path());
     insta::assert_json_snapshot!(format!("analyze_{program}"), digest(&m));
 }
 

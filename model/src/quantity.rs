@@ -335,8 +335,9 @@ fn solve_small(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         b.swap(c, piv);
         for r in c + 1..k {
             let f = a[r][c] / a[c][c];
-            for cc in c..k {
-                a[r][cc] -= f * a[c][cc];
+            let (top, bottom) = a.split_at_mut(r);
+            for (x, y) in bottom[0][c..].iter_mut().zip(&top[c][c..]) {
+                *x -= f * y;
             }
             b[r] -= f * b[c];
         }

@@ -1,0 +1,54 @@
+//! Shared by the `analyze` tests: running `augur analyze --json` on a scratch copy of a testdata
+//! program's recorded SMPI runs (the copy keeps the tests from writing model.json into the tree).
+#![allow(clippy::unwrap_used, dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else if e.file_name() != "model.json" {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// Runs `augur analyze --json` on a copy (under `tmp`) of the program's SMPI C runs; returns
+/// the model. The copy's directory is `tmp/<program>`, where model.json is written.
+pub fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
+    let runs = tmp.join(program);
+    copy_dir(
+        &root().join("testdata").join(program).join("runs/smpi-c"),
+        &runs,
+    );
+    let src = root()
+        .join("testdata")
+        .join(program)
+        .join(format!("{program}.c"));
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args([
+            "analyze",
+            src.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(runs.join("model.json").exists());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
