@@ -456,7 +456,7 @@ mod tests {
         // power law is exact; the one-term law in sqrt(P) is exact at square P
         let px = |p: f64| {
             (1..=p as u64)
-                .filter(|d| d * d <= p as u64 && p as u64 % d == 0)
+                .filter(|d| d * d <= p as u64 && (p as u64).is_multiple_of(*d))
                 .max()
         };
         let g = fit_quantity(
