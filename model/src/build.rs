@@ -87,7 +87,8 @@ pub struct Built {
 }
 
 struct Ctx<'a> {
-    apt: &'a Apt,
+    /// Every APT node by site id.
+    nodes: BTreeMap<u32, &'a Node>,
     machine: &'a Machine,
     trips: BTreeMap<u32, Fitted>,
     probs: BTreeMap<u32, Fitted>,
@@ -254,6 +255,12 @@ fn measured_work(
         Some(trip * body(&n.children, trips, consts, params)?)
     }
     loop_work(n, trips, consts, params)
+}
+
+/// The collective a COMM node performs, if it is one (the machine sheet names them as the APT
+/// spells MPI operations).
+fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
+    format!("{:?}", c.op).parse().ok()
 }
 
 fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
@@ -678,7 +685,7 @@ pub fn build(
     let p2p_default =
         BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
     let ctx = Ctx {
-        apt,
+        nodes: nodes.clone(),
         machine,
         trips,
         probs,
@@ -730,7 +737,6 @@ pub fn build(
         p.total =
             occ * pc.per[1].clone() + ctx.fills(p.ancestor, &paths, main) * pc.fill[1].clone();
     }
-    let _ = ctx.apt;
     Built {
         t,
         phases: phase_rep,
@@ -864,9 +870,8 @@ impl Ctx<'_> {
                 if self.excluded.contains(&site) {
                     return (Expr::zero(), Expr::zero());
                 }
-                let name = format!("{:?}", c.op);
-                let v = match name.parse::<CollectiveOp>() {
-                    Ok(op) => {
+                let v = match collective_op(c) {
+                    Some(op) => {
                         let Some(cost) = self.machine.collective(op) else {
                             return (Expr::zero(), Expr::zero());
                         };
@@ -882,7 +887,7 @@ impl Ctx<'_> {
                             .subs("d", &bytes)
                             .subs("p", &Expr::var("P"))
                     }
-                    Err(_) => self.p2p_default[bidx(b)].clone(),
+                    None => self.p2p_default[bidx(b)].clone(),
                 };
                 (v, Expr::zero())
             }
@@ -898,8 +903,8 @@ impl Ctx<'_> {
                     l.iter()
                         .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
                 });
-                let collective = matches!(&m.data, NodeData::Comm(cm)
-                    if format!("{:?}", cm.op).parse::<CollectiveOp>().is_ok());
+                let collective =
+                    matches!(&m.data, NodeData::Comm(cm) if collective_op(cm).is_some());
                 sync_anchor
                     || collective
                     || (matches!(m.data, NodeData::If(_))
@@ -924,8 +929,7 @@ impl Ctx<'_> {
         main: &str,
         stack: &mut Vec<String>,
     ) -> Expr {
-        let nodes = self.apt.nodes();
-        let by_site: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.site.0, *n)).collect();
+        let by_site = &self.nodes;
         let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
         let mut e = Expr::one();
         for s in path {
@@ -949,8 +953,8 @@ impl Ctx<'_> {
         match routine {
             Some(r) if r != main && !stack.contains(&r) => {
                 stack.push(r.clone());
-                let calls: Expr = nodes
-                    .iter()
+                let calls: Expr = by_site
+                    .values()
                     .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
                     .map(|n| self.executions_of(n.site.0, true, paths, main, stack))
                     .sum();
@@ -965,8 +969,7 @@ impl Ctx<'_> {
     /// loop that encloses it (or of the anchor, when the anchor is a loop), per iteration when
     /// that loop's body synchronises every iteration — as `node` charges it.
     fn fills(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, main: &str) -> Expr {
-        let nodes = self.apt.nodes();
-        let by_site: BTreeMap<u32, &Node> = nodes.iter().map(|n| (n.site.0, *n)).collect();
+        let by_site = &self.nodes;
         let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
         let consumer = path
             .iter()
