@@ -428,8 +428,16 @@ pub fn build(
                         });
                         Some(f.expr)
                     });
+                // the outer loop's trip count, when the nest has inner loops: a candidate
+                // cost per outer iteration
+                let outer = (!leaf_loops(n).contains(&site))
+                    .then(|| {
+                        source_expr(&l.trip, &consts, &params)
+                            .or_else(|| trips.get(&site).map(|f| f.expr.clone()))
+                    })
+                    .flatten();
                 let f = match &work {
-                    Some(w) => crate::quantity::fit_scaled(&s, w),
+                    Some(w) => crate::quantity::fit_scaled(&s, w, outer.as_ref()),
                     None => fit_quantity(&s, None, &[], false, qopts),
                 };
                 let w = match (&work, f.origin) {

@@ -314,8 +314,9 @@ fn fit_monomial(s: &Samples, opts: &FitOptions) -> Option<(Fitted, f64)> {
         .filter(|r| r.coeffs.first().is_some_and(|c| c.coef > 0.0))
         .collect();
     let best = fits.iter().min_by(|a, b| {
-        let pa = a.loo_rel_error * if a.coeffs.len() > 1 { 1.02 } else { 1.0 };
-        let pb = b.loo_rel_error * if b.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        // each added term must earn its place: 2% of leave-one-out error per term
+        let pa = a.loo_rel_error * 1.02f64.powi(a.coeffs.len() as i32 - 1);
+        let pb = b.loo_rel_error * 1.02f64.powi(b.coeffs.len() as i32 - 1);
         pa.total_cmp(&pb)
     })?;
     let mut f = from_fit(best, Origin::Regression, n);
@@ -350,17 +351,30 @@ fn solve_small(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
-/// A cost per entry with the source's work expression `w`: `c·w`, or `c·w + c0` when a fixed
-/// per-entry overhead fits clearly better (leave-one-out). Never a free PMNF search: timings of
-/// small loops are noisy, and free terms would extrapolate that noise.
-pub fn fit_scaled(s: &Samples, w: &Expr) -> Fitted {
+/// A cost per entry with the source's work expression `w`: `c·w`, plus, when it fits clearly
+/// better (leave-one-out), a fixed per-entry overhead `c0` and a cost per iteration of the
+/// nest's outer loop `c1·outer` (the outer loop's own trip count: loop overhead, and what the
+/// body does once per outer iteration, e.g. a first touch of a new row of a 2-D array). Never a
+/// free PMNF search: timings of small loops are noisy, and free terms would extrapolate that
+/// noise.
+pub fn fit_scaled(s: &Samples, w: &Expr, outer: Option<&Expr>) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
     let opts = FitOptions {
         weighting: Weighting::Relative,
         ..Default::default()
     };
-    let hyps = [vec![w.clone()], vec![w.clone(), Expr::one()]];
+    let mut hyps = vec![vec![w.clone()], vec![w.clone(), Expr::one()]];
+    // the outer trip count is a term of its own only when no term of `w` already has its shape
+    if let Some(o) = outer.filter(|o| {
+        o.as_const().is_none()
+            && o.terms().len() == 1
+            && w.terms().iter().all(|t| t.monomial() != o.terms()[0].monomial())
+    }) {
+        let o = o.terms()[0].monomial();
+        hyps.push(vec![w.clone(), o.clone()]);
+        hyps.push(vec![w.clone(), o, Expr::one()]);
+    }
     let ok = |r: &FitResult| r.coeffs.iter().all(|c| c.coef >= 0.0);
     let fits: Vec<FitResult> = hyps
         .iter()
@@ -368,8 +382,9 @@ pub fn fit_scaled(s: &Samples, w: &Expr) -> Fitted {
         .filter(ok)
         .collect();
     let best = fits.iter().min_by(|a, b| {
-        let pa = a.loo_rel_error * if a.coeffs.len() > 1 { 1.02 } else { 1.0 };
-        let pb = b.loo_rel_error * if b.coeffs.len() > 1 { 1.02 } else { 1.0 };
+        // each added term must earn its place: 2% of leave-one-out error per term
+        let pa = a.loo_rel_error * 1.02f64.powi(a.coeffs.len() as i32 - 1);
+        let pb = b.loo_rel_error * 1.02f64.powi(b.coeffs.len() as i32 - 1);
         pa.total_cmp(&pb)
     });
     match best {
