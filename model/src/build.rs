@@ -600,13 +600,16 @@ pub fn build(
                 .sum()
         });
         let pp = &machine.point_to_point;
-        let d_at = largest.map_or(0.0, |(_, pr)| pr.bytes);
         let m = |b: Bound| bytes.at(b).clone();
+        // the message sizes the runs measured choose the protocol regimes the cost spans
+        let (d_lo, d_hi) = g
+            .runs
+            .values()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), pr| {
+                (lo.min(pr.bytes), hi.max(pr.bytes))
+            });
         let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
-            cm.regime_at(d_at)
-                .expr_bound(b)
-                .subs("d", &m(b))
-                .subs("p", &Expr::int(2))
+            cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
         };
         let k = Expr::num(msgs);
         let presence = presence(runs, g);
@@ -889,11 +892,9 @@ impl Ctx<'_> {
                             .and_then(Attr::expr)
                             .cloned()
                             .unwrap_or_else(Expr::zero);
+                        // one regime: the size at a nominal 1024 for every parameter
                         let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
-                        cost.regime_at(d)
-                            .expr_bound(b)
-                            .subs("d", &bytes)
-                            .subs("p", &Expr::var("P"))
+                        cost.piecewise(b, &bytes, &Expr::var("P"), d, d)
                     }
                     None => self.p2p_default[bidx(b)].clone(),
                 };

@@ -341,6 +341,32 @@ impl CostModel {
         &self.regimes[self.regimes.len() - 1].cost
     }
 
+    /// The cost as one expression in `d` (a message size expression) and `p`, bound `b`, over
+    /// the regimes that sizes from `lo` to `hi` bytes reach (the sizes the runs measured; the
+    /// outer regimes extend past them): the first regime, plus at each boundary `u` the step
+    /// `[d > u] = min(1, floor(d/(u+1)))` (sizes are whole bytes) times the next regime's
+    /// difference from the one before. A model whose message sizes cross a protocol boundary
+    /// between runs stays right on both sides; one whose sizes stay in one regime reads as that
+    /// regime's formula.
+    pub fn piecewise(&self, b: Bound, d: &Expr, p: &Expr, lo: f64, hi: f64) -> Expr {
+        let index = |x: f64| {
+            self.regimes
+                .iter()
+                .position(|r| r.up_to_bytes.is_none_or(|u| x <= u as f64))
+                .unwrap_or(self.regimes.len() - 1)
+        };
+        let (first, last) = (index(lo.min(hi)), index(lo.max(hi)));
+        let used = &self.regimes[first..=last];
+        let at = |r: &Regime| r.cost.expr_bound(b).subs("d", d).subs("p", p);
+        let mut out = at(&used[0]);
+        for w in used.windows(2) {
+            let Some(u) = w[0].up_to_bytes else { break };
+            let step = Expr::min(Expr::one(), (d / Expr::num(u as f64 + 1.0)).floor());
+            out = out + step * (at(&w[1]) - at(&w[0]));
+        }
+        out
+    }
+
     /// The expression of the regime covering `d` bytes.
     pub fn expr_at(&self, d: f64) -> &Expr {
         self.regime_at(d).expr()

@@ -92,6 +92,34 @@ fn split_finds_eager_rendezvous_knee() {
 }
 
 #[test]
+fn piecewise_cost_follows_the_regimes_its_sizes_reach() {
+    let ds: Vec<f64> = (0..12).map(|i| 4f64.powi(i)).collect();
+    let h = |_: f64, d: f64| {
+        if d <= 4096.0 {
+            1e-6 + 2e-10 * d
+        } else {
+            8e-6 + 1e-10 * d
+        }
+    };
+    let m = fit_regimes(&synth(h, &[2.0], &ds, 0.0), true).unwrap();
+    let p = symbolic::Expr::int(2);
+    // sizes 8*N with N from 64 to 4096: 512 B .. 32 KiB, across the 4096-byte boundary
+    let d = symbolic::parse("8*N").unwrap();
+    let e = m.piecewise(Bound::Avg, &d, &p, 512.0, 32768.0);
+    for n in [64.0, 256.0, 512.0, 513.0, 4096.0] {
+        let got = e.eval(&|v| (v == "N").then_some(n)).unwrap();
+        let want = m.eval(2.0, 8.0 * n);
+        assert!((got - want).abs() <= 1e-9 * want, "N={n}: {got} vs {want}");
+    }
+    // sizes within one regime: that regime's formula, no step
+    let small = m.piecewise(Bound::Avg, &d, &p, 8.0, 2048.0);
+    assert!(!small.to_string().contains("floor"), "{small}");
+    let big = m.piecewise(Bound::Avg, &d, &p, 8192.0, 65536.0);
+    let got = big.eval(&|v| (v == "N").then_some(8192.0)).unwrap();
+    assert!((got - h(2.0, 65536.0)).abs() / got < 1e-6);
+}
+
+#[test]
 fn reconcile_keeps_the_round_trip() {
     for (h, s, r) in [
         (1.0, 0.2, 0.3),

@@ -369,7 +369,9 @@ pub fn fit_scaled(s: &Samples, w: &Expr, outer: Option<&Expr>) -> Fitted {
     if let Some(o) = outer.filter(|o| {
         o.as_const().is_none()
             && o.terms().len() == 1
-            && w.terms().iter().all(|t| t.monomial() != o.terms()[0].monomial())
+            && w.terms()
+                .iter()
+                .all(|t| t.monomial() != o.terms()[0].monomial())
     }) {
         let o = o.terms()[0].monomial();
         hyps.push(vec![w.clone(), o.clone()]);
