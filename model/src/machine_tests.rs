@@ -67,16 +67,19 @@ fn barrier_forms_have_no_data_term() {
     assert_eq!(f.form, "c + s*p^2");
 }
 
+/// A cost with a knee at 4096 bytes, as an eager-to-rendezvous switch makes.
+fn eager_rendezvous(_: f64, d: f64) -> f64 {
+    if d <= 4096.0 {
+        1e-6 + 2e-10 * d
+    } else {
+        8e-6 + 1e-10 * d
+    }
+}
+
 #[test]
 fn split_finds_eager_rendezvous_knee() {
     let ds: Vec<f64> = (0..12).map(|i| 4f64.powi(i)).collect();
-    let h = |_: f64, d: f64| {
-        if d <= 4096.0 {
-            1e-6 + 2e-10 * d
-        } else {
-            8e-6 + 1e-10 * d
-        }
-    };
+    let h = eager_rendezvous;
     let m = fit_regimes(&synth(h, &[2.0], &ds, 0.005), true).unwrap();
     assert_eq!(m.regimes().len(), 2);
     assert_eq!(m.regimes()[0].up_to_bytes, Some(4096));
@@ -94,13 +97,7 @@ fn split_finds_eager_rendezvous_knee() {
 #[test]
 fn piecewise_cost_follows_the_regimes_its_sizes_reach() {
     let ds: Vec<f64> = (0..12).map(|i| 4f64.powi(i)).collect();
-    let h = |_: f64, d: f64| {
-        if d <= 4096.0 {
-            1e-6 + 2e-10 * d
-        } else {
-            8e-6 + 1e-10 * d
-        }
-    };
+    let h = eager_rendezvous;
     let m = fit_regimes(&synth(h, &[2.0], &ds, 0.0), true).unwrap();
     let p = symbolic::Expr::int(2);
     // sizes 8*N with N from 64 to 4096: 512 B .. 32 KiB, across the 4096-byte boundary
