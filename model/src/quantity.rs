@@ -313,12 +313,7 @@ fn fit_monomial(s: &Samples, opts: &FitOptions) -> Option<(Fitted, f64)> {
         .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, opts).ok())
         .filter(|r| r.coeffs.first().is_some_and(|c| c.coef > 0.0))
         .collect();
-    let best = fits.iter().min_by(|a, b| {
-        // each added term must earn its place: 2% of leave-one-out error per term
-        let pa = a.loo_rel_error * 1.02f64.powi(a.coeffs.len() as i32 - 1);
-        let pb = b.loo_rel_error * 1.02f64.powi(b.coeffs.len() as i32 - 1);
-        pa.total_cmp(&pb)
-    })?;
+    let best = least_loo(&fits)?;
     let mut f = from_fit(best, Origin::Regression, n);
     f.expr = tidy(&f.expr);
     Some((f, best.loo_rel_error))
@@ -349,6 +344,13 @@ fn solve_small(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         x[r] = (b[r] - acc) / a[r][r];
     }
     x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// The fit with the least leave-one-out error, each term after the first costing 2% of it: an
+/// added term must earn its place.
+fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
+    let score = |r: &FitResult| r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
+    fits.iter().min_by(|a, b| score(a).total_cmp(&score(b)))
 }
 
 /// A cost per entry with the source's work expression `w`: `c·w`, plus, when it fits clearly
@@ -383,12 +385,7 @@ pub fn fit_scaled(s: &Samples, w: &Expr, outer: Option<&Expr>) -> Fitted {
         .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, &opts).ok())
         .filter(ok)
         .collect();
-    let best = fits.iter().min_by(|a, b| {
-        // each added term must earn its place: 2% of leave-one-out error per term
-        let pa = a.loo_rel_error * 1.02f64.powi(a.coeffs.len() as i32 - 1);
-        let pb = b.loo_rel_error * 1.02f64.powi(b.coeffs.len() as i32 - 1);
-        pa.total_cmp(&pb)
-    });
+    let best = least_loo(&fits);
     match best {
         Some(r) => from_fit(r, Origin::SourceScaled, n),
         None => {
@@ -462,6 +459,27 @@ mod tests {
         let g = fit_quantity(&samples(|n, p| 3e-9 * n / p), Some(&src), &[], false, &o);
         assert_eq!(g.origin, Origin::SourceScaled);
         assert!((g.expr.terms()[0].coef() - 3e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn scaled_cost_adds_a_cost_per_outer_iteration_when_it_earns_it() {
+        let w = symbolic::parse("N^2/P").unwrap();
+        let outer = symbolic::parse("N").unwrap();
+        // 3 ns per element plus 2 us per row (a page fault on each new row)
+        let f = fit_scaled(
+            &samples(|n, p| 3e-9 * n * n / p + 2e-6 * n),
+            &w,
+            Some(&outer),
+        );
+        let row = f.expr.terms().iter().find(|t| t.monomial() == outer);
+        assert!(
+            row.is_some_and(|t| (t.coef() - 2e-6).abs() < 1e-9),
+            "{}",
+            f.expr
+        );
+        // without a per-row cost the plain form wins
+        let g = fit_scaled(&samples(|n, p| 3e-9 * n * n / p), &w, Some(&outer));
+        assert_eq!(g.expr.terms().len(), 1, "{}", g.expr);
     }
 
     #[test]
