@@ -160,21 +160,21 @@ fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
 }
 
 /// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
-/// Whether a phase communicates at P, as a factor: 1, or — when the runs without it are exactly
-/// those below some processor count (no peers at P = 1, no east-west neighbours on a 1 × 2
-/// grid) — `min(1, max(0, (P − P0)/(P1 − P0)))`, P0 the largest P without it, P1 the smallest
-/// with it.
-fn presence(runs: &[RunObs], g: &Phase) -> Expr {
+/// Whether a phase communicates at P, as a factor: 1, or — when the runs in which it costs the
+/// critical processor time (`on`, [`phases::critical_runs`]) are exactly those from some
+/// processor count up (no peers at P = 1, no east-west neighbours on a 1 × 2 grid, one of two
+/// north-south neighbours on a 2 × 2 grid) — `min(1, max(0, (P − P0)/(P1 − P0)))`, P0 the
+/// largest P without it, P1 the smallest with it.
+fn presence(runs: &[RunObs], on: &BTreeSet<usize>) -> Expr {
     let p = |r: &RunObs| r.p() as f64;
     let absent = runs
         .iter()
         .enumerate()
-        .filter(|(i, _)| !g.runs.contains_key(i))
+        .filter(|(i, _)| !on.contains(i))
         .map(|(_, r)| p(r))
         .fold(f64::NAN, f64::max);
-    let present = g
-        .runs
-        .keys()
+    let present = on
+        .iter()
         .filter_map(|i| runs.get(*i))
         .map(p)
         .fold(f64::NAN, f64::min);
@@ -483,6 +483,7 @@ pub fn build(
 
     // phases
     let found: Vec<Phase> = phases::find(runs);
+    let critical = phases::critical_runs(&found);
     let paths = parent_paths(apt);
     let mut anchored: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut excluded = BTreeSet::new();
@@ -612,7 +613,7 @@ pub fn build(
             cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
         };
         let k = Expr::num(msgs);
-        let presence = presence(runs, g);
+        let presence = presence(runs, &critical[gi]);
         let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
         let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
         for b in BOUNDS {

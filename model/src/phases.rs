@@ -117,6 +117,59 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
         .collect()
 }
 
+/// For each phase, the runs in which it costs time on the critical processor: the processor
+/// that takes part in the most synchronous phases under the phase's APT ancestor (ties broken
+/// towards phases earlier in program order, so the choice is the same across runs). Per step,
+/// a sequence of synchronous exchanges costs what the busiest processor does, not the sum of
+/// every phase: on a 2 × 2 grid each processor has one of its two north-south and one of its
+/// two east-west neighbours, so it pays for two of the four exchanges. Pipelines and
+/// collectives: the runs where the phase exists.
+pub fn critical_runs(found: &[Phase]) -> Vec<BTreeSet<usize>> {
+    let mut out: Vec<BTreeSet<usize>> = found
+        .iter()
+        .map(|g| g.runs.keys().copied().collect())
+        .collect();
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (gi, g) in found.iter().enumerate() {
+        if let (PhaseKind::Synchronous, Some(a)) = (g.kind, g.ancestor) {
+            groups.entry(a).or_default().push(gi);
+        }
+    }
+    for group in groups.values().filter(|g| g.len() > 1) {
+        let run_ids: BTreeSet<usize> = group
+            .iter()
+            .flat_map(|gi| found[*gi].runs.keys().copied())
+            .collect();
+        for ri in run_ids {
+            let takes_part = |gi: usize, rank: u32| {
+                found[gi]
+                    .runs
+                    .get(&ri)
+                    .is_some_and(|pr| pr.senders.contains(&rank) || pr.receivers.contains(&rank))
+            };
+            let ranks: BTreeSet<u32> = group
+                .iter()
+                .filter_map(|gi| found[*gi].runs.get(&ri))
+                .flat_map(|pr| pr.senders.iter().chain(&pr.receivers).copied())
+                .collect();
+            // (phases taken part in, which ones in program order) — largest wins
+            let critical = ranks
+                .iter()
+                .map(|&rank| {
+                    let part: Vec<bool> = group.iter().map(|&gi| takes_part(gi, rank)).collect();
+                    (part.iter().filter(|b| **b).count(), part)
+                })
+                .max();
+            for (gi, on) in group.iter().zip(critical.map(|c| c.1).unwrap_or_default()) {
+                if !on {
+                    out[*gi].remove(&ri);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether `a` and `b` (consecutive under one ancestor) have no processor dependence
 /// (RL(a) ∩ SL(b) = ∅) at the largest run that has both, by that run's `cpg` dependences.
 pub fn independent(runs: &[RunObs], a: &Phase, b: &Phase) -> bool {
@@ -173,6 +226,37 @@ mod tests {
         }
         for (ri, pr) in &s[0].runs {
             assert_eq!(pr.processors, u32::try_from(sr[*ri].p()).unwrap());
+        }
+    }
+
+    /// atm2d's four halo exchanges per colour: on a 1 × 2 grid the busiest processor takes part
+    /// in one, on 2 × 2 in two (one north-south and one east-west neighbour), on 2 × 4 in three,
+    /// on 4 × 4 in all four.
+    #[test]
+    fn critical_processor_participation_on_a_grid() {
+        let runs = load("atm2d");
+        let found = find(&runs);
+        let on = critical_runs(&found);
+        let sync: Vec<usize> = (0..found.len())
+            .filter(|gi| found[*gi].kind == PhaseKind::Synchronous)
+            .collect();
+        assert_eq!(sync.len(), 4);
+        for (ri, run) in runs.iter().enumerate() {
+            let counted = sync.iter().filter(|gi| on[**gi].contains(&ri)).count();
+            let expect = match run.p() {
+                2 => 1,
+                4 => 2,
+                8 => 3,
+                _ => 4,
+            };
+            assert_eq!(counted, expect, "{}", run.config);
+        }
+        // a lone phase keeps every run it exists in
+        let shift = load("shift");
+        let f = find(&shift);
+        let on = critical_runs(&f);
+        for (gi, g) in f.iter().enumerate() {
+            assert_eq!(on[gi], g.runs.keys().copied().collect::<BTreeSet<_>>());
         }
     }
 
