@@ -25,7 +25,15 @@
  *   kind,op,p,bytes,reps,min,median,mean,stddev
  *   pt2pt ops: pingpong (half round trip, mean over a few consecutive round trips), send_posted (time in MPI_Send with the receive
  *   already posted), send_unposted (receive posted late), recv_min (time in MPI_Recv for a
- *   message sent well before), stream (per-message period of back-to-back sends).
+ *   message sent well before), stream (per-message period of back-to-back sends),
+ *   stream_fresh (one-way stream where the sender writes its whole buffer before every send
+ *   and the receiver reads every message it gets, as programs do: per-message period minus
+ *   the larger of the write and read times, i.e. what the messages add to the computation).
+ *   After the listed sizes, send_unposted is also measured at sizes bisecting the gap between
+ *   the largest listed size whose send does not wait for the late receive and the next one
+ *   that does, down to one byte: the eager limit. A send "waits" when its median exceeds the
+ *   send_posted median at the nearest listed size at or below it by WAIT_MARGIN seconds (half
+ *   the fixed part of the late receiver's delay); model/src/machine_fit.rs applies the same rule.
  *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall; bytes is the
  *   per-process block (bcast: the buffer; reduce/allreduce: the vector of doubles; gather,
  *   scatter, allgather: each process's block; alltoall: each pair's block).
@@ -45,6 +53,8 @@
 #define STREAM_LEN 16
 #define MAX_LIST 64
 #define TAG 7
+/* A send waited for the late receive when it took this much longer than a posted one. */
+#define WAIT_MARGIN 10e-6
 
 typedef struct {
     long v[MAX_LIST];
@@ -130,9 +140,112 @@ static int bytes_trips(long bytes) {
 static double *times_buf;
 static char *sbuf, *rbuf;
 
+/* send_unposted: time in MPI_Send when the receiver posts only after `late`. Emits the row
+ * (rank 0) and returns on both ranks whether the send waited for the receive (see WAIT_MARGIN;
+ * `posted` is the send_posted median it is compared with, meaningful on rank 0). */
+static int send_unposted(MPI_Comm pair, int me, long b, int n, double late, double posted) {
+    int cnt = (int)b, peer = 1 - me;
+    MPI_Status st;
+    for (int i = -WARMUP; i < n; i++) {
+        MPI_Barrier(pair);
+        if (me == 0) {
+            double t0 = MPI_Wtime();
+            MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            if (i >= 0) times_buf[i] = MPI_Wtime() - t0;
+        } else {
+            delay(late);
+            MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+        }
+    }
+    int waited = 0;
+    if (me == 0) {
+        emit("pt2pt", "send_unposted", 2, b, times_buf, n);
+        waited = times_buf[n / 2] > posted + WAIT_MARGIN;
+    }
+    MPI_Bcast(&waited, 1, MPI_INT, 0, pair);
+    return waited;
+}
+
+/* Sink for the receiver's reads, so the compiler keeps them. */
+static volatile unsigned long fresh_sink;
+
+/* Rewrites the first `b` bytes in place (read-modify-write of every word, as a program's update
+ * loop over the data it sends does). */
+static void update_all(unsigned char *q, long b, int k) {
+    long j = 0;
+    for (; j + 8 <= b; j += 8) {
+        unsigned long w;
+        memcpy(&w, q + j, 8);
+        w = w * 3 + (unsigned long)k;
+        memcpy(q + j, &w, 8);
+    }
+    for (; j < b; j++) q[j] = (unsigned char)(q[j] * 3 + k);
+}
+
+/* Sum of the first `b` bytes (read as words), so that every cache line is loaded. */
+static unsigned long read_all(const unsigned char *q, long b) {
+    unsigned long acc = 0;
+    long j = 0;
+    for (; j + 8 <= b; j += 8) {
+        unsigned long w;
+        memcpy(&w, q + j, 8);
+        acc += w;
+    }
+    for (; j < b; j++) acc += q[j];
+    return acc;
+}
+
+/* stream_fresh: STREAM_LEN one-way messages; before each send the sender updates its whole
+ * buffer in place, after each receive the receiver reads all of it, as a program's loops
+ * around its messages do. The row is the receiver's period per message minus the larger of
+ * the two sides' per-message update/read times measured alone (same loops, no message in
+ * between), at least 0: what a message adds to the computation around it, including the
+ * cache lines that move to the other core and back (the sender's next update of data the
+ * receiver's copy just read costs more than an update of data only it touches). */
+static void stream_fresh(MPI_Comm pair, int me, long b, int n) {
+    int cnt = (int)b, peer = 1 - me;
+    MPI_Status st;
+    for (int i = -WARMUP; i < n; i++) {
+        /* alone: the side's own loops, STREAM_LEN - 1 times, both sides at once */
+        double a0 = MPI_Wtime();
+        for (int k = 1; k < STREAM_LEN; k++) {
+            if (me == 1) update_all((unsigned char *)sbuf, b, k + i);
+            else fresh_sink = read_all((const unsigned char *)rbuf, b);
+        }
+        double alone = MPI_Wtime() - a0;
+        MPI_Barrier(pair);
+        if (me == 1) {
+            for (int k = 0; k < STREAM_LEN; k++) {
+                update_all((unsigned char *)sbuf, b, k + i);
+                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
+            }
+            MPI_Send(&alone, 1, MPI_DOUBLE, peer, TAG + 1, pair);
+        } else {
+            double t0 = 0, other = 0;
+            for (int k = 0; k < STREAM_LEN; k++) {
+                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
+                fresh_sink = read_all((const unsigned char *)rbuf, b);
+                if (k == 0) t0 = MPI_Wtime();
+            }
+            double period = MPI_Wtime() - t0;
+            MPI_Recv(&other, 1, MPI_DOUBLE, peer, TAG + 1, pair, &st);
+            if (i >= 0) {
+                double busy = alone > other ? alone : other;
+                double t = (period - busy) / (STREAM_LEN - 1);
+                times_buf[i] = t > 0 ? t : 0;
+            }
+        }
+    }
+    if (me == 0) emit("pt2pt", "stream_fresh", 2, b, times_buf, n);
+}
+
 /* Point-to-point between world ranks 0 and 1 over `pair` (NULL on other ranks). */
 static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
     if (pair == MPI_COMM_NULL) return;
+    /* per listed size: send_posted median (rank 0), half round trip, whether a late receive
+     * made the send wait */
+    double posted[MAX_LIST] = {0}, half_at[MAX_LIST] = {0};
+    int waited[MAX_LIST] = {0};
     int me;
     MPI_Comm_rank(pair, &me);
     int peer = 1 - me;
@@ -180,19 +293,9 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
             }
         }
         if (me == 0) emit("pt2pt", "send_posted", 2, b, times_buf, n);
-        /* send_unposted: the receiver posts only after `late` */
-        for (int i = -WARMUP; i < n; i++) {
-            MPI_Barrier(pair);
-            if (me == 0) {
-                double t0 = MPI_Wtime();
-                MPI_Send(sbuf, cnt, MPI_BYTE, peer, TAG, pair);
-                if (i >= 0) times_buf[i] = MPI_Wtime() - t0;
-            } else {
-                delay(late);
-                MPI_Recv(rbuf, cnt, MPI_BYTE, peer, TAG, pair, &st);
-            }
-        }
-        if (me == 0) emit("pt2pt", "send_unposted", 2, b, times_buf, n);
+        if (me == 0) posted[si] = times_buf[n / 2];
+        half_at[si] = half;
+        waited[si] = send_unposted(pair, me, b, n, late, posted[si]);
         /* recv_min: rank 0 receives a message rank 1 sent `late` earlier */
         for (int i = -WARMUP; i < n; i++) {
             MPI_Barrier(pair);
@@ -219,6 +322,21 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
             }
         }
         if (me == 0) emit("pt2pt", "stream", 2, b, times_buf, n);
+        stream_fresh(pair, me, b, n);
+    }
+    /* eager limit: bisect between the last size that did not wait and the first that did */
+    for (int si = 1; si < sizes->n; si++) {
+        if (waited[si - 1] || !waited[si]) continue;
+        long lo = sizes->v[si - 1], hi = sizes->v[si];
+        if (lo >= hi) break; /* the bisection needs the sizes in increasing order */
+        /* the late receiver's delay of the larger size covers every size between */
+        double late = 4 * half_at[si] + 20e-6;
+        while (hi - lo > 1) {
+            long mid = lo + (hi - lo) / 2;
+            if (send_unposted(pair, me, mid, reps_for(mid, reps), late, posted[si - 1])) hi = mid;
+            else lo = mid;
+        }
+        break;
     }
 }
 
