@@ -40,6 +40,10 @@ pub enum TraceCommand {
         /// One JSON object per line instead of text
         #[arg(long)]
         json: bool,
+        /// Clock of the text timestamps: host monotonic, MPI_Wtime, or auto (MPI_Wtime under
+        /// SMPI, as `export`); both since MPI_Init
+        #[arg(long, value_enum, default_value_t = ClockArg::Auto)]
+        clock: ClockArg,
     },
 }
 
@@ -59,7 +63,7 @@ pub fn run(args: TraceArgs) -> Result<ExitCode> {
             clock,
             no_flows,
         } => export(&run, &perfetto, config.as_deref(), clock, !no_flows),
-        TraceCommand::Dump { file, json } => dump(&file, json),
+        TraceCommand::Dump { file, json, clock } => dump(&file, json, clock),
     }
 }
 
@@ -140,23 +144,59 @@ fn export(
     Ok(ExitCode::SUCCESS)
 }
 
-fn dump(file: &Path, json: bool) -> Result<ExitCode> {
+/// Where a dump's text timestamps come from: both count from MPI_Init.
+#[derive(Debug, Clone, Copy)]
+enum DumpClock {
+    /// Host CLOCK_MONOTONIC, ns at MPI_Init.
+    Mono(u64),
+    /// MPI_Wtime (simulated under SMPI), seconds at MPI_Init.
+    Wtime(f64),
+}
+
+impl DumpClock {
+    fn us(self, s: &trace::Stamp) -> f64 {
+        match self {
+            DumpClock::Mono(t0) => s.mono_ns.saturating_sub(t0) as f64 / 1e3,
+            DumpClock::Wtime(t0) => (s.wtime - t0) * 1e6,
+        }
+    }
+    fn span_us(self, a: &trace::Stamp, b: &trace::Stamp) -> f64 {
+        self.us(b) - self.us(a)
+    }
+}
+
+fn dump(file: &Path, json: bool, clock: ClockArg) -> Result<ExitCode> {
     let mut r = TraceReader::open(file)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     let h = *r.header();
+    let wtime = match clock {
+        ClockArg::Auto => h.smpi(),
+        ClockArg::Mono => false,
+        ClockArg::Wtime => true,
+    };
+    let clk = if wtime {
+        DumpClock::Wtime(h.init_wtime)
+    } else {
+        DumpClock::Mono(h.init_mono_ns)
+    };
     if json {
         writeln!(w, "{}", serde_json::json!({ "header": h }))?;
     } else {
         writeln!(
             w,
-            "# {}: rank {} of {}, pid {}, {}{}",
+            "# {}: rank {} of {}, pid {}, {}{}; times in us since MPI_Init, {}",
             file.display(),
             h.rank,
             h.world_size,
             h.pid,
             if h.smpi() { "SMPI" } else { "native MPI" },
-            if h.fortran() { ", Fortran" } else { "" }
+            if h.fortran() { ", Fortran" } else { "" },
+            match (wtime, h.smpi()) {
+                (true, true) => "MPI_Wtime (simulated)",
+                (true, false) => "MPI_Wtime",
+                (false, _) => "host monotonic clock",
+            }
         )?;
     }
     let mut i = 0u64;
@@ -164,7 +204,7 @@ fn dump(file: &Path, json: bool) -> Result<ExitCode> {
         if json {
             writeln!(w, "{}", serde_json::to_string(&rec)?)?;
         } else {
-            writeln!(w, "{i:>6} {}", text(&rec, h.init_mono_ns))?;
+            writeln!(w, "{i:>6} {}", text(&rec, clk))?;
         }
         i += 1;
     }
@@ -172,12 +212,20 @@ fn dump(file: &Path, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn text(rec: &Record, mono0: u64) -> String {
-    let us = |ns: u64| ns.saturating_sub(mono0) as f64 / 1e3;
+/// A time in µs; `-` where the clock has no value (MPI_Wtime before MPI_Init returned).
+fn at(us: f64) -> String {
+    if us.is_finite() {
+        format!("{us:.1}us")
+    } else {
+        "-".into()
+    }
+}
+
+fn text(rec: &Record, clk: DumpClock) -> String {
     match rec {
         Record::Mpi(c) => format!(
-            "{:>12.1}us {:<14} site {:<5} peer {:?} tag {} bytes {} comm {} req {} parts {} ({:.1}us)",
-            us(c.start.mono_ns),
+            "{:>14} {:<14} site {:<5} peer {:?} tag {} bytes {} comm {} req {} parts {} ({})",
+            at(clk.us(&c.start)),
             c.op.mpi_name(),
             c.site,
             c.peer,
@@ -186,7 +234,7 @@ fn text(rec: &Record, mono0: u64) -> String {
             c.comm_size,
             c.req_id,
             c.nparts,
-            c.end.mono_ns.saturating_sub(c.start.mono_ns) as f64 / 1e3
+            at(clk.span_us(&c.start, &c.end))
         ),
         Record::Part(p) => format!(
             "{:>14} `- {:<11} site {:<5} peer {:?} tag {} bytes {} req {}",
@@ -199,10 +247,10 @@ fn text(rec: &Record, mono0: u64) -> String {
             p.req_id
         ),
         Record::Phase(p) => format!(
-            "{:>12.1}us phase          site {:<5} wall {:.1}us cpu {:.1}us depth {}",
-            us(p.start.mono_ns),
+            "{:>14} phase          site {:<5} wall {} cpu {:.1}us depth {}",
+            at(clk.us(&p.start)),
             p.site,
-            p.end.mono_ns.saturating_sub(p.start.mono_ns) as f64 / 1e3,
+            at(clk.span_us(&p.start, &p.end)),
             p.cpu_ns as f64 / 1e3,
             p.depth
         ),
@@ -293,5 +341,47 @@ mod tests {
         assert_eq!(slices, 2);
         assert_eq!(arrows.len(), 2);
         assert_eq!(arrows[0]["id"], arrows[1]["id"]);
+    }
+
+    /// The dump's text times follow the chosen clock and say which one they are.
+    #[test]
+    fn dump_text_follows_the_clock() {
+        let stamp = |mono_ns, wtime| Stamp { mono_ns, wtime };
+        let call = Record::Mpi(MpiCall {
+            op: Op::Send,
+            flags: 0,
+            site: 3,
+            peer: Peer::Rank(1),
+            tag: 5,
+            bytes: 64,
+            comm_size: 2,
+            nparts: 0,
+            req_id: 0,
+            start: stamp(5_000, 2.0 + 40e-6),
+            end: stamp(7_000, 2.0 + 50e-6),
+        });
+        let mono = text(&call, DumpClock::Mono(1_000));
+        assert!(
+            mono.contains("4.0us MPI_Send") && mono.ends_with("(2.0us)"),
+            "{mono}"
+        );
+        let wt = text(&call, DumpClock::Wtime(2.0));
+        assert!(
+            wt.contains("40.0us MPI_Send") && wt.ends_with("(10.0us)"),
+            "{wt}"
+        );
+        let before_init = Record::Mpi(MpiCall {
+            start: stamp(0, f64::NAN),
+            end: stamp(0, f64::NAN),
+            ..match call {
+                Record::Mpi(c) => c,
+                _ => unreachable!(),
+            }
+        });
+        let t = text(&before_init, DumpClock::Wtime(2.0));
+        assert!(
+            t.trim_start().starts_with("- MPI_Send") && t.ends_with("(-)"),
+            "{t}"
+        );
     }
 }
