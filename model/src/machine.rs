@@ -412,16 +412,27 @@ pub struct PointToPoint {
     pub bandwidth: f64,
     /// Extra per-message cost in a steady stream beyond s + r (seed 004's o), seconds.
     pub o: f64,
-    /// Half round trip h(d) = τ(d) + s(d) + r(d).
+    /// Half round trip of a ping-pong on buffers both sides keep in cache.
     pub pingpong: CostModel,
-    /// τ(d): the part of h(d) that computation can overlap (seed 004 §4.1).
+    /// τ(d): the part of a message's cost that computation can overlap (seed 004 §4.1).
+    /// τ + s + r is the one-way cost of a message in a program: the larger of the half round
+    /// trip and the fresh-data stream period (`raw["stream_fresh"]`, data the sender has just
+    /// updated and the receiver then reads) where the sheet measured one, else the half
+    /// round trip.
     pub tau: CostModel,
     /// s(d): time in MPI_Send with the receive already posted.
     pub send_overhead: CostModel,
     /// r(d): time in MPI_Recv for a message that has already arrived.
     pub recv_overhead: CostModel,
+    /// Largest message (bytes) whose blocking send completes without the receiver entering
+    /// MPI (eager protocol); larger sends wait for the receive (rendezvous), so a send posted
+    /// before the receiver's computation costs that computation too. Measured (where the
+    /// send with a late receive starts to wait); absent when unknown, and then every send is
+    /// taken as eager.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_limit: Option<u64>,
     /// Raw measurements not used by the phase formulas (send with the receive posted late,
-    /// stream period, overheads before they were reconciled with h(d)), keyed by name.
+    /// stream periods, overheads before they were reconciled), keyed by name.
     #[serde(default)]
     pub raw: BTreeMap<String, CostModel>,
 }
@@ -616,11 +627,17 @@ impl Machine {
     pub fn recv_overhead(&self, bytes: f64) -> f64 {
         self.point_to_point.recv_overhead.eval(2.0, bytes)
     }
+    /// Whether a blocking send of `bytes` waits for its receive (above the eager limit).
+    pub fn rendezvous(&self, bytes: f64) -> bool {
+        self.point_to_point
+            .eager_limit
+            .is_some_and(|e| bytes > e as f64)
+    }
     /// o: other per-message overhead in a pipeline's steady state, seconds.
     pub fn other_overhead(&self) -> f64 {
         self.point_to_point.o
     }
-    /// Half round trip: τ(m) + s(m) + r(m) as measured end to end.
+    /// Half round trip of the cached ping-pong (τ + s + r is at least this).
     pub fn pingpong(&self, bytes: f64) -> f64 {
         self.point_to_point.pingpong.eval(2.0, bytes)
     }

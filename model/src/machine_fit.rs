@@ -1,7 +1,8 @@
 //! Fitting a data sheet from microbenchmark measurements (seed 002 §3, seed 000 §3.5): every
 //! collective is fitted to the 12 forms `c + s·f(p) + k·g(p,d)`, f ∈ {log2 p, p, p²},
-//! g ∈ {d, d·log2 p, d·p, d·p²}, keeping the one with the least χ²; messages are split into a
-//! small and a large regime where that lowers χ² + k·ln n (BIC with known σ).
+//! g ∈ {d, d·log2 p, d·p, d·p²}, keeping the one with the least χ²; message sizes are split
+//! into as many regimes as lower χ² + k·ln n (BIC with known σ): protocol switches and
+//! network-factor steps each start a regime where the sizes bracket them.
 //!
 //! Invariants:
 //! - Medians are fitted (robust to the heavy tails of oversubscribed runs); σ of a point is its
@@ -10,8 +11,10 @@
 //! - Forms whose coefficients are all non-negative are preferred: a negative startup or
 //!   per-byte cost is an artefact of noise and would make costs fall as messages grow (a
 //!   negative constant is accepted while the fit stays positive at every measured point).
-//! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, so the phase
-//!   formulas of seed 004 reproduce the measured half round trip (see [`reconcile`]).
+//! - Point-to-point: h(d) = τ(d) + s(d) + r(d) holds at every measured size, h being a
+//!   message's one-way cost in a program: the larger of the half round trip and the period of
+//!   a stream of freshly updated data (`stream_fresh`), so the phase formulas of seed 004
+//!   reproduce it (see [`reconcile`]). The ping-pong stays in the sheet for reference.
 
 use crate::machine::{
     Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, PointToPoint, Provenance, Regime,
@@ -261,46 +264,78 @@ pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
     Form::new(name, terms, Some(q))
 }
 
-/// Fits `obs` with one regime or a small/large split, whichever has the lower χ² + k·ln n.
+/// Fits `obs` with the message-size regimes that minimise χ² + k·ln n (BIC with known σ; k
+/// counts every regime's coefficients and one per boundary): an optimal segmentation of the
+/// distinct sizes by dynamic programming, every regime spanning at least
+/// [`MIN_SIZES_PER_REGIME`] sizes. A protocol or network-factor step between two measured
+/// sizes becomes a boundary at the lower one.
 pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, String> {
     let single = select_form(obs, has_data)?;
-    let n = obs.len() as f64;
-    let score = |forms: &[&Form], extra: usize| -> f64 {
-        let chi2: f64 = forms
-            .iter()
-            .map(|f| f.fit.as_ref().map_or(f64::INFINITY, |q| q.chi2))
-            .sum();
-        let k: usize = forms.iter().map(|f| f.terms.len()).sum::<usize>() + extra;
-        chi2 + k as f64 * n.ln()
-    };
-    let mut best = (score(&[&single], 0), CostModel::single(single));
     let sizes = distinct(obs.iter().map(|o| o.d));
-    if has_data && sizes.len() >= 2 * MIN_SIZES_PER_REGIME {
-        for k in MIN_SIZES_PER_REGIME..=sizes.len() - MIN_SIZES_PER_REGIME {
-            let cut = sizes[k - 1];
-            let small: Vec<Obs> = obs.iter().copied().filter(|o| o.d <= cut).collect();
-            let large: Vec<Obs> = obs.iter().copied().filter(|o| o.d > cut).collect();
-            let (Ok(a), Ok(b)) = (select_form(&small, has_data), select_form(&large, has_data))
-            else {
+    if !has_data || sizes.len() < 2 * MIN_SIZES_PER_REGIME {
+        return Ok(CostModel::single(single));
+    }
+    let ln_n = (obs.len() as f64).ln();
+    let score = |f: &Form| -> f64 {
+        let chi2 = f.fit.as_ref().map_or(f64::INFINITY, |q| q.chi2);
+        chi2 + f.terms.len() as f64 * ln_n
+    };
+    let s = sizes.len();
+    // best[j]: least score of regimes covering sizes[..j], with the start of its last regime.
+    let mut best: Vec<(f64, usize)> = vec![(f64::INFINITY, 0); s + 1];
+    best[0] = (0.0, 0);
+    let mut forms: BTreeMap<(usize, usize), Form> = BTreeMap::new();
+    forms.insert((0, s), single.clone());
+    for j in MIN_SIZES_PER_REGIME..=s {
+        for i in 0..=j - MIN_SIZES_PER_REGIME {
+            if !best[i].0.is_finite() {
                 continue;
+            }
+            let f = match forms.get(&(i, j)) {
+                Some(f) => f.clone(),
+                None => {
+                    let (lo, hi) = (sizes[i], sizes[j - 1]);
+                    let seg: Vec<Obs> = obs
+                        .iter()
+                        .copied()
+                        .filter(|o| o.d >= lo && o.d <= hi)
+                        .collect();
+                    let Ok(f) = select_form(&seg, has_data) else {
+                        continue;
+                    };
+                    forms.insert((i, j), f.clone());
+                    f
+                }
             };
-            let s = score(&[&a, &b], 1);
-            if s < best.0 {
-                let regimes = vec![
-                    Regime {
-                        up_to_bytes: Some(cut as u64),
-                        cost: a,
-                    },
-                    Regime {
-                        up_to_bytes: None,
-                        cost: b,
-                    },
-                ];
-                best = (s, CostModel::new(regimes)?);
+            let boundary = if i > 0 { ln_n } else { 0.0 };
+            let cand = best[i].0 + score(&f) + boundary;
+            if cand < best[j].0 {
+                best[j] = (cand, i);
             }
         }
     }
-    Ok(best.1)
+    if !best[s].0.is_finite() || best[s].0 >= score(&single) {
+        return Ok(CostModel::single(single));
+    }
+    let mut cuts = vec![s];
+    let mut j = s;
+    while j > 0 {
+        j = best[j].1;
+        cuts.push(j);
+    }
+    cuts.reverse();
+    let mut regimes = Vec::with_capacity(cuts.len() - 1);
+    for w in cuts.windows(2) {
+        let (i, j) = (w[0], w[1]);
+        let cost = forms
+            .remove(&(i, j))
+            .ok_or_else(|| format!("internal: no fit kept for sizes {i}..{j}"))?;
+        regimes.push(Regime {
+            up_to_bytes: (j < s).then(|| sizes[j - 1] as u64),
+            cost,
+        });
+    }
+    CostModel::new(regimes)
 }
 
 fn pt2pt_rows<'a>(
@@ -335,18 +370,67 @@ pub(crate) fn reconcile(h: f64, s: f64, r: f64) -> (f64, f64, f64) {
     }
 }
 
+/// Seconds by which a send with a late receive must exceed a send with the receive posted to
+/// count as waiting for it: half the fixed part of the late receiver's delay
+/// (`WAIT_MARGIN` in runtime/c/augur_bench.c, which bisects with the same rule).
+pub(crate) const WAIT_MARGIN: f64 = 10e-6;
+
+/// The eager limit: the largest `send_unposted` size below the smallest one that waited for
+/// the late receive (see [`WAIT_MARGIN`]; the reference is the `send_posted` median at the
+/// nearest size at or below, else the smallest). `None` when no send waited or there is no
+/// such data; `Some(0)` when even the smallest waited.
+pub(crate) fn eager_limit(data: &BenchData) -> Option<u64> {
+    let posted: BTreeMap<u64, f64> = data
+        .op(Kind::Pt2pt, "send_posted")
+        .map(|r| (r.bytes, r.median))
+        .collect();
+    let reference = |b: u64| {
+        posted
+            .range(..=b)
+            .next_back()
+            .or_else(|| posted.iter().next())
+            .map(|(_, m)| *m)
+    };
+    let mut unposted: Vec<(u64, f64)> = data
+        .op(Kind::Pt2pt, "send_unposted")
+        .map(|r| (r.bytes, r.median))
+        .collect();
+    unposted.sort_by_key(|u| u.0);
+    let first_wait = unposted
+        .iter()
+        .find(|(b, m)| reference(*b).is_some_and(|p| *m > p + WAIT_MARGIN))?
+        .0;
+    Some(
+        unposted
+            .iter()
+            .map(|u| u.0)
+            .filter(|&b| b < first_wait)
+            .max()
+            .unwrap_or(0),
+    )
+}
+
 fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
     let pp = pt2pt_rows(data, "pingpong")?;
     let sp = pt2pt_rows(data, "send_posted")?;
     let rm = pt2pt_rows(data, "recv_min")?;
+    // a message's one-way cost in a program: fresh data costs at least the cached round trip
+    let fresh: BTreeMap<u64, &BenchRow> = data
+        .op(Kind::Pt2pt, "stream_fresh")
+        .map(|r| (r.bytes, r))
+        .collect();
     let (mut h, mut tau, mut s, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (&b, row) in &pp {
         let (Some(srow), Some(rrow)) = (sp.get(&b), rm.get(&b)) else {
             continue;
         };
         let d = b as f64;
-        let rel = sigma(row.median, row.min) / row.median.max(f64::MIN_POSITIVE);
-        let (t, s1, r1) = reconcile(row.median, srow.median, rrow.median);
+        let one_way = match fresh.get(&b) {
+            Some(f) if f.median > row.median => *f,
+            _ => *row,
+        };
+        let rel = sigma(one_way.median, one_way.min) / one_way.median.max(f64::MIN_POSITIVE);
+        let (t, s1, r1) = reconcile(one_way.median, srow.median, rrow.median);
         let o = |y: f64, rel: f64| Obs {
             p: 2.0,
             d,
@@ -378,7 +462,13 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
         last.d / last.y.max(f64::MIN_POSITIVE)
     };
     let mut raw = BTreeMap::new();
-    for op in ["send_posted", "send_unposted", "recv_min", "stream"] {
+    for op in [
+        "send_posted",
+        "send_unposted",
+        "recv_min",
+        "stream",
+        "stream_fresh",
+    ] {
         if let Ok(rows) = pt2pt_rows(data, op) {
             let obs: Vec<Obs> = rows.values().map(|r| Obs::from_row(r)).collect();
             raw.insert(
@@ -402,6 +492,7 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
         tau: fit_regimes(&tau, true).map_err(fit_err("tau"))?,
         send_overhead: fit_regimes(&s, true).map_err(fit_err("send overhead"))?,
         recv_overhead: fit_regimes(&r, true).map_err(fit_err("receive overhead"))?,
+        eager_limit: eager_limit(data),
         raw,
     })
 }

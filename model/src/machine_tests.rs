@@ -4,7 +4,7 @@
 
 use crate::machine::*;
 use crate::machine_bench::parse_bench;
-use crate::machine_fit::{fit_regimes, reconcile, select_form, Obs};
+use crate::machine_fit::{eager_limit, fit_regimes, reconcile, select_form, Obs};
 use std::path::PathBuf;
 
 fn machines_dir() -> PathBuf {
@@ -114,6 +114,76 @@ fn piecewise_cost_follows_the_regimes_its_sizes_reach() {
     let big = m.piecewise(Bound::Avg, &d, &p, 8192.0, 65536.0);
     let got = big.eval(&|v| (v == "N").then_some(8192.0)).unwrap();
     assert!((got - h(2.0, 65536.0)).abs() / got < 1e-6);
+}
+
+/// Boundaries (last byte of each regime) of [`stepped`].
+const STEPS: [u64; 4] = [256, 1425, 15423, 65535];
+
+/// A cost with several steps, as SMPI's network factors and its detached-send threshold make.
+fn stepped(_: f64, d: f64) -> f64 {
+    let (c, k) = match STEPS.iter().position(|&u| d <= u as f64) {
+        Some(0) => (4e-6, 2e-10),
+        Some(1) => (5e-6, 6e-10),
+        Some(2) => (7e-6, 1.5e-10),
+        Some(_) => (10e-6, 1.4e-10),
+        None => (25e-6, 1.06e-10),
+    };
+    c + k * d
+}
+
+/// Powers of two to 4 MiB and both sides of every boundary of [`stepped`].
+fn stepped_sizes() -> Vec<f64> {
+    let mut ds: Vec<f64> = (0..=22).map(|i| 2f64.powi(i)).collect();
+    for u in STEPS {
+        ds.extend([u as f64, u as f64 + 1.0]);
+    }
+    ds.sort_by(f64::total_cmp);
+    ds.dedup();
+    ds
+}
+
+#[test]
+fn regimes_follow_every_step_when_the_sizes_bracket_them() {
+    let ds = stepped_sizes();
+    let m = fit_regimes(&synth(stepped, &[2.0], &ds, 0.005), true).unwrap();
+    let bounds: Vec<Option<u64>> = m.regimes().iter().map(|r| r.up_to_bytes).collect();
+    let want: Vec<Option<u64>> = STEPS.iter().map(|&u| Some(u)).chain([None]).collect();
+    assert_eq!(bounds, want);
+    for &d in &ds {
+        let (got, truth) = (m.eval(2.0, d), stepped(2.0, d));
+        assert!(
+            (got - truth).abs() / truth < 0.02,
+            "d={d}: {got} vs {truth}"
+        );
+    }
+}
+
+#[test]
+fn piecewise_is_right_on_both_sides_of_every_boundary() {
+    let m = fit_regimes(&synth(stepped, &[2.0], &stepped_sizes(), 0.0), true).unwrap();
+    assert_eq!(m.regimes().len(), STEPS.len() + 1);
+    let p = symbolic::Expr::int(2);
+    // message size 8*N bytes spanning all regimes; N = d/8 need not be whole
+    let d = symbolic::parse("8*N").unwrap();
+    for b in [Bound::Min, Bound::Avg, Bound::Max] {
+        let e = m.piecewise(b, &d, &p, 8.0, 4194304.0);
+        for u in STEPS {
+            for bytes in [u as f64 - 7.0, u as f64, u as f64 + 1.0, u as f64 + 8.0] {
+                let got = e.eval(&|v| (v == "N").then_some(bytes / 8.0)).unwrap();
+                let want = m.regime_at(bytes).eval_bound(2.0, bytes, b);
+                assert!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "{b:?} d={bytes}: {got} vs {want}"
+                );
+            }
+        }
+    }
+    // sizes inside the middle regimes only: steps at their inner boundaries, none outside
+    let mid = m.piecewise(Bound::Avg, &d, &p, 2048.0, 32768.0);
+    for bytes in [2048.0, 15423.0, 15424.0, 32768.0] {
+        let got = mid.eval(&|v| (v == "N").then_some(bytes / 8.0)).unwrap();
+        assert!((got - m.eval(2.0, bytes)).abs() <= 1e-9 * got, "d={bytes}");
+    }
 }
 
 #[test]
@@ -232,6 +302,94 @@ fn fitted_machine_round_trips_through_json() {
     let path = dir.path().join("m.json");
     m.save(&path).unwrap();
     assert_eq!(Machine::load(&path).unwrap().to_json(), json);
+}
+
+/// `bench_fixture` plus what the benchmark measures for eager limits and fresh data: sends
+/// above 300 bytes wait for a late receive (listed sizes and bisection probes), and the fresh
+/// stream costs three times the half round trip from 1 KiB on.
+fn bench_fixture_with_protocols() -> String {
+    let mut t = String::new();
+    for line in bench_fixture().lines() {
+        let waits = |d: f64| d > 300.0;
+        if let Some(rest) = line.strip_prefix("pt2pt,send_unposted,2,") {
+            let d: f64 = rest.split(',').next().unwrap().parse().unwrap();
+            if waits(d) {
+                t += &format!("pt2pt,send_unposted,2,{d},10,3e-5,3e-5,3e-5,1e-7\n");
+                continue;
+            }
+        }
+        t += line;
+        t += "\n";
+        if let Some(rest) = line.strip_prefix("pt2pt,pingpong,2,") {
+            let d: f64 = rest.split(',').next().unwrap().parse().unwrap();
+            let h = 1e-6 + 2e-10 * d;
+            let y = if d >= 1024.0 { 3.0 * h } else { 0.5 * h };
+            t += &format!("pt2pt,stream_fresh,2,{d},10,{},{y},{y},0\n", 0.99 * y);
+        }
+    }
+    // bisection probes between 256 and 1024
+    for (d, y) in [
+        (640, 3e-5),
+        (448, 3e-5),
+        (352, 3e-5),
+        (304, 3e-5),
+        (280, 1e-7),
+        (292, 1e-7),
+        (298, 1e-7),
+        (301, 3e-5),
+        (299, 1e-7),
+        (300, 1e-7),
+    ] {
+        t += &format!("pt2pt,send_unposted,2,{d},10,{y},{y},{y},0\n");
+    }
+    t
+}
+
+#[test]
+fn eager_limit_is_where_sends_start_to_wait() {
+    let data = parse_bench(&bench_fixture_with_protocols()).unwrap();
+    assert_eq!(eager_limit(&data), Some(300));
+    let m = fit_machine(&data, "test", "synthetic", provenance()).unwrap();
+    assert_eq!(m.point_to_point.eager_limit, Some(300));
+    assert!(!m.rendezvous(300.0) && m.rendezvous(301.0));
+    // no send waited: no limit; every send waited: limit 0
+    let none = parse_bench(&bench_fixture()).unwrap();
+    assert_eq!(eager_limit(&none), None);
+    let all = bench_fixture().replace(
+        "pt2pt,send_unposted,2,1,10,",
+        "pt2pt,send_unposted,2,1,10,1,1,1,1\npt2pt,x,2,1,10,",
+    );
+    assert_eq!(eager_limit(&parse_bench(&all).unwrap()), Some(0));
+    // the field round trips, and sheets without it (older ones, paragon) load as unknown
+    let back = Machine::from_json(&m.to_json(), "mem").unwrap();
+    assert_eq!(back.point_to_point.eager_limit, Some(300));
+    assert!(m.to_json().contains("\"eager_limit\": 300"));
+    let p = paragon().unwrap();
+    assert!(!p.to_json().contains("eager_limit"));
+    assert_eq!(
+        Machine::from_json(&p.to_json(), "mem")
+            .unwrap()
+            .point_to_point
+            .eager_limit,
+        None
+    );
+}
+
+#[test]
+fn fresh_data_stream_sets_the_one_way_cost() {
+    let data = parse_bench(&bench_fixture_with_protocols()).unwrap();
+    let m = fit_machine(&data, "test", "synthetic", provenance()).unwrap();
+    for i in 0..8 {
+        let d = 4f64.powi(i);
+        let h = 1e-6 + 2e-10 * d;
+        // the larger of the half round trip and the fresh stream
+        let want = if d >= 1024.0 { 3.0 * h } else { h };
+        let sum = m.tau(d) + m.send_overhead(d) + m.recv_overhead(d);
+        assert!((sum - want).abs() / want < 0.03, "d={d}: {sum} vs {want}");
+        // the ping-pong stays as measured
+        assert!((m.pingpong(d) - h).abs() / h < 0.03, "d={d}");
+    }
+    assert!(m.point_to_point.raw.contains_key("stream_fresh"));
 }
 
 #[test]
@@ -445,4 +603,49 @@ fn smpi_reference_agrees_with_the_platform() {
         2.0 * lat * 11.6436 + 4194304.0 / (bw * 0.940694),
         "h(4 MiB)",
     );
+    // Every factor step (SimGrid lists them at X; a one-byte sweep shows them from X - 15):
+    // τ + s + r on both sides of each follows the platform's model where the sizes around
+    // it earn a regime of their own, and stays within 6% where BIC merges a small step.
+    const FACTORS: [(f64, f64, f64); 9] = [
+        (0.0, 2.01467, 0.812084),
+        (257.0, 1.95341, 0.338112),
+        (732.0, 1.9503, 0.341987),
+        (1426.0, 1.61075, 0.608902),
+        (3484.0, 1.88101, 0.77493),
+        (5776.0, 2.18796, 1.08739),
+        (9376.0, 2.59299, 0.58729),
+        (15424.0, 3.48845, 0.697866),
+        (65472.0, 11.6436, 0.940694),
+    ];
+    let platform = |d: f64| {
+        let (_, lf, bf) = FACTORS
+            .iter()
+            .copied()
+            .filter(|(x, _, _)| d >= x - 15.0)
+            .last()
+            .unwrap();
+        2.0 * lat * lf + d / (bw * bf)
+    };
+    // each regime as fitted (what `CostModel::piecewise` gives the models; SMPI's cost does
+    // step down at 1411 B, which `eval` would hold at the level below)
+    let pp = &m.point_to_point;
+    let one_way = |d: f64| {
+        [&pp.tau, &pp.send_overhead, &pp.recv_overhead]
+            .iter()
+            .map(|c| c.regime_at(d).eval(2.0, d))
+            .sum::<f64>()
+    };
+    for (x, _, _) in &FACTORS[1..] {
+        for d in [x - 16.0, x - 15.0] {
+            let (got, want) = (one_way(d), platform(d));
+            assert!((got - want).abs() / want < 0.06, "d={d}: {got} vs {want}");
+        }
+    }
+    for d in [
+        1411.0, 3468.0, 15408.0, 15409.0, 16384.0, 32768.0, 65456.0, 65457.0, 65535.0,
+    ] {
+        close(one_way(d), platform(d), &format!("tau + s + r at {d} B"));
+    }
+    // SMPI detaches sends below 64 KiB (smpi/send-is-detached-thresh)
+    assert_eq!(pp.eager_limit, Some(65535));
 }
