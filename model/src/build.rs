@@ -626,7 +626,22 @@ pub fn build(
             // communication costs only where the phase exists; its computation always runs
             let (tau, s, r) = (&presence * tau, &presence * s, &presence * r);
             match g.kind {
-                PhaseKind::Synchronous => per[i] = Expr::max(tau, w[i].clone()) + &k * (s + r),
+                PhaseKind::Synchronous => {
+                    // Above the eager limit a send posted before the receiver's computation
+                    // waits for it (rendezvous): τ + W instead of max(τ, W), a step in m where
+                    // the runs' sizes straddle the limit.
+                    let eager = Expr::max(tau.clone(), w[i].clone());
+                    let rdv = tau + w[i].clone();
+                    let wait = match pp.eager_limit.map(|e| e as f64) {
+                        Some(e) if d_lo.min(d_hi) > e => rdv,
+                        Some(e) if d_hi > e => {
+                            let step = Expr::min(Expr::one(), (m(b) / Expr::num(e + 1.0)).floor());
+                            eager.clone() + step * (rdv - eager)
+                        }
+                        _ => eager,
+                    };
+                    per[i] = wait + &k * (s + r);
+                }
                 _ => {
                     let o = &presence * Expr::num(pp.o);
                     per[i] = &k * (s.clone() + r.clone() + o) + w[i].clone();
