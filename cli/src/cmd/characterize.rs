@@ -107,6 +107,10 @@ fn parse_sizes(s: &str, what: &str) -> Result<Vec<u64>> {
     if v.is_empty() || v.len() > 64 {
         bail!("{what}: between 1 and 64 sizes");
     }
+    // increasing order: the benchmark bisects for the eager limit between neighbouring sizes
+    let mut v = v;
+    v.sort_unstable();
+    v.dedup();
     Ok(v)
 }
 
@@ -370,11 +374,14 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     let data = parse_bench(&csv).map_err(|e| anyhow!("benchmark output: {e}"))?;
     let meta = |k: &str| data.meta.get(k).cloned().unwrap_or_default();
     let launch_np: u32 = meta("np").parse().unwrap_or(0);
+    // the listed sizes (every op has them; the eager-limit probes are send_unposted only)
     let sizes = |kind| {
         let mut v: Vec<u64> = data
             .rows
             .iter()
-            .filter(|r| r.kind == kind)
+            .filter(|r| {
+                r.kind == kind && (kind == model::machine_bench::Kind::Coll || r.op == "pingpong")
+            })
             .map(|r| r.bytes)
             .collect();
         v.sort_unstable();
@@ -501,6 +508,7 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
             "latency_s": pp.latency,
             "bandwidth_bytes_per_s": pp.bandwidth,
             "o_s": pp.o,
+            "eager_limit_bytes": pp.eager_limit,
             "tau_regimes": pp.tau.regimes().len(),
             "collectives": coll,
         });
@@ -515,6 +523,13 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
         m.measured.p2p_sizes.first().copied().unwrap_or(0)
     )?;
     writeln!(stdout, "bandwidth  {:.1} MB/s", pp.bandwidth / 1e6)?;
+    match pp.eager_limit {
+        Some(e) => writeln!(
+            stdout,
+            "eager      <= {e} B   (larger blocking sends wait for the receive)"
+        )?,
+        None => writeln!(stdout, "eager      no send waited for a late receive")?,
+    }
     for (label, f) in [
         ("tau(m)", &pp.tau),
         ("s(m)", &pp.send_overhead),
@@ -566,6 +581,7 @@ mod tests {
         assert!(parse_groups("a").is_err());
         assert!(parse_sizes("1,0", "--sizes").is_err());
         assert_eq!(parse_sizes("8, 64", "--sizes").ok(), Some(vec![8, 64]));
+        assert_eq!(parse_sizes("64,8,64", "--sizes").ok(), Some(vec![8, 64]));
     }
 
     #[test]
