@@ -386,15 +386,28 @@ pub fn build(
             _ => {}
         }
     }
+    let found: Vec<Phase> = phases::find(runs);
+    // computation inside a pipeline runs once per hop on successive processors (the chain pays
+    // the typical processor); elsewhere the processors meet at every exchange or collective, so
+    // the slowest one sets the pace
+    let in_pipeline: BTreeSet<u32> = found
+        .iter()
+        .filter(|g| g.kind == PhaseKind::Pipeline)
+        .flat_map(|g| g.overlapped.iter().copied())
+        .collect();
     // computation phases, after the trip counts they may be measured against
     for n in nodes.values() {
         let site = n.site.0;
         match &n.data {
             NodeData::Loop(l) if l.compute => {
                 let s = samples_of(&|r| {
-                    r.compute_totals(site)
-                        .filter(|(c, _)| *c > 0)
-                        .map(|(c, t)| t / c as f64)
+                    if in_pipeline.contains(&site) {
+                        r.compute_totals(site)
+                            .filter(|(c, _)| *c > 0)
+                            .map(|(c, t)| t / c as f64)
+                    } else {
+                        r.compute_max_per_entry(site)
+                    }
                 });
                 if s.values.is_empty() {
                     continue;
@@ -482,7 +495,6 @@ pub fn build(
     }
 
     // phases
-    let found: Vec<Phase> = phases::find(runs);
     let critical = phases::critical_runs(&found);
     let paths = parent_paths(apt);
     let mut anchored: BTreeMap<u32, Vec<usize>> = BTreeMap::new();

@@ -67,6 +67,17 @@ impl RunObs {
             .filter_map(|r| r.branches.get(&(site, arm)))
             .sum()
     }
+    /// The largest cost per entry of a computation phase over the ranks that entered it: what
+    /// the critical processor pays when the ranks differ (coherence misses on data just sent,
+    /// imbalance, noise).
+    pub fn compute_max_per_entry(&self, site: u32) -> Option<f64> {
+        self.ranks
+            .iter()
+            .filter_map(|r| r.compute.get(&site))
+            .filter(|(c, _)| *c > 0)
+            .map(|(c, t)| t / *c as f64)
+            .reduce(f64::max)
+    }
     /// Σ over ranks of a computation phase's (entries, seconds).
     pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
         let mut found = false;
@@ -182,4 +193,37 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
         });
     }
     Ok((manifest, runs, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// Native shift at P = 2: the sender's update loop (it rewrites the block it just sent,
+    /// whose lines the receiver's copy left shared) costs about twice the receiver's per entry,
+    /// and the critical processor is the sender.
+    #[test]
+    fn max_per_entry_is_the_slowest_rank() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/shift/runs/mpi-c");
+        let runs = super::load_runs(&dir).unwrap().1;
+        let run = runs
+            .iter()
+            .find(|r| r.config == "ITERS=1000,N=16384,P=2")
+            .unwrap();
+        let per_rank: Vec<f64> = run
+            .ranks
+            .iter()
+            .map(|r| {
+                let (c, t) = r.compute[&5];
+                t / c as f64
+            })
+            .collect();
+        let (c, t) = run.compute_totals(5).unwrap();
+        let max = run.compute_max_per_entry(5).unwrap();
+        assert_eq!(max, per_rank[0].max(per_rank[1]));
+        assert!(per_rank[0] > 1.5 * per_rank[1], "{per_rank:?}");
+        assert!(max > 1.2 * t / c as f64);
+        assert_eq!(run.compute_max_per_entry(9999), None);
+    }
 }
