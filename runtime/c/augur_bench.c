@@ -18,8 +18,12 @@
  *  - Arguments are parsed strictly; a bad value prints a message and exits with status 2.
  *
  * Usage: augur_bench -o FILE [-s P2P_SIZES] [-c COLL_SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]
+ *                    [-m all|pt2pt|coll]
  *   sizes/groups are comma lists of positive integers (bytes / ranks); -t caps the time spent on
- *   one data point (repetitions stop early once it is exceeded, keeping at least 3).
+ *   one data point (repetitions stop early once it is exceeded, keeping at least 3); -m runs
+ *   only the point-to-point or only the collective part (natively the point-to-point part is
+ *   best measured in a launch of 2 ranks: idle ranks of an oversubscribed launch disturb the
+ *   two that measure, and the fresh-data stream is sensitive to where they run).
  *
  * Output (CSV, '#' lines are metadata):
  *   kind,op,p,bytes,reps,min,median,mean,stddev
@@ -388,7 +392,7 @@ static void bench_coll(MPI_Comm c, int g, const list_t *sizes, int reps, double 
 }
 
 static void usage_exit(int rank, const char *msg) {
-    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]\n", msg);
+    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll]\n", msg);
     MPI_Finalize();
     exit(2);
 }
@@ -404,7 +408,7 @@ int main(int argc, char **argv) {
     parse_list("1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304", &p2p, 1, 1L << 30);
     parse_list("8,64,512,4096,32768,262144", &coll, 1, 1L << 30);
     groups.n = 0;
-    int reps = 20;
+    int reps = 20, do_p2p = 1, do_coll = 1;
     double cap = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -415,6 +419,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-c")) { if (parse_list(v, &coll, 1, 1L << 30)) usage_exit(rank, "bad -c list"); }
         else if (!strcmp(a, "-g")) { if (parse_list(v, &groups, 2, np)) usage_exit(rank, "bad -g list (group sizes must be 2..np)"); }
         else if (!strcmp(a, "-r")) { if (parse_list(v, &one, 1, 100000) || one.n != 1) usage_exit(rank, "bad -r"); reps = (int)one.v[0]; }
+        else if (!strcmp(a, "-m")) {
+            if (!strcmp(v, "pt2pt")) do_coll = 0;
+            else if (!strcmp(v, "coll")) do_p2p = 0;
+            else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt or coll)");
+        }
         else if (!strcmp(a, "-t")) { char *e; cap = strtod(v, &e); if (*e || !(cap > 0)) usage_exit(rank, "bad -t"); }
         else usage_exit(rank, "unknown option");
     }
@@ -458,13 +467,15 @@ int main(int argc, char **argv) {
         fprintf(out_file, "kind,op,p,bytes,reps,min,median,mean,stddev\n");
     }
 
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
-    bench_pt2pt(pair, &p2p, reps);
-    if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
-    idle_barrier();
+    if (do_p2p) {
+        MPI_Comm pair;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+        bench_pt2pt(pair, &p2p, reps);
+        if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+        idle_barrier();
+    }
 
-    for (int gi = 0; gi < groups.n; gi++) {
+    for (int gi = 0; do_coll && gi < groups.n; gi++) {
         int g = (int)groups.v[gi];
         MPI_Comm c;
         MPI_Comm_split(MPI_COMM_WORLD, rank < g ? 0 : MPI_UNDEFINED, rank, &c);
