@@ -223,22 +223,25 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
     std::fs::write(&src_path, src.text)
         .with_context(|| format!("cannot write {}", src_path.display()))?;
     let exe = work.join("augur_bench");
-    let csv = work.join("bench.csv");
     let np = *plan.groups.last().unwrap_or(&2);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let (cc, mut run, oversub) = match args.launcher {
+    let (cc, launch, oversub): (&str, Box<dyn Fn(u32) -> Command>, bool) = match args.launcher {
         BenchLauncher::Mpirun => {
-            let mut c = Command::new("mpirun");
-            if running_as_root() {
-                c.arg("--allow-run-as-root");
-            }
+            let root = running_as_root();
             let open_mpi =
                 version_line("mpirun", "--version").is_some_and(|l| l.contains("Open MPI"));
-            if open_mpi {
-                c.arg("--oversubscribe");
-            }
-            c.args(["-np", &np.to_string()]);
-            ("mpicc", c, np > cores)
+            let launch = move |n: u32| {
+                let mut c = Command::new("mpirun");
+                if root {
+                    c.arg("--allow-run-as-root");
+                }
+                if open_mpi {
+                    c.arg("--oversubscribe");
+                }
+                c.args(["-np", &n.to_string()]);
+                c
+            };
+            ("mpicc", Box::new(launch), np > cores)
         }
         BenchLauncher::Smpirun => {
             let platform = args
@@ -261,20 +264,25 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
                 .map(|h| format!("{h}\n"))
                 .collect();
             std::fs::write(&hostfile, text)?;
-            let mut c = Command::new("smpirun");
-            c.args(["-np", &np.to_string()])
-                .arg("-platform")
-                .arg(platform)
-                .arg("-hostfile")
-                .arg(&hostfile);
-            // The benchmark has no computation to simulate: without this, host CPU time between
-            // MPI calls (which depends on the host's load) would be charged to simulated time.
-            c.args([
-                "--cfg=smpi/host-speed:1Gf",
-                "--cfg=smpi/simulate-computation:no",
-                "--log=root.thres:warning",
-            ]);
-            ("smpicc", c, false)
+            let platform = platform.clone();
+            let launch = move |n: u32| {
+                let mut c = Command::new("smpirun");
+                c.args(["-np", &n.to_string()])
+                    .arg("-platform")
+                    .arg(&platform)
+                    .arg("-hostfile")
+                    .arg(&hostfile);
+                // The benchmark has no computation to simulate: without this, host CPU time
+                // between MPI calls (which depends on the host's load) would be charged to
+                // simulated time.
+                c.args([
+                    "--cfg=smpi/host-speed:1Gf",
+                    "--cfg=smpi/simulate-computation:no",
+                    "--log=root.thres:warning",
+                ]);
+                c
+            };
+            ("smpicc", Box::new(launch), false)
         }
     };
     eprintln!("characterize: compiling {} with {cc}", src.name);
@@ -286,35 +294,66 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
             .arg("-lm"),
         cc,
     )?;
-    run.arg(&exe).arg("-o").arg(&csv);
-    run.args([
-        "-s",
-        &join(&plan.p2p),
-        "-c",
-        &join(&plan.coll),
-        "-g",
-        &join(&plan.groups),
-    ]);
-    run.args([
-        "-r",
-        &args.reps.to_string(),
-        "-t",
-        &args.point_seconds.to_string(),
-    ]);
-    eprintln!(
-        "characterize: running the microbenchmarks on {np} ranks ({} groups, {} + {} sizes)",
-        plan.groups.len(),
-        plan.p2p.len(),
-        plan.coll.len()
-    );
-    let t0 = Instant::now();
-    run_checked(&mut run, args.launcher_name())?;
-    eprintln!(
-        "characterize: measured in {:.1} s",
-        t0.elapsed().as_secs_f64()
-    );
-    let text = std::fs::read_to_string(&csv)
-        .with_context(|| format!("the benchmark wrote no results to {}", csv.display()))?;
+    // Natively the point-to-point part runs in its own launch of 2 ranks (one per core): in a
+    // larger, oversubscribed launch the idle ranks disturb the pair that measures (the fresh
+    // data stream varied by ±30% between repeated 8-rank launches, ±3% at 2 ranks).
+    let split = args.launcher == BenchLauncher::Mpirun && np > 2;
+    let parts: Vec<(u32, &str)> = if split {
+        vec![(np, "coll"), (2, "pt2pt")]
+    } else {
+        vec![(np, "all")]
+    };
+    let mut text = String::new();
+    for (i, (n, part)) in parts.iter().enumerate() {
+        let csv = work.join(format!("bench-{part}.csv"));
+        let mut run = launch(*n);
+        run.arg(&exe).arg("-o").arg(&csv).args(["-m", part]);
+        run.args([
+            "-s",
+            &join(&plan.p2p),
+            "-c",
+            &join(&plan.coll),
+            "-g",
+            &join(&plan.groups),
+        ]);
+        run.args([
+            "-r",
+            &args.reps.to_string(),
+            "-t",
+            &args.point_seconds.to_string(),
+        ]);
+        eprintln!(
+            "characterize: running the {} microbenchmarks on {n} ranks ({} groups, {} + {} sizes)",
+            match *part {
+                "coll" => "collective",
+                "pt2pt" => "point-to-point",
+                _ => "point-to-point and collective",
+            },
+            plan.groups.len(),
+            plan.p2p.len(),
+            plan.coll.len()
+        );
+        let t0 = Instant::now();
+        run_checked(&mut run, args.launcher_name())?;
+        eprintln!(
+            "characterize: measured in {:.1} s",
+            t0.elapsed().as_secs_f64()
+        );
+        let part_text = std::fs::read_to_string(&csv)
+            .with_context(|| format!("the benchmark wrote no results to {}", csv.display()))?;
+        if i == 0 {
+            text = part_text;
+        } else {
+            // data rows only: the metadata (np = the largest launch) and header come from the first
+            for l in part_text
+                .lines()
+                .filter(|l| !l.starts_with('#') && *l != model::machine_bench::HEADER)
+            {
+                text.push_str(l);
+                text.push('\n');
+            }
+        }
+    }
     let launcher_version = match args.launcher {
         BenchLauncher::Mpirun => version_line("mpirun", "--version"),
         BenchLauncher::Smpirun => version_line("smpirun", "-version"),
@@ -442,6 +481,10 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     });
     let mut description = match (args.launcher, args.from_csv.is_some()) {
         (_, true) => "Fitted by augur characterize from an existing benchmark CSV.".to_string(),
+        (BenchLauncher::Mpirun, false) if launch_np > 2 => format!(
+            "Measured by augur characterize with {} on host {} ({cores} cores): point-to-point in a launch of 2 ranks, collectives in one launch of {launch_np} ranks.",
+            prov.mpi, prov.host
+        ),
         (BenchLauncher::Mpirun, false) => format!(
             "Measured by augur characterize with {} on host {} ({cores} cores), one launch of {launch_np} ranks.",
             prov.mpi, prov.host
@@ -458,7 +501,7 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
              (idle ranks yield), so their fitted costs are noisy and pessimistic for a machine with a core per rank."
         );
     }
-    description += " Medians of barrier-synchronised repetitions after 2 warm-up calls; buffers are reused (cached data).";
+    description += " Medians of barrier-synchronised repetitions after 2 warm-up calls; buffers are reused (cached data), except in the fresh-data stream (stream_fresh) that sets τ where it exceeds the ping-pong.";
     if let Some(n) = &args.note {
         description = format!("{n} {description}");
     }
