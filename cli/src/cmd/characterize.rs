@@ -308,13 +308,19 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
         let csv = work.join(format!("bench-{part}.csv"));
         let mut run = launch(*n);
         run.arg(&exe).arg("-o").arg(&csv).args(["-m", part]);
+        // a point-to-point launch has 2 ranks: no other group size fits in it
+        let groups = if *part == "pt2pt" {
+            "2".to_string()
+        } else {
+            join(&plan.groups)
+        };
         run.args([
             "-s",
             &join(&plan.p2p),
             "-c",
             &join(&plan.coll),
             "-g",
-            &join(&plan.groups),
+            &groups,
         ]);
         run.args([
             "-r",
