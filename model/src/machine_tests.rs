@@ -621,8 +621,7 @@ fn smpi_reference_agrees_with_the_platform() {
         let (_, lf, bf) = FACTORS
             .iter()
             .copied()
-            .filter(|(x, _, _)| d >= x - 15.0)
-            .last()
+            .rfind(|(x, _, _)| d >= x - 15.0)
             .unwrap();
         2.0 * lat * lf + d / (bw * bf)
     };

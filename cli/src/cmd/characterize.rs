@@ -335,7 +335,11 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
                 "pt2pt" => "point-to-point",
                 _ => "point-to-point and collective",
             },
-            plan.groups.len(),
+            if *part == "pt2pt" {
+                1
+            } else {
+                plan.groups.len()
+            },
             plan.p2p.len(),
             plan.coll.len()
         );
