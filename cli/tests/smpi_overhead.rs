@@ -123,15 +123,21 @@ fn instrumented_atm2d_simulates_like_the_original() {
     let traces = tmp.path().join("traces");
     let args = ["64", "20"];
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..3 {
+    for _ in 0..5 {
         // interleaved, so that a slow spell of the shared host hits both alike
         a.push(simulated(4, &hostfile, &plain, &args, &traces));
         b.push(simulated(4, &hostfile, &instrumented, &args, &traces));
     }
-    let (plain_t, instr_t) = (median(a), median(b));
-    let ratio = instr_t / plain_t;
+    // the tracer's overhead: host noise only ever adds simulated time (SMPI charges the host's
+    // compute bursts), so each binary's least disturbed run is compared (a loaded suite moved
+    // one median of 3 by +20%)
+    let least = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (plain_min, instr_min) = (least(&a), least(&b));
+    let ratio = instr_min / plain_min;
+    let plain_t = median(a);
     eprintln!(
-        "simulated: uninstrumented {plain_t:.6} s, instrumented {instr_t:.6} s, ratio {ratio:.3}"
+        "simulated (least of 5): uninstrumented {plain_min:.6} s, instrumented {instr_min:.6} s, \
+         ratio {ratio:.3}; uninstrumented median {plain_t:.6} s"
     );
 
     // What the model reads: the trace's span from MPI_Init to the last event, on the slowest rank.
@@ -150,7 +156,7 @@ fn instrumented_atm2d_simulates_like_the_original() {
 
     assert!(
         (ratio - 1.0).abs() < 0.15,
-        "instrumented run simulates to {instr_t} s, uninstrumented {plain_t} s"
+        "instrumented run simulates to {instr_min} s, uninstrumented {plain_min} s"
     );
     assert!(
         (span / plain_t - 1.0).abs() < 0.15,

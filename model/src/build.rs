@@ -159,7 +159,6 @@ fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
     out
 }
 
-/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
 /// Whether a phase communicates at P, as a factor: 1, or — when the runs in which it costs the
 /// critical processor time (`on`, [`phases::critical_runs`]) are exactly those from some
 /// processor count up (no peers at P = 1, no east-west neighbours on a 1 × 2 grid, one of two
@@ -263,6 +262,7 @@ fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
     format!("{:?}", c.op).parse().ok()
 }
 
+/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
 fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
     let s = n.site.0;
     match &n.data {
