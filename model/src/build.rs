@@ -644,10 +644,11 @@ pub fn build(
                     // the runs' sizes straddle the limit.
                     let eager = Expr::max(tau.clone(), w[i].clone());
                     let rdv = tau + w[i].clone();
-                    let wait = match pp.eager_limit.map(|e| e as f64) {
-                        Some(e) if d_lo.min(d_hi) > e => rdv,
-                        Some(e) if d_hi > e => {
-                            let step = Expr::min(Expr::one(), (m(b) / Expr::num(e + 1.0)).floor());
+                    let wait = match pp.eager_limit {
+                        Some(_) if machine.rendezvous(d_lo.min(d_hi)) => rdv,
+                        Some(e) if machine.rendezvous(d_hi) => {
+                            let step =
+                                Expr::min(Expr::one(), (m(b) / Expr::num(e as f64 + 1.0)).floor());
                             eager.clone() + step * (rdv - eager)
                         }
                         _ => eager,
