@@ -11,7 +11,7 @@
 # (profile resumes); --fresh re-records everything.
 # Native runs use P = 1, 2 only: these machines have 2 cores, and at P = 4 the ranks time-share
 # them, so wall time measures the scheduler rather than the program. Each native configuration
-# runs 3 times (--repeat 3) and keeps the median; record on a quiet machine (about 11 minutes).
+# runs 3 times (--repeat 3) and keeps the fastest; record on a quiet machine (about 11 minutes).
 #
 #   scripts/record-runs.sh [--fresh] [--only PROG] [--mpi-only | --smpi-only]
 # Environment: AUGUR=path/to/augur (default: build it with cargo --release).

@@ -395,6 +395,26 @@ pub fn build(
         .filter(|g| g.kind == PhaseKind::Pipeline)
         .flat_map(|g| g.overlapped.iter().copied())
         .collect();
+    // a computation phase that repeats with a communication phase some runs lack (P = 1: under
+    // the phase's APT ancestor) may cost differently where the phase communicates: the data it
+    // touches was just sent or received, and its cache lines move between cores
+    let critical = phases::critical_runs(&found);
+    let paths = parent_paths(apt);
+    let mut communicating: BTreeMap<u32, Expr> = BTreeMap::new();
+    for (gi, g) in found.iter().enumerate() {
+        let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
+            continue;
+        };
+        let ramp = presence(runs, &critical[gi]);
+        if ramp.as_const().is_some() {
+            continue;
+        }
+        for (site, path) in &paths {
+            if *site != anchor && path.contains(&anchor) {
+                communicating.entry(*site).or_insert_with(|| ramp.clone());
+            }
+        }
+    }
     // computation phases, after the trip counts they may be measured against
     for n in nodes.values() {
         let site = n.site.0;
@@ -450,7 +470,9 @@ pub fn build(
                     })
                     .flatten();
                 let f = match &work {
-                    Some(w) => crate::quantity::fit_scaled(&s, w, outer.as_ref()),
+                    Some(w) => {
+                        crate::quantity::fit_scaled(&s, w, outer.as_ref(), communicating.get(&site))
+                    }
                     None => fit_quantity(&s, None, &[], false, qopts),
                 };
                 let w = match (&work, f.origin) {
@@ -495,8 +517,6 @@ pub fn build(
     }
 
     // phases
-    let critical = phases::critical_runs(&found);
-    let paths = parent_paths(apt);
     let mut anchored: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut excluded = BTreeSet::new();
     let mut phase_rep = Vec::new();

@@ -359,7 +359,18 @@ fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
 /// body does once per outer iteration, e.g. a first touch of a new row of a 2-D array). Never a
 /// free PMNF search: timings of small loops are noisy, and free terms would extrapolate that
 /// noise.
-pub fn fit_scaled(s: &Samples, w: &Expr, outer: Option<&Expr>) -> Fitted {
+///
+/// `communicating`, for a computation phase inside a communication phase that only some runs
+/// have, is that phase's presence ramp (0 where it does not communicate, 1 where it does): then
+/// `c·w + c2·w·ramp` is a candidate too, a cost per element that differs where the data the loop
+/// touches also moves between processors (a sender rewriting the block its receiver just read
+/// pays for the cache lines coming back), so that P = 1 and P ≥ 2 get each their own.
+pub fn fit_scaled(
+    s: &Samples,
+    w: &Expr,
+    outer: Option<&Expr>,
+    communicating: Option<&Expr>,
+) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
     let opts = FitOptions {
@@ -378,6 +389,11 @@ pub fn fit_scaled(s: &Samples, w: &Expr, outer: Option<&Expr>) -> Fitted {
         let o = o.terms()[0].monomial();
         hyps.push(vec![w.clone(), o.clone()]);
         hyps.push(vec![w.clone(), o, Expr::one()]);
+    }
+    if let Some(ramp) = communicating {
+        let moved = w * ramp;
+        hyps.push(vec![w.clone(), moved.clone()]);
+        hyps.push(vec![w.clone(), moved, Expr::one()]);
     }
     let ok = |r: &FitResult| r.coeffs.iter().all(|c| c.coef >= 0.0);
     let fits: Vec<FitResult> = hyps
@@ -470,6 +486,7 @@ mod tests {
             &samples(|n, p| 3e-9 * n * n / p + 2e-6 * n),
             &w,
             Some(&outer),
+            None,
         );
         let row = f.expr.terms().iter().find(|t| t.monomial() == outer);
         assert!(
@@ -478,7 +495,7 @@ mod tests {
             f.expr
         );
         // without a per-row cost the plain form wins
-        let g = fit_scaled(&samples(|n, p| 3e-9 * n * n / p), &w, Some(&outer));
+        let g = fit_scaled(&samples(|n, p| 3e-9 * n * n / p), &w, Some(&outer), None);
         assert_eq!(g.expr.terms().len(), 1, "{}", g.expr);
     }
 
