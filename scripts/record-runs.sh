@@ -11,7 +11,11 @@
 # (profile resumes); --fresh re-records everything.
 # Native runs use P = 1, 2 only: these machines have 2 cores, and at P = 4 the ranks time-share
 # them, so wall time measures the scheduler rather than the program. Each native configuration
-# runs 3 times (--repeat 3) and keeps the fastest; record on a quiet machine (about 11 minutes).
+# runs 3 times (--repeat 3), 9 for the programs whose runs take well under a second (shift,
+# pipeline, sweep, pge2), and keeps the fastest: this shared host now and then runs the same
+# loop 2x slower for seconds at a time (shift at P = 1, N = 16384: 23.5, 23.5 and 24.6 ms in one
+# recording, 12.3 ms in another), and a short run's repetitions can all fall in one such spell.
+# Record on a quiet machine (about 14 minutes).
 #
 #   scripts/record-runs.sh [--fresh] [--only PROG] [--mpi-only | --smpi-only]
 # Environment: AUGUR=path/to/augur (default: build it with cargo --release).
@@ -71,7 +75,12 @@ record() { # prog source include variant launcher np grid (NAME=V,V NAME=V ...)
     local extra=()
     [ -n "$inc" ] && extra+=(-I "testdata/$inc")
     [ "$launcher" = smpirun ] && extra+=(--platform testdata/platform/cluster.xml)
-    [ "$launcher" = mpirun ] && extra+=(--repeat 3)
+    if [ "$launcher" = mpirun ]; then
+        case $prog in
+            shift | pipeline | sweep | pge2) extra+=(--repeat 9) ;;
+            *) extra+=(--repeat 3) ;;
+        esac
+    fi
     echo "== $prog $variant ($src)" >&2
     if ! "$AUGUR" profile "testdata/$prog/$src" "${extra[@]}" "${fresh[@]}" --launcher "$launcher" \
         --np "$np" "${params[@]}" --timeout 120s --out "$out"; then
