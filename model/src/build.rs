@@ -470,9 +470,17 @@ pub fn build(
                     })
                     .flatten();
                 let f = match &work {
-                    Some(w) => {
-                        crate::quantity::fit_scaled(&s, w, outer.as_ref(), communicating.get(&site))
-                    }
+                    Some(w) => crate::quantity::fit_scaled(
+                        &s,
+                        w,
+                        outer.as_ref(),
+                        communicating.get(&site),
+                        &if in_pipeline.contains(&site) {
+                            Expr::one()
+                        } else {
+                            Expr::var("P")
+                        },
+                    ),
                     None => fit_quantity(&s, None, &[], false, qopts),
                 };
                 let w = match (&work, f.origin) {

@@ -346,6 +346,31 @@ fn solve_small(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
+/// The monomial of `w` that is largest at the samples' largest value (the work's dominant term,
+/// without the lower-order terms a source bound adds, e.g. `N^2/P` of `N^2/P + 2*N + 4`).
+fn leading_term(s: &Samples, w: &Expr) -> Expr {
+    let Some(row) = s
+        .values
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .and_then(|(i, _)| s.points.get(i))
+    else {
+        return w.clone();
+    };
+    let at = |e: &Expr| {
+        e.eval(&|n| s.params.iter().position(|x| x == n).map(|k| row[k]))
+            .unwrap_or(0.0)
+            .abs()
+    };
+    w.terms()
+        .iter()
+        .map(|t| t.monomial())
+        .filter(|m| m.as_const().is_none())
+        .max_by(|a, b| at(a).total_cmp(&at(b)))
+        .unwrap_or_else(|| w.clone())
+}
+
 /// The fit with the least leave-one-out error, each term after the first costing 2% of it: an
 /// added term must earn its place.
 fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
@@ -360,6 +385,14 @@ fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
 /// free PMNF search: timings of small loops are noisy, and free terms would extrapolate that
 /// noise.
 ///
+/// A cost per element that grows linearly with the volume swept between two entries of one
+/// rank, `c2·w·min(w·sharers, V)` (`w` its dominant term, `V` the largest volume traced), is a
+/// candidate too: the first-order effect of data outgrowing a shared cache, which a constant
+/// cost per element cannot follow.
+/// `sharers` is how many ranks sweep their data in that time: `P` where the ranks meet at every
+/// exchange (each runs its loop between two of another's), `1` inside a pipeline (a rank runs
+/// its next block while most others wait for theirs).
+///
 /// `communicating`, for a computation phase inside a communication phase that only some runs
 /// have, is that phase's presence ramp (0 where it does not communicate, 1 where it does): then
 /// `c·w + c2·w·ramp` is a candidate too, a cost per element that differs where the data the loop
@@ -370,6 +403,7 @@ pub fn fit_scaled(
     w: &Expr,
     outer: Option<&Expr>,
     communicating: Option<&Expr>,
+    sharers: &Expr,
 ) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
@@ -389,6 +423,29 @@ pub fn fit_scaled(
         let o = o.terms()[0].monomial();
         hyps.push(vec![w.clone(), o.clone()]);
         hyps.push(vec![w.clone(), o, Expr::one()]);
+    }
+    // a cost per element that grows with the volume swept between two entries of one rank:
+    // ranks share the node's last-level cache (under SMPI, every rank runs on the one host), and
+    // once their data outgrows it each element comes from memory (stencil on this host: 1.62 ns
+    // per element at N = 2048, 2.82 ns at 4096)
+    // per element, never beyond the largest volume the runs swept: past it the data may already
+    // come from memory, where the cost per element stops growing, and a line through the traced
+    // points would not
+    let lead = leading_term(s, w);
+    let swept = &lead * sharers;
+    let most = s
+        .points
+        .iter()
+        .filter_map(|row| {
+            swept
+                .eval(&|n| params.iter().position(|x| *x == n).map(|k| row[k]))
+                .ok()
+        })
+        .fold(f64::NAN, f64::max);
+    if most.is_finite() && most > 0.0 {
+        let volume = &lead * &Expr::min(swept, Expr::num(most));
+        hyps.push(vec![w.clone(), volume.clone()]);
+        hyps.push(vec![w.clone(), volume, Expr::one()]);
     }
     if let Some(ramp) = communicating {
         let moved = w * ramp;
@@ -487,6 +544,7 @@ mod tests {
             &w,
             Some(&outer),
             None,
+            &Expr::var("P"),
         );
         let row = f.expr.terms().iter().find(|t| t.monomial() == outer);
         assert!(
@@ -495,8 +553,73 @@ mod tests {
             f.expr
         );
         // without a per-row cost the plain form wins
-        let g = fit_scaled(&samples(|n, p| 3e-9 * n * n / p), &w, Some(&outer), None);
+        let g = fit_scaled(
+            &samples(|n, p| 3e-9 * n * n / p),
+            &w,
+            Some(&outer),
+            None,
+            &Expr::var("P"),
+        );
         assert_eq!(g.expr.terms().len(), 1, "{}", g.expr);
+    }
+
+    #[test]
+    fn scaled_cost_follows_a_cost_per_element_that_grows_with_the_swept_volume() {
+        let w = symbolic::parse("N^2/P + 2*N + 4").unwrap();
+        // 1.6 ns per element, plus 0.2 ns per element per 10^4 elements swept by all ranks (at
+        // N = 256, 1.3 ns: the data no longer fits)
+        let cost = |n: f64, p: f64| (n * n / p + 2.0 * n + 4.0) * (1.6e-9 + 0.2e-9 * n * n / 1e4);
+        let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"));
+        let at = |n: f64, p: f64| {
+            f.expr
+                .eval(&|x| match x {
+                    "N" => Some(n),
+                    "P" => Some(p),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        // between the traced sizes it follows the growth
+        let rel = at(192.0, 4.0) / cost(192.0, 4.0) - 1.0;
+        assert!(rel.abs() < 0.05, "{rel} {}", f.expr);
+        // beyond them the cost per element stays at the largest traced volume's
+        let per = |n: f64, c: f64| c / (n * n / 4.0 + 2.0 * n + 4.0);
+        let rel = per(512.0, at(512.0, 4.0)) / per(256.0, cost(256.0, 4.0)) - 1.0;
+        assert!(rel.abs() < 0.05, "{rel} {}", f.expr);
+    }
+
+    #[test]
+    fn scaled_cost_per_element_differs_where_the_phase_communicates() {
+        let mut s = Samples {
+            params: vec!["N".into(), "P".into()],
+            ..Default::default()
+        };
+        // a sender's update: 0.6 ns per element alone (P = 1), 1.2 ns at P = 2
+        for n in [16384.0, 32768.0, 65536.0] {
+            for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
+                s.points.push(vec![n, p]);
+                s.values.push(c * n / p);
+            }
+        }
+        let w = symbolic::parse("N/P").unwrap();
+        let ramp = symbolic::parse("min(1, max(0, P - 1))").unwrap();
+        let f = fit_scaled(&s, &w, None, Some(&ramp), &Expr::var("P"));
+        let at = |n: f64, p: f64| {
+            f.expr
+                .eval(&|x| match x {
+                    "N" => Some(n),
+                    "P" => Some(p),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
+            let rel = at(32768.0, p) / (c * 32768.0 / p) - 1.0;
+            assert!(rel.abs() < 1e-6, "P = {p}: {rel} {}", f.expr);
+        }
+        // without the ramp one cost per element cannot serve both
+        let g = fit_scaled(&s, &w, None, None, &Expr::var("P"));
+        assert!(g.max_rel_err > 0.1, "{}", g.expr);
     }
 
     #[test]
