@@ -563,6 +563,15 @@ mod tests {
         assert_eq!(g.expr.terms().len(), 1, "{}", g.expr);
     }
 
+    fn at_np(e: &Expr, n: f64, p: f64) -> f64 {
+        e.eval(&|x| match x {
+            "N" => Some(n),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    }
+
     #[test]
     fn scaled_cost_follows_a_cost_per_element_that_grows_with_the_swept_volume() {
         let w = symbolic::parse("N^2/P + 2*N + 4").unwrap();
@@ -570,15 +579,7 @@ mod tests {
         // N = 256, 1.3 ns: the data no longer fits)
         let cost = |n: f64, p: f64| (n * n / p + 2.0 * n + 4.0) * (1.6e-9 + 0.2e-9 * n * n / 1e4);
         let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"));
-        let at = |n: f64, p: f64| {
-            f.expr
-                .eval(&|x| match x {
-                    "N" => Some(n),
-                    "P" => Some(p),
-                    _ => None,
-                })
-                .unwrap()
-        };
+        let at = |n: f64, p: f64| at_np(&f.expr, n, p);
         // between the traced sizes it follows the growth
         let rel = at(192.0, 4.0) / cost(192.0, 4.0) - 1.0;
         assert!(rel.abs() < 0.05, "{rel} {}", f.expr);
@@ -604,15 +605,7 @@ mod tests {
         let w = symbolic::parse("N/P").unwrap();
         let ramp = symbolic::parse("min(1, max(0, P - 1))").unwrap();
         let f = fit_scaled(&s, &w, None, Some(&ramp), &Expr::var("P"));
-        let at = |n: f64, p: f64| {
-            f.expr
-                .eval(&|x| match x {
-                    "N" => Some(n),
-                    "P" => Some(p),
-                    _ => None,
-                })
-                .unwrap()
-        };
+        let at = |n: f64, p: f64| at_np(&f.expr, n, p);
         for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
             let rel = at(32768.0, p) / (c * 32768.0 / p) - 1.0;
             assert!(rel.abs() < 1e-6, "P = {p}: {rel} {}", f.expr);
