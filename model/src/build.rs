@@ -399,13 +399,14 @@ pub fn build(
     // the phase's APT ancestor) may cost differently where the phase communicates: the data it
     // touches was just sent or received, and its cache lines move between cores
     let critical = phases::critical_runs(&found);
+    let presences: Vec<Expr> = critical.iter().map(|on| presence(runs, on)).collect();
     let paths = parent_paths(apt);
     let mut communicating: BTreeMap<u32, Expr> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
         let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
             continue;
         };
-        let ramp = presence(runs, &critical[gi]);
+        let ramp = &presences[gi];
         if ramp.as_const().is_some() {
             continue;
         }
@@ -653,7 +654,7 @@ pub fn build(
             cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
         };
         let k = Expr::num(msgs);
-        let presence = presence(runs, &critical[gi]);
+        let presence = presences[gi].clone();
         let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
         let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
         for b in BOUNDS {
