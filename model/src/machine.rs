@@ -526,6 +526,11 @@ pub struct Machine {
     /// (bcast: the buffer; reduce/allreduce: the vector; gather/scatter/allgather: one
     /// process's block; alltoall: one pair's block).
     pub collectives: BTreeMap<CollectiveOp, CollectiveCost>,
+    /// Seconds: a computation burst (the time between two MPI calls of a rank) shorter than
+    /// this is not charged at all. SMPI's `smpi/cpu-threshold` (1 µs by default), read from the
+    /// simulator by the benchmark; none on a real machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_threshold: Option<f64>,
 }
 
 impl Machine {

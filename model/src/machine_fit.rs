@@ -524,5 +524,17 @@ pub fn fit_machine(
         measured: prov,
         point_to_point,
         collectives,
+        compute_threshold: match data.meta.get("cpu_threshold") {
+            None => None,
+            Some(v) => Some(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|t| t.is_finite() && *t >= 0.0)
+                    .ok_or_else(|| FitMachineError::Fit {
+                        what: "the compute threshold".into(),
+                        message: format!("`# cpu_threshold {v}` is not a non-negative number"),
+                    })?,
+            ),
+        },
     })
 }
