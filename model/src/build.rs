@@ -398,6 +398,8 @@ pub fn build(
     // a computation phase that repeats with a communication phase some runs lack (P = 1: under
     // the phase's APT ancestor) may cost differently where the phase communicates: the data it
     // touches was just sent or received, and its cache lines move between cores
+    let threshold = machine.compute_threshold.filter(|t| *t > 0.0);
+    let simulated = runs.iter().any(|r| r.smpi);
     let critical = phases::critical_runs(&found);
     let presences: Vec<Expr> = critical.iter().map(|on| presence(runs, on)).collect();
     let paths = parent_paths(apt);
@@ -433,6 +435,55 @@ pub fn build(
                 if s.values.is_empty() {
                     continue;
                 }
+                // a simulator that drops short bursts (SMPI's smpi/cpu-threshold) recorded
+                // nothing, or a deferred part, for entries below its threshold: those runs
+                // say what the simulator dropped, not what the work costs
+                let below = match threshold {
+                    Some(t) if simulated => s.values.iter().filter(|v| **v < t).count(),
+                    _ => 0,
+                };
+                let s = if below > 0 {
+                    let t = threshold.unwrap_or(0.0);
+                    let mut kept = Samples {
+                        params: s.params.clone(),
+                        ..Default::default()
+                    };
+                    for (pt, v) in s.points.iter().zip(&s.values) {
+                        if *v >= t {
+                            kept.points.push(pt.clone());
+                            kept.values.push(*v);
+                        }
+                    }
+                    if kept.values.is_empty() {
+                        warnings.push(format!(
+                            "computation at line {} (site {site}) is shorter than the machine's compute threshold ({} s) in every run: not charged",
+                            n.line,
+                            format!("{t:e}")
+                        ));
+                        let mut f = Fitted::constant(0.0);
+                        f.points = s.values.len();
+                        compute_rep.push(ComputeReport {
+                            site,
+                            line: n.line,
+                            work: l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                            w: None,
+                            cost: f.expr.clone(),
+                            inside_phase: None,
+                            fit: f.clone(),
+                        });
+                        compute.insert(site, f);
+                        continue;
+                    }
+                    warnings.push(format!(
+                        "computation at line {} (site {site}): {below} of {} runs below the machine's compute threshold ({} s) left out of its fit",
+                        n.line,
+                        s.values.len(),
+                        format!("{t:e}")
+                    ));
+                    kept
+                } else {
+                    s
+                };
                 let work = l
                     .work
                     .as_ref()
@@ -497,6 +548,28 @@ pub fn build(
                         })
                     }
                     _ => None,
+                };
+                // a burst of its own below the threshold is not charged: the step where the
+                // cost reaches it. A burst shared with other computation is charged whole, so
+                // the step is only for sites whose entries are, all but a few (the last
+                // iteration runs into the code after the loop), between two MPI calls.
+                let f = match threshold {
+                    Some(t)
+                        if runs
+                            .iter()
+                            .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
+                    {
+                        let step = |e: &Expr| {
+                            e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one())
+                        };
+                        Fitted {
+                            expr: step(&f.expr),
+                            lo: step(&f.lo),
+                            hi: step(&f.hi),
+                            ..f
+                        }
+                    }
+                    _ => f,
                 };
                 compute_rep.push(ComputeReport {
                     site,

@@ -25,6 +25,9 @@ pub struct RankObs {
     pub calls: BTreeMap<u32, u64>,
     /// Computation-phase site → (entries, seconds of cost).
     pub compute: BTreeMap<u32, (u64, f64)>,
+    /// Computation-phase site → entries that were a burst of their own: the rank's events just
+    /// before and after are MPI calls (or the trace's ends), no other traced computation.
+    pub alone: BTreeMap<u32, u64>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -78,6 +81,18 @@ impl RunObs {
             .map(|(c, t)| t / *c as f64)
             .reduce(f64::max)
     }
+    /// The share of a computation phase's entries, over all ranks, that were a burst of their
+    /// own (between two MPI calls); `None` when no rank entered it.
+    pub fn compute_alone(&self, site: u32) -> Option<f64> {
+        let (mut all, mut alone) = (0u64, 0u64);
+        for r in &self.ranks {
+            if let Some((c, _)) = r.compute.get(&site) {
+                all += c;
+                alone += r.alone.get(&site).copied().unwrap_or(0);
+            }
+        }
+        (all > 0).then(|| alone as f64 / all as f64)
+    }
     /// Σ over ranks of a computation phase's (entries, seconds).
     pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
         let mut found = false;
@@ -98,9 +113,13 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     let smpi = t.header.smpi();
     let mut o = RankObs::default();
     let mut last_wtime = t.header.init_wtime;
-    for e in &t.events {
+    let is_phase = |k: usize| matches!(t.events.get(k), Some(Event::Phase(_)));
+    for (k, e) in t.events.iter().enumerate() {
         match e {
             Event::Phase(p) => {
+                if !(k > 0 && is_phase(k - 1)) && !is_phase(k + 1) {
+                    *o.alone.entry(p.site).or_insert(0) += 1;
+                }
                 let cost = if smpi {
                     p.end.wtime - p.start.wtime
                 } else {
