@@ -429,7 +429,8 @@ pub fn build(
                             .filter(|(c, _)| *c > 0)
                             .map(|(c, t)| t / c as f64)
                     } else {
-                        r.compute_max_per_entry(site)
+                        r.compute_occurrence_max(site)
+                            .or_else(|| r.compute_max_per_entry(site))
                     }
                 });
                 if s.values.is_empty() {
@@ -465,7 +466,10 @@ pub fn build(
                         compute_rep.push(ComputeReport {
                             site,
                             line: n.line,
-                            work: l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                            work: l
+                                .work
+                                .as_ref()
+                                .map_or_else(|| "unresolved".into(), Attr::text),
                             w: None,
                             cost: f.expr.clone(),
                             inside_phase: None,
@@ -559,9 +563,8 @@ pub fn build(
                             .iter()
                             .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
                     {
-                        let step = |e: &Expr| {
-                            e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one())
-                        };
+                        let step =
+                            |e: &Expr| e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one());
                         Fitted {
                             expr: step(&f.expr),
                             lo: step(&f.lo),

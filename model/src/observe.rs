@@ -28,6 +28,8 @@ pub struct RankObs {
     /// Computation-phase site → entries that were a burst of their own: the rank's events just
     /// before and after are MPI calls (or the trace's ends), no other traced computation.
     pub alone: BTreeMap<u32, u64>,
+    /// Computation-phase site → the cost of each entry, in order.
+    pub entries: BTreeMap<u32, Vec<f64>>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -81,6 +83,24 @@ impl RunObs {
             .map(|(c, t)| t / *c as f64)
             .reduce(f64::max)
     }
+    /// The mean over occurrences of the largest cost over the ranks of a computation phase's
+    /// k-th entry: what a loosely synchronous step waits for when each occurrence's slowest
+    /// rank differs (noise). `None` unless every rank that entered it entered it equally often.
+    pub fn compute_occurrence_max(&self, site: u32) -> Option<f64> {
+        let seqs: Vec<&Vec<f64>> = self
+            .ranks
+            .iter()
+            .filter_map(|r| r.entries.get(&site))
+            .collect();
+        let n = seqs.first()?.len();
+        if n == 0 || seqs.iter().any(|s| s.len() != n) {
+            return None;
+        }
+        let sum: f64 = (0..n)
+            .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
+            .sum();
+        Some(sum / n as f64)
+    }
     /// The share of a computation phase's entries, over all ranks, that were a burst of their
     /// own (between two MPI calls); `None` when no rank entered it.
     pub fn compute_alone(&self, site: u32) -> Option<f64> {
@@ -125,6 +145,7 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                 } else {
                     p.cpu_ns as f64 * 1e-9
                 };
+                o.entries.entry(p.site).or_default().push(cost.max(0.0));
                 let ent = o.compute.entry(p.site).or_insert((0, 0.0));
                 ent.0 += 1;
                 ent.1 += cost.max(0.0);

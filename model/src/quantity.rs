@@ -447,6 +447,14 @@ pub fn fit_scaled(
         hyps.push(vec![w.clone(), volume.clone()]);
         hyps.push(vec![w.clone(), volume, Expr::one()]);
     }
+    // the slowest of the ranks at each occurrence (the per-occurrence maximum is what the
+    // samples hold outside pipelines): with noise of an exponential tail its expectation grows
+    // with the logarithm of the number of ranks
+    if sharers.as_const().is_none() {
+        let spread = w * &sharers.log2();
+        hyps.push(vec![w.clone(), spread.clone()]);
+        hyps.push(vec![w.clone(), spread, Expr::one()]);
+    }
     if let Some(ramp) = communicating {
         let moved = w * ramp;
         hyps.push(vec![w.clone(), moved.clone()]);
