@@ -648,3 +648,22 @@ fn smpi_reference_agrees_with_the_platform() {
     // SMPI detaches sends below 64 KiB (smpi/send-is-detached-thresh)
     assert_eq!(pp.eager_limit, Some(65535));
 }
+
+#[test]
+fn compute_threshold_comes_from_the_benchmark_header() {
+    let native = parse_bench(&bench_fixture()).unwrap();
+    let m = fit_machine(&native, "test", "synthetic", provenance()).unwrap();
+    assert_eq!(m.compute_threshold, None);
+    let smpi = parse_bench(&format!(
+        "# cpu_threshold 1.000000000e-06\n{}",
+        bench_fixture()
+    ))
+    .unwrap();
+    let m = fit_machine(&smpi, "test", "synthetic", provenance()).unwrap();
+    assert_eq!(m.compute_threshold, Some(1e-6));
+    let back = Machine::from_json(&serde_json::to_string(&m).unwrap(), "test").unwrap();
+    assert_eq!(back.compute_threshold, Some(1e-6));
+    let bad = parse_bench(&format!("# cpu_threshold soon\n{}", bench_fixture())).unwrap();
+    let e = fit_machine(&bad, "test", "synthetic", provenance()).unwrap_err();
+    assert!(e.to_string().contains("cpu_threshold soon"), "{e}");
+}

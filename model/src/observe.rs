@@ -266,4 +266,48 @@ mod tests {
         assert!(max > 1.2 * t / c as f64);
         assert_eq!(run.compute_max_per_entry(9999), None);
     }
+
+    /// Simulated atm2d at P = 16: each step waits for the slowest rank of that step, whose
+    /// relaxation costs more than the slowest rank's mean.
+    #[test]
+    fn occurrence_max_is_at_least_the_slowest_mean() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/atm2d/runs/smpi-c");
+        let runs = super::load_runs(&dir).unwrap().1;
+        let run = runs
+            .iter()
+            .find(|r| r.config == "LAMBDA=256,STEPS=20,P=16")
+            .unwrap();
+        let occ = run.compute_occurrence_max(19).unwrap();
+        let slowest = run.compute_max_per_entry(19).unwrap();
+        assert!(occ > 1.05 * slowest, "{occ} vs {slowest}");
+        // by hand: the mean over k of the largest k-th entry
+        let seqs: Vec<&Vec<f64>> = run.ranks.iter().map(|r| &r.entries[&19]).collect();
+        let n = seqs[0].len();
+        let by_hand = (0..n)
+            .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
+            .sum::<f64>()
+            / n as f64;
+        assert!((occ - by_hand).abs() <= 1e-12 * by_hand);
+        assert_eq!(run.compute_occurrence_max(9999), None);
+        // unpack, relaxation and pack run back to back between two exchanges: no entry of the
+        // relaxation is a burst of its own
+        assert_eq!(run.compute_alone(19), Some(0.0));
+        assert_eq!(run.compute_alone(9999), None);
+    }
+
+    /// Simulated shift at P = 2: the update sits between MPI_Send and MPI_Recv, a burst of its
+    /// own on every entry but two: rank 0's last runs into the checksum loop, and rank 1 (no
+    /// send) enters its first straight from the initialisation loop.
+    #[test]
+    fn a_burst_of_its_own_lies_between_mpi_calls() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/shift/runs/smpi-c");
+        let runs = super::load_runs(&dir).unwrap().1;
+        let run = runs
+            .iter()
+            .find(|r| r.config == "ITERS=100,N=8192,P=2")
+            .unwrap();
+        assert_eq!(run.compute_alone(5), Some(198.0 / 200.0));
+    }
 }
