@@ -457,9 +457,8 @@ pub fn build(
                     }
                     if kept.values.is_empty() {
                         warnings.push(format!(
-                            "computation at line {} (site {site}) is shorter than the machine's compute threshold ({} s) in every run: not charged",
-                            n.line,
-                            format!("{t:e}")
+                            "computation at line {} (site {site}) is shorter than the machine's compute threshold ({t:e} s) in every run: not charged",
+                            n.line
                         ));
                         let mut f = Fitted::constant(0.0);
                         f.points = s.values.len();
@@ -479,10 +478,9 @@ pub fn build(
                         continue;
                     }
                     warnings.push(format!(
-                        "computation at line {} (site {site}): {below} of {} runs below the machine's compute threshold ({} s) left out of its fit",
+                        "computation at line {} (site {site}): {below} of {} runs below the machine's compute threshold ({t:e} s) left out of its fit",
                         n.line,
-                        s.values.len(),
-                        format!("{t:e}")
+                        s.values.len()
                     ));
                     kept
                 } else {

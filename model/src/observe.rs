@@ -137,7 +137,8 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     for (k, e) in t.events.iter().enumerate() {
         match e {
             Event::Phase(p) => {
-                if !(k > 0 && is_phase(k - 1)) && !is_phase(k + 1) {
+                let after_phase = k > 0 && is_phase(k - 1);
+                if !after_phase && !is_phase(k + 1) {
                     *o.alone.entry(p.site).or_insert(0) += 1;
                 }
                 let cost = if smpi {
@@ -239,18 +240,21 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    /// One recorded run of testdata/`dir` by its configuration.
+    fn recorded(dir: &str, config: &str) -> super::RunObs {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata")
+            .join(dir);
+        let runs = super::load_runs(&dir).unwrap().1;
+        runs.into_iter().find(|r| r.config == config).unwrap()
+    }
+
     /// Native shift at P = 2: the sender's update loop (it rewrites the block it just sent,
     /// whose lines the receiver's copy left shared) costs about twice the receiver's per entry,
     /// and the critical processor is the sender.
     #[test]
     fn max_per_entry_is_the_slowest_rank() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/shift/runs/mpi-c");
-        let runs = super::load_runs(&dir).unwrap().1;
-        let run = runs
-            .iter()
-            .find(|r| r.config == "ITERS=1000,N=16384,P=2")
-            .unwrap();
+        let run = recorded("shift/runs/mpi-c", "ITERS=1000,N=16384,P=2");
         let per_rank: Vec<f64> = run
             .ranks
             .iter()
@@ -271,13 +275,7 @@ mod tests {
     /// relaxation costs more than the slowest rank's mean.
     #[test]
     fn occurrence_max_is_at_least_the_slowest_mean() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/atm2d/runs/smpi-c");
-        let runs = super::load_runs(&dir).unwrap().1;
-        let run = runs
-            .iter()
-            .find(|r| r.config == "LAMBDA=256,STEPS=20,P=16")
-            .unwrap();
+        let run = recorded("atm2d/runs/smpi-c", "LAMBDA=256,STEPS=20,P=16");
         let occ = run.compute_occurrence_max(19).unwrap();
         let slowest = run.compute_max_per_entry(19).unwrap();
         assert!(occ > 1.05 * slowest, "{occ} vs {slowest}");
@@ -301,13 +299,7 @@ mod tests {
     /// send) enters its first straight from the initialisation loop.
     #[test]
     fn a_burst_of_its_own_lies_between_mpi_calls() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/shift/runs/smpi-c");
-        let runs = super::load_runs(&dir).unwrap().1;
-        let run = runs
-            .iter()
-            .find(|r| r.config == "ITERS=100,N=8192,P=2")
-            .unwrap();
+        let run = recorded("shift/runs/smpi-c", "ITERS=100,N=8192,P=2");
         assert_eq!(run.compute_alone(5), Some(198.0 / 200.0));
     }
 }
