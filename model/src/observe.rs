@@ -23,8 +23,6 @@ pub struct RankObs {
     pub branches: BTreeMap<(u32, i32), u64>,
     /// Call site → calls.
     pub calls: BTreeMap<u32, u64>,
-    /// Computation-phase site → (entries, seconds of cost).
-    pub compute: BTreeMap<u32, (u64, f64)>,
     /// Computation-phase site → entries that were a burst of their own: the rank's events just
     /// before and after are MPI calls (or the trace's ends), no other traced computation.
     pub alone: BTreeMap<u32, u64>,
@@ -32,6 +30,15 @@ pub struct RankObs {
     pub entries: BTreeMap<u32, Vec<f64>>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
+}
+
+impl RankObs {
+    /// A computation phase's (entries, seconds of cost) on this rank.
+    pub fn compute(&self, site: u32) -> Option<(u64, f64)> {
+        self.entries
+            .get(&site)
+            .map(|e| (e.len() as u64, e.iter().sum()))
+    }
 }
 
 /// One traced configuration.
@@ -78,9 +85,9 @@ impl RunObs {
     pub fn compute_max_per_entry(&self, site: u32) -> Option<f64> {
         self.ranks
             .iter()
-            .filter_map(|r| r.compute.get(&site))
+            .filter_map(|r| r.compute(site))
             .filter(|(c, _)| *c > 0)
-            .map(|(c, t)| t / *c as f64)
+            .map(|(c, t)| t / c as f64)
             .reduce(f64::max)
     }
     /// The mean over occurrences of the largest cost over the ranks of a computation phase's
@@ -106,7 +113,7 @@ impl RunObs {
     pub fn compute_alone(&self, site: u32) -> Option<f64> {
         let (mut all, mut alone) = (0u64, 0u64);
         for r in &self.ranks {
-            if let Some((c, _)) = r.compute.get(&site) {
+            if let Some((c, _)) = r.compute(site) {
                 all += c;
                 alone += r.alone.get(&site).copied().unwrap_or(0);
             }
@@ -118,7 +125,7 @@ impl RunObs {
         let mut found = false;
         let (mut c, mut s) = (0u64, 0.0);
         for r in &self.ranks {
-            if let Some((rc, rs)) = r.compute.get(&site) {
+            if let Some((rc, rs)) = r.compute(site) {
                 found = true;
                 c += rc;
                 s += rs;
@@ -147,9 +154,6 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                     p.cpu_ns as f64 * 1e-9
                 };
                 o.entries.entry(p.site).or_default().push(cost.max(0.0));
-                let ent = o.compute.entry(p.site).or_insert((0, 0.0));
-                ent.0 += 1;
-                ent.1 += cost.max(0.0);
                 last_wtime = last_wtime.max(p.end.wtime);
             }
             Event::Mpi { call, .. } => last_wtime = last_wtime.max(call.end.wtime),
@@ -259,7 +263,7 @@ mod tests {
             .ranks
             .iter()
             .map(|r| {
-                let (c, t) = r.compute[&5];
+                let (c, t) = r.compute(5).unwrap();
                 t / c as f64
             })
             .collect();
