@@ -18,6 +18,9 @@ int main(int argc, char **argv) {
   augur_MPI_Init(1, &argc, &argv);
   augur_MPI_Comm_rank(2, MPI_COMM_WORLD, &rank);
   augur_MPI_Comm_size(3, MPI_COMM_WORLD, &size);
+  /* A negative count makes the first receive fail and MPI abort the job (the crash test). The
+   * barrier first makes sure every rank has created its trace file before the abort kills it. */
+  if (n < 0) augur_MPI_Barrier(4, MPI_COMM_WORLD);
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   double acc = 0.0;
   int *sbuf = malloc(sizeof(int) * (size_t)n), *rbuf = malloc(sizeof(int) * (size_t)n);
