@@ -296,14 +296,10 @@ pub fn build(
     let mut warnings = Vec::new();
     let mut quantities = Vec::new();
     let samples_of = |f: &dyn Fn(&RunObs) -> Option<f64>| -> Samples {
-        let mut s = Samples {
-            params: params.clone(),
-            ..Default::default()
-        };
+        let mut s = Samples::new(params.clone());
         for r in runs {
             if let Some(v) = f(r).filter(|v| v.is_finite()) {
-                s.points.push(row(r, &params));
-                s.values.push(v);
+                s.push(row(r, &params), v);
             }
         }
         s
@@ -423,7 +419,7 @@ pub fn build(
         let site = n.site.0;
         match &n.data {
             NodeData::Loop(l) if l.compute => {
-                let s = samples_of(&|r| {
+                let mut s = samples_of(&|r| {
                     if in_pipeline.contains(&site) {
                         r.compute_totals(site)
                             .filter(|(c, _)| *c > 0)
@@ -439,138 +435,114 @@ pub fn build(
                 // a simulator that drops short bursts (SMPI's smpi/cpu-threshold) recorded
                 // nothing, or a deferred part, for entries below its threshold: those runs
                 // say what the simulator dropped, not what the work costs
-                let below = match threshold {
-                    Some(t) if simulated => s.values.iter().filter(|v| **v < t).count(),
-                    _ => 0,
-                };
-                let s = if below > 0 {
-                    let t = threshold.unwrap_or(0.0);
-                    let mut kept = Samples {
-                        params: s.params.clone(),
-                        ..Default::default()
-                    };
-                    for (pt, v) in s.points.iter().zip(&s.values) {
-                        if *v >= t {
-                            kept.points.push(pt.clone());
-                            kept.values.push(*v);
-                        }
-                    }
-                    if kept.values.is_empty() {
+                let traced = s.values.len();
+                if let Some(t) = threshold.filter(|_| simulated) {
+                    s.retain(|v| v >= t);
+                    let below = traced - s.values.len();
+                    if s.values.is_empty() {
                         warnings.push(format!(
                             "computation at line {} (site {site}) is shorter than the machine's compute threshold ({t:e} s) in every run: not charged",
                             n.line
                         ));
-                        let mut f = Fitted::constant(0.0);
-                        f.points = s.values.len();
-                        compute_rep.push(ComputeReport {
-                            site,
-                            line: n.line,
-                            work: l
-                                .work
-                                .as_ref()
-                                .map_or_else(|| "unresolved".into(), Attr::text),
-                            w: None,
-                            cost: f.expr.clone(),
-                            inside_phase: None,
-                            fit: f.clone(),
-                        });
-                        compute.insert(site, f);
-                        continue;
+                    } else if below > 0 {
+                        warnings.push(format!(
+                            "computation at line {} (site {site}): {below} of {traced} runs below the machine's compute threshold ({t:e} s) left out of its fit",
+                            n.line
+                        ));
                     }
-                    warnings.push(format!(
-                        "computation at line {} (site {site}): {below} of {} runs below the machine's compute threshold ({t:e} s) left out of its fit",
-                        n.line,
-                        s.values.len()
-                    ));
-                    kept
+                }
+                let (f, w, work) = if s.values.is_empty() {
+                    let mut f = Fitted::constant(0.0);
+                    f.points = traced;
+                    (f, None, None)
                 } else {
-                    s
-                };
-                let work = l
-                    .work
-                    .as_ref()
-                    .and_then(|w| source_expr(w, &consts, &params))
-                    .or_else(|| {
-                        // unresolved bounds: the work per entry the counters measured, as a
-                        // law of the parameters; else the product of the fitted trip counts
-                        let leaves = leaf_loops(n);
-                        let ws = samples_of(&|r| {
-                            let entries = r.compute_totals(site)?.0;
-                            let mut sum = 0u64;
-                            for l in &leaves {
-                                sum += r.loop_totals(*l)?.1;
+                    let work = l
+                        .work
+                        .as_ref()
+                        .and_then(|w| source_expr(w, &consts, &params))
+                        .or_else(|| {
+                            // unresolved bounds: the work per entry the counters measured, as a
+                            // law of the parameters; else the product of the fitted trip counts
+                            let leaves = leaf_loops(n);
+                            let ws = samples_of(&|r| {
+                                let entries = r.compute_totals(site)?.0;
+                                let mut sum = 0u64;
+                                for l in &leaves {
+                                    sum += r.loop_totals(*l)?.1;
+                                }
+                                (entries > 0 && sum > 0).then(|| sum as f64 / entries as f64)
+                            });
+                            if leaves.is_empty() || ws.values.len() < s.values.len() {
+                                return measured_work(n, &trips, &consts, &params);
                             }
-                            (entries > 0 && sum > 0).then(|| sum as f64 / entries as f64)
+                            let f = fit_quantity(&ws, None, &[], true, qopts);
+                            quantities.push(QuantityReport {
+                                what: "work".into(),
+                                site,
+                                line: n.line,
+                                source: "unresolved (counted)".into(),
+                                fit: f.clone(),
+                            });
+                            Some(f.expr)
                         });
-                        if leaves.is_empty() || ws.values.len() < s.values.len() {
-                            return measured_work(n, &trips, &consts, &params);
-                        }
-                        let f = fit_quantity(&ws, None, &[], true, qopts);
-                        quantities.push(QuantityReport {
-                            what: "work".into(),
-                            site,
-                            line: n.line,
-                            source: "unresolved (counted)".into(),
-                            fit: f.clone(),
-                        });
-                        Some(f.expr)
-                    });
-                // the outer loop's trip count, when the nest has inner loops: a candidate
-                // cost per outer iteration
-                let outer = (!leaf_loops(n).contains(&site))
-                    .then(|| {
-                        source_expr(&l.trip, &consts, &params)
-                            .or_else(|| trips.get(&site).map(|f| f.expr.clone()))
-                    })
-                    .flatten();
-                let f = match &work {
-                    Some(w) => crate::quantity::fit_scaled(
-                        &s,
-                        w,
-                        outer.as_ref(),
-                        communicating.get(&site),
-                        &if in_pipeline.contains(&site) {
-                            Expr::one()
-                        } else {
-                            Expr::var("P")
-                        },
-                    ),
-                    None => fit_quantity(&s, None, &[], false, qopts),
-                };
-                let w = match (&work, f.origin) {
-                    // w_i: the fitted coefficient of the work's first varying term over
-                    // that term's coefficient in the work (the fit may add a constant)
-                    (Some(w), crate::quantity::Origin::SourceScaled) => {
-                        w.terms().iter().find(|t| !t.is_constant()).and_then(|wt| {
-                            f.expr
-                                .terms()
-                                .iter()
-                                .find(|t| t.monomial() == wt.monomial())
-                                .map(|t| t.coef() / wt.coef())
+                    // the outer loop's trip count, when the nest has inner loops: a candidate
+                    // cost per outer iteration
+                    let outer = (!leaf_loops(n).contains(&site))
+                        .then(|| {
+                            source_expr(&l.trip, &consts, &params)
+                                .or_else(|| trips.get(&site).map(|f| f.expr.clone()))
                         })
-                    }
-                    _ => None,
-                };
-                // a burst of its own below the threshold is not charged: the step where the
-                // cost reaches it. A burst shared with other computation is charged whole, so
-                // the step is only for sites whose entries are, all but a few (the last
-                // iteration runs into the code after the loop), between two MPI calls.
-                let f = match threshold {
-                    Some(t)
-                        if runs
-                            .iter()
-                            .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
-                    {
-                        let step =
-                            |e: &Expr| e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one());
-                        Fitted {
-                            expr: step(&f.expr),
-                            lo: step(&f.lo),
-                            hi: step(&f.hi),
-                            ..f
+                        .flatten();
+                    let f = match &work {
+                        Some(w) => crate::quantity::fit_scaled(
+                            &s,
+                            w,
+                            outer.as_ref(),
+                            communicating.get(&site),
+                            &if in_pipeline.contains(&site) {
+                                Expr::one()
+                            } else {
+                                Expr::var("P")
+                            },
+                        ),
+                        None => fit_quantity(&s, None, &[], false, qopts),
+                    };
+                    let w = match (&work, f.origin) {
+                        // w_i: the fitted coefficient of the work's first varying term over
+                        // that term's coefficient in the work (the fit may add a constant)
+                        (Some(w), crate::quantity::Origin::SourceScaled) => {
+                            w.terms().iter().find(|t| !t.is_constant()).and_then(|wt| {
+                                f.expr
+                                    .terms()
+                                    .iter()
+                                    .find(|t| t.monomial() == wt.monomial())
+                                    .map(|t| t.coef() / wt.coef())
+                            })
                         }
-                    }
-                    _ => f,
+                        _ => None,
+                    };
+                    // a burst of its own below the threshold is not charged: the step where the
+                    // cost reaches it. A burst shared with other computation is charged whole, so
+                    // the step is only for sites whose entries are, all but a few (the last
+                    // iteration runs into the code after the loop), between two MPI calls.
+                    let f = match threshold {
+                        Some(t)
+                            if runs
+                                .iter()
+                                .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
+                        {
+                            let step =
+                                |e: &Expr| e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one());
+                            Fitted {
+                                expr: step(&f.expr),
+                                lo: step(&f.lo),
+                                hi: step(&f.hi),
+                                ..f
+                            }
+                        }
+                        _ => f,
+                    };
+                    (f, w, work)
                 };
                 compute_rep.push(ComputeReport {
                     site,
@@ -658,13 +630,9 @@ pub fn build(
                 _ => None,
             });
         let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
-            let mut s = Samples {
-                params: params.clone(),
-                ..Default::default()
-            };
+            let mut s = Samples::new(params.clone());
             for (ri, pr) in &g.runs {
-                s.points.push(row(&runs[*ri], &params));
-                s.values.push(f(pr));
+                s.push(row(&runs[*ri], &params), f(pr));
             }
             s
         };

@@ -75,6 +75,32 @@ pub struct Samples {
     pub values: Vec<f64>,
 }
 
+impl Samples {
+    /// No samples yet, over these parameters.
+    pub fn new(params: Vec<String>) -> Self {
+        Samples {
+            params,
+            ..Default::default()
+        }
+    }
+
+    /// Adds one sample: the parameters' values (in `params` order) and the measured value.
+    pub fn push(&mut self, point: Vec<f64>, value: f64) {
+        debug_assert_eq!(point.len(), self.params.len());
+        self.points.push(point);
+        self.values.push(value);
+    }
+
+    /// Keeps only the samples whose value passes `keep`, in their order.
+    pub fn retain(&mut self, mut keep: impl FnMut(f64) -> bool) {
+        let keep: Vec<bool> = self.values.iter().map(|v| keep(*v)).collect();
+        let mut flags = keep.iter();
+        self.points.retain(|_| *flags.next().unwrap_or(&false));
+        let mut flags = keep.iter();
+        self.values.retain(|_| *flags.next().unwrap_or(&false));
+    }
+}
+
 /// How hard to try.
 #[derive(Debug, Clone)]
 pub struct QuantityOptions {
@@ -518,17 +544,25 @@ mod tests {
     use super::*;
 
     fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
-        let mut s = Samples {
-            params: vec!["N".into(), "P".into()],
-            ..Default::default()
-        };
+        let mut s = Samples::new(vec!["N".into(), "P".into()]);
         for n in [64.0, 128.0, 256.0] {
             for p in [2.0, 4.0, 8.0, 16.0] {
-                s.points.push(vec![n, p]);
-                s.values.push(f(n, p));
+                s.push(vec![n, p], f(n, p));
             }
         }
         s
+    }
+
+    #[test]
+    fn retain_keeps_points_and_values_together() {
+        let mut s = samples(|n, p| n / p);
+        s.retain(|v| v >= 16.0);
+        assert_eq!(s.values.len(), s.points.len());
+        assert_eq!(s.values.len(), 9); // 2 + 3 + 4 of the 12 (N / P with N = 64, 128, 256)
+        for (pt, v) in s.points.iter().zip(&s.values) {
+            assert_eq!(pt[0] / pt[1], *v);
+            assert!(*v >= 16.0);
+        }
     }
 
     #[test]
@@ -612,15 +646,11 @@ mod tests {
 
     #[test]
     fn scaled_cost_per_element_differs_where_the_phase_communicates() {
-        let mut s = Samples {
-            params: vec!["N".into(), "P".into()],
-            ..Default::default()
-        };
+        let mut s = Samples::new(vec!["N".into(), "P".into()]);
         // a sender's update: 0.6 ns per element alone (P = 1), 1.2 ns at P = 2
         for n in [16384.0, 32768.0, 65536.0] {
             for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
-                s.points.push(vec![n, p]);
-                s.values.push(c * n / p);
+                s.push(vec![n, p], c * n / p);
             }
         }
         let w = symbolic::parse("N/P").unwrap();
