@@ -13,7 +13,8 @@
 //! - A send takes effect where it is posted (Send or Isend); a receive where its data is known to
 //!   have arrived (a blocking Recv, or the Wait/Waitall/Test that completed the Irecv). Sendrecv
 //!   is a send (sub-position 0) followed by a receive (sub-position 1) at the same event.
-//! - `MPI_PROC_NULL` peers make no action (counted per site). An Irecv never completed through a
+//! - `MPI_PROC_NULL` peers make no action (counted per site; a send half's position is kept for
+//!   the pipeline test of [`crate::phases`]). An Irecv never completed through a
 //!   wrapper has no actual source and makes no action (counted).
 
 use std::collections::BTreeMap;
@@ -67,6 +68,10 @@ pub struct RankActions {
     pub coll: Vec<CollCall>,
     /// Calls (or halves) whose peer was `MPI_PROC_NULL`, per site.
     pub proc_null: BTreeMap<u32, u64>,
+    /// Where send halves addressed to `MPI_PROC_NULL` were posted: (site, position). They move
+    /// no data, but the processor executed its send there (a boundary rank of an exchange),
+    /// which the pipeline test needs.
+    pub null_sends: Vec<(u32, Pos)>,
     /// Irecvs never completed through a wrapper, and peers that could not be translated.
     pub incomplete: u64,
     pub unknown_peer: u64,
@@ -122,6 +127,9 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
                 }
                 Peer::ProcNull => {
                     *out.proc_null.entry(site).or_default() += 1;
+                    if dir == Dir::Send {
+                        out.null_sends.push((site, at));
+                    }
                     None
                 }
                 _ => {

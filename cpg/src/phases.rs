@@ -248,7 +248,8 @@ fn components(g: &UnGraph<u32, Link>) -> Vec<BTreeSet<u32>> {
     out
 }
 
-/// First send and first receive position of each processor in a set of sites.
+/// First send (a send to `MPI_PROC_NULL` included) and first receive position of each
+/// processor that moved data in a set of sites.
 type Firsts = (BTreeMap<u32, Pos>, BTreeMap<u32, Pos>);
 
 fn firsts(sites: &BTreeSet<u32>, m: &Matching, matched: &BTreeSet<(u32, usize)>) -> Firsts {
@@ -261,6 +262,13 @@ fn firsts(sites: &BTreeSet<u32>, m: &Matching, matched: &BTreeSet<(u32, usize)>)
             let slot = if a.dir == Dir::Send { &mut fs } else { &mut fr };
             let e = slot.entry(r.rank).or_insert(a.at);
             *e = (*e).min(a.at);
+        }
+        // a send to MPI_PROC_NULL is where a boundary processor executed its send
+        for (site, at) in &r.null_sends {
+            if sites.contains(site) && (fr.contains_key(&r.rank) || fs.contains_key(&r.rank)) {
+                let e = fs.entry(r.rank).or_insert(*at);
+                *e = (*e).min(*at);
+            }
         }
     }
     (fs, fr)
@@ -356,30 +364,47 @@ fn describe_p2p(
     warnings: &mut Vec<String>,
 ) -> Phase {
     // per processor: its actions in the phase, in its order
-    let mut per_rank: BTreeMap<u32, Vec<(Dir, Pos)>> = BTreeMap::new();
+    // (direction, position, addressed to MPI_PROC_NULL)
+    let mut per_rank: BTreeMap<u32, Vec<(Dir, Pos, bool)>> = BTreeMap::new();
     let mut comm_size = 0;
     for r in &m.ranks {
         for (k, a) in r.p2p.iter().enumerate() {
             if sites.contains(&a.site) && matched.contains(&(r.rank, k)) {
-                per_rank.entry(r.rank).or_default().push((a.dir, a.at));
+                per_rank
+                    .entry(r.rank)
+                    .or_default()
+                    .push((a.dir, a.at, false));
                 comm_size = comm_size.max(a.comm);
+            }
+        }
+        for (site, at) in &r.null_sends {
+            if sites.contains(site) {
+                if let Some(evs) = per_rank.get_mut(&r.rank) {
+                    evs.push((Dir::Send, *at, true));
+                }
             }
         }
     }
     let (mut senders, mut receivers, mut asyncs) = (BTreeSet::new(), BTreeSet::new(), Vec::new());
     for (&r, evs) in per_rank.iter_mut() {
         evs.sort_by_key(|e| e.1);
-        let mut received = false;
-        for &(d, _) in evs.iter() {
+        // async: the processor's first send of the phase comes after a receive. A send to
+        // MPI_PROC_NULL at one of the phase's sites is a send the program executed (the
+        // boundary rank of an exchange, e.g. the first of two Sendrecvs): it moves nothing, so
+        // it never makes the processor async, but a receive after it is not "before the send".
+        let (mut received, mut sent) = (false, false);
+        for &(d, _, null) in evs.iter() {
             match d {
                 Dir::Recv => {
                     receivers.insert(r);
                     received = true;
                 }
+                Dir::Send if null => sent = true,
                 Dir::Send => {
-                    if senders.insert(r) && received {
+                    if senders.insert(r) && received && !sent {
                         asyncs.push(r);
                     }
+                    sent = true;
                 }
             }
         }
@@ -432,7 +457,12 @@ fn describe_p2p(
     let mut scan = OverlapScan::default();
     for (&r, evs) in &per_rank {
         if let Some(t) = by_rank.get(&r) {
-            scan.add(r, evs, &rank_phases(t), first);
+            let moved: Vec<(Dir, Pos)> = evs
+                .iter()
+                .filter(|e| !e.2)
+                .map(|&(d, at, _)| (d, at))
+                .collect();
+            scan.add(r, &moved, &rank_phases(t), first);
         }
     }
     let intervals = scan.intervals;

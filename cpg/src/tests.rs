@@ -200,6 +200,61 @@ fn sendrecv_with_proc_null_boundaries() {
 }
 
 #[test]
+fn halo_exchange_of_two_sendrecvs_with_proc_null_ends_is_synchronous() {
+    // a non-periodic halo exchange as codes write it: send up / receive from below, then send
+    // down / receive from above, PROC_NULL beyond the ends. Rank 0's first Sendrecv only
+    // receives (its send half goes to PROC_NULL) before its second one sends: that is not a
+    // receive before a send, nothing chains, and the phase is loosely synchronous.
+    let p = 4;
+    let ranks = world(p, |r, s| {
+        let up = if r > 0 { r - 1 } else { -2 };
+        let down = if r < 3 { r + 1 } else { -2 };
+        s.sendrecv(3, up, 1, down, 1, 64);
+        s.sendrecv(4, down, 2, up, 2, 64);
+    });
+    // both calls in one routine, as codes write a halo exchange
+    let tree = SiteTree::from_json_str(
+        r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
+          {"kind": "loop", "var": "it", "site": 1, "line": 2, "children": [
+            {"kind": "call", "callee": "halo", "site": 2, "line": 3, "children": []}]}]},
+          {"kind": "routine", "name": "halo", "site": 5, "line": 10, "children": [
+            {"kind": "comm", "op": "sendrecv", "site": 3, "line": 11, "children": []},
+            {"kind": "comm", "op": "sendrecv", "site": 4, "line": 12, "children": []}]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(tree.ancestor(&[3]), tree.ancestor(&[4]));
+    let c = Cpg::build(&ranks, &tree, &CpgOptions::default()).unwrap();
+    // two exchanges one after the other: not one wavefront (rank 0's receive in the first
+    // comes after its send half to PROC_NULL there)
+    assert_eq!(c.phases().len(), 2, "{:?}", c.phases());
+    for (g, site) in c.phases().iter().zip([3, 4]) {
+        assert_eq!(g.sites, vec![site]);
+        assert_eq!(g.kind, PhaseKind::Synchronous);
+        assert!(g.async_processors.is_empty(), "{:?}", g.async_processors);
+        assert_eq!(g.messages, 3);
+    }
+    assert_eq!(c.summary().proc_null.get(&3), Some(&2));
+}
+
+#[test]
+fn pipeline_with_proc_null_ends_stays_a_pipeline() {
+    // receive from the left, then send right; PROC_NULL beyond the ends: the middle ranks
+    // receive before they send, and the last rank's send to PROC_NULL does not hide that
+    let p = 4;
+    let ranks = world(p, |r, s| {
+        let left = if r > 0 { r - 1 } else { -2 };
+        let right = if r < 3 { r + 1 } else { -2 };
+        s.recv(3, left, 5, 8);
+        s.send(4, right, 5, 8);
+    });
+    let c = build(&ranks);
+    let g = &c.phases()[0];
+    assert_eq!(g.kind, PhaseKind::Pipeline);
+    assert_eq!(g.async_processors, vec![1, 2]);
+    assert_eq!(g.depth, Some(3));
+}
+
+#[test]
 fn sub_communicators_match_by_size() {
     // rank 0 -> 1 on a 2-rank communicator (site 3 -> 6) and on the world (site 13 -> 16),
     // same tag; rank 1 receives in the opposite order

@@ -262,13 +262,20 @@ fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
     format!("{:?}", c.op).parse().ok()
 }
 
-/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken).
-fn executions(r: &crate::observe::RankObs, n: &Node) -> Option<f64> {
+/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken;
+/// routines: calls from every call site naming them, none for the main program).
+fn executions(r: &crate::observe::RankObs, n: &Node, nodes: &BTreeMap<u32, &Node>) -> Option<f64> {
     let s = n.site.0;
     match &n.data {
         NodeData::Loop(_) => r.loops.get(&s).map(|(_, it)| *it as f64),
         NodeData::If(_) => r.branches.get(&(s, 0)).map(|c| *c as f64),
         NodeData::Call { .. } => r.calls.get(&s).map(|c| *c as f64),
+        NodeData::Routine { name, .. } => nodes
+            .values()
+            .filter(|c| matches!(&c.data, NodeData::Call { callee, .. } if callee == name))
+            .filter_map(|c| r.calls.get(&c.site.0))
+            .map(|c| *c as f64)
+            .reduce(|a, b| a + b),
         _ => None,
     }
 }
@@ -610,7 +617,7 @@ pub fn build(
                         runs[ri]
                             .ranks
                             .iter()
-                            .filter_map(|r| executions(r, n))
+                            .filter_map(|r| executions(r, n, &nodes))
                             .reduce(f64::max)
                     })
                     .unwrap_or(1.0)
