@@ -102,6 +102,8 @@ struct Ctx<'a> {
     routines: BTreeMap<String, &'a Node>,
     p2p_default: [Expr; 3],
     overlap_pair: BTreeMap<usize, usize>,
+    /// Collective call site → cost per call [lo, avg, hi] at its fitted size.
+    coll_cost: BTreeMap<u32, [Expr; 3]>,
 }
 
 #[derive(Debug, Clone)]
@@ -583,8 +585,98 @@ pub fn build(
     let mut excluded = BTreeSet::new();
     let mut phase_rep = Vec::new();
     let mut phase_cost = BTreeMap::new();
+    let mut coll_cost: BTreeMap<u32, [Expr; 3]> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
+        let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
+            let mut s = Samples::new(params.clone());
+            for (ri, pr) in &g.runs {
+                s.push(row(&runs[*ri], &params), f(pr));
+            }
+            s
+        };
+        let procs_c = vec![
+            vec![Expr::var("P")],
+            vec![Expr::var("P"), Expr::one()],
+            vec![Expr::one()],
+        ];
+        let procs = fit_quantity(
+            &by(&|pr| f64::from(pr.processors)),
+            None,
+            &procs_c,
+            true,
+            qopts,
+        );
+        let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
+        let first = g.sites.iter().next().copied().unwrap_or(0);
+        // the message sizes the runs measured choose the protocol regimes the cost spans
+        let (d_lo, d_hi) = g
+            .runs
+            .values()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), pr| {
+                (lo.min(pr.bytes), hi.max(pr.bytes))
+            });
         if g.kind == PhaseKind::Collective {
+            // one call site: costed where the tree meets it (`Ctx::node`), at the size the
+            // source gives or, where it gives none, the size the runs measured; reported with
+            // the other phases
+            let Some(c) = nodes.get(&first).and_then(|n| match &n.data {
+                NodeData::Comm(c) => Some(c),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let src = c
+                .bytes
+                .as_ref()
+                .and_then(|b| source_expr(b, &consts, &params));
+            let bytes = fit_quantity(&by(&|pr| pr.bytes), src.as_ref(), &[], true, qopts);
+            quantities.push(QuantityReport {
+                what: "bytes".into(),
+                site: first,
+                line: line(first),
+                source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
+                fit: bytes.clone(),
+            });
+            let op = collective_op(c);
+            let cost = op.and_then(|op| machine.collective(op));
+            if cost.is_none() {
+                warnings.push(format!(
+                    "collective {:?} at line {} (site {first}): the machine sheet has no cost for it; not charged",
+                    c.op,
+                    line(first)
+                ));
+            }
+            let per = BOUNDS.map(|b| {
+                cost.map_or(Expr::zero(), |cm| {
+                    cm.piecewise(b, bytes.at(b), &Expr::var("P"), d_lo.min(d_hi), d_hi)
+                })
+            });
+            coll_cost.insert(first, per.clone());
+            phase_cost.insert(
+                gi,
+                PhaseCost {
+                    per: per.clone(),
+                    fill: BOUNDS.map(|_| Expr::zero()),
+                    synchronous: true,
+                },
+            );
+            phase_rep.push(PhaseReport {
+                id: gi,
+                kind: g.kind,
+                sites: vec![first],
+                ancestor: first,
+                ancestor_line: line(first),
+                processors: procs.expr.clone(),
+                depth: None,
+                bytes: bytes.expr.clone(),
+                msgs: 1.0,
+                cost: per[1].clone(),
+                fill: None,
+                total: Expr::zero(),
+                overlapped: Vec::new(),
+                runs_seen: g.runs.len(),
+                overlaps_with: None,
+            });
             continue;
         }
         // the APT ancestor is cpg's (nearest common non-COMM ancestor of the sites)
@@ -636,28 +728,7 @@ pub fn build(
                     .and_then(|b| source_expr(b, &consts, &params)),
                 _ => None,
             });
-        let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
-            let mut s = Samples::new(params.clone());
-            for (ri, pr) in &g.runs {
-                s.push(row(&runs[*ri], &params), f(pr));
-            }
-            s
-        };
         let bytes = fit_quantity(&by(&|pr| pr.bytes), send_src.as_ref(), &[], true, qopts);
-        let procs_c = vec![
-            vec![Expr::var("P")],
-            vec![Expr::var("P"), Expr::one()],
-            vec![Expr::one()],
-        ];
-        let procs = fit_quantity(
-            &by(&|pr| f64::from(pr.processors)),
-            None,
-            &procs_c,
-            true,
-            qopts,
-        );
-        let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
-        let first = g.sites.iter().next().copied().unwrap_or(0);
         quantities.push(QuantityReport {
             what: "bytes".into(),
             site: first,
@@ -692,13 +763,6 @@ pub fn build(
         });
         let pp = &machine.point_to_point;
         let m = |b: Bound| bytes.at(b).clone();
-        // the message sizes the runs measured choose the protocol regimes the cost spans
-        let (d_lo, d_hi) = g
-            .runs
-            .values()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), pr| {
-                (lo.min(pr.bytes), hi.max(pr.bytes))
-            });
         let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
             cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
         };
@@ -814,6 +878,7 @@ pub fn build(
         routines,
         p2p_default,
         overlap_pair,
+        coll_cost,
     };
     let mut t = BOUNDS.map(|b| {
         ctx.routines.get(main).map_or(Expr::zero(), |r| {
@@ -989,6 +1054,9 @@ impl Ctx<'_> {
                     return (Expr::zero(), Expr::zero());
                 }
                 let v = match collective_op(c) {
+                    Some(_) if self.coll_cost.contains_key(&site) => {
+                        self.coll_cost[&site][bidx(b)].clone()
+                    }
                     Some(op) => {
                         let Some(cost) = self.machine.collective(op) else {
                             return (Expr::zero(), Expr::zero());
