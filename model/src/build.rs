@@ -104,6 +104,9 @@ struct Ctx<'a> {
     overlap_pair: BTreeMap<usize, usize>,
     /// Collective call site → cost per call [lo, avg, hi] at its fitted size.
     coll_cost: BTreeMap<u32, [Expr; 3]>,
+    /// IF sites whose arms ranks take differently (the condition reads the rank, or ranks'
+    /// traced arm frequencies differ): costed as the slower arm, not the frequency-weighted mean.
+    rank_split: BTreeSet<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -262,6 +265,34 @@ fn measured_work(
 /// spells MPI operations).
 fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
     format!("{:?}", c.op).parse().ok()
+}
+
+/// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
+/// run the fraction of evaluations that took the IF arm differs by more than a half between
+/// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
+fn rank_split(nodes: &BTreeMap<u32, &Node>, runs: &[RunObs]) -> BTreeSet<u32> {
+    nodes
+        .values()
+        .filter_map(|n| match &n.data {
+            NodeData::If(i) => Some((n.site.0, i)),
+            _ => None,
+        })
+        .filter(|(site, i)| {
+            i.vars.contains("rank")
+                || runs.iter().any(|r| {
+                    let fracs = r.ranks.iter().filter_map(|k| {
+                        let t = k.branches.get(&(*site, 0)).copied().unwrap_or(0);
+                        let f = k.branches.get(&(*site, 1)).copied().unwrap_or(0);
+                        (t + f > 0).then(|| t as f64 / (t + f) as f64)
+                    });
+                    let (lo, hi) = fracs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                        (lo.min(x), hi.max(x))
+                    });
+                    hi - lo > 0.5
+                })
+        })
+        .map(|(site, _)| site)
+        .collect()
 }
 
 /// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken;
@@ -879,6 +910,7 @@ pub fn build(
         p2p_default,
         overlap_pair,
         coll_cost,
+        rank_split: rank_split(&nodes, runs),
     };
     let mut t = BOUNDS.map(|b| {
         ctx.routines.get(main).map_or(Expr::zero(), |r| {
@@ -1031,10 +1063,15 @@ impl Ctx<'_> {
                     .map_or(Expr::zero(), |f| f.at(b).clone());
                 let (tv, tf) = self.sum(&n.children, b, stack);
                 let (ev, ef) = self.sum(&n.else_children, b, stack);
-                (
-                    p.clone() * tv + (Expr::one() - p) * ev + per,
-                    Expr::max(tf, ef) + once,
-                )
+                let v = if self.rank_split.contains(&site) {
+                    // ranks take different arms: the run waits for the slower arm of those some
+                    // rank takes (an arm no rank takes, p = 0 or 1, costs nothing)
+                    let some = |x: Expr| Expr::min(Expr::one(), (x * Expr::num(1e6)).floor());
+                    Expr::max(some(p.clone()) * tv, some(Expr::one() - p) * ev)
+                } else {
+                    p.clone() * tv + (Expr::one() - p) * ev
+                };
+                (v + per, Expr::max(tf, ef) + once)
             }
             NodeData::Call { callee, .. } => {
                 if stack.contains(callee) {
