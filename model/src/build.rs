@@ -267,6 +267,50 @@ fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
     format!("{:?}", c.op).parse().ok()
 }
 
+/// Parameters the runs varied, that T does not depend on, though two runs differing only in
+/// that parameter differ in measured time by more than 10%: the time went somewhere the APT
+/// does not follow (a loop built with GOTO, array syntax, a bound read from input the source
+/// analysis lost), and T will not extrapolate in it.
+fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
+    let in_t = t.vars();
+    let mut out = Vec::new();
+    for x in params {
+        if x == "P" || in_t.contains(x) {
+            continue;
+        }
+        let others = |r: &RunObs| -> Vec<(String, u64)> {
+            r.params
+                .iter()
+                .filter(|(k, _)| *k != x)
+                .map(|(k, v)| (k.clone(), v.to_bits()))
+                .collect()
+        };
+        let mut worst: Option<(f64, &RunObs, &RunObs)> = None;
+        for (i, a) in runs.iter().enumerate() {
+            for b in &runs[i + 1..] {
+                if a.params.get(x) == b.params.get(x) || others(a) != others(b) {
+                    continue;
+                }
+                let d = (a.time - b.time).abs() / a.time.min(b.time).max(f64::MIN_POSITIVE);
+                if worst.is_none_or(|(w, _, _)| d > w) {
+                    worst = Some((d, a, b));
+                }
+            }
+        }
+        if let Some((d, a, b)) = worst.filter(|(d, _, _)| *d > 0.1) {
+            out.push(format!(
+                "{x} varies across the runs and the time with it ({} {:.4e} s, {} {:.4e} s: {:.0}% apart), but T does not depend on {x}: the work it scales is in code the source analysis does not follow (see `augur apt` warnings: GOTO loops, array syntax, bounds read into arrays); predictions at other {x} are not valid",
+                a.config,
+                a.time,
+                b.config,
+                b.time,
+                100.0 * d
+            ));
+        }
+    }
+    out
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -945,6 +989,7 @@ pub fn build(
         }
         let _ = extra;
     }
+    warnings.extend(missing_params(&t[1], runs, &params));
     // phase totals: occurrences × cost + fill, occurrences = product of enclosing trips × probs
     for p in &mut phase_rep {
         let occ = ctx.occurrences(p.ancestor, &paths, main);
@@ -1204,5 +1249,40 @@ impl Ctx<'_> {
             Some(l) => self.executions_of(l.site.0, false, paths, main, &mut Vec::new()),
             None => self.executions_of(site, false, paths, main, &mut Vec::new()),
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn load(prog: &str) -> Vec<RunObs> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata")
+            .join(prog)
+            .join("runs/smpi-c");
+        crate::observe::load_runs(&dir).unwrap().1
+    }
+
+    /// The recorded shift runs vary ITERS (20, 100) and their time with it: a T without ITERS
+    /// is flagged, naming two runs that differ only in ITERS; a T with it, or a parameter the
+    /// time does not follow, is not.
+    #[test]
+    fn a_varied_parameter_missing_from_t_is_flagged() {
+        let runs = load("shift");
+        let params = fit_params(&runs);
+        assert_eq!(params, ["ITERS", "N", "P"]);
+        let t = Expr::var("N") / Expr::var("P");
+        let w = missing_params(&t, &runs, &params);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("ITERS varies across the runs"), "{}", w[0]);
+        assert!(
+            w[0].contains("ITERS=20") && w[0].contains("ITERS=100"),
+            "{}",
+            w[0]
+        );
+        let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
+        assert!(missing_params(&t, &runs, &params).is_empty());
     }
 }
