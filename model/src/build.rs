@@ -980,10 +980,18 @@ pub fn build(
             source: "outside computation phases".into(),
             fit: fit.clone(),
         });
-        warnings.push(format!(
-            "time outside computation phases and the phase formulas filled by regression: {}",
-            fit.expr
-        ));
+        let grows = fit.expr.terms().iter().any(|t| !t.is_constant());
+        warnings.push(if grows && fit.r2 < 0.5 {
+            format!(
+                "time outside computation phases and the phase formulas filled by regression: {} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here but its growth beyond the traced range is a guess",
+                fit.expr, fit.r2
+            )
+        } else {
+            format!(
+                "time outside computation phases and the phase formulas filled by regression: {}",
+                fit.expr
+            )
+        });
         for (i, b) in BOUNDS.iter().enumerate() {
             t[i] = t[i].clone() + fit.at(*b).clone();
         }

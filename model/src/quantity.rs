@@ -120,10 +120,19 @@ impl Default for QuantityOptions {
 }
 
 fn from_fit(r: &FitResult, origin: Origin, n: usize) -> Fitted {
+    // a coefficient the data cannot bound (as many terms as points: no residual degrees of
+    // freedom, stderr NaN) is known only to its order of magnitude: ± itself
     let band = |sign: f64| -> Expr {
         r.coeffs
             .iter()
-            .map(|c| &c.term * Expr::num(c.coef + sign * c.stderr))
+            .map(|c| {
+                let e = if c.stderr.is_finite() {
+                    c.stderr
+                } else {
+                    c.coef.abs()
+                };
+                &c.term * Expr::num(c.coef + sign * e)
+            })
             .sum()
     };
     let max_rel_err = r
@@ -551,6 +560,22 @@ mod tests {
             }
         }
         s
+    }
+
+    #[test]
+    fn a_fit_from_one_run_has_a_finite_band() {
+        let mut s = Samples::new(vec!["N".into(), "P".into()]);
+        s.push(vec![64.0, 4.0], 3e-3);
+        // a computation's cost per entry scaled by its work, N/P: one coefficient, one point
+        let w = Expr::var("N") / Expr::var("P");
+        let f = fit_scaled(&s, &w, None, None, &Expr::var("P"));
+        let at = |e: &Expr| {
+            e.eval(&|n| Some(if n == "N" { 128.0 } else { 8.0 }))
+                .unwrap()
+        };
+        let (lo, mid, hi) = (at(&f.lo), at(&f.expr), at(&f.hi));
+        assert!(lo.is_finite() && mid.is_finite() && hi.is_finite(), "{f:?}");
+        assert!(lo <= mid && mid <= hi, "{lo} {mid} {hi}");
     }
 
     #[test]
