@@ -18,7 +18,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", cmd::error_chain(&err));
             ExitCode::from(2)
         }
     }

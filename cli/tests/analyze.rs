@@ -103,3 +103,20 @@ fn predict_evaluates_the_saved_model_with_a_band() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("ITERS"));
 }
+
+fn augur(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Regression (trial-c #15): `cannot read x.c: No such file or directory (os error 2): No such
+/// file or directory (os error 2)`.
+#[test]
+fn an_error_cause_is_printed_once() {
+    let o = augur(&["analyze", "/nonexistent/x.c", "--runs", "/nonexistent"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}

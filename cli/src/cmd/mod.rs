@@ -46,6 +46,24 @@ pub enum Command {
     Predict(predict::PredictArgs),
 }
 
+/// An error and its causes on one line, `outer: cause: root`, each text once: library errors
+/// often already end with their source's text (`cannot read x.c: No such file …`), which
+/// anyhow's `{:#}` would then print again.
+pub fn error_chain(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Apt(args) => apt::run(args),
@@ -55,5 +73,34 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Characterize(args) => characterize::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Predict(args) => predict::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read {path}: {source}")]
+    struct ReadError {
+        path: String,
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn each_cause_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let err = anyhow::Error::new(ReadError {
+            path: "x.c".into(),
+            source: io,
+        })
+        .context("cannot load x.c");
+        assert_eq!(
+            error_chain(&err),
+            "cannot load x.c: cannot read x.c: No such file"
+        );
+        // causes that do not repeat themselves are all kept
+        let err = anyhow::anyhow!("root cause").context("outer");
+        assert_eq!(error_chain(&err), "outer: root cause");
     }
 }
