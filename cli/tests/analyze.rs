@@ -111,6 +111,98 @@ fn augur(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A scratch copy of shift's SMPI C runs and of its source, edited by `edit`.
+fn shift_copy(tmp: &std::path::Path, edit: impl Fn(&str) -> String) -> (String, String) {
+    let runs = tmp.join("runs");
+    common::copy_dir(&common::root().join("testdata/shift/runs/smpi-c"), &runs);
+    let text = std::fs::read_to_string(common::root().join("testdata/shift/shift.c")).unwrap();
+    let src = tmp.join("shift.c");
+    std::fs::write(&src, edit(&text)).unwrap();
+    (
+        src.to_str().unwrap().to_string(),
+        runs.to_str().unwrap().to_string(),
+    )
+}
+
+/// Regression (trial-c #5): analyze modelled any source against any runs, and a source with
+/// syntax errors that profile refuses.
+#[test]
+fn analyze_refuses_the_source_of_another_program() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, runs) = shift_copy(tmp.path(), str::to_string);
+    let other = common::root().join("testdata/pge1/pge1.c");
+    let o = augur(&["analyze", other.to_str().unwrap(), "--runs", &runs]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "are of program `shift` (recorded from testdata/shift/shift.c), not of pge1.c"
+        ),
+        "{err}"
+    );
+    assert!(!tmp.path().join("runs/model.json").exists());
+    // the same program in another language is another program too
+    let fortran = common::root().join("testdata/shift/shift.f");
+    let o = augur(&["analyze", fortran.to_str().unwrap(), "--runs", &runs]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not of shift.f"));
+}
+
+#[test]
+fn analyze_refuses_a_source_with_syntax_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy(tmp.path(), |t| {
+        t.replacen("for (it = 0;", "for (it = 0;;;", 1)
+    });
+    let o = augur(&["analyze", &src, "--runs", &runs]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shift.c:49:"),
+        "file:line:col of the error: {err}"
+    );
+    assert!(
+        err.contains("the source has errors (above); fix them before analysing"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("runs/model.json").exists());
+}
+
+#[test]
+fn analyze_of_an_edited_source_warns_and_still_models() {
+    let tmp = tempfile::tempdir().unwrap();
+    // a comment: the hash changes, the sites do not
+    let (src, runs) = shift_copy(tmp.path(), |t| format!("// edited\n{t}"));
+    let o = augur(&["analyze", &src, "--runs", &runs, "--json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w = m["warnings"][0].as_str().unwrap();
+    assert!(
+        w.contains("has changed since it was profiled")
+            && w.contains("the model describes the source as traced")
+            && w.contains("re-run `augur profile`"),
+        "{w}"
+    );
+    assert!(err.contains(&format!("warning: {w}")), "{err}");
+    assert!(!err.contains("site ids"), "same sites: {err}");
+    // a loop added in front: every later site id moves
+    let (src, runs) = shift_copy(tmp.path(), |t| {
+        t.replacen(
+            "    for (it = 0;",
+            "    for (i = 0; i < 3; i++) {\n        local = 0.0;\n    }\n    for (it = 0;",
+            1,
+        )
+    });
+    let o = augur(&["analyze", &src, "--runs", &runs, "--json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("site ids of") && err.contains("no longer match the traces'"),
+        "{err}"
+    );
+}
+
 /// Regression (trial-c #15): `cannot read x.c: No such file or directory (os error 2): No such
 /// file or directory (os error 2)`.
 #[test]

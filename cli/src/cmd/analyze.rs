@@ -95,6 +95,21 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let (lowered, tree) = apt::load(&args.source, &fopts, &apt::AptOptions { arg_names })
         .with_context(|| format!("cannot load {}", args.source.display()))?;
+    // as `profile` does: a model of a program the parser misread would be wrong
+    for d in &lowered.diagnostics {
+        if d.severity == frontend::Severity::Error {
+            eprint!(
+                "{}",
+                frontend::diagnostic::render_human(d, &lowered.sources)
+            );
+        }
+    }
+    if lowered.has_errors() {
+        bail!(
+            "{}: the source has errors (above); fix them before analysing",
+            args.source.display()
+        );
+    }
     let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
         bail!(
             "{}: no main program (C `main` or Fortran `program`) to model",
@@ -103,6 +118,15 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let (manifest, runs, mut warnings) = model::observe::load_runs(&args.runs)
         .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
+    let source_bytes = std::fs::read(&args.source)
+        .with_context(|| format!("cannot read {}", args.source.display()))?;
+    let mut source_warnings =
+        check_source(&manifest, &args.source, &source_bytes, &tree, &args.runs)?;
+    for w in &source_warnings {
+        eprintln!("warning: {w}");
+    }
+    source_warnings.append(&mut warnings);
+    let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);
     let machine = load_machine(args.machine.as_deref(), simulated)?;
     let mut m = model::analyze(
@@ -131,6 +155,85 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         writeln!(out, "\nwrote {}", out_path.display())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `source` is the program the runs in `dir` were recorded from. Another program (by
+/// name or language) is an error; the same program edited since is a warning (returned), and a
+/// second one when its sites no longer line up with the ones the traces use (`dir/apt.json`).
+fn check_source(
+    manifest: &trace::Manifest,
+    source: &Path,
+    bytes: &[u8],
+    tree: &apt::Apt,
+    dir: &Path,
+) -> Result<Vec<String>> {
+    // the manifest's path is as given to `profile` (often relative to another directory):
+    // only its file name is compared
+    let recorded = Path::new(&manifest.source);
+    let recorded_name = recorded.file_name().unwrap_or(recorded.as_os_str());
+    let given_name = source.file_name().unwrap_or(source.as_os_str());
+    let program = trace::run_dir::program_name(source);
+    if program != manifest.program || recorded_name != given_name {
+        bail!(
+            "{}: the runs in {} are of program `{}` (recorded from {}), not of {}; give that program's source, or profile this one into another directory",
+            source.display(),
+            dir.display(),
+            manifest.program,
+            manifest.source,
+            given_name.to_string_lossy()
+        );
+    }
+    let mut warnings = Vec::new();
+    let hash = trace::source_hash(bytes);
+    if hash == manifest.source_hash {
+        return Ok(warnings);
+    }
+    warnings.push(format!(
+        "{} has changed since it was profiled ({} when traced, {} now): the model describes the source as traced; re-run `augur profile` (with --force) to model this version",
+        source.display(),
+        short_hash(&manifest.source_hash),
+        short_hash(&hash)
+    ));
+    let saved = std::fs::read_to_string(dir.join("apt.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    if let Some(saved) = saved {
+        let now = apt::render::to_json(tree);
+        if site_shape(&saved) != site_shape(&now) {
+            warnings.push(format!(
+                "the site ids of {} no longer match the traces' ({}): loops, branches, calls or communication were added, removed or moved, so measured costs may be attributed to the wrong lines",
+                source.display(),
+                dir.join("apt.json").display()
+            ));
+        }
+    }
+    Ok(warnings)
+}
+
+fn short_hash(hash: &str) -> &str {
+    hash.get(..19).unwrap_or(hash)
+}
+
+/// The sites of an APT in JSON (`apt::render::to_json`), in tree order: id, kind, and the
+/// operation or routine name, without lines (an edit above a loop moves its line, not its id).
+fn site_shape(apt: &serde_json::Value) -> Vec<(u64, String, String)> {
+    fn walk(n: &serde_json::Value, out: &mut Vec<(u64, String, String)>) {
+        if let Some(site) = n["site"].as_u64() {
+            let what = ["op", "name", "callee"]
+                .iter()
+                .find_map(|k| n[*k].as_str())
+                .unwrap_or("");
+            out.push((site, s(&n["kind"]), what.to_string()));
+        }
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    for r in apt["routines"].as_array().into_iter().flatten() {
+        walk(r, &mut out);
+    }
+    out
 }
 
 fn num(v: &serde_json::Value) -> f64 {
