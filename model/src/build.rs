@@ -771,6 +771,16 @@ pub fn build(
                 g.sites
             ));
         }
+        if !g.determinate {
+            warnings.push(format!(
+                "phase {gi} (line {}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
+                line(anchor),
+                match g.kind {
+                    PhaseKind::Pipeline => "a pipeline",
+                    _ => "loosely synchronous",
+                }
+            ));
+        }
         let largest = g
             .runs
             .iter()

@@ -58,6 +58,9 @@ pub struct Phase {
     pub runs: BTreeMap<usize, PhaseRun>,
     /// Computation-phase sites executed inside the phase, over all runs.
     pub overlapped: BTreeSet<u32>,
+    /// Whether some run had a processor that both sends and receives in the phase; if none
+    /// did (a chain of two ranks), pipeline and loosely synchronous cannot be told apart.
+    pub determinate: bool,
 }
 
 /// The phases of all runs, in program order of their first appearance.
@@ -112,6 +115,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                 ancestor: best.and_then(|b| b.2),
                 runs: runs_of,
                 overlapped,
+                determinate: s.points.iter().any(|pt| pt.phase.determinate),
             }
         })
         .collect()
@@ -199,6 +203,28 @@ mod tests {
             .join(prog)
             .join("runs/smpi-c");
         crate::observe::load_runs(&dir).unwrap().1
+    }
+
+    /// Native runs (P <= 2) of the pipeline: rank 0 only sends, rank 1 only receives, so no
+    /// run tells a pipeline from an exchange; the SMPI runs up to P = 16 do.
+    #[test]
+    fn two_rank_chains_are_indeterminate() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/pipeline/runs/mpi-c");
+        let native = crate::observe::load_runs(&dir).unwrap().1;
+        let p2p = |runs: &[RunObs]| -> Vec<Phase> {
+            find(runs)
+                .into_iter()
+                .filter(|g| g.kind != PhaseKind::Collective)
+                .collect()
+        };
+        let n = p2p(&native);
+        assert_eq!(n.len(), 1);
+        assert!(!n[0].determinate);
+        let s = p2p(&load("pipeline"));
+        assert_eq!(s.len(), 1);
+        assert!(s[0].determinate);
+        assert_eq!(s[0].kind, PhaseKind::Pipeline);
     }
 
     /// Seed 004 Fig. 1 on the recorded runs: same send and receive lists; the shift is
