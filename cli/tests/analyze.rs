@@ -212,3 +212,31 @@ fn an_error_cause_is_printed_once() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
 }
+
+/// Regression (trial-c #3, #6, #15): predict accepted unknown names (exit 0), said `'N' has no
+/// value` for `n`, and printed `T = NaN s [NaN, NaN]` for P = 0.
+#[test]
+fn predict_rejects_what_the_model_cannot_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze("shift", tmp.path());
+    let model = tmp.path().join("shift/model.json");
+    for (at, msg) in [
+        (
+            "n=8192,ITERS=20,P=64",
+            "`n` is unknown; names are case-sensitive; did you mean `N`?",
+        ),
+        (
+            "N=8192,ITERS=20,P=64,Q=3",
+            "`Q` is unknown (the model's parameters: ITERS, N, P)",
+        ),
+        ("N=8192,ITERS=20,P=0", "the rank count P is at least 1"),
+        ("N=-8,ITERS=20,P=4", "cannot be negative"),
+        ("N=inf,ITERS=20,P=4", "not a finite number"),
+    ] {
+        let o = augur(&["predict", model.to_str().unwrap(), "--at", at]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{at}: {err}");
+        assert!(err.contains(msg), "{at}: {err}");
+        assert!(o.stdout.is_empty(), "{at}");
+    }
+}

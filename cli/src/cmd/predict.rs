@@ -1,10 +1,14 @@
 //! `augur predict MODEL --at N=…,P=…`: evaluate a saved model (from `augur analyze`) at new
-//! parameter values, with its min/max band.
+//! parameter values, with its min/max band. Values are checked against the model first: unknown
+//! names, P < 1, non-finite numbers and negative counts are input errors; a value for a parameter
+//! the runs never varied is answered with a warning (T cannot depend on it); a T or band that is
+//! not a finite number is said so (exit 1), never printed as NaN or a zero-width band.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use model::ModelFile;
@@ -21,27 +25,307 @@ pub struct PredictArgs {
     pub json: bool,
 }
 
+/// One evaluated point. `None`: not a finite number there.
+#[derive(Debug)]
+struct Point {
+    at: String,
+    values: BTreeMap<String, f64>,
+    t: Option<f64>,
+    band: Option<(f64, f64)>,
+    warnings: Vec<String>,
+}
+
 pub fn run(args: PredictArgs) -> Result<ExitCode> {
-    let m = ModelFile::load(&args.model)
-        .with_context(|| format!("cannot load {}", args.model.display()))?;
-    let mut rows = Vec::new();
+    // its errors name the file
+    let m = ModelFile::load(&args.model)?;
+    let traced = traced_values(&m, &args.model);
+    let mut points = Vec::new();
     for at in &args.at {
         let values = super::analyze::parse_at(at)?;
-        let (lo, t, hi) = m.predict(&values).with_context(|| format!("at {at}"))?;
-        rows.push((at.clone(), values, lo, t, hi));
+        check_values(&m, &traced, &values).with_context(|| format!("--at {at}"))?;
+        points.push(evaluate(&m, &traced, at, values)?);
+    }
+    let mut failed = false;
+    for p in &points {
+        for w in &p.warnings {
+            eprintln!("warning: at {}: {w}", p.at);
+        }
+        if p.t.is_none() {
+            eprintln!("error: at {}: T is not a finite number here: the model is not defined at these values", p.at);
+            failed = true;
+        } else if p.band.is_none() {
+            eprintln!("error: at {}: the min/max band is not a finite number here (a fitted coefficient has no error estimate, e.g. one fitted from a single run): the band is unknown", p.at);
+            failed = true;
+        }
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v: Vec<serde_json::Value> = rows
+        let v: Vec<serde_json::Value> = points
             .iter()
-            .map(|(_, values, lo, t, hi)| serde_json::json!({ "at": values, "t": t, "min": lo, "max": hi }))
+            .map(|p| {
+                serde_json::json!({
+                    "at": p.values,
+                    "t": p.t,
+                    "min": p.band.map(|b| b.0),
+                    "max": p.band.map(|b| b.1),
+                    "warnings": p.warnings,
+                })
+            })
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         writeln!(out, "T({}) = {}", m.params.join(", "), m.t)?;
-        for (at, _, lo, t, hi) in rows {
-            writeln!(out, "{at}: T = {t:.4e} s  [{lo:.4e}, {hi:.4e}]")?;
+        for p in &points {
+            match (p.t, p.band) {
+                (Some(t), Some((lo, hi))) => {
+                    writeln!(out, "{}: T = {t:.4e} s  [{lo:.4e}, {hi:.4e}]", p.at)?
+                }
+                (Some(t), None) => writeln!(out, "{}: T = {t:.4e} s  [band unknown]", p.at)?,
+                (None, _) => writeln!(out, "{}: T is not a finite number here", p.at)?,
+            }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed {
+        ExitCode::from(super::EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The values each parameter took in the runs the model was built from: the validation rows of
+/// the model file (one per run), or else the ok runs of the `manifest.json` beside it.
+fn traced_values(m: &ModelFile, model_path: &Path) -> BTreeMap<String, BTreeSet<u64>> {
+    let mut out: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    let mut add = |k: &str, v: f64| {
+        out.entry(k.to_string()).or_default().insert(v.to_bits());
+    };
+    if !m.validation.is_empty() {
+        for v in &m.validation {
+            for (k, x) in &v.params {
+                add(k, *x);
+            }
+        }
+    } else if let Some(dir) = model_path.parent() {
+        if let Ok(Some(manifest)) = trace::RunDir::at(dir).load_manifest() {
+            for r in manifest.runs.iter().filter(|r| r.status.is_ok()) {
+                for (k, x) in &r.params {
+                    add(k, *x);
+                }
+                add("P", f64::from(r.np));
+            }
+        }
+    }
+    out
+}
+
+fn values_of(set: &BTreeSet<u64>) -> Vec<f64> {
+    set.iter().map(|b| f64::from_bits(*b)).collect()
+}
+
+/// A count: P, or a parameter every run gave a non-negative whole number.
+fn is_count(name: &str, traced: &BTreeMap<String, BTreeSet<u64>>) -> bool {
+    name == "P"
+        || traced
+            .get(name)
+            .is_some_and(|s| values_of(s).iter().all(|v| *v >= 0.0 && v.fract() == 0.0))
+}
+
+fn fmt_values(vs: &[f64]) -> String {
+    vs.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Input errors in `values`: names the model does not have, P < 1, non-finite numbers, negative
+/// counts.
+fn check_values(
+    m: &ModelFile,
+    traced: &BTreeMap<String, BTreeSet<u64>>,
+    values: &BTreeMap<String, f64>,
+) -> Result<()> {
+    let mut known: Vec<String> = m.params.clone();
+    for v in
+        m.t.vars()
+            .into_iter()
+            .chain(m.t_min.vars())
+            .chain(m.t_max.vars())
+    {
+        if !known.contains(&v) {
+            known.push(v);
+        }
+    }
+    let unknown: Vec<&String> = values.keys().filter(|k| !known.contains(k)).collect();
+    if !unknown.is_empty() {
+        let quoted = |v: &[&String]| {
+            v.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let hints: Vec<&String> = unknown
+            .iter()
+            .filter_map(|k| known.iter().find(|p| p.eq_ignore_ascii_case(k)))
+            .collect();
+        bail!(
+            "{} {} unknown{} (the model's parameters: {})",
+            quoted(&unknown),
+            if unknown.len() == 1 { "is" } else { "are" },
+            if hints.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; names are case-sensitive; did you mean {}?",
+                    quoted(&hints)
+                )
+            },
+            known.join(", ")
+        );
+    }
+    for (k, v) in values {
+        if !v.is_finite() {
+            bail!("`{k}={v}`: not a finite number");
+        }
+        if k == "P" && *v < 1.0 {
+            bail!("`P={v}`: the rank count P is at least 1");
+        }
+        if *v < 0.0 && is_count(k, traced) {
+            let seen = traced.get(k).map(values_of).unwrap_or_default();
+            bail!(
+                "`{k}={v}`: {k} is a count (the runs had {}) and cannot be negative",
+                fmt_values(&seen)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// T and its band at `values`, with warnings for parameters the runs never varied.
+fn evaluate(
+    m: &ModelFile,
+    traced: &BTreeMap<String, BTreeSet<u64>>,
+    at: &str,
+    values: BTreeMap<String, f64>,
+) -> Result<Point> {
+    let mut warnings = Vec::new();
+    for (k, v) in &values {
+        let Some(seen) = traced.get(k).map(values_of) else {
+            continue;
+        };
+        if let [only] = seen[..] {
+            if only != *v {
+                warnings.push(format!(
+                    "{k} took one value in the runs ({only}): T cannot depend on it, so this is the time at {k}={only}; profile with several values of {k} to model it"
+                ));
+            }
+        }
+    }
+    let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
+    let t = eval(&m.t)?;
+    let a = eval(&m.t_min)?;
+    let b = eval(&m.t_max)?;
+    let t = t.is_finite().then_some(t);
+    let band = match t {
+        Some(t) if a.is_finite() && b.is_finite() => Some((a.min(b).min(t), a.max(b).max(t))),
+        _ => None,
+    };
+    Ok(Point {
+        at: at.to_string(),
+        values,
+        t,
+        band,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn model(t: &str, t_min: &str, params: &[&str], runs: &[&[(&str, f64)]]) -> ModelFile {
+        let validation: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                let params: BTreeMap<&str, f64> = r.iter().copied().collect();
+                serde_json::json!({"config": "", "params": params, "measured": 1.0,
+                    "fitted": 1.0, "predicted": 1.0, "loo_error": 0.0})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
+            "params": params, "t": t, "t_min": t_min, "t_max": t, "largest": {},
+            "phases": [], "compute": [], "quantities": [], "validation": validation,
+            "warnings": []
+        }))
+        .unwrap()
+    }
+
+    fn at(s: &str) -> BTreeMap<String, f64> {
+        super::super::analyze::parse_at(s).unwrap()
+    }
+
+    fn check(m: &ModelFile, s: &str) -> Result<()> {
+        let traced = traced_values(m, Path::new("/nonexistent/model.json"));
+        check_values(m, &traced, &at(s))
+    }
+
+    #[test]
+    fn inputs_checked_against_the_model() {
+        let runs: &[&[(&str, f64)]] = &[&[("N", 64.0), ("P", 2.0)], &[("N", 128.0), ("P", 4.0)]];
+        let m = model("N/P", "0.9*N/P", &["N", "P"], runs);
+        assert!(check(&m, "N=256,P=64").is_ok());
+        let cases = [
+            (
+                "n=256,P=64",
+                "`n` is unknown; names are case-sensitive; did you mean `N`?",
+            ),
+            (
+                "N=256,P=64,Q=3",
+                "`Q` is unknown (the model's parameters: N, P)",
+            ),
+            (
+                "n=256,p=64",
+                "`n`, `p` are unknown; names are case-sensitive; did you mean `N`, `P`?",
+            ),
+            ("N=256,P=0", "`P=0`: the rank count P is at least 1"),
+            ("N=inf,P=4", "`N=inf`: not a finite number"),
+            ("N=NaN,P=4", "not a finite number"),
+            (
+                "N=-5,P=4",
+                "N is a count (the runs had 64, 128) and cannot be negative",
+            ),
+        ];
+        for (input, msg) in cases {
+            let e = format!("{:#}", check(&m, input).unwrap_err());
+            assert!(e.contains(msg), "{input}: {e}");
+        }
+        // a parameter with fractional values is not a count
+        let m = model("X + P", "X + P", &["X", "P"], &[&[("X", -0.5), ("P", 2.0)]]);
+        assert!(check(&m, "X=-2,P=2").is_ok());
+    }
+
+    #[test]
+    fn unvaried_parameter_warns_and_nan_band_is_unknown() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("STEPS", 20.0), ("P", 2.0)],
+            &[("N", 64.0), ("STEPS", 20.0), ("P", 4.0)],
+        ];
+        let m = model("0.001*P", "nan*N/P", &["N", "P", "STEPS"], runs);
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=4096,STEPS=20,P=4")).unwrap();
+        assert_eq!(p.t, Some(0.004));
+        assert_eq!(p.band, None, "NaN bound: no zero-width band");
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(p.warnings[0].starts_with("N took one value in the runs (64)"));
+        let p = evaluate(&m, &traced, "", at("N=64,STEPS=20,P=8")).unwrap();
+        assert!(
+            p.warnings.is_empty(),
+            "the traced value itself: {:?}",
+            p.warnings
+        );
+        let m = model("N/(P - 2)", "N/(P - 2)", &["N", "P"], runs);
+        let p = evaluate(&m, &traced, "", at("N=0,P=2")).unwrap();
+        assert_eq!((p.t, p.band), (None, None));
+    }
 }
