@@ -64,11 +64,12 @@ fn status<'a>(m: &'a Manifest, config: &str) -> &'a RunStatus {
 }
 
 /// A tiny C MPI program that misbehaves when its argument is 2: `deadlock` makes rank 0 wait for
-/// a message nobody sends, `abort` makes rank 1 abort.
+/// a message nobody sends, `abort` makes rank 1 abort, `mpi_abort` makes rank 1 call MPI_Abort.
 fn misbehaving(dir: &Path, how: &str) -> PathBuf {
     let bad = match how {
         "deadlock" => "if (n == 2 && rank == 0) {\n        MPI_Recv(&x, 1, MPI_DOUBLE, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n    }",
         "abort" => "if (n == 2 && rank == 1) {\n        fprintf(stderr, \"rank 1 gives up\\n\");\n        abort();\n    }",
+        "mpi_abort" => "if (n == 2 && rank == 1) {\n        fprintf(stderr, \"rank 1 gives up\\n\");\n        MPI_Abort(MPI_COMM_WORLD, 3);\n    }",
         _ => unreachable!(),
     };
     let src = format!(
@@ -504,6 +505,49 @@ fn a_crashing_rank_is_recorded_failed_with_a_reason() {
     assert_eq!(o.status.code(), Some(1));
     let summary = String::from_utf8_lossy(&o.stdout);
     assert!(summary.contains("3 skipped, 1 failed"), "{summary}");
+}
+
+/// Regression: smpirun exits 0 after MPI_Abort, and the run was reported as "exited 0 but the
+/// traces are unreadable … truncated trace" with the program's own message left in stderr.txt.
+#[test]
+fn mpi_abort_under_smpi_is_reported_with_the_programs_message() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = misbehaving(tmp.path(), "mpi_abort");
+    let out = tmp.path().join("a.augur");
+    let platform = testdata("platform/cluster.xml");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        platform.to_str().unwrap(),
+        "--np",
+        "2",
+        "--param",
+        "N=1,2",
+        "--",
+        "{N}",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let m = manifest(&out);
+    assert_eq!(*status(&m, "N=1,P=2"), RunStatus::Ok);
+    match status(&m, "N=2,P=2") {
+        RunStatus::Failed { reason } => assert!(
+            reason.contains("MPI_Abort was called") && reason.contains("rank 1 gives up"),
+            "{reason}"
+        ),
+        s => panic!("expected failed, got {s:?}"),
+    }
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(all.contains("1 ok, 0 skipped, 1 failed"), "{all}");
 }
 
 #[test]

@@ -492,7 +492,7 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
             (RunStatus::Timeout { reason }, None, None)
         }
         launch::Outcome::Exited(st) if st.success() => {
-            let (status, t) = check_traces(dir, np);
+            let (status, t) = check_traces(dir, np, &stderr);
             (status, st.code(), t)
         }
         launch::Outcome::Exited(st) => (
@@ -517,27 +517,36 @@ fn round_ms(s: f64) -> f64 {
 
 /// A run that exited 0 is ok only if every rank left a readable trace; then also the time
 /// analysis measures from it (`model::observe`: the slowest rank's MPI_Init to end of trace).
-fn check_traces(dir: &Path, np: u32) -> (RunStatus, Option<f64>) {
-    match trace::read_run(dir) {
+/// Otherwise the program's stderr says why, when it can: smpirun exits 0 after MPI_Abort, and
+/// the traces then merely end early.
+fn check_traces(dir: &Path, np: u32, stderr: &Path) -> (RunStatus, Option<f64>) {
+    let symptom = match trace::read_run(dir) {
         Ok(t) if t.len() == np as usize => {
             let time = t
                 .iter()
                 .map(|r| model::observe::rank_obs(r).elapsed)
                 .fold(0.0, f64::max);
-            (RunStatus::Ok, Some(time))
+            return (RunStatus::Ok, Some(time));
         }
-        Ok(t) => (
-            RunStatus::Failed {
-                reason: format!("exited 0 but {} of {np} ranks wrote a trace", t.len()),
-            },
-            None,
-        ),
-        Err(e) => (
-            RunStatus::Failed {
-                reason: format!("exited 0 but the traces are unreadable: {e}"),
-            },
-            None,
-        ),
+        Ok(t) => format!("{} of {np} ranks wrote a trace", t.len()),
+        Err(e) => format!("the traces are unreadable: {e}"),
+    };
+    (
+        RunStatus::Failed {
+            reason: unreadable_reason(&symptom, &launch::stderr_tail(stderr)),
+        },
+        None,
+    )
+}
+
+/// The reason recorded for a run that exited 0 with traces missing or cut short (`symptom`).
+fn unreadable_reason(symptom: &str, tail: &launch::StderrTail) -> String {
+    match (tail.aborted, &tail.last) {
+        // the traces' symptom (a truncated file) only restates the abort
+        (true, Some(l)) => format!("MPI_Abort was called: {l}"),
+        (true, None) => "MPI_Abort was called".to_string(),
+        (false, Some(l)) => format!("exited 0 but {symptom}; last stderr line: {l}"),
+        (false, None) => format!("exited 0 but {symptom}"),
     }
 }
 

@@ -362,10 +362,73 @@ pub fn failure_reason(status: &ExitStatus, stderr_path: &Path) -> String {
         ),
         _ => "ended abnormally".to_string(),
     };
-    match last_line(stderr_path) {
-        Some(l) => format!("{how}: {l}"),
-        None => how,
+    let tail = stderr_tail(stderr_path);
+    match (tail.aborted, tail.last) {
+        (true, Some(l)) => format!("{how}, MPI_Abort was called: {l}"),
+        (true, None) => format!("{how}, MPI_Abort was called"),
+        (false, Some(l)) => format!("{how}: {l}"),
+        (false, None) => how,
     }
+}
+
+/// What a run's standard error says about how it ended.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct StderrTail {
+    /// The MPI library reported a call to MPI_Abort (SMPI: `MPI_Abort was called`, Open MPI:
+    /// `MPI_ABORT was invoked`).
+    pub aborted: bool,
+    /// The program's own last line: the last line with letters or digits that is neither a
+    /// SimGrid log line (`[host:rank:(pid) t] file:line: [category/LEVEL] …`) nor inside a
+    /// launcher's notice boxed by lines of dashes; trimmed and cut to 300 characters.
+    pub last: Option<String>,
+}
+
+pub fn stderr_tail(path: &Path) -> StderrTail {
+    let Ok(bytes) = std::fs::read(path) else {
+        return StderrTail::default();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let dashes: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].len() >= 3 && lines[i].chars().all(|c| c == '-'))
+        .collect();
+    let in_box = |i: usize| {
+        dashes
+            .chunks_exact(2)
+            .any(|pair| pair[0] < i && i < pair[1])
+    };
+    let aborted = lines.iter().any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("mpi_abort was called") || l.contains("mpi_abort was invoked")
+    });
+    let last = (0..lines.len())
+        .rev()
+        .filter(|&i| !in_box(i) && !is_simgrid_log(lines[i]))
+        .map(|i| lines[i])
+        .find(|l| l.chars().any(char::is_alphanumeric))
+        .map(|l| l.chars().take(300).collect());
+    StderrTail { aborted, last }
+}
+
+/// `[node-0.sim:0:(1) 0.000067] ./src/smpi/…:138: [smpi_pmpi/WARNING] …`: a line that starts
+/// with `[` and holds a `[category/LEVEL]` tag.
+fn is_simgrid_log(line: &str) -> bool {
+    line.starts_with('[')
+        && line.match_indices('[').any(|(i, _)| {
+            let rest = &line[i + 1..];
+            let Some(end) = rest.find(']') else {
+                return false;
+            };
+            let Some((cat, level)) = rest[..end].split_once('/') else {
+                return false;
+            };
+            !cat.is_empty()
+                && cat
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                && !level.is_empty()
+                && level.chars().all(|c| c.is_ascii_uppercase())
+        })
 }
 
 /// The last line of a file with letters or digits in it, trimmed and cut to 300 characters.
@@ -562,5 +625,43 @@ mod tests {
             panic!("timed out")
         };
         assert_eq!(failure_reason(&st, &e), "killed by signal 11 (SIGSEGV)");
+    }
+
+    #[test]
+    fn mpi_abort_under_smpi_shows_the_programs_last_line() {
+        // stderr of a program that printed its usage and called MPI_Abort, as smpirun leaves it
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("stderr.txt");
+        std::fs::write(
+            &e,
+            "usage: jacobi2d -n N -s STEPS [-k CHECK]\n\
+             [node-0.sim:0:(1) 0.000067] ./src/smpi/bindings/smpi_pmpi.cpp:138: [smpi_pmpi/WARNING] MPI_Abort was called, something went probably wrong in this simulation ! Killing all processes sharing the same MPI_COMM_WORLD\n\
+             [0.000000] ./src/kernel/EngineImpl.cpp:286: [ker_engine/WARNING] Process called exit when leaving - Skipping cleanups\n",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e),
+            StderrTail {
+                aborted: true,
+                last: Some("usage: jacobi2d -n N -s STEPS [-k CHECK]".into())
+            }
+        );
+        // an Open MPI notice box is the launcher's, not the program's
+        std::fs::write(
+            &e,
+            "bad input\n-----\nMPI_ABORT was invoked on rank 0\nwith errorcode 1.\n-----\n",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e),
+            StderrTail {
+                aborted: true,
+                last: Some("bad input".into())
+            }
+        );
+        // a program's own bracketed line is kept
+        std::fs::write(&e, "[rank 1] residual [x/y] too large\n").unwrap();
+        assert!(stderr_tail(&e).last.is_some());
+        assert_eq!(stderr_tail(&dir.path().join("none")), StderrTail::default());
     }
 }
