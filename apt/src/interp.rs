@@ -433,30 +433,33 @@ impl<'p> Analysis<'p> {
     fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
         let prog = self.prog;
         match &s.kind {
-            StmtKind::Assign(a) => match &a.target.kind {
-                SrcExprKind::Var(x) => {
-                    let v = self.ev(&a.value, env, Some(x));
-                    env.insert(x.clone(), v);
-                }
-                _ => {
-                    for e in [&a.target, &a.value] {
-                        let _ = self.ev(e, env, None);
+            StmtKind::Assign(a) => {
+                self.array_op(id, s, env);
+                match &a.target.kind {
+                    SrcExprKind::Var(x) => {
+                        let v = self.ev(&a.value, env, Some(x));
+                        env.insert(x.clone(), v);
                     }
-                    let scalars: Vec<String> = s
-                        .defs
-                        .iter()
-                        .filter(|d| !self.is_array(d))
-                        .cloned()
-                        .collect();
-                    if !scalars.is_empty() {
-                        let reason = format!(
-                            "assigned at line {line} through `{}`",
-                            short(self.sources.text(a.target.span))
-                        );
-                        self.set_unknown(env, scalars, &reason);
+                    _ => {
+                        for e in [&a.target, &a.value] {
+                            let _ = self.ev(e, env, None);
+                        }
+                        let scalars: Vec<String> = s
+                            .defs
+                            .iter()
+                            .filter(|d| !self.is_array(d))
+                            .cloned()
+                            .collect();
+                        if !scalars.is_empty() {
+                            let reason = format!(
+                                "assigned at line {line} through `{}`",
+                                short(self.sources.text(a.target.span))
+                            );
+                            self.set_unknown(env, scalars, &reason);
+                        }
                     }
                 }
-            },
+            }
             StmtKind::Input(inp) => {
                 for t in &inp.targets {
                     // a whole array read (`read *, g`) leaves its elements unknown: arrays are not tracked
@@ -591,6 +594,36 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
+    }
+
+    /// A Fortran array-syntax statement: an implicit loop whose trip is the number of
+    /// elements it visits ([`crate::array`]).
+    fn array_op(&mut self, id: StmtId, s: &frontend::Stmt, env: &Env) {
+        let prog = self.prog;
+        let Some(op) = frontend::array_op(prog, s) else {
+            return;
+        };
+        let trip = {
+            let mut ev = |e: &SrcExpr| self.ev(e, env, None);
+            crate::array::extent(prog, s.proc, &op, &mut ev)
+        };
+        let total = match &trip {
+            Attr::Expr(t) => self.trip_total(t),
+            _ => None,
+        };
+        let none = || Val::unknown("array syntax");
+        self.facts.loops.insert(
+            id,
+            LoopFacts {
+                trip,
+                total,
+                var: None,
+                sym: None,
+                lo: none(),
+                hi: none(),
+                step: none(),
+            },
+        );
     }
 
     fn is_array(&self, name: &str) -> bool {

@@ -9,7 +9,9 @@
 //!
 //! Which statements become nodes:
 //! - every counted loop and every while loop is a LOOP (while loops have trip "while loop",
-//!   unresolved); the outermost loops whose subtree holds no communication (directly or
+//!   unresolved); so is a Fortran array-syntax statement (an assignment to a section or whole
+//!   array, or a reduction such as `maxval(abs(a(1:n)))`: [`frontend::array_op`]), an
+//!   implicit loop whose trip is the number of elements it visits ([`array`]); the outermost loops whose subtree holds no communication (directly or
 //!   through calls) are computation phases (`compute: true`, with their `work`);
 //! - an IF is kept only when one of its branches holds a node; else-if arms become nested
 //!   IF nodes in the else branch;
@@ -18,6 +20,7 @@
 //! - MPI communication (point-to-point, collectives, waits/tests/probes) are COMM nodes;
 //!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
 //!   management are not.
+pub mod array;
 pub mod comm;
 pub mod interp;
 pub mod params;
@@ -100,8 +103,11 @@ impl NodeKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopNode {
-    /// Loop variable (`None` for while loops).
+    /// Loop variable (`None` for while loops and array syntax).
     pub var: Option<String>,
+    /// Fortran array syntax (an implicit loop over the elements a statement visits): the
+    /// sections or arrays visited, as written (`unew(1:nx, j)`).
+    pub array: Option<String>,
     /// Iterations per entry.
     pub trip: Attr,
     /// When `trip` mentions enclosing loop variables: its sum over them (in parameters only).

@@ -3,7 +3,8 @@
 //! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`;
 //! every node has `kind`, `site`, `line`, `children`. Attributes that may be unresolved
 //! are a string (expression text in augur's syntax, `any`, `null`) or
-//! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level.
+//! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level, and
+//! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
@@ -48,6 +49,9 @@ pub fn node_json(n: &Node) -> Value {
         NodeData::Loop(l) => {
             if let Some(v) = &l.var {
                 m.insert("var".into(), Value::String(v.clone()));
+            }
+            if let Some(a) = &l.array {
+                m.insert("array".into(), Value::String(a.clone()));
             }
             match &l.trip {
                 Attr::Unresolved(r) => m.insert("unresolved".into(), Value::String(r.clone())),
@@ -128,6 +132,9 @@ fn node_line(n: &Node, depth: usize, out: &mut String) {
         NodeData::Loop(l) => {
             if let Some(v) = &l.var {
                 let _ = write!(out, " {v}");
+            }
+            if let Some(a) = &l.array {
+                let _ = write!(out, " array {a}");
             }
             let _ = write!(out, " trip={}", l.trip.text());
             opt("total", &l.trip_total, out);

@@ -404,3 +404,111 @@ int main(int argc, char **argv) {
         Attr::Unresolved("bound `n` changes in the loop body at line 7".into())
     );
 }
+
+/// Fortran array syntax is an implicit loop (trial-f #2: `unew(1:nx, j) = ...` and
+/// `maxval(abs(...))` counted as no work): sections give their extents, whole arrays their
+/// declared extents, allocatables stay unresolved with the reason.
+#[test]
+fn array_syntax_is_an_implicit_loop() {
+    let apt = apt_of(
+        "a.f90",
+        r#"
+program arr
+  use mpi
+  implicit none
+  integer :: n, m, j, ierr, p
+  double precision :: u(0:n + 1, 0:m + 1), c(50, 10), s
+  double precision, allocatable :: w(:)
+  character(len=8) :: arg
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  m = n / p
+  do j = 1, m
+    u(1:n, j) = 0.25d0 * (u(0:n - 1, j) + u(2:n + 1, j))
+  end do
+  s = maxval(abs(u(1:n, 1:m) - 1.0d0))
+  c = 0
+  c(:, 2) = 1
+  c(1:50:2, 1:3) = 2
+  w = 0
+  arg(1:3) = 'abc'
+  u(1, 1) = s
+  call MPI_Allreduce(s, s, 1, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program arr
+"#,
+    );
+    let ls = loops(&apt);
+    let arrays: Vec<(&str, &Attr, bool)> = ls
+        .iter()
+        .filter_map(|l| l.array.as_deref().map(|a| (a, &l.trip, l.compute)))
+        .collect();
+    let texts: Vec<&str> = arrays.iter().map(|a| a.0).collect();
+    // the substring assignment and the element assignment are not array syntax
+    assert_eq!(
+        texts,
+        [
+            "u(1:n, j)",
+            "u(1:n, 1:m)",
+            "c",
+            "c(:, 2)",
+            "c(1:50:2, 1:3)",
+            "w"
+        ]
+    );
+    let at = [("N", 1000.0), ("P", 4.0)];
+    assert_eq!(eval(arrays[0].1, &at), 1000.0);
+    assert!(!arrays[0].2, "inside the DO loop: part of its phase");
+    assert_eq!(eval(arrays[1].1, &at), 1000.0 * 250.0);
+    assert!(arrays[1].2, "at procedure level: a computation phase");
+    assert_eq!(*arrays[2].1, e("500"));
+    assert_eq!(*arrays[3].1, e("50"));
+    assert_eq!(*arrays[4].1, e("75"));
+    let w = arrays[5].1.unresolved().unwrap();
+    assert!(w.contains("`w`") && w.contains("allocatable"), "{w}");
+    // the DO loop's work is its trip times the section's extent
+    let outer = ls.iter().find(|l| l.var.as_deref() == Some("j")).unwrap();
+    assert!(outer.compute);
+    assert_eq!(eval(outer.work.as_ref().unwrap(), &at), 250.0 * 1000.0);
+}
+
+/// A reduction over a section whose bounds the source does not resolve is unresolved with the
+/// culprit, so the runs measure it; a statement calling a user function is left to the callee.
+#[test]
+fn array_syntax_unresolved_and_user_calls() {
+    let apt = apt_of(
+        "b.f90",
+        r#"
+module m
+  implicit none
+  integer :: nx
+  double precision :: a(100)
+contains
+  double precision function f(x)
+    double precision, intent(in) :: x(:)
+    f = sum(x)
+  end function f
+  subroutine g()
+    double precision :: s
+    s = sum(a(1:nx))
+    s = f(a(1:nx))
+  end subroutine g
+end module m
+"#,
+    );
+    let ls: Vec<_> = loops(&apt)
+        .into_iter()
+        .filter(|l| l.array.is_some())
+        .collect();
+    // `sum(x)` over an assumed-shape dummy, `sum(a(1:nx))`; not `f(a(1:nx))`
+    assert_eq!(ls.len(), 2, "{ls:?}");
+    assert!(ls[0].trip.unresolved().unwrap().contains("`x`"));
+    assert!(
+        ls[1].trip.unresolved().unwrap().contains("nx"),
+        "{:?}",
+        ls[1].trip
+    );
+    assert!(ls.iter().all(|l| l.compute));
+}

@@ -12,6 +12,7 @@ use symbolic::Expr;
 use crate::comm::is_comm;
 use crate::interp::{Facts, LoopFacts};
 use crate::procs::{expr_calls, user_proc, ProcNames};
+use crate::rules::source_text;
 use crate::{Attr, IfNode, LoopNode, Node, NodeData, NodeKind, Site, SiteId};
 
 #[derive(Debug)]
@@ -138,6 +139,21 @@ impl Builder<'_> {
                         out.push(node(Some(id), line, NodeData::Comm(f.clone()), Vec::new()));
                     }
                 }
+                StmtKind::Assign(_) => {
+                    self.calls_in(id, &mut out);
+                    if let Some(op) = frontend::array_op(self.prog, s) {
+                        let mut n = self.loop_node(id, line, Vec::new());
+                        if let NodeData::Loop(l) = &mut n.data {
+                            let shapes: Vec<String> = op
+                                .shapes
+                                .iter()
+                                .map(|e| source_text(self.sources.text(e.span)))
+                                .collect();
+                            l.array = Some(shapes.join(", "));
+                        }
+                        out.push(n);
+                    }
+                }
                 _ => self.calls_in(id, &mut out),
             }
         }
@@ -153,6 +169,7 @@ impl Builder<'_> {
                 |f| f.trip.clone(),
             ),
             trip_total: f.and_then(|f| f.total.clone()),
+            array: None,
             compute: false,
             work: None,
         });

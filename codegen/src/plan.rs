@@ -14,7 +14,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Role {
     /// A counted or while loop: iterations per entry. `compute_phase`: the outermost loop of a
-    /// computation phase, also timed (wall, thread CPU, MPI_Wtime) per entry.
+    /// computation phase, also timed (wall, thread CPU, MPI_Wtime) per entry. On a Fortran
+    /// array-syntax assignment ([`frontend::array_op`]): an implicit loop whose iterations are
+    /// the elements the statement visits.
     Loop {
         compute_phase: bool,
     },
@@ -321,7 +323,9 @@ impl PlanBuilder<'_> {
             .any(|s| match &s.kind {
                 StmtKind::Loop(_) | StmtKind::While(_) => true,
                 StmtKind::Mpi(m) => is_comm(m.op),
-                _ => !callees(self.prog, s).is_empty(),
+                _ => {
+                    !callees(self.prog, s).is_empty() || frontend::array_op(self.prog, s).is_some()
+                }
             })
     }
 
@@ -396,6 +400,19 @@ impl PlanBuilder<'_> {
                     }
                 }
                 StmtKind::Mpi(m) if is_comm(m.op) => self.push(id, Role::Comm),
+                StmtKind::Assign(_) => {
+                    self.calls(s);
+                    // Fortran array syntax: an implicit loop (a statement of its own, so a
+                    // computation phase unless inside one)
+                    if frontend::array_op(self.prog, s).is_some() {
+                        self.push(
+                            id,
+                            Role::Loop {
+                                compute_phase: !in_phase,
+                            },
+                        );
+                    }
+                }
                 _ => self.calls(s),
             }
         }

@@ -135,6 +135,74 @@ fn edge_constructs_keep_their_output() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// Fortran array syntax (tests/data/arrays.f90) is timed and counted as implicit loops: each
+/// array statement's loop record sums the elements it visited, its phase is traced, and the
+/// program prints what the original prints.
+#[test]
+fn array_syntax_is_counted_by_elements() {
+    for tool in ["mpif90", "mpirun"] {
+        need(tool);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let case = Case {
+        name: "arrays_f90".into(),
+        lang: Lang::Fortran,
+        fixed: false,
+        src: data.join("arrays.f90"),
+        include_dirs: Vec::new(),
+        args: Vec::new(),
+    };
+    let (lowered, plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    // line → (executions, elements) on rank 0 (rank 1 skips the logical IF's body)
+    let want: &[(u32, u64, u64)] = &[
+        (24, 1, 8 * 6),  // u = 1.0d0, u(0:7, 0:5)
+        (25, 1, 8),      // v(:, 0)
+        (27, 4, 4 * 6),  // v(1:nx, j) in a DO j = 1, 4
+        (29, 1, 24),     // maxval(abs(v(1:nx, 1:ny) - ...))
+        (30, 1, 10),     // a = 2.0d0
+        (31, 1, 5),      // a(2:10:2)
+        (32, 1, 5),      // w = a(1:5), allocating w
+        (33, 1, 3),      // if (rank == 0) a(1:3) = 0
+        (34, 1, 10 + 5), // sum(a) + sum(w)
+    ];
+    let r0 = ranks.iter().find(|r| r.header.rank == 0).unwrap();
+    for &(line, count, sum) in want {
+        let site = tree
+            .nodes()
+            .into_iter()
+            .find(|n| {
+                n.line == line && matches!(&n.data, apt::NodeData::Loop(l) if l.array.is_some())
+            })
+            .unwrap_or_else(|| panic!("no array-syntax loop at line {line}"))
+            .site
+            .0;
+        let agg = r0
+            .aggregates
+            .iter()
+            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
+            .unwrap_or_else(|| panic!("no loop record for line {line} (site {site})"));
+        assert_eq!((agg.count, agg.sum), (count, sum), "line {line}");
+        let phase = plan
+            .loop_of(tree.sites[site as usize].stmt.unwrap())
+            .unwrap()
+            .1;
+        assert_eq!(
+            phase,
+            line != 27,
+            "line {line}: a phase unless inside the DO loop"
+        );
+        if phase {
+            assert!(
+                r0.phases().any(|p| p.site == site),
+                "line {line}: phase traced"
+            );
+        }
+    }
+}
+
 /// The trace checks fail when a record is missing or a message does not match.
 fn checker_catches_damage(
     prog: &frontend::Program,

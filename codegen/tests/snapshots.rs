@@ -48,3 +48,8 @@ fn shift_c() {
 fn shift_fixed_form() {
     insta::assert_snapshot!(instrumented("../testdata/shift/shift.f"));
 }
+
+#[test]
+fn array_syntax_free_form() {
+    insta::assert_snapshot!(instrumented("tests/data/arrays.f90"));
+}

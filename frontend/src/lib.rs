@@ -15,7 +15,9 @@
 //! - `lower::{c, fortran}` (one folder per language: `decl`, `stmt`, `loops`, `expr`): nodes
 //!   → IR through `lower::Builder` (arena, def/use sets, the one `mpi_table`); deeply nested
 //!   inputs are lowered on a big-stack worker thread.
+//! - `array`: which Fortran statements are array operations (implicit loops).
 //! - `dump`: text of the IR for snapshots and debugging.
+pub mod array;
 pub(crate) mod cpp;
 pub mod diagnostic;
 pub mod dump;
@@ -29,6 +31,7 @@ pub(crate) mod parse;
 pub(crate) mod source_map;
 pub mod types;
 
+pub use array::{array_op, ArrayOp, ArrayOpKind};
 pub use diagnostic::{Diagnostic, Severity};
 pub use ir::*;
 pub use mpi_table::{MpiOp, Role};

@@ -108,6 +108,63 @@ impl F<'_, '_> {
         (trip.len() <= limit).then_some(trip)
     }
 
+    /// Markers of an array-syntax statement marked as a loop: the loop's entry (and phase)
+    /// markers before it, the element count and exit markers after it.
+    pub(super) fn array_loop(&mut self, s: &Stmt, site: u32, phase: bool) {
+        let Some(op) = frontend::array_op(self.ctx.prog, s) else {
+            self.ctx.note(
+                Some(s.span),
+                "a loop mark on a statement that is neither a loop nor array syntax: not instrumented",
+            );
+            return;
+        };
+        let count = self.element_count(&op);
+        if count.is_none() {
+            self.ctx.note(
+                Some(s.span),
+                "array section written over several lines or too long to repeat: its elements are not counted (1 per execution)",
+            );
+        }
+        let set = format!("augur_n_{site} = {}", count.as_deref().unwrap_or("1"));
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        if op.whole_target() {
+            after.push(set);
+        } else {
+            before.push(set);
+        }
+        if phase {
+            before.push(format!("call augur_phase_begin({site})"));
+        }
+        if !self.ctx.in_phase(s.id) {
+            before.push(format!("call augur_loop_enter({site})"));
+        }
+        after.extend(exit_lines(site, phase));
+        self.lines.before.entry(s.id).or_default().extend(before);
+        self.lines.after.entry(s.id).or_default().extend(after);
+        self.lines.counters.entry(s.proc).or_default().insert(site);
+    }
+
+    /// `size(a) + size(b(1:n, j))`: the elements an array operation visits, as source text
+    /// (`None` when a section is not on one line or the statement would be too long).
+    fn element_count(&self, op: &frontend::ArrayOp<'_>) -> Option<String> {
+        let mut parts = Vec::new();
+        for e in &op.shapes {
+            let t = self.ctx.sources.text(e.span).trim();
+            let bad = t.is_empty() || t.contains(['\n', '\r', '!', '&', ';', '\'', '"']);
+            if bad {
+                return None;
+            }
+            parts.push(format!("size({t})"));
+        }
+        let text = parts.join(" + ");
+        let limit = match self.form {
+            FortranForm::Fixed => 72 - 6 - 20,
+            FortranForm::Free => 100,
+        };
+        (text.len() <= limit).then_some(text)
+    }
+
     /// `augur_n_S = augur_n_S + 1` as the first line of the loop body.
     pub(super) fn increment(&mut self, s: &Stmt, site: u32) -> Result<(), CodegenError> {
         let header = match &s.kind {

@@ -15,6 +15,10 @@
 //!   loop keeps the label, each outer loop gets a fresh one closed by its own `CONTINUE` after
 //!   the inner loop's exit marker, so every loop's exit marker runs once per loop execution,
 //!   innermost first; a terminator that is not `CONTINUE` gets fresh labels for every loop;
+//! - a Fortran array-syntax statement with a loop mark (an implicit loop) gets the loop's
+//!   markers around it, its count being the number of elements it visits, `size(section)`
+//!   (taken after the statement when the target is a whole array, which the assignment may
+//!   allocate);
 //! - `call mpi_send(` → `call augur_mpi_send(S, `, split onto a continuation line when the line
 //!   would pass column 72 (fixed) or 132 (free).
 mod branch;
@@ -165,6 +169,9 @@ impl<'a> F<'_, 'a> {
                     | Role::MpiFinalize
                     | Role::MpiAbort
                     | Role::CommSizeRank => self.mpi(s, m.site)?,
+                    Role::Loop { compute_phase } if !compound => {
+                        self.array_loop(s, m.site, *compute_phase);
+                    }
                     Role::Loop { compute_phase } => {
                         let site = m.site;
                         let trip = self.entry_trip(s);

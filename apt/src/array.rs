@@ -1,0 +1,125 @@
+//! Extents of Fortran array operations ([`frontend::array_op`]): the number of elements an
+//! array-syntax statement visits, which the APT gives the statement as the trip count of an
+//! implicit loop. A section's extent is the product over its dimensions of
+//! `(hi - lo)/stride + 1` (a scalar subscript counts 1; an omitted bound is the declared
+//! one); a whole array's is the product of its declared extents. Arrays whose extents the
+//! declaration does not give (allocatable, pointer, assumed-shape) are unresolved with that
+//! reason, and the traced runs measure them.
+use frontend::{ArrayOp, DeclKind, Dim, ProcId, Program, SrcExpr, SrcExprKind};
+use symbolic::Expr;
+
+use crate::rules::trip_count;
+use crate::value::Val;
+use crate::Attr;
+
+/// Elements visited by `op`: the sum of its shapes' sizes. `ev` evaluates a source
+/// expression at the statement.
+pub fn extent(
+    prog: &Program,
+    proc: ProcId,
+    op: &ArrayOp<'_>,
+    ev: &mut dyn FnMut(&SrcExpr) -> Val,
+) -> Attr {
+    let mut total = Expr::zero();
+    for shape in &op.shapes {
+        match size(prog, proc, shape, ev) {
+            Attr::Expr(e) => total = total + e,
+            other => return other,
+        }
+    }
+    Attr::Expr(total)
+}
+
+/// Declared dimensions of `array`, or why they are not known.
+fn dims<'p>(prog: &'p Program, proc: ProcId, array: &str) -> Result<&'p [Dim], String> {
+    match prog.decl(proc, array).map(|d| &d.kind) {
+        Some(DeclKind::Array { dims, .. }) => Ok(dims),
+        _ => Err(format!("`{array}` is not declared as an array here")),
+    }
+}
+
+fn assumed(array: &str) -> String {
+    format!(
+        "extents of `{array}` are not in its declaration (allocatable, pointer or assumed-shape)"
+    )
+}
+
+/// Number of elements of one whole array or section.
+fn size(
+    prog: &Program,
+    proc: ProcId,
+    shape: &SrcExpr,
+    ev: &mut dyn FnMut(&SrcExpr) -> Val,
+) -> Attr {
+    let known = |v: Val, what: &str| match v {
+        Val::Known(e) => Ok(e),
+        Val::Unknown(r) => Err(format!("{what} {r}")),
+        Val::Special(_) => Err(format!("{what} is an MPI constant")),
+    };
+    let result = (|| -> Result<Expr, String> {
+        match &shape.kind {
+            SrcExprKind::Var(array) => {
+                let mut n = Expr::one();
+                for d in dims(prog, proc, array)? {
+                    n = n * match d {
+                        Dim::Extent(e) => known(ev(e), "extent")?,
+                        Dim::Bounds { lo, hi } => {
+                            let lo = known(ev(lo), "bound")?;
+                            let hi = known(ev(hi), "bound")?;
+                            hi - lo + Expr::one()
+                        }
+                        Dim::Assumed => return Err(assumed(array)),
+                    };
+                }
+                Ok(n)
+            }
+            SrcExprKind::Index { array, indices } => {
+                let dims = dims(prog, proc, array)?;
+                let mut n = Expr::one();
+                for (k, idx) in indices.iter().enumerate() {
+                    let SrcExprKind::Range { lo, hi, step } = &idx.kind else {
+                        if frontend::array::is_array_valued(prog, proc, idx) {
+                            return Err(format!("vector subscript of `{array}`"));
+                        }
+                        continue;
+                    };
+                    let dim = dims.get(k);
+                    let bound = |e: &Option<Box<SrcExpr>>,
+                                 upper: bool,
+                                 ev: &mut dyn FnMut(&SrcExpr) -> Val|
+                     -> Result<Val, String> {
+                        if let Some(e) = e {
+                            return Ok(ev(e));
+                        }
+                        match dim {
+                            Some(Dim::Bounds { lo, hi }) => Ok(ev(if upper { hi } else { lo })),
+                            Some(Dim::Extent(e)) if upper => Ok(ev(e).known().map_or_else(
+                                || Val::unknown("unknown extent"),
+                                |x| Val::Known(x - Expr::one()),
+                            )),
+                            Some(Dim::Extent(_)) => Ok(Val::Known(Expr::zero())),
+                            _ => Err(assumed(array)),
+                        }
+                    };
+                    let lo = bound(lo, false, ev)?;
+                    let hi = bound(hi, true, ev)?;
+                    let step = match step {
+                        Some(s) => ev(s),
+                        None => Val::Known(Expr::one()),
+                    };
+                    match trip_count(&lo, &hi, &step) {
+                        Attr::Expr(e) => n = n * e,
+                        Attr::Unresolved(r) => return Err(r),
+                        _ => return Err(format!("section of `{array}`")),
+                    }
+                }
+                Ok(n)
+            }
+            _ => Err("not an array reference".into()),
+        }
+    })();
+    match result {
+        Ok(e) => Attr::Expr(e),
+        Err(r) => Attr::Unresolved(r),
+    }
+}

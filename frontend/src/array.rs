@@ -1,0 +1,168 @@
+//! Fortran array syntax: an assignment to an array section or a whole array (`u(1:nx, j) =
+//! ...`, `a = b + c`) and a reduction over one (`maxval(abs(a(1:n, 1:m)))`, `sum(u)`) are
+//! implicit loop nests. [`array_op`] finds them in the IR so that the APT can count their
+//! elements as work and codegen can time and count them like loops: both ask this one
+//! function, so they agree on which statements are array operations.
+//!
+//! Rules:
+//! - only Fortran assignments; C has no array syntax;
+//! - an assignment whose target is a whole array or a section visits the target's elements
+//!   (reductions on its right side are not counted again);
+//! - otherwise each reduction intrinsic in the value visits the elements of its first
+//!   array-valued operand (`sum(a(1:n)) + maxval(b)` visits both);
+//! - a statement that calls a procedure of the program is not an array operation: the
+//!   callee's own nodes hold its work, and the APT keeps the call as a CALL node.
+use crate::ir::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
+
+/// Intrinsics that reduce an array to a scalar, visiting every element of their argument.
+pub const REDUCTIONS: &[&str] = &[
+    "sum",
+    "product",
+    "maxval",
+    "minval",
+    "maxloc",
+    "minloc",
+    "findloc",
+    "count",
+    "any",
+    "all",
+    "dot_product",
+    "norm2",
+    "iall",
+    "iany",
+    "iparity",
+    "parity",
+];
+
+/// Elemental intrinsics: array-valued when one of their arguments is.
+const ELEMENTAL: &[&str] = &[
+    "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "dble", "real", "int", "nint", "float", "dabs", "dsqrt", "dexp",
+    "dlog", "min", "max", "mod", "modulo", "sign", "merge", "aimag", "conjg", "cmplx", "floor",
+    "ceiling", "iand", "ior", "ieor",
+];
+
+/// How an array operation visits its elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayOpKind {
+    /// An assignment to the section or whole array in [`ArrayOp::shapes`] (exactly one).
+    Assign,
+    /// Reductions, one shape per reduction call.
+    Reduce,
+}
+
+/// One array-syntax statement: the array expressions whose elements it visits (the number of
+/// elements visited is the sum of their sizes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayOp<'a> {
+    pub kind: ArrayOpKind,
+    /// `Var` (a whole array) or `Index` with a section or vector subscript.
+    pub shapes: Vec<&'a SrcExpr>,
+}
+
+impl ArrayOp<'_> {
+    /// The assignment's target is a whole array (its shape may be set by the assignment
+    /// itself: an unallocated allocatable is allocated by it).
+    pub fn whole_target(&self) -> bool {
+        self.kind == ArrayOpKind::Assign
+            && self
+                .shapes
+                .first()
+                .is_some_and(|e| matches!(e.kind, SrcExprKind::Var(_)))
+    }
+}
+
+/// Whether `name` is declared as an array in `proc` (locals, then globals/module variables).
+pub fn is_array(prog: &Program, proc: ProcId, name: &str) -> bool {
+    matches!(
+        prog.decl(proc, name).map(|d| &d.kind),
+        Some(DeclKind::Array { .. })
+    )
+}
+
+/// Whether `e` denotes more than one element: a whole array, a section (`a(1:n, j)`), a
+/// vector subscript, or arithmetic and elemental intrinsics over one.
+pub fn is_array_valued(prog: &Program, proc: ProcId, e: &SrcExpr) -> bool {
+    match &e.kind {
+        SrcExprKind::Var(v) => is_array(prog, proc, v),
+        SrcExprKind::Index { array, indices } => {
+            is_array(prog, proc, array)
+                && indices.iter().any(|i| {
+                    matches!(i.kind, SrcExprKind::Range { .. }) || is_array_valued(prog, proc, i)
+                })
+        }
+        SrcExprKind::Unary { operand, .. } => is_array_valued(prog, proc, operand),
+        SrcExprKind::Binary { lhs, rhs, .. } => {
+            is_array_valued(prog, proc, lhs) || is_array_valued(prog, proc, rhs)
+        }
+        SrcExprKind::Call { name, args } if ELEMENTAL.contains(&name.as_str()) => {
+            args.iter().any(|a| is_array_valued(prog, proc, a))
+        }
+        _ => false,
+    }
+}
+
+/// The first whole array or section referenced in `e` (pre-order).
+fn first_shape<'a>(prog: &Program, proc: ProcId, e: &'a SrcExpr) -> Option<&'a SrcExpr> {
+    e.walk().into_iter().find(|x| {
+        matches!(x.kind, SrcExprKind::Var(_) | SrcExprKind::Index { .. })
+            && is_array_valued(prog, proc, x)
+    })
+}
+
+/// Reduction calls in `e`, outermost only, with the shape each visits.
+fn reductions<'a>(prog: &Program, proc: ProcId, e: &'a SrcExpr, out: &mut Vec<&'a SrcExpr>) {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        if let SrcExprKind::Call { name, args } = &x.kind {
+            if REDUCTIONS.contains(&name.as_str()) {
+                if let Some(s) = args.first().and_then(|a| first_shape(prog, proc, a)) {
+                    out.push(s);
+                }
+                continue;
+            }
+        }
+        stack.extend(x.children().into_iter().rev());
+    }
+}
+
+/// Whether a statement's expressions call a procedure defined in the program.
+fn calls_user_proc(prog: &Program, s: &Stmt, exprs: &[&SrcExpr]) -> bool {
+    exprs.iter().flat_map(|e| e.walk()).any(|x| {
+        let name = match &x.kind {
+            SrcExprKind::Call { name, .. } => name,
+            SrcExprKind::Index { array, .. } => array,
+            _ => return false,
+        };
+        prog.proc_by_name(name).is_some() && !is_array(prog, s.proc, name)
+    })
+}
+
+/// The array operation statement `s` performs, if it is one (module doc).
+pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
+    if prog.language != Language::Fortran {
+        return None;
+    }
+    let StmtKind::Assign(a) = &s.kind else {
+        return None;
+    };
+    if calls_user_proc(prog, s, &[&a.target, &a.value]) {
+        return None;
+    }
+    let target = matches!(
+        a.target.kind,
+        SrcExprKind::Var(_) | SrcExprKind::Index { .. }
+    ) && is_array_valued(prog, s.proc, &a.target);
+    if target {
+        return Some(ArrayOp {
+            kind: ArrayOpKind::Assign,
+            shapes: vec![&a.target],
+        });
+    }
+    let mut shapes = Vec::new();
+    reductions(prog, s.proc, &a.value, &mut shapes);
+    (!shapes.is_empty()).then_some(ArrayOp {
+        kind: ArrayOpKind::Reduce,
+        shapes,
+    })
+}
