@@ -509,6 +509,7 @@ fn a_crashing_rank_is_recorded_failed_with_a_reason() {
 
 /// Regression: smpirun exits 0 after MPI_Abort, and the run was reported as "exited 0 but the
 /// traces are unreadable … truncated trace" with the program's own message left in stderr.txt.
+/// Also: each run's line is printed once (it was printed live and again in the summary).
 #[test]
 fn mpi_abort_under_smpi_is_reported_with_the_programs_message() {
     need("smpicc");
@@ -547,6 +548,9 @@ fn mpi_abort_under_smpi_is_reported_with_the_programs_message() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
+    for config in ["N=1,P=2", "N=2,P=2"] {
+        assert_eq!(all.matches(config).count(), 1, "{config} once: {all}");
+    }
     assert!(all.contains("1 ok, 0 skipped, 1 failed"), "{all}");
 }
 

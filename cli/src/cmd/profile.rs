@@ -23,6 +23,7 @@ use clap::Args;
 use super::source_opts::SourceOpts;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -181,19 +182,30 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     launch::install_interrupt_handler();
     let host = launch::host_name();
     let pb = progress(configs.len() as u64);
+    if !args.json {
+        // a closed stdout must not stop the runs: the manifest is the record
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "{} ({mpi}): {}",
+            manifest.program,
+            rd.root().display()
+        );
+    }
     let mut rows = Vec::new();
     for (config, prog_args) in configs.iter().zip(&argvs) {
         let id = config.id();
         pb.set_message(id.clone());
         if manifest.is_done(&id) {
             let wall = manifest.run(&id).map_or(0.0, |r| r.wall_seconds);
-            rows.push(Row {
+            let row = Row {
                 config: id,
                 status: "skipped",
                 reason: None,
                 wall_seconds: wall,
                 repetitions: Vec::new(),
-            });
+            };
+            show_row(&pb, &row, args.json);
+            rows.push(row);
             pb.inc(1);
             continue;
         }
@@ -212,28 +224,15 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             RunStatus::Failed { reason } => ("failed", Some(reason.clone())),
             RunStatus::Timeout { reason } => ("timeout", Some(reason.clone())),
         };
-        let walls = repetition_walls(&record);
-        let line = format!(
-            "{status:<8} {id:<28} {:>8.2} s{}{}",
-            record.wall_seconds,
-            fmt_repetitions(&walls),
-            reason
-                .as_deref()
-                .map(|r| format!("  {r}"))
-                .unwrap_or_default()
-        );
-        if pb.is_hidden() {
-            eprintln!("{line}");
-        } else {
-            pb.println(line);
-        }
-        rows.push(Row {
+        let row = Row {
             config: id,
             status,
             reason,
             wall_seconds: record.wall_seconds,
-            repetitions: walls,
-        });
+            repetitions: repetition_walls(&record),
+        };
+        show_row(&pb, &row, args.json);
+        rows.push(row);
         manifest.upsert(record);
         rd.save_manifest(&manifest)?;
         pb.inc(1);
@@ -587,28 +586,40 @@ fn progress(len: u64) -> ProgressBar {
     pb
 }
 
+/// One run's line, printed as the run finishes (the summary at the end only counts them, so
+/// each line appears once): on stdout, above the progress bar; with `--json` stdout holds only
+/// the JSON summary and the line goes to stderr as progress.
+fn show_row(pb: &ProgressBar, r: &Row, json: bool) {
+    let line = format!(
+        "  {:<8} {:<28} {:>8.2} s{}{}",
+        r.status,
+        r.config,
+        r.wall_seconds,
+        fmt_repetitions(&r.repetitions),
+        r.reason
+            .as_deref()
+            .map(|x| format!("  {x}"))
+            .unwrap_or_default()
+    );
+    if json {
+        if pb.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            pb.println(line);
+        }
+    } else {
+        pb.suspend(|| {
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        });
+    }
+}
+
 fn print_summary(s: &Summary, json: bool) -> Result<()> {
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, s)?;
         writeln!(out)?;
         return Ok(());
-    }
-    writeln!(out, "{} ({}): {}", s.program, s.mpi, s.run_dir)?;
-    for r in &s.runs {
-        write!(
-            out,
-            "  {:<8} {:<28} {:>8.2} s{}",
-            r.status,
-            r.config,
-            r.wall_seconds,
-            fmt_repetitions(&r.repetitions)
-        )?;
-        match &r.reason {
-            Some(reason) => writeln!(out, "  {reason}")?,
-            None => writeln!(out)?,
-        }
     }
     writeln!(
         out,
