@@ -52,6 +52,9 @@ pub fn attr(v: Val) -> Attr {
         Val::Known(e) => Attr::Expr(e),
         Val::Special(Special::Wildcard) => Attr::Any,
         Val::Special(Special::ProcNull) => Attr::Null,
+        Val::Special(Special::CommWorld) => {
+            Attr::Unresolved("MPI_COMM_WORLD is not a number".into())
+        }
         Val::Unknown(r) => Attr::Unresolved(r),
     }
 }

@@ -118,6 +118,7 @@ impl Scope for Cx<'_, '_> {
         match name.to_ascii_uppercase().as_str() {
             "MPI_ANY_SOURCE" | "MPI_ANY_TAG" => return Val::Special(Special::Wildcard),
             "MPI_PROC_NULL" => return Val::Special(Special::ProcNull),
+            "MPI_COMM_WORLD" => return Val::Special(Special::CommWorld),
             u if u.starts_with("MPI_") => return Val::unknown(format!("MPI constant `{name}`")),
             _ => {}
         }
@@ -652,8 +653,10 @@ impl<'p> Analysis<'p> {
     }
 
     fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
-        let world = |role: Role| {
-            m.arg(role).is_some_and(|a| matches!(&a.expr.kind, SrcExprKind::Var(c) if c.eq_ignore_ascii_case("MPI_COMM_WORLD")))
+        // MPI_COMM_WORLD as written or through a variable holding it
+        let world = match m.arg(Role::Comm) {
+            Some(a) => self.ev(&a.expr, env, None) == Val::Special(Special::CommWorld),
+            None => false,
         };
         let out_var = |role: Role| match m.arg(role).map(|a| &a.expr.kind) {
             Some(SrcExprKind::Var(v)) => Some(v.clone()),
@@ -667,7 +670,7 @@ impl<'p> Analysis<'p> {
                     Role::Rank
                 };
                 if let Some(v) = out_var(role) {
-                    let val = if world(Role::Comm) {
+                    let val = if world {
                         let p = if m.op == MpiOp::CommSize {
                             self.params.comm_size(&v, line)
                         } else {
@@ -894,6 +897,7 @@ fn side(v: Val, vars: &mut BTreeSet<String>) -> Result<String, String> {
         }
         Val::Special(Special::ProcNull) => Ok("MPI_PROC_NULL".into()),
         Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
+        Val::Special(Special::CommWorld) => Ok("MPI_COMM_WORLD".into()),
         Val::Unknown(r) => Err(r),
     }
 }

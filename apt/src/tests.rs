@@ -512,3 +512,34 @@ end module m
     );
     assert!(ls.iter().all(|l| l.compute));
 }
+
+/// A communicator variable holding MPI_COMM_WORLD (mpi_f08's `type(MPI_Comm) :: comm`) still
+/// gives P and rank (trial-f #11 lost both).
+#[test]
+fn comm_world_through_a_variable() {
+    let apt = apt_of(
+        "f08.f90",
+        r#"
+program f08
+  use mpi_f08
+  implicit none
+  type(MPI_Comm) :: comm
+  integer :: rank, nprocs, i
+  double precision :: s(100)
+  call MPI_Init()
+  comm = MPI_COMM_WORLD
+  call MPI_Comm_rank(comm, rank)
+  call MPI_Comm_size(comm, nprocs)
+  do i = 1, 100 / nprocs
+    call MPI_Send(s, i, MPI_DOUBLE_PRECISION, mod(rank + 1, nprocs), 1, comm)
+  end do
+  call MPI_Finalize()
+end program f08
+"#,
+    );
+    let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["P", "rank"]);
+    assert_eq!(loops(&apt)[0].trip, e("100/P"));
+    let c = comms(&apt)[0];
+    assert_eq!(c.peer, Some(e("rank + 1 - P*floor((rank + 1)/P)")));
+}

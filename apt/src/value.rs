@@ -15,6 +15,9 @@ pub enum Special {
     Wildcard,
     /// `MPI_PROC_NULL`.
     ProcNull,
+    /// `MPI_COMM_WORLD`, also through a variable (`comm = MPI_COMM_WORLD`, mpi_f08's
+    /// `type(MPI_Comm) :: comm`).
+    CommWorld,
 }
 
 /// What the analysis knows about a value at one program point.
@@ -41,6 +44,7 @@ impl Val {
             Val::Unknown(r) => r.clone(),
             Val::Special(Special::Wildcard) => "arithmetic on an MPI wildcard".into(),
             Val::Special(Special::ProcNull) => "arithmetic on MPI_PROC_NULL".into(),
+            Val::Special(Special::CommWorld) => "MPI_COMM_WORLD is not a number".into(),
             Val::Known(_) => "known".into(),
         }
     }

@@ -713,3 +713,30 @@ fn fortran_variable_named_class() {
     assert_eq!(kinds, ["assign", "if", "assign", "call"]);
     assert!(stmts(&l)[0].defs.contains("class"));
 }
+
+/// `use mpi_f08` makes the trailing `ierror` optional (trial-f #11: every call without it was
+/// an arity warning): both spellings get the same roles, and a missing argument is still
+/// reported.
+#[test]
+fn mpi_f08_ierror_is_optional() {
+    let l = lower(
+        "f08.f90",
+        "program f08\n  use mpi_f08\n  integer :: rank, ierr\n  double precision :: s\n  \
+         call MPI_Init()\n  call MPI_Comm_rank(MPI_COMM_WORLD, rank)\n  \
+         call MPI_Bcast(s, 1, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)\n  \
+         call MPI_Bcast(s, 1, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)\n  \
+         call MPI_Bcast(s, 1, MPI_DOUBLE_PRECISION, 0)\n  call MPI_Finalize()\nend program f08\n",
+    );
+    let arity: Vec<u32> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == diagnostic::codes::MPI_ARITY)
+        .filter_map(|d| d.primary_span().map(|sp| l.sources.start(sp).line))
+        .collect();
+    assert_eq!(arity, [9], "only the Bcast missing its communicator");
+    let calls = mpi(&l);
+    let roles = |m: &MpiCall| m.args.iter().map(|a| a.role).collect::<Vec<_>>();
+    assert_eq!(roles(calls[1]), [Role::Comm, Role::Rank]);
+    assert_eq!(roles(calls[3])[..5], roles(calls[2])[..]);
+    assert_eq!(roles(calls[3])[5], Role::Ierr);
+}

@@ -227,12 +227,19 @@ impl Builder {
         let has_ierr = fortran && sig.is_some_and(|s| !s.fortran_function);
         if sig.is_some() {
             let expected = roles.len() + usize::from(has_ierr);
-            if args.len() != expected {
+            // `use mpi_f08`: the trailing `ierror` is optional
+            let f08 = has_ierr && args.len() == roles.len();
+            if args.len() != expected && !f08 {
+                let takes = if has_ierr {
+                    format!("{} or {expected} (with `ierror`)", roles.len())
+                } else {
+                    expected.to_string()
+                };
                 self.diags.push(
                     Diagnostic::warning(
                         codes::MPI_ARITY,
                         format!(
-                            "`{name}` takes {expected} arguments here, found {}",
+                            "`{name}` takes {takes} arguments here, found {}",
                             args.len()
                         ),
                     )
