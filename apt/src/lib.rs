@@ -146,6 +146,9 @@ pub struct Node {
     pub arm: Option<u32>,
     /// First line of the statement (of the arm's condition for else-if arms).
     pub line: u32,
+    /// The file of `line` when it is not the main file (code from an `#include`d or
+    /// `include`d file), as the front end read it.
+    pub file: Option<String>,
     pub data: NodeData,
     pub children: Vec<Node>,
     /// IF nodes: the else branch (holding the next else-if arm as a nested IF).
@@ -272,6 +275,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         tree::mark_compute(r, &comm_procs, &an.facts);
     }
     let sites = tree::number(&mut routines, prog);
+    tree::set_files(&mut routines, &sites, prog, sources);
     let mut used = std::collections::BTreeSet::new();
     for n in routines.iter().flat_map(|r| r.preorder()) {
         used.extend(n.symbols());

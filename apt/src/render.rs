@@ -1,11 +1,13 @@
 //! The APT as JSON (the `augur apt --json` schema) and as an indented text tree.
 //!
 //! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`;
-//! every node has `kind`, `site`, `line`, `children`. Attributes that may be unresolved
+//! every node has `kind`, `site`, `line`, `children`, and `file` when its line is in another
+//! file than the main one (an included file). Attributes that may be unresolved
 //! are a string (expression text in augur's syntax, `any`, `null`) or
 //! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level, and
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
@@ -42,6 +44,9 @@ pub fn node_json(n: &Node) -> Value {
     m.insert("kind".into(), Value::String(n.kind().as_str().into()));
     m.insert("site".into(), json!(n.site.0));
     m.insert("line".into(), json!(n.line));
+    if let Some(f) = &n.file {
+        m.insert("file".into(), Value::String(f.clone()));
+    }
     match &n.data {
         NodeData::Routine { name, .. } => {
             m.insert("name".into(), Value::String(name.clone()));
@@ -116,12 +121,25 @@ fn opt(label: &str, a: &Option<Attr>, out: &mut String) {
     }
 }
 
-fn node_line(n: &Node, depth: usize, out: &mut String) {
+/// Where a node is: its line, `file:line` in an included file (relative to `dir`, the main
+/// file's directory, when below it).
+fn location(n: &Node, dir: &Path) -> String {
+    match &n.file {
+        Some(f) => {
+            let f = Path::new(f);
+            let shown = f.strip_prefix(dir).unwrap_or(f);
+            format!("{}:{}", shown.display(), n.line)
+        }
+        None => n.line.to_string(),
+    }
+}
+
+fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String) {
     let indent = "  ".repeat(depth);
     let _ = write!(
         out,
-        "{:>5}  {indent}{} #{}",
-        n.line,
+        "{:>width$}  {indent}{} #{}",
+        location(n, dir),
         n.kind().as_str(),
         n.site.0
     );
@@ -178,6 +196,15 @@ pub fn to_text(apt: &Apt) -> String {
             .collect();
         let _ = writeln!(out, "params: {}", ps.join(", "));
     }
+    // the location column: 5 wide, wider when included files give `file:line`
+    let dir = apt.file.parent().unwrap_or(Path::new(""));
+    let width = apt
+        .nodes()
+        .iter()
+        .map(|n| location(n, dir).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     // explicit stack: (node, depth, is the first node of an else branch)
     let mut stack: Vec<(&Node, usize, bool)> =
         apt.routines.iter().rev().map(|r| (r, 0, false)).collect();
@@ -185,12 +212,12 @@ pub fn to_text(apt: &Apt) -> String {
         if first_else {
             let _ = writeln!(
                 out,
-                "{:>5}  {}else",
+                "{:>width$}  {}else",
                 "",
                 "  ".repeat(depth.saturating_sub(1))
             );
         }
-        node_line(n, depth, &mut out);
+        node_line(n, depth, width, dir, &mut out);
         for (k, c) in n.else_children.iter().enumerate().rev() {
             stack.push((c, depth + 1, k == 0));
         }

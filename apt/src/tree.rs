@@ -29,6 +29,7 @@ fn node(stmt: Option<StmtId>, line: u32, data: NodeData, children: Vec<Node>) ->
         stmt,
         arm: None,
         line,
+        file: None,
         data,
         children,
         else_children: Vec::new(),
@@ -331,6 +332,19 @@ pub fn number(routines: &mut [Node], prog: &Program) -> Vec<Site> {
         visit(r, proc, &mut sites, prog);
     }
     sites
+}
+
+/// Sets [`Node::file`] of every node whose site lies outside the main file.
+pub fn set_files(routines: &mut [Node], sites: &[Site], prog: &Program, sources: &Sources) {
+    let mut stack: Vec<&mut Node> = routines.iter_mut().collect();
+    while let Some(n) = stack.pop() {
+        let file = sites
+            .get(n.site.0 as usize)
+            .map(|s| s.span.file)
+            .filter(|f| *f != prog.main_file);
+        n.file = file.and_then(|f| sources.path(f).map(|p| p.display().to_string()));
+        stack.extend(n.children.iter_mut().chain(n.else_children.iter_mut()));
+    }
 }
 
 impl NodeData {
