@@ -314,7 +314,7 @@ fn parse_file(
     };
     diags.extend(inc_diags);
     match &tree {
-        Some(t) => diags.extend(parse::syntax_diagnostics(t, &asm, file)),
+        Some(t) => diags.extend(parse::syntax_diagnostics(t, &asm, file, form != Form::C)),
         None => diags.push(
             Diagnostic::error(
                 codes::PARSE_FAILED,
@@ -404,10 +404,21 @@ fn lower_all(
         })?;
         let has_globals = b.prog.globals.iter().any(|g| g.span.file == p.file);
         if b.prog.procs.len() == before && !p.is_empty && !has_globals {
+            // a syntax error can swallow the whole program unit: then the language is not the
+            // likely culprit
+            let syntax = diags.iter().any(|d| {
+                matches!(d.code, codes::SYNTAX | codes::MISSING)
+                    && d.primary_span().is_some_and(|s| s.file == p.file)
+            });
+            let note = if syntax {
+                "the syntax errors above may hide the procedures: fix them first"
+            } else {
+                "is the language right? use --form to choose it"
+            };
             b.diags.push(
                 Diagnostic::error(codes::NO_PROCEDURE, "no procedure found")
                     .with_primary(Span::new(p.file, 0, 0), "nothing to analyse in this file")
-                    .with_note("is the language right? use --form to choose it"),
+                    .with_note(note),
             );
         }
     }

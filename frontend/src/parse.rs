@@ -186,11 +186,76 @@ pub fn depth_exceeds(tree: &Tree, limit: usize) -> bool {
     }
 }
 
-/// Diagnostics for the syntax errors of `tree` (parsed from `asm.text`).
-pub fn syntax_diagnostics(tree: &Tree, asm: &Assembled, main: FileId) -> Vec<Diagnostic> {
+/// Byte ranges (in `text`, from `start`) of the Fortran lines whose parentheses do not balance
+/// and that do not continue on the next line (`&`): where an error that tree-sitter's
+/// recovery spread over several lines (`if (n > 3 then` ... `end if`) most likely is.
+fn unbalanced_lines(text: &str, start: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = start;
+    for line in text.split_inclusive('\n') {
+        let mut depth = 0i32;
+        let mut quote: Option<char> = None;
+        let mut code_end = line.len();
+        for (i, c) in line.char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '!') => {
+                    code_end = i;
+                    break;
+                }
+                (None, '(') => depth += 1,
+                (None, ')') => depth -= 1,
+                _ => {}
+            }
+        }
+        let code = line.get(..code_end).unwrap_or("").trim_end();
+        if depth != 0 && !code.ends_with('&') {
+            let lead = code.len() - code.trim_start().len();
+            out.push((at + lead, at + code.len()));
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// Diagnostics for the syntax errors of `tree` (parsed from `asm.text`). `fortran`: an error
+/// spanning several lines is reported at its lines with unbalanced parentheses when there are
+/// any (tree-sitter's recovery often starts the ERROR node lines before the culprit).
+pub fn syntax_diagnostics(
+    tree: &Tree,
+    asm: &Assembled,
+    main: FileId,
+    fortran: bool,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut total = 0usize;
     visit_errors(tree.root_node(), |node| {
+        let text = asm.text.get(node.byte_range()).unwrap_or("");
+        let lines = if fortran && !node.is_missing() && text.trim_end().contains('\n') {
+            unbalanced_lines(text, node.start_byte())
+        } else {
+            Vec::new()
+        };
+        if !lines.is_empty() {
+            for (a, b) in lines {
+                total += 1;
+                if out.len() >= MAX_SYNTAX_DIAGS {
+                    continue;
+                }
+                let first: String = asm.text.get(a..b).unwrap_or("").chars().take(40).collect();
+                out.push(
+                    Diagnostic::error(
+                        codes::SYNTAX,
+                        format!("syntax error: unbalanced parentheses in `{first}`"),
+                    )
+                    .with_primary(asm.span(a, b, main), "not understood")
+                    .with_note("the statements around it are kept as opaque text; analysis continues with the rest of the file"),
+                );
+            }
+            return;
+        }
         total += 1;
         if out.len() >= MAX_SYNTAX_DIAGS {
             return;
@@ -254,7 +319,7 @@ mod tests {
         let mut a = Assembled::new();
         a.push_orig(FileId(0), 0, src);
         assert!(error_count(&tree) > 0);
-        let d = syntax_diagnostics(&tree, &a, FileId(0));
+        let d = syntax_diagnostics(&tree, &a, FileId(0), false);
         assert!(!d.is_empty());
     }
 }

@@ -432,3 +432,40 @@ fn nesting_around_the_worker_threshold() {
         assert!(!l.has_errors(), "{depth}");
     }
 }
+
+/// Syntax errors at the offending line (trial-f #10): tree-sitter's recovery spread them over
+/// several lines and they were reported at `PROGRAM SYN` (fixed form) or at the `end if` two
+/// lines after `if (n > 3 then` (free form).
+#[test]
+fn syntax_errors_at_the_line_with_unbalanced_parentheses() {
+    let lines = |name: &str, src: &str| -> (Vec<u32>, Vec<String>) {
+        let l = load_str(name, src, &Options::default()).unwrap();
+        let syntax = l
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == diagnostic::codes::SYNTAX)
+            .filter_map(|d| d.primary_span().map(|s| l.sources.start(s).line))
+            .collect();
+        let notes = l.diagnostics.iter().flat_map(|d| d.notes.clone()).collect();
+        (syntax, notes)
+    };
+    let fixed = "      PROGRAM SYN\n      INCLUDE 'mpif.h'\n      INTEGER IERR, I\n      \
+                 CALL MPI_INIT(IERR)\n      DO 10 I = 1, 10\n         X = (I +\n   \
+                 10 CONTINUE\n      CALL MPI_FINALIZE(IERR)\n      END\n";
+    let (at, notes) = lines("syn.f", fixed);
+    assert_eq!(at, [6]);
+    assert!(
+        notes.iter().all(|n| !n.contains("--form")),
+        "the language is not the culprit: {notes:?}"
+    );
+    let free = "program syn\n  use mpi\n  implicit none\n  integer :: ierr, n, i\n  \
+                call MPI_Init(ierr)\n  n = 10\n  do i = 1, n\n    x = (i + \n  end do\n  \
+                if (n > 3 then\n    call MPI_Barrier(MPI_COMM_WORLD, ierr)\n  end if\n  \
+                call MPI_Finalize(ierr)\nend program syn\n";
+    let (at, _) = lines("syn.f90", free);
+    assert_eq!(at[..2], [8, 10], "{at:?}");
+    // parentheses balanced over a continuation are not an error
+    let ok = "program ok\n  integer :: n\n  n = (1 + &\n       2)\n  if (n > 3 then\n  end if\nend program ok\n";
+    let (at, _) = lines("ok.f90", ok);
+    assert!(!at.contains(&3) && !at.contains(&4), "{at:?}");
+}
