@@ -271,10 +271,24 @@ fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
 /// that parameter differ in measured time by more than 10%: the time went somewhere the APT
 /// does not follow (a loop built with GOTO, array syntax, a bound read from input the source
 /// analysis lost), and T will not extrapolate in it.
+///
+/// Also: a parameter every run took at one value that T does not mention.
 fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
     let in_t = t.vars();
     let mut out = Vec::new();
     for x in params {
+        let values: BTreeSet<u64> = runs
+            .iter()
+            .filter_map(|r| r.params.get(x).map(|v| v.to_bits()))
+            .collect();
+        if runs.len() > 1 && values.len() == 1 && !in_t.contains(x) {
+            // (where the source gives a law in it, a trip count, T has it from there)
+            let v = values.iter().next().map_or(0.0, |b| f64::from_bits(*b));
+            out.push(format!(
+                "{x} took one value ({v}) in every run and the source gives no law in it: T does not depend on {x}; predictions at other {x} are not valid (profile at two or more values)"
+            ));
+            continue;
+        }
         if x == "P" || in_t.contains(x) {
             continue;
         }
@@ -1302,5 +1316,15 @@ mod tests {
         );
         let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
         assert!(missing_params(&t, &runs, &params).is_empty());
+        // the runs at ITERS = 20 only: ITERS took one value; fine when T has it from the source
+        let some: Vec<RunObs> = runs
+            .into_iter()
+            .filter(|r| r.params.get("ITERS") == Some(&20.0))
+            .collect();
+        assert!(missing_params(&t, &some, &params).is_empty());
+        let t = Expr::var("N") / Expr::var("P");
+        let w = missing_params(&t, &some, &params);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("ITERS took one value (20)"), "{}", w[0]);
     }
 }
