@@ -203,6 +203,29 @@ fn analyze_of_an_edited_source_warns_and_still_models() {
     );
 }
 
+/// An unchanged source whose sites this augur numbers differently from the one that profiled
+/// it (a construct it now sees as a loop): warned, not silently misread.
+#[test]
+fn analyze_warns_when_the_traces_site_ids_are_not_todays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy(tmp.path(), str::to_string);
+    let apt_json = std::path::Path::new(&runs).join("apt.json");
+    let text = std::fs::read_to_string(&apt_json).unwrap();
+    let (a, b) = text
+        .split_once("\"loop\"")
+        .expect("a loop site in shift's apt.json");
+    std::fs::write(&apt_json, format!("{a}\"if\"{b}")).unwrap();
+    let o = augur(&["analyze", &src, "--runs", &runs, "--json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("has changed since"), "{err}");
+    assert!(
+        err.contains("no longer match the traces'")
+            && err.contains("numbers its sites differently"),
+        "{err}"
+    );
+}
+
 /// Regression (trial-c #15): `cannot read x.c: No such file or directory (os error 2): No such
 /// file or directory (os error 2)`.
 #[test]

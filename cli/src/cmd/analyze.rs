@@ -185,23 +185,30 @@ fn check_source(
     }
     let mut warnings = Vec::new();
     let hash = trace::source_hash(bytes);
-    if hash == manifest.source_hash {
-        return Ok(warnings);
+    let edited = hash != manifest.source_hash;
+    if edited {
+        warnings.push(format!(
+            "{} has changed since it was profiled ({} when traced, {} now): the model describes the source as traced; re-run `augur profile` (with --force) to model this version",
+            source.display(),
+            short_hash(&manifest.source_hash),
+            short_hash(&hash)
+        ));
     }
-    warnings.push(format!(
-        "{} has changed since it was profiled ({} when traced, {} now): the model describes the source as traced; re-run `augur profile` (with --force) to model this version",
-        source.display(),
-        short_hash(&manifest.source_hash),
-        short_hash(&hash)
-    ));
+    // compared even for an unchanged source: another augur version may number its sites
+    // differently (a construct it now sees as a loop), and the traces carry the old ids
     let saved = std::fs::read_to_string(dir.join("apt.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     if let Some(saved) = saved {
         let now = apt::render::to_json(tree);
         if site_shape(&saved) != site_shape(&now) {
+            let why = if edited {
+                "loops, branches, calls or communication were added, removed or moved"
+            } else {
+                "the source is unchanged, so this augur numbers its sites differently from the one that profiled it"
+            };
             warnings.push(format!(
-                "the site ids of {} no longer match the traces' ({}): loops, branches, calls or communication were added, removed or moved, so measured costs may be attributed to the wrong lines",
+                "the site ids of {} no longer match the traces' ({}): {why}, so measured costs may be attributed to the wrong lines; re-run `augur profile` (with --force)",
                 source.display(),
                 dir.join("apt.json").display()
             ));
@@ -225,8 +232,10 @@ fn site_shape(apt: &serde_json::Value) -> Vec<(u64, String, String)> {
                 .unwrap_or("");
             out.push((site, s(&n["kind"]), what.to_string()));
         }
-        for c in n["children"].as_array().into_iter().flatten() {
-            walk(c, out);
+        for key in ["children", "else"] {
+            for c in n[key].as_array().into_iter().flatten() {
+                walk(c, out);
+            }
         }
     }
     let mut out = Vec::new();
