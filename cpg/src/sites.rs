@@ -158,7 +158,11 @@ fn walk_apt(n: &Node, parent: Option<u32>, out: &mut Vec<Flat>) {
             None,
         ),
         NodeData::Loop(l) => (
-            format!("loop {}", l.var.as_deref().unwrap_or("while")),
+            match (&l.var, &l.array) {
+                (Some(v), _) => format!("loop {v}"),
+                (None, Some(a)) => format!("array {a}"),
+                (None, None) => "loop while".to_string(),
+            },
             l.compute,
             None,
             None,
@@ -211,8 +215,15 @@ fn walk_json(v: &Value, parent: Option<u32>, out: &mut Vec<Flat>) -> Result<(), 
             None,
         ),
         "loop" => {
-            let var = v.get("var").and_then(Value::as_str).unwrap_or("while");
-            (NodeKind::Loop, format!("loop {var}"), None, None)
+            let label = match (
+                v.get("var").and_then(Value::as_str),
+                v.get("array").and_then(Value::as_str),
+            ) {
+                (Some(var), _) => format!("loop {var}"),
+                (None, Some(a)) => format!("array {a}"),
+                (None, None) => "loop while".to_string(),
+            };
+            (NodeKind::Loop, label, None, None)
         }
         "if" => (NodeKind::If, format!("if {}", text("cond")), None, None),
         "call" => (
@@ -283,6 +294,20 @@ mod tests {
         assert_eq!(t.ancestor(&[3, 99]), None);
         assert!(t.get(5).unwrap().compute);
         assert!(t.order(3) < t.order(7));
+    }
+
+    #[test]
+    fn array_syntax_loops_are_labelled_by_their_section() {
+        let t = SiteTree::from_json_str(
+            r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
+              {"kind": "loop", "array": "u(1:n, j)", "compute": true, "site": 1, "line": 2, "children": []},
+              {"kind": "loop", "site": 2, "line": 3, "children": []},
+              {"kind": "loop", "var": "i", "site": 3, "line": 4, "children": []}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.get(1).unwrap().label, "array u(1:n, j)");
+        assert_eq!(t.get(2).unwrap().label, "loop while");
+        assert_eq!(t.get(3).unwrap().label, "loop i");
     }
 
     #[test]
