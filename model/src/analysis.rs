@@ -59,6 +59,29 @@ pub type PhaseOut = serde_json::Value;
 pub type ComputeOut = serde_json::Value;
 pub type QuantityOut = serde_json::Value;
 
+/// The additive terms of `t` that make up most of it at `at`, largest magnitude first, each
+/// with its share of `t` there (`k` at most): what to read first in a long closed form.
+pub fn dominant_terms(t: &Expr, at: &BTreeMap<String, f64>, k: usize) -> Vec<(Expr, f64)> {
+    let Ok(total) = eval(t, at) else {
+        return Vec::new();
+    };
+    if !total.is_finite() || total == 0.0 {
+        return Vec::new();
+    }
+    let mut parts: Vec<(Expr, f64)> = t
+        .terms()
+        .iter()
+        .filter_map(|term| {
+            let e = term.monomial() * Expr::num(term.coef());
+            let v = eval(&e, at).ok().filter(|v| v.is_finite())?;
+            Some((e, v / total))
+        })
+        .collect();
+    parts.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    parts.truncate(k);
+    parts
+}
+
 /// Options of [`analyze`].
 #[derive(Debug, Clone, Default)]
 pub struct AnalyzeOptions {
@@ -283,4 +306,27 @@ pub fn analyze_dir(
     warnings.append(&mut m.warnings);
     m.warnings = warnings;
     Ok(m)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dominant_terms_largest_first_with_shares() {
+        // 2e-9 N^2/P + 1e-6 N + 5e-6 at N = 1000, P = 4: 5e-4, 1e-3, 5e-6 of 1.505e-3
+        let t = Expr::num(2e-9) * Expr::var("N").powi(2) / Expr::var("P")
+            + Expr::num(1e-6) * Expr::var("N")
+            + Expr::num(5e-6);
+        let at: BTreeMap<String, f64> = [("N".to_string(), 1000.0), ("P".to_string(), 4.0)]
+            .into_iter()
+            .collect();
+        let d = dominant_terms(&t, &at, 2);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].0.to_string(), "1e-6*N");
+        assert!((d[0].1 - 1e-3 / 1.505e-3).abs() < 1e-9);
+        assert!((d[1].1 - 5e-4 / 1.505e-3).abs() < 1e-9);
+        assert!(dominant_terms(&t, &BTreeMap::new(), 2).is_empty());
+    }
 }
