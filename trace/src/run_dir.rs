@@ -67,6 +67,10 @@ pub struct RunRecord {
     /// median by `trace_seconds`, for a failed one the repetition that failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<usize>,
+    /// The file every rank read as standard input (`augur profile --stdin FILE`): FILE itself,
+    /// or its copy with this configuration's `{NAME}` placeholders substituted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<String>,
 }
 
 /// One execution of a configuration. `RunRecord::wall_seconds` is the kept repetition's.
@@ -90,8 +94,33 @@ pub struct Manifest {
     pub source: String,
     /// `sha256:<hex>` of the source bytes.
     pub source_hash: String,
+    /// Every source of a program of several files, the main one (`source`) first, each with
+    /// its hash; empty for a one-file program, whose `source` and `source_hash` say it all (and
+    /// in manifests written before programs could have several files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<SourceRecord>,
+    /// `augur profile --stdin FILE`: the input template as given, and its hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<SourceRecord>,
     /// Runs in insertion order; at most one per config id.
     pub runs: Vec<RunRecord>,
+}
+
+/// A file the runs depend on, by path (as given to `augur profile`) and content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRecord {
+    pub path: String,
+    /// `sha256:<hex>` of the file's bytes.
+    pub hash: String,
+}
+
+impl SourceRecord {
+    pub fn new(path: &Path, bytes: &[u8]) -> SourceRecord {
+        SourceRecord {
+            path: path.display().to_string(),
+            hash: source_hash(bytes),
+        }
+    }
 }
 
 impl Manifest {
@@ -102,8 +131,44 @@ impl Manifest {
             program: program_name(source),
             source: source.display().to_string(),
             source_hash: source_hash(source_bytes),
+            sources: Vec::new(),
+            stdin: None,
             runs: Vec::new(),
         }
+    }
+
+    /// A manifest with no runs yet for a program of several files (path, bytes), the main one
+    /// first; with one file it is [`Manifest::new`]'s.
+    pub fn for_sources(files: &[(PathBuf, Vec<u8>)]) -> Manifest {
+        let Some((main, bytes)) = files.first() else {
+            return Manifest::new(Path::new("program"), b"");
+        };
+        let mut m = Manifest::new(main, bytes);
+        if files.len() > 1 {
+            m.sources = files.iter().map(|(p, b)| SourceRecord::new(p, b)).collect();
+        }
+        m
+    }
+
+    /// Every source of the program, the main one first (one entry for a one-file program).
+    pub fn all_sources(&self) -> Vec<SourceRecord> {
+        if self.sources.is_empty() {
+            vec![SourceRecord {
+                path: self.source.clone(),
+                hash: self.source_hash.clone(),
+            }]
+        } else {
+            self.sources.clone()
+        }
+    }
+
+    /// Whether `other` was recorded from the same sources (by content, in the same order) and
+    /// the same `--stdin` input.
+    pub fn same_inputs(&self, other: &Manifest) -> bool {
+        let hashes =
+            |m: &Manifest| -> Vec<String> { m.all_sources().into_iter().map(|s| s.hash).collect() };
+        hashes(self) == hashes(other)
+            && self.stdin.as_ref().map(|s| &s.hash) == other.stdin.as_ref().map(|s| &s.hash)
     }
 
     /// The run recorded for `config`, if any.
@@ -438,6 +503,7 @@ mod tests {
                 trace_seconds: None,
             }],
             kept: Some(0),
+            stdin: None,
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
@@ -494,6 +560,49 @@ mod tests {
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
         assert!(
             !text.contains("repetitions") && !text.contains("kept"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn several_sources_and_stdin_roundtrip() {
+        let files = vec![
+            (PathBuf::from("cg.c"), b"int main(){}".to_vec()),
+            (PathBuf::from("ops.c"), b"double dot(){}".to_vec()),
+        ];
+        let mut m = Manifest::for_sources(&files);
+        assert_eq!(m.program, "cg");
+        assert_eq!(m.source, "cg.c");
+        assert_eq!(m.source_hash, source_hash(b"int main(){}"));
+        assert_eq!(m.all_sources().len(), 2);
+        assert_eq!(m.all_sources()[1].path, "ops.c");
+        let one = Manifest::for_sources(&files[..1]);
+        assert!(one.sources.is_empty(), "one file: the old layout");
+        assert_eq!(one.all_sources()[0].hash, m.source_hash);
+        assert!(!one.same_inputs(&m));
+        let mut edited = files.clone();
+        edited[1].1.push(b' ');
+        assert!(!Manifest::for_sources(&edited).same_inputs(&m));
+        assert!(Manifest::for_sources(&files).same_inputs(&m));
+        m.stdin = Some(SourceRecord::new(Path::new("in.txt"), b"{N}\n"));
+        assert!(!Manifest::for_sources(&files).same_inputs(&m));
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::at(dir.path());
+        rd.save_manifest(&m).unwrap();
+        assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
+    }
+
+    #[test]
+    fn one_source_manifests_keep_their_layout() {
+        // written before programs could have several files: no `sources`, no `stdin`; read
+        // back and written again unchanged
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::at(dir.path());
+        let m = Manifest::new(Path::new("p.c"), b"x");
+        rd.save_manifest(&m).unwrap();
+        let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
+        assert!(
+            !text.contains("sources") && !text.contains("stdin"),
             "{text}"
         );
     }

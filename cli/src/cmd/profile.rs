@@ -442,6 +442,7 @@ fn run_config(
         exit_code: chosen.exit_code,
         repetitions,
         kept: Some(kept),
+        stdin: None,
     })
 }
 
