@@ -25,11 +25,12 @@ use frontend::{
 };
 use symbolic::Expr;
 
+use crate::cap;
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
 use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
 use crate::rules::{agree, merge, source_text, trip_count};
-use crate::value::{eval, short, Scope, Special, Val};
+use crate::value::{eval, input_with_default, short, Scope, Special, Val};
 use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
@@ -50,6 +51,8 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopFacts {
     pub trip: Attr,
+    /// An upper bound on `trip` the source proves when the loop may end early ([`crate::cap`]).
+    pub cap: Option<Attr>,
     /// Σ of the trip over the enclosing loops whose variables it mentions.
     pub total: Option<Attr>,
     pub var: Option<String>,
@@ -169,6 +172,10 @@ impl Scope for Cx<'_, '_> {
 
     fn is_input(&self, name: &str) -> bool {
         self.an.params.is_input(name)
+    }
+
+    fn is_constant(&self, name: &str) -> bool {
+        self.an.params.is_constant(name)
     }
 }
 
@@ -500,6 +507,12 @@ impl<'p> Analysis<'p> {
                 let mut defined = self.procs.block_defs(prog, &w.body);
                 defined.extend(self.procs.block_defs(prog, &w.update));
                 let reason = format!("assigned in loop at line {line}");
+                let (trip, cap) = self.while_trip(w, env, &defined, line);
+                let total = match &trip {
+                    Attr::Expr(t) => self.trip_total(t),
+                    _ => None,
+                };
+                let before = env.clone();
                 self.set_unknown(env, defined.iter().cloned(), &reason);
                 if let Some(c) = &w.cond {
                     let _ = self.ev(c, env, None);
@@ -507,8 +520,9 @@ impl<'p> Analysis<'p> {
                 self.facts.loops.insert(
                     id,
                     LoopFacts {
-                        trip: Attr::Unresolved("while loop".into()),
-                        total: None,
+                        trip,
+                        cap,
+                        total,
                         var: None,
                         sym: None,
                         lo: Val::unknown("while loop"),
@@ -519,7 +533,8 @@ impl<'p> Analysis<'p> {
                 let mut inner = env.clone();
                 self.block(&w.body, &mut inner);
                 self.block(&w.update, &mut inner);
-                self.set_unknown(env, defined, &reason);
+                self.set_unknown(env, defined.iter().cloned(), &reason);
+                self.inputs_after_loop(&[&w.body, &w.update], &defined, &before, env);
             }
             StmtKind::If(i) => {
                 let conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
@@ -544,7 +559,9 @@ impl<'p> Analysis<'p> {
                 }
                 if !outs.is_empty() {
                     let params = &self.params;
-                    *env = merge(outs, line, &|n| params.is_input(n));
+                    *env = merge(outs, line, &|n| params.is_input(n), &|n| {
+                        params.is_constant(n)
+                    });
                 }
             }
             StmtKind::Return { value } => {
@@ -617,6 +634,7 @@ impl<'p> Analysis<'p> {
             id,
             LoopFacts {
                 trip,
+                cap: None,
                 total,
                 var: None,
                 sym: None,
@@ -753,6 +771,13 @@ impl<'p> Analysis<'p> {
                 ));
             }
         }
+        // left by `break`/`return`: the counted trip is only an upper bound
+        let mut cap = None;
+        if let (Attr::Expr(t), Some((exit, what))) = (&trip, cap::early_exit(self.prog, &l.body)) {
+            let at = self.prog.stmt(exit).map_or(line, |x| self.line(x.span));
+            cap = Some(Attr::Expr(t.clone()));
+            trip = Attr::Unresolved(format!("exits early ({what} at line {at})"));
+        }
         let total = match &trip {
             Attr::Expr(t) => self.trip_total(t),
             _ => None,
@@ -762,6 +787,7 @@ impl<'p> Analysis<'p> {
             id,
             LoopFacts {
                 trip,
+                cap,
                 total,
                 var: Some(l.var.clone()),
                 sym: Some(sym.clone()),
@@ -779,7 +805,134 @@ impl<'p> Analysis<'p> {
         self.block(&l.body, &mut inner);
         self.stack.pop();
         // Conservative: the loop may run zero times, and values mention its variable.
-        self.set_unknown(env, defined, &reason);
+        let before = env.clone();
+        self.set_unknown(env, defined.iter().cloned(), &reason);
+        self.inputs_after_loop(&[&l.body], &defined, &before, env);
+    }
+
+    /// After a loop: a variable whose one write in the loop stores a value read at run time
+    /// (an option a `getopt` loop parses, `case 'n': n = atoi(optarg)`; `n =
+    /// atoi(argv[++i])` in a loop over the arguments) holds that input, or the value it had
+    /// before when that is a constant default (the loop may not set it).
+    fn inputs_after_loop(
+        &self,
+        blocks: &[&frontend::Block],
+        defined: &BTreeSet<String>,
+        before: &Env,
+        env: &mut Env,
+    ) {
+        let prog = self.prog;
+        let is_read = |e: &SrcExpr| match &e.kind {
+            SrcExprKind::Input(o) => *o != InputOrigin::File,
+            SrcExprKind::Cast { expr, .. } => {
+                matches!(&expr.kind, SrcExprKind::Input(o) if *o != InputOrigin::File)
+            }
+            _ => false,
+        };
+        for v in defined {
+            let Some(read) = self.read_into.get(v) else {
+                continue;
+            };
+            if !read
+                .known()
+                .and_then(Expr::as_var)
+                .is_some_and(|x| self.params.is_input(x))
+            {
+                continue;
+            }
+            let mut writes = blocks
+                .iter()
+                .flat_map(|b| prog.walk(b))
+                .filter_map(|id| prog.stmt(id))
+                .filter(|s| {
+                    matches!(&s.kind, StmtKind::Loop(l) if l.var == *v)
+                        || self.procs.stmt_defs(prog, s).contains(v)
+                });
+            let (Some(only), None) = (writes.next(), writes.next()) else {
+                continue;
+            };
+            let reads = match &only.kind {
+                StmtKind::Assign(a) => {
+                    matches!(&a.target.kind, SrcExprKind::Var(x) if x == v) && is_read(&a.value)
+                }
+                StmtKind::Input(i) => i.origin != InputOrigin::File,
+                _ => false,
+            };
+            if !reads {
+                continue;
+            }
+            let after = match before.get(v) {
+                None => Some(read.clone()),
+                Some(b) => input_with_default(&[b, read], &|n| self.params.is_input(n), &|n| {
+                    self.params.is_constant(n)
+                }),
+            };
+            if let Some(a) = after {
+                env.insert(v.clone(), a);
+            }
+        }
+    }
+
+    /// Trip count and cap of a while loop at entry (`env` after its initialiser, before the
+    /// body's writes are forgotten): a conjunct `it < limit` of the condition whose counter
+    /// every iteration increases by a constant, with `limit` unchanged by the loop, bounds the
+    /// trip by the iterations the counter takes from its entry value to `limit`; the trip is
+    /// that bound exactly when nothing else ends the loop ([`crate::cap`]).
+    fn while_trip(
+        &mut self,
+        w: &frontend::While,
+        env: &Env,
+        defined: &BTreeSet<String>,
+        line: u32,
+    ) -> (Attr, Option<Attr>) {
+        let plain = || (Attr::Unresolved("while loop".into()), None);
+        let Some(cond) = &w.cond else {
+            return plain();
+        };
+        let prog = self.prog;
+        let parts = cap::conjuncts(cond);
+        let found = parts.iter().find_map(|c| {
+            let t = cap::counter_test(c)?;
+            let invariant = !self.is_array(t.var)
+                && t.limit.vars().iter().all(|v| !defined.contains(v))
+                && t.limit.walk().iter().all(|e| match &e.kind {
+                    SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
+                        user_proc(prog, &self.procs.names, self.cur, name).is_none()
+                    }
+                    _ => true,
+                });
+            if !invariant {
+                return None;
+            }
+            let step = cap::counter_step(prog, &self.procs, w, t.var)?;
+            Some((t, step))
+        });
+        let Some((t, step)) = found else {
+            return plain();
+        };
+        let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
+        let hi = match self.ev(t.limit, env, None) {
+            Val::Known(e) if t.inclusive => Val::Known(e),
+            Val::Known(e) => Val::Known(e - Expr::one()),
+            other => other,
+        };
+        let Attr::Expr(bound) = trip_count(&start, &hi, &Val::Known(Expr::int(step))) else {
+            return plain();
+        };
+        let exit = cap::early_exit(prog, &w.body).map(|(id, what)| {
+            let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
+            format!("{what} at line {at}")
+        });
+        let why = match (parts.len() > 1, exit) {
+            (false, None) => return (Attr::Expr(bound), None),
+            (true, None) => format!("condition at line {line}"),
+            (false, Some(x)) => x,
+            (true, Some(x)) => format!("condition at line {line}, {x}"),
+        };
+        (
+            Attr::Unresolved(format!("exits early ({why})")),
+            Some(Attr::Expr(bound)),
+        )
     }
 
     /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.

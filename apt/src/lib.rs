@@ -9,7 +9,8 @@
 //!
 //! Which statements become nodes:
 //! - every counted loop and every while loop is a LOOP (while loops have trip "while loop",
-//!   unresolved); so is a Fortran array-syntax statement (an assignment to a section or whole
+//!   unresolved, unless their condition counts iterations: [`cap`]; a loop that may end
+//!   early carries the bound the source proves as its `cap`); so is a Fortran array-syntax statement (an assignment to a section or whole
 //!   array, or a reduction such as `maxval(abs(a(1:n)))`: [`frontend::array_op`]), an
 //!   implicit loop whose trip is the number of elements it visits ([`array`]); the outermost loops whose subtree holds no communication (directly or
 //!   through calls) are computation phases (`compute: true`, with their `work`);
@@ -21,6 +22,7 @@
 //!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
 //!   management are not.
 pub mod array;
+pub mod cap;
 pub mod comm;
 pub mod interp;
 pub mod params;
@@ -110,6 +112,10 @@ pub struct LoopNode {
     pub array: Option<String>,
     /// Iterations per entry.
     pub trip: Attr,
+    /// A loop that may end early (a while loop whose condition also counts iterations, `it <
+    /// maxit && …`; a counted loop left by `break`/`return`): the upper bound on `trip` the
+    /// source proves, with `trip` unresolved ("exits early (…)"). `None` otherwise.
+    pub cap: Option<Attr>,
     /// When `trip` mentions enclosing loop variables: its sum over them (in parameters only).
     pub trip_total: Option<Attr>,
     /// Outermost loop without communication below it: a computation phase.
@@ -162,10 +168,15 @@ impl Node {
     /// Symbols mentioned by this node's own attributes.
     pub fn symbols(&self) -> std::collections::BTreeSet<String> {
         let attrs: Vec<&Attr> = match &self.data {
-            NodeData::Loop(l) => [Some(&l.trip), l.trip_total.as_ref(), l.work.as_ref()]
-                .into_iter()
-                .flatten()
-                .collect(),
+            NodeData::Loop(l) => [
+                Some(&l.trip),
+                l.cap.as_ref(),
+                l.trip_total.as_ref(),
+                l.work.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
             NodeData::Comm(c) => [
                 &c.peer,
                 &c.tag,
@@ -291,7 +302,9 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     params.sort_by_key(|p| {
         let (class, index) = match &p.origin {
             ParamOrigin::Argv { index } => (0, index.unwrap_or(u32::MAX)),
-            ParamOrigin::Stdin | ParamOrigin::Env { .. } => (1, p.line),
+            ParamOrigin::Option { .. } | ParamOrigin::Stdin | ParamOrigin::Env { .. } => {
+                (1, p.line)
+            }
             ParamOrigin::CommSize => (2, 0),
             ParamOrigin::CommRank => (3, 0),
             ParamOrigin::Constant { .. } => (4, p.line),
@@ -319,3 +332,5 @@ pub fn load(
 }
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_idioms;

@@ -24,6 +24,9 @@ pub enum ParamOrigin {
     Stdin,
     /// Environment variable.
     Env { name: Option<String> },
+    /// A command-line option's argument read through `getopt` (`-n 100` read by `case 'n':
+    /// n = atoi(optarg)`): the option, when the read is under its `case`.
+    Option { flag: Option<String> },
     /// A named constant (`PARAMETER`, `#define`, `const`, `-D`) with its value in the source.
     Constant { default: f64 },
     /// `MPI_Comm_size(MPI_COMM_WORLD, …)`.
@@ -41,6 +44,8 @@ impl ParamOrigin {
             ParamOrigin::Stdin => "stdin".into(),
             ParamOrigin::Env { name: Some(n) } => format!("env {n}"),
             ParamOrigin::Env { name: None } => "env".into(),
+            ParamOrigin::Option { flag: Some(f) } => format!("option -{f}"),
+            ParamOrigin::Option { flag: None } => "option".into(),
             ParamOrigin::Constant { default } => format!("constant = {default}"),
             ParamOrigin::CommSize => "MPI_Comm_size".into(),
             ParamOrigin::CommRank => "MPI_Comm_rank".into(),
@@ -84,15 +89,25 @@ impl Params {
         &self.list
     }
 
-    /// Whether `name` is a parameter read at run time (argv, stdin, environment).
+    /// Whether `name` is a parameter read at run time (argv, options, stdin, environment).
     pub fn is_input(&self, name: &str) -> bool {
         self.list.iter().any(|p| {
             p.name == name
                 && matches!(
                     p.origin,
-                    ParamOrigin::Argv { .. } | ParamOrigin::Stdin | ParamOrigin::Env { .. }
+                    ParamOrigin::Argv { .. }
+                        | ParamOrigin::Option { .. }
+                        | ParamOrigin::Stdin
+                        | ParamOrigin::Env { .. }
                 )
         })
+    }
+
+    /// Whether `name` is a named constant (`#define`, PARAMETER, `const`, `-D`).
+    pub fn is_constant(&self, name: &str) -> bool {
+        self.list
+            .iter()
+            .any(|p| p.name == name && matches!(p.origin, ParamOrigin::Constant { .. }))
     }
 
     pub fn is_param(&self, name: &str) -> bool {
@@ -163,6 +178,14 @@ impl Params {
             InputOrigin::Env(n) => (
                 format!("env:{}", n.clone().unwrap_or_else(|| var.to_string())),
                 ParamOrigin::Env { name: n.clone() },
+                var.to_ascii_uppercase(),
+            ),
+            InputOrigin::Option(flag) => (
+                format!(
+                    "option:{}",
+                    flag.clone().unwrap_or_else(|| format!("?{var}"))
+                ),
+                ParamOrigin::Option { flag: flag.clone() },
                 var.to_ascii_uppercase(),
             ),
             InputOrigin::File => return None,

@@ -4,7 +4,8 @@
 //! every node has `kind`, `site`, `line`, `children`, and `file` when its line is in another
 //! file than the main one (an included file). Attributes that may be unresolved
 //! are a string (expression text in augur's syntax, `any`, `null`) or
-//! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level, and
+//! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level (and
+//! `cap`, the bound the source proves on a trip that may end early), and
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 use std::fmt::Write as _;
 use std::path::Path;
@@ -62,6 +63,9 @@ pub fn node_json(n: &Node) -> Value {
                 Attr::Unresolved(r) => m.insert("unresolved".into(), Value::String(r.clone())),
                 t => m.insert("trip".into(), Value::String(t.text())),
             };
+            if let Some(c) = &l.cap {
+                m.insert("cap".into(), attr_json(c));
+            }
             if let Some(t) = &l.trip_total {
                 m.insert("trip_total".into(), attr_json(t));
             }
@@ -155,6 +159,7 @@ fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String)
                 let _ = write!(out, " array {a}");
             }
             let _ = write!(out, " trip={}", l.trip.text());
+            opt("cap", &l.cap, out);
             opt("total", &l.trip_total, out);
             if l.compute {
                 out.push_str(" compute");

@@ -50,7 +50,12 @@ pub fn trip_count(lo: &Val, hi: &Val, step: &Val) -> Attr {
 }
 
 /// Join of the environments at the ends of an `if`'s arms.
-pub fn merge(outs: Vec<Env>, line: u32, is_input: &dyn Fn(&str) -> bool) -> Env {
+pub fn merge(
+    outs: Vec<Env>,
+    line: u32,
+    is_input: &dyn Fn(&str) -> bool,
+    is_constant: &dyn Fn(&str) -> bool,
+) -> Env {
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for e in &outs {
         keys.extend(e.keys().cloned());
@@ -60,7 +65,7 @@ pub fn merge(outs: Vec<Env>, line: u32, is_input: &dyn Fn(&str) -> bool) -> Env 
         let vals: Vec<Option<&Val>> = outs.iter().map(|e| e.get(&k)).collect();
         let first = vals.first().copied().flatten();
         let all: Option<Vec<&Val>> = vals.iter().copied().collect();
-        let defaulted = all.and_then(|a| input_with_default(&a, is_input));
+        let defaulted = all.and_then(|a| input_with_default(&a, is_input, is_constant));
         let v = match (first, defaulted) {
             (Some(v), _) if vals.iter().all(|x| *x == Some(v)) => v.clone(),
             (_, Some(input)) => input,
@@ -132,7 +137,7 @@ mod tests {
         let b: Env = [("n".to_string(), k("N")), ("x".to_string(), k("0"))]
             .into_iter()
             .collect();
-        let m = merge(vec![a, b], 7, &|_| false);
+        let m = merge(vec![a, b], 7, &|_| false, &|_| false);
         assert_eq!(m.get("n"), Some(&k("N")));
         assert_eq!(
             m.get("x"),

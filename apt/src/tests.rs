@@ -6,13 +6,13 @@
 use crate::{build, Apt, AptOptions, Attr, Node, NodeData};
 use symbolic::{parse, Expr};
 
-fn apt_of(name: &str, src: &str) -> Apt {
+pub(crate) fn apt_of(name: &str, src: &str) -> Apt {
     let lowered = frontend::load_str(name, src, &frontend::Options::default()).unwrap();
     assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
     build(&lowered, &AptOptions::default())
 }
 
-fn loops(apt: &Apt) -> Vec<&crate::LoopNode> {
+pub(crate) fn loops(apt: &Apt) -> Vec<&crate::LoopNode> {
     apt.nodes()
         .into_iter()
         .filter_map(|n| match &n.data {
@@ -22,7 +22,7 @@ fn loops(apt: &Apt) -> Vec<&crate::LoopNode> {
         .collect()
 }
 
-fn comms(apt: &Apt) -> Vec<&crate::CommFacts> {
+pub(crate) fn comms(apt: &Apt) -> Vec<&crate::CommFacts> {
     apt.nodes()
         .into_iter()
         .filter_map(|n| match &n.data {
@@ -32,11 +32,11 @@ fn comms(apt: &Apt) -> Vec<&crate::CommFacts> {
         .collect()
 }
 
-fn e(s: &str) -> Attr {
+pub(crate) fn e(s: &str) -> Attr {
     Attr::Expr(parse(s).unwrap())
 }
 
-fn eval(a: &Attr, vars: &[(&str, f64)]) -> f64 {
+pub(crate) fn eval(a: &Attr, vars: &[(&str, f64)]) -> f64 {
     let e: &Expr = a
         .expr()
         .unwrap_or_else(|| panic!("not an expression: {a:?}"));

@@ -169,6 +169,7 @@ impl Builder<'_> {
                 || Attr::Unresolved("loop not analysed".into()),
                 |f| f.trip.clone(),
             ),
+            cap: f.and_then(|f| f.cap.clone()),
             trip_total: f.and_then(|f| f.total.clone()),
             array: None,
             compute: false,

@@ -64,6 +64,8 @@ pub trait Scope {
     fn line(&self, span: Span) -> u32;
     /// Whether `name` is a parameter read at run time (argv, stdin, environment).
     fn is_input(&self, name: &str) -> bool;
+    /// Whether `name` is a named constant of the program (`#define`, PARAMETER, `const`).
+    fn is_constant(&self, name: &str) -> bool;
 }
 
 /// Evaluates one source expression.
@@ -137,9 +139,14 @@ pub fn short(text: &str) -> String {
     }
 }
 
-/// A run-time input with literal fallbacks (`argc > 1 ? atoi(argv[1]) : 256`, or the same
-/// with `if`/`else`) stands for the input: the fallback is only the program's default.
-pub fn input_with_default(vals: &[&Val], is_input: &dyn Fn(&str) -> bool) -> Option<Val> {
+/// A run-time input with constant fallbacks (`argc > 1 ? atoi(argv[1]) : 256`, or the same
+/// with `if`/`else`; the fallback a literal or named constants, `int n = DEFAULT_N; if (argc
+/// > 1) n = atoi(argv[1]);`) stands for the input: the fallback is only the program's default.
+pub fn input_with_default(
+    vals: &[&Val],
+    is_input: &dyn Fn(&str) -> bool,
+    is_constant: &dyn Fn(&str) -> bool,
+) -> Option<Val> {
     let mut input: Option<&Val> = None;
     for v in vals {
         match v {
@@ -149,7 +156,7 @@ pub fn input_with_default(vals: &[&Val], is_input: &dyn Fn(&str) -> bool) -> Opt
                 }
                 input = Some(*v);
             }
-            Val::Known(e) if e.as_const().is_some() => {}
+            Val::Known(e) if e.vars().iter().all(|x| is_constant(x)) => {}
             _ => return None,
         }
     }
@@ -161,7 +168,7 @@ fn choose(a: Val, b: Val, line: u32, s: &dyn Scope) -> Val {
     if a == b {
         return a;
     }
-    if let Some(v) = input_with_default(&[&a, &b], &|n| s.is_input(n)) {
+    if let Some(v) = input_with_default(&[&a, &b], &|n| s.is_input(n), &|n| s.is_constant(n)) {
         return v;
     }
     match (&a, &b) {
@@ -345,22 +352,29 @@ mod tests {
     fn inputs_with_literal_defaults_are_the_input() {
         let n = Val::Known(Expr::var("N"));
         let is_n = |v: &str| v == "N";
+        let is_const = |v: &str| v == "DEFAULT_N";
         assert_eq!(
-            input_with_default(&[&n, &Val::Known(Expr::int(256))], &is_n),
+            input_with_default(&[&n, &Val::Known(Expr::int(256))], &is_n, &is_const),
             Some(n.clone())
         );
         assert_eq!(
-            input_with_default(&[&n, &Val::Known(Expr::var("M"))], &is_n),
+            input_with_default(&[&n, &Val::Known(Expr::var("M"))], &is_n, &is_const),
             None
         );
+        let default = Val::Known(Expr::int(2) * Expr::var("DEFAULT_N"));
         assert_eq!(
-            input_with_default(&[&n, &Val::Special(Special::ProcNull)], &is_n),
+            input_with_default(&[&default, &n], &is_n, &is_const),
+            Some(n.clone())
+        );
+        assert_eq!(
+            input_with_default(&[&n, &Val::Special(Special::ProcNull)], &is_n, &is_const),
             None
         );
         assert_eq!(
             input_with_default(
                 &[&Val::Known(Expr::int(2)), &Val::Known(Expr::int(3))],
-                &is_n
+                &is_n,
+                &is_const
             ),
             None
         );

@@ -123,6 +123,8 @@ pub fn origin_text(o: &InputOrigin) -> String {
         InputOrigin::File => "file".into(),
         InputOrigin::Env(Some(k)) => format!("env {k}"),
         InputOrigin::Env(None) => "env ?".into(),
+        InputOrigin::Option(Some(o)) => format!("option -{o}"),
+        InputOrigin::Option(None) => "option ?".into(),
     }
 }
 

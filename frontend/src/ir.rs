@@ -622,6 +622,10 @@ pub enum InputOrigin {
     File,
     /// Environment variable (`getenv("X")`, `get_environment_variable`).
     Env(Option<String>),
+    /// A command-line option's argument read through `getopt` (`atoi(optarg)`,
+    /// `sscanf(optarg, …)`): the option as written in the `case` the read sits under
+    /// (`n` for `case 'n':`), `None` elsewhere.
+    Option(Option<String>),
 }
 
 /// A statement the lowering keeps only as text with its def/use set (I/O, GOTO, DATA,

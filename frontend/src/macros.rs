@@ -50,6 +50,10 @@ pub struct MacroTable {
     /// use like `FOR_ALL(i, n) { ... }` does not parse as C. Expression-like function macros
     /// are kept as calls.
     pub functions: BTreeMap<String, (Vec<String>, String)>,
+    /// Function-like macros whose body is an expression (`IDX(i, j, n) ((i) * (n) + (j))`):
+    /// name → (parameters, body). Their uses parse as calls; the C lowering expands them
+    /// where it lowers the call ([`expand_function`], the C preprocessor's textual rules).
+    pub expressions: BTreeMap<String, (Vec<String>, String)>,
     /// Set once the table is complete: text prepared from now on is what tree-sitter parses,
     /// with function-like macro bodies blanked (see [`crate::cpp::strip`]).
     pub final_pass: bool,
@@ -124,13 +128,17 @@ impl MacroTable {
                     continue;
                 };
                 let body = params[close + 1..].split("//").next().unwrap_or("").trim();
+                let params: Vec<String> = params[..close]
+                    .split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect();
                 if statement_like(body) {
-                    let params: Vec<String> = params[..close]
-                        .split(',')
-                        .map(|p| p.trim().to_string())
-                        .filter(|p| !p.is_empty())
-                        .collect();
                     self.functions
+                        .entry(name.to_string())
+                        .or_insert((params, body.to_string()));
+                } else if !needs_substitution(body) && !params.iter().any(|p| p.contains("...")) {
+                    self.expressions
                         .entry(name.to_string())
                         .or_insert((params, body.to_string()));
                 }
@@ -348,7 +356,7 @@ fn macro_args(text: &str, from: usize) -> Option<(Vec<String>, usize)> {
 }
 
 /// The body with parameters replaced by arguments (`#p` → a string, `##` pasted).
-fn expand_function(params: &[String], body: &str, args: &[String]) -> String {
+pub(crate) fn expand_function(params: &[String], body: &str, args: &[String]) -> String {
     let mut out = String::with_capacity(body.len() + 16);
     let b = body.as_bytes();
     let mut i = 0;
@@ -442,6 +450,7 @@ mod tests {
             !t.functions.contains_key("IDX"),
             "expression macros stay calls"
         );
+        assert!(t.expressions.contains_key("IDX"));
         let src = "#define X\nvoid f(int n, double *a) { int k; FOR_ALL(k, n) { a[IDX(k, 0)] = 0; } SWAP(a[0], a[1]) SWAP(a[1], a[2]); }\n";
         let out = substitute(FileId(0), src, &t);
         assert!(

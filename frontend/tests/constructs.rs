@@ -740,3 +740,83 @@ fn mpi_f08_ierror_is_optional() {
     assert_eq!(roles(calls[3])[..5], roles(calls[2])[..]);
     assert_eq!(roles(calls[3])[5], Role::Ierr);
 }
+
+#[test]
+fn expression_macros_expand_where_they_are_used() {
+    let src = "#define IDX(i, j, n) ((i) * (n) + (j))\n\
+               #define SQ(x) x * x\n\
+               #define U(a, i, j) (a)[(i) * (ny + 2) + (j)]\n\
+               #define HALF(x) (IDX(x, 0, 1) / 2)\n\
+               #define SELF(x) (SELF(x) + 1)\n\
+               #define HIDDEN(x) work(x)\n\
+               #define ZERO() 0\n\
+               int work(int);\n\
+               int main(void) { int i, n = 10, ny = 4; double a[100];\n\
+               for (i = IDX(1, 0, n); i < IDX(n + 1, 0, n); i++) a[i] = 0;\n\
+               for (i = ZERO(); i < SQ(n + 1); i++) U(a, i, 0) = 1;\n\
+               for (i = 0; i < HALF(n); i++) a[i] = 0;\n\
+               for (i = 0; i < SELF(n); i++) a[i] = 0;\n\
+               for (i = 0; i < HIDDEN(n); i++) a[i] = 0;\n\
+               return 0; }\n";
+    let l = lower("m.c", src);
+    let got: Vec<(String, String)> = loops(&l).into_iter().map(|g| (g.1, g.2)).collect();
+    let want = [
+        ("1 * n + 0", "(n + 1) * n + 0 - 1"),
+        // C's textual rules: SQ(n + 1) is n + 1 * n + 1
+        ("0", "n + 1 * n + 1 - 1"),
+        ("0", "(n * 1 + 0) / 2 /*int*/ - 1"),
+        // a use whose expansion calls a function (itself, not expanded again, or another) stays a call
+        ("0", "SELF(n) - 1"),
+        ("0", "HIDDEN(n) - 1"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!((g.0.as_str(), g.1.as_str()), w);
+    }
+    // `U(a, i, 0) = 1` writes the array through the expansion, with the use's span
+    let s = stmts(&l);
+    let assign = s
+        .iter()
+        .find_map(|s| match &s.kind {
+            StmtKind::Assign(a) if a.value.to_string() == "1" => Some(a),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(assign.target.to_string(), "a[i * (ny + 2) + 0]");
+    assert_eq!(l.sources.text(assign.target.span), "U(a, i, 0)");
+}
+
+#[test]
+fn getopt_arguments_are_inputs_named_by_their_case() {
+    let src = "#include <stdlib.h>\n#include <unistd.h>\n\
+               int main(int argc, char **argv) { int c, n = 1, k = 2, m = 3;\n\
+               while ((c = getopt(argc, argv, \"n:k:m:\")) != -1) {\n\
+                 switch (c) {\n\
+                 case 'n': n = atoi(optarg); break;\n\
+                 case 'k': sscanf(optarg, \"%d\", &k); break;\n\
+                 default: break;\n\
+                 }\n\
+               }\n\
+               if (argc > 5) m = atoi(optarg);\n\
+               return n + k + m; }\n";
+    let l = lower("g.c", src);
+    let origins: Vec<InputOrigin> = stmts(&l)
+        .into_iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign(a) => match &a.value.kind {
+                SrcExprKind::Input(o) => Some(o.clone()),
+                _ => None,
+            },
+            StmtKind::Input(i) => Some(i.origin.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        origins,
+        [
+            InputOrigin::Option(Some("n".into())),
+            InputOrigin::Option(Some("k".into())),
+            InputOrigin::Option(None)
+        ]
+    );
+}

@@ -129,6 +129,13 @@ impl<'a> CLower<'a> {
                         None => break,
                     }
                 }
+                // `(a)[i]`, as macro bodies write it
+                while cur.kind() == "parenthesized_expression" {
+                    match cur.named_child(0) {
+                        Some(c) => cur = c,
+                        None => break,
+                    }
+                }
                 if cur.kind() != "identifier" {
                     return self.opaque_e(n);
                 }
@@ -154,8 +161,18 @@ impl<'a> CLower<'a> {
                     .into_iter()
                     .filter(|a| a.kind() != "comment")
                     .collect();
+                if self.macros.expressions.contains_key(&name) {
+                    let texts: Vec<&str> = if arg_nodes.is_empty() {
+                        vec![""]
+                    } else {
+                        arg_nodes.iter().map(|a| self.text(*a)).collect()
+                    };
+                    if let Some(e) = self.expand_macro(&name, &texts, n) {
+                        return e;
+                    }
+                }
                 let args: Vec<SrcExpr> = arg_nodes.iter().map(|a| self.expr(*a, d)).collect();
-                if let Some(kind) = input_expr(&name, &args) {
+                if let Some(kind) = input_expr(&name, &args, self.case_label.as_deref()) {
                     let ty = if name.starts_with("ato") && name != "atof"
                         || name.starts_with("strtol")
                         || name.starts_with("strtoul")
@@ -267,12 +284,26 @@ pub(super) fn argv_index(e: &SrcExpr) -> Option<Option<u32>> {
     }
 }
 
-/// `atoi(argv[1])`, `strtol(argv[2], ...)`, `getenv("N")` as an input value.
-pub(super) fn input_expr(name: &str, args: &[SrcExpr]) -> Option<SrcExprKind> {
+/// `getopt`'s `optarg`, the argument of the option being parsed.
+pub(super) fn is_optarg(e: &SrcExpr) -> bool {
+    matches!(&e.kind, SrcExprKind::Var(v) if v == "optarg")
+}
+
+/// `atoi(argv[1])`, `strtol(argv[2], ...)`, `getenv("N")`, `atoi(optarg)` (under `case
+/// 'n':`, the option `case_label`) as an input value.
+pub(super) fn input_expr(
+    name: &str,
+    args: &[SrcExpr],
+    case_label: Option<&str>,
+) -> Option<SrcExprKind> {
     match name {
         "atoi" | "atol" | "atoll" | "atof" | "strtol" | "strtoll" | "strtoul" | "strtoull"
         | "strtod" | "strtof" => {
             let first = args.first()?;
+            if is_optarg(first) {
+                let option = case_label.map(str::to_string);
+                return Some(SrcExprKind::Input(InputOrigin::Option(option)));
+            }
             argv_index(first)
                 .map(|i| SrcExprKind::Input(InputOrigin::Argv(i)))
                 .or_else(|| {

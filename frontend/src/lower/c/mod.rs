@@ -31,6 +31,12 @@ pub struct CLower<'a> {
     /// Macros substituted textually before parsing (qualifiers, attributes, declarations):
     /// not named constants.
     substituted: BTreeSet<String>,
+    /// The `case` label the statements being lowered sit under (`n` for `case 'n':`): names
+    /// the option a `getopt` loop reads with `atoi(optarg)`.
+    case_label: Option<String>,
+    /// Expression macros being expanded, outermost first: a macro is not expanded again
+    /// inside its own expansion (the C preprocessor's rule).
+    expanding: Vec<String>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -60,6 +66,8 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
             .into_keys()
             .map(str::to_string)
             .collect(),
+        case_label: None,
+        expanding: Vec::new(),
     };
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
@@ -248,11 +256,79 @@ impl<'a> CLower<'a> {
             value_parser: None,
             break_targets: Vec::new(),
             substituted: BTreeSet::new(),
+            case_label: self.case_label.clone(),
+            expanding: Vec::new(),
         };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
             strip_spans(&mut e, Span::new(self.main, 0, 0));
         }
+        Some(e)
+    }
+
+    /// The use of expression macro `name` at `at` with `args` (their text), expanded as the C
+    /// preprocessor does and lowered; every span of the result is the use's. `None` (the use
+    /// stays a call) when the expansion does not parse as an expression or calls anything
+    /// but the math functions the analysis knows: a call or MPI operation hidden in a macro
+    /// has no text of its own in the source for instrumentation to wrap.
+    fn expand_macro(&mut self, name: &str, args: &[&str], at: Node) -> Option<SrcExpr> {
+        const PREFIX: &str = "int __augur_v = (";
+        const PURE: &[&str] = &[
+            "min", "max", "fmin", "fmax", "floor", "ceil", "sqrt", "cbrt", "log2", "log", "log10",
+            "abs", "labs", "fabs", "pow", "fmod", "exp",
+        ];
+        if self.expanding.len() >= 16 || self.expanding.iter().any(|m| m == name) {
+            return None;
+        }
+        let (params, body) = self.macros.expressions.get(name)?;
+        if params.len() != args.len() && !(params.is_empty() && args == [""]) {
+            return None;
+        }
+        let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+        let wrapper = format!(
+            "{PREFIX}{});",
+            crate::macros::expand_function(params, body, &args)
+        );
+        if self.value_parser.is_none() {
+            self.value_parser = parse::parser(Grammar::C).ok();
+        }
+        let tree = parse::parse(self.value_parser.as_mut()?, &wrapper)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        let init = tree
+            .root_node()
+            .named_child(0)?
+            .field("declarator")?
+            .field("value")?;
+        let mut expanding = self.expanding.clone();
+        expanding.push(name.to_string());
+        let mut sub = CLower {
+            src: &wrapper,
+            shift: i64::MIN / 2,
+            asm: self.asm,
+            main: self.main,
+            b: &mut *self.b,
+            macros: self.macros,
+            defined: BTreeSet::new(),
+            globals: self.globals.clone(),
+            locals: self.locals.clone(),
+            value_parser: self.value_parser.take(),
+            break_targets: Vec::new(),
+            substituted: BTreeSet::new(),
+            case_label: self.case_label.clone(),
+            expanding,
+        };
+        let mut e = sub.expr(init, 0);
+        self.value_parser = sub.value_parser.take();
+        let hidden_call = e.walk().iter().any(|x| match &x.kind {
+            SrcExprKind::Call { name, .. } => !PURE.contains(&name.as_str()),
+            _ => false,
+        });
+        if hidden_call {
+            return None;
+        }
+        strip_spans(&mut e, self.span(at));
         Some(e)
     }
 

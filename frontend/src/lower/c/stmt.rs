@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use super::expr::argv_index;
+use super::expr::{argv_index, is_optarg};
 use super::{binop, opaque_expr, CLower};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
@@ -191,12 +191,22 @@ impl<'a> CLower<'a> {
                 self.break_targets.pop();
             }
             "case_statement" => {
+                let value = n.field("value");
+                let label = value.map(|v| {
+                    let t = self.text(v).trim();
+                    t.strip_prefix('\'')
+                        .and_then(|t| t.strip_suffix('\''))
+                        .unwrap_or(t)
+                        .to_string()
+                });
+                let outer = std::mem::replace(&mut self.case_label, label);
                 for c in Self::children(n)
                     .into_iter()
-                    .skip(usize::from(n.field("value").is_some()))
+                    .skip(usize::from(value.is_some()))
                 {
                     self.stmt(c, out);
                 }
+                self.case_label = outer;
             }
             "preproc_ifdef" | "preproc_if" => {
                 for c in self.preproc_live(n) {
@@ -378,12 +388,13 @@ impl<'a> CLower<'a> {
             }
             "sscanf" => {
                 let first = args.first().map(|a| self.expr(*a, 0));
-                (
-                    first
+                let origin = match first {
+                    Some(f) if is_optarg(&f) => InputOrigin::Option(self.case_label.clone()),
+                    f => f
                         .and_then(|f| argv_index(&f))
                         .map_or(InputOrigin::File, InputOrigin::Argv),
-                    2,
-                )
+                };
+                (origin, 2)
             }
             _ => return None,
         };

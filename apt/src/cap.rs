@@ -1,0 +1,136 @@
+//! Upper bounds the source proves for loops that may end early: a while loop one of whose
+//! conjuncts counts iterations (`while (it < maxit && rnorm > tol)` with `it++` run in every
+//! iteration; Fortran `do while (it < maxit .and. …)`), and a counted loop left by `break`
+//! or `return` (`for (it = 0; it < maxit; it++) { … if (done) break; }`, Fortran `do it =
+//! 1, maxit … exit`). The trip count stays unresolved (the runs measure it); the cap is
+//! what the model may bound it by: trip ≤ cap.
+use frontend::{BinOp, Language, Program, SrcExpr, SrcExprKind, StmtId, StmtKind, While};
+
+use crate::procs::ProcFacts;
+
+/// A conjunct of a while condition that tests a counter: `var < limit` (`inclusive`: `<=`).
+#[derive(Debug, Clone, Copy)]
+pub struct CounterTest<'e> {
+    pub var: &'e str,
+    pub limit: &'e SrcExpr,
+    pub inclusive: bool,
+}
+
+/// The conjuncts of `cond`: `a && (b && c)` → `[a, b, c]`.
+pub fn conjuncts(cond: &SrcExpr) -> Vec<&SrcExpr> {
+    let mut out = Vec::new();
+    let mut stack = vec![cond];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            SrcExprKind::Binary {
+                op: BinOp::And,
+                lhs,
+                rhs,
+            } => {
+                stack.push(rhs);
+                stack.push(lhs);
+            }
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// `v < e`, `v <= e`, `e > v`, `e >= v` with `v` a variable.
+pub fn counter_test(e: &SrcExpr) -> Option<CounterTest<'_>> {
+    let SrcExprKind::Binary { op, lhs, rhs } = &e.kind else {
+        return None;
+    };
+    let (var, limit, inclusive) = match (op, &lhs.kind, &rhs.kind) {
+        (BinOp::Lt, SrcExprKind::Var(v), _) => (v, &**rhs, false),
+        (BinOp::Le, SrcExprKind::Var(v), _) => (v, &**rhs, true),
+        (BinOp::Gt, _, SrcExprKind::Var(v)) => (v, &**lhs, false),
+        (BinOp::Ge, _, SrcExprKind::Var(v)) => (v, &**lhs, true),
+        _ => return None,
+    };
+    Some(CounterTest {
+        var,
+        limit,
+        inclusive,
+    })
+}
+
+/// Statements of `block` that belong to the loop owning it: nested bodies of IFs, not of
+/// inner loops (whose `break`/`continue` are their own).
+pub fn own_stmts(prog: &Program, block: &[StmtId]) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<StmtId> = block.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        out.push(id);
+        if let Some(StmtKind::If(i)) = prog.stmt(id).map(|s| &s.kind) {
+            let mut nested: Vec<StmtId> = i.arms.iter().flat_map(|a| a.body.clone()).collect();
+            nested.extend(i.else_body.iter().flatten().copied());
+            stack.extend(nested.into_iter().rev());
+        }
+    }
+    out
+}
+
+/// The first `break` (Fortran `exit`) or `return` that leaves the loop whose body is `body`,
+/// with its keyword.
+pub fn early_exit(prog: &Program, body: &[StmtId]) -> Option<(StmtId, &'static str)> {
+    let brk = match prog.language {
+        Language::C => "break",
+        Language::Fortran => "exit",
+    };
+    own_stmts(prog, body)
+        .into_iter()
+        .find_map(|id| match prog.stmt(id).map(|s| &s.kind) {
+            Some(StmtKind::Break) => Some((id, brk)),
+            Some(StmtKind::Return { .. }) => Some((id, "return")),
+            _ => None,
+        })
+}
+
+/// The positive constant by which every iteration of `w` increases `var`: exactly one
+/// statement of the body and update writes `var`, it is `var = var + c` at their top level
+/// (run on every iteration), and when it is in the body no `continue` can skip it.
+pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> Option<i64> {
+    let mut writers = Vec::new();
+    for id in prog.walk(&w.body).into_iter().chain(prog.walk(&w.update)) {
+        let s = prog.stmt(id)?;
+        let loop_var = matches!(&s.kind, StmtKind::Loop(l) if l.var == var);
+        if loop_var || procs.stmt_defs(prog, s).contains(var) {
+            writers.push(id);
+        }
+    }
+    let [id] = writers.as_slice() else {
+        return None;
+    };
+    let in_body = w.body.contains(id);
+    if !in_body && !w.update.contains(id) {
+        return None;
+    }
+    if in_body
+        && own_stmts(prog, &w.body)
+            .into_iter()
+            .any(|c| matches!(prog.stmt(c).map(|s| &s.kind), Some(StmtKind::Continue)))
+    {
+        return None;
+    }
+    let StmtKind::Assign(a) = &prog.stmt(*id)?.kind else {
+        return None;
+    };
+    if !matches!(&a.target.kind, SrcExprKind::Var(v) if v == var) {
+        return None;
+    }
+    let SrcExprKind::Binary {
+        op: BinOp::Add,
+        lhs,
+        rhs,
+    } = &a.value.kind
+    else {
+        return None;
+    };
+    let step = match (&lhs.kind, &rhs.kind) {
+        (SrcExprKind::Var(v), _) if v == var => rhs.as_int(),
+        (_, SrcExprKind::Var(v)) if v == var => lhs.as_int(),
+        _ => None,
+    };
+    step.filter(|c| *c > 0)
+}

@@ -1,0 +1,225 @@
+//! Unit tests of source idioms real MPI codes use (trial-c #4 and #12, trial-f #8), through
+//! the real front end: iteration caps of loops that may end early, expression macros,
+//! getopt parameters, default-or-argv values, parameters broadcast by the root.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::{apt_of, e, loops};
+use crate::Attr;
+
+const CAPS_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+#include <math.h>
+int main(int argc, char **argv) {
+    int n, maxit, it, k;
+    double rr = 1.0, tol = 1e-8;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    maxit = atoi(argv[2]);
+    it = 0;
+    while (it < maxit && sqrt(rr) > tol) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        rr = rr * 0.5;
+        it++;
+    }
+    for (it = 0; it < maxit; it++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rr < tol)
+            break;
+    }
+    it = 1;
+    while (it <= n) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        it += 2;
+    }
+    for (it = 5; tol < rr && it < maxit; it++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (k = 0; k < 3; k++) {
+        it = 0;
+        do {
+            MPI_Barrier(MPI_COMM_WORLD);
+            it = it + 1;
+        } while (rr > tol && it < maxit);
+    }
+    it = 0;
+    while (it < maxit && rr > tol) {
+        if (rr > 1.0) it++;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    it = 0;
+    while (it < maxit && rr > tol) {
+        if (rr > 2.0) continue;
+        MPI_Barrier(MPI_COMM_WORLD);
+        it++;
+    }
+    it = 0;
+    while (it < n && rr > tol) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        n = n - 1;
+        it++;
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn iteration_caps_of_c_loops_that_may_end_early() {
+    let apt = apt_of("caps.c", CAPS_C);
+    let l = loops(&apt);
+    // while (it < maxit && …) with it++ every iteration
+    assert_eq!(
+        l[0].trip,
+        Attr::Unresolved("exits early (condition at line 12)".into())
+    );
+    assert_eq!(l[0].cap, Some(e("MAXIT")));
+    // a counted loop left by break: its count is the cap
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("exits early (break at line 20)".into())
+    );
+    assert_eq!(l[1].cap, Some(e("MAXIT")));
+    // a counter alone is the trip, exactly
+    assert_eq!(l[2].trip, e("ceil(N/2)"));
+    assert_eq!(l[2].cap, None);
+    // for with a compound condition, counter from 5, any conjunct order
+    assert_eq!(l[3].cap, Some(e("MAXIT - 5")));
+    // do-while, inside a counted loop
+    assert_eq!(l[4].trip, e("3"));
+    assert_eq!(l[5].cap, Some(e("MAXIT")));
+    assert!(l[5].trip.unresolved().unwrap().starts_with("exits early"));
+    // no cap: the increment is conditional / a continue may skip it / the limit changes
+    for k in [6, 7, 8] {
+        assert_eq!(l[k].trip, Attr::Unresolved("while loop".into()), "loop {k}");
+        assert_eq!(l[k].cap, None, "loop {k}");
+    }
+    let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"MAXIT"), "{names:?}");
+}
+
+const CAPS_F: &str = r#"
+program caps
+  use mpi
+  implicit none
+  integer :: maxit, it, ierr
+  double precision :: err, tol
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) maxit
+  err = 1.0d0
+  tol = 1.0d-8
+  it = 0
+  do while (it < maxit .and. err > tol)
+    it = it + 1
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    err = err * 0.5d0
+  end do
+  do it = 1, maxit
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    if (err < tol) exit
+  end do
+  call MPI_Finalize(ierr)
+end program caps
+"#;
+
+#[test]
+fn iteration_caps_of_fortran_loops_that_may_end_early() {
+    let apt = apt_of("caps.f90", CAPS_F);
+    let l = loops(&apt);
+    assert_eq!(
+        l[0].trip,
+        Attr::Unresolved("exits early (condition at line 14)".into())
+    );
+    assert_eq!(l[0].cap, Some(e("MAXIT")));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("exits early (exit at line 21)".into())
+    );
+    assert_eq!(l[1].cap, Some(e("MAXIT")));
+    let text = crate::render::to_text(&apt);
+    assert!(
+        text.contains("trip=unresolved (exits early (condition at line 14)) cap=MAXIT"),
+        "{text}"
+    );
+    let json = crate::render::to_json(&apt).to_string();
+    assert!(json.contains(r#""cap":"MAXIT""#), "{json}");
+}
+
+#[test]
+fn a_named_default_overridden_from_argv_is_the_parameter() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+#define DEFAULT_N 128
+#define DEFAULT_STEPS 10
+int main(int argc, char **argv) {
+    int n = DEFAULT_N, steps = 2 * DEFAULT_STEPS, i, s;
+    MPI_Init(&argc, &argv);
+    if (argc > 1) n = atoi(argv[1]);
+    if (argc > 2)
+        steps = atoi(argv[2]);
+    for (s = 0; s < steps; s++)
+        for (i = 0; i < n; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("dflt.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("STEPS"));
+    assert_eq!(l[1].trip, e("N"));
+    let names: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["N", "STEPS"]);
+}
+
+#[test]
+fn options_parsed_with_getopt_are_parameters() {
+    let src = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int opt, n = 64, steps = 100, check, i, s;
+    double tol = 1e-6;
+    MPI_Init(&argc, &argv);
+    while ((opt = getopt(argc, argv, "n:s:k:t:")) != -1) {
+        switch (opt) {
+        case 'n': n = atoi(optarg); break;
+        case 's': steps = (int)strtol(optarg, NULL, 10); break;
+        case 'k': sscanf(optarg, "%d", &check); break;
+        case 't': tol = atof(optarg); break;
+        default: MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    for (s = 0; s < steps; s++)
+        for (i = 0; i < n; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < check; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("opts.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[1].trip, e("STEPS"));
+    assert_eq!(l[2].trip, e("N"));
+    assert_eq!(l[3].trip, e("CHECK"));
+    let params: Vec<String> = apt
+        .params
+        .iter()
+        .map(|p| format!("{} ({})", p.name, p.origin.describe()))
+        .collect();
+    assert_eq!(
+        params,
+        [
+            "N (option -n)",
+            "STEPS (option -s)",
+            "CHECK (option -k)",
+            "TOL (option -t)"
+        ]
+    );
+}
