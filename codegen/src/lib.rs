@@ -16,7 +16,7 @@ pub mod plan;
 mod scan;
 pub mod wrapped;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use frontend::{FileId, Language, Program, Sources, Span, StmtId};
@@ -41,6 +41,10 @@ pub struct Options {
     /// Fortran form of every file; `None`: from the main file's extension (`.f`, `.for`,
     /// `.f77` fixed, anything else free).
     pub form: Option<FortranForm>,
+    /// The form of each source file of a program of several (as the front end read them:
+    /// `Lowered::forms`), over `form`. A file not listed has `form`, else its own extension's
+    /// form; files it includes are written in its form.
+    pub forms: BTreeMap<FileId, FortranForm>,
 }
 
 /// One rewritten file.
@@ -138,7 +142,40 @@ pub fn instrument_with(
         Language::Fortran => {
             reject_mpi_f08(sources)?;
             let form = opts.form.unwrap_or_else(|| form_of(&main.path));
-            fortran::instrument(&mut ctx, form)?;
+            // the procedures' files by the form they are written in, one pass each
+            let mut groups: BTreeMap<bool, BTreeSet<FileId>> = BTreeMap::new();
+            for p in &prog.procs {
+                let file = p.span.file;
+                let own = match (opts.forms.get(&file), opts.form) {
+                    (Some(f), _) => *f,
+                    (None, Some(f)) => f,
+                    (None, None) if file == prog.main_file => form,
+                    (None, None) => sources.get(file).map_or(form, |f| form_of(&f.path)),
+                };
+                groups
+                    .entry(own == FortranForm::Fixed)
+                    .or_default()
+                    .insert(file);
+            }
+            if groups.len() <= 1 {
+                let only = groups.keys().next().map_or(form, |fixed| {
+                    if *fixed {
+                        FortranForm::Fixed
+                    } else {
+                        FortranForm::Free
+                    }
+                });
+                fortran::instrument(&mut ctx, only, None)?;
+            } else {
+                for (fixed, files) in &groups {
+                    let f = if *fixed {
+                        FortranForm::Fixed
+                    } else {
+                        FortranForm::Free
+                    };
+                    fortran::instrument(&mut ctx, f, Some(files))?;
+                }
+            }
             Some(form)
         }
     };

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use frontend::{Stmt, StmtKind};
 
+use super::in_files;
 use super::{code_of, is_comment, F};
 use crate::edit::Key;
 use crate::{CodegenError, FortranForm};
@@ -12,7 +13,8 @@ impl F<'_, '_> {
     /// Logical IFs that need room: the gap between `)` and the body becomes ` THEN` + newline.
     pub(super) fn convert_logical_ifs(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
-        for s in &prog.stmts {
+        let only = self.only;
+        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
             let StmtKind::If(i) = &s.kind else { continue };
             let logical =
                 i.end_span.start == s.span.start && i.arms.len() == 1 && i.else_body.is_none();
@@ -73,7 +75,8 @@ impl F<'_, '_> {
     /// Branch markers first in each arm, an ELSE added where there is none.
     pub(super) fn branches(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
-        for s in &prog.stmts {
+        let only = self.only;
+        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
             let StmtKind::If(i) = &s.kind else { continue };
             let marks = self.ctx.plan.branches_of(s.id);
             if marks.is_empty() {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use frontend::{FileId, Stmt, StmtId, StmtKind};
 
+use super::in_files;
 use super::{code_of, exit_lines, F};
 use crate::edit::Key;
 use crate::plan::user_proc;
@@ -197,7 +198,8 @@ impl F<'_, '_> {
         let prog = self.ctx.prog;
         // (file, terminator line, label) → loops, outermost first (ascending start)
         let mut groups: BTreeMap<(FileId, u32, u32), Vec<StmtId>> = BTreeMap::new();
-        for s in &prog.stmts {
+        let only = self.only;
+        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
             let Some((site, phase)) = self.ctx.plan.loop_of(s.id) else {
                 continue;
             };

@@ -46,6 +46,9 @@ struct Lines {
 struct F<'c, 'a> {
     ctx: &'c mut Ctx<'a>,
     form: FortranForm,
+    /// The source files whose procedures this pass instruments (all when `None`): a program of
+    /// fixed- and free-form files takes one pass per form.
+    only: Option<&'c BTreeSet<FileId>>,
     lines: Lines,
     /// Logical IFs turned into block IFs: if statement → (gap start, body start).
     converted: BTreeMap<StmtId, (usize, usize)>,
@@ -53,10 +56,17 @@ struct F<'c, 'a> {
     used: BTreeMap<FileId, BTreeSet<u64>>,
 }
 
-pub(crate) fn instrument(ctx: &mut Ctx<'_>, form: FortranForm) -> Result<(), CodegenError> {
+/// Instruments the procedures of the files in `only` (every procedure when `None`), all
+/// written in `form`.
+pub(crate) fn instrument(
+    ctx: &mut Ctx<'_>,
+    form: FortranForm,
+    only: Option<&BTreeSet<FileId>>,
+) -> Result<(), CodegenError> {
     let mut f = F {
         ctx,
         form,
+        only,
         lines: Lines::default(),
         converted: BTreeMap::new(),
         fresh: BTreeMap::new(),
@@ -69,6 +79,17 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>, form: FortranForm) -> Result<(), Cod
     f.materialize()?;
     f.declarations()?;
     Ok(())
+}
+
+/// Whether a pass over the procedures of the files in `only` (all when `None`) instruments
+/// the statements of procedure `proc`.
+fn in_files(prog: &frontend::Program, only: Option<&BTreeSet<FileId>>, proc: ProcId) -> bool {
+    match only {
+        None => true,
+        Some(files) => prog
+            .proc(proc)
+            .is_some_and(|p| files.contains(&p.span.file)),
+    }
 }
 
 fn exit_lines(site: u32, phase: bool) -> Vec<String> {
@@ -156,7 +177,8 @@ impl<'a> F<'_, 'a> {
     /// Marker lines of every statement (before/after), MPI renames, counters.
     fn collect(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
-        for s in &prog.stmts {
+        let only = self.only;
+        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
             let marks = self.ctx.plan.of_stmt(s.id).to_vec();
             let compound = matches!(
                 s.kind,
@@ -409,6 +431,9 @@ impl<'a> F<'_, 'a> {
             let Some(p) = self.ctx.prog.proc(proc) else {
                 continue;
             };
+            if !in_files(self.ctx.prog, self.only, proc) {
+                continue;
+            }
             let Some(first) = p.body.first().and_then(|b| self.stmt(*b)) else {
                 continue;
             };
