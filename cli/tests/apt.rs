@@ -43,16 +43,67 @@ fn testdata_json_has_symbolic_attributes() {
     ] {
         assert!(text.contains(want), "{want} missing");
     }
-    // several files: an array, one tree each
+    // C and Fortran files are not one program: the second is skipped with an error
     let out = augur(&[
         "apt",
         &testdata("shift/shift.c"),
         &testdata("shift/shift.f"),
         "--json",
     ]);
-    assert_eq!(code(&out), 0);
+    assert_eq!(code(&out), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another language"), "{err}");
+}
+
+/// A program of two files: main in one, the routine holding the communication in the other.
+fn two_file_program(dir: &Path) -> (PathBuf, PathBuf) {
+    let main = write(
+        dir,
+        "main.c",
+        b"#include <mpi.h>\n#include <stdlib.h>\nvoid step(double *u, int n);\n\
+          int main(int argc, char **argv) {\n  int n, it;\n  double u[1024];\n\
+          MPI_Init(&argc, &argv);\n  n = atoi(argv[1]);\n\
+          for (it = 0; it < 10; it++) {\n    step(u, n);\n  }\n\
+          MPI_Finalize();\n  return 0;\n}\n",
+    );
+    let ops = write(
+        dir,
+        "ops.c",
+        b"#include <mpi.h>\nvoid step(double *u, int n) {\n  int i;\n\
+          for (i = 0; i < n; i++) {\n    u[i] = 0.5 * u[i];\n  }\n\
+          MPI_Allreduce(MPI_IN_PLACE, u, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n}\n",
+    );
+    (main, ops)
+}
+
+#[test]
+fn several_files_are_one_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let (main, ops) = two_file_program(dir.path());
+    let (main, ops) = (main.to_str().unwrap(), ops.to_str().unwrap());
+    let out = augur(&["apt", main, ops, "--json"]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("not defined"), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.as_array().map(Vec::len), Some(2));
+    let text = v.to_string();
+    // the call resolves across files, and the allreduce (with its size from the caller's n)
+    // is in the tree, in the other file
+    assert!(text.contains(r#""callee":"step""#), "{text}");
+    assert!(text.contains(r#""op":"allreduce""#), "{text}");
+    assert!(text.contains(r#"/ops.c","kind":"comm""#), "{text}");
+    // a file listed twice is one file
+    let again = augur(&["apt", main, ops, ops, "--json"]);
+    assert_eq!(again.stdout, out.stdout);
+    // one file alone: the call is gone from the tree, and a warning says which and where
+    let out = augur(&["apt", main]);
+    assert_eq!(code(&out), 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not defined in the given sources: step (main.c:10)")
+            && err.matches("warning").count() == 1,
+        "{err}"
+    );
 }
 
 #[test]

@@ -13,11 +13,14 @@ use model::machine::Machine;
 use model::{AnalyzeOptions, ModelFile};
 
 use super::source_opts::SourceOpts;
+use super::{externals, sources};
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The program's C or Fortran source (the one `augur profile` ran)
-    pub source: PathBuf,
+    /// The program's C or Fortran sources (those `augur profile` ran), the one holding the main
+    /// program first
+    #[arg(required = true, value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
     /// Run directory written by `augur profile` (holds manifest.json)
     #[arg(long, value_name = "DIR")]
     pub runs: PathBuf,
@@ -93,8 +96,8 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     } else {
         args.args.clone()
     };
-    let (lowered, tree) = apt::load(&args.source, &fopts, &apt::AptOptions { arg_names })
-        .with_context(|| format!("cannot load {}", args.source.display()))?;
+    let files = sources::canonical(&args.sources);
+    let (lowered, tree) = sources::load(&files, &fopts, &apt::AptOptions { arg_names })?;
     // as `profile` does: a model of a program the parser misread would be wrong
     for d in &lowered.diagnostics {
         if d.severity == frontend::Severity::Error {
@@ -107,21 +110,21 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     if lowered.has_errors() {
         bail!(
             "{}: the source has errors (above); fix them before analysing",
-            args.source.display()
+            sources::names(&files)
         );
     }
     let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
         bail!(
             "{}: no main program (C `main` or Fortran `program`) to model",
-            args.source.display()
+            sources::names(&files)
         );
     };
     let (manifest, runs, mut warnings) = model::observe::load_runs(&args.runs)
         .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
-    let source_bytes = std::fs::read(&args.source)
-        .with_context(|| format!("cannot read {}", args.source.display()))?;
-    let mut source_warnings =
-        check_source(&manifest, &args.source, &source_bytes, &tree, &args.runs)?;
+    let read = sources::read_all(&files)?;
+    let mut source_warnings = check_source(&manifest, &read, &tree, &args.runs)?;
+    // the calls the APT cannot follow, once: communication inside them is not modelled
+    source_warnings.extend(externals::warning(&lowered));
     for w in &source_warnings {
         eprintln!("warning: {w}");
     }
@@ -157,42 +160,93 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `source` is the program the runs in `dir` were recorded from. Another program (by
-/// name or language) is an error; the same program edited since is a warning (returned), and a
-/// second one when its sites no longer line up with the ones the traces use (`dir/apt.json`).
+/// Whether `files` (path, bytes; the main one first) are the program the runs in `dir` were
+/// recorded from. Another program (by name or language), or a different set of files, is an
+/// error; the same files edited since are a warning each (returned), and one more when the
+/// sites no longer line up with the ones the traces use (`dir/apt.json`).
 fn check_source(
     manifest: &trace::Manifest,
-    source: &Path,
-    bytes: &[u8],
+    files: &[(PathBuf, Vec<u8>)],
     tree: &apt::Apt,
     dir: &Path,
 ) -> Result<Vec<String>> {
-    // the manifest's path is as given to `profile` (often relative to another directory):
-    // only its file name is compared
-    let recorded = Path::new(&manifest.source);
-    let recorded_name = recorded.file_name().unwrap_or(recorded.as_os_str());
-    let given_name = source.file_name().unwrap_or(source.as_os_str());
+    let Some((source, _)) = files.first() else {
+        bail!("no source given");
+    };
+    // the manifest's paths are as given to `profile` (often relative to another directory):
+    // only file names are compared
+    let name = |p: &str| -> String {
+        let p = Path::new(p);
+        p.file_name()
+            .unwrap_or(p.as_os_str())
+            .to_string_lossy()
+            .into_owned()
+    };
+    let given_name = |p: &Path| name(&p.to_string_lossy());
     let program = trace::run_dir::program_name(source);
-    if program != manifest.program || recorded_name != given_name {
+    if program != manifest.program || name(&manifest.source) != given_name(source) {
         bail!(
             "{}: the runs in {} are of program `{}` (recorded from {}), not of {}; give that program's source, or profile this one into another directory",
             source.display(),
             dir.display(),
             manifest.program,
             manifest.source,
-            given_name.to_string_lossy()
+            given_name(source)
+        );
+    }
+    let recorded = manifest.all_sources();
+    let recorded_names: Vec<String> = recorded.iter().map(|r| name(&r.path)).collect();
+    let missing: Vec<&String> = recorded_names
+        .iter()
+        .filter(|r| !files.iter().any(|(p, _)| given_name(p) == **r))
+        .collect();
+    let extra: Vec<String> = files
+        .iter()
+        .map(|(p, _)| given_name(p))
+        .filter(|g| !recorded_names.contains(g))
+        .collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        let mut what = Vec::new();
+        if !missing.is_empty() {
+            what.push(format!(
+                "{} not given",
+                missing
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !extra.is_empty() {
+            what.push(format!("{} not profiled", extra.join(", ")));
+        }
+        bail!(
+            "the runs in {} were recorded from {} ({}): give the same source files, or profile these into another directory",
+            dir.display(),
+            recorded
+                .iter()
+                .map(|r| r.path.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            what.join("; ")
         );
     }
     let mut warnings = Vec::new();
-    let hash = trace::source_hash(bytes);
-    let edited = hash != manifest.source_hash;
-    if edited {
-        warnings.push(format!(
-            "{} has changed since it was profiled ({} when traced, {} now): the model describes the source as traced; re-run `augur profile` (with --force) to model this version",
-            source.display(),
-            short_hash(&manifest.source_hash),
-            short_hash(&hash)
-        ));
+    let mut edited = false;
+    for (path, bytes) in files {
+        let Some(rec) = recorded.iter().find(|r| name(&r.path) == given_name(path)) else {
+            continue;
+        };
+        let hash = trace::source_hash(bytes);
+        if hash != rec.hash {
+            edited = true;
+            warnings.push(format!(
+                "{} has changed since it was profiled ({} when traced, {} now): the model describes the source as traced; re-run `augur profile` (with --force) to model this version",
+                path.display(),
+                short_hash(&rec.hash),
+                short_hash(&hash)
+            ));
+        }
     }
     // compared even for an unchanged source: another augur version may number its sites
     // differently (a construct it now sees as a loop), and the traces carry the old ids

@@ -1,5 +1,6 @@
-//! `augur apt`: print the Augmented Parse Tree of C/Fortran MPI sources (text or JSON),
-//! with the front end's diagnostics on stderr.
+//! `augur apt`: print the Augmented Parse Tree of a C/Fortran MPI program (text or JSON), with
+//! the front end's diagnostics on stderr. Several files are one program: calls resolve across
+//! them and site ids are numbered once over all of them.
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -8,19 +9,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::source_opts::SourceOpts;
-use super::{EXIT_FINDINGS, EXIT_INPUT};
+use super::{externals, sources, EXIT_FINDINGS, EXIT_INPUT};
 
 #[derive(Debug, Args)]
 pub struct AptArgs {
-    /// C (.c) or Fortran (.f/.F/.for fixed form, .f90/.F90/… free form) source files
-    #[arg(required = true)]
+    /// The program's C (.c) or Fortran (.f/.F/.for fixed form, .f90/.F90/… free form) source
+    /// files, the one holding the main program first
+    #[arg(required = true, value_name = "SOURCE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub src: SourceOpts,
     /// Names of the command-line arguments in order (`N,K` names argv[1] `N`, argv[2] `K`)
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub args: Vec<String>,
-    /// Print JSON (an array when several files are given)
+    /// Print JSON
     #[arg(long)]
     pub json: bool,
 }
@@ -30,62 +32,48 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
     let opts = apt::AptOptions {
         arg_names: args.args.clone(),
     };
-    let mut json_out = Vec::new();
-    let mut text_out = String::new();
-    let mut had_errors = false;
-    let mut io_error = false;
-    let stderr = std::io::stderr();
-    for path in &args.files {
-        let (lowered, tree) = match apt::load(path, &fopts, &opts) {
-            Ok(x) => x,
-            Err(e) => {
-                let _ = writeln!(stderr.lock(), "error: {}: {e}", path.display());
-                io_error = true;
-                continue;
-            }
-        };
-        {
-            let mut err = stderr.lock();
-            for d in &lowered.diagnostics {
-                let text = frontend::diagnostic::render_human(d, &lowered.sources);
-                let _ = writeln!(err, "{}", text.trim_end());
-            }
-            if tree.routines.is_empty() {
-                let _ = writeln!(
-                    err,
-                    "error: {}: no procedure found, nothing to analyse",
-                    path.display()
-                );
-            }
+    let files = sources::canonical(&args.files);
+    let (lowered, tree) = match frontend::load_files(&files, &fopts) {
+        Ok(l) => {
+            let tree = apt::build(&l, &opts);
+            (l, tree)
         }
-        // a tree was printed, but the source is broken or empty
-        had_errors |= lowered.has_errors() || tree.routines.is_empty();
-        if args.json {
-            json_out.push(apt::render::to_json(&tree));
-        } else {
-            text_out.push_str(&apt::render::to_text(&tree));
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "error: {e}");
+            return Ok(ExitCode::from(EXIT_INPUT));
+        }
+    };
+    {
+        let mut err = std::io::stderr().lock();
+        for d in &lowered.diagnostics {
+            let text = frontend::diagnostic::render_human(d, &lowered.sources);
+            let _ = writeln!(err, "{}", text.trim_end());
+        }
+        if tree.routines.is_empty() {
+            let _ = writeln!(
+                err,
+                "error: {}: no procedure found, nothing to analyse",
+                sources::names(&files)
+            );
+        }
+        if let Some(w) = externals::warning(&lowered) {
+            let _ = writeln!(err, "warning: {w}");
         }
     }
+    // a tree was printed, but the source is broken or empty
+    let had_errors = lowered.has_errors() || tree.routines.is_empty();
     let mut out = std::io::stdout().lock();
     if args.json {
-        let value = if args.files.len() == 1 {
-            json_out.pop().unwrap_or(serde_json::Value::Null)
-        } else {
-            serde_json::Value::Array(json_out)
-        };
-        if !value.is_null() {
-            // serialise first: a closed pipe must surface as the io::Error main treats as success
-            let text = serde_json::to_string_pretty(&value).context("serialising the APT")?;
-            out.write_all(text.as_bytes())?;
-            writeln!(out)?;
-        }
+        // serialise first: a closed pipe must surface as the io::Error main treats as success
+        let text = serde_json::to_string_pretty(&apt::render::to_json(&tree))
+            .context("serialising the APT")?;
+        out.write_all(text.as_bytes())?;
+        writeln!(out)?;
     } else {
-        out.write_all(text_out.as_bytes())?;
+        out.write_all(apt::render::to_text(&tree).as_bytes())?;
     }
     out.flush()?;
-    Ok(if io_error {
-        ExitCode::from(EXIT_INPUT)
-    } else if had_errors {
+    Ok(if had_errors {
         ExitCode::from(EXIT_FINDINGS)
     } else {
         ExitCode::SUCCESS

@@ -6,9 +6,11 @@ mod analyze;
 mod apt;
 mod characterize;
 mod expr;
+mod externals;
 mod predict;
 mod profile;
 mod source_opts;
+mod sources;
 mod trace;
 use std::process::ExitCode;
 

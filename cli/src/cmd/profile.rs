@@ -48,8 +48,10 @@ pub use launch::Launcher;
     Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}"
 )]
 pub struct ProfileArgs {
-    /// The program's main source file (C, fixed-form or free-form Fortran)
-    pub source: PathBuf,
+    /// The program's source files (C, fixed-form or free-form Fortran), the one holding the main
+    /// program first: each is instrumented and compiled, and all are linked together
+    #[arg(required = true, value_name = "SOURCE")]
+    pub sources: Vec<PathBuf>,
     #[command(flatten)]
     pub src: SourceOpts,
     /// Rank counts, comma-separated (repeatable)
@@ -84,6 +86,20 @@ pub struct ProfileArgs {
     /// The program's arguments, with {NAME} and {P} placeholders
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
+}
+
+impl ProfileArgs {
+    /// The sources in canonical order (`sources::canonical`): the main one first.
+    pub fn files(&self) -> Vec<PathBuf> {
+        super::sources::canonical(&self.sources)
+    }
+
+    /// The main source, which names the program and its run directory.
+    pub fn source(&self) -> &Path {
+        self.sources
+            .first()
+            .map_or(Path::new("program"), |p| p.as_path())
+    }
 }
 
 /// One line of the summary.
@@ -139,11 +155,10 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             bail!("argument `{a}`: smpirun splits arguments at whitespace and drops empty ones; pass it another way");
         }
     }
-    let source_bytes = std::fs::read(&args.source)
-        .with_context(|| format!("cannot read {}", args.source.display()))?;
+    let sources = super::sources::read_all(&args.files())?;
 
     let rd = run_dir(&args)?;
-    let mut manifest = open_manifest(&rd, &args, &source_bytes)?;
+    let mut manifest = open_manifest(&rd, &args, &sources)?;
     let mpi = launch::mpi_implementation(args.launcher).with_context(|| {
         format!(
             "`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)",
@@ -262,30 +277,38 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
 fn run_dir(args: &ProfileArgs) -> Result<RunDir> {
     let root = match &args.out {
         Some(o) => o.clone(),
-        None => RunDir::default_for(&args.source, None).root().to_path_buf(),
+        None => RunDir::default_for(args.source(), None)
+            .root()
+            .to_path_buf(),
     };
     let root = std::path::absolute(&root)
         .with_context(|| format!("bad output directory {}", root.display()))?;
     Ok(RunDir::at(root))
 }
 
-/// The existing manifest if it was recorded from the same source, a fresh one otherwise
+/// The existing manifest if it was recorded from the same sources, a fresh one otherwise
 /// (with `--force`; without, a changed source is an error so old and new runs never mix).
-fn open_manifest(rd: &RunDir, args: &ProfileArgs, source_bytes: &[u8]) -> Result<Manifest> {
-    let fresh = Manifest::new(&args.source, source_bytes);
+fn open_manifest(
+    rd: &RunDir,
+    args: &ProfileArgs,
+    sources: &[(PathBuf, Vec<u8>)],
+) -> Result<Manifest> {
+    let fresh = Manifest::for_sources(sources);
     let Some(old) = rd.load_manifest()? else {
         return Ok(fresh);
     };
-    if old.source_hash == fresh.source_hash && !args.force {
+    if old.same_inputs(&fresh) && !args.force {
         return Ok(old);
+    }
+    if old.runs.is_empty() {
+        // nothing recorded yet (an earlier profile stopped at the build): nothing to mix up
+        return Ok(fresh);
     }
     if !args.force {
         bail!(
-            "{}: its runs were recorded from a different version of {} ({} there, {} now); use --force to discard them or --out for another directory",
+            "{}: its runs were recorded from {}; use --force to discard them or --out for another directory",
             rd.manifest_path().display(),
-            args.source.display(),
-            short(&old.source_hash),
-            short(&fresh.source_hash)
+            changed_inputs(&old, &fresh)
         );
     }
     let runs = rd.root().join(trace::run_dir::RUNS);
@@ -294,6 +317,58 @@ fn open_manifest(rd: &RunDir, args: &ProfileArgs, source_bytes: &[u8]) -> Result
             .with_context(|| format!("cannot remove {}", runs.display()))?;
     }
     Ok(fresh)
+}
+
+/// What differs between the inputs the runs were recorded from and today's, for the user.
+fn changed_inputs(old: &Manifest, new: &Manifest) -> String {
+    let (was, now) = (old.all_sources(), new.all_sources());
+    if was.len() == 1 && now.len() == 1 && was[0].hash != now[0].hash {
+        return format!(
+            "a different version of {} ({} there, {} now)",
+            now[0].path,
+            short(&was[0].hash),
+            short(&now[0].hash)
+        );
+    }
+    let list = |v: &[trace::SourceRecord]| {
+        v.iter()
+            .map(|s| s.path.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let name = |p: &str| {
+        Path::new(p)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let names = |v: &[trace::SourceRecord]| v.iter().map(|s| name(&s.path)).collect::<Vec<_>>();
+    if names(&was) != names(&now) {
+        return format!(
+            "other source files ({} there, {} now)",
+            list(&was),
+            list(&now)
+        );
+    }
+    let edited: Vec<String> = was
+        .iter()
+        .zip(&now)
+        .filter(|(a, b)| a.hash != b.hash)
+        .map(|(_, b)| b.path.clone())
+        .collect();
+    if !edited.is_empty() {
+        return format!("a different version of {}", edited.join(", "));
+    }
+    let stdin = |m: &Manifest| {
+        m.stdin
+            .as_ref()
+            .map_or("no --stdin".to_string(), |s| s.path.clone())
+    };
+    format!(
+        "another standard input ({} there, {} now)",
+        stdin(old),
+        stdin(new)
+    )
 }
 
 fn short(hash: &str) -> &str {

@@ -27,8 +27,11 @@ impl Lang {
 /// first), plus the directories the original includes resolve from.
 #[derive(Debug, Clone)]
 pub struct BuildInput {
+    /// The main source's language, which picks the wrapper that links.
     pub lang: Lang,
     pub main: PathBuf,
+    /// The program's other sources (compilation units), by path relative to the build directory.
+    pub others: Vec<(PathBuf, Lang)>,
     pub files: Vec<(PathBuf, String)>,
     /// The main source's own directory, then `-I` directories (original, unedited headers).
     pub include_dirs: Vec<PathBuf>,
@@ -49,7 +52,9 @@ pub fn wrappers(launcher: Launcher, lang: Lang) -> (&'static str, &'static str) 
     }
 }
 
-/// The compile commands, in order: one per runtime translation unit, then the program's link.
+/// The compile commands, in order: one per runtime translation unit, then the program's: one
+/// compile-and-link of the main source, or for a program of several sources one compile per
+/// source (each with its own form) and a link of their objects.
 pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec<String>> {
     let (cc, fc) = wrappers(launcher, input.lang);
     let p = |p: &Path| p.display().to_string();
@@ -67,34 +72,85 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
         ]);
         objs.push(p(&obj));
     }
-    let mut link = vec![fc.to_string(), "-O2".into()];
-    if input.lang.is_fortran() {
-        if input.lang == Lang::FortranFixed && launcher == Launcher::Mpirun {
-            link.push("-ffixed-form".into());
+    let flags = |lang: Lang, unit: &Path| {
+        let mut v = Vec::new();
+        if lang.is_fortran() {
+            if launcher == Launcher::Mpirun && lang == Lang::FortranFixed {
+                v.push("-ffixed-form".to_string());
+            }
+            if lang == Lang::FortranFree
+                && frontend::form_for_path(unit) == Some(frontend::Form::Fixed)
+            {
+                // free form in a `.f` file, which the compiler would read as fixed
+                v.push("-ffree-form".to_string());
+            }
+            v.extend(augur_runtime::FORTRAN_FLAGS.iter().map(|s| s.to_string()));
+        } else {
+            v.extend(input.defines.iter().map(|d| format!("-D{d}")));
         }
-        link.extend(augur_runtime::FORTRAN_FLAGS.iter().map(|s| s.to_string()));
+        // The build directory first: edited includes shadow the originals.
+        v.push(format!("-I{}", build.display()));
+        v.extend(
+            input
+                .include_dirs
+                .iter()
+                .map(|d| format!("-I{}", d.display())),
+        );
+        v
+    };
+    let mut link = vec![fc.to_string(), "-O2".into()];
+    if input.others.is_empty() {
+        link.extend(flags(input.lang, &input.main));
+        link.extend([
+            "-o".into(),
+            p(&build.join(&input.exe_name)),
+            p(&build.join(&input.main)),
+        ]);
     } else {
-        link.extend(input.defines.iter().map(|d| format!("-D{d}")));
+        let mut units: Vec<(&PathBuf, Lang)> = vec![(&input.main, input.lang)];
+        units.extend(input.others.iter().map(|(u, l)| (u, *l)));
+        // Fortran modules are compiled before the files that `use` them
+        let defines_module = |u: &Path| {
+            input
+                .files
+                .iter()
+                .find(|(r, _)| r == u)
+                .is_some_and(|(_, text)| has_module(text))
+        };
+        let obj_of = |u: &Path| p(&build.join(u.with_extension("o")));
+        // linked in the order given, the main program first
+        let link_objs: Vec<String> = units.iter().map(|(u, _)| obj_of(u)).collect();
+        units.sort_by_key(|(u, _)| !defines_module(u));
+        for (unit, lang) in units {
+            let mut c = vec![wrappers(launcher, lang).1.to_string(), "-O2".into()];
+            c.extend(flags(lang, unit));
+            c.extend(["-c".into(), p(&build.join(unit)), "-o".into(), obj_of(unit)]);
+            cmds.push(c);
+        }
+        if input.lang.is_fortran() {
+            link.extend(augur_runtime::FORTRAN_FLAGS.iter().map(|s| s.to_string()));
+        }
+        link.extend(["-o".into(), p(&build.join(&input.exe_name))]);
+        link.extend(link_objs);
     }
-    // The build directory first: edited includes shadow the originals.
-    link.push(format!("-I{}", build.display()));
-    link.extend(
-        input
-            .include_dirs
-            .iter()
-            .map(|d| format!("-I{}", d.display())),
-    );
-    link.extend([
-        "-o".into(),
-        p(&build.join(&input.exe_name)),
-        p(&build.join(&input.main)),
-    ]);
     link.extend(objs);
     if !input.lang.is_fortran() {
         link.push("-lm".into());
     }
     cmds.push(link);
     cmds
+}
+
+/// Whether Fortran text defines a module (`module NAME`, not `module procedure`).
+fn has_module(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start().to_ascii_lowercase();
+        let mut words = l.split_whitespace();
+        words.next() == Some("module")
+            && words
+                .next()
+                .is_some_and(|w| w != "procedure" && !w.starts_with('!'))
+    })
 }
 
 /// Writes the sources and runtime into `build` and compiles them (skipped when the stamp says
@@ -144,22 +200,85 @@ pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<Pat
         log.write_all(&out.stdout)?;
         log.write_all(&out.stderr)?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let first = stderr
-                .lines()
-                .find(|l| l.contains("error"))
-                .or_else(|| stderr.lines().next())
-                .unwrap_or("");
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
             bail!(
-                "compiling the instrumented program failed ({prog}, {}): {}; full log in {}",
-                out.status,
-                first.trim(),
+                "{}; full log in {}",
+                failure(&text, prog, &out.status.to_string(), input),
                 log_path.display()
             );
         }
     }
     trace::write_atomic(&stamp_path, stamp.as_bytes())?;
     Ok(exe)
+}
+
+/// Why a compile or link failed, from the compiler's output: the symbols a link could not
+/// resolve with what to do about them, else the compiler's first error lines.
+fn failure(output: &str, prog: &str, status: &str, input: &BuildInput) -> String {
+    let undefined = undefined_symbols(output, input.lang.is_fortran());
+    if !undefined.is_empty() {
+        let list: Vec<String> = undefined.iter().map(|s| format!("`{s}`")).collect();
+        let given = if input.others.is_empty() {
+            "the given source does not define them"
+        } else {
+            "none of the given sources defines them"
+        };
+        return format!(
+            "linking the instrumented program failed ({prog}, {status}): undefined reference to {}: {given}; give the source files that define them too (`augur profile {} OTHER… -- ARGS`: they are instrumented, compiled and linked together)",
+            list.join(", "),
+            input.main.display()
+        );
+    }
+    const MAX: usize = 4;
+    let errors: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            let lower = l.to_ascii_lowercase();
+            lower.contains("error") && !lower.starts_with("collect2")
+        })
+        .take(MAX)
+        .collect();
+    let lines = if errors.is_empty() {
+        output
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(MAX)
+            .collect()
+    } else {
+        errors
+    };
+    format!(
+        "compiling the instrumented program failed ({prog}, {status}): {}",
+        lines.join("\n  ")
+    )
+}
+
+/// The symbols of `undefined reference to `x'` lines (GNU ld), each once, in order; Fortran's
+/// trailing underscore dropped.
+fn undefined_symbols(output: &str, fortran: bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in output.lines() {
+        let Some((_, rest)) = line.split_once("undefined reference to ") else {
+            continue;
+        };
+        let sym = rest.trim().trim_start_matches(['`', '\'', '"', '‘']);
+        let sym = sym.split(['\'', '`', '"', '’']).next().unwrap_or("").trim();
+        let sym = if fortran {
+            sym.strip_suffix('_').unwrap_or(sym)
+        } else {
+            sym
+        };
+        if !sym.is_empty() && !out.iter().any(|s| s == sym) {
+            out.push(sym.to_string());
+        }
+    }
+    out
 }
 
 fn stamp(input: &BuildInput, cmds: &[Vec<String>]) -> String {
@@ -188,6 +307,7 @@ mod tests {
         BuildInput {
             lang,
             main: "p.f".into(),
+            others: Vec::new(),
             files: vec![("p.f".into(), "x".into())],
             include_dirs: vec!["/src".into()],
             defines: vec!["X=1".into()],
@@ -216,6 +336,74 @@ mod tests {
         );
         assert_eq!(smpi[2][0], "smpiff");
         assert!(!smpi[2].contains(&"-ffixed-form".to_string()));
+    }
+
+    #[test]
+    fn several_sources_compile_apart_with_their_own_form_and_link_together() {
+        let mut mixed = input(Lang::FortranFree);
+        mixed.main = "main.f90".into();
+        mixed.others = vec![
+            ("kernel.f".into(), Lang::FortranFixed),
+            ("mods.f90".into(), Lang::FortranFree),
+        ];
+        mixed.files = vec![
+            (
+                "main.f90".into(),
+                "program main\n use m\nend program\n".into(),
+            ),
+            ("kernel.f".into(), "      subroutine k\n      end\n".into()),
+            (
+                "mods.f90".into(),
+                "module m\ncontains\nend module m\n".into(),
+            ),
+        ];
+        let cmds = commands(&mixed, Launcher::Mpirun, Path::new("/b"));
+        let text: Vec<String> = cmds.iter().map(|c| c.join(" ")).collect();
+        assert_eq!(text.len(), 6, "{text:#?}");
+        assert!(
+            text[2].starts_with("mpif90 -O2 -fallow-argument-mismatch")
+                && text[2].contains("-c /b/mods.f90 -o /b/mods.o"),
+            "the module first: {}",
+            text[2]
+        );
+        assert!(text[3].contains("-c /b/main.f90"), "{}", text[3]);
+        assert!(
+            text[4].starts_with("mpif90 -O2 -ffixed-form") && text[4].contains("-c /b/kernel.f"),
+            "{}",
+            text[4]
+        );
+        assert_eq!(
+            text[5],
+            "mpif90 -O2 -fallow-argument-mismatch -o /b/p /b/main.o /b/kernel.o /b/mods.o /b/augur_trace.o /b/augur_fortran.o"
+        );
+        let smpi = commands(&mixed, Launcher::Smpirun, Path::new("/b"));
+        assert_eq!(smpi[3][0], "smpif90");
+        assert_eq!(smpi[4][0], "smpiff");
+        assert!(!smpi[4].contains(&"-ffixed-form".to_string()));
+        assert_eq!(smpi[5][0], "smpif90");
+    }
+
+    #[test]
+    fn undefined_references_are_named() {
+        let ld = "/usr/bin/ld: /tmp/cg.o: in function `main':\n\
+                  cg.c:(.text+0x1c4): undefined reference to `dot'\n\
+                  /usr/bin/ld: cg.c:(.text+0x1f0): undefined reference to `matvec'\n\
+                  /usr/bin/ld: cg.c:(.text+0x2f0): undefined reference to `dot'\n\
+                  collect2: error: ld returned 1 exit status\n";
+        assert_eq!(undefined_symbols(ld, false), vec!["dot", "matvec"]);
+        let f = "main3.f90:(.text+0x9): undefined reference to `ring_step_'\n";
+        assert_eq!(undefined_symbols(f, true), vec!["ring_step"]);
+        let msg = failure(ld, "mpicc", "exit status: 1", &input(Lang::C));
+        assert!(
+            msg.contains("undefined reference to `dot`, `matvec`: the given source does not define them; give the source files that define them too"),
+            "{msg}"
+        );
+        let cc = "x.c: In function 'main':\nx.c:3:5: error: 'y' undeclared\nx.c:4:5: error: expected ';'\n";
+        let msg = failure(cc, "mpicc", "exit status: 1", &input(Lang::C));
+        assert!(
+            msg.ends_with("x.c:3:5: error: 'y' undeclared\n  x.c:4:5: error: expected ';'"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -18,21 +18,15 @@ pub struct Prepared {
     pub warnings: Vec<String>,
 }
 
-/// Loads, analyses and instruments `args.source`. Syntax errors stop here (exit 2) with the front
-/// end's diagnostics: instrumenting a program the parser misread would produce a wrong build.
+/// Loads, analyses and instruments the program's sources (one program: site ids are numbered
+/// over all of them). Syntax errors stop here (exit 2) with the front end's diagnostics:
+/// instrumenting a program the parser misread would produce a wrong build.
 pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let opts = args.src.frontend_options();
-    let lowered = frontend::load(&args.source, &opts)
-        .with_context(|| format!("cannot load {}", args.source.display()))?;
-    let lang = match (lowered.program.language, opts.form) {
-        (frontend::Language::C, _) => Lang::C,
-        (frontend::Language::Fortran, frontend::Form::Fixed) => Lang::FortranFixed,
-        (frontend::Language::Fortran, frontend::Form::Free) => Lang::FortranFree,
-        (frontend::Language::Fortran, _) => match frontend::form_for_path(&args.source) {
-            Some(frontend::Form::Fixed) => Lang::FortranFixed,
-            _ => Lang::FortranFree,
-        },
-    };
+    let sources = args.files();
+    let names = super::super::sources::names(&sources);
+    let lowered =
+        frontend::load_files(&sources, &opts).with_context(|| format!("cannot load {names}"))?;
     let mut warnings = Vec::new();
     for d in &lowered.diagnostics {
         let text = frontend::diagnostic::render_human(d, &lowered.sources);
@@ -43,10 +37,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         }
     }
     if lowered.has_errors() {
-        bail!(
-            "{}: the source has errors (above); fix them before profiling",
-            args.source.display()
-        );
+        bail!("{names}: the source has errors (above); fix them before profiling");
     }
 
     let tree = apt::build(
@@ -59,49 +50,82 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         .context("cannot serialise the APT")?;
     apt_json.push('\n');
     let plan = codegen::Plan::from_apt(&tree, &lowered.program);
-    let inst = codegen::instrument(&lowered.program, &lowered.sources, &plan)
-        .with_context(|| format!("cannot instrument {}", args.source.display()))?;
+    let fortran_form = |f: frontend::Form| match f {
+        frontend::Form::Fixed => Some(codegen::FortranForm::Fixed),
+        frontend::Form::Free => Some(codegen::FortranForm::Free),
+        _ => None,
+    };
+    let copts = codegen::Options {
+        form: fortran_form(opts.form),
+        forms: lowered
+            .forms
+            .iter()
+            .filter_map(|(id, f)| Some((*id, fortran_form(*f)?)))
+            .collect(),
+    };
+    let inst = codegen::instrument_with(&lowered.program, &lowered.sources, &plan, &copts)
+        .with_context(|| format!("cannot instrument {names}"))?;
     for n in &inst.notes {
         warnings.push(match n.span {
             Some(sp) => {
                 let lc = lowered.sources.start(sp);
-                let path = lowered.sources.path(sp.file).unwrap_or(&args.source);
+                let path = lowered.sources.path(sp.file).unwrap_or(args.source());
                 format!("{}:{}:{}: {}", path.display(), lc.line, lc.col, n.message)
             }
             None => n.message.clone(),
         });
     }
-    let src_dir = args
-        .source
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let src_dir = std::path::absolute(src_dir)
-        .with_context(|| format!("bad source path {}", args.source.display()))?;
-    let mut include_dirs = vec![src_dir.clone()];
-    for d in &args.src.include {
-        include_dirs.push(
-            std::path::absolute(d)
-                .with_context(|| format!("bad include directory {}", d.display()))?,
-        );
+    let mut include_dirs: Vec<PathBuf> = Vec::new();
+    for d in sources
+        .iter()
+        .map(|s| super::super::sources::dir_of(s))
+        .chain(args.src.include.iter().map(PathBuf::as_path))
+    {
+        let d = std::path::absolute(d)
+            .with_context(|| format!("bad include directory {}", d.display()))?;
+        if !include_dirs.contains(&d) {
+            include_dirs.push(d);
+        }
     }
-    let main = file_name(&args.source)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     for f in &inst.files {
         files.push((f.relative.clone(), f.text.clone()));
     }
+    // every source is a compilation unit: instrumented when codegen edited it, else as written
+    let mut units = Vec::new();
+    for (i, path) in sources.iter().enumerate() {
+        let id = frontend::FileId(u32::try_from(i).unwrap_or(u32::MAX));
+        let rel = match inst.files.iter().find(|f| f.file == id) {
+            Some(f) => f.relative.clone(),
+            None => {
+                let rel = file_name(path)?;
+                let text = lowered
+                    .sources
+                    .get(id)
+                    .map(|f| f.text.clone())
+                    .with_context(|| format!("{} was not loaded", path.display()))?;
+                files.push((rel.clone(), text));
+                rel
+            }
+        };
+        units.push((rel, unit_lang(&lowered, id, path, opts.form)));
+    }
+    let Some((main, lang)) = units.first().cloned() else {
+        bail!("no source given");
+    };
     if !files.iter().any(|(p, _)| *p == main) {
         bail!(
             "codegen returned no instrumented text for {}",
-            args.source.display()
+            args.source().display()
         );
     }
     files.sort_by_key(|(p, _)| *p != main);
-    let exe_name = trace::run_dir::program_name(&args.source);
+    let exe_name = trace::run_dir::program_name(args.source());
     Ok(Prepared {
         input: BuildInput {
             lang,
             main,
+            others: units.into_iter().skip(1).collect(),
             files,
             include_dirs,
             defines: args.src.define.clone(),
@@ -110,6 +134,32 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         apt_json,
         warnings,
     })
+}
+
+/// The language of one source as the compiler must read it: the form the front end read it in
+/// (a `.f` file written in free form is free form), or `--form` when given.
+fn unit_lang(
+    lowered: &frontend::Lowered,
+    id: frontend::FileId,
+    path: &Path,
+    form: frontend::Form,
+) -> Lang {
+    if lowered.program.language == frontend::Language::C {
+        return Lang::C;
+    }
+    let read_as = lowered
+        .forms
+        .iter()
+        .find(|(f, _)| *f == id)
+        .map(|(_, form)| *form);
+    match (form, read_as, frontend::form_for_path(path)) {
+        (frontend::Form::Fixed, _, _) => Lang::FortranFixed,
+        (frontend::Form::Free, _, _) => Lang::FortranFree,
+        (_, Some(frontend::Form::Free), _) => Lang::FortranFree,
+        (_, Some(frontend::Form::Fixed), _) => Lang::FortranFixed,
+        (_, _, Some(frontend::Form::Fixed)) => Lang::FortranFixed,
+        _ => Lang::FortranFree,
+    }
 }
 
 /// Names for the APT's parameters read from argv: when ARGS are exactly placeholders

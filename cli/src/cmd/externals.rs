@@ -1,0 +1,586 @@
+//! Calls to routines the given sources do not define (and that are neither MPI nor the C or
+//! Fortran run-time library): the APT has no node for them, so communication or loops inside
+//! them are invisible to the model. `apt` and `analyze` say so once, naming them and their call
+//! lines, so that a user who gave one file of a program of several learns to give the others.
+
+use std::collections::BTreeMap;
+
+use frontend::{BaseType, DeclKind, Language, Lowered, ProcId, Program, SrcExprKind, StmtKind};
+
+/// One routine called but not defined, with where it is called (`file:line`, in source order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct External {
+    pub name: String,
+    pub calls: Vec<String>,
+}
+
+/// Every routine the program calls but does not define, by name.
+pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
+    let prog = &lowered.program;
+    let names = apt::procs::ProcNames::new(prog);
+    let mut found: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
+    let mut stack = Vec::new();
+    for s in &prog.stmts {
+        let mut called: Vec<&str> = Vec::new();
+        if let StmtKind::Call(c) = &s.kind {
+            called.push(&c.name);
+        }
+        for top in apt::procs::stmt_exprs(s) {
+            apt::procs::for_each_expr(top, &mut stack, &mut |e| {
+                if let SrcExprKind::Call { name, .. } = &e.kind {
+                    called.push(name);
+                }
+            });
+        }
+        for name in called {
+            if names.get(name).is_some() || is_library(prog.language, name) {
+                continue;
+            }
+            if !callable(prog, s.proc, name) {
+                continue;
+            }
+            let file = lowered
+                .sources
+                .path(s.span.file)
+                .map(|p| {
+                    p.file_name()
+                        .map_or(p.display().to_string(), |n| n.to_string_lossy().into())
+                })
+                .unwrap_or_default();
+            let line = lowered.sources.first_line(s.span);
+            let key = match prog.language {
+                Language::C => name.to_string(),
+                Language::Fortran => name.to_ascii_lowercase(),
+            };
+            let sites = found.entry(key).or_default();
+            let site = (file, line);
+            if !sites.contains(&site) {
+                sites.push(site);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(name, mut sites)| {
+            sites.sort();
+            External {
+                name,
+                calls: sites.into_iter().map(|(f, l)| format!("{f}:{l}")).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The one warning about [`unknown_calls`], if there are any.
+pub fn warning(lowered: &Lowered) -> Option<String> {
+    let ext = unknown_calls(lowered);
+    if ext.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = ext
+        .iter()
+        .map(|e| {
+            let mut calls = e.calls.clone();
+            if calls.len() > 4 {
+                let more = calls.len() - 3;
+                calls.truncate(3);
+                calls.push(format!("{more} more"));
+            }
+            format!("{} ({})", e.name, calls.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "{} not defined in the given sources: {}; communication or loops inside {} are invisible to the model: give the source files that define {} too",
+        if ext.len() == 1 { "a routine called is" } else { "routines called are" },
+        list.join(", "),
+        if ext.len() == 1 { "it" } else { "them" },
+        if ext.len() == 1 { "it" } else { "them" },
+    ))
+}
+
+/// Whether `name` in `proc` is a routine rather than a variable: a C function pointer or a
+/// Fortran character substring (`arg(1:3)`) lowers as a call too.
+fn callable(prog: &Program, proc: ProcId, name: &str) -> bool {
+    let decl = match prog.language {
+        Language::C => prog.decl(proc, name),
+        Language::Fortran => prog.decl(proc, &name.to_ascii_lowercase()),
+    };
+    match decl {
+        None => true,
+        Some(d) => match prog.language {
+            // a declared C variable that is called holds a function pointer: its target is
+            // unknown here, not missing
+            Language::C => false,
+            Language::Fortran => {
+                matches!(d.kind, DeclKind::Scalar { .. }) && d.ty.base != BaseType::Character
+            }
+        },
+    }
+}
+
+/// MPI (and its profiling and SMPI interfaces), and the C and Fortran run-time libraries.
+fn is_library(lang: Language, name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if [
+        "mpi_",
+        "pmpi_",
+        "smpi_",
+        "augur_",
+        "omp_",
+        "__builtin",
+        "__",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+    {
+        return true;
+    }
+    match lang {
+        Language::C => C_LIBRARY.binary_search(&name).is_ok(),
+        Language::Fortran => FORTRAN_INTRINSICS.binary_search(&lower.as_str()).is_ok(),
+    }
+}
+
+/// C standard library, POSIX and libm functions MPI programs call (sorted).
+const C_LIBRARY: &[&str] = &[
+    "abort",
+    "abs",
+    "acos",
+    "acosf",
+    "alarm",
+    "aligned_alloc",
+    "asin",
+    "asinf",
+    "assert",
+    "atan",
+    "atan2",
+    "atan2f",
+    "atanf",
+    "atexit",
+    "atof",
+    "atoi",
+    "atol",
+    "atoll",
+    "bsearch",
+    "calloc",
+    "cbrt",
+    "ceil",
+    "ceilf",
+    "clock",
+    "clock_gettime",
+    "close",
+    "copysign",
+    "cos",
+    "cosf",
+    "cosh",
+    "difftime",
+    "div",
+    "drand48",
+    "erf",
+    "erfc",
+    "exit",
+    "exp",
+    "exp2",
+    "expf",
+    "expm1",
+    "fabs",
+    "fabsf",
+    "fclose",
+    "feof",
+    "ferror",
+    "fflush",
+    "fgetc",
+    "fgets",
+    "floor",
+    "floorf",
+    "fma",
+    "fmax",
+    "fmin",
+    "fmod",
+    "fopen",
+    "fprintf",
+    "fputc",
+    "fputs",
+    "fread",
+    "free",
+    "frexp",
+    "fscanf",
+    "fseek",
+    "ftell",
+    "fwrite",
+    "getc",
+    "getchar",
+    "getenv",
+    "gethostname",
+    "getopt",
+    "getpid",
+    "gettimeofday",
+    "hypot",
+    "isalnum",
+    "isalpha",
+    "isdigit",
+    "isfinite",
+    "isinf",
+    "islower",
+    "isnan",
+    "isspace",
+    "isupper",
+    "labs",
+    "ldexp",
+    "lgamma",
+    "llabs",
+    "llround",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logf",
+    "lrint",
+    "lround",
+    "malloc",
+    "memchr",
+    "memcmp",
+    "memcpy",
+    "memmove",
+    "memset",
+    "modf",
+    "nanosleep",
+    "nearbyint",
+    "open",
+    "perror",
+    "posix_memalign",
+    "pow",
+    "powf",
+    "printf",
+    "putc",
+    "putchar",
+    "puts",
+    "qsort",
+    "rand",
+    "rand_r",
+    "random",
+    "read",
+    "realloc",
+    "remove",
+    "rename",
+    "rewind",
+    "rint",
+    "round",
+    "scanf",
+    "setbuf",
+    "setvbuf",
+    "signbit",
+    "sin",
+    "sinf",
+    "sinh",
+    "sleep",
+    "snprintf",
+    "sprintf",
+    "sqrt",
+    "sqrtf",
+    "srand",
+    "srand48",
+    "srandom",
+    "sscanf",
+    "strcat",
+    "strchr",
+    "strcmp",
+    "strcpy",
+    "strdup",
+    "strerror",
+    "strlen",
+    "strncat",
+    "strncmp",
+    "strncpy",
+    "strrchr",
+    "strstr",
+    "strtod",
+    "strtof",
+    "strtok",
+    "strtol",
+    "strtoll",
+    "strtoul",
+    "strtoull",
+    "system",
+    "tan",
+    "tanf",
+    "tanh",
+    "tgamma",
+    "time",
+    "tolower",
+    "toupper",
+    "trunc",
+    "usleep",
+    "va_arg",
+    "va_end",
+    "va_start",
+    "vfprintf",
+    "vprintf",
+    "vsnprintf",
+    "vsprintf",
+    "write",
+];
+
+/// Fortran intrinsic procedures, generic and specific, F77 to F2008 (sorted, lower case).
+const FORTRAN_INTRINSICS: &[&str] = &[
+    "abort",
+    "abs",
+    "achar",
+    "acos",
+    "acosh",
+    "adjustl",
+    "adjustr",
+    "aimag",
+    "aint",
+    "all",
+    "allocated",
+    "alog",
+    "alog10",
+    "amax0",
+    "amax1",
+    "amin0",
+    "amin1",
+    "amod",
+    "anint",
+    "any",
+    "asin",
+    "asinh",
+    "associated",
+    "atan",
+    "atan2",
+    "atanh",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_jn",
+    "bessel_y0",
+    "bessel_y1",
+    "bessel_yn",
+    "bit_size",
+    "btest",
+    "c_associated",
+    "c_f_pointer",
+    "c_funloc",
+    "c_loc",
+    "cabs",
+    "ccos",
+    "ceiling",
+    "cexp",
+    "char",
+    "clog",
+    "cmplx",
+    "command_argument_count",
+    "conjg",
+    "cos",
+    "cosh",
+    "count",
+    "cpu_time",
+    "cshift",
+    "csin",
+    "csqrt",
+    "dabs",
+    "dacos",
+    "dasin",
+    "datan",
+    "datan2",
+    "date_and_time",
+    "dble",
+    "dcmplx",
+    "dcos",
+    "dcosh",
+    "ddim",
+    "dexp",
+    "digits",
+    "dim",
+    "dint",
+    "dlog",
+    "dlog10",
+    "dmax1",
+    "dmin1",
+    "dmod",
+    "dnint",
+    "dot_product",
+    "dprod",
+    "dsign",
+    "dsin",
+    "dsinh",
+    "dsqrt",
+    "dtan",
+    "dtanh",
+    "eoshift",
+    "epsilon",
+    "erf",
+    "erfc",
+    "execute_command_line",
+    "exit",
+    "exp",
+    "exponent",
+    "findloc",
+    "float",
+    "floor",
+    "flush",
+    "fraction",
+    "gamma",
+    "get_command",
+    "get_command_argument",
+    "get_environment_variable",
+    "huge",
+    "hypot",
+    "iabs",
+    "iachar",
+    "iall",
+    "iand",
+    "iany",
+    "ibclr",
+    "ibits",
+    "ibset",
+    "ichar",
+    "idim",
+    "idint",
+    "idnint",
+    "ieor",
+    "ifix",
+    "index",
+    "int",
+    "ior",
+    "iparity",
+    "ishft",
+    "ishftc",
+    "isign",
+    "kind",
+    "lbound",
+    "leadz",
+    "len",
+    "len_trim",
+    "lge",
+    "lgt",
+    "lle",
+    "llt",
+    "loc",
+    "log",
+    "log10",
+    "log_gamma",
+    "logical",
+    "matmul",
+    "max",
+    "max0",
+    "max1",
+    "maxloc",
+    "maxval",
+    "merge",
+    "min",
+    "min0",
+    "min1",
+    "minloc",
+    "minval",
+    "mod",
+    "modulo",
+    "move_alloc",
+    "mvbits",
+    "nearest",
+    "new_line",
+    "nint",
+    "norm2",
+    "not",
+    "null",
+    "pack",
+    "parity",
+    "popcnt",
+    "poppar",
+    "precision",
+    "present",
+    "product",
+    "radix",
+    "random_number",
+    "random_seed",
+    "range",
+    "real",
+    "repeat",
+    "reshape",
+    "rrspacing",
+    "scale",
+    "scan",
+    "selected_int_kind",
+    "selected_real_kind",
+    "set_exponent",
+    "shape",
+    "sign",
+    "sin",
+    "sinh",
+    "size",
+    "sizeof",
+    "sngl",
+    "spacing",
+    "spread",
+    "sqrt",
+    "storage_size",
+    "sum",
+    "system_clock",
+    "tan",
+    "tanh",
+    "tiny",
+    "trailz",
+    "transfer",
+    "transpose",
+    "trim",
+    "ubound",
+    "unpack",
+    "verify",
+];
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn load(name: &str, text: &str) -> Lowered {
+        frontend::load_str(name, text, &frontend::Options::default()).unwrap()
+    }
+
+    #[test]
+    fn tables_are_sorted() {
+        assert!(C_LIBRARY.windows(2).all(|w| w[0] < w[1]));
+        assert!(FORTRAN_INTRINSICS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn c_calls_outside_the_program_are_named_with_their_lines() {
+        let l = load(
+            "cg.c",
+            "#include <mpi.h>\n#include <math.h>\ndouble dot(int n);\nvoid local(void) {}\n\
+             int main(int argc, char **argv) {\n  double r;\n  int n = 3;\n\
+             MPI_Init(&argc, &argv);\n  r = sqrt(dot(4));\n  local();\n  n = abs(n);\n\
+             matvec(r);\n  r += dot(8);\n  MPI_Finalize();\n  return 0;\n}\n",
+        );
+        let ext = unknown_calls(&l);
+        assert_eq!(
+            ext,
+            vec![
+                External {
+                    name: "dot".into(),
+                    calls: vec!["cg.c:9".into(), "cg.c:13".into()]
+                },
+                External {
+                    name: "matvec".into(),
+                    calls: vec!["cg.c:12".into()]
+                },
+            ]
+        );
+        let w = warning(&l).unwrap();
+        assert!(w.contains("dot (cg.c:9, cg.c:13), matvec (cg.c:12)"), "{w}");
+    }
+
+    #[test]
+    fn fortran_intrinsics_arrays_and_substrings_are_not_routines() {
+        let l = load(
+            "m.f90",
+            "program m\n  implicit none\n  integer :: n, a(10)\n  character(len=8) :: arg\n\
+             double precision :: s\n  external ring_step\n\
+             call get_command_argument(1, arg)\n  read (arg(1:4), *) n\n\
+             s = sqrt(dble(n)) + a(2)\n  call ring_step(a, n)\n  s = s + f(n)\nend program m\n",
+        );
+        let names: Vec<String> = unknown_calls(&l).into_iter().map(|e| e.name).collect();
+        assert_eq!(names, vec!["f", "ring_step"]);
+        let none = load("p.f90", "program p\n  call sub()\ncontains\n  subroutine sub()\n  end subroutine sub\nend program p\n");
+        assert_eq!(warning(&none), None);
+    }
+}

@@ -1,0 +1,268 @@
+//! End to end with real Open MPI and SMPI: programs of several source files (C; free-form
+//! Fortran calling fixed-form kernels) profiled and analysed as one program; a missing file
+//! named by the link error; programs that read their input from stdin (`--stdin FILE` with
+//! placeholders). Fails loudly if MPI is not installed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use trace::{Manifest, RunDir, RunStatus};
+
+fn augur(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .expect("run augur");
+    eprintln!(
+        "augur {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn need(tool: &str) {
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success());
+    assert!(
+        ok.unwrap_or(false),
+        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
+    );
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    RunDir::at(dir)
+        .load_manifest()
+        .unwrap()
+        .expect("manifest.json written")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn platform() -> String {
+    format!(
+        "{}/../testdata/platform/cluster.xml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A ring of P ranks: the main program in main.c, the exchange and the relaxation in ops.c
+/// (behind a header), so every MPI call is in the other file.
+fn c_program(dir: &Path) -> (PathBuf, PathBuf) {
+    write(
+        dir,
+        "ring.h",
+        "void exchange(double *u, int n, int rank, int size);\nvoid relax(double *u, int n);\n",
+    );
+    let main = write(
+        dir,
+        "main.c",
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"ring.h\"\n\n\
+         int main(int argc, char **argv) {\n    int rank, size, n, it;\n    double *u;\n\
+         \x20   MPI_Init(&argc, &argv);\n    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n\
+         \x20   MPI_Comm_size(MPI_COMM_WORLD, &size);\n    n = atoi(argv[1]);\n\
+         \x20   u = calloc(n + 2, sizeof(double));\n\
+         \x20   for (it = 0; it < 20; it++) {\n        exchange(u, n, rank, size);\n\
+         \x20       relax(u, n);\n    }\n\
+         \x20   if (rank == 0) {\n        printf(\"n=%d u=%g\\n\", n, u[1]);\n    }\n\
+         \x20   free(u);\n    MPI_Finalize();\n    return 0;\n}\n",
+    );
+    let ops = write(
+        dir,
+        "ops.c",
+        "#include <mpi.h>\n#include \"ring.h\"\n\n\
+         void exchange(double *u, int n, int rank, int size) {\n\
+         \x20   int right = (rank + 1) % size, left = (rank + size - 1) % size;\n\
+         \x20   MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1,\n\
+         \x20                MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n}\n\n\
+         void relax(double *u, int n) {\n    int i;\n\
+         \x20   for (i = 1; i <= n; i++) {\n        u[i] = 0.5 * (u[i] + u[i - 1]) + 1.0;\n    }\n}\n",
+    );
+    (main, ops)
+}
+
+#[test]
+fn a_c_program_of_two_files_is_profiled_and_analysed_as_one() {
+    need("mpicc");
+    need("mpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let (main, ops) = c_program(tmp.path());
+    let out = tmp.path().join("main.augur");
+    let grid = [
+        "--np",
+        "1,2",
+        "--param",
+        "N=2000,8000",
+        "--json",
+        "--",
+        "{N}",
+    ];
+
+    // the main file alone: the link fails, and the error names the symbols and the remedy
+    let mut args = vec!["profile", s(&main), "--out", s(&out)];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("undefined reference to `exchange`, `relax`")
+            && err.contains("give the source files that define them too"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("collect2"),
+        "the linker's real complaint: {err}"
+    );
+
+    // both: one program, every source compiled and linked, recorded with its hash
+    let mut args = vec!["profile", s(&main), s(&ops), "--out", s(&out)];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(0));
+    let m = manifest(&out);
+    assert_eq!(m.program, "main");
+    let files: Vec<String> = m.all_sources().into_iter().map(|r| r.path).collect();
+    assert_eq!(files, vec![s(&main).to_string(), s(&ops).to_string()]);
+    assert_eq!(m.runs.len(), 4);
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+        let traces = RunDir::at(&out).read_run(&r.config).unwrap();
+        assert!(traces.iter().all(|t| t.mpi_calls().count() >= 20));
+    }
+    // re-running resumes: the runs are recorded
+    let mut args = vec!["profile", s(&main), s(&ops), "--out", s(&out)];
+    args.extend(grid);
+    let o = augur(&args);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["skipped"], 4);
+
+    // analyze over both files: the exchange in ops.c is a phase, the relaxation a computation
+    let o = augur(&["analyze", s(&main), s(&ops), "--runs", s(&out), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        !model["phases"].as_array().unwrap().is_empty(),
+        "{}",
+        model["phases"]
+    );
+    assert!(model["t"].as_str().unwrap().contains('N'), "{}", model["t"]);
+    let err = stderr(&o);
+    assert!(!err.contains("warning"), "{err}");
+
+    // the runs are of two files: giving one is an error naming the other
+    let o = augur(&["analyze", s(&main), "--runs", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("ops.c not given"), "{}", stderr(&o));
+    // an edited second file is a warning naming it
+    let text = std::fs::read_to_string(&ops).unwrap();
+    std::fs::write(&ops, format!("{text}/* edited */\n")).unwrap();
+    let o = augur(&["analyze", s(&main), s(&ops), "--runs", s(&out)]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(
+        err.contains("ops.c has changed since it was profiled") && !err.contains("main.c has"),
+        "{err}"
+    );
+}
+
+#[test]
+fn free_form_fortran_calling_fixed_form_kernels_under_smpi() {
+    need("smpif90");
+    need("smpiff");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let main = write(
+        tmp.path(),
+        "main3.f90",
+        "program main3\n  use mpi\n  implicit none\n  integer :: n, nstep, step, ierr, rank, nprocs\n\
+         \x20 double precision, allocatable :: u(:), w(:)\n  character(len=32) :: arg\n\
+         \x20 external ring_step, smooth\n\
+         \x20 call MPI_Init(ierr)\n  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)\n\
+         \x20 call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)\n\
+         \x20 call get_command_argument(1, arg)\n  read (arg, *) n\n\
+         \x20 call get_command_argument(2, arg)\n  read (arg, *) nstep\n\
+         \x20 allocate (u(0:n + 1), w(0:n + 1))\n  u = dble(rank)\n  w = 0.0d0\n\
+         \x20 do step = 1, nstep\n    call ring_step(u, n, rank, nprocs)\n    call smooth(u, w, n)\n  end do\n\
+         \x20 call MPI_Finalize(ierr)\nend program main3\n",
+    );
+    let kernel = write(
+        tmp.path(),
+        "kernel3.f",
+        "C     fixed-form kernels for main3.f90\n\
+         \x20     SUBROUTINE RING_STEP(U, N, MYID, NP)\n      IMPLICIT NONE\n      INCLUDE 'mpif.h'\n\
+         \x20     INTEGER N, MYID, NP, LEFT, RIGHT, IERR\n      INTEGER ST(MPI_STATUS_SIZE)\n\
+         \x20     DOUBLE PRECISION U(0:N+1)\n      LEFT  = MOD(MYID - 1 + NP, NP)\n\
+         \x20     RIGHT = MOD(MYID + 1, NP)\n\
+         \x20     CALL MPI_SENDRECV(U(N), 1, MPI_DOUBLE_PRECISION, RIGHT, 1,\n\
+         \x20    &                  U(0), 1, MPI_DOUBLE_PRECISION, LEFT, 1,\n\
+         \x20    &                  MPI_COMM_WORLD, ST, IERR)\n      RETURN\n      END\n\n\
+         \x20     SUBROUTINE SMOOTH(U, W, N)\n      IMPLICIT NONE\n      INTEGER N, I, K\n\
+         \x20     DOUBLE PRECISION U(0:N+1), W(0:N+1)\n      DO 20 K = 1, 4\n\
+         \x20        DO 10 I = 1, N\n            W(I) = (U(I-1) + 2.0D0*U(I) + U(I+1)) * 0.25D0\n\
+         \x20  10    CONTINUE\n         DO 15 I = 1, N\n            U(I) = W(I)\n\
+         \x20  15    CONTINUE\n   20 CONTINUE\n      RETURN\n      END\n",
+    );
+    let out = tmp.path().join("main3.augur");
+    let o = augur(&[
+        "profile",
+        s(&main),
+        s(&kernel),
+        "--out",
+        s(&out),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        &platform(),
+        "--np",
+        "2,4",
+        "--param",
+        "N=1000,4000",
+        "--param",
+        "NSTEP=10",
+        "--",
+        "{N}",
+        "{NSTEP}",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let log = std::fs::read_to_string(out.join("build/build.log")).unwrap();
+    assert!(
+        log.contains("smpiff -O2") && log.contains("smpif90 -O2"),
+        "each file compiled with its form's wrapper: {log}"
+    );
+    let m = manifest(&out);
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+        let traces = RunDir::at(&out).read_run(&r.config).unwrap();
+        // one Sendrecv per step, from the fixed-form file
+        assert!(
+            traces.iter().all(|t| t.mpi_calls().count() >= 10),
+            "MPI events from the kernels"
+        );
+    }
+    let o = augur(&["analyze", s(&main), s(&kernel), "--runs", s(&out), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = model["t"].as_str().unwrap();
+    assert!(t.contains('N') && t.contains("NSTEP"), "{t}");
+}
