@@ -432,12 +432,22 @@ pub fn build(
                     }
                     continue;
                 }
-                let f = fit_quantity(&s, src.as_ref(), &[], true, qopts);
+                let cap = l
+                    .cap
+                    .as_ref()
+                    .and_then(|c| source_expr(c, &consts, &params));
+                let f = match (&src, &cap) {
+                    (None, Some(c)) => crate::quantity::fit_capped(&s, c, qopts),
+                    _ => fit_quantity(&s, src.as_ref(), &[], true, qopts),
+                };
                 quantities.push(QuantityReport {
                     what: "trip".into(),
                     site,
                     line: n.line,
-                    source: l.trip.text(),
+                    source: match (&src, &cap) {
+                        (None, Some(c)) => format!("{} (at most {c})", l.trip.text()),
+                        _ => l.trip.text(),
+                    },
                     fit: f.clone(),
                 });
                 trips.insert(site, f);

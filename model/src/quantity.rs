@@ -177,6 +177,52 @@ fn tidy(e: &Expr) -> Expr {
         .sum()
 }
 
+/// A count the source bounds by `cap` (a loop that may exit early: `while (it < maxit &&
+/// …)`, a counted loop with a break): the cap where every run reached it; else `min(cap, f)`
+/// with `f` fitted to the runs that stopped short of it (the cap did not bind there, so they
+/// show the law of the early exit). All runs at the cap say nothing about the early exit:
+/// the cap is the count.
+pub fn fit_capped(s: &Samples, cap: &Expr, o: &QuantityOptions) -> Fitted {
+    let caps: Vec<Option<f64>> = s
+        .points
+        .iter()
+        .map(|r| eval_at(cap, &s.params, r))
+        .collect();
+    let at_cap = |i: usize| caps[i].is_some_and(|c| s.values[i] >= c * (1.0 - 1e-9) - 1e-9);
+    let mut free = s.clone();
+    let mut i = 0;
+    free.retain(|_| {
+        let keep = !at_cap(i);
+        i += 1;
+        keep
+    });
+    if free.values.is_empty() {
+        let mut f = Fitted::constant(0.0).with_source(cap.clone());
+        f.points = s.values.len();
+        return f;
+    }
+    let f = fit_quantity(&free, None, &[], true, o);
+    let bound = |e: &Expr| Expr::min(cap.clone(), e.clone());
+    Fitted {
+        expr: bound(&f.expr),
+        lo: bound(&f.lo),
+        hi: bound(&f.hi),
+        points: s.values.len(),
+        ..f
+    }
+}
+
+impl Fitted {
+    /// The source's expression, exact: no band.
+    fn with_source(mut self, e: Expr) -> Fitted {
+        self.lo = e.clone();
+        self.hi = e.clone();
+        self.expr = e;
+        self.origin = Origin::Source;
+        self
+    }
+}
+
 /// Fits `s` with `source` as the hypothesis when given, else `candidates` (lists of terms),
 /// else PMNF. `integral`: counts (depths), whose coefficients are tidied.
 pub fn fit_quantity(
@@ -560,6 +606,41 @@ mod tests {
             }
         }
         s
+    }
+
+    #[test]
+    fn a_capped_count_is_the_cap_or_the_law_of_the_runs_below_it() {
+        // CG-like: min(MAXIT, 1.875 N - 1) iterations
+        let mut s = Samples::new(vec!["MAXIT".into(), "N".into()]);
+        for n in [32.0, 64.0, 128.0] {
+            for m in [100.0, 200.0] {
+                s.push(vec![m, n], f64::min(m, 1.875 * n - 1.0));
+            }
+        }
+        let cap = Expr::var("MAXIT");
+        let f = fit_capped(&s, &cap, &QuantityOptions::default());
+        let at = |m: f64, n: f64| {
+            f.expr
+                .eval(&|v| Some(if v == "MAXIT" { m } else { n }))
+                .unwrap()
+        };
+        // (the law is fitted to three runs below the cap: within 2%)
+        assert!((at(5000.0, 32.0) / 59.0 - 1.0).abs() < 0.02, "{}", f.expr);
+        assert!((at(200.0, 1024.0) - 200.0).abs() < 1e-9, "{}", f.expr);
+        assert!(
+            (at(5000.0, 1024.0) / 1919.0 - 1.0).abs() < 0.02,
+            "{}",
+            f.expr
+        );
+        assert_eq!(f.points, 6);
+        // every run at its cap: the cap, exactly
+        let mut all = Samples::new(vec!["MAXIT".into(), "N".into()]);
+        for m in [10.0, 20.0] {
+            all.push(vec![m, 64.0], m);
+        }
+        let g = fit_capped(&all, &cap, &QuantityOptions::default());
+        assert_eq!(g.expr, cap);
+        assert_eq!(g.origin, Origin::Source);
     }
 
     #[test]
