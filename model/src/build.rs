@@ -325,6 +325,21 @@ fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
     out
 }
 
+/// A size fitted by regression with a negative term (`9.275*N/sqrt(P) - 21`) goes below zero
+/// outside the traced range, where a message cost must not: clamped at 0.
+fn non_negative(f: Fitted) -> Fitted {
+    if !f.origin.by_regression() || f.expr.terms().iter().all(|t| t.coef() >= 0.0) {
+        return f;
+    }
+    let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
+    Fitted {
+        expr: clamp(&f.expr),
+        lo: clamp(&f.lo),
+        hi: clamp(&f.hi),
+        ..f
+    }
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -728,7 +743,13 @@ pub fn build(
                 .bytes
                 .as_ref()
                 .and_then(|b| source_expr(b, &consts, &params));
-            let bytes = fit_quantity(&by(&|pr| pr.bytes), src.as_ref(), &[], true, qopts);
+            let bytes = non_negative(fit_quantity(
+                &by(&|pr| pr.bytes),
+                src.as_ref(),
+                &[],
+                true,
+                qopts,
+            ));
             quantities.push(QuantityReport {
                 what: "bytes".into(),
                 site: first,
@@ -837,7 +858,13 @@ pub fn build(
                     .and_then(|b| source_expr(b, &consts, &params)),
                 _ => None,
             });
-        let bytes = fit_quantity(&by(&|pr| pr.bytes), send_src.as_ref(), &[], true, qopts);
+        let bytes = non_negative(fit_quantity(
+            &by(&|pr| pr.bytes),
+            send_src.as_ref(),
+            &[],
+            true,
+            qopts,
+        ));
         quantities.push(QuantityReport {
             what: "bytes".into(),
             site: first,
@@ -1305,6 +1332,26 @@ mod tests {
             .join(prog)
             .join("runs/smpi-c");
         crate::observe::load_runs(&dir).unwrap().1
+    }
+
+    #[test]
+    fn a_regression_size_with_a_negative_term_is_clamped_at_zero() {
+        let e = Expr::num(9.275) * Expr::var("N") / Expr::var("P").sqrt() - Expr::num(21.0);
+        let f = Fitted {
+            origin: crate::quantity::Origin::Regression,
+            ..Fitted::constant(0.0).with_expr(e.clone())
+        };
+        let g = non_negative(f);
+        let at = |n: f64| {
+            g.expr
+                .eval(&|v| Some(if v == "N" { n } else { 64.0 }))
+                .unwrap()
+        };
+        assert_eq!(at(8.0), 0.0);
+        assert!((at(1024.0) - (9.275 * 128.0 - 21.0)).abs() < 1e-9);
+        // the source's own expression is left alone
+        let src = Fitted::constant(0.0).with_expr(e.clone());
+        assert_eq!(non_negative(src).expr, e);
     }
 
     /// The recorded shift runs vary ITERS (20, 100) and their time with it: a T without ITERS
