@@ -266,3 +266,122 @@ fn free_form_fortran_calling_fixed_form_kernels_under_smpi() {
     let t = model["t"].as_str().unwrap();
     assert!(t.contains('N') && t.contains("NSTEP"), "{t}");
 }
+
+/// Rank 0 reads N and NSTEPS from stdin and broadcasts them (the common idiom); every rank
+/// also reads a line of its own when `all` is set.
+fn stdin_program(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "rd.c",
+        "#include <mpi.h>\n#include <stdio.h>\n#include <string.h>\n\n\
+         int main(int argc, char **argv) {\n    int rank, size, v[2] = {0, 0}, it, i, mine = -1;\n\
+         \x20   double x = 0.0;\n    MPI_Init(&argc, &argv);\n\
+         \x20   MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n    MPI_Comm_size(MPI_COMM_WORLD, &size);\n\
+         \x20   if (rank == 0) {\n        if (scanf(\"%d %d\", &v[0], &v[1]) != 2) {\n\
+         \x20           fprintf(stderr, \"rank 0: end of file on stdin\\n\");\n\
+         \x20           MPI_Abort(MPI_COMM_WORLD, 2);\n        }\n    } else if (argc > 1 && strcmp(argv[argc - 1], \"all\") == 0) {\n\
+         \x20       if (scanf(\"%d\", &mine) != 1) {\n            MPI_Abort(MPI_COMM_WORLD, 3);\n        }\n    }\n\
+         \x20   MPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);\n\
+         \x20   for (it = 0; it < v[1]; it++) {\n        for (i = 0; i < v[0]; i++) {\n\
+         \x20           x += 0.5 * i;\n        }\n\
+         \x20       MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n    }\n\
+         \x20   printf(\"rank %d n=%d steps=%d mine=%d\\n\", rank, v[0], v[1], mine);\n\
+         \x20   MPI_Finalize();\n    return 0;\n}\n",
+    )
+}
+
+#[test]
+fn a_program_reading_stdin_is_profiled_with_an_input_template() {
+    need("mpicc");
+    need("mpirun");
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = stdin_program(tmp.path());
+    let input = write(tmp.path(), "in.txt", "{N} {NSTEPS}\n");
+    let out = tmp.path().join("rd.augur");
+    let grid = [
+        "--np",
+        "1,2",
+        "--param",
+        "N=1000,4000",
+        "--param",
+        "NSTEPS=10",
+        "--timeout",
+        "30s",
+    ];
+
+    // without --stdin: the runs fail, and the reason says why and what to do
+    let mut args = vec!["profile", s(&src), "--out", s(&out)];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let m = manifest(&out);
+    let RunStatus::Failed { reason } = &m.runs[0].status else {
+        panic!("{:?}", m.runs[0]);
+    };
+    assert!(
+        reason.contains("end of file on stdin") && reason.contains("--stdin FILE"),
+        "{reason}"
+    );
+
+    // with it: every configuration reads its own copy with the grid's values; runs that all
+    // failed are not worth keeping, so no --force is needed
+    let mut args = vec!["profile", s(&src), "--out", s(&out), "--stdin", s(&input)];
+    args.extend(grid);
+    args.extend(["--", "all"]);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(0));
+    let m = manifest(&out);
+    assert_eq!(m.stdin.as_ref().unwrap().path, s(&input));
+    for r in &m.runs {
+        assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+        let copy = r.stdin.as_ref().expect("the input recorded per run");
+        let text = std::fs::read_to_string(copy).unwrap();
+        assert_eq!(text, format!("{} 10\n", r.params["N"]));
+        // every rank read it, not only rank 0 (Open MPI forwards to rank 0 only)
+        let stdout =
+            std::fs::read_to_string(RunDir::at(&out).run_path(&r.config).join("stdout.txt"))
+                .unwrap();
+        for rank in 0..r.np {
+            let want = if rank == 0 {
+                format!("rank 0 n={} steps=10 mine=-1", r.params["N"])
+            } else {
+                format!(
+                    "rank {rank} n={} steps=10 mine={}",
+                    r.params["N"], r.params["N"]
+                )
+            };
+            assert!(stdout.contains(&want), "{want} in {stdout}");
+        }
+    }
+    // another input is another set of runs
+    let other = write(tmp.path(), "other.txt", "{N} 20\n");
+    let mut args = vec!["profile", s(&src), "--out", s(&out), "--stdin", s(&other)];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("another standard input"),
+        "{}",
+        stderr(&o)
+    );
+
+    // under SMPI the ranks share the launcher's standard input: rank 0 reads and broadcasts
+    let smpi = tmp.path().join("smpi.augur");
+    let mut args = vec![
+        "profile",
+        s(&src),
+        "--out",
+        s(&smpi),
+        "--stdin",
+        s(&input),
+        "--launcher",
+        "smpirun",
+    ];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&smpi), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -723,12 +723,33 @@ static void ensure_live(augur_state *s) {
   if (MPI_Initialized(&flag) == MPI_SUCCESS && flag) go_live(s);
 }
 
+/* `augur profile --stdin FILE`: every rank reads FILE as its standard input. mpirun forwards
+   its own standard input (FILE) to rank 0 only and gives the others /dev/null, so those open
+   FILE themselves here, before the program reads anything after MPI_Init. Under SMPI all ranks
+   are threads of one process sharing the launcher's standard input: nothing to do. */
+static void augur_redirect_stdin(int rank) {
+#if !AUGUR_SMPI
+  const char *path = getenv("AUGUR_STDIN");
+  if (rank == 0 || !path || !*path) return;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return;
+  if (fd != 0) {
+    dup2(fd, 0);
+    close(fd);
+  }
+  clearerr(stdin);
+#else
+  (void)rank;
+#endif
+}
+
 void augur_after_init(augur_stamp t0, int site, int fortran) {
   AUGUR_ENTRY;
   augur_state *s = st();
   if (!s) return;
   s->fortran = fortran;
   if (!s->live) go_live(s);
+  augur_redirect_stdin(s->rank);
   augur_stamp t1 = stamp_of(s);
   augur_mpi_rec r = {0};
   r.op = AUGUR_OP_INIT;

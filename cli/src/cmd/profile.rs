@@ -45,6 +45,10 @@ pub use launch::Launcher;
     (by MPI_Init-to-end time: interference only adds time, so it is the least disturbed); every \
     repetition's times are in its manifest record.\n\n\
     Exit status: 0 every run ok, 1 some run failed or timed out, 2 usage, input or build error.\n\n\
+    SOURCE…: every file of the program, the one holding the main program first; each is \
+    instrumented and compiled, and all are linked together.\n\n\
+    --stdin FILE: every rank's standard input (a copy per configuration with its placeholders \
+    substituted when FILE holds any); under smpirun the ranks share one standard input.\n\n\
     Example: augur profile pge1.c --np 1,2,4 --param N=128,256 --param K=8 -- {N} {K}"
 )]
 pub struct ProfileArgs {
@@ -80,6 +84,11 @@ pub struct ProfileArgs {
     /// measures: interference only adds time, so the fastest is the least disturbed)
     #[arg(long, default_value_t = 1, value_name = "R", value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Every rank's standard input: FILE, or for each configuration a copy of it with its
+    /// {NAME} and {P} placeholders substituted when it holds any (a program that reads its sizes
+    /// from stdin profiled over the grid)
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,
@@ -156,9 +165,23 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         }
     }
     let sources = super::sources::read_all(&args.files())?;
+    let stdin = match &args.stdin {
+        Some(p) => {
+            let bytes = std::fs::read(p)
+                .with_context(|| format!("--stdin: cannot read {}", p.display()))?;
+            let abs = std::path::absolute(p)
+                .with_context(|| format!("--stdin: bad path {}", p.display()))?;
+            Some(StdinInput {
+                record: trace::SourceRecord::new(p, &bytes),
+                path: abs,
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
+        }
+        None => None,
+    };
 
     let rd = run_dir(&args)?;
-    let mut manifest = open_manifest(&rd, &args, &sources)?;
+    let mut manifest = open_manifest(&rd, &args, &sources, stdin.as_ref())?;
     let mpi = launch::mpi_implementation(args.launcher).with_context(|| {
         format!(
             "`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)",
@@ -225,6 +248,10 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             continue;
         }
         let argv = spec.argv(config.np, &exe, prog_args);
+        let stdin_file = match &stdin {
+            Some(s) => Some(s.for_config(config, &id, &build_dir)?),
+            None => None,
+        };
         let ctx = RunCtx {
             rd: &rd,
             cwd: &cwd,
@@ -232,6 +259,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             mpi: &mpi,
             host: &host,
             repeat: args.repeat,
+            stdin: stdin_file.as_deref(),
         };
         let record = run_config(&ctx, config, &id, argv)?;
         let (status, reason) = match &record.status {
@@ -292,16 +320,19 @@ fn open_manifest(
     rd: &RunDir,
     args: &ProfileArgs,
     sources: &[(PathBuf, Vec<u8>)],
+    stdin: Option<&StdinInput>,
 ) -> Result<Manifest> {
-    let fresh = Manifest::for_sources(sources);
+    let mut fresh = Manifest::for_sources(sources);
+    fresh.stdin = stdin.map(|s| s.record.clone());
     let Some(old) = rd.load_manifest()? else {
         return Ok(fresh);
     };
     if old.same_inputs(&fresh) && !args.force {
         return Ok(old);
     }
-    if old.runs.is_empty() {
-        // nothing recorded yet (an earlier profile stopped at the build): nothing to mix up
+    if !old.runs.iter().any(|r| r.status.is_ok()) {
+        // nothing recorded ok yet (an earlier profile stopped at the build, or every run
+        // failed): nothing to mix up
         return Ok(fresh);
     }
     if !args.force {
@@ -418,6 +449,34 @@ struct RunCtx<'a> {
     mpi: &'a str,
     host: &'a str,
     repeat: u32,
+    /// What every rank reads as standard input (`--stdin`), else /dev/null.
+    stdin: Option<&'a Path>,
+}
+
+/// `--stdin FILE`: the template as read, and where it is.
+struct StdinInput {
+    record: trace::SourceRecord,
+    path: PathBuf,
+    text: String,
+}
+
+impl StdinInput {
+    /// The file the ranks of `config` read: the template itself, or when it holds placeholders
+    /// of the grid a copy with them substituted, in `build/stdin/<config>.txt`.
+    fn for_config(&self, config: &grid::Config, id: &str, build_dir: &Path) -> Result<PathBuf> {
+        match config.substitute(&self.text) {
+            None => Ok(self.path.clone()),
+            Some(text) => {
+                let p = build_dir.join("stdin").join(format!("{id}.txt"));
+                if let Some(dir) = p.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
+                }
+                trace::write_atomic(&p, text.as_bytes())?;
+                Ok(p)
+            }
+        }
+    }
 }
 
 /// How one execution of a configuration went.
@@ -517,7 +576,7 @@ fn run_config(
         exit_code: chosen.exit_code,
         repetitions,
         kept: Some(kept),
-        stdin: None,
+        stdin: ctx.stdin.map(|p| p.display().to_string()),
     })
 }
 
@@ -541,10 +600,18 @@ fn remove_dir(dir: &Path) -> Result<()> {
 fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<RepOutcome> {
     let stdout = dir.join(trace::run_dir::STDOUT);
     let stderr = dir.join(trace::run_dir::STDERR);
+    // Open MPI forwards the launcher's standard input to rank 0 only (its `--stdin all` hangs
+    // in 4.1); the tracer opens AUGUR_STDIN as the other ranks' standard input at MPI_Init.
+    // Under SMPI the ranks are threads of one process and share the launcher's.
+    let mut env: Vec<(&str, &Path)> = vec![("AUGUR_TRACE_DIR", dir)];
+    if let Some(input) = ctx.stdin {
+        env.push(("AUGUR_STDIN", input));
+    }
     let (outcome, took) = launch::run_captured(
         argv,
-        &[("AUGUR_TRACE_DIR", dir)],
+        &env,
         ctx.cwd,
+        ctx.stdin,
         &stdout,
         &stderr,
         ctx.timeout,
@@ -578,12 +645,32 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
             None,
         ),
     };
+    let status = match (status, launch::read_past_input(&stderr)) {
+        (RunStatus::Failed { reason }, Some(line)) => RunStatus::Failed {
+            reason: end_of_input_reason(&reason, &line, ctx.stdin),
+        },
+        (s, _) => s,
+    };
     Ok(RepOutcome {
         status,
         exit_code,
         wall_seconds: round_ms(took.as_secs_f64()),
         trace_seconds: trace_seconds.map(|t| (t * 1e6).round() / 1e6),
     })
+}
+
+/// The reason of a run that failed reading past the end of its standard input: which input it
+/// had, and what to do.
+fn end_of_input_reason(reason: &str, line: &str, stdin: Option<&Path>) -> String {
+    match stdin {
+        None => format!(
+            "{reason} ({line}): the program reads its standard input, which is empty in profile runs: give the input with --stdin FILE ({{N}}, {{P}} … in FILE are substituted per run)"
+        ),
+        Some(p) => format!(
+            "{reason} ({line}): the program read past the end of its standard input ({}), which holds fewer values than it reads",
+            p.display()
+        ),
+    }
 }
 
 fn round_ms(s: f64) -> f64 {

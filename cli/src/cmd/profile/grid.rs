@@ -96,6 +96,35 @@ impl Config {
         Ok(out)
     }
 
+    /// `text` with every `{NAME}` of a grid parameter (or `{P}`) replaced by this
+    /// configuration's value; `None` when it holds none. Other braces are data (an input file
+    /// may hold any), so unlike [`Config::expand_args`] nothing here is an error.
+    pub fn substitute(&self, text: &str) -> Option<String> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        let mut any = false;
+        while let Some(i) = rest.find('{') {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            let value = tail
+                .find('}')
+                .and_then(|close| Some((close, self.lookup(&tail[1..close])?)));
+            match value {
+                Some((close, v)) => {
+                    out.push_str(&v);
+                    rest = &tail[close + 1..];
+                    any = true;
+                }
+                None => {
+                    out.push('{');
+                    rest = &tail[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        any.then_some(out)
+    }
+
     fn lookup(&self, name: &str) -> Option<String> {
         if name == "P" {
             return Some(self.np.to_string());
@@ -305,6 +334,21 @@ mod tests {
         assert!(configs(&dup, &[1]).unwrap_err().0.contains("given twice"));
         let same = vec![parse_param("N=64,64.0").unwrap()];
         assert_eq!(configs(&same, &[1]).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn input_files_take_the_grid_values() {
+        let ps = vec![
+            parse_param("N=64").unwrap(),
+            parse_param("NSTEPS=10").unwrap(),
+        ];
+        let c = &configs(&ps, &[4]).unwrap()[0];
+        assert_eq!(
+            c.substitute("&run n={N}, nsteps={NSTEPS} /\n{x} {P} {N\n")
+                .as_deref(),
+            Some("&run n=64, nsteps=10 /\n{x} 4 {N\n")
+        );
+        assert_eq!(c.substitute("1000 10\n{unrelated}\n"), None, "used as is");
     }
 
     #[test]

@@ -227,12 +227,15 @@ pub enum Outcome {
     TimedOut,
 }
 
-/// Runs `argv` in a new process group with stdin from /dev/null, stdout and stderr to the given
-/// files and `env` added; kills the whole group (launcher and every rank it forked) at `timeout`.
+/// Runs `argv` in a new process group with stdin from `stdin` (else /dev/null), stdout and
+/// stderr to the given files and `env` added; kills the whole group (launcher and every rank it
+/// forked) at `timeout`.
+#[allow(clippy::too_many_arguments)]
 pub fn run_captured(
     argv: &[String],
     env: &[(&str, &Path)],
     cwd: &Path,
+    stdin: Option<&Path>,
     stdout: &Path,
     stderr: &Path,
     timeout: Duration,
@@ -242,7 +245,11 @@ pub fn run_captured(
         .split_first()
         .ok_or_else(|| std::io::Error::other("empty command line"))?;
     let mut cmd = Command::new(prog);
-    cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+    cmd.args(args).current_dir(cwd);
+    match stdin {
+        Some(p) => cmd.stdin(File::open(p)?),
+        None => cmd.stdin(Stdio::null()),
+    };
     cmd.stdout(File::create(stdout)?)
         .stderr(File::create(stderr)?);
     for (k, v) in env {
@@ -371,6 +378,22 @@ pub fn failure_reason(status: &ExitStatus, stderr_path: &Path) -> String {
     }
 }
 
+/// The line of a run's standard error saying the program read past the end of its standard
+/// input (gfortran: `At line 13 of file rd.f90 (unit = 5, file = 'stdin')` then `Fortran
+/// runtime error: End of file`), if it says so.
+pub fn read_past_input(stderr_path: &Path) -> Option<String> {
+    let bytes = std::fs::read(stderr_path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lower = text.to_ascii_lowercase();
+    if !(lower.contains("unit = 5") || lower.contains("stdin")) {
+        return None;
+    }
+    text.lines()
+        .map(str::trim)
+        .find(|l| l.to_ascii_lowercase().contains("end of file"))
+        .map(|l| l.chars().take(200).collect())
+}
+
 /// What a run's standard error says about how it ended.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct StderrTail {
@@ -464,6 +487,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn end_of_input_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("stderr.txt");
+        std::fs::write(
+            &e,
+            "At line 15 of file /b/rd.f90 (unit = 5, file = 'stdin')\nFortran runtime error: End of file\n",
+        )
+        .unwrap();
+        assert_eq!(
+            read_past_input(&e).as_deref(),
+            Some("Fortran runtime error: End of file")
+        );
+        std::fs::write(
+            &e,
+            "Fortran runtime error: End of file (unit = 10, file = 'in.dat')\n",
+        )
+        .unwrap();
+        assert_eq!(read_past_input(&e), None);
+        assert_eq!(read_past_input(&dir.path().join("missing")), None);
+    }
+
+    #[test]
     fn version_lines() {
         assert_eq!(
             name_from_version_line("mpirun (Open MPI) 4.1.4"),
@@ -549,6 +594,7 @@ mod tests {
             &argv,
             &[],
             dir.path(),
+            None,
             &dir.path().join("o"),
             &dir.path().join("e"),
             Duration::from_millis(300),
@@ -577,6 +623,7 @@ mod tests {
             &argv,
             &[],
             dir.path(),
+            None,
             &dir.path().join("o"),
             &dir.path().join("e"),
             Duration::from_millis(300),
@@ -599,6 +646,7 @@ mod tests {
             &argv,
             &[],
             dir.path(),
+            None,
             &dir.path().join("o"),
             &e,
             Duration::from_secs(10),
@@ -616,6 +664,7 @@ mod tests {
             &argv,
             &[],
             dir.path(),
+            None,
             &dir.path().join("o"),
             &e,
             Duration::from_secs(10),
