@@ -45,7 +45,7 @@ pub struct ModelFile {
     pub t: Expr,
     pub t_min: Expr,
     pub t_max: Expr,
-    /// The largest traced configuration (for shares of T).
+    /// The slowest traced run's configuration (where shares of T are given).
     pub largest: BTreeMap<String, f64>,
     pub phases: Vec<PhaseOut>,
     pub compute: Vec<ComputeOut>,

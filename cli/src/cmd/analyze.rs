@@ -352,10 +352,19 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(
         out,
-        "  at the largest traced configuration ({}): {:.4e} s",
+        "  at the slowest traced run ({}): {:.4e} s",
         cfg.join(","),
         t_large
     )?;
+    // what to read first in a long closed form: its largest terms there
+    let top = model::analysis::dominant_terms(&m.t, &m.largest, 4);
+    if !top.is_empty() {
+        let parts: Vec<String> = top
+            .iter()
+            .map(|(e, share)| format!("{:.0}% {e}", 100.0 * share))
+            .collect();
+        writeln!(out, "  largest terms there: {}", parts.join(", "))?;
+    }
 
     writeln!(out, "\ncommunication phases")?;
     writeln!(
