@@ -452,12 +452,7 @@ impl<'p> Analysis<'p> {
                         for e in [&a.target, &a.value] {
                             let _ = self.ev(e, env, None);
                         }
-                        let scalars: Vec<String> = s
-                            .defs
-                            .iter()
-                            .filter(|d| !self.is_array(d))
-                            .cloned()
-                            .collect();
+                        let scalars = self.scalars(&s.defs);
                         if !scalars.is_empty() {
                             let reason = format!(
                                 "assigned at line {line} through `{}`",
@@ -571,12 +566,7 @@ impl<'p> Analysis<'p> {
             }
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Opaque(o) => {
-                let scalars: Vec<String> = s
-                    .defs
-                    .iter()
-                    .filter(|d| !self.is_array(d))
-                    .cloned()
-                    .collect();
+                let scalars = self.scalars(&s.defs);
                 if !scalars.is_empty() {
                     let reason =
                         format!("set by `{}` at line {line}, not analysed", short(&o.text));
@@ -643,6 +633,11 @@ impl<'p> Analysis<'p> {
                 step: none(),
             },
         );
+    }
+
+    /// The names in `defs` that are not arrays.
+    fn scalars(&self, defs: &std::collections::BTreeSet<String>) -> Vec<String> {
+        defs.iter().filter(|d| !self.is_array(d)).cloned().collect()
     }
 
     fn is_array(&self, name: &str) -> bool {

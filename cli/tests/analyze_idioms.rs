@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+use common::need;
+
 const SOURCE: &str = r#"#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,18 +72,6 @@ int main(int argc, char **argv)
     return 0;
 }
 "#;
-
-fn need(tool: &str) {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .map(|o| o.status.success());
-    assert!(
-        ok.unwrap_or(false),
-        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
-    );
-}
 
 fn augur(args: &[&str]) -> std::process::Output {
     let out = Command::new(env!("CARGO_BIN_EXE_augur"))

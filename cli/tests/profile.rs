@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use trace::{Manifest, RunDir, RunStatus};
 
+mod common;
+use common::need;
+
 fn augur() -> Command {
     Command::new(env!("CARGO_BIN_EXE_augur"))
 }
@@ -21,18 +24,6 @@ fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata")
         .join(rel)
-}
-
-fn need(tool: &str) {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .map(|o| o.status.success());
-    assert!(
-        ok.unwrap_or(false),
-        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
-    );
 }
 
 fn profile(args: &[&str]) -> Output {

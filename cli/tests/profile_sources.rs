@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use trace::{Manifest, RunDir, RunStatus};
 
+mod common;
+use common::need;
+
 fn augur(args: &[&str]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_augur"))
         .args(args)
@@ -25,18 +28,6 @@ fn augur(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
-}
-
-fn need(tool: &str) {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .map(|o| o.status.success());
-    assert!(
-        ok.unwrap_or(false),
-        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
-    );
 }
 
 fn manifest(dir: &Path) -> Manifest {

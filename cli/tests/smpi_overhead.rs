@@ -21,22 +21,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use trace::RunDir;
 
+mod common;
+use common::need;
+
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata")
         .join(rel)
-}
-
-fn need(tool: &str) {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .map(|o| o.status.success());
-    assert!(
-        ok.unwrap_or(false),
-        "`{tool}` not found: install libsimgrid-dev"
-    );
 }
 
 /// Simulated seconds of one SMPI run, from SimGrid's own end-of-simulation report.

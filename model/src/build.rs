@@ -722,6 +722,24 @@ pub fn build(
         );
         let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
         let first = g.sites.iter().next().copied().unwrap_or(0);
+        // the size per message: the source's expression when it has one, and its report
+        let fit_bytes = |src: Option<Expr>| -> (Fitted, QuantityReport) {
+            let f = non_negative(fit_quantity(
+                &by(&|pr| pr.bytes),
+                src.as_ref(),
+                &[],
+                true,
+                qopts,
+            ));
+            let rep = QuantityReport {
+                what: "bytes".into(),
+                site: first,
+                line: line(first),
+                source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
+                fit: f.clone(),
+            };
+            (f, rep)
+        };
         // the message sizes the runs measured choose the protocol regimes the cost spans
         let (d_lo, d_hi) = g
             .runs
@@ -743,20 +761,8 @@ pub fn build(
                 .bytes
                 .as_ref()
                 .and_then(|b| source_expr(b, &consts, &params));
-            let bytes = non_negative(fit_quantity(
-                &by(&|pr| pr.bytes),
-                src.as_ref(),
-                &[],
-                true,
-                qopts,
-            ));
-            quantities.push(QuantityReport {
-                what: "bytes".into(),
-                site: first,
-                line: line(first),
-                source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
-                fit: bytes.clone(),
-            });
+            let (bytes, rep) = fit_bytes(src);
+            quantities.push(rep);
             let op = collective_op(c);
             let cost = op.and_then(|op| machine.collective(op));
             if cost.is_none() {
@@ -858,20 +864,8 @@ pub fn build(
                     .and_then(|b| source_expr(b, &consts, &params)),
                 _ => None,
             });
-        let bytes = non_negative(fit_quantity(
-            &by(&|pr| pr.bytes),
-            send_src.as_ref(),
-            &[],
-            true,
-            qopts,
-        ));
-        quantities.push(QuantityReport {
-            what: "bytes".into(),
-            site: first,
-            line: line(first),
-            source: send_src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
-            fit: bytes.clone(),
-        });
+        let (bytes, rep) = fit_bytes(send_src);
+        quantities.push(rep);
         let depth = (g.kind == PhaseKind::Pipeline).then(|| {
             let cands = vec![
                 vec![Expr::var("P"), Expr::one()],
@@ -1327,11 +1321,7 @@ mod tests {
     use super::*;
 
     fn load(prog: &str) -> Vec<RunObs> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata")
-            .join(prog)
-            .join("runs/smpi-c");
-        crate::observe::load_runs(&dir).unwrap().1
+        crate::observe::testdata_runs(prog, "smpi-c")
     }
 
     #[test]

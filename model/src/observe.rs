@@ -240,16 +240,25 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
     Ok((manifest, runs, warnings))
 }
 
+/// The recorded runs of a testdata program (`set`: smpi-c, mpi-c, …), for the crate's tests.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn testdata_runs(prog: &str, set: &str) -> Vec<RunObs> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata")
+        .join(prog)
+        .join("runs")
+        .join(set);
+    load_runs(&dir).unwrap().1
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     /// One recorded run of testdata/`dir` by its configuration.
-    fn recorded(dir: &str, config: &str) -> super::RunObs {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata")
-            .join(dir);
-        let runs = super::load_runs(&dir).unwrap().1;
+    fn recorded(prog: &str, set: &str, config: &str) -> super::RunObs {
+        let runs = super::testdata_runs(prog, set);
         runs.into_iter().find(|r| r.config == config).unwrap()
     }
 
@@ -258,7 +267,7 @@ mod tests {
     /// and the critical processor is the sender.
     #[test]
     fn max_per_entry_is_the_slowest_rank() {
-        let run = recorded("shift/runs/mpi-c", "ITERS=1000,N=16384,P=2");
+        let run = recorded("shift", "mpi-c", "ITERS=1000,N=16384,P=2");
         let per_rank: Vec<f64> = run
             .ranks
             .iter()
@@ -279,7 +288,7 @@ mod tests {
     /// relaxation costs more than the slowest rank's mean.
     #[test]
     fn occurrence_max_is_at_least_the_slowest_mean() {
-        let run = recorded("atm2d/runs/smpi-c", "LAMBDA=256,STEPS=20,P=16");
+        let run = recorded("atm2d", "smpi-c", "LAMBDA=256,STEPS=20,P=16");
         let occ = run.compute_occurrence_max(19).unwrap();
         let slowest = run.compute_max_per_entry(19).unwrap();
         assert!(occ > 1.05 * slowest, "{occ} vs {slowest}");
@@ -303,7 +312,7 @@ mod tests {
     /// send) enters its first straight from the initialisation loop.
     #[test]
     fn a_burst_of_its_own_lies_between_mpi_calls() {
-        let run = recorded("shift/runs/smpi-c", "ITERS=100,N=8192,P=2");
+        let run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
         assert_eq!(run.compute_alone(5), Some(198.0 / 200.0));
     }
 }

@@ -198,20 +198,14 @@ mod tests {
     use super::*;
 
     fn load(prog: &str) -> Vec<RunObs> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata")
-            .join(prog)
-            .join("runs/smpi-c");
-        crate::observe::load_runs(&dir).unwrap().1
+        crate::observe::testdata_runs(prog, "smpi-c")
     }
 
     /// Native runs (P <= 2) of the pipeline: rank 0 only sends, rank 1 only receives, so no
     /// run tells a pipeline from an exchange; the SMPI runs up to P = 16 do.
     #[test]
     fn two_rank_chains_are_indeterminate() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata/pipeline/runs/mpi-c");
-        let native = crate::observe::load_runs(&dir).unwrap().1;
+        let native = crate::observe::testdata_runs("pipeline", "mpi-c");
         let p2p = |runs: &[RunObs]| -> Vec<Phase> {
             find(runs)
                 .into_iter()

@@ -52,3 +52,16 @@ pub fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
     assert!(runs.join("model.json").exists());
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Fails the test (never skips it) when an MPI tool the suite needs is not installed.
+pub fn need(tool: &str) {
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success());
+    assert!(
+        ok.unwrap_or(false),
+        "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
+    );
+}
