@@ -10,6 +10,7 @@
 //! seed 004 §3 reports), so the fill is D stages (the seed's `D − 1` counts processors).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use apt::{Apt, Attr, Node, NodeData, ParamOrigin};
 use serde::Serialize;
@@ -27,6 +28,10 @@ pub struct QuantityReport {
     pub what: String,
     pub site: u32,
     pub line: u32,
+    /// The file of `line` when it is not the main source (another source of the program, or
+    /// an included file), relative to the main source's directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The source's expression or `unresolved (…)`.
     pub source: String,
     #[serde(flatten)]
@@ -38,6 +43,9 @@ pub struct QuantityReport {
 pub struct ComputeReport {
     pub site: u32,
     pub line: u32,
+    /// As [`QuantityReport::file`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// Innermost iterations per entry, from the source (or `unresolved (…)`).
     pub work: String,
     /// Seconds per innermost iteration (the fitted factor of `work`), when the source gave it.
@@ -58,6 +66,9 @@ pub struct PhaseReport {
     /// Site and line of the APT ancestor.
     pub ancestor: u32,
     pub ancestor_line: u32,
+    /// As [`QuantityReport::file`], for `ancestor_line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ancestor_file: Option<String>,
     pub processors: Expr,
     pub depth: Option<Expr>,
     pub bytes: Expr,
@@ -328,7 +339,8 @@ fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
 /// A size fitted by regression with a negative term (`9.275*N/sqrt(P) - 21`) goes below zero
 /// outside the traced range, where a message cost must not: clamped at 0.
 fn non_negative(f: Fitted) -> Fitted {
-    if !f.origin.by_regression() || f.expr.terms().iter().all(|t| t.coef() >= 0.0) {
+    let signed = |e: &Expr| e.terms().iter().any(|t| t.coef() < 0.0);
+    if !f.origin.by_regression() || !(signed(&f.expr) || signed(&f.lo) || signed(&f.hi)) {
         return f;
     }
     let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
@@ -406,6 +418,16 @@ pub fn build(
         })
         .collect();
     let nodes: BTreeMap<u32, &Node> = apt.nodes().into_iter().map(|n| (n.site.0, n)).collect();
+    // where a site is, for reports: its file when not the main source, and `file:line`
+    let main_dir = apt.file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let file_of = |s: u32| -> Option<String> {
+        let f = Path::new(nodes.get(&s)?.file.as_ref()?);
+        Some(f.strip_prefix(&main_dir).unwrap_or(f).display().to_string())
+    };
+    let at = |s: u32| -> String {
+        let line = nodes.get(&s).map_or(0, |n| n.line);
+        file_of(s).map_or_else(|| format!("line {line}"), |f| format!("{f}:{line}"))
+    };
     let mut warnings = Vec::new();
     let mut quantities = Vec::new();
     let samples_of = |f: &dyn Fn(&RunObs) -> Option<f64>| -> Samples {
@@ -459,6 +481,7 @@ pub fn build(
                     what: "trip".into(),
                     site,
                     line: n.line,
+                    file: file_of(site),
                     source: match (&src, &cap) {
                         (None, Some(c)) => format!("{} (at most {c})", l.trip.text()),
                         _ => l.trip.text(),
@@ -497,6 +520,7 @@ pub fn build(
                     what: "branch".into(),
                     site,
                     line: n.line,
+                    file: file_of(site),
                     source: src,
                     fit: f.clone(),
                 });
@@ -564,13 +588,13 @@ pub fn build(
                     let below = traced - s.values.len();
                     if s.values.is_empty() {
                         warnings.push(format!(
-                            "computation at line {} (site {site}) is shorter than the machine's compute threshold ({t:e} s) in every run: not charged",
-                            n.line
+                            "computation at {} (site {site}) is shorter than the machine's compute threshold ({t:e} s) in every run: not charged",
+                            at(site)
                         ));
                     } else if below > 0 {
                         warnings.push(format!(
-                            "computation at line {} (site {site}): {below} of {traced} runs below the machine's compute threshold ({t:e} s) left out of its fit",
-                            n.line
+                            "computation at {} (site {site}): {below} of {traced} runs below the machine's compute threshold ({t:e} s) left out of its fit",
+                            at(site)
                         ));
                     }
                 }
@@ -603,6 +627,7 @@ pub fn build(
                                 what: "work".into(),
                                 site,
                                 line: n.line,
+                                file: file_of(site),
                                 source: "unresolved (counted)".into(),
                                 fit: f.clone(),
                             });
@@ -670,6 +695,7 @@ pub fn build(
                 compute_rep.push(ComputeReport {
                     site,
                     line: n.line,
+                    file: file_of(site),
                     work: match (&l.work, &work) {
                         (Some(a), _) if a.expr().is_some() => a.text(),
                         (_, Some(w)) => format!("{w} (from counters)"),
@@ -688,8 +714,11 @@ pub fn build(
     for q in &quantities {
         if q.fit.origin.by_regression() && q.fit.points > 0 {
             warnings.push(format!(
-                "{} at line {} (site {}) filled by regression: {}",
-                q.what, q.line, q.site, q.fit.expr
+                "{} at {} (site {}) filled by regression: {}",
+                q.what,
+                at(q.site),
+                q.site,
+                q.fit.expr
             ));
         }
     }
@@ -735,6 +764,7 @@ pub fn build(
                 what: "bytes".into(),
                 site: first,
                 line: line(first),
+                file: file_of(first),
                 source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
                 fit: f.clone(),
             };
@@ -767,9 +797,9 @@ pub fn build(
             let cost = op.and_then(|op| machine.collective(op));
             if cost.is_none() {
                 warnings.push(format!(
-                    "collective {:?} at line {} (site {first}): the machine sheet has no cost for it; not charged",
+                    "collective {:?} at {} (site {first}): the machine sheet has no cost for it; not charged",
                     c.op,
-                    line(first)
+                    at(first)
                 ));
             }
             let per = BOUNDS.map(|b| {
@@ -792,6 +822,7 @@ pub fn build(
                 sites: vec![first],
                 ancestor: first,
                 ancestor_line: line(first),
+                ancestor_file: file_of(first),
                 processors: procs.expr.clone(),
                 depth: None,
                 bytes: bytes.expr.clone(),
@@ -824,8 +855,8 @@ pub fn build(
         }
         if !g.determinate {
             warnings.push(format!(
-                "phase {gi} (line {}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
-                line(anchor),
+                "phase {gi} ({}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
+                at(anchor),
                 match g.kind {
                     PhaseKind::Pipeline => "a pipeline",
                     _ => "loosely synchronous",
@@ -879,6 +910,7 @@ pub fn build(
                 what: "depth".into(),
                 site: first,
                 line: line(first),
+                file: file_of(first),
                 source: "measured".into(),
                 fit: d.clone(),
             });
@@ -950,6 +982,7 @@ pub fn build(
             sites: g.sites.iter().copied().collect(),
             ancestor: anchor,
             ancestor_line: line(anchor),
+            ancestor_file: file_of(anchor),
             processors: procs.expr.clone(),
             depth: depth.map(|d| d.expr),
             bytes: bytes.expr.clone(),
@@ -1032,6 +1065,7 @@ pub fn build(
             what: "overhead".into(),
             site: 0,
             line: 0,
+            file: file_of(0),
             source: "outside computation phases".into(),
             fit: fit.clone(),
         });
