@@ -871,7 +871,8 @@ impl<'p> Analysis<'p> {
     /// Trip count and cap of a while loop at entry (`env` after its initialiser, before the
     /// body's writes are forgotten): a conjunct `it < limit` of the condition whose counter
     /// every iteration increases by a constant, with `limit` unchanged by the loop, bounds the
-    /// trip by the iterations the counter takes from its entry value to `limit`; the trip is
+    /// trip by the iterations the counter takes from its entry value to `limit` (at least one
+    /// when the test follows the body: C `do … while`); the trip is
     /// that bound exactly when nothing else ends the loop ([`crate::cap`]).
     fn while_trip(
         &mut self,
@@ -913,6 +914,12 @@ impl<'p> Analysis<'p> {
         };
         let Attr::Expr(bound) = trip_count(&start, &hi, &Val::Known(Expr::int(step))) else {
             return plain();
+        };
+        // `do { … } while (it < maxit)` runs its body once even when entered at the limit
+        let bound = if w.post_test {
+            Expr::max(Expr::one(), bound)
+        } else {
+            bound
         };
         let exit = cap::early_exit(prog, &w.body).map(|(id, what)| {
             let at = prog.stmt(id).map_or(line, |s| self.line(s.span));

@@ -84,9 +84,9 @@ fn iteration_caps_of_c_loops_that_may_end_early() {
     assert_eq!(l[2].cap, None);
     // for with a compound condition, counter from 5, any conjunct order
     assert_eq!(l[3].cap, Some(e("MAXIT - 5")));
-    // do-while, inside a counted loop
+    // do-while, inside a counted loop: its body runs at least once
     assert_eq!(l[4].trip, e("3"));
-    assert_eq!(l[5].cap, Some(e("MAXIT")));
+    assert_eq!(l[5].cap, Some(e("max(1, MAXIT)")));
     assert!(l[5].trip.unresolved().unwrap().starts_with("exits early"));
     // no cap: the increment is conditional / a continue may skip it / the limit changes
     for k in [6, 7, 8] {
@@ -222,4 +222,35 @@ int main(int argc, char **argv) {
             "TOL (option -t)"
         ]
     );
+}
+
+#[test]
+fn a_do_while_counter_loop_runs_at_least_once() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int maxit, it;
+    MPI_Init(&argc, &argv);
+    maxit = atoi(argv[1]);
+    it = 0;
+    do {
+        it++;
+        MPI_Barrier(MPI_COMM_WORLD);
+    } while (it < maxit);
+    it = 10;
+    do {
+        it++;
+        MPI_Barrier(MPI_COMM_WORLD);
+    } while (it < 5);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("dowhile.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("max(1, MAXIT)"));
+    assert_eq!(l[0].cap, None);
+    // entered past its limit: the body still runs once (was an exact trip of -4)
+    assert_eq!(l[1].trip, e("1"));
 }
