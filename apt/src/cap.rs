@@ -2,9 +2,12 @@
 //! conjuncts counts iterations (`while (it < maxit && rnorm > tol)` with `it++` run in every
 //! iteration; Fortran `do while (it < maxit .and. …)`), and a counted loop left by `break`
 //! or `return` (`for (it = 0; it < maxit; it++) { … if (done) break; }`, Fortran `do it =
-//! 1, maxit … exit`). The trip count stays unresolved (the runs measure it); the cap is
+//! 1, maxit … exit`; a `return` in an inner loop, or `exit outer` naming it, leaves it too).
+//! The trip count stays unresolved (the runs measure it); the cap is
 //! what the model may bound it by: trip ≤ cap.
-use frontend::{BinOp, Language, Program, SrcExpr, SrcExprKind, StmtId, StmtKind, While};
+use frontend::{
+    BinOp, Language, Program, Sources, Span, SrcExpr, SrcExprKind, StmtId, StmtKind, While,
+};
 
 use crate::procs::ProcFacts;
 
@@ -72,19 +75,91 @@ pub fn own_stmts(prog: &Program, block: &[StmtId]) -> Vec<StmtId> {
 }
 
 /// The first `break` (Fortran `exit`) or `return` that leaves the loop whose body is `body`,
-/// with its keyword.
-pub fn early_exit(prog: &Program, body: &[StmtId]) -> Option<(StmtId, &'static str)> {
+/// with its keyword: a `break`/`exit` among its own statements, a `return` anywhere in it
+/// (inner loops included), and a Fortran `exit NAME` in an inner loop whose `NAME` is not
+/// one of the inner loops (so this loop or one around it).
+pub fn early_exit(
+    prog: &Program,
+    sources: &Sources,
+    body: &[StmtId],
+) -> Option<(StmtId, &'static str)> {
     let brk = match prog.language {
         Language::C => "break",
         Language::Fortran => "exit",
     };
-    own_stmts(prog, body)
+    let inner_names: Vec<String> = prog
+        .walk(body)
         .into_iter()
-        .find_map(|id| match prog.stmt(id).map(|s| &s.kind) {
-            Some(StmtKind::Break) => Some((id, brk)),
-            Some(StmtKind::Return { .. }) => Some((id, "return")),
+        .filter_map(|id| match &prog.stmt(id)?.kind {
+            StmtKind::Loop(l) => loop_name(prog, sources, l.header_span),
+            StmtKind::While(w) => loop_name(prog, sources, w.header_span),
             _ => None,
         })
+        .collect();
+    // (statement, inside an inner loop), in source order
+    let mut stack: Vec<(StmtId, bool)> = body.iter().rev().map(|id| (*id, false)).collect();
+    while let Some((id, inner)) = stack.pop() {
+        let Some(s) = prog.stmt(id) else {
+            continue;
+        };
+        let nested: Vec<(StmtId, bool)> = match &s.kind {
+            StmtKind::Break => {
+                let leaves =
+                    !inner || exit_name(sources, s.span).is_some_and(|n| !inner_names.contains(&n));
+                if leaves {
+                    return Some((id, brk));
+                }
+                continue;
+            }
+            StmtKind::Return { .. } => return Some((id, "return")),
+            StmtKind::Loop(_) | StmtKind::While(_) => s
+                .kind
+                .blocks()
+                .into_iter()
+                .flatten()
+                .map(|c| (*c, true))
+                .collect(),
+            k => k
+                .blocks()
+                .into_iter()
+                .flatten()
+                .map(|c| (*c, inner))
+                .collect(),
+        };
+        stack.extend(nested.into_iter().rev());
+    }
+    None
+}
+
+/// The construct name (lower case) of a Fortran loop whose header is `header` (`outer: do i = 1, n`).
+fn loop_name(prog: &Program, sources: &Sources, header: Span) -> Option<String> {
+    if prog.language != Language::Fortran {
+        return None;
+    }
+    let file = sources.get(header.file)?;
+    let line = file.line_text(file.line_of(header.start));
+    let code = line
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    let code = code.trim_start();
+    let end = code
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(code.len());
+    let (word, rest) = code.split_at(end);
+    let rest = rest.trim_start();
+    let named = !word.is_empty() && rest.starts_with(':') && !rest.starts_with("::");
+    named.then(|| word.to_ascii_lowercase())
+}
+
+/// `NAME` of a Fortran `exit NAME` (`None`: a plain `exit` or C `break`).
+fn exit_name(sources: &Sources, span: Span) -> Option<String> {
+    let text = sources.text(span).trim().to_ascii_lowercase();
+    let rest = text.strip_prefix("exit")?.trim();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let word = &rest[..end];
+    (!word.is_empty()).then(|| word.to_string())
 }
 
 /// The positive constant by which every iteration of `w` increases `var`: exactly one

@@ -768,7 +768,9 @@ impl<'p> Analysis<'p> {
         }
         // left by `break`/`return`: the counted trip is only an upper bound
         let mut cap = None;
-        if let (Attr::Expr(t), Some((exit, what))) = (&trip, cap::early_exit(self.prog, &l.body)) {
+        if let (Attr::Expr(t), Some((exit, what))) =
+            (&trip, cap::early_exit(self.prog, self.sources, &l.body))
+        {
             let at = self.prog.stmt(exit).map_or(line, |x| self.line(x.span));
             cap = Some(Attr::Expr(t.clone()));
             trip = Attr::Unresolved(format!("exits early ({what} at line {at})"));
@@ -921,7 +923,7 @@ impl<'p> Analysis<'p> {
         } else {
             bound
         };
-        let exit = cap::early_exit(prog, &w.body).map(|(id, what)| {
+        let exit = cap::early_exit(prog, self.sources, &w.body).map(|(id, what)| {
             let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
             format!("{what} at line {at}")
         });

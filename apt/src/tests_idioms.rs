@@ -254,3 +254,50 @@ int main(int argc, char **argv) {
     // entered past its limit: the body still runs once (was an exact trip of -4)
     assert_eq!(l[1].trip, e("1"));
 }
+
+#[test]
+fn a_return_inside_an_inner_loop_ends_the_outer_loop_early() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int solve(int n, int maxit, double r, double tol) {
+    int it, j;
+    for (it = 0; it < maxit; it++) {
+        for (j = 0; j < n; j++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (r < tol)
+                return it;
+            r = r * 0.5;
+        }
+    }
+    for (it = 0; it < maxit; it++) {
+        for (j = 0; j < n; j++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (r < tol)
+                break;
+        }
+    }
+    return maxit;
+}
+int main(int argc, char **argv) {
+    int n, maxit;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    maxit = atoi(argv[2]);
+    solve(n, maxit, 1.0, 1e-8);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("ret.c", src);
+    let l = loops(&apt);
+    assert_eq!(
+        l[0].trip,
+        Attr::Unresolved("exits early (return at line 10)".into())
+    );
+    assert_eq!(l[0].cap, Some(e("MAXIT")));
+    // an inner loop's own break leaves the outer loop's count exact
+    assert_eq!(l[2].trip, e("MAXIT"));
+    assert_eq!(l[2].cap, None);
+    assert_eq!(l[3].cap, Some(e("N")));
+}
