@@ -186,14 +186,18 @@ pub fn depth_exceeds(tree: &Tree, limit: usize) -> bool {
     }
 }
 
-/// Byte ranges (in `text`, from `start`) of the Fortran lines whose parentheses do not balance
-/// and that do not continue on the next line (`&`): where an error that tree-sitter's
-/// recovery spread over several lines (`if (n > 3 then` ... `end if`) most likely is.
+/// Byte ranges (in `text`, from `start`) of the Fortran statements whose parentheses do not
+/// balance: where an error that tree-sitter's recovery spread over several lines (`if (n > 3
+/// then` ... `end if`) most likely is. A statement continued with `&` (fixed form arrives
+/// normalised so) is counted over all its lines and reported from its first line to its
+/// last; blank and comment lines between them do not end it.
 fn unbalanced_lines(text: &str, start: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut at = start;
+    let mut depth = 0i32;
+    // byte range of the statement so far (from its first line's code to the current line's)
+    let mut stmt: Option<(usize, usize)> = None;
     for line in text.split_inclusive('\n') {
-        let mut depth = 0i32;
         let mut quote: Option<char> = None;
         let mut code_end = line.len();
         for (i, c) in line.char_indices() {
@@ -211,11 +215,24 @@ fn unbalanced_lines(text: &str, start: usize) -> Vec<(usize, usize)> {
             }
         }
         let code = line.get(..code_end).unwrap_or("").trim_end();
-        if depth != 0 && !code.ends_with('&') {
-            let lead = code.len() - code.trim_start().len();
-            out.push((at + lead, at + code.len()));
+        let lead = code.len() - code.trim_start().len();
+        if code.trim_start().is_empty() {
+            at += line.len();
+            continue;
+        }
+        let first = stmt.map_or(at + lead, |(a, _)| a);
+        stmt = Some((first, at + code.len()));
+        if !code.ends_with('&') {
+            if depth != 0 {
+                out.extend(stmt);
+            }
+            depth = 0;
+            stmt = None;
         }
         at += line.len();
+    }
+    if depth != 0 {
+        out.extend(stmt);
     }
     out
 }
@@ -244,7 +261,8 @@ pub fn syntax_diagnostics(
                 if out.len() >= MAX_SYNTAX_DIAGS {
                     continue;
                 }
-                let first: String = asm.text.get(a..b).unwrap_or("").chars().take(40).collect();
+                let text = asm.text.get(a..b).unwrap_or("");
+                let first: String = text.lines().next().unwrap_or("").chars().take(40).collect();
                 out.push(
                     Diagnostic::error(
                         codes::SYNTAX,
@@ -321,5 +339,43 @@ mod tests {
         assert!(error_count(&tree) > 0);
         let d = syntax_diagnostics(&tree, &a, FileId(0), false);
         assert!(!d.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod unbalanced {
+    use super::*;
+
+    /// The text of an ERROR region: a statement continued with `&` balances over its lines
+    /// (`n)` was reported on its own); the unbalanced `if` is reported.
+    #[test]
+    fn parentheses_balance_over_continued_lines() {
+        let text = "  if (n > 3 then\n    call foo(n, &\n             n)\n  end if\n";
+        let at: Vec<&str> = unbalanced_lines(text, 0)
+            .into_iter()
+            .map(|(a, b)| &text[a..b])
+            .collect();
+        assert_eq!(at, ["if (n > 3 then"]);
+        // a comment line inside the statement does not end it; an unbalanced continued
+        // statement is reported from its first line to its last
+        let text = "x = f(a, &\n! why\n  b\ny = 1\n";
+        let at: Vec<&str> = unbalanced_lines(text, 0)
+            .into_iter()
+            .map(|(a, b)| &text[a..b])
+            .collect();
+        assert_eq!(at, ["x = f(a, &\n! why\n  b"]);
+    }
+
+    /// Fixed form as the parser sees it: the continuation (column 6) normalised to `&`.
+    #[test]
+    fn fixed_form_continuations_balance_after_normalisation() {
+        let src = "      IF (N .GT. 3 THEN\n         CALL FOO(N,\n     &            N)\n      \
+                   END IF\n";
+        let asm = crate::normalize::fixed_form(FileId(0), src, true);
+        let at: Vec<u32> = unbalanced_lines(&asm.text, 0)
+            .into_iter()
+            .map(|(a, _)| asm.text[..a].matches('\n').count() as u32 + 1)
+            .collect();
+        assert_eq!(at, [1], "{}", asm.text);
     }
 }
