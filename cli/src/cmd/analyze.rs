@@ -96,7 +96,12 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     } else {
         args.args.clone()
     };
-    let files = sources::canonical(&args.sources);
+    let mut files = sources::canonical(&args.sources);
+    // the order profile numbered the sites in (errors reading the manifest are reported below)
+    if let Ok(Some(m)) = trace::RunDir::at(&args.runs).load_manifest() {
+        let recorded: Vec<String> = m.all_sources().into_iter().map(|s| s.path).collect();
+        files = sources::in_recorded_order(files, &recorded);
+    }
     let (lowered, tree) = sources::load(&files, &fopts, &apt::AptOptions { arg_names })?;
     // as `profile` does: a model of a program the parser misread would be wrong
     for d in &lowered.diagnostics {

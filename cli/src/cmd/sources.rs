@@ -4,21 +4,45 @@
 //!
 //! Site ids follow the order the front end lowers the files in, so that order must not depend on
 //! how the user happened to list them: the first file (the one holding the main program, which
-//! names the program and its run directory) stays first, the others are sorted by path.
+//! names the program and its run directory) stays first, the others are sorted by file name
+//! (not path: `x/cg.c y/ops.c` must number sites as `cg.c ops.c` did; `read_all` refuses two
+//! files of one name). `analyze` goes further and takes the order the runs' manifest recorded.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
-/// The files in canonical order: the first as given, then the others sorted by path, each once.
+/// The files in canonical order: the first as given, then the others sorted by file name, each
+/// once.
 pub fn canonical(files: &[PathBuf]) -> Vec<PathBuf> {
     let Some((main, rest)) = files.split_first() else {
         return Vec::new();
     };
     let mut rest: Vec<PathBuf> = rest.iter().filter(|p| *p != main).cloned().collect();
-    rest.sort();
+    rest.sort_by(|a, b| a.file_name().cmp(&b.file_name()).then_with(|| a.cmp(b)));
     rest.dedup();
     let mut out = vec![main.clone()];
     out.extend(rest);
+    out
+}
+
+/// `files` (canonical) in the order of `recorded` (the manifest's sources, as paths given to
+/// `profile`) when they are the same files by name with the same one first: site ids then
+/// follow the numbering the traces carry, whatever order an older augur chose. Otherwise
+/// `files` unchanged (the mismatch is reported when the sources are checked).
+pub fn in_recorded_order(files: Vec<PathBuf>, recorded: &[String]) -> Vec<PathBuf> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_os_string());
+    let recorded: Vec<_> = recorded.iter().map(|r| name(Path::new(r))).collect();
+    let same_main = files.first().map(|f| name(f)) == recorded.first().cloned();
+    if !same_main || files.len() != recorded.len() {
+        return files;
+    }
+    let mut out = Vec::with_capacity(files.len());
+    for r in &recorded {
+        match files.iter().find(|f| name(f) == *r) {
+            Some(f) if !out.contains(f) => out.push(f.clone()),
+            _ => return files,
+        }
+    }
     out
 }
 
@@ -85,5 +109,40 @@ mod tests {
             "site ids must not depend on the order the other files are listed in"
         );
         assert!(canonical(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_rest_are_sorted_by_file_name_not_path() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        // `profile cg.c vec.c ops.c` then `analyze x/cg.c x/vec.c y/ops.c`: same numbering
+        assert_eq!(
+            canonical(&p(&["x/cg.c", "x/vec.c", "y/ops.c"])),
+            p(&["x/cg.c", "y/ops.c", "x/vec.c"])
+        );
+    }
+
+    #[test]
+    fn analyze_takes_the_recorded_order() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        let rec = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // recorded by an augur that sorted by path
+        let given = canonical(&p(&["src/cg.c", "src/vec.c", "lib/ops.c"]));
+        assert_eq!(
+            in_recorded_order(given.clone(), &rec(&["cg.c", "a/vec.c", "b/ops.c"])),
+            p(&["src/cg.c", "src/vec.c", "lib/ops.c"])
+        );
+        // other files, or another main: left for check_source to report
+        assert_eq!(
+            in_recorded_order(given.clone(), &rec(&["cg.c", "vec.c"])),
+            given
+        );
+        assert_eq!(
+            in_recorded_order(given.clone(), &rec(&["vec.c", "cg.c", "ops.c"])),
+            given
+        );
+        assert_eq!(
+            in_recorded_order(given.clone(), &rec(&["cg.c", "vec.c", "dot.c"])),
+            given
+        );
     }
 }
