@@ -208,7 +208,12 @@ fn evaluate(
     values: BTreeMap<String, f64>,
 ) -> Result<Point> {
     let mut warnings = Vec::new();
+    // a parameter T mentions has a law from the source (a trip count): T does depend on it
+    let in_t = m.t.vars();
     for (k, v) in &values {
+        if in_t.contains(k) {
+            continue;
+        }
         let Some(seen) = traced.get(k).map(values_of) else {
             continue;
         };
@@ -327,5 +332,19 @@ mod tests {
         let m = model("N/(P - 2)", "N/(P - 2)", &["N", "P"], runs);
         let p = evaluate(&m, &traced, "", at("N=0,P=2")).unwrap();
         assert_eq!((p.t, p.band), (None, None));
+    }
+
+    #[test]
+    fn unvaried_parameter_t_mentions_does_not_warn() {
+        // STEPS took one value, but T has it from a source law (a trip count)
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("STEPS", 20.0), ("P", 2.0)],
+            &[("N", 128.0), ("STEPS", 20.0), ("P", 4.0)],
+        ];
+        let m = model("STEPS*N/P", "STEPS*N/P", &["N", "P", "STEPS"], runs);
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=64,STEPS=40,P=2")).unwrap();
+        assert_eq!(p.t, Some(1280.0));
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 }
