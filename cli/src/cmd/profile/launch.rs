@@ -415,9 +415,11 @@ pub fn stderr_tail(path: &Path) -> StderrTail {
     let dashes: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].len() >= 3 && lines[i].chars().all(|c| c == '-'))
         .collect();
+    // paired from the end: the launcher's notices come after everything the program printed,
+    // which may hold dash lines of its own (an odd one out is the program's)
     let in_box = |i: usize| {
         dashes
-            .chunks_exact(2)
+            .rchunks_exact(2)
             .any(|pair| pair[0] < i && i < pair[1])
     };
     let aborted = lines.iter().any(|l| {
@@ -707,6 +709,16 @@ mod tests {
                 aborted: true,
                 last: Some("bad input".into())
             }
+        );
+        // a dash line of the program's own before the box does not shift the pairing
+        std::fs::write(
+            &e,
+            "------\nerror: N must be even\n-----\nMPI_ABORT was invoked on rank 0\nwith errorcode 1.\n-----\n",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e).last.as_deref(),
+            Some("error: N must be even")
         );
         // a program's own bracketed line is kept
         std::fs::write(&e, "[rank 1] residual [x/y] too large\n").unwrap();
