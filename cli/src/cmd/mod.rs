@@ -50,12 +50,13 @@ pub enum Command {
 
 /// An error and its causes on one line, `outer: cause: root`, each text once: library errors
 /// often already end with their source's text (`cannot read x.c: No such file …`), which
-/// anyhow's `{:#}` would then print again.
+/// anyhow's `{:#}` would then print again. Only a cause the message so far ends with is such a
+/// repeat; one whose text merely occurs earlier (a file name, a word) is kept.
 pub fn error_chain(err: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
-        if text.is_empty() || out.contains(&text) {
+        if text.is_empty() || out.ends_with(&text) {
             continue;
         }
         if !out.is_empty() {
@@ -104,5 +105,11 @@ mod tests {
         // causes that do not repeat themselves are all kept
         let err = anyhow::anyhow!("root cause").context("outer");
         assert_eq!(error_chain(&err), "outer: root cause");
+    }
+
+    #[test]
+    fn cause_appearing_inside_the_message_is_kept() {
+        let err = anyhow::anyhow!("timeout").context("run N=64 (timeout 60 s) failed");
+        assert_eq!(error_chain(&err), "run N=64 (timeout 60 s) failed: timeout");
     }
 }
