@@ -109,18 +109,29 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
     } else {
         let mut units: Vec<(&PathBuf, Lang)> = vec![(&input.main, input.lang)];
         units.extend(input.others.iter().map(|(u, l)| (u, *l)));
-        // Fortran modules are compiled before the files that `use` them
-        let defines_module = |u: &Path| {
+        // named after the whole file name: x.f and x.f90 are two objects, and none can be a
+        // runtime object (`augur_trace.o`)
+        let obj_of = |u: &Path| {
+            let mut name = u.as_os_str().to_owned();
+            name.push(".o");
+            p(&build.join(name))
+        };
+        // linked in the order given, the main program first
+        let link_objs: Vec<String> = units.iter().map(|(u, _)| obj_of(u)).collect();
+        let text_of = |u: &Path| {
             input
                 .files
                 .iter()
                 .find(|(r, _)| r == u)
-                .is_some_and(|(_, text)| has_module(text))
+                .map_or("", |(_, text)| text.as_str())
         };
-        let obj_of = |u: &Path| p(&build.join(u.with_extension("o")));
-        // linked in the order given, the main program first
-        let link_objs: Vec<String> = units.iter().map(|(u, _)| obj_of(u)).collect();
-        units.sort_by_key(|(u, _)| !defines_module(u));
+        let order = compile_order(
+            &units
+                .iter()
+                .map(|(u, l)| (l.is_fortran(), text_of(u)))
+                .collect::<Vec<_>>(),
+        );
+        let units: Vec<(&PathBuf, Lang)> = order.into_iter().map(|i| units[i]).collect();
         for (unit, lang) in units {
             let mut c = vec![wrappers(launcher, lang).1.to_string(), "-O2".into()];
             c.extend(flags(lang, unit));
@@ -141,21 +152,111 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
     cmds
 }
 
-/// Whether Fortran text defines a module (`module NAME`, not `module procedure`).
-fn has_module(text: &str) -> bool {
-    text.lines().any(|l| {
-        let l = l.trim_start().to_ascii_lowercase();
-        let mut words = l.split_whitespace();
-        words.next() == Some("module")
-            && words
-                .next()
-                .is_some_and(|w| w != "procedure" && !w.starts_with('!'))
+/// The order to compile units in (indices into `units`: whether each is Fortran, and its text):
+/// a Fortran file that `use`s a module another file defines compiles after that file (the
+/// compiler needs the `.mod`); otherwise files defining modules first, then the order given.
+/// A cycle (which the compiler would reject anyway) is broken at the first file left.
+fn compile_order(units: &[(bool, &str)]) -> Vec<usize> {
+    let defined: Vec<Vec<String>> = units
+        .iter()
+        .map(|(f, text)| {
+            if *f {
+                modules_defined(text)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let deps: Vec<Vec<usize>> = units
+        .iter()
+        .enumerate()
+        .map(|(i, (f, text))| {
+            let used = if *f { modules_used(text) } else { Vec::new() };
+            (0..units.len())
+                .filter(|&j| j != i && defined[j].iter().any(|m| used.contains(m)))
+                .collect()
+        })
+        .collect();
+    let mut todo: Vec<usize> = (0..units.len()).collect();
+    todo.sort_by_key(|&i| defined[i].is_empty());
+    let mut out: Vec<usize> = Vec::new();
+    while !todo.is_empty() {
+        let k = todo
+            .iter()
+            .position(|&i| deps[i].iter().all(|d| out.contains(d)))
+            .unwrap_or(0);
+        out.push(todo.remove(k));
+    }
+    out
+}
+
+/// The statement words of Fortran text, lowercased, one line each: comments after `!` dropped.
+fn fortran_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().map(|l| {
+        let l = l.split('!').next().unwrap_or("");
+        l.trim().to_ascii_lowercase()
     })
+}
+
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The modules Fortran text defines (`module NAME`, not `module procedure|function|subroutine`).
+fn modules_defined(text: &str) -> Vec<String> {
+    fortran_lines(text)
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            if words.next() != Some("module") {
+                return None;
+            }
+            let name = ident(words.next()?);
+            let not = ["procedure", "function", "subroutine", ""];
+            (!not.contains(&name.as_str()) && words.next().is_none()).then_some(name)
+        })
+        .collect()
+}
+
+/// The non-intrinsic modules Fortran text `use`s (`use m`, `use :: m`, `use m, only: x`).
+fn modules_used(text: &str) -> Vec<String> {
+    fortran_lines(text)
+        .filter_map(|l| {
+            let rest = l.strip_prefix("use")?;
+            if rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                return None; // `user = 1`
+            }
+            let rest = rest.trim_start();
+            let rest = match rest.strip_prefix(',') {
+                Some(nature) => {
+                    let (nature, name) = nature.split_once("::")?;
+                    if nature.trim() == "intrinsic" {
+                        return None;
+                    }
+                    name
+                }
+                None => rest.strip_prefix("::").unwrap_or(rest),
+            };
+            let name = ident(rest.trim_start());
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
 }
 
 /// Writes the sources and runtime into `build` and compiles them (skipped when the stamp says
 /// the same sources were already built with the same commands). Returns the executable path.
 pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<PathBuf> {
+    if let Some((rel, _)) = input.files.iter().find(|(rel, _)| {
+        augur_runtime::FILES
+            .iter()
+            .any(|f| rel.as_os_str() == f.name)
+    }) {
+        bail!(
+            "{}: augur's runtime has a file of that name in the build directory; rename the source",
+            rel.display()
+        );
+    }
     std::fs::create_dir_all(build).with_context(|| format!("cannot create {}", build.display()))?;
     let exe = build.join(&input.exe_name);
     let cmds = commands(input, launcher, build);
@@ -300,6 +401,7 @@ fn stamp(input: &BuildInput, cmds: &[Vec<String>]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -362,7 +464,7 @@ mod tests {
         assert_eq!(text.len(), 6, "{text:#?}");
         assert!(
             text[2].starts_with("mpif90 -O2 -fallow-argument-mismatch")
-                && text[2].contains("-c /b/mods.f90 -o /b/mods.o"),
+                && text[2].contains("-c /b/mods.f90 -o /b/mods.f90.o"),
             "the module first: {}",
             text[2]
         );
@@ -374,13 +476,68 @@ mod tests {
         );
         assert_eq!(
             text[5],
-            "mpif90 -O2 -fallow-argument-mismatch -o /b/p /b/main.o /b/kernel.o /b/mods.o /b/augur_trace.o /b/augur_fortran.o"
+            "mpif90 -O2 -fallow-argument-mismatch -o /b/p /b/main.f90.o /b/kernel.f.o /b/mods.f90.o /b/augur_trace.o /b/augur_fortran.o"
         );
         let smpi = commands(&mixed, Launcher::Smpirun, Path::new("/b"));
         assert_eq!(smpi[3][0], "smpif90");
         assert_eq!(smpi[4][0], "smpiff");
         assert!(!smpi[4].contains(&"-ffixed-form".to_string()));
         assert_eq!(smpi[5][0], "smpif90");
+    }
+
+    #[test]
+    fn objects_named_after_the_whole_file_name() {
+        // x.f and x.f90 (and a source named like a runtime unit) were all `x.o`
+        let mut two = input(Lang::FortranFree);
+        two.main = "x.f90".into();
+        two.others = vec![("x.f".into(), Lang::FortranFixed)];
+        two.files = vec![
+            ("x.f90".into(), "program x\nend program\n".into()),
+            ("x.f".into(), "      subroutine k\n      end\n".into()),
+        ];
+        let cmds = commands(&two, Launcher::Mpirun, Path::new("/b"));
+        let link = cmds.last().unwrap().join(" ");
+        assert!(
+            link.ends_with("-o /b/p /b/x.f90.o /b/x.f.o /b/augur_trace.o /b/augur_fortran.o"),
+            "{link}"
+        );
+        let mut rt = input(Lang::C);
+        rt.main = "augur_trace.c".into();
+        rt.files = vec![("augur_trace.c".into(), "int main(){}".into())];
+        let dir = tempfile::tempdir().unwrap();
+        let e = build(&rt, Launcher::Mpirun, dir.path()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("augur_trace.c: augur's runtime has a file of that name"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn fortran_modules_compile_after_the_modules_they_use() {
+        // a uses b (in another file), b uses c: c, b, a whatever the order given
+        let units = [
+            (true, "program main\n use a\nend program\n"),
+            (
+                true,
+                "module a\n  use, intrinsic :: iso_c_binding\n  use b, only: f\nend module a\n",
+            ),
+            (
+                true,
+                "module b\n  USE :: c ! needs c\ncontains\n  module procedure g\nend module b\n",
+            ),
+            (true, "module c\nend module c\n"),
+            (false, "int helper(void) { return 0; }\n"),
+        ];
+        assert_eq!(compile_order(&units), [3, 2, 1, 0, 4]);
+        assert_eq!(modules_used(units[1].1), ["b"]);
+        assert_eq!(modules_defined(units[2].1), ["b"]);
+        // a cycle does not hang: every unit once
+        let cycle = [
+            (true, "module a\nuse b\nend module\n"),
+            (true, "module b\nuse a\nend module\n"),
+        ];
+        assert_eq!(compile_order(&cycle), [0, 1]);
     }
 
     #[test]
