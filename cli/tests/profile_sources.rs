@@ -376,3 +376,71 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
     let o = augur(&["analyze", s(&src), "--runs", s(&smpi), "--json"]);
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// `--stdin` reaches the ranks other than 0 also when the program calls MPI_Init where the
+/// instrumentation does not see it (through a pointer: the tracer goes live at the next wrapped
+/// call), and a file a rank cannot open is named on its stderr instead of the rank silently
+/// reading nothing (which looked like a short input file).
+#[test]
+fn stdin_reaches_every_rank_without_the_init_wrapper_and_a_bad_file_is_named() {
+    need("mpicc");
+    need("mpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = write(
+        tmp.path(),
+        "ptr.c",
+        "#include <mpi.h>\n#include <stdio.h>\n\n\
+         int main(int argc, char **argv) {\n    int (*init)(int *, char ***) = MPI_Init;\n\
+         \x20   int rank, v = -1;\n    init(&argc, &argv);\n\
+         \x20   MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n\
+         \x20   if (scanf(\"%d\", &v) != 1) {\n\
+         \x20       fprintf(stderr, \"rank %d: end of file on stdin\\n\", rank);\n\
+         \x20       MPI_Abort(MPI_COMM_WORLD, 2);\n    }\n\
+         \x20   printf(\"rank %d v=%d\\n\", rank, v);\n    MPI_Barrier(MPI_COMM_WORLD);\n\
+         \x20   MPI_Finalize();\n    return 0;\n}\n",
+    );
+    let input = write(tmp.path(), "in.txt", "{N}\n");
+    let out = tmp.path().join("ptr.augur");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&out),
+        "--stdin",
+        s(&input),
+        "--np",
+        "2",
+        "--param",
+        "N=5",
+        "--timeout",
+        "30s",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let m = manifest(&out);
+    let stdout = std::fs::read_to_string(
+        RunDir::at(&out)
+            .run_path(&m.runs[0].config)
+            .join("stdout.txt"),
+    )
+    .unwrap();
+    assert!(stdout.contains("rank 1 v=5"), "{stdout}");
+
+    // the instrumented program run by hand with an input that does not exist
+    let exe = out.join("build").join("ptr");
+    let o = Command::new("mpirun")
+        .args(["--oversubscribe", "-np", "2", s(&exe)])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("AUGUR_TRACE_DIR", tmp.path())
+        .env("AUGUR_STDIN", "/nonexistent/in.txt")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "augur: warning: rank 1 cannot open its standard input /nonexistent/in.txt: No such file or directory"
+        ),
+        "{err}"
+    );
+}

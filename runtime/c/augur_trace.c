@@ -707,12 +707,16 @@ static void open_trace(augur_state *s, augur_stamp t) {
   }
 }
 
-/* Learns rank and size and opens the file; from then on MPI_Wtime may be called. */
+static void augur_redirect_stdin(int rank);
+
+/* Learns rank and size and opens the file; from then on MPI_Wtime may be called. Runs once per
+ * rank (it sets `live`), whether from the MPI_Init wrapper or from ensure_live. */
 static void go_live(augur_state *s) {
   s->live = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &s->size);
   if (s->fd < 0 && !s->broken) open_trace(s, stamp_of(s));
+  augur_redirect_stdin(s->rank);
 }
 
 /* A program that called MPI_Init itself (not through a wrapper) still gets a trace: the first
@@ -726,15 +730,23 @@ static void ensure_live(augur_state *s) {
 /* `augur profile --stdin FILE`: every rank reads FILE as its standard input. mpirun forwards
    its own standard input (FILE) to rank 0 only and gives the others /dev/null, so those open
    FILE themselves here, before the program reads anything after MPI_Init. Under SMPI all ranks
-   are threads of one process sharing the launcher's standard input: nothing to do. */
+   are threads of one process sharing the launcher's standard input: nothing to do. A failure
+   is said on stderr (the rank then reads /dev/null, which would otherwise look like a short
+   input file). */
 static void augur_redirect_stdin(int rank) {
 #if !AUGUR_SMPI
   const char *path = getenv("AUGUR_STDIN");
   if (rank == 0 || !path || !*path) return;
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return;
+  if (fd < 0) {
+    fprintf(stderr, "augur: warning: rank %d cannot open its standard input %s: %s (it reads nothing)\n",
+            rank, path, strerror(errno));
+    return;
+  }
   if (fd != 0) {
-    dup2(fd, 0);
+    if (dup2(fd, 0) < 0)
+      fprintf(stderr, "augur: warning: rank %d cannot make %s its standard input: %s (it reads nothing)\n",
+              rank, path, strerror(errno));
     close(fd);
   }
   clearerr(stdin);
@@ -749,7 +761,6 @@ void augur_after_init(augur_stamp t0, int site, int fortran) {
   if (!s) return;
   s->fortran = fortran;
   if (!s->live) go_live(s);
-  augur_redirect_stdin(s->rank);
   augur_stamp t1 = stamp_of(s);
   augur_mpi_rec r = {0};
   r.op = AUGUR_OP_INIT;
@@ -860,13 +871,26 @@ int augur_MPI_Finalize(int site) {
   return rc;
 }
 
+/* After an MPI_Init the instrumentation did not see, a program's first calls are usually these:
+ * going live here (rather than at the first traced event) gives its ranks their --stdin input
+ * before they read it. Not under SMPI, where there is no redirect and each entry into the
+ * runtime costs simulated time. */
+static void live_if_initialized(void) {
+#if !AUGUR_SMPI
+  augur_state *s = st();
+  if (s && !s->live) ensure_live(s);
+#endif
+}
+
 int augur_MPI_Comm_size(int site, MPI_Comm comm, int *size) {
   (void)site;
+  live_if_initialized();
   return MPI_Comm_size(comm, size);
 }
 
 int augur_MPI_Comm_rank(int site, MPI_Comm comm, int *rank) {
   (void)site;
+  live_if_initialized();
   return MPI_Comm_rank(comm, rank);
 }
 
