@@ -305,6 +305,7 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
     // without --stdin: the runs fail, and the reason says why and what to do
     let mut args = vec!["profile", s(&src), "--out", s(&out)];
     args.extend(grid);
+    args.extend(["--param", "EXTRA=7"]);
     let o = augur(&args);
     assert_eq!(o.status.code(), Some(1));
     let m = manifest(&out);
@@ -315,6 +316,17 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
         reason.contains("end of file on stdin") && reason.contains("--stdin FILE"),
         "{reason}"
     );
+    let failed_dirs = |out: &Path| -> Vec<String> {
+        std::fs::read_dir(out.join("runs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("EXTRA"))
+            .collect()
+    };
+    assert!(
+        !failed_dirs(&out).is_empty(),
+        "the failed runs' directories"
+    );
 
     // with it: every configuration reads its own copy with the grid's values; runs that all
     // failed are not worth keeping, so no --force is needed
@@ -323,6 +335,8 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
     args.extend(["--", "all"]);
     let o = augur(&args);
     assert_eq!(o.status.code(), Some(0));
+    // the replaced manifest's runs are gone with it, as with --force
+    assert_eq!(failed_dirs(&out), Vec::<String>::new());
     let m = manifest(&out);
     assert_eq!(m.stdin.as_ref().unwrap().path, s(&input));
     for r in &m.runs {
@@ -346,16 +360,21 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
             assert!(stdout.contains(&want), "{want} in {stdout}");
         }
     }
-    // another input is another set of runs
-    let other = write(tmp.path(), "other.txt", "{N} 20\n");
+    // another input is another set of runs; a placeholder the grid lacks is passed as written,
+    // with a warning (a misspelt --param)
+    let other = write(tmp.path(), "other.txt", "{N} {STEPS}\n");
     let mut args = vec!["profile", s(&src), "--out", s(&out), "--stdin", s(&other)];
     args.extend(grid);
     let o = augur(&args);
     assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("another standard input"), "{err}");
     assert!(
-        stderr(&o).contains("another standard input"),
-        "{}",
-        stderr(&o)
+        err.contains(&format!(
+            "warning: --stdin {}: `{{STEPS}}` is not a grid parameter (known: {{N}} {{NSTEPS}} {{P}})",
+            s(&other)
+        )),
+        "{err}"
     );
 
     // under SMPI the ranks share the launcher's standard input: rank 0 reads and broadcasts

@@ -179,6 +179,11 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         }
         None => None,
     };
+    if let (Some(input), Some(config)) = (&stdin, configs.first()) {
+        for w in input.unknown_placeholders(config) {
+            eprintln!("warning: {w}");
+        }
+    }
 
     let rd = run_dir(&args)?;
     let mut manifest = open_manifest(&rd, &args, &sources, stdin.as_ref())?;
@@ -330,12 +335,9 @@ fn open_manifest(
     if old.same_inputs(&fresh) && !args.force {
         return Ok(old);
     }
-    if !old.runs.iter().any(|r| r.status.is_ok()) {
-        // nothing recorded ok yet (an earlier profile stopped at the build, or every run
-        // failed): nothing to mix up
-        return Ok(fresh);
-    }
-    if !args.force {
+    // with nothing recorded ok (an earlier profile stopped at the build, or every run failed)
+    // there is nothing to mix up: replaced without --force, its runs removed as with it
+    if old.runs.iter().any(|r| r.status.is_ok()) && !args.force {
         bail!(
             "{}: its runs were recorded from {}; use --force to discard them or --out for another directory",
             rd.manifest_path().display(),
@@ -461,6 +463,22 @@ struct StdinInput {
 }
 
 impl StdinInput {
+    /// A warning for each `{NAME}` in the template the grid does not define (every
+    /// configuration has the same names): it reaches the program as written.
+    fn unknown_placeholders(&self, config: &grid::Config) -> Vec<String> {
+        config
+            .unknown_placeholders(&self.text)
+            .into_iter()
+            .map(|name| {
+                format!(
+                    "--stdin {}: `{{{name}}}` is not a grid parameter (known: {}), so the ranks read it as written; add --param {name}=… if it is one",
+                    self.record.path,
+                    config.known_placeholders()
+                )
+            })
+            .collect()
+    }
+
     /// The file the ranks of `config` read: the template itself, or when it holds placeholders
     /// of the grid a copy with them substituted, in `build/stdin/<config>.txt`.
     fn for_config(&self, config: &grid::Config, id: &str, build_dir: &Path) -> Result<PathBuf> {

@@ -78,15 +78,9 @@ impl Config {
                 };
                 let name = &tail[1..close];
                 out.push_str(&self.lookup(name).ok_or_else(|| {
-                    let known: Vec<String> = self
-                        .params
-                        .iter()
-                        .map(|(n, _, _)| format!("{{{n}}}"))
-                        .chain(["{P}".to_string()])
-                        .collect();
                     GridError(format!(
                         "argument `{arg}`: unknown placeholder `{{{name}}}` (known: {})",
-                        known.join(" ")
+                        self.known_placeholders()
                     ))
                 })?);
                 rest = &tail[close + 1..];
@@ -123,6 +117,37 @@ impl Config {
         }
         out.push_str(rest);
         any.then_some(out)
+    }
+
+    /// The `{NAME}` placeholders in `text` (NAME an identifier) that this grid does not define,
+    /// each once in order: [`Config::substitute`] leaves them as they are, which is what an
+    /// input file's own braces need, but a misspelt or forgotten `--param` also looks so.
+    pub fn unknown_placeholders(&self, text: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut rest = text;
+        while let Some(i) = rest.find('{') {
+            rest = &rest[i + 1..];
+            let Some(close) = rest.find('}') else {
+                break;
+            };
+            let name = &rest[..close];
+            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if ident && self.lookup(name).is_none() && !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// `{N} {K} {P}`: the placeholders this grid defines.
+    pub fn known_placeholders(&self) -> String {
+        self.params
+            .iter()
+            .map(|(n, _, _)| format!("{{{n}}}"))
+            .chain(["{P}".to_string()])
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     fn lookup(&self, name: &str) -> Option<String> {
@@ -349,6 +374,12 @@ mod tests {
             Some("&run n=64, nsteps=10 /\n{x} 4 {N\n")
         );
         assert_eq!(c.substitute("1000 10\n{unrelated}\n"), None, "used as is");
+        // what is left literally and looks like a placeholder is reported (the caller warns)
+        assert_eq!(
+            c.unknown_placeholders("n={N} m={M} {P} {M} {x} {1,2} {\"a\": 1} {N\n"),
+            ["M", "x"]
+        );
+        assert_eq!(c.known_placeholders(), "{N} {NSTEPS} {P}");
     }
 
     #[test]
