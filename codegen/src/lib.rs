@@ -42,8 +42,10 @@ pub struct Options {
     /// `.f77` fixed, anything else free).
     pub form: Option<FortranForm>,
     /// The form of each source file of a program of several (as the front end read them:
-    /// `Lowered::forms`), over `form`. A file not listed has `form`, else its own extension's
-    /// form; files it includes are written in its form.
+    /// `Lowered::forms`), over `form`. A file not listed has `form`, else (the main file) the
+    /// main file's form; an included file has the form of the file that includes it (unless
+    /// its own extension is `.f`/`.f90`-like, as the front end reads it), another main file
+    /// its own extension's form.
     pub forms: BTreeMap<FileId, FortranForm>,
 }
 
@@ -146,12 +148,7 @@ pub fn instrument_with(
             let mut groups: BTreeMap<bool, BTreeSet<FileId>> = BTreeMap::new();
             for p in &prog.procs {
                 let file = p.span.file;
-                let own = match (opts.forms.get(&file), opts.form) {
-                    (Some(f), _) => *f,
-                    (None, Some(f)) => f,
-                    (None, None) if file == prog.main_file => form,
-                    (None, None) => sources.get(file).map_or(form, |f| form_of(&f.path)),
-                };
+                let own = file_form(file, prog.main_file, form, sources, opts);
                 groups
                     .entry(own == FortranForm::Fixed)
                     .or_default()
@@ -207,6 +204,34 @@ pub fn instrument_with(
         files,
         notes,
     })
+}
+
+/// The form `file` is written in (see [`Options::forms`]); `form` is the main file's.
+fn file_form(
+    file: FileId,
+    main: FileId,
+    form: FortranForm,
+    sources: &Sources,
+    opts: &Options,
+) -> FortranForm {
+    if let Some(f) = opts.forms.get(&file) {
+        return *f;
+    }
+    if let Some(f) = opts.form {
+        return f;
+    }
+    if file == main {
+        return form;
+    }
+    let path = sources.path(file);
+    let own = path.and_then(frontend::form_for_path);
+    match (own, sources.includer(file)) {
+        (Some(frontend::Form::Fixed), _) => FortranForm::Fixed,
+        (Some(frontend::Form::Free), _) => FortranForm::Free,
+        // includers come first in `sources`, so this ends
+        (_, Some(by)) if by < file => file_form(by, main, form, sources, opts),
+        _ => path.map_or(form, form_of),
+    }
 }
 
 /// The runtime's Fortran wrappers take `mpif.h`/`use mpi` arguments (INTEGER handles).

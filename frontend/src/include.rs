@@ -155,8 +155,8 @@ impl<'a> Expander<'a> {
             .find(|p| p.is_file())
     }
 
-    /// Loads (or reuses) the file at `path` into `sources`.
-    fn load(&mut self, path: &Path) -> Option<FileId> {
+    /// Loads (or reuses) the file at `path`, included by `from`, into `sources`.
+    fn load(&mut self, path: &Path, from: FileId) -> Option<FileId> {
         if let Some(id) = self.sources.find(path) {
             return Some(id);
         }
@@ -164,7 +164,7 @@ impl<'a> Expander<'a> {
         let mut diags = Vec::new();
         let text = read_source(path, &mut diags, hint).ok()?;
         self.diags.extend(diags);
-        Some(self.sources.add(path.to_path_buf(), text))
+        Some(self.sources.add_included(path.to_path_buf(), text, from))
     }
 
     /// Appends `file`, prepared and with its includes inlined, to `out`.
@@ -220,7 +220,7 @@ impl<'a> Expander<'a> {
                 copied = line_start + content.len();
                 continue;
             }
-            let Some(inc) = self.load(&found) else {
+            let Some(inc) = self.load(&found, file) else {
                 self.diags.push(
                     Diagnostic::error(
                         codes::IO,

@@ -86,6 +86,9 @@ pub struct SourceFile {
     pub text: String,
     #[serde(skip)]
     line_starts: Vec<u32>,
+    /// The file whose include directive read this one first (`None`: a main file).
+    #[serde(skip)]
+    includer: Option<FileId>,
 }
 
 impl SourceFile {
@@ -100,6 +103,7 @@ impl SourceFile {
             path,
             text,
             line_starts,
+            includer: None,
         }
     }
     /// Number of lines (a final line without newline counts; an empty file has one line).
@@ -159,6 +163,18 @@ impl Sources {
     pub fn add(&mut self, path: PathBuf, text: String) -> FileId {
         self.files.push(SourceFile::new(path, text));
         FileId(u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX))
+    }
+    /// Adds a file read by an include directive of `includer`.
+    pub fn add_included(&mut self, path: PathBuf, text: String, includer: FileId) -> FileId {
+        let id = self.add(path, text);
+        if let Some(f) = self.files.last_mut() {
+            f.includer = Some(includer);
+        }
+        id
+    }
+    /// The file that included `id` (first), `None` for a main file.
+    pub fn includer(&self, id: FileId) -> Option<FileId> {
+        self.get(id).and_then(|f| f.includer)
     }
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id.0 as usize)
