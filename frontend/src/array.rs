@@ -12,35 +12,8 @@
 //!   array-valued operand (`sum(a(1:n)) + maxval(b)` visits both);
 //! - a statement that calls a procedure of the program is not an array operation: the
 //!   callee's own nodes hold its work, and the APT keeps the call as a CALL node.
+use crate::intrinsics::{self, Class};
 use crate::ir::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
-
-/// Intrinsics that reduce an array to a scalar, visiting every element of their argument.
-pub const REDUCTIONS: &[&str] = &[
-    "sum",
-    "product",
-    "maxval",
-    "minval",
-    "maxloc",
-    "minloc",
-    "findloc",
-    "count",
-    "any",
-    "all",
-    "dot_product",
-    "norm2",
-    "iall",
-    "iany",
-    "iparity",
-    "parity",
-];
-
-/// Elemental intrinsics: array-valued when one of their arguments is.
-const ELEMENTAL: &[&str] = &[
-    "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "sinh", "cosh", "tanh", "dble", "real", "int", "nint", "float", "dabs", "dsqrt", "dexp",
-    "dlog", "min", "max", "mod", "modulo", "sign", "merge", "aimag", "conjg", "cmplx", "floor",
-    "ceiling", "iand", "ior", "ieor",
-];
 
 /// How an array operation visits its elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +68,9 @@ pub fn is_array_valued(prog: &Program, proc: ProcId, e: &SrcExpr) -> bool {
         SrcExprKind::Binary { lhs, rhs, .. } => {
             is_array_valued(prog, proc, lhs) || is_array_valued(prog, proc, rhs)
         }
-        SrcExprKind::Call { name, args } if ELEMENTAL.contains(&name.as_str()) => {
+        SrcExprKind::Call { name, args }
+            if intrinsics::lookup(name, Language::Fortran).is_some_and(|x| x.is_elemental()) =>
+        {
             args.iter().any(|a| is_array_valued(prog, proc, a))
         }
         _ => false,
@@ -115,7 +90,7 @@ fn reductions<'a>(prog: &Program, proc: ProcId, e: &'a SrcExpr, out: &mut Vec<&'
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
         if let SrcExprKind::Call { name, args } = &x.kind {
-            if REDUCTIONS.contains(&name.as_str()) {
+            if intrinsics::is_fortran(name, Class::Reduction) {
                 if let Some(s) = args.first().and_then(|a| first_shape(prog, proc, a)) {
                     out.push(s);
                 }

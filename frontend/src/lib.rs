@@ -22,6 +22,7 @@ pub(crate) mod cpp;
 pub mod diagnostic;
 pub mod dump;
 pub(crate) mod include;
+pub mod intrinsics;
 pub mod ir;
 pub(crate) mod lower;
 pub(crate) mod macros;

@@ -10,13 +10,6 @@ use crate::edit::Key;
 use crate::plan::user_proc;
 use crate::{CodegenError, FortranForm};
 
-/// Intrinsics without side effects that may appear in DO bounds evaluated twice.
-const PURE_INTRINSICS: &[&str] = &[
-    "min", "max", "mod", "modulo", "abs", "int", "nint", "dble", "real", "float", "ifix", "idint",
-    "size", "lbound", "ubound", "len", "len_trim", "iand", "ior", "ieor", "ishft", "sign", "dim",
-    "min0", "max0", "sqrt", "floor", "ceiling", "merge", "kind", "huge", "tiny",
-];
-
 /// The label of a DO header (`DO 20 I = ...`, `do 20, i = ...`) and its byte range in `header`.
 fn do_label(header: &str) -> Option<(u32, usize, usize)> {
     let lower = header.to_ascii_lowercase();
@@ -73,8 +66,10 @@ impl F<'_, '_> {
         let text = |e: &frontend::SrcExpr| -> Option<String> {
             for sub in e.walk() {
                 match &sub.kind {
+                    // intrinsics have no side effects: the bounds may be evaluated twice
                     frontend::SrcExprKind::Call { name, .. }
-                        if !PURE_INTRINSICS.contains(&name.as_str()) =>
+                        if frontend::intrinsics::lookup(name, frontend::Language::Fortran)
+                            .is_none() =>
                     {
                         return None
                     }

@@ -188,10 +188,12 @@ impl<'a> CLower<'a> {
                     };
                     return SrcExpr { kind, span, ty };
                 }
+                let math = crate::intrinsics::lookup(&name, crate::ir::Language::C)
+                    .is_some_and(|x| x.class == crate::intrinsics::Class::Math);
                 let ty = match name.as_str() {
-                    "sqrt" | "pow" | "exp" | "log" | "sin" | "cos" | "fabs" | "floor" | "ceil"
-                    | "log2" | "MPI_Wtime" => Some(BaseType::Real),
-                    "abs" => Some(BaseType::Integer),
+                    "MPI_Wtime" => Some(BaseType::Real),
+                    "abs" | "labs" | "llabs" => Some(BaseType::Integer),
+                    _ if math => Some(BaseType::Real),
                     _ => None,
                 };
                 SrcExpr {

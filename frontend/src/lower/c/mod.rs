@@ -273,10 +273,6 @@ impl<'a> CLower<'a> {
     /// has no text of its own in the source for instrumentation to wrap.
     fn expand_macro(&mut self, name: &str, args: &[&str], at: Node) -> Option<SrcExpr> {
         const PREFIX: &str = "int __augur_v = (";
-        const PURE: &[&str] = &[
-            "min", "max", "fmin", "fmax", "floor", "ceil", "sqrt", "cbrt", "log2", "log", "log10",
-            "abs", "labs", "fabs", "pow", "fmod", "exp",
-        ];
         if self.expanding.len() >= 16 || self.expanding.iter().any(|m| m == name) {
             return None;
         }
@@ -322,7 +318,9 @@ impl<'a> CLower<'a> {
         let mut e = sub.expr(init, 0);
         self.value_parser = sub.value_parser.take();
         let hidden_call = e.walk().iter().any(|x| match &x.kind {
-            SrcExprKind::Call { name, .. } => !PURE.contains(&name.as_str()),
+            SrcExprKind::Call { name, .. } => {
+                crate::intrinsics::lookup(name, crate::ir::Language::C).is_none()
+            }
             _ => false,
         });
         if hidden_call {
