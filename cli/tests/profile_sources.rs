@@ -158,6 +158,21 @@ fn a_c_program_of_two_files_is_profiled_and_analysed_as_one() {
         model["phases"]
     );
     assert!(model["t"].as_str().unwrap().contains('N'), "{}", model["t"]);
+    // what is in ops.c is reported as there (file beside line), what is in main.c by line only
+    let p2p = model["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "synchronous")
+        .expect("the Sendrecv exchange");
+    assert_eq!(p2p["ancestor_file"], "ops.c", "{p2p:#}");
+    let compute = model["compute"].as_array().unwrap();
+    assert!(
+        compute.iter().any(|c| c["file"] == "ops.c"),
+        "{:#}",
+        model["compute"]
+    );
+    assert!(compute.iter().all(|c| c["file"] != "main.c"));
     let err = stderr(&o);
     assert!(!err.contains("warning"), "{err}");
 

@@ -304,6 +304,14 @@ fn site_shape(apt: &serde_json::Value) -> Vec<(u64, String, String)> {
     out
 }
 
+/// A report's line, as `file:line` when the model names a file (not the main source).
+fn loc(file: &serde_json::Value, line: &serde_json::Value) -> String {
+    match file.as_str() {
+        Some(f) => format!("{f}:{}", s(line)),
+        None => s(line),
+    }
+}
+
 fn num(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
@@ -374,16 +382,16 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(out, "\ncommunication phases")?;
     writeln!(
         out,
-        "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  cost per occurrence",
+        "  {:<3} {:<12} {:>8} {:>10} {:>10} {:>12} {:>7}  cost per occurrence",
         "id", "kind", "line", "procs", "depth", "bytes", "share"
     )?;
     for p in &m.phases {
         writeln!(
             out,
-            "  {:<3} {:<12} {:>5} {:>10} {:>10} {:>12} {:>7}  {}{}{}",
+            "  {:<3} {:<12} {:>8} {:>10} {:>10} {:>12} {:>7}  {}{}{}",
             s(&p["id"]),
             s(&p["kind"]),
-            s(&p["ancestor_line"]),
+            loc(&p["ancestor_file"], &p["ancestor_line"]),
             short(&p["processors"]),
             short(&p["depth"]),
             short(&p["bytes"]),
@@ -402,15 +410,15 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(out, "\ncomputation phases")?;
     writeln!(
         out,
-        "  {:>5} {:>5} {:>12} {:<24} {:>7} {:<9} per entry",
+        "  {:>5} {:>8} {:>12} {:<24} {:>7} {:<9} per entry",
         "site", "line", "w_i (s)", "work", "R²", "fit"
     )?;
     for c in &m.compute {
         writeln!(
             out,
-            "  {:>5} {:>5} {:>12} {:<24} {:>7.4} {:<9} {}{}",
+            "  {:>5} {:>8} {:>12} {:<24} {:>7.4} {:<9} {}{}",
             s(&c["site"]),
-            s(&c["line"]),
+            loc(&c["file"], &c["line"]),
             c["w"].as_f64().map_or("-".into(), |w| format!("{w:.3e}")),
             s(&c["work"]),
             num(&c["r2"]),
@@ -425,16 +433,16 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(out, "\nfitted quantities")?;
     writeln!(
         out,
-        "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8}  fitted",
+        "  {:<7} {:>5} {:>8} {:<28} {:<14} {:>8}  fitted",
         "what", "site", "line", "source", "origin", "R²"
     )?;
     for q in &m.quantities {
         writeln!(
             out,
-            "  {:<7} {:>5} {:>5} {:<28} {:<14} {:>8.4}  {}",
+            "  {:<7} {:>5} {:>8} {:<28} {:<14} {:>8.4}  {}",
             s(&q["what"]),
             s(&q["site"]),
-            s(&q["line"]),
+            loc(&q["file"], &q["line"]),
             s(&q["source"]),
             s(&q["origin"]),
             num(&q["r2"]),
