@@ -6,10 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::need;
+use common::{need, run as augur};
 
 const SOURCE: &str = r#"#include <mpi.h>
 #include <stdio.h>
@@ -72,22 +71,6 @@ int main(int argc, char **argv)
     return 0;
 }
 "#;
-
-fn augur(args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(args)
-        .output()
-        .expect("run augur");
-    if !out.status.success() {
-        eprintln!(
-            "augur {}\n--- stdout\n{}--- stderr\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    out
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

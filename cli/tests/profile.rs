@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use trace::{Manifest, RunDir, RunStatus};
 
 mod common;
-use common::need;
+use common::{manifest, need};
 
 fn augur() -> Command {
     Command::new(env!("CARGO_BIN_EXE_augur"))
@@ -27,25 +27,7 @@ fn testdata(rel: &str) -> PathBuf {
 }
 
 fn profile(args: &[&str]) -> Output {
-    let out = augur()
-        .arg("profile")
-        .args(args)
-        .output()
-        .expect("run augur");
-    eprintln!(
-        "augur profile {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn manifest(dir: &Path) -> Manifest {
-    RunDir::at(dir)
-        .load_manifest()
-        .unwrap()
-        .expect("manifest.json written")
+    common::run(&[&["profile"], args].concat())
 }
 
 fn status<'a>(m: &'a Manifest, config: &str) -> &'a RunStatus {

@@ -11,31 +11,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use trace::{Manifest, RunDir, RunStatus};
+use trace::{RunDir, RunStatus};
 
 mod common;
-use common::need;
-
-fn augur(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(args)
-        .output()
-        .expect("run augur");
-    eprintln!(
-        "augur {}\n--- stdout\n{}--- stderr\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn manifest(dir: &Path) -> Manifest {
-    RunDir::at(dir)
-        .load_manifest()
-        .unwrap()
-        .expect("manifest.json written")
-}
+use common::{manifest, need, run as augur};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

@@ -1,6 +1,6 @@
 //! Shared by the `analyze` tests: running `augur analyze --json` on a scratch copy of a testdata
 //! program's recorded SMPI runs (the copy keeps the tests from writing model.json into the tree).
-#![allow(clippy::unwrap_used, dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr, dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,4 +64,27 @@ pub fn need(tool: &str) {
         ok.unwrap_or(false),
         "`{tool}` not found: install openmpi-bin libopenmpi-dev gfortran libsimgrid-dev"
     );
+}
+
+/// Runs `augur ARGS`, echoing its output to the test's stderr (shown when the test fails).
+pub fn run(args: &[&str]) -> std::process::Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .expect("run augur");
+    eprintln!(
+        "augur {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The manifest `augur profile` wrote into `dir`.
+pub fn manifest(dir: &Path) -> trace::Manifest {
+    trace::RunDir::at(dir)
+        .load_manifest()
+        .unwrap()
+        .expect("manifest.json written")
 }
