@@ -1,6 +1,12 @@
-//! Shared by the `analyze` tests: running `augur analyze --json` on a scratch copy of a testdata
-//! program's recorded SMPI runs (the copy keeps the tests from writing model.json into the tree).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr, dead_code)]
+//! Shared by the cli tests: checking the MPI tools are installed, running `augur` with its output
+//! echoed, reading a manifest, and `augur analyze --json` on a scratch copy of a testdata program's
+//! recorded SMPI runs (the copy keeps the tests from writing model.json into the tree).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    dead_code
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
