@@ -68,21 +68,14 @@ fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
 fn predict_evaluates_the_saved_model_with_a_band() {
     let tmp = tempfile::tempdir().unwrap();
     analyze("shift", tmp.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args([
-            "predict",
-            tmp.path().join("shift/model.json").to_str().unwrap(),
-            "--at",
-            "N=8192,ITERS=20,P=64",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run(&[
+        "predict",
+        tmp.path().join("shift/model.json").to_str().unwrap(),
+        "--at",
+        "N=8192,ITERS=20,P=64",
+        "--json",
+    ]);
+    assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (lo, t, hi) = (
         v[0]["min"].as_f64().unwrap(),

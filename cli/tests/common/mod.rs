@@ -40,21 +40,14 @@ pub fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
         .join("testdata")
         .join(program)
         .join(format!("{program}.c"));
-    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args([
-            "analyze",
-            src.to_str().unwrap(),
-            "--runs",
-            runs.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run(&[
+        "analyze",
+        src.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success());
     assert!(runs.join("model.json").exists());
     serde_json::from_slice(&out.stdout).unwrap()
 }
