@@ -12,7 +12,12 @@ use crate::parse::FieldExt;
 impl<'a> FLower<'a> {
     pub(super) fn do_loop(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
         let span = self.span(n);
-        let kids = children(n);
+        // a construct name (`outer: do …`) comes first; `exit outer` / `cycle outer` keep it
+        // in their text (apt's cap, codegen's exit markers read it there)
+        let kids: Vec<Node<'a>> = children(n)
+            .into_iter()
+            .skip_while(|k| k.kind() == "block_label_start_expression")
+            .collect();
         let Some(head) = kids.first().copied().filter(|k| k.kind() == "do_statement") else {
             return self.opaque(n, label, "do loop", BTreeSet::new(), out);
         };
@@ -81,7 +86,9 @@ impl<'a> FLower<'a> {
                     self.hoist_nested(e, out);
                 }
                 let id = self.b.alloc(span, label);
+                self.goto_exits.push(None);
                 let body = self.body(&body_nodes, id, span);
+                self.goto_exits.pop();
                 let l = Loop {
                     var,
                     lo,
@@ -109,7 +116,9 @@ impl<'a> FLower<'a> {
             self.hoist_nested(c, out);
         }
         let id = self.b.alloc(span, label);
+        self.goto_exits.push(None);
         let body = self.body(&body_nodes, id, span);
+        self.goto_exits.pop();
         let w = While {
             cond,
             init: Vec::new(),

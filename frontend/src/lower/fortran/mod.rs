@@ -39,6 +39,12 @@ pub struct FLower<'a> {
     /// Terminator statements of a labelled DO nest, handed to the innermost loop.
     pending_terminator: Option<(u32, Vec<Node<'a>>)>,
     module: Option<String>,
+    /// Jumps and labels of the current scoping unit (GOTO loops).
+    jumps: goto::Jumps,
+    /// Exit labels of the GOTO loops being lowered, innermost last (`None`: a DO loop).
+    goto_exits: Vec<Option<u32>>,
+    /// Why a closing GOTO does not make a loop, by its byte offset (for its warning).
+    goto_notes: BTreeMap<usize, String>,
 }
 
 pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
@@ -65,6 +71,9 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         pending_terminator: None,
         host: BTreeMap::new(),
         module: None,
+        jumps: goto::Jumps::default(),
+        goto_exits: Vec::new(),
+        goto_notes: BTreeMap::new(),
     };
     let mut loose = Vec::new();
     for n in children(root) {
@@ -91,6 +100,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
             Span::new(span.file, span.start, span.start),
         );
         l.locals.clear();
+        l.jumps = l.collect_jumps(&loose);
         let body = l.stmts(&loose);
         if let Some(p) = l.b.proc_mut() {
             p.body = body;
@@ -425,6 +435,7 @@ impl<'a> FLower<'a> {
                 _ => body_nodes.push(k),
             }
         }
+        self.jumps = self.collect_jumps(&body_nodes);
         let body = self.stmts(&body_nodes);
         if let Some(p) = self.b.proc_mut() {
             p.body = body;
@@ -463,5 +474,6 @@ fn is_decl(kind: &str) -> bool {
 
 mod decl;
 mod expr;
+mod goto;
 mod loops;
 mod stmt;

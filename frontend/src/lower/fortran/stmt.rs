@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+use super::goto::Item;
 use super::{children, is_decl, norm, FLower};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
@@ -11,20 +12,48 @@ use crate::lower::{as_mpi_call, parse_int};
 use crate::parse::FieldExt;
 
 impl<'a> FLower<'a> {
-    /// Lowers a statement sequence (labels attach to the next statement).
+    /// Lowers a statement sequence (labels attach to the next statement; a loop built from
+    /// GOTO becomes a `While`, see `goto.rs`).
     pub(super) fn stmts(&mut self, nodes: &[Node<'a>]) -> Block {
-        let mut out = Vec::new();
+        let mut items = Vec::new();
         let mut label = None;
-        for n in nodes {
+        let mut first = None;
+        for (k, n) in nodes.iter().enumerate() {
             if n.kind() == "statement_label" {
                 label = parse_int(self.text(*n)).and_then(|v| u32::try_from(v).ok());
+                first = Some(k);
                 continue;
             }
-            let before = out.len();
-            self.stmt(*n, label, &mut out);
-            if out.len() > before {
-                label = None;
+            if n.kind() == "comment" {
+                continue;
             }
+            items.push(Item {
+                label: label.take(),
+                first: first.take().unwrap_or(k),
+                stmt: k,
+            });
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < items.len() {
+            if items[i].label.is_some() {
+                if let Some(next) = self.goto_loop(nodes, &items, i, &mut out) {
+                    i = next;
+                    continue;
+                }
+            }
+            let before = out.len();
+            let it = items[i];
+            self.stmt(nodes[it.stmt], it.label, &mut out);
+            if out.len() == before && it.label.is_some() {
+                // a label on a declaration or comment-like node moves to the next statement
+                if let Some(next) = items.get_mut(i + 1) {
+                    if next.label.is_none() {
+                        next.label = it.label;
+                    }
+                }
+            }
+            i += 1;
         }
         out
     }
@@ -186,10 +215,27 @@ impl<'a> FLower<'a> {
             "return" => out.push(self.b.push(span, label, StmtKind::Return { value: None })),
             "continue" => self.opaque(n, label, "continue", BTreeSet::new(), out),
             "go" | "goto" => {
+                let target = children(n)
+                    .into_iter()
+                    .find(|c| c.kind() == "statement_label_reference")
+                    .and_then(|c| parse_int(self.text(c)))
+                    .and_then(|v| u32::try_from(v).ok());
+                let plain = t
+                    .trim_start_matches(['g', 'o', ' ', 't'])
+                    .starts_with(|c: char| c.is_ascii_digit());
+                if plain && target.is_some() && self.goto_exits.last() == Some(&target) {
+                    // the jump to the statement after the GOTO loop around it
+                    out.push(self.b.push(span, label, StmtKind::Break));
+                    return;
+                }
+                let note = match self.goto_notes.remove(&n.start_byte()) {
+                    Some(why) => format!("not a loop: {why}"),
+                    None => "only loops built from GOTO in one statement list, entered at their label and left for the statement after them, are seen as loops".into(),
+                };
                 self.b.diags.push(
                     Diagnostic::warning(codes::UNSUPPORTED, "GOTO is not analysed")
                         .with_primary(span, "control flow through this jump is ignored")
-                        .with_note("loops built from GOTO are not seen as loops"),
+                        .with_note(note),
                 );
                 self.opaque(n, label, "goto", BTreeSet::new(), out);
             }
