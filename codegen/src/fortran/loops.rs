@@ -44,6 +44,8 @@ impl F<'_, '_> {
         for id in prog.walk(&l.body) {
             match &prog.stmt(id)?.kind {
                 StmtKind::Break | StmtKind::Return { .. } => return None,
+                // `cycle outer` in this loop ends it early
+                StmtKind::Continue if self.jump_name(id).is_some() => return None,
                 StmtKind::Opaque(o)
                     if !matches!(
                         o.reason.as_str(),
@@ -210,6 +212,11 @@ impl F<'_, '_> {
                     .entry((end.file, line, label))
                     .or_default()
                     .push(s.id);
+            } else if let Some(target) = self.goto_exit(s) {
+                // a GOTO loop left by jumps to the next statement's label: the exit markers
+                // take that label (only the loop jumps there)
+                let b = self.lines.before.entry(target).or_default();
+                b.splice(0..0, exit_lines(site, phase));
             } else {
                 self.lines
                     .after
@@ -267,5 +274,120 @@ impl F<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// `goto 20` / `go to 20` → 20 (case and blanks ignored).
+fn goto_label(text: &str) -> Option<u32> {
+    let compact: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let at = compact.rfind("goto")?;
+    let digits = compact.get(at + 4..)?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// The construct name of a Fortran loop header line (`outer: do i = 1, n` → `outer`).
+pub(super) fn construct_name(line: &str) -> Option<String> {
+    let code = line
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start();
+    let end = code
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(code.len());
+    let (word, rest) = code.split_at(end);
+    let rest = rest.trim_start();
+    let named = !word.is_empty() && rest.starts_with(':') && !rest.starts_with("::");
+    named.then(|| word.to_ascii_lowercase())
+}
+
+impl F<'_, '_> {
+    /// `NAME` of `exit NAME` / `cycle NAME`.
+    pub(super) fn jump_name(&self, id: StmtId) -> Option<String> {
+        let s = self.stmt(id)?;
+        let text = self.ctx.sources.text(s.span).trim().to_ascii_lowercase();
+        let rest = text
+            .strip_prefix("exit")
+            .or_else(|| text.strip_prefix("cycle"))?
+            .trim();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        (!word.is_empty()).then(|| word.to_string())
+    }
+
+    /// The construct name of loop `id`, if it has one.
+    fn loop_name(&self, id: StmtId) -> Option<String> {
+        let header = match &self.stmt(id)?.kind {
+            StmtKind::Loop(l) => l.header_span,
+            StmtKind::While(w) => w.header_span,
+            _ => return None,
+        };
+        let f = self.ctx.sources.get(header.file)?;
+        construct_name(f.line_text(f.line_of(header.start)))
+    }
+
+    /// For `exit NAME` / `cycle NAME` in loops inside loop NAME: the exit markers of the
+    /// marked loops it leaves, innermost first (NAME's own run after its END DO, or not at all
+    /// for `cycle`).
+    pub(super) fn named_jump_exits(&self, s: &Stmt) -> Vec<String> {
+        let Some(name) = self.jump_name(s.id) else {
+            return Vec::new();
+        };
+        let mut left = Vec::new();
+        let mut cur = s.parent;
+        while let Some(p) = cur {
+            let Some(ps) = self.stmt(p) else { break };
+            if matches!(ps.kind, StmtKind::Loop(_) | StmtKind::While(_)) {
+                if self.loop_name(p).as_deref() == Some(name.as_str()) {
+                    return left;
+                }
+                if let Some((site, phase)) = self.ctx.plan.loop_of(p) {
+                    left.extend(exit_lines(site, phase));
+                }
+            }
+            cur = ps.parent;
+        }
+        // no enclosing loop has that name: leave the markers alone
+        Vec::new()
+    }
+
+    /// For a loop built from GOTO (its end is `GOTO L` / `IF (c) GOTO L`) that jumps to the
+    /// label of the statement after it: that statement.
+    pub(super) fn goto_exit(&self, s: &Stmt) -> Option<StmtId> {
+        let StmtKind::While(w) = &s.kind else {
+            return None;
+        };
+        goto_label(self.ctx.sources.text(w.end_span))?;
+        let prog = self.ctx.prog;
+        let block: &[StmtId] = match s.parent {
+            Some(p) => {
+                let ps = self.stmt(p)?;
+                ps.kind.blocks().into_iter().find(|b| b.contains(&s.id))?
+            }
+            None => &prog.proc(s.proc)?.body,
+        };
+        let at = block.iter().position(|b| *b == s.id)?;
+        let next = self.stmt(*block.get(at + 1)?)?;
+        let label = next.label?;
+        let compact: String = self
+            .ctx
+            .sources
+            .text(s.span)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        let want = format!("goto{label}");
+        let jumps = compact
+            .match_indices(&want)
+            .any(|(i, _)| !compact[i + want.len()..].starts_with(|c: char| c.is_ascii_digit()));
+        jumps.then_some(next.id)
     }
 }

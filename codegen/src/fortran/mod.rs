@@ -1,7 +1,11 @@
 //! The Fortran emitter (fixed and free form) of the instrumented program.
 //!
 //! Markers are whole statements on their own lines (`call augur_loop_enter(S)`):
-//! - RETURN, and a GOTO out of marked loops, first run the exit markers of the loops left;
+//! - RETURN, a GOTO out of marked loops, and `exit NAME` / `cycle NAME` leaving inner loops,
+//!   first run the exit markers of the loops left;
+//! - a loop built from GOTO that is left by jumps to the label of the statement after it
+//!   (`20 IF (c) GOTO 30 … GOTO 20` / `30 …`) has its exit markers before that statement,
+//!   which take its label;
 //! - a statement's opening lines go before its first line (its label moves onto the first of
 //!   them, so a GOTO to it still runs them), its closing lines after its last line;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
@@ -247,6 +251,12 @@ impl<'a> F<'_, 'a> {
                     let exits: Vec<String> =
                         self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
                     self.lines.before.entry(s.id).or_default().extend(exits);
+                }
+                StmtKind::Break | StmtKind::Continue => {
+                    let exits = self.named_jump_exits(s);
+                    if !exits.is_empty() {
+                        self.lines.before.entry(s.id).or_default().extend(exits);
+                    }
                 }
                 StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
                     match self.ctx.goto_leaves(s) {
