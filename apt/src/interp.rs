@@ -16,12 +16,20 @@
 //! - a value read at run time with a literal fallback (`argc > 1 ? atoi(argv[1]) : 256`)
 //!   is the input; a broadcast scalar takes what the root read;
 //! - C loops whose bound variable changes in the body, and variables changed inside
-//!   expressions the front end keeps opaque (`reqs[nreq++]`), are unknown.
+//!   expressions the front end keeps opaque (`reqs[nreq++]`), are unknown;
+//! - access paths (`g.nx`, `p->nx`, `ibuf[1]`: [`frontend::path_root`]) are variables of
+//!   their own; a write to a path's root or to a path above it (`g = h`, `read *, ibuf`,
+//!   `f(&g)` to a procedure that writes it, `a[i] = …`) makes it unknown, and so does a write
+//!   to the same member through a pointer (`p->nx` may be `g.nx`). A formal's paths take
+//!   the caller's (`f(&g)` binds `q->nx` to `g.nx`), and the caller gets back what the callee
+//!   stores in them, in terms of its arguments ([`Summary::fields`]); an element stored from
+//!   input on one path (`ibuf(1) = n` on rank 0) is what a broadcast of the array gives.
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 use frontend::{
-    BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role, Sources, Span, SrcExpr,
-    SrcExprKind, StmtId, StmtKind, UnOp,
+    path_member, path_root, path_under, BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role,
+    Sources, Span, SrcExpr, SrcExprKind, StmtId, StmtKind, UnOp,
 };
 use symbolic::Expr;
 
@@ -45,6 +53,95 @@ const ENTRY: &str = "⟨value at entry⟩";
 pub struct Summary {
     pub globals: BTreeMap<String, Val>,
     pub formals: BTreeMap<usize, Val>,
+    /// Per formal position: the paths under it the procedure leaves set (suffix → value,
+    /// `->nx` → `n`), with the formals' entry values standing as [`arg_symbol`]s.
+    pub fields: BTreeMap<usize, BTreeMap<String, Val>>,
+}
+
+/// The symbol standing for formal `k`'s entry value while computing [`Summary::fields`].
+fn arg_symbol(k: usize) -> String {
+    format!("__augur_arg{k}")
+}
+
+fn arg_index(sym: &str) -> Option<usize> {
+    sym.strip_prefix("__augur_arg")?.parse().ok()
+}
+
+/// The paths stored in `env` that a write to `name` makes stale: the paths under it and,
+/// for a member path, the same member reached through a pointer elsewhere (`p->nx` may be
+/// `g.nx`), or reached any way when `name` goes through a pointer.
+pub fn stale_paths(env: &Env, name: &str) -> Vec<String> {
+    let mut out: Vec<String> = env
+        .range::<str, _>((Bound::Excluded(name), Bound::Unbounded))
+        .take_while(|(k, _)| k.starts_with(name))
+        .filter(|(k, _)| path_under(k, name))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if let Some((m, arrow)) = path_member(name) {
+        for k in env.keys() {
+            if k == name || path_under(k, name) {
+                continue;
+            }
+            if path_member(k).is_some_and(|(m2, arrow2)| m2 == m && (arrow || arrow2)) {
+                out.push(k.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Whether a write to one of `defined` may change `v` (itself, a path above it, or the same
+/// member through a pointer).
+fn touched(defined: &BTreeSet<String>, v: &str) -> bool {
+    if defined.contains(v) {
+        return true;
+    }
+    let member = path_member(v);
+    defined.iter().any(|d| {
+        path_under(v, d)
+            || member.is_some_and(|(m, arrow)| {
+                path_member(d).is_some_and(|(m2, arrow2)| m2 == m && (arrow || arrow2))
+            })
+    })
+}
+
+/// The location an actual argument hands to the callee for its paths: `&g` → (`g`, true),
+/// `g`/`ibuf`/`p` → (name, false), `&a[0]` → (`a`, false).
+fn arg_root(e: &SrcExpr) -> Option<(String, bool)> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some((v.clone(), false)),
+        SrcExprKind::Unary {
+            op: UnOp::AddrOf,
+            operand,
+        } => match &operand.kind {
+            SrcExprKind::Var(v) => Some((v.clone(), true)),
+            SrcExprKind::Index { array, indices }
+                if indices.iter().all(|i| i.as_int() == Some(0)) =>
+            {
+                Some((array.clone(), false))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The callee's suffix of a caller path `root+rest` passed as `&root` (`.nx` → `->nx`).
+fn callee_suffix(rest: &str, addr: bool) -> String {
+    match rest.strip_prefix('.') {
+        Some(r) if addr => format!("->{r}"),
+        _ => rest.to_string(),
+    }
+}
+
+/// The caller's path for a callee suffix (`->nx` → `.nx` when passed as `&g`); `None` when
+/// the callee's write cannot reach the caller's storage.
+fn caller_suffix(suffix: &str, addr: bool) -> Option<String> {
+    match suffix.strip_prefix("->") {
+        Some(r) if addr => Some(format!(".{r}")),
+        _ if addr => None,
+        _ => Some(suffix.to_string()),
+    }
 }
 
 /// Facts about one counted or while loop.
@@ -146,10 +243,15 @@ impl Scope for Cx<'_, '_> {
         user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name).is_some()
     }
 
-    fn user_call(&mut self, name: &str, args: Vec<Val>, span: Span) {
+    fn element(&mut self, path: &str) -> Option<Val> {
+        // an unknown element keeps the array's reason (`held in array `nbr``)
+        self.env.get(path).filter(|v| v.known().is_some()).cloned()
+    }
+
+    fn user_call(&mut self, name: &str, args: Vec<Val>, exprs: &[SrcExpr], span: Span) {
         if let Some(callee) = user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name) {
             let line = self.line(span);
-            self.an.record_call(callee, args, self.env, line);
+            self.an.record_call(callee, args, exprs, self.env, line);
         }
     }
 
@@ -247,6 +349,7 @@ impl<'p> Analysis<'p> {
                         );
                     }
                 }
+                sum.fields = self.field_summary(id);
                 self.summaries.insert(id, sum);
             }
         }
@@ -262,6 +365,49 @@ impl<'p> Analysis<'p> {
                 self.block(&p.body, &mut env);
             }
         }
+    }
+
+    /// The paths under the formals of `id` that it writes, at its exit, with the formals'
+    /// entry values as [`arg_symbol`]s (a second run of the body: the plain summary keeps
+    /// only entry-independent values).
+    fn field_summary(&mut self, id: ProcId) -> BTreeMap<usize, BTreeMap<String, Val>> {
+        let mut out = BTreeMap::new();
+        let Some(p) = self.prog.proc(id) else {
+            return out;
+        };
+        let Some(mf) = self.procs.mod_formals.get(id.0 as usize).cloned() else {
+            return out;
+        };
+        let fields: Vec<usize> = mf
+            .into_iter()
+            .filter(|&k| {
+                p.params
+                    .get(k)
+                    .is_some_and(|f| self.procs.path_formals.contains(&(id, f.name.clone())))
+            })
+            .collect();
+        if fields.is_empty() {
+            return out;
+        }
+        self.stack.clear();
+        self.read_into.clear();
+        let mut env = self.summary_entry_env(id);
+        for (k, f) in p.params.iter().enumerate() {
+            env.insert(f.name.clone(), Val::Known(Expr::var(&arg_symbol(k))));
+        }
+        self.block(&p.body, &mut env);
+        for k in fields {
+            let Some(f) = p.params.get(k) else { continue };
+            let m: BTreeMap<String, Val> = env
+                .iter()
+                .filter(|(path, _)| path_under(path, &f.name))
+                .map(|(path, v)| (path[f.name.len()..].to_string(), v.clone()))
+                .collect();
+            if !m.is_empty() {
+                out.insert(k, m);
+            }
+        }
+        out
     }
 
     /// A loop symbol, scrubbed from values leaving its scope.
@@ -285,7 +431,14 @@ impl<'p> Analysis<'p> {
         v.clone()
     }
 
-    fn record_call(&mut self, callee: ProcId, args: Vec<Val>, env: &Env, line: u32) {
+    fn record_call(
+        &mut self,
+        callee: ProcId,
+        args: Vec<Val>,
+        exprs: &[SrcExpr],
+        env: &Env,
+        line: u32,
+    ) {
         let args = args.iter().map(|v| self.scrub(v, line)).collect();
         let mut globals = BTreeMap::new();
         if let Some(names) = self.procs.globals.get(self.cur.0 as usize) {
@@ -293,12 +446,35 @@ impl<'p> Analysis<'p> {
                 if let Some(v) = env.get(g) {
                     globals.insert(g.clone(), self.scrub(v, line));
                 }
+                for (k, v) in env
+                    .range::<str, _>((Bound::Excluded(g.as_str()), Bound::Unbounded))
+                    .take_while(|(k, _)| k.starts_with(g.as_str()))
+                    .filter(|(k, _)| path_under(k, g))
+                {
+                    globals.insert(k.clone(), self.scrub(v, line));
+                }
+            }
+        }
+        let mut fields = BTreeMap::new();
+        for (k, e) in exprs.iter().enumerate() {
+            let Some((root, addr)) = arg_root(e) else {
+                continue;
+            };
+            let m: BTreeMap<String, Val> = env
+                .range::<str, _>((Bound::Excluded(root.as_str()), Bound::Unbounded))
+                .take_while(|(p, _)| p.starts_with(root.as_str()))
+                .filter(|(p, _)| path_under(p, &root))
+                .map(|(p, v)| (callee_suffix(&p[root.len()..], addr), self.scrub(v, line)))
+                .collect();
+            if !m.is_empty() {
+                fields.insert(k, m);
             }
         }
         self.sites.entry(callee).or_default().push(CallSite {
             line,
             args,
             globals,
+            fields,
         });
     }
 
@@ -363,6 +539,17 @@ impl<'p> Analysis<'p> {
                 }
             }
         } else {
+            // paths under globals the callers hold (`cfg.nx` of a global `cfg`)
+            let mut globals = globals.clone();
+            for s in &sites {
+                globals.extend(
+                    s.globals
+                        .keys()
+                        .filter(|k| *k != path_root(k) && globals.contains(path_root(k)))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
+            }
             for g in &globals {
                 let v = if recursive {
                     Val::unknown(format!("`{name}` is recursive"))
@@ -392,6 +579,24 @@ impl<'p> Analysis<'p> {
                 )
             };
             env.insert(f.name.clone(), v);
+            if recursive {
+                continue;
+            }
+            let suffixes: BTreeSet<&String> = sites
+                .iter()
+                .filter_map(|s| s.fields.get(&k))
+                .flat_map(|m| m.keys())
+                .collect();
+            for suffix in suffixes {
+                let v = agree(
+                    sites
+                        .iter()
+                        .map(|s| s.fields.get(&k).and_then(|m| m.get(suffix)).cloned()),
+                    &format!("argument `{}{suffix}`", f.name),
+                    name,
+                );
+                env.insert(format!("{}{suffix}", f.name), v);
+            }
         }
         env
     }
@@ -419,7 +624,44 @@ impl<'p> Analysis<'p> {
 
     fn set_unknown(&self, env: &mut Env, names: impl IntoIterator<Item = String>, reason: &str) {
         for n in names {
+            self.kill_paths(env, &n, reason);
             env.insert(n, Val::unknown(reason));
+        }
+    }
+
+    /// Makes the paths a write to `name` makes stale unknown ([`stale_paths`]), not `name`.
+    fn kill_paths(&self, env: &mut Env, name: &str, reason: &str) {
+        for p in stale_paths(env, name) {
+            env.insert(p, Val::unknown(reason));
+        }
+    }
+
+    /// An element or member stored from what was read at run time (`ibuf(1) = n` where `n`
+    /// is an input): what a broadcast of the whole array or struct gives, unless another
+    /// store disagrees.
+    fn note_store(&mut self, path: &str, v: &Val) {
+        if path == path_root(path) {
+            return;
+        }
+        let from_input = v.known().is_some_and(|e| {
+            let vars = e.vars();
+            vars.iter().any(|x| self.params.is_input(x))
+                && vars
+                    .iter()
+                    .all(|x| self.params.is_input(x) || self.params.is_constant(x) || x == "P")
+        });
+        match self.read_into.get(path) {
+            Some(old) if from_input && old == v => {}
+            None if from_input => {
+                self.read_into.insert(path.to_string(), v.clone());
+            }
+            Some(_) => {
+                self.read_into.insert(
+                    path.to_string(),
+                    Val::unknown(format!("`{path}` is stored more than one value")),
+                );
+            }
+            None => {}
         }
     }
 
@@ -430,11 +672,11 @@ impl<'p> Analysis<'p> {
         self.stmt_kind(id, s, env, line);
         if let Some(vars) = self.procs.side_effects.get(&id) {
             let changed: Vec<String> = vars.iter().filter(|v| !self.is_array(v)).cloned().collect();
-            self.set_unknown(
-                env,
-                changed,
-                &format!("modified inside an expression at line {line}"),
-            );
+            let reason = format!("modified inside an expression at line {line}");
+            for v in vars.iter().filter(|v| self.is_array(v)) {
+                self.kill_paths(env, v, &reason);
+            }
+            self.set_unknown(env, changed, &reason);
         }
     }
 
@@ -443,40 +685,59 @@ impl<'p> Analysis<'p> {
         match &s.kind {
             StmtKind::Assign(a) => {
                 self.array_op(id, s, env);
-                match &a.target.kind {
-                    SrcExprKind::Var(x) => {
-                        let v = self.ev(&a.value, env, Some(x));
-                        env.insert(x.clone(), v);
+                let reason = || {
+                    format!(
+                        "assigned at line {line} through `{}`",
+                        short(self.sources.text(a.target.span))
+                    )
+                };
+                match a.target.path() {
+                    Some(x) => {
+                        let v = self.ev(&a.value, env, Some(&x));
+                        if !matches!(a.target.kind, SrcExprKind::Var(_)) {
+                            // `a[0] = …` through a pointer `a`: as before, `a` itself
+                            let scalars = self.scalars(&s.defs);
+                            self.set_unknown(env, scalars, &reason());
+                        }
+                        self.kill_paths(env, &x, &reason());
+                        self.note_store(&x, &v);
+                        env.insert(x, v);
                     }
-                    _ => {
+                    None => {
+                        for d in s.defs.iter().filter(|d| self.is_array(d)) {
+                            self.kill_paths(env, d, &reason());
+                        }
                         for e in [&a.target, &a.value] {
                             let _ = self.ev(e, env, None);
                         }
                         let scalars = self.scalars(&s.defs);
                         if !scalars.is_empty() {
-                            let reason = format!(
-                                "assigned at line {line} through `{}`",
-                                short(self.sources.text(a.target.span))
-                            );
-                            self.set_unknown(env, scalars, &reason);
+                            self.set_unknown(env, scalars, &reason());
                         }
                     }
                 }
             }
             StmtKind::Input(inp) => {
+                let reason = format!("read at line {line}");
                 for t in &inp.targets {
-                    // a whole array read (`read *, g`) leaves its elements unknown: arrays are not tracked
-                    if let SrcExprKind::Var(x) = &t.kind {
-                        if self.is_array(x) {
-                            continue;
+                    let Some(x) = t.path() else {
+                        // `scanf("%d", &a[i])`, `read *, (a(i), i = 1, n)`: any element
+                        if let Some(b) = t.base_var() {
+                            self.kill_paths(env, b, &reason);
                         }
-                        let v = match self.params.input(&inp.origin, x, line) {
-                            Some(p) => Val::Known(Expr::var(&p)),
-                            None => Val::unknown(format!("read from a file at line {line}")),
-                        };
-                        self.read_into.insert(x.clone(), v.clone());
-                        env.insert(x.clone(), v);
+                        continue;
+                    };
+                    self.kill_paths(env, &x, &reason);
+                    // a whole array read (`read *, g`) leaves its elements unknown
+                    if self.is_array(&x) {
+                        continue;
                     }
+                    let v = match self.params.input(&inp.origin, &x, line) {
+                        Some(p) => Val::Known(Expr::var(&p)),
+                        None => Val::unknown(format!("read from a file at line {line}")),
+                    };
+                    self.read_into.insert(x.clone(), v.clone());
+                    env.insert(x, v);
                 }
             }
             StmtKind::Mpi(m) => self.mpi(id, m, env, line),
@@ -487,11 +748,12 @@ impl<'p> Analysis<'p> {
                 match callee {
                     Some(cid) => {
                         if !self.summarizing {
-                            self.record_call(cid, vals, env, line);
+                            self.record_call(cid, vals.clone(), &c.args, env, line);
                         }
                         let defs = self.procs.call_defs(s, cid, &c.args);
-                        self.set_unknown(env, defs, &reason);
+                        self.set_unknown(env, defs.iter().cloned(), &reason);
                         self.apply_summary(cid, &c.args, env, &reason);
+                        self.apply_fields(cid, &c.args, &vals, &defs, env, &reason);
                     }
                     None => self.set_unknown(env, s.defs.clone(), &reason),
                 }
@@ -567,9 +829,11 @@ impl<'p> Analysis<'p> {
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Opaque(o) => {
                 let scalars = self.scalars(&s.defs);
+                let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
+                for d in s.defs.iter().filter(|d| self.is_array(d)) {
+                    self.kill_paths(env, d, &reason);
+                }
                 if !scalars.is_empty() {
-                    let reason =
-                        format!("set by `{}` at line {line}, not analysed", short(&o.text));
                     self.set_unknown(env, scalars, &reason);
                 }
             }
@@ -590,7 +854,7 @@ impl<'p> Analysis<'p> {
                 .procs
                 .globals
                 .get(self.cur.0 as usize)
-                .is_some_and(|gs| gs.contains(g))
+                .is_some_and(|gs| gs.contains(path_root(g)))
             {
                 env.insert(g.clone(), translate(v));
             }
@@ -600,6 +864,59 @@ impl<'p> Analysis<'p> {
                 if env.get(x).is_some_and(|old| *old == Val::unknown(reason)) {
                     env.insert(x.clone(), translate(v));
                 }
+            }
+        }
+    }
+
+    /// After a call: what the callee stores under the formals it was handed by address
+    /// ([`Summary::fields`]), in the caller's paths, its arguments substituted.
+    fn apply_fields(
+        &self,
+        callee: ProcId,
+        args: &[SrcExpr],
+        vals: &[Val],
+        defs: &BTreeSet<String>,
+        env: &mut Env,
+        reason: &str,
+    ) {
+        let Some(sum) = self.summaries.get(&callee) else {
+            return;
+        };
+        for (k, fields) in &sum.fields {
+            let Some((root, addr)) = args.get(*k).and_then(arg_root) else {
+                continue;
+            };
+            // a struct passed by value: the callee's writes stay there
+            if !defs.contains(path_root(&root)) {
+                continue;
+            }
+            for (suffix, v) in fields {
+                let Some(rest) = caller_suffix(suffix, addr) else {
+                    continue;
+                };
+                let v = match v {
+                    Val::Known(e) => {
+                        let mut map = BTreeMap::new();
+                        let mut ok = true;
+                        for x in e.vars() {
+                            let Some(j) = arg_index(&x) else { continue };
+                            match vals.get(j) {
+                                Some(Val::Known(a)) => {
+                                    map.insert(x, a.clone());
+                                }
+                                _ => ok = false,
+                            }
+                        }
+                        if ok {
+                            Val::Known(e.subs_all(&map))
+                        } else {
+                            Val::unknown(reason)
+                        }
+                    }
+                    Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
+                    other => other.clone(),
+                };
+                env.insert(format!("{root}{rest}"), v);
             }
         }
     }
@@ -715,17 +1032,32 @@ impl<'p> Analysis<'p> {
         }
         for a in &m.args {
             if a.role.is_written_by(m.op) {
+                let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
+                // a broadcast gives every rank the root's value: unchanged if every rank
+                // already had it, else what the root read at run time
+                let after = |v: &str, env: &Env| match (bcast, env.get(v), self.read_into.get(v)) {
+                    (true, Some(b @ (Val::Known(_) | Val::Special(_))), _) => b.clone(),
+                    (true, _, Some(read)) => read.clone(),
+                    _ => Val::unknown(format!("set by {} at line {line}", m.name)),
+                };
                 if let SrcExprKind::Var(v) = &a.expr.kind {
-                    let bcast =
-                        matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
-                    // a broadcast gives every rank the root's value: unchanged if every rank
-                    // already had it, else what the root read at run time
-                    let after = match (bcast, env.get(v), self.read_into.get(v)) {
-                        (true, Some(b @ (Val::Known(_) | Val::Special(_))), _) => b.clone(),
-                        (true, _, Some(read)) => read.clone(),
-                        _ => Val::unknown(format!("set by {} at line {line}", m.name)),
-                    };
-                    env.insert(v.clone(), after);
+                    let x = after(v, env);
+                    env.insert(v.clone(), x);
+                }
+                // the elements and members of the buffer (from `&a[k]` or `a + k` on, the
+                // whole array)
+                if let Some(root) = written_root(&a.expr) {
+                    let mut paths = stale_paths(env, root);
+                    paths.extend(
+                        self.read_into
+                            .keys()
+                            .filter(|k| path_under(k, root) && !env.contains_key(*k))
+                            .cloned(),
+                    );
+                    for p in paths {
+                        let x = after(&p, env);
+                        env.insert(p, x);
+                    }
                 }
             }
         }
@@ -759,7 +1091,7 @@ impl<'p> Analysis<'p> {
                 l.hi.vars()
                     .into_iter()
                     .chain(l.step.vars())
-                    .find(|v| defined.contains(v) && !self.is_array(v));
+                    .find(|v| touched(&defined, v) && !self.is_array(v));
             if let Some(v) = changed {
                 trip = Attr::Unresolved(format!(
                     "bound `{v}` changes in the loop body at line {line}"
@@ -892,7 +1224,7 @@ impl<'p> Analysis<'p> {
         let found = parts.iter().find_map(|c| {
             let t = cap::counter_test(c)?;
             let invariant = !self.is_array(t.var)
-                && t.limit.vars().iter().all(|v| !defined.contains(v))
+                && t.limit.vars().iter().all(|v| !touched(defined, v))
                 && t.limit.walk().iter().all(|e| match &e.kind {
                     SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
                         user_proc(prog, &self.procs.names, self.cur, name).is_none()
@@ -1042,6 +1374,23 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
+    }
+}
+
+/// The variable (or access path) whose storage a written MPI buffer argument starts in:
+/// `g` for `g`, `ibuf` for `ibuf(1)` / `&ibuf[0]` / `ibuf + k`.
+fn written_root(e: &SrcExpr) -> Option<&str> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some(v),
+        SrcExprKind::Index { array, .. } => Some(array),
+        SrcExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub,
+            lhs,
+            ..
+        } => written_root(lhs),
+        SrcExprKind::Unary { operand, .. } => written_root(operand),
+        SrcExprKind::Cast { expr, .. } => written_root(expr),
+        _ => None,
     }
 }
 

@@ -334,3 +334,5 @@ pub fn load(
 mod tests;
 #[cfg(test)]
 mod tests_idioms;
+#[cfg(test)]
+mod tests_paths;

@@ -157,28 +157,25 @@ impl Params {
         }
     }
 
-    /// A value read at run time into variable `var`.
+    /// A value read at run time into variable `var` (or access path: `g.nx` names `NX`).
     pub fn input(&mut self, origin: &InputOrigin, var: &str, line: u32) -> Option<String> {
+        let upper = symbol_name(var);
         let (key, origin, wanted) = match origin {
             InputOrigin::Argv(idx) => {
                 let named =
                     idx.and_then(|i| self.arg_names.get((i as usize).checked_sub(1)?).cloned());
-                let wanted = named.unwrap_or_else(|| var.to_ascii_uppercase());
+                let wanted = named.unwrap_or_else(|| upper.clone());
                 let key = match idx {
                     Some(i) => format!("argv:{i}"),
                     None => format!("argv:?{var}"),
                 };
                 (key, ParamOrigin::Argv { index: *idx }, wanted)
             }
-            InputOrigin::Stdin => (
-                format!("stdin:{var}"),
-                ParamOrigin::Stdin,
-                var.to_ascii_uppercase(),
-            ),
+            InputOrigin::Stdin => (format!("stdin:{var}"), ParamOrigin::Stdin, upper),
             InputOrigin::Env(n) => (
                 format!("env:{}", n.clone().unwrap_or_else(|| var.to_string())),
                 ParamOrigin::Env { name: n.clone() },
-                var.to_ascii_uppercase(),
+                upper,
             ),
             InputOrigin::Option(flag) => (
                 format!(
@@ -186,7 +183,7 @@ impl Params {
                     flag.clone().unwrap_or_else(|| format!("?{var}"))
                 ),
                 ParamOrigin::Option { flag: flag.clone() },
-                var.to_ascii_uppercase(),
+                upper,
             ),
             InputOrigin::File => return None,
         };
@@ -232,6 +229,28 @@ impl Params {
     }
 }
 
+/// The symbol a parameter read into `var` is named by: the variable upper-cased, or for an
+/// access path its last member (`g.nx`, `p->nx` → `NX`) with literal subscripts appended
+/// (`ibuf[1]` → `IBUF_1`).
+fn symbol_name(var: &str) -> String {
+    let last = frontend::path_member(var).map_or(var, |(m, _)| m);
+    let mut out = String::new();
+    for c in last.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c.to_ascii_uppercase()),
+            '[' | '(' | ',' if !out.ends_with('_') => out.push('_'),
+            '-' => out.push('M'),
+            _ => {}
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    if out.is_empty() {
+        "IN".into()
+    } else {
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +272,15 @@ mod tests {
             Some("KB")
         );
         assert_eq!(q.input(&InputOrigin::File, "x", 3), None);
+    }
+
+    #[test]
+    fn paths_name_their_last_member() {
+        assert_eq!(symbol_name("g.nx"), "NX");
+        assert_eq!(symbol_name("p->a.ny"), "NY");
+        assert_eq!(symbol_name("ibuf[1]"), "IBUF_1");
+        assert_eq!(symbol_name("g.a[2][3]"), "A_2_3");
+        assert_eq!(symbol_name("n"), "N");
     }
 
     #[test]

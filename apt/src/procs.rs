@@ -3,7 +3,10 @@
 //! MOD sets (which formals and globals a procedure may write, transitively).
 use std::collections::{BTreeMap, BTreeSet};
 
-use frontend::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtId, StmtKind};
+use frontend::{
+    path_root, path_under, DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtId,
+    StmtKind,
+};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -20,6 +23,9 @@ pub struct ProcFacts {
     /// Per procedure: names that refer to program-wide storage there.
     pub globals: Vec<BTreeSet<String>>,
     pub names: ProcNames,
+    /// (procedure, formal) pairs where the procedure itself writes a path under the formal
+    /// (`q->nx = …`, `ibuf(1) = …`): the formals whose paths a summary follows.
+    pub path_formals: BTreeSet<(ProcId, String)>,
     /// Statements changing variables inside opaque expressions (computed once: every
     /// pass asks about every statement).
     pub side_effects: BTreeMap<StmtId, BTreeSet<String>>,
@@ -260,7 +266,28 @@ impl ProcFacts {
                 (!v.is_empty()).then_some((s.id, v))
             })
             .collect();
+        let path_formals = prog
+            .stmts
+            .iter()
+            .flat_map(|s| {
+                let formals = prog.proc(s.proc).map(|p| &p.params);
+                let mut defs: Vec<String> = s.defs.iter().cloned().collect();
+                if let StmtKind::Assign(a) = &s.kind {
+                    defs.extend(a.target.path());
+                }
+                defs.into_iter()
+                    .filter(|d| d != path_root(d))
+                    .filter_map(move |d| {
+                        let root = path_root(&d).to_string();
+                        formals
+                            .is_some_and(|f| f.iter().any(|f| f.name == root))
+                            .then_some((s.proc, root))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         let mut facts = ProcFacts {
+            path_formals,
             side_effects,
             order,
             recursive,
@@ -308,15 +335,21 @@ impl ProcFacts {
                     .params
                     .iter()
                     .enumerate()
-                    .filter(|(_, f)| defs.contains(&f.name))
+                    .filter(|(_, f)| {
+                        defs.contains(&f.name) || defs.iter().any(|d| path_under(d, &f.name))
+                    })
                     .map(|(k, _)| k)
                     .collect();
                 let globals: BTreeSet<String> = defs
                     .iter()
-                    .filter(|d| self.globals.get(i).is_some_and(|g| g.contains(*d)))
+                    .filter(|d| {
+                        self.globals
+                            .get(i)
+                            .is_some_and(|g| g.contains(path_root(d)))
+                    })
                     .filter(|d| {
                         !matches!(
-                            prog.decl(p.id, d).map(|x| &x.kind),
+                            prog.decl(p.id, path_root(d)).map(|x| &x.kind),
                             Some(DeclKind::Array { .. })
                         )
                     })
@@ -416,4 +449,7 @@ pub struct CallSite {
     pub line: u32,
     pub args: Vec<crate::value::Val>,
     pub globals: BTreeMap<String, crate::value::Val>,
+    /// Per argument position: the caller's values of the paths under the argument, as the
+    /// callee's formal reaches them (`&g` with `g.nx` known → `->nx`).
+    pub fields: BTreeMap<usize, BTreeMap<String, crate::value::Val>>,
 }

@@ -56,8 +56,11 @@ pub trait Scope {
     fn var(&mut self, name: &str) -> Val;
     /// Whether `name` is a procedure defined in the program (and not an array in scope).
     fn is_user_proc(&self, name: &str) -> bool;
+    /// Value of an array element with literal subscripts (`ibuf[1]`, see
+    /// [`SrcExpr::path`]) when a known one was stored there (`None`: the array's reason).
+    fn element(&mut self, path: &str) -> Option<Val>;
     /// A call to a user procedure inside an expression, with its evaluated arguments.
-    fn user_call(&mut self, name: &str, args: Vec<Val>, span: Span);
+    fn user_call(&mut self, name: &str, args: Vec<Val>, exprs: &[SrcExpr], span: Span);
     /// A value read at run time (`atoi(argv[1])`), assigned to the variable being defined.
     fn input(&mut self, origin: &InputOrigin, span: Span) -> Val;
     /// 1-based line of a span in the original file.
@@ -82,6 +85,9 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
             } else {
                 for i in indices {
                     let _ = eval(i, s);
+                }
+                if let Some(v) = e.path().and_then(|p| s.element(&p)) {
+                    return v;
                 }
                 Val::unknown(format!("held in array `{array}`"))
             }
@@ -263,7 +269,7 @@ fn rational(c: f64) -> Option<Rational> {
 
 fn call_user(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
     let vals = args.iter().map(|a| eval(a, s)).collect();
-    s.user_call(name, vals, span);
+    s.user_call(name, vals, args, span);
     Val::unknown(format!("returned by call to `{name}`"))
 }
 

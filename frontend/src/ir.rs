@@ -24,6 +24,12 @@
 //!   whose conditions are opaque (the case bodies stay visible).
 //! - Names of Fortran calls to MPI in expressions keep their spelling (`MPI_Wtime`); match MPI
 //!   names case-insensitively (`mpi_table::lookup` does).
+//! - Access paths: a C member access with no run-time index (`g.nx`, `p->nx`, `s.a.b`,
+//!   `(*p).nx` as `p->nx`, `a[2].nx`) is a [`SrcExprKind::Var`] named by its path, and a
+//!   subscript of one is an `Index` of that path (`g.a[2]`). Such a name is a scalar location
+//!   in def/use sets; [`path_root`] gives the variable it lives in. An `Index` whose subscripts
+//!   are all literals names a location too ([`SrcExpr::path`]: `ibuf[1]`). A write to a root
+//!   (`g = h`, `read *, ibuf`, `f(&g)`) writes every path under it.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -518,7 +524,8 @@ impl StmtKind {
 /// [`SrcExprKind::Input`] inside `value`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Assign {
-    /// A [`SrcExprKind::Var`] or [`SrcExprKind::Index`] (or `Deref`/member access as Opaque).
+    /// A [`SrcExprKind::Var`] (a variable or access path) or [`SrcExprKind::Index`] (or
+    /// `Deref` as Opaque).
     pub target: SrcExpr,
     pub value: SrcExpr,
 }
@@ -719,8 +726,8 @@ pub enum SrcExprKind {
     },
     /// A value read at run time: `atoi(argv[1])`, `atof`, `strtol`, `getenv`.
     Input(InputOrigin),
-    /// Anything else (struct member, pointer arithmetic we do not model, too deep); the
-    /// variables it reads are kept so def/use stays sound.
+    /// Anything else (a member reached through a run-time index, pointer arithmetic we do not
+    /// model, too deep); the variables it reads are kept so def/use stays sound.
     Opaque {
         text: String,
         vars: Vec<String>,
@@ -806,7 +813,55 @@ impl BinOp {
     }
 }
 
+/// The variable an access path lives in: `g` for `g.nx`, `p->a.b`, `a[2]`; a plain name is
+/// its own root.
+pub fn path_root(name: &str) -> &str {
+    let end = name.find(['.', '-', '[', '(', '%']).unwrap_or(name.len());
+    name.get(..end).unwrap_or(name)
+}
+
+/// Whether access path `path` lies under `root` (a strictly longer path starting with it:
+/// `g.nx` and `g.a[2]` under `g`, `g.a[2]` under `g.a`; `g.nx` is not under `g.n`).
+pub fn path_under(path: &str, root: &str) -> bool {
+    path.len() > root.len()
+        && path.starts_with(root)
+        && matches!(
+            path.as_bytes().get(root.len()),
+            Some(b'.' | b'-' | b'[' | b'(' | b'%')
+        )
+}
+
+/// The last member of an access path, after its last `.` or `->` (`nx` for `g.nx` and
+/// `p->nx`, `a[2]` for `p->a[2]`), and whether it is reached through a pointer (`->`).
+/// `None` for a plain name or an element of a plain array.
+pub fn path_member(path: &str) -> Option<(&str, bool)> {
+    let dot = path.rfind('.');
+    let arrow = path.rfind("->");
+    match (dot, arrow) {
+        (Some(d), Some(a)) if d > a => path.get(d + 1..).map(|m| (m, false)),
+        (_, Some(a)) => path.get(a + 2..).map(|m| (m, true)),
+        (Some(d), None) => path.get(d + 1..).map(|m| (m, false)),
+        (None, None) => None,
+    }
+}
+
 impl SrcExpr {
+    /// The location this expression names when it has no run-time index: a variable or
+    /// access path (`n`, `g.nx`), or an element with literal subscripts (`ibuf[1]`,
+    /// `a[1][2]`, whatever the language wrote).
+    pub fn path(&self) -> Option<String> {
+        match &self.kind {
+            SrcExprKind::Var(v) => Some(v.clone()),
+            SrcExprKind::Index { array, indices } if !indices.is_empty() => {
+                let mut out = array.clone();
+                for i in indices {
+                    out.push_str(&format!("[{}]", i.as_int()?));
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
     pub fn new(kind: SrcExprKind, span: Span) -> Self {
         SrcExpr {
             kind,

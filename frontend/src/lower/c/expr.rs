@@ -136,12 +136,20 @@ impl<'a> CLower<'a> {
                         None => break,
                     }
                 }
-                if cur.kind() != "identifier" {
-                    return self.opaque_e(n);
-                }
+                // `g.a[i]`: an array member named by its access path
+                let (array, ty) = match cur.kind() {
+                    "identifier" => {
+                        let array = self.text(cur).to_string();
+                        let ty = self.var_type(&array).map(|t| t.base);
+                        (array, ty)
+                    }
+                    "field_expression" => match self.member_path(cur, d) {
+                        Some(p) => (p, None),
+                        None => return self.opaque_e(n),
+                    },
+                    _ => return self.opaque_e(n),
+                };
                 indices.reverse();
-                let array = self.text(cur).to_string();
-                let ty = self.var_type(&array).map(|t| t.base);
                 let indices = indices.into_iter().map(|i| self.expr(i, d)).collect();
                 SrcExpr {
                     kind: SrcExprKind::Index { array, indices },
@@ -149,6 +157,10 @@ impl<'a> CLower<'a> {
                     ty,
                 }
             }
+            "field_expression" => match self.member_path(n, d) {
+                Some(path) => SrcExpr::var(path, span),
+                None => self.opaque_e(n),
+            },
             "call_expression" => {
                 let Some(f) = n.field("function").filter(|f| f.kind() == "identifier") else {
                     return self.opaque_e(n);
@@ -264,6 +276,28 @@ impl<'a> CLower<'a> {
             }
             _ => self.opaque_e(n),
         }
+    }
+
+    /// The access path of a member access with no run-time index (`g.nx`, `p->a.b`,
+    /// `(*p).nx` → `p->nx`, `a[2].nx`), `None` for anything else (`a[i].nx`, `f().nx`).
+    fn member_path(&mut self, n: Node, depth: usize) -> Option<String> {
+        let field = n.field("field").map(|f| self.text(f))?;
+        let arrow = n.field("operator").map(|o| self.text(o)) == Some("->");
+        let mut arg = n.field("argument")?;
+        while arg.kind() == "parenthesized_expression" {
+            arg = arg.named_child(0)?;
+        }
+        let base = self.expr(arg, depth + 1);
+        let sep = if arrow { "->" } else { "." };
+        let root = match &base.kind {
+            // `(*p).nx` is `p->nx`
+            SrcExprKind::Unary {
+                op: UnOp::Deref,
+                operand,
+            } if !arrow => return Some(format!("{}->{field}", operand.path()?)),
+            _ => base.path()?,
+        };
+        Some(format!("{root}{sep}{field}"))
     }
 
     pub(super) fn opaque_e(&self, n: Node) -> SrcExpr {
