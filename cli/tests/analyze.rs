@@ -256,3 +256,77 @@ fn predict_rejects_what_the_model_cannot_answer() {
         assert!(o.stdout.is_empty(), "{at}");
     }
 }
+
+/// The human T is factored with its repeated steps named; substituting the definitions back
+/// gives the model's T (checked by value at a few configurations).
+#[test]
+fn human_t_is_factored_and_names_its_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("shift", tmp.path());
+    let model = tmp.path().join("shift/model.json");
+    let out = common::run(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--at",
+        "N=8192,ITERS=20,P=64",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let t_line = lines.next().unwrap();
+    let t = t_line.split_once(" = ").unwrap().1;
+    assert!(t.starts_with("ITERS*("), "ITERS pulled out: {t_line}");
+    let mut defs = Vec::new();
+    for l in lines.by_ref() {
+        let l = l.trim_start().trim_start_matches("where ").trim_start();
+        let Some((name, def)) = l.split_once(" = ") else {
+            break;
+        };
+        if !name.starts_with('s') {
+            break;
+        }
+        defs.push((name.to_string(), def.to_string()));
+    }
+    assert!(
+        defs.iter().any(|(_, d)| d.starts_with("[N/P >= ")),
+        "{text}"
+    );
+    let flat = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    let read = symbolic::parse(t).unwrap();
+    for (n, p) in [(2048.0, 2.0), (8192.0, 16.0), (4096.0, 256.0)] {
+        // a step `[X >= a]` is 1 or 0 at this configuration
+        let step = |d: &str| -> f64 {
+            let (x, a) = d
+                .trim_matches(|c| c == '[' || c == ']')
+                .split_once(" >= ")
+                .unwrap();
+            let x = symbolic::parse(x).unwrap();
+            let x = x
+                .eval(&|v| (v == "N").then_some(n).or((v == "P").then_some(p)))
+                .unwrap();
+            f64::from(x >= a.parse::<f64>().unwrap())
+        };
+        let env = |v: &str| match v {
+            "N" => Some(n),
+            "P" => Some(p),
+            "ITERS" => Some(20.0),
+            s => defs.iter().find(|(k, _)| k == s).map(|(_, d)| {
+                if d.starts_with('[') {
+                    step(d)
+                } else {
+                    symbolic::parse(d)
+                        .unwrap()
+                        .eval(&|v| match v {
+                            "N" => Some(n),
+                            "P" => Some(p),
+                            _ => None,
+                        })
+                        .unwrap()
+                }
+            }),
+        };
+        let (a, b) = (flat.eval(&env).unwrap(), read.eval(&env).unwrap());
+        // the text has 4 significant digits
+        assert!((a - b).abs() <= 2e-3 * a, "N={n} P={p}: {a} vs {b}\n{text}");
+    }
+}

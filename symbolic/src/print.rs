@@ -16,7 +16,7 @@ enum Style {
 }
 
 #[derive(Clone, Copy)]
-struct Printer {
+pub(crate) struct Printer {
     style: Style,
     exact: bool,
 }
@@ -33,7 +33,7 @@ fn degree(e: &Expr) -> (f64, f64, f64) {
 }
 
 /// Dominance of one term: powers of growing factors first, then logs, then the fewest divisions.
-fn term_degree(t: &Term) -> (f64, f64, f64) {
+pub(crate) fn term_degree(t: &Term) -> (f64, f64, f64) {
     let (mut pos, mut lg, mut neg) = (0.0, 0.0, 0.0);
     for (a, q) in &t.factors {
         let q = q.to_f64();
@@ -130,7 +130,15 @@ fn short_number(x: f64) -> String {
 }
 
 impl Printer {
-    fn number(&self, x: f64) -> String {
+    /// Plain text, coefficients exact (round-trip) or to 4 significant digits.
+    pub(crate) fn text(exact: bool) -> Printer {
+        Printer {
+            style: Style::Text,
+            exact,
+        }
+    }
+
+    pub(crate) fn number(&self, x: f64) -> String {
         let s = if self.exact {
             exact_number(x)
         } else {
@@ -162,7 +170,7 @@ impl Printer {
         s
     }
 
-    fn expr(&self, e: &Expr) -> String {
+    pub(crate) fn expr(&self, e: &Expr) -> String {
         let terms = display_order(e);
         if terms.is_empty() {
             return "0".into();
@@ -191,7 +199,7 @@ impl Printer {
     }
 
     /// A term with its coefficient's absolute value.
-    fn term_abs(&self, t: &Term) -> String {
+    pub(crate) fn term_abs(&self, t: &Term) -> String {
         let c = if t.coef.0.is_nan() {
             t.coef.0
         } else {
@@ -297,7 +305,7 @@ impl Printer {
             .join(", ")
     }
 
-    fn atom(&self, a: &Atom) -> String {
+    pub(crate) fn atom(&self, a: &Atom) -> String {
         match (self.style, a) {
             (_, Atom::Var(v)) => v.clone(),
             (Style::Latex, Atom::Log2(x)) => match x.as_var() {

@@ -347,6 +347,22 @@ fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
 }
 
 /// The human report.
+/// `T(params) = …` for reading: common factors pulled out, repeated steps and clamps named
+/// and defined below it (model.json keeps the flat exact form).
+pub fn write_t(
+    out: &mut impl Write,
+    params: &[String],
+    t: &symbolic::Expr,
+) -> Result<symbolic::Readable> {
+    let r = t.readable();
+    writeln!(out, "T({}) = {}", params.join(", "), r.text)?;
+    for (i, (name, def)) in r.names.iter().enumerate() {
+        let lead = if i == 0 { "  where" } else { "       " };
+        writeln!(out, "{lead} {name} = {def}")?;
+    }
+    Ok(r)
+}
+
 pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(
         out,
@@ -360,7 +376,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             ""
         }
     )?;
-    writeln!(out, "T({}) = {}", m.params.join(", "), m.t)?;
+    let names = write_t(out, &m.params, &m.t)?;
     let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(
@@ -374,7 +390,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     if !top.is_empty() {
         let parts: Vec<String> = top
             .iter()
-            .map(|(e, share)| format!("{:.0}% {e}", 100.0 * share))
+            .map(|(e, share)| format!("{:.0}% {}", 100.0 * share, names.show(e)))
             .collect();
         writeln!(out, "  largest terms there: {}", parts.join(", "))?;
     }

@@ -74,7 +74,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        writeln!(out, "T({}) = {}", m.params.join(", "), m.t)?;
+        super::analyze::write_t(&mut out, &m.params, &m.t)?;
         for p in &points {
             match (p.t, p.band) {
                 (Some(t), Some((lo, hi))) => {
