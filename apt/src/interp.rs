@@ -622,17 +622,26 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    fn set_unknown(&self, env: &mut Env, names: impl IntoIterator<Item = String>, reason: &str) {
+    fn set_unknown(
+        &mut self,
+        env: &mut Env,
+        names: impl IntoIterator<Item = String>,
+        reason: &str,
+    ) {
         for n in names {
             self.kill_paths(env, &n, reason);
             env.insert(n, Val::unknown(reason));
         }
     }
 
-    /// Makes the paths a write to `name` makes stale unknown ([`stale_paths`]), not `name`.
-    fn kill_paths(&self, env: &mut Env, name: &str, reason: &str) {
+    /// Makes the paths a write to `name` makes stale unknown ([`stale_paths`]), not `name`,
+    /// and forgets what the root stored under it ([`Self::note_store`]).
+    fn kill_paths(&mut self, env: &mut Env, name: &str, reason: &str) {
         for p in stale_paths(env, name) {
             env.insert(p, Val::unknown(reason));
+        }
+        for p in stale_paths(&self.read_into, name) {
+            self.read_into.remove(&p);
         }
     }
 
@@ -673,8 +682,9 @@ impl<'p> Analysis<'p> {
         if let Some(vars) = self.procs.side_effects.get(&id) {
             let changed: Vec<String> = vars.iter().filter(|v| !self.is_array(v)).cloned().collect();
             let reason = format!("modified inside an expression at line {line}");
-            for v in vars.iter().filter(|v| self.is_array(v)) {
-                self.kill_paths(env, v, &reason);
+            let arrays: Vec<String> = vars.iter().filter(|v| self.is_array(v)).cloned().collect();
+            for v in arrays {
+                self.kill_paths(env, &v, &reason);
             }
             self.set_unknown(env, changed, &reason);
         }
@@ -685,34 +695,34 @@ impl<'p> Analysis<'p> {
         match &s.kind {
             StmtKind::Assign(a) => {
                 self.array_op(id, s, env);
-                let reason = || {
-                    format!(
-                        "assigned at line {line} through `{}`",
-                        short(self.sources.text(a.target.span))
-                    )
-                };
+                let reason = format!(
+                    "assigned at line {line} through `{}`",
+                    short(self.sources.text(a.target.span))
+                );
                 match a.target.path() {
                     Some(x) => {
                         let v = self.ev(&a.value, env, Some(&x));
                         if !matches!(a.target.kind, SrcExprKind::Var(_)) {
                             // `a[0] = …` through a pointer `a`: as before, `a` itself
                             let scalars = self.scalars(&s.defs);
-                            self.set_unknown(env, scalars, &reason());
+                            self.set_unknown(env, scalars, &reason);
                         }
-                        self.kill_paths(env, &x, &reason());
+                        self.kill_paths(env, &x, &reason);
                         self.note_store(&x, &v);
                         env.insert(x, v);
                     }
                     None => {
-                        for d in s.defs.iter().filter(|d| self.is_array(d)) {
-                            self.kill_paths(env, d, &reason());
+                        let arrays: Vec<&String> =
+                            s.defs.iter().filter(|d| self.is_array(d)).collect();
+                        for d in arrays {
+                            self.kill_paths(env, d, &reason);
                         }
                         for e in [&a.target, &a.value] {
                             let _ = self.ev(e, env, None);
                         }
                         let scalars = self.scalars(&s.defs);
                         if !scalars.is_empty() {
-                            self.set_unknown(env, scalars, &reason());
+                            self.set_unknown(env, scalars, &reason);
                         }
                     }
                 }
@@ -830,7 +840,8 @@ impl<'p> Analysis<'p> {
             StmtKind::Opaque(o) => {
                 let scalars = self.scalars(&s.defs);
                 let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
-                for d in s.defs.iter().filter(|d| self.is_array(d)) {
+                let arrays: Vec<&String> = s.defs.iter().filter(|d| self.is_array(d)).collect();
+                for d in arrays {
                     self.kill_paths(env, d, &reason);
                 }
                 if !scalars.is_empty() {
@@ -871,7 +882,7 @@ impl<'p> Analysis<'p> {
     /// After a call: what the callee stores under the formals it was handed by address
     /// ([`Summary::fields`]), in the caller's paths, its arguments substituted.
     fn apply_fields(
-        &self,
+        &mut self,
         callee: ProcId,
         args: &[SrcExpr],
         vals: &[Val],
@@ -879,10 +890,10 @@ impl<'p> Analysis<'p> {
         env: &mut Env,
         reason: &str,
     ) {
-        let Some(sum) = self.summaries.get(&callee) else {
+        let Some(fields) = self.summaries.get(&callee).map(|s| s.fields.clone()) else {
             return;
         };
-        for (k, fields) in &sum.fields {
+        for (k, fields) in &fields {
             let Some((root, addr)) = args.get(*k).and_then(arg_root) else {
                 continue;
             };
@@ -916,7 +927,9 @@ impl<'p> Analysis<'p> {
                     Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
                     other => other.clone(),
                 };
-                env.insert(format!("{root}{rest}"), v);
+                let path = format!("{root}{rest}");
+                self.note_store(&path, &v);
+                env.insert(path, v);
             }
         }
     }

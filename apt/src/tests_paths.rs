@@ -266,3 +266,102 @@ int main(int argc, char **argv) {
         Some("bound set by MPI_Recv at line 11")
     );
 }
+
+/// A global struct: members set in `main` reach the procedures it calls, and members a
+/// procedure reads from stdin reach `main`.
+#[test]
+fn members_of_a_global_struct_cross_calls() {
+    let src = r#"
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+struct config { int nx, iters; } cfg;
+void read_config(void) { scanf("%d", &cfg.iters); }
+void sweep(void) {
+    int i;
+    for (i = 0; i < cfg.nx; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+int main(int argc, char **argv) {
+    int it;
+    MPI_Init(&argc, &argv);
+    cfg.nx = atoi(argv[1]);
+    read_config();
+    for (it = 0; it < cfg.iters; it++)
+        sweep();
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("global.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("NX"));
+    assert_eq!(l[1].trip, e("ITERS"));
+}
+
+/// The root packs what it read in a subroutine; the broadcast array still gives it.
+#[test]
+fn an_array_packed_by_a_subroutine_and_broadcast_is_followed() {
+    let src = r#"
+subroutine pack(ibuf, n, niter)
+  integer :: ibuf(2), n, niter
+  ibuf(1) = n
+  ibuf(2) = 2 * niter
+end subroutine pack
+
+program main
+  use mpi
+  integer :: n, niter, rank, ierr, i
+  integer :: ibuf(2)
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    read (*, *) n, niter
+    call pack(ibuf, n, niter)
+  end if
+  call MPI_Bcast(ibuf, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  do i = 1, ibuf(2)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program main
+"#;
+    let apt = apt_of("pack.f90", src);
+    assert_eq!(loops(&apt)[0].trip, e("2*NITER"));
+}
+
+/// What the root stored in an element is forgotten when the array is overwritten whole
+/// before the broadcast, and two different stores give no value.
+#[test]
+fn stores_overwritten_before_the_broadcast_are_not_followed() {
+    let src = r#"
+program stale
+  use mpi
+  integer :: n, m, rank, ierr, i
+  integer :: ibuf(2), jbuf(2)
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    read (*, *) n, m
+    ibuf(1) = n
+    read (10, *) ibuf
+    jbuf(1) = n
+  else
+    jbuf(1) = m
+  end if
+  call MPI_Bcast(ibuf, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Bcast(jbuf, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  do i = 1, ibuf(1)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  do i = 1, jbuf(1)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program stale
+"#;
+    let apt = apt_of("stale.f90", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip.unresolved(), Some("bound held in array `ibuf`"));
+    assert_eq!(l[1].trip.unresolved(), Some("bound held in array `jbuf`"));
+}
