@@ -2,6 +2,7 @@
 //! classification through the one table, and non-determinism warnings.
 pub mod c;
 pub mod fortran;
+mod goto;
 
 use std::collections::BTreeSet;
 

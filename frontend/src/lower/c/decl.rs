@@ -188,6 +188,8 @@ impl<'a> CLower<'a> {
         }
         let mut body = Vec::new();
         if let Some(b) = n.field("body") {
+            self.jumps = self.collect_jumps(b);
+            self.goto_notes.clear();
             self.block_into(b, &mut body);
         }
         if let Some(p) = self.b.proc_mut() {

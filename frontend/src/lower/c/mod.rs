@@ -37,6 +37,12 @@ pub struct CLower<'a> {
     /// Expression macros being expanded, outermost first: a macro is not expanded again
     /// inside its own expansion (the C preprocessor's rule).
     expanding: Vec<String>,
+    /// Jumps and labels of the current function (goto loops).
+    jumps: crate::lower::goto::Jumps<String>,
+    /// Exit labels of the goto loops being lowered, innermost last (`None`: a C loop).
+    goto_exits: Vec<Option<String>>,
+    /// Why a closing `goto` does not make a loop, by its byte offset (for its warning).
+    goto_notes: BTreeMap<usize, String>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -68,6 +74,9 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
             .collect(),
         case_label: None,
         expanding: Vec::new(),
+        jumps: Default::default(),
+        goto_exits: Vec::new(),
+        goto_notes: BTreeMap::new(),
     };
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
@@ -258,6 +267,9 @@ impl<'a> CLower<'a> {
             substituted: BTreeSet::new(),
             case_label: self.case_label.clone(),
             expanding: Vec::new(),
+            jumps: Default::default(),
+            goto_exits: Vec::new(),
+            goto_notes: BTreeMap::new(),
         };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
@@ -314,6 +326,9 @@ impl<'a> CLower<'a> {
             substituted: BTreeSet::new(),
             case_label: self.case_label.clone(),
             expanding,
+            jumps: Default::default(),
+            goto_exits: Vec::new(),
+            goto_notes: BTreeMap::new(),
         };
         let mut e = sub.expr(init, 0);
         self.value_parser = sub.value_parser.take();
@@ -402,6 +417,7 @@ fn strip_spans(e: &mut SrcExpr, span: Span) {
 
 mod decl;
 mod expr;
+mod goto;
 mod loops;
 mod preproc;
 mod stmt;

@@ -15,9 +15,8 @@ impl<'a> CLower<'a> {
     /// Lowers `n` (a compound statement or a single statement) appending to `out`.
     pub(super) fn block_into(&mut self, n: Node<'a>, out: &mut Block) {
         if n.kind() == "compound_statement" {
-            for c in Self::children(n) {
-                self.stmt(c, out);
-            }
+            let kids = Self::children(n);
+            self.stmts(&kids, out);
         } else {
             self.stmt(n, out);
         }
@@ -146,12 +145,16 @@ impl<'a> CLower<'a> {
             "if_statement" => self.if_stmt(n, out),
             "for_statement" => {
                 self.break_targets.push(true);
+                self.goto_exits.push(None);
                 self.for_stmt(n, out);
+                self.goto_exits.pop();
                 self.break_targets.pop();
             }
             "while_statement" | "do_statement" => {
                 self.break_targets.push(true);
+                self.goto_exits.push(None);
                 self.while_stmt(n, out);
+                self.goto_exits.pop();
                 self.break_targets.pop();
             }
             "return_statement" => {
@@ -178,10 +181,20 @@ impl<'a> CLower<'a> {
                 }
             }
             "goto_statement" => {
+                let target = n.field("label").map(|l| self.text(l).to_string());
+                if target.is_some() && self.goto_exits.last() == Some(&target) {
+                    // the jump to the statement after the goto loop around it
+                    out.push(self.b.push(self.span(n), None, StmtKind::Break));
+                    return;
+                }
+                let note = match self.goto_notes.remove(&n.start_byte()) {
+                    Some(why) => format!("not a loop: {why}"),
+                    None => "only loops built from goto in one statement list, entered at their label and left for the statement after them, are seen as loops".into(),
+                };
                 self.b.diags.push(
                     Diagnostic::warning(codes::UNSUPPORTED, "`goto` is not analysed")
                         .with_primary(self.span(n), "control flow through this jump is ignored")
-                        .with_note("loops built from goto are not seen as loops"),
+                        .with_note(note),
                 );
                 self.opaque(n, "goto", out);
             }

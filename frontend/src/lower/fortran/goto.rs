@@ -11,37 +11,8 @@ use tree_sitter::Node;
 
 use super::{children, FLower};
 use crate::ir::*;
+use crate::lower::goto::{loop_shape, negate, Item, Jumps, Step};
 use crate::lower::parse_int;
-
-/// Jumps and labels of one scoping unit, by byte offset in the assembled text.
-#[derive(Debug, Default)]
-pub(super) struct Jumps {
-    /// (label, offset of the reference, offsets of the DO loops enclosing it).
-    refs: Vec<(u32, usize, Vec<usize>)>,
-    /// (label, offset of the label).
-    defs: Vec<(u32, usize)>,
-}
-
-/// One statement of a list with the label before it: indices into the node list.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Item {
-    pub label: Option<u32>,
-    /// The label node, or the statement when it has none.
-    pub first: usize,
-    pub stmt: usize,
-}
-
-/// A recognised loop: items `from..=to` (`to` closes it).
-struct Shape {
-    from: usize,
-    /// First item of the body.
-    body: usize,
-    to: usize,
-    /// The exit test of a pre-test loop (an item index).
-    test: Option<usize>,
-    /// Label of the statement after the loop, jumped to from the loop.
-    exit: Option<u32>,
-}
 
 /// The label a plain `GOTO n` / `GO TO n` jumps to.
 fn goto_target(text: &str) -> Option<u32> {
@@ -57,45 +28,9 @@ fn goto_target(text: &str) -> Option<u32> {
     parse_int(rest).and_then(|v| u32::try_from(v).ok())
 }
 
-/// `!c` with comparisons flipped (`a >= b` → `a < b`) and `.not.` removed.
-pub(super) fn negate(c: SrcExpr) -> SrcExpr {
-    let span = c.span;
-    match c.kind {
-        SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
-            let flipped = match op {
-                BinOp::Eq => BinOp::Ne,
-                BinOp::Ne => BinOp::Eq,
-                BinOp::Lt => BinOp::Ge,
-                BinOp::Le => BinOp::Gt,
-                BinOp::Gt => BinOp::Le,
-                _ => BinOp::Lt,
-            };
-            let mut e = SrcExpr::binary(flipped, *lhs, *rhs);
-            e.span = span;
-            e
-        }
-        SrcExprKind::Unary {
-            op: UnOp::Not,
-            operand,
-        } => *operand,
-        kind => {
-            let ty = c.ty;
-            let inner = SrcExpr { kind, span, ty };
-            SrcExpr::new(
-                SrcExprKind::Unary {
-                    op: UnOp::Not,
-                    operand: Box::new(inner),
-                },
-                span,
-            )
-            .with_type(Some(BaseType::Logical))
-        }
-    }
-}
-
 impl<'a> FLower<'a> {
     /// Collects the jumps and labels of a scoping unit (internal procedures excluded).
-    pub(super) fn collect_jumps(&self, nodes: &[Node<'a>]) -> Jumps {
+    pub(super) fn collect_jumps(&self, nodes: &[Node<'a>]) -> Jumps<u32> {
         let mut j = Jumps::default();
         let mut formats = Vec::new();
         let mut stack: Vec<(Node, Vec<usize>)> =
@@ -116,6 +51,12 @@ impl<'a> FLower<'a> {
                         {
                             formats.push(l);
                         }
+                    }
+                }
+                "keyword_statement" => {
+                    let t = self.text(n).trim_start().to_ascii_lowercase();
+                    if t.starts_with("exit") || t.starts_with("cycle") {
+                        j.escapes.push((n.start_byte(), dos.clone()));
                     }
                 }
                 _ => {}
@@ -162,11 +103,19 @@ impl<'a> FLower<'a> {
     pub(super) fn goto_loop(
         &mut self,
         nodes: &[Node<'a>],
-        items: &[Item],
+        items: &[Item<u32>],
         i: usize,
         out: &mut Block,
     ) -> Option<usize> {
-        let shape = self.loop_shape(nodes, items, i)?;
+        let shape = match loop_shape(items, i, &self.jumps) {
+            Ok(shape) => shape,
+            Err(note) => {
+                if let Some((at, why)) = note {
+                    self.goto_notes.insert(at, why);
+                }
+                return None;
+            }
+        };
         let node = |k: usize| nodes[items[k].stmt];
         let start = nodes[items[shape.from].first];
         let closing = node(shape.to);
@@ -203,85 +152,6 @@ impl<'a> FLower<'a> {
         Some(shape.to + 1)
     }
 
-    /// The structured GOTO loop whose label is on item `i`, if any; an unstructured one
-    /// leaves a note for its closing GOTO's warning.
-    fn loop_shape(&mut self, nodes: &[Node<'a>], items: &[Item], i: usize) -> Option<Shape> {
-        let label = items[i].label?;
-        let node = |k: usize| nodes[items[k].stmt];
-        // pre-test: `L IF (c) GOTO M` (or `L CONTINUE` then it) … `GOTO L`, then `M …`
-        let test = if self.if_goto(node(i)).is_some() {
-            Some(i)
-        } else if self.is_continue(node(i))
-            && items.get(i + 1).is_some_and(|x| x.label.is_none())
-            && i + 1 < items.len()
-            && self.if_goto(node(i + 1)).is_some()
-        {
-            Some(i + 1)
-        } else {
-            None
-        };
-        let shape = match test {
-            Some(t) => {
-                let exit = self.if_goto(node(t))?;
-                let to = (t + 1..items.len()).find(|&k| self.plain_goto(node(k)) == Some(label))?;
-                if items.get(to + 1).and_then(|x| x.label) != Some(exit) {
-                    return None;
-                }
-                Shape {
-                    from: i,
-                    body: t + 1,
-                    to,
-                    test: Some(t),
-                    exit: Some(exit),
-                }
-            }
-            None => {
-                let to = (i + 1..items.len()).find(|&k| {
-                    self.if_goto(node(k)) == Some(label) || self.plain_goto(node(k)) == Some(label)
-                })?;
-                if self.if_goto(node(to)).is_none() {
-                    // `GOTO L` without a test at the top: an endless loop left by jumps
-                    self.goto_notes.insert(
-                        node(to).start_byte(),
-                        "a loop closed by an unconditional GOTO needs its exit test at the top"
-                            .into(),
-                    );
-                    return None;
-                }
-                let first = node(i);
-                let one_line = first.start_position().row == first.end_position().row;
-                let simple = !matches!(
-                    first.kind(),
-                    "if_statement" | "do_loop" | "select_case_statement" | "where_statement"
-                );
-                if !one_line || !simple {
-                    self.goto_notes.insert(
-                        self.goto_at(node(to)),
-                        "the loop's labelled statement spans several lines".into(),
-                    );
-                    return None;
-                }
-                Shape {
-                    from: i,
-                    body: i,
-                    to,
-                    test: None,
-                    exit: items.get(to + 1).and_then(|x| x.label),
-                }
-            }
-        };
-        let lo = nodes[items[shape.from].first].start_byte();
-        let hi = node(shape.to).end_byte();
-        let closing = self.goto_at(node(shape.to));
-        match self.unstructured(&shape, label, lo, hi) {
-            Some(why) => {
-                self.goto_notes.insert(closing, why);
-                None
-            }
-            None => Some(shape),
-        }
-    }
-
     /// Byte offset of the GOTO in a closing statement (`IF (c) GOTO L` or `GOTO L`).
     fn goto_at(&self, n: Node<'a>) -> usize {
         if n.kind() == "if_statement" {
@@ -292,64 +162,40 @@ impl<'a> FLower<'a> {
         n.start_byte()
     }
 
-    /// Why the loop over bytes `lo..hi` with label `label` is not structured, if it is not.
-    fn unstructured(&self, shape: &Shape, label: u32, lo: usize, hi: usize) -> Option<String> {
-        let inside = |p: usize| lo <= p && p < hi;
-        let defined_inside = |l: u32| self.jumps.defs.iter().any(|(d, at)| *d == l && inside(*at));
-        let to_label = self.jumps.refs.iter().filter(|r| r.0 == label).count();
-        if to_label > 1 {
-            return Some(format!("{to_label} jumps reach its label {label}"));
+    /// The statement at `stmt` (label node at `first`) as the shared shape check sees it.
+    pub(super) fn item(
+        &self,
+        nodes: &[Node<'a>],
+        label: Option<u32>,
+        first: usize,
+        stmt: usize,
+    ) -> Item<u32> {
+        let n = nodes[stmt];
+        let step = if let Some(l) = self.if_goto(n) {
+            Step::IfGoto(l)
+        } else if let Some(l) = self.plain_goto(n) {
+            Step::Goto(l)
+        } else if self.is_continue(n) {
+            Step::Nop
+        } else {
+            Step::Plain
+        };
+        // markers go on lines of their own before the labelled statement
+        let one_line = n.start_position().row == n.end_position().row;
+        let simple = one_line
+            && !matches!(
+                n.kind(),
+                "if_statement" | "do_loop" | "select_case_statement" | "where_statement"
+            );
+        Item {
+            label,
+            first,
+            stmt,
+            step,
+            simple,
+            lo: nodes[first].start_byte(),
+            hi: n.end_byte(),
+            goto_at: self.goto_at(n),
         }
-        // backward jumps inside the body: inner loops a jump out must not cross
-        let inner: Vec<(usize, usize)> = self
-            .jumps
-            .refs
-            .iter()
-            .filter(|(l, at, _)| inside(*at) && *l != label)
-            .filter_map(|(l, at, _)| {
-                let d = self
-                    .jumps
-                    .defs
-                    .iter()
-                    .find(|(d, p)| d == l && inside(*p) && p < at)?;
-                Some((d.1, *at))
-            })
-            .collect();
-        let uses_exit = shape.test.is_some()
-            || self
-                .jumps
-                .refs
-                .iter()
-                .any(|(l, at, _)| Some(*l) == shape.exit && inside(*at));
-        for (l, at, dos) in &self.jumps.refs {
-            let exit = Some(*l) == shape.exit;
-            if !inside(*at) {
-                if defined_inside(*l) {
-                    return Some(format!("a jump from outside enters its body (label {l})"));
-                }
-                if exit && uses_exit {
-                    return Some(format!(
-                        "a jump from outside also reaches the label after it ({l})"
-                    ));
-                }
-                continue;
-            }
-            if defined_inside(*l) || *l == label {
-                continue;
-            }
-            if !exit {
-                return Some(format!(
-                    "a jump leaves it for label {l}, not for the statement after it"
-                ));
-            }
-            let in_do = dos.iter().any(|d| *d >= lo);
-            let in_goto_loop = inner.iter().any(|(a, b)| a < at && at < b);
-            if in_do || in_goto_loop {
-                return Some(format!(
-                    "a jump to label {l} leaves an inner loop and it together"
-                ));
-            }
-        }
-        None
     }
 }

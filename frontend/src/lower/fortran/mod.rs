@@ -40,7 +40,7 @@ pub struct FLower<'a> {
     pending_terminator: Option<(u32, Vec<Node<'a>>)>,
     module: Option<String>,
     /// Jumps and labels of the current scoping unit (GOTO loops).
-    jumps: goto::Jumps,
+    jumps: crate::lower::goto::Jumps<u32>,
     /// Exit labels of the GOTO loops being lowered, innermost last (`None`: a DO loop).
     goto_exits: Vec<Option<u32>>,
     /// Why a closing GOTO does not make a loop, by its byte offset (for its warning).
@@ -71,7 +71,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         pending_terminator: None,
         host: BTreeMap::new(),
         module: None,
-        jumps: goto::Jumps::default(),
+        jumps: crate::lower::goto::Jumps::default(),
         goto_exits: Vec::new(),
         goto_notes: BTreeMap::new(),
     };

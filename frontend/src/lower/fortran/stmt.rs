@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use super::goto::Item;
 use super::{children, is_decl, norm, FLower};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
@@ -27,11 +26,8 @@ impl<'a> FLower<'a> {
             if n.kind() == "comment" {
                 continue;
             }
-            items.push(Item {
-                label: label.take(),
-                first: first.take().unwrap_or(k),
-                stmt: k,
-            });
+            let item = self.item(nodes, label.take(), first.take().unwrap_or(k), k);
+            items.push(item);
         }
         let mut out = Vec::new();
         let mut i = 0;
@@ -43,13 +39,13 @@ impl<'a> FLower<'a> {
                 }
             }
             let before = out.len();
-            let it = items[i];
-            self.stmt(nodes[it.stmt], it.label, &mut out);
-            if out.len() == before && it.label.is_some() {
+            let (stmt, label) = (items[i].stmt, items[i].label);
+            self.stmt(nodes[stmt], label, &mut out);
+            if out.len() == before && label.is_some() {
                 // a label on a declaration or comment-like node moves to the next statement
                 if let Some(next) = items.get_mut(i + 1) {
                     if next.label.is_none() {
-                        next.label = it.label;
+                        next.label = label;
                     }
                 }
             }
