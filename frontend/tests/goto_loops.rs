@@ -172,6 +172,11 @@ fn unstructured_goto_loops_stay_opaque_and_say_why() {
             "   10 CONTINUE\n      I = I + 1\n      GOTO 10\n",
             "exit test at the top",
         ),
+        // an EXIT of the DO around it in the body (was a Break of the GOTO loop)
+        (
+            "      DO J = 1, N\n   10 CONTINUE\n      I = I + 1\n      IF (I .GT. 5) EXIT\n      IF (I .LT. N) GOTO 10\n      END DO\n",
+            "belongs to the loop around it",
+        ),
     ];
     for (body, want) in cases {
         let src = format!(
