@@ -11,6 +11,10 @@
 //! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
 //!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
 //! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
+//! - loop built from goto (`L: … if (c) goto L;`, `L: if (c) goto M; … goto L; M: …`): no
+//!   braces (the label stays in its list): `long long augur_n_S = 0; [augur_phase_begin(S);]
+//!   augur_loop_enter(S); L: augur_n_S++; …` (after the exit test for a pre-test loop), and
+//!   the exit markers after the closing jump, or after `M:` when the loop jumps there;
 //! - `return` inside marked loops, and `goto` out of them: `{ <exit markers of the loops left,
 //!   innermost first> return ...; }`.
 //!
@@ -20,7 +24,8 @@ use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 use crate::edit::Key;
 use crate::plan::{callees, expr_calls, Role};
 use crate::scan::{
-    c_find_keyword, c_stmt_end, find_call, next_non_blank, skip_c_trivia, skip_c_trivia_parens,
+    c_find_keyword, c_label_at, c_stmt_end, find_call, next_non_blank, skip_c_trivia,
+    skip_c_trivia_parens,
 };
 use crate::{CodegenError, Ctx};
 
@@ -137,6 +142,9 @@ fn loop_marks(
     } else {
         Default::default()
     };
+    if let Some(head) = goto_head(text, s) {
+        return goto_loop_marks(ctx, s, site, (enter, pb, pe), head, d);
+    }
     let body_end = match &s.kind {
         // do { ... } while (c); — the body ends before `while`
         StmtKind::While(w) if w.post_test => w.end_span.end as usize,
@@ -164,6 +172,65 @@ fn loop_marks(
         None => ctx.note(Some(s.span), "loop body not found: iterations not counted"),
     }
     Ok(())
+}
+
+/// For a `While` built from goto (its span starts with its label): where an iteration
+/// starts (past the label of a post-test loop, past the exit test of a pre-test one).
+fn goto_head(text: &str, s: &Stmt) -> Option<usize> {
+    let StmtKind::While(w) = &s.kind else {
+        return None;
+    };
+    let (_, past) = c_label_at(text, s.span.start as usize)?;
+    if skip_c_trivia(text, s.span.start as usize) != s.span.start as usize {
+        return None;
+    }
+    Some(if w.post_test {
+        past
+    } else {
+        w.header_span.end as usize
+    })
+}
+
+/// The markers of a loop built from goto (see the module doc).
+fn goto_loop_marks(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    site: u32,
+    (enter, pb, pe): (String, String, String),
+    head: usize,
+    d: i64,
+) -> Result<(), CodegenError> {
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let end = c_stmt_end(text, s.span.end as usize);
+    let body = text.get(s.span.start as usize..end).unwrap_or("");
+    // the statement after the loop, when the loop jumps to its label
+    let exit_at = c_label_at(text, end)
+        .filter(|(name, _)| jumps_to(body, name))
+        .map(|(_, past)| past);
+    let e = ctx.edits(file);
+    e.insert(
+        s.span.start as usize,
+        format!("long long augur_n_{site} = 0; {pb}{enter}"),
+        Key::before(2 * d),
+    );
+    e.insert(head, format!(" augur_n_{site}++;"), Key::before(2 * d + 1));
+    let exit = format!(" augur_loop_exit({site}, augur_n_{site});{pe}");
+    match exit_at {
+        Some(at) => e.insert(at, exit, Key::after(2 * d)),
+        None => e.insert(end, exit, Key::after(2 * d)),
+    }
+    Ok(())
+}
+
+/// Whether C text holds `goto name` (as tokens).
+fn jumps_to(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices("goto").any(|(i, _)| {
+        let left = text[..i].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = text[i + 4..].trim_start();
+        left && rest.starts_with(name) && !rest[name.len()..].starts_with(ident)
+    })
 }
 
 /// Puts `code` first in a body starting at `pos` (`{`, `;` or a single statement ending at

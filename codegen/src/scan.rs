@@ -56,6 +56,22 @@ pub fn c_stmt_end(text: &str, end: usize) -> usize {
     }
 }
 
+/// A C statement label at `pos` (after trivia): its name and the offset past its `:`.
+pub fn c_label_at(text: &str, pos: usize) -> Option<(&str, usize)> {
+    let b = text.as_bytes();
+    let start = skip_c_trivia(text, pos);
+    let mut end = start;
+    while end < b.len() && is_ident(b[end]) {
+        end += 1;
+    }
+    let name = text.get(start..end)?;
+    if name.is_empty() || b[start].is_ascii_digit() || matches!(name, "default" | "case") {
+        return None;
+    }
+    let colon = skip_c_trivia(text, end);
+    (b.get(colon) == Some(&b':') && b.get(colon + 1) != Some(&b':')).then_some((name, colon + 1))
+}
+
 /// Offset of the first C identifier token `kw` at or after `from` (comments, strings and
 /// character literals skipped), before `limit`.
 pub fn c_find_keyword(text: &str, from: usize, limit: usize, kw: &str) -> Option<usize> {

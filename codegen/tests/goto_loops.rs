@@ -1,6 +1,6 @@
-//! Loops built from GOTO (fixed form, tests/data/goto.f) and named DO constructs left by
-//! `exit NAME` / `cycle NAME` (tests/data/named.f90): instrumented, compiled with mpif77 /
-//! mpif90, run at P=2 beside the original (same stdout, balanced traces), and every loop's
+//! Loops built from GOTO (fixed form, tests/data/goto.f; C, tests/data/goto.c) and named DO
+//! constructs left by `exit NAME` / `cycle NAME` (tests/data/named.f90): instrumented,
+//! compiled with mpif77 / mpif90 / mpicc, run at P=2 beside the original (same stdout, balanced traces), and every loop's
 //! record counts the executions and iterations the program makes.
 #![allow(
     clippy::unwrap_used,
@@ -15,7 +15,12 @@ use common::*;
 
 /// Runs `file` and checks rank 0's loop records: (line, executions, iterations).
 fn check(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
-    let tool = if fixed { "mpif77" } else { "mpif90" };
+    let c = file.ends_with(".c");
+    let tool = match (c, fixed) {
+        (true, _) => "mpicc",
+        (false, true) => "mpif77",
+        (false, false) => "mpif90",
+    };
     for t in [tool, "mpirun"] {
         need(t);
     }
@@ -24,7 +29,7 @@ fn check(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let case = Case {
         name: file.replace('.', "_"),
-        lang: Lang::Fortran,
+        lang: if c { Lang::C } else { Lang::Fortran },
         fixed,
         src: data.join(file),
         include_dirs: Vec::new(),
@@ -77,6 +82,21 @@ fn named_do_exit_and_cycle_keep_loops_balanced() {
             (12, 1, 4),  // outer: left by exit outer at i = 4
             (13, 4, 15), // inner: 3 (cycle outer at j = 3), 4, 4, 4 (exit outer at j = 4)
             (21, 1, 3),  // search: n = 3, 2, 1
+        ],
+    );
+}
+
+#[test]
+fn c_goto_loops_are_traced_as_loops() {
+    check(
+        "goto.c",
+        false,
+        &[
+            (9, 1, 2),  // scan: if (k >= n) goto none; … left by return at k = 2
+            (26, 1, 6), // again: … if (it < niter) goto again;
+            (32, 1, 4), // top: if (k >= niter) goto done; … left at k = 4 by goto done
+            (41, 1, 3), // for (j = 1; j <= 3; j++)
+            (43, 3, 6), // inner: … if (k < j) goto inner: j iterations
         ],
     );
 }
