@@ -275,7 +275,63 @@ fn measured_work(
 /// The collective a COMM node performs, if it is one (the machine sheet names them as the APT
 /// spells MPI operations).
 fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
-    format!("{:?}", c.op).parse().ok()
+    sheet_op(c).map(|s| s.op)
+}
+
+/// The data-sheet collective a call is costed as: itself, or for a collective the sheet does not
+/// list, its regular counterpart (`MPI_Allgatherv` as `allgather` at the traced mean count,
+/// `MPI_Ibcast` as `bcast` charged at the call).
+#[derive(Debug, Clone, Copy)]
+struct SheetOp {
+    op: CollectiveOp,
+    /// The traced/source size is all a rank sends (`Alltoallv`); the sheet's is per pair.
+    per_pair: bool,
+    /// Costed as another operation: said in a warning.
+    stand_in: bool,
+}
+
+fn sheet_op(c: &apt::CommFacts) -> Option<SheetOp> {
+    sheet_op_named(&format!("{:?}", c.op))
+}
+
+/// [`sheet_op`] by the operation's name (`Allgatherv`).
+fn sheet_op_named(name: &str) -> Option<SheetOp> {
+    if let Ok(op) = name.parse() {
+        return Some(SheetOp {
+            op,
+            per_pair: false,
+            stand_in: false,
+        });
+    }
+    let (op, per_pair) = match name {
+        "Allgatherv" | "Iallgather" => (CollectiveOp::Allgather, false),
+        "Gatherv" | "Igather" => (CollectiveOp::Gather, false),
+        "Scatterv" | "Iscatter" => (CollectiveOp::Scatter, false),
+        "Alltoallv" => (CollectiveOp::Alltoall, true),
+        "Ialltoall" => (CollectiveOp::Alltoall, false),
+        "Ibcast" => (CollectiveOp::Bcast, false),
+        "Ireduce" => (CollectiveOp::Reduce, false),
+        // a reduce-scatter or a prefix reduction moves the whole vector like an allreduce
+        "Iallreduce" | "ReduceScatter" | "ReduceScatterBlock" | "Scan" | "Exscan" => {
+            (CollectiveOp::Allreduce, false)
+        }
+        "Ibarrier" => (CollectiveOp::Barrier, false),
+        _ => return None,
+    };
+    Some(SheetOp {
+        op,
+        per_pair,
+        stand_in: true,
+    })
+}
+
+/// The size the sheet's cost of `s` takes, from a call's size.
+fn sheet_bytes(s: SheetOp, bytes: &Expr) -> Expr {
+    if s.per_pair {
+        bytes.clone() / Expr::var("P")
+    } else {
+        bytes.clone()
+    }
 }
 
 /// Parameters the runs varied, that T does not depend on, though two runs differing only in
@@ -292,6 +348,13 @@ fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
             .iter()
             .filter_map(|r| r.params.get(x).map(|v| v.to_bits()))
             .collect();
+        if x == "P" && runs.len() > 1 && values.len() == 1 {
+            let v = values.iter().next().map_or(0.0, |b| f64::from_bits(*b));
+            out.push(format!(
+                "every run had P = {v}: how the fitted quantities (work per entry, message sizes, branch shares, depths) change with P is not seen, only what the source and the machine sheet say; predictions at other P are not validated (profile at two or more P)"
+            ));
+            continue;
+        }
         if runs.len() > 1 && values.len() == 1 && !in_t.contains(x) {
             // (where the source gives a law in it, a trip count, T has it from there)
             let v = values.iter().next().map_or(0.0, |b| f64::from_bits(*b));
@@ -793,18 +856,43 @@ pub fn build(
                 .and_then(|b| source_expr(b, &consts, &params));
             let (bytes, rep) = fit_bytes(src);
             quantities.push(rep);
-            let op = collective_op(c);
-            let cost = op.and_then(|op| machine.collective(op));
-            if cost.is_none() {
-                warnings.push(format!(
+            let op = sheet_op(c);
+            let cost = op.and_then(|s| machine.collective(s.op).map(|cm| (s, cm)));
+            match (op, &cost) {
+                (_, None) => warnings.push(format!(
                     "collective {:?} at {} (site {first}): the machine sheet has no cost for it; not charged",
                     c.op,
                     at(first)
-                ));
+                )),
+                (Some(s), Some(_)) if s.stand_in => warnings.push(format!(
+                    "collective {:?} at {} (site {first}): the machine sheet has no cost for it; costed as {}{}",
+                    c.op,
+                    at(first),
+                    s.op.name(),
+                    if s.per_pair {
+                        " with the traced size shared evenly among the P ranks"
+                    } else {
+                        " at the traced size"
+                    }
+                )),
+                _ => {}
             }
             let per = BOUNDS.map(|b| {
-                cost.map_or(Expr::zero(), |cm| {
-                    cm.piecewise(b, bytes.at(b), &Expr::var("P"), d_lo.min(d_hi), d_hi)
+                cost.as_ref().map_or(Expr::zero(), |(s, cm)| {
+                    let (lo, hi) = if s.per_pair {
+                        // the regimes the measured sizes reach per pair at the traced P
+                        let ps = g
+                            .runs
+                            .keys()
+                            .map(|r| f64::from(runs[*r].cpg.world_size.max(1)));
+                        let (p_lo, p_hi) = ps.fold((f64::INFINITY, 1.0f64), |(lo, hi), p| {
+                            (lo.min(p), hi.max(p))
+                        });
+                        (d_lo.min(d_hi) / p_hi, d_hi / p_lo.min(p_hi))
+                    } else {
+                        (d_lo.min(d_hi), d_hi)
+                    };
+                    cm.piecewise(b, &sheet_bytes(*s, bytes.at(b)), &Expr::var("P"), lo, hi)
                 })
             });
             coll_cost.insert(first, per.clone());
@@ -1232,19 +1320,19 @@ impl Ctx<'_> {
                 if self.excluded.contains(&site) {
                     return (Expr::zero(), Expr::zero());
                 }
-                let v = match collective_op(c) {
+                let v = match sheet_op(c) {
                     Some(_) if self.coll_cost.contains_key(&site) => {
                         self.coll_cost[&site][bidx(b)].clone()
                     }
-                    Some(op) => {
-                        let Some(cost) = self.machine.collective(op) else {
+                    Some(s) => {
+                        let Some(cost) = self.machine.collective(s.op) else {
                             return (Expr::zero(), Expr::zero());
                         };
                         let bytes = c
                             .bytes
                             .as_ref()
                             .and_then(Attr::expr)
-                            .cloned()
+                            .map(|e| sheet_bytes(s, e))
                             .unwrap_or_else(Expr::zero);
                         // one regime: the size at a nominal 1024 for every parameter
                         let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
@@ -1378,6 +1466,22 @@ mod tests {
         assert_eq!(non_negative(src).expr, e);
     }
 
+    /// Collectives the sheet does not list are costed as their regular counterparts, an
+    /// Alltoallv's size (all a rank sends) shared among the P ranks; point-to-point is not one.
+    #[test]
+    fn unlisted_collectives_stand_in_for_their_counterparts() {
+        let s = sheet_op_named("Allreduce").unwrap();
+        assert!(s.op == CollectiveOp::Allreduce && !s.stand_in && !s.per_pair);
+        let s = sheet_op_named("Allgatherv").unwrap();
+        assert!(s.op == CollectiveOp::Allgather && s.stand_in && !s.per_pair);
+        let s = sheet_op_named("Alltoallv").unwrap();
+        assert!(s.op == CollectiveOp::Alltoall && s.per_pair);
+        let b = sheet_bytes(s, &(Expr::num(8.0) * Expr::var("N")));
+        assert_eq!(b, Expr::num(8.0) * Expr::var("N") / Expr::var("P"));
+        assert_eq!(sheet_op_named("Ibcast").unwrap().op, CollectiveOp::Bcast);
+        assert!(sheet_op_named("Send").is_none() && sheet_op_named("Waitall").is_none());
+    }
+
     /// The recorded shift runs vary ITERS (20, 100) and their time with it: a T without ITERS
     /// is flagged, naming two runs that differ only in ITERS; a T with it, or a parameter the
     /// time does not follow, is not.
@@ -1407,5 +1511,15 @@ mod tests {
         let w = missing_params(&t, &some, &params);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("ITERS took one value (20)"), "{}", w[0]);
+        // the runs at one P: said, since no fit saw P
+        let one_p: Vec<RunObs> = some
+            .into_iter()
+            .filter(|r| r.params.get("P") == Some(&16.0))
+            .collect();
+        assert!(one_p.len() > 1);
+        let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
+        let w = missing_params(&t, &one_p, &params);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("every run had P = 16"), "{}", w[0]);
     }
 }
