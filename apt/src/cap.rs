@@ -2,7 +2,8 @@
 //! conjuncts counts iterations (`while (it < maxit && rnorm > tol)` with `it++` run in every
 //! iteration; Fortran `do while (it < maxit .and. …)`), and a counted loop left by `break`
 //! or `return` (`for (it = 0; it < maxit; it++) { … if (done) break; }`, Fortran `do it =
-//! 1, maxit … exit`; a `return` in an inner loop, or `exit outer` naming it, leaves it too).
+//! 1, maxit … exit`; a `return` in an inner loop, `exit outer` or `cycle outer` naming it or
+//! a loop around it, or a `goto` to a label outside it, leaves it too).
 //! The trip count stays unresolved (the runs measure it); the cap is
 //! what the model may bound it by: trip ≤ cap.
 use frontend::{
@@ -74,19 +75,24 @@ pub fn own_stmts(prog: &Program, block: &[StmtId]) -> Vec<StmtId> {
     out
 }
 
-/// The first `break` (Fortran `exit`) or `return` that leaves the loop whose body is `body`,
-/// with its keyword: a `break`/`exit` among its own statements, a `return` anywhere in it
-/// (inner loops included), and a Fortran `exit NAME` in an inner loop whose `NAME` is not
-/// one of the inner loops (so this loop or one around it).
+/// The first statement that leaves the loop spanning `span` with body `body`
+/// before its test ends it, with its keyword: a `break`/`exit` among its own statements, a
+/// `return` anywhere in it (inner loops included), a Fortran `exit NAME` or `cycle NAME` in
+/// an inner loop whose `NAME` is not one of the inner loops (`cycle NAME` also not this
+/// loop: so a loop around it), and a `goto` whose label is not in the loop (or cannot be
+/// read). A `Break` lowered from a jump to the statement after a loop built from GOTO reads
+/// `goto`.
 pub fn early_exit(
     prog: &Program,
     sources: &Sources,
+    span: Span,
     body: &[StmtId],
 ) -> Option<(StmtId, &'static str)> {
     let brk = match prog.language {
         Language::C => "break",
         Language::Fortran => "exit",
     };
+    let own = loop_name(prog, sources, span);
     let inner_names: Vec<String> = prog
         .walk(body)
         .into_iter()
@@ -104,10 +110,26 @@ pub fn early_exit(
         };
         let nested: Vec<(StmtId, bool)> = match &s.kind {
             StmtKind::Break => {
-                let leaves =
-                    !inner || exit_name(sources, s.span).is_some_and(|n| !inner_names.contains(&n));
+                let leaves = !inner
+                    || jump_name(sources, s.span, "exit")
+                        .is_some_and(|n| !inner_names.contains(&n));
                 if leaves {
-                    return Some((id, brk));
+                    let goto = sources.text(s.span).trim_start().to_ascii_lowercase();
+                    return Some((id, if goto.starts_with("go") { "goto" } else { brk }));
+                }
+                continue;
+            }
+            StmtKind::Continue => {
+                let around = jump_name(sources, s.span, "cycle")
+                    .is_some_and(|n| !inner_names.contains(&n) && own.as_ref() != Some(&n));
+                if around {
+                    return Some((id, "cycle"));
+                }
+                continue;
+            }
+            StmtKind::Opaque(o) if o.reason == "goto" => {
+                if !label_inside(prog, sources, span, body, &o.text) {
+                    return Some((id, "goto"));
                 }
                 continue;
             }
@@ -131,6 +153,54 @@ pub fn early_exit(
     None
 }
 
+/// Whether the label a plain `goto` (text `jump`) names is defined in the loop: a
+/// statement of `body` carrying it (Fortran), or `name:` in the loop's text (C).
+fn label_inside(
+    prog: &Program,
+    sources: &Sources,
+    span: Span,
+    body: &[StmtId],
+    jump: &str,
+) -> bool {
+    let compact: String = jump
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '&')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let Some(target) = compact
+        .strip_prefix("goto")
+        .map(|t| t.trim_end_matches(';'))
+    else {
+        return false;
+    };
+    match prog.language {
+        Language::Fortran => {
+            let Ok(label) = target.parse::<u32>() else {
+                return false;
+            };
+            prog.walk(body)
+                .into_iter()
+                .any(|id| prog.stmt(id).is_some_and(|s| s.label == Some(label)))
+        }
+        Language::C => c_defines_label(sources.text(span), target),
+    }
+}
+
+/// Whether C text holds `name :` (not `::`) at a statement start.
+fn c_defines_label(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(ident) {
+        return false;
+    }
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].trim_end();
+        let starts = before.is_empty() || before.ends_with([';', '{', '}', ':', ')']);
+        let left = text[..at].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = text[at + name.len()..].trim_start();
+        left && starts && rest.starts_with(':') && !rest.starts_with("::")
+    })
+}
+
 /// The construct name (lower case) of a Fortran loop whose header is `header` (`outer: do i = 1, n`).
 fn loop_name(prog: &Program, sources: &Sources, header: Span) -> Option<String> {
     if prog.language != Language::Fortran {
@@ -151,10 +221,10 @@ fn loop_name(prog: &Program, sources: &Sources, header: Span) -> Option<String> 
     named.then(|| word.to_ascii_lowercase())
 }
 
-/// `NAME` of a Fortran `exit NAME` (`None`: a plain `exit` or C `break`).
-fn exit_name(sources: &Sources, span: Span) -> Option<String> {
+/// `NAME` of a Fortran `exit NAME` / `cycle NAME` (`keyword`); `None` for a plain one or C.
+fn jump_name(sources: &Sources, span: Span, keyword: &str) -> Option<String> {
     let text = sources.text(span).trim().to_ascii_lowercase();
-    let rest = text.strip_prefix("exit")?.trim();
+    let rest = text.strip_prefix(keyword)?.trim();
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(rest.len());

@@ -774,7 +774,7 @@ impl<'p> Analysis<'p> {
                 let mut defined = self.procs.block_defs(prog, &w.body);
                 defined.extend(self.procs.block_defs(prog, &w.update));
                 let reason = format!("assigned in loop at line {line}");
-                let (trip, cap) = self.while_trip(w, env, &defined, line);
+                let (trip, cap) = self.while_trip(w, s.span, env, &defined, line);
                 let total = match &trip {
                     Attr::Expr(t) => self.trip_total(t),
                     _ => None,
@@ -1113,9 +1113,15 @@ impl<'p> Analysis<'p> {
         }
         // left by `break`/`return`: the counted trip is only an upper bound
         let mut cap = None;
-        if let (Attr::Expr(t), Some((exit, what))) =
-            (&trip, cap::early_exit(self.prog, self.sources, &l.body))
-        {
+        if let (Attr::Expr(t), Some((exit, what))) = (
+            &trip,
+            cap::early_exit(
+                self.prog,
+                self.sources,
+                self.prog.stmt(id).map_or(l.header_span, |s| s.span),
+                &l.body,
+            ),
+        ) {
             let at = self.prog.stmt(exit).map_or(line, |x| self.line(x.span));
             cap = Some(Attr::Expr(t.clone()));
             trip = Attr::Unresolved(format!("exits early ({what} at line {at})"));
@@ -1224,6 +1230,7 @@ impl<'p> Analysis<'p> {
     fn while_trip(
         &mut self,
         w: &frontend::While,
+        span: frontend::Span,
         env: &Env,
         defined: &BTreeSet<String>,
         line: u32,
@@ -1268,7 +1275,7 @@ impl<'p> Analysis<'p> {
         } else {
             bound
         };
-        let exit = cap::early_exit(prog, self.sources, &w.body).map(|(id, what)| {
+        let exit = cap::early_exit(prog, self.sources, span, &w.body).map(|(id, what)| {
             let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
             format!("{what} at line {at}")
         });

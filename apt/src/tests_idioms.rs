@@ -301,3 +301,81 @@ int main(int argc, char **argv) {
     assert_eq!(l[2].cap, None);
     assert_eq!(l[3].cap, Some(e("N")));
 }
+
+const LEFT_FOR_OUTER_F: &str = r#"
+program caps
+  use mpi
+  implicit none
+  integer :: n, i, j, ierr
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  outer: do i = 1, n
+    inner: do j = 1, n
+      call MPI_Barrier(MPI_COMM_WORLD, ierr)
+      if (j > i) cycle outer
+    end do inner
+  end do outer
+  do i = 1, n
+    do j = 1, n
+      call MPI_Barrier(MPI_COMM_WORLD, ierr)
+      if (j > i) cycle
+    end do
+  end do
+  call MPI_Finalize(ierr)
+end program caps
+"#;
+
+#[test]
+fn an_inner_loop_left_by_cycle_outer_ends_early() {
+    let apt = apt_of("cyc.f90", LEFT_FOR_OUTER_F);
+    let l = loops(&apt);
+    // the outer loop runs its N iterations; the inner one is left by `cycle outer`
+    assert_eq!(l[0].trip, e("N"));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("exits early (cycle at line 13)".into())
+    );
+    assert_eq!(l[1].cap, Some(e("N")));
+    // a plain `cycle` stays in its own loop
+    assert_eq!(l[3].trip, e("N"));
+}
+
+const LEFT_BY_GOTO_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, i, j;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (j > i) goto next;
+        }
+    next:
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (i = 0; i < n; i++) {
+        if (i > 3) goto skip;
+        MPI_Barrier(MPI_COMM_WORLD);
+    skip: ;
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_loop_left_by_goto_ends_early_and_a_jump_inside_it_does_not() {
+    let apt = apt_of("gotos.c", LEFT_BY_GOTO_C);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N"));
+    assert_eq!(
+        l[1].trip,
+        Attr::Unresolved("exits early (goto at line 11)".into())
+    );
+    assert_eq!(l[1].cap, Some(e("N")));
+    assert_eq!(l[2].trip, e("N"));
+}
