@@ -333,6 +333,14 @@ fn short(v: &serde_json::Value) -> String {
     }
 }
 
+/// A cost expression as T is printed: factored, in T's names for steps and clamps.
+fn shown(names: &symbolic::Readable, v: &serde_json::Value) -> String {
+    match v.as_str().map(symbolic::parse) {
+        Some(Ok(e)) => names.show(&e),
+        _ => s(v),
+    }
+}
+
 fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
     let Some(text) = e.as_str() else {
         return "-".into();
@@ -412,10 +420,10 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             short(&p["depth"]),
             short(&p["bytes"]),
             share(m, &p["total"], t_large),
-            short(&p["cost"]),
+            shown(&names, &p["cost"]),
             p["fill"]
                 .as_str()
-                .map(|f| format!(" + fill {}", short(&serde_json::Value::from(f))))
+                .map(|f| format!(" + fill {}", shown(&names, &serde_json::Value::from(f))))
                 .unwrap_or_default(),
             p["overlaps_with"]
                 .as_u64()
@@ -439,7 +447,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&c["work"]),
             num(&c["r2"]),
             s(&c["origin"]),
-            short(&c["cost"]),
+            shown(&names, &c["cost"]),
             c["inside_phase"]
                 .as_u64()
                 .map(|g| format!("  (inside phase {g})"))
