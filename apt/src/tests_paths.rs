@@ -365,3 +365,69 @@ end program stale
     assert_eq!(l[0].trip.unresolved(), Some("bound held in array `ibuf`"));
     assert_eq!(l[1].trip.unresolved(), Some("bound held in array `jbuf`"));
 }
+
+const GRID_F: &str = r#"
+module geom
+  implicit none
+  type grid
+    integer :: nx, ny, np
+    integer :: halo(2)
+  end type grid
+contains
+  subroutine setup(g, n, p)
+    type(grid), intent(out) :: g
+    integer, intent(in) :: n, p
+    g%nx = n
+    g%ny = 2 * n
+    g%np = p
+    g%halo(1) = 1
+  end subroutine setup
+end module geom
+
+program relax
+  use mpi
+  use geom
+  implicit none
+  type(grid) :: t, u
+  integer :: n, p, i, k, ierr
+  double precision :: buf(100000)
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  call setup(t, n, p)
+  do k = 1, t%ny
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  do i = 1, t%nx / t%np
+    call MPI_Send(buf, t%halo(1) * t%nx, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, ierr)
+  end do
+  call get_command_argument(2, arg)
+  read (arg, *) u%nx
+  do i = 1, u%nx
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  u = t
+  do i = 1, u%nx
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program relax
+"#;
+
+#[test]
+fn fortran_components_are_followed_like_struct_members() {
+    let apt = apt_of("relax.f90", GRID_F);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("2*N"));
+    assert_eq!(l[1].trip, e("N/P"));
+    // the barriers come first
+    assert_eq!(comms(&apt)[1].bytes, Some(e("8*N")));
+    // a component read from input is a parameter named by its last member
+    assert_eq!(l[2].trip, e("NX"));
+    let nx = apt.params.iter().find(|p| p.name == "NX").unwrap();
+    assert_eq!(nx.source_name, "u%nx");
+    // a whole-variable assignment forgets the components
+    assert!(l[3].trip.unresolved().is_some(), "{:?}", l[3].trip);
+}

@@ -28,8 +28,10 @@
 //!   `(*p).nx` as `p->nx`, `a[2].nx`) is a [`SrcExprKind::Var`] named by its path, and a
 //!   subscript of one is an `Index` of that path (`g.a[2]`). Such a name is a scalar location
 //!   in def/use sets; [`path_root`] gives the variable it lives in. An `Index` whose subscripts
-//!   are all literals names a location too ([`SrcExpr::path`]: `ibuf[1]`). A write to a root
-//!   (`g = h`, `read *, ibuf`, `f(&g)`) writes every path under it.
+//!   are all literals names a location too ([`SrcExpr::path`]: `ibuf[1]`). Fortran
+//!   components are paths the same way (`t%nx`, `u(2)%nx` as `u[2]%nx`, `t%a(3)` an `Index`
+//!   of `t%a`). A write to a root (`g = h`, `read *, ibuf`, `f(&g)`) writes every path
+//!   under it.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -831,11 +833,11 @@ pub fn path_under(path: &str, root: &str) -> bool {
         )
 }
 
-/// The last member of an access path, after its last `.` or `->` (`nx` for `g.nx` and
-/// `p->nx`, `a[2]` for `p->a[2]`), and whether it is reached through a pointer (`->`).
-/// `None` for a plain name or an element of a plain array.
+/// The last member of an access path, after its last `.`, `->` or `%` (`nx` for `g.nx`,
+/// `p->nx` and Fortran `t%nx`, `a[2]` for `p->a[2]`), and whether it is reached through a
+/// pointer (`->`). `None` for a plain name or an element of a plain array.
 pub fn path_member(path: &str) -> Option<(&str, bool)> {
-    let dot = path.rfind('.');
+    let dot = path.rfind(['.', '%']);
     let arrow = path.rfind("->");
     match (dot, arrow) {
         (Some(d), Some(a)) if d > a => path.get(d + 1..).map(|m| (m, false)),

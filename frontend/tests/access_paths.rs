@@ -71,3 +71,43 @@ fn path_roots_and_members() {
     assert_eq!(path_member("g.in->b"), Some(("b", true)));
     assert_eq!(path_member("a[2]"), None);
 }
+
+const SRC_F: &str = "\
+subroutine f(t, u, i)
+  type grid
+    integer :: nx, ny
+    integer :: a(4)
+  end type grid
+  type(grid) :: t, u(3)
+  integer :: i
+  t%nx = u(2)%ny + 1
+  t%a(3) = t%nx
+  u(i)%nx = t%a(i)
+  read (*, *) t%ny
+end subroutine f
+";
+
+#[test]
+fn fortran_components_are_variables_named_by_their_path() {
+    let l = load_str("paths.f90", SRC_F, &Options::default()).unwrap();
+    let s = assigns(&l);
+    assert_eq!(s.len(), 4);
+    let target = |k: usize| match &s[k].kind {
+        StmtKind::Assign(a) => (a.target.path(), a.value.to_string()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(target(0).0, Some("t%nx".into()));
+    assert_eq!(s[0].defs, set(&["t%nx"]));
+    assert_eq!(s[0].uses, set(&["u[2]%ny"]));
+    // a component array's element with a literal subscript
+    assert_eq!(target(1).0, Some("t%a[3]".into()));
+    assert_eq!(s[1].uses, set(&["t%nx"]));
+    // an element reached through a run-time index writes its whole variable
+    assert_eq!(target(2).0, Some("u".into()));
+    match &s[3].kind {
+        StmtKind::Input(i) => assert_eq!(i.targets[0].path(), Some("t%ny".into())),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(path_member("t%in%b"), Some(("b", false)));
+    assert_eq!(path_root("u[2]%nx"), "u");
+}

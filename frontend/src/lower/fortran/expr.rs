@@ -132,7 +132,25 @@ impl<'a> FLower<'a> {
                     ty,
                 }
             }
+            "derived_type_member_expression" => match self.member_path(n, d) {
+                Some(path) => SrcExpr::var(path, span),
+                None => self.opaque_e(n),
+            },
             "call_expression" => {
+                if let Some(f) = n
+                    .named_child(0)
+                    .filter(|f| f.kind() == "derived_type_member_expression")
+                {
+                    // `t%a(3)`: an element of a component array named by its access path
+                    let Some(array) = self.member_path(f, d) else {
+                        return self.opaque_e(n);
+                    };
+                    let indices = n
+                        .named_child(1)
+                        .map(|a| self.args(a, d))
+                        .unwrap_or_default();
+                    return SrcExpr::new(SrcExprKind::Index { array, indices }, span);
+                }
                 let Some(f) = n.named_child(0).filter(|f| f.kind() == "identifier") else {
                     return self.opaque_e(n);
                 };
@@ -192,6 +210,24 @@ impl<'a> FLower<'a> {
             }
             _ => self.opaque_e(n),
         }
+    }
+
+    /// The access path of a component reference with no run-time index (`t%nx`, `t%in%b`,
+    /// `u(2)%nx` → `u[2]%nx`), `None` for anything else (`u(i)%nx`, `f(x)%nx`).
+    pub(super) fn member_path(&mut self, n: Node, depth: usize) -> Option<String> {
+        let kids = children(n);
+        let [base, member] = kids.as_slice() else {
+            return None;
+        };
+        if member.kind() != "type_member" {
+            return None;
+        }
+        let base = self.expr(*base, depth + 1);
+        let root = match &base.kind {
+            SrcExprKind::Var(_) | SrcExprKind::Index { .. } => base.path()?,
+            _ => return None,
+        };
+        Some(format!("{root}%{}", norm(self.text(*member))))
     }
 
     pub(super) fn opaque_e(&self, n: Node) -> SrcExpr {

@@ -286,11 +286,16 @@ impl<'a> FLower<'a> {
         );
     }
 
-    /// An assignment target: `a(i)` is always an element (or a statement function; rare).
+    /// An assignment target: `a(i)` is always an element (or a statement function; rare); a
+    /// component with no run-time index is its access path (`t%nx`, `t%a(3)`), one reached
+    /// through a run-time index writes its whole variable (`u(i)%nx` defines `u`).
     pub(super) fn target(&mut self, n: Node, depth: usize) -> SrcExpr {
         if n.kind() == "call_expression" {
             if let Some(f) = n.named_child(0) {
-                let array = norm(self.text(f));
+                let path = (f.kind() == "derived_type_member_expression")
+                    .then(|| self.member_path(f, depth + 1))
+                    .flatten();
+                let array = path.unwrap_or_else(|| norm(self.text(f)));
                 let indices = n
                     .named_child(1)
                     .map(|a| self.args(a, depth + 1))
@@ -304,11 +309,14 @@ impl<'a> FLower<'a> {
             }
         }
         if n.kind() == "derived_type_member_expression" {
-            // `t%a = ...` defines t
+            if let Some(path) = self.member_path(n, depth + 1) {
+                return SrcExpr::var(path, self.span(n));
+            }
+            // `u(i)%a = ...` defines u
             if let Some(base) = n.named_child(0) {
                 let e = self.target(base, depth + 1);
                 if let Some(b) = e.base_var() {
-                    return SrcExpr::var(b.to_string(), self.span(n));
+                    return SrcExpr::var(path_root(b).to_string(), self.span(n));
                 }
             }
         }
