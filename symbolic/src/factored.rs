@@ -220,13 +220,13 @@ impl Expr {
     /// Text for reading, with common factors pulled out of groups of terms (4 significant
     /// digits; parses back to this expression up to that rounding).
     pub fn factored(&self) -> String {
-        factored(self, &Printer::text(false))
+        factored(self, &Printer::reading(false))
     }
 
     /// As [`Expr::factored`] with full-precision coefficients: `parse(e.factored_exact()) == e`
     /// up to floating-point rounding of the regrouped coefficients.
     pub fn factored_exact(&self) -> String {
-        factored(self, &Printer::text(true))
+        factored(self, &Printer::reading(true))
     }
 }
 
@@ -321,7 +321,7 @@ fn step(a: &Atom, p: &Printer) -> Option<String> {
 impl Expr {
     /// [`Expr::factored`] with repeated long sub-expressions named.
     pub fn readable(&self) -> Readable {
-        let p = Printer::text(false);
+        let p = Printer::reading(false);
         // name the longest repeated atom, replace it, count again: an atom repeated only
         // inside a named one stays inline in its definition
         let placeholder = |i: usize| format!("\u{1}{i}\u{1}");

@@ -19,6 +19,8 @@ enum Style {
 pub(crate) struct Printer {
     style: Style,
     exact: bool,
+    /// Sums inside functions and powers print factored too (the reading form).
+    factor: bool,
 }
 
 /// Growth of an expression as its variables grow: (positive degree, log degree, negative degree).
@@ -135,6 +137,15 @@ impl Printer {
         Printer {
             style: Style::Text,
             exact,
+            factor: false,
+        }
+    }
+
+    /// Text in the reading form: every sum, also inside functions, factored.
+    pub(crate) fn reading(exact: bool) -> Printer {
+        Printer {
+            factor: true,
+            ..Printer::text(exact)
         }
     }
 
@@ -171,6 +182,9 @@ impl Printer {
     }
 
     pub(crate) fn expr(&self, e: &Expr) -> String {
+        if self.factor {
+            return crate::factored::factored(e, self);
+        }
         let terms = display_order(e);
         if terms.is_empty() {
             return "0".into();
@@ -337,11 +351,7 @@ impl Printer {
 impl Expr {
     /// Text with full-precision coefficients: `parse(e.to_text_exact()) == e`.
     pub fn to_text_exact(&self) -> String {
-        Printer {
-            style: Style::Text,
-            exact: true,
-        }
-        .expr(self)
+        Printer::text(true).expr(self)
     }
 
     /// LaTeX (4 significant digits).
@@ -349,6 +359,7 @@ impl Expr {
         Printer {
             style: Style::Latex,
             exact: false,
+            factor: false,
         }
         .expr(self)
     }
@@ -358,6 +369,7 @@ impl Expr {
         Printer {
             style: Style::Python,
             exact: true,
+            factor: false,
         }
         .expr(self)
     }
@@ -369,6 +381,7 @@ impl fmt::Display for Expr {
             &Printer {
                 style: Style::Text,
                 exact: f.alternate(),
+                factor: false,
             }
             .expr(self),
         )
