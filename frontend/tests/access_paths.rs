@@ -111,3 +111,28 @@ fn fortran_components_are_variables_named_by_their_path() {
     assert_eq!(path_member("t%in%b"), Some(("b", false)));
     assert_eq!(path_root("u[2]%nx"), "u");
 }
+
+#[test]
+fn small_c_array_initializer_lists_store_their_elements() {
+    let src = "void f(int n) {\n  int dims[2] = {0, n}, box[3] = {1}, big[100] = {0}, m[2][2] = {{0}}, d[2] = {[1] = 3};\n}\n";
+    let l = load_str("init.c", src, &Options::default()).unwrap();
+    let stores: Vec<(Option<String>, String)> = assigns(&l)
+        .into_iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign(a) => Some((a.target.path(), a.value.to_string())),
+            _ => None,
+        })
+        .collect();
+    let want = [
+        ("dims[0]", "0"),
+        ("dims[1]", "n"),
+        ("box[0]", "1"),
+        ("box[1]", "0"),
+        ("box[2]", "0"),
+    ];
+    let want: Vec<(Option<String>, String)> = want
+        .iter()
+        .map(|(p, v)| (Some((*p).to_string()), (*v).to_string()))
+        .collect();
+    assert_eq!(stores, want);
+}

@@ -129,6 +129,7 @@ impl<'a> CLower<'a> {
                     }
                     if let Some(v) = init {
                         if v.kind() == "initializer_list" {
+                            self.element_stores(&target, v, out);
                             continue;
                         }
                         let value = self.expr(v, 0);
@@ -230,6 +231,61 @@ impl<'a> CLower<'a> {
             "preproc_call" | "preproc_include" | "preproc_function_def" | "type_definition" => {}
             "ERROR" => self.opaque(n, "syntax error", out),
             _ => self.opaque(n, n.kind(), out),
+        }
+    }
+
+    /// `int dims[2] = {0, 0};`, `int dims[3] = {0};`: the elements of a small one-dimensional
+    /// array stored one by one (`dims[0] = 0`, …; C zeroes the ones the list leaves out), so
+    /// that they are known like elements assigned later. Lists of more than
+    /// [`MAX_LISTED`] entries, nested or designated ones are left out.
+    fn element_stores(&mut self, target: &SrcExpr, list: Node<'a>, out: &mut Block) {
+        const MAX_LISTED: usize = 16;
+        let SrcExprKind::Var(name) = &target.kind else {
+            return;
+        };
+        let dims = match self.b.proc_mut().and_then(|p| p.decls.last()) {
+            Some(Decl {
+                kind: DeclKind::Array { dims, .. },
+                ..
+            }) => dims.clone(),
+            _ => return,
+        };
+        let [dim] = dims.as_slice() else {
+            return;
+        };
+        let entries: Vec<Node<'a>> = Self::children(list)
+            .into_iter()
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        let plain = entries
+            .iter()
+            .all(|c| !matches!(c.kind(), "initializer_list" | "initializer_pair"));
+        let size = match dim {
+            Dim::Extent(e) => e.as_int().and_then(|n| usize::try_from(n).ok()),
+            _ => Some(entries.len()),
+        };
+        let Some(size) = size.filter(|n| *n <= MAX_LISTED && entries.len() <= *n) else {
+            return;
+        };
+        if !plain {
+            return;
+        }
+        let list_span = self.span(list);
+        for k in 0..size {
+            let (value, span) = match entries.get(k) {
+                Some(c) => (self.expr(*c, 0), self.span(*c)),
+                None => (SrcExpr::int(0, list_span), list_span),
+            };
+            let index = SrcExpr::int(i64::try_from(k).unwrap_or(0), span);
+            let element = SrcExpr::new(
+                SrcExprKind::Index {
+                    array: name.clone(),
+                    indices: vec![index],
+                },
+                span,
+            )
+            .with_type(target.ty);
+            self.assign_like(span, element, value, out);
         }
     }
 
