@@ -198,6 +198,8 @@ pub struct Analysis<'p> {
     /// Per procedure: the last value read at run time into each variable, on any path
     /// (`if (rank == 0) read(*,*) n` followed by a broadcast of `n`).
     read_into: BTreeMap<String, Val>,
+    /// Approximations taken, by line (the balanced `MPI_Dims_create` grid), for the report.
+    pub notes: BTreeMap<u32, String>,
     summaries: BTreeMap<ProcId, Summary>,
     summarizing: bool,
 }
@@ -293,6 +295,7 @@ impl<'p> Analysis<'p> {
             cur: ProcId(0),
             stack: Vec::new(),
             read_into: BTreeMap::new(),
+            notes: BTreeMap::new(),
             summaries: BTreeMap::new(),
             summarizing: false,
         }
@@ -1043,6 +1046,9 @@ impl<'p> Analysis<'p> {
         if let Some(f) = facts {
             self.facts.comms.insert(id, f);
         }
+        let balanced = (m.op == MpiOp::DimsCreate)
+            .then(|| self.dims_create(m, env, line))
+            .flatten();
         for a in &m.args {
             if a.role.is_written_by(m.op) {
                 let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
@@ -1074,6 +1080,12 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
+        if let Some(b) = balanced {
+            env.extend(b.elements);
+            if let Some(note) = b.note {
+                self.notes.insert(line, note);
+            }
+        }
         if let Some(r) = &m.result {
             if let SrcExprKind::Var(v) = &r.kind {
                 env.insert(
@@ -1082,6 +1094,33 @@ impl<'p> Analysis<'p> {
                 );
             }
         }
+    }
+
+    /// The balanced extents `MPI_Dims_create(P, d, dims)` leaves in a `dims` zeroed before
+    /// it (element by element, or whole: Fortran `dims = 0`), see [`crate::dims`].
+    fn dims_create(
+        &mut self,
+        m: &frontend::MpiCall,
+        env: &Env,
+        line: u32,
+    ) -> Option<crate::dims::Balanced> {
+        let nnodes = self.ev(&m.arg(Role::Nnodes)?.expr, env, None);
+        let ndims = self.ev(&m.arg(Role::Ndims)?.expr, env, None);
+        let root = written_root(&m.arg(Role::Dims)?.expr)?.to_string();
+        let fortran = self.prog.language == frontend::Language::Fortran;
+        let lower = match self.prog.decl(self.cur, &root).map(|d| &d.kind) {
+            Some(DeclKind::Array { dims, .. }) => match dims.first() {
+                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int()?,
+                _ if fortran => 1,
+                _ => 0,
+            },
+            _ => return None,
+        };
+        let zero = |path: &str| match env.get(path) {
+            Some(v) => crate::dims::is_zero(Some(v)),
+            None => crate::dims::is_zero(env.get(&root)),
+        };
+        crate::dims::balanced(&nnodes, &ndims, &root, lower, fortran, zero, line)
     }
 
     fn loop_symbol(&self, var: &str) -> String {

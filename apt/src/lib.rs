@@ -24,6 +24,7 @@
 pub mod array;
 pub mod cap;
 pub mod comm;
+pub mod dims;
 pub mod interp;
 pub mod params;
 pub mod procs;
@@ -235,6 +236,9 @@ pub struct Apt {
     pub routines: Vec<Node>,
     /// Site table, index = site id.
     pub sites: Vec<Site>,
+    /// Values the analysis took as approximations, by line (`MPI_Dims_create`'s balanced
+    /// grid): a model written in them is exact only where the note says.
+    pub notes: Vec<(u32, String)>,
 }
 
 impl Apt {
@@ -291,6 +295,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     for n in routines.iter().flat_map(|r| r.preorder()) {
         used.extend(n.symbols());
     }
+    let notes = an.notes.clone().into_iter().collect();
     let mut params = an.params;
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
     let file = sources
@@ -317,6 +322,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         params,
         routines,
         sites,
+        notes,
     }
 }
 
@@ -332,6 +338,8 @@ pub fn load(
 }
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dims;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The APT as JSON (the `augur apt --json` schema) and as an indented text tree.
 //!
-//! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`;
+//! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`,
+//! and `"notes": [{"line", "text"}]` when the analysis took approximations;
 //! every node has `kind`, `site`, `line`, `children`, and `file` when its line is in another
 //! file than the main one (an included file). Attributes that may be unresolved
 //! are a string (expression text in augur's syntax, `any`, `null`) or
@@ -111,12 +112,21 @@ pub fn to_json(apt: &Apt) -> Value {
             v
         })
         .collect();
-    json!({
+    let mut v = json!({
         "file": apt.file.display().to_string(),
         "language": match apt.language { frontend::Language::C => "c", frontend::Language::Fortran => "fortran" },
         "params": params,
         "routines": apt.routines.iter().map(node_json).collect::<Vec<_>>(),
-    })
+    });
+    if !apt.notes.is_empty() {
+        let notes: Vec<Value> = apt
+            .notes
+            .iter()
+            .map(|(line, text)| json!({"line": line, "text": text}))
+            .collect();
+        v["notes"] = Value::Array(notes);
+    }
+    v
 }
 
 fn opt(label: &str, a: &Option<Attr>, out: &mut String) {
@@ -200,6 +210,9 @@ pub fn to_text(apt: &Apt) -> String {
             .map(|p| format!("{} ({})", p.name, p.origin.describe()))
             .collect();
         let _ = writeln!(out, "params: {}", ps.join(", "));
+    }
+    for (_, text) in &apt.notes {
+        let _ = writeln!(out, "note: {text}");
     }
     // the location column: 5 wide, wider when included files give `file:line`
     let dir = apt.file.parent().unwrap_or(Path::new(""));

@@ -1,0 +1,104 @@
+//! Unit tests of `MPI_Dims_create` through the real front end: a zeroed `dims` gets the
+//! balanced extents P^(1/2) (2-D) or P^(1/3) (3-D), with a note that they are approximate;
+//! a `dims` not known to be zero stays unknown.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::{apt_of, e, loops};
+
+const GRID_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, p, i, dims[2] = {0, 0}, box[3] = {0}, free_[2];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    n = atoi(argv[1]);
+    MPI_Dims_create(p, 2, dims);
+    for (i = 0; i < n / dims[0]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < n / dims[1]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Dims_create(p, 3, box);
+    for (i = 0; i < n / box[2]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Dims_create(p, 2, free_);
+    for (i = 0; i < free_[0]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn c_dims_create_of_a_zeroed_array_is_the_balanced_grid() {
+    let apt = apt_of("grid.c", GRID_C);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N/P^(1/2)"));
+    assert_eq!(l[1].trip, e("N/P^(1/2)"));
+    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    // not zeroed: MPI keeps what is there, unknown here
+    assert!(l[3].trip.unresolved().is_some(), "{:?}", l[3].trip);
+    assert_eq!(apt.notes.len(), 2, "{:?}", apt.notes);
+    assert_eq!(apt.notes[0].0, 9);
+    assert!(
+        apt.notes[0].1.contains("dims[0] and dims[1]") && apt.notes[0].1.contains("square"),
+        "{:?}",
+        apt.notes
+    );
+    assert!(apt.notes[1].1.contains("cube"), "{:?}", apt.notes);
+    let text = crate::render::to_text(&apt);
+    assert!(text.contains("note: MPI_Dims_create at line 9"), "{text}");
+    let json = crate::render::to_json(&apt);
+    assert_eq!(json["notes"][0]["line"], 9);
+}
+
+const GRID_F: &str = r#"
+program grid
+  use mpi
+  implicit none
+  integer :: n, p, i, ierr, dims(2), cube(3)
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  dims = 0
+  call MPI_Dims_create(p, 2, dims, ierr)
+  do i = 1, n / dims(2)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  cube(1) = 0
+  cube(2) = 0
+  cube(3) = 0
+  call MPI_Dims_create(p, 3, cube, ierr)
+  do i = 1, n / cube(1)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program grid
+"#;
+
+#[test]
+fn fortran_dims_create_of_a_zeroed_array_is_the_balanced_grid() {
+    let apt = apt_of("grid.f90", GRID_F);
+    let l = loops(&apt);
+    // `dims = 0` is array syntax: an implicit loop of 2
+    assert_eq!(l[0].trip, e("2"));
+    assert_eq!(l[1].trip, e("N/P^(1/2)"));
+    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    assert!(
+        apt.notes[0].1.contains("dims(1) and dims(2)"),
+        "{:?}",
+        apt.notes
+    );
+}
+
+#[test]
+fn a_program_without_dims_create_has_no_notes() {
+    let apt = apt_of(
+        "none.f90",
+        "program p\n  integer :: i\n  do i = 1, 3\n  end do\nend program p\n",
+    );
+    assert!(apt.notes.is_empty());
+    assert!(crate::render::to_json(&apt).get("notes").is_none());
+}
