@@ -303,11 +303,67 @@ pub(crate) fn log2(e: &Expr) -> Expr {
     }
 }
 
-/// True when `e ≥ 0` for all positive variable values: positive coefficients on pure-variable terms.
+/// True when `e ≥ 0` for all positive variable values (see [`lower_bound`]).
 pub(crate) fn provably_nonneg(e: &Expr) -> bool {
-    e.terms
-        .iter()
-        .all(|t| t.coef.0 > 0.0 && t.factors.iter().all(|(a, _)| matches!(a, Atom::Var(_))))
+    lower_bound(e) >= 0.0
+}
+
+/// A lower bound of `e` over all positive variable values (`-inf` when none is seen): a
+/// constant term counts its value, a positive multiple of factors each provably ≥ 0 the
+/// product of their bounds (0 with a negative power among them, whose base must be provably
+/// > 0), anything else makes the bound `-inf`. Atoms:
+/// a variable is > 0; `floor`/`ceil` of an argument bounded by `b` are ≥ ⌊b⌋/⌈b⌉; `max` is at
+/// least its best-bounded argument, `min` its worst; `log2(x)` ≥ log2 of x's bound when that
+/// bound is > 0; a power base ≥ its bound. So `min(floor(0.02*N^2/P + 16.6), 1)` is 1.
+pub(crate) fn lower_bound(e: &Expr) -> f64 {
+    let mut sum = 0.0;
+    for t in &e.terms {
+        if t.factors.is_empty() {
+            sum += t.coef.0;
+            continue;
+        }
+        if t.coef.0 <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        // factors ≥ their bounds ≥ 0: the product is at least the bounds' product, and at
+        // least 0 when a negative power (decreasing) is among them
+        let mut prod = t.coef.0;
+        for (a, q) in &t.factors {
+            let b = atom_lower_bound(a);
+            if q.is_negative() {
+                if b <= 0.0 {
+                    return f64::NEG_INFINITY;
+                }
+                prod = 0.0;
+            } else if b >= 0.0 {
+                prod *= q.pow_f64(b);
+            } else {
+                return f64::NEG_INFINITY;
+            }
+        }
+        sum += prod;
+    }
+    sum
+}
+
+fn atom_lower_bound(a: &Atom) -> f64 {
+    match a {
+        // positive reals: > 0, as small as we like
+        Atom::Var(_) => f64::MIN_POSITIVE,
+        Atom::Floor(x) => lower_bound(x).floor(),
+        Atom::Ceil(x) => lower_bound(x).ceil(),
+        Atom::Max(l) => l.iter().map(lower_bound).fold(f64::NEG_INFINITY, f64::max),
+        Atom::Min(l) => l.iter().map(lower_bound).fold(f64::INFINITY, f64::min),
+        Atom::Log2(x) => {
+            let b = lower_bound(x);
+            if b > 0.0 {
+                b.log2()
+            } else {
+                f64::NEG_INFINITY
+            }
+        }
+        Atom::Pow(b) => lower_bound(b),
+    }
 }
 
 fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {

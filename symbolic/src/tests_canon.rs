@@ -104,3 +104,19 @@ fn printers() {
         "N**2/(K*P) + K*log(P, 2) + Max(K, N) + 3*sqrt(N)/sqrt(P)"
     );
 }
+
+/// `min`/`max` drop arguments bounded past the others through floors, ceilings, maxima and
+/// powers, not only plain variables; what depends on the values stays.
+#[test]
+fn vacuous_steps_and_bounds() {
+    check("min(floor(0.01659*N^2/P + 16.58), 1)", "1");
+    check("min(ceil(N/P), 1)", "min(ceil(N/P), 1)");
+    check("max(floor(N + 2), 1)", "floor(N) + 2");
+    check("min(max(N, 3), 2)", "2");
+    check(
+        "min(floor(0.5*N/P + 0.3), 1)",
+        "min(floor(0.5*N/P + 0.3), 1)",
+    );
+    check("max(log2(P), 0)", "max(log2(P), 0)");
+    check("min(sqrt(N + 4), 1)", "1");
+}
