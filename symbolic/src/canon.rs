@@ -308,13 +308,14 @@ pub(crate) fn provably_nonneg(e: &Expr) -> bool {
     lower_bound(e) >= 0.0
 }
 
-/// A lower bound of `e` over all positive variable values (`-inf` when none is seen): a
-/// constant term counts its value, a positive multiple of factors each provably ≥ 0 the
-/// product of their bounds (0 with a negative power among them, whose base must be provably
-/// > 0), anything else makes the bound `-inf`. Atoms:
-/// a variable is > 0; `floor`/`ceil` of an argument bounded by `b` are ≥ ⌊b⌋/⌈b⌉; `max` is at
-/// least its best-bounded argument, `min` its worst; `log2(x)` ≥ log2 of x's bound when that
-/// bound is > 0; a power base ≥ its bound. So `min(floor(0.02*N^2/P + 16.6), 1)` is 1.
+/// A lower bound of `e` over all positive variable values (`-inf` when none is seen).
+///
+/// A constant term counts its value; a positive multiple of factors each provably ≥ 0 counts
+/// the product of their bounds (0 with a negative power among them, whose base must be
+/// provably positive); anything else makes the bound `-inf`. Atoms: a variable is positive;
+/// `floor`/`ceil` of an argument bounded by `b` are at least ⌊b⌋/⌈b⌉; `max` is at least its
+/// best-bounded argument, `min` its worst; `log2(x)` at least log2 of x's bound when that is
+/// positive; a power base its bound. So `min(floor(0.02*N^2/P + 16.6), 1)` is 1.
 pub(crate) fn lower_bound(e: &Expr) -> f64 {
     let mut sum = 0.0;
     for t in &e.terms {
