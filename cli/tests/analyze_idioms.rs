@@ -127,3 +127,90 @@ fn helper_routines_proc_null_ends_collectives_and_rank_zero_work() {
         assert!((0.75..1.33).contains(&ratio), "{r:#}");
     }
 }
+
+const CART: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, iters, it, i, nx, ny, up, down;
+    int dims[2] = {0, 0}, periods[2] = {0, 0};
+    double *row, *ghost, s = 0.0;
+    MPI_Comm cart;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    n = atoi(argv[1]);
+    iters = atoi(argv[2]);
+    MPI_Dims_create(nprocs, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    MPI_Comm_rank(cart, &rank);
+    MPI_Cart_shift(cart, 0, 1, &up, &down);
+    nx = n / dims[0];
+    ny = n / dims[1];
+    row = calloc((size_t)ny, sizeof(double));
+    ghost = calloc((size_t)ny, sizeof(double));
+    for (it = 0; it < iters; it++) {
+        MPI_Sendrecv(row, ny, MPI_DOUBLE, down, 1, ghost, ny, MPI_DOUBLE, up, 1, cart,
+                     MPI_STATUS_IGNORE);
+        for (i = 0; i < ny; i++)
+            row[i] = 0.5 * row[i] + 0.25 * ghost[i] + 1e-3 * (double)nx;
+    }
+    for (i = 0; i < ny; i++)
+        s += row[i];
+    if (rank == 0)
+        printf("cart %d %d %.3e\n", n, iters, s);
+    free(row);
+    free(ghost);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Sizes from MPI_Dims_create's grid: the message is n/dims[1] doubles, dims[1] taken as
+/// sqrt(P) by the source analysis, and the report says it took that approximation.
+#[test]
+fn dims_create_grid_sizes_come_from_the_source_with_a_note() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("cart.c");
+    std::fs::write(&src, CART).unwrap();
+    let runs = tmp.path().join("cart.augur");
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&runs),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        s(&platform),
+        "--np",
+        "4,16",
+        "--param",
+        "N=512,1024",
+        "--",
+        "{N}",
+        "20",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let bytes = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["what"] == "bytes" && q["source"] != "8")
+        .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
+    assert_eq!(bytes["source"], "8*N/sqrt(P)", "{bytes:#}");
+    let warnings = m["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("MPI_Dims_create")),
+        "{warnings:#?}"
+    );
+}

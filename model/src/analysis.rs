@@ -164,6 +164,8 @@ pub fn analyze(
         .map(|r| r.params.clone())
         .unwrap_or_default();
     let mut warnings = built.warnings.clone();
+    // values the source analysis took as approximations (MPI_Dims_create's balanced grid, …)
+    warnings.extend(apt.notes.iter().map(|(_, text)| text.clone()));
     let simulated = runs.iter().any(|r| r.smpi);
     if !simulated {
         let nondet = nondeterminism(runs);
