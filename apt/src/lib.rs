@@ -344,3 +344,5 @@ mod tests_dims;
 mod tests_idioms;
 #[cfg(test)]
 mod tests_paths;
+#[cfg(test)]
+mod tests_select;

@@ -433,13 +433,9 @@ impl Ctx<'_> {
         Some(out)
     }
 
-    /// Whether an IR `if` stands for a C `switch` or a Fortran `SELECT CASE` (the front end
-    /// lowers them to arms guarded by opaque `switch x` / `case x = (...)` conditions).
+    /// Whether an IR `if` stands for a C `switch` or a Fortran `SELECT CASE`.
     pub fn is_switch(&self, i: &frontend::If) -> bool {
-        i.arms.iter().any(|a| {
-            matches!(&a.cond.kind, frontend::SrcExprKind::Opaque { text, .. }
-                if text.starts_with("switch") || text.starts_with("case "))
-        })
+        i.switch.is_some()
     }
 
     /// Whether `id` lies inside the computation phase of an enclosing loop.

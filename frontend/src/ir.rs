@@ -575,6 +575,16 @@ pub struct If {
     /// statement). For a one-line Fortran logical IF (`if (c) x = 1`) it equals the whole
     /// statement's span.
     pub end_span: Span,
+    /// Set when the chain stands for a C `switch` or a Fortran `SELECT CASE`.
+    pub switch: Option<Switch>,
+}
+
+/// A C `switch` (one arm under an opaque `switch x` condition) or a Fortran `SELECT CASE`
+/// (an arm per `case (…)` comparing the selector, `case default` the else).
+#[derive(Debug, Clone, Serialize)]
+pub struct Switch {
+    /// The `case default` head, where the else's statements start.
+    pub default: Option<Span>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -186,7 +186,8 @@ impl F<'_, '_> {
         Ok(())
     }
 
-    /// SELECT CASE: markers after each CASE line, a CASE DEFAULT added when there is none.
+    /// SELECT CASE: markers after each CASE line (CASE DEFAULT is the else), a CASE DEFAULT
+    /// added when there is none.
     fn select_case(
         &mut self,
         s: &Stmt,
@@ -241,6 +242,22 @@ impl F<'_, '_> {
                 edits.push((
                     f.line_start(head + 1) as usize,
                     line_of(codes),
+                    Key::before(2 * d + 1),
+                ));
+            }
+        }
+        if let Some(head) = i.switch.as_ref().and_then(|w| w.default) {
+            // the else: every arm's marker not taken, after the CASE DEFAULT line
+            has_default = true;
+            let rest: Vec<String> = marks
+                .values()
+                .map(|site| format!("call augur_branch({site}, 1)"))
+                .collect();
+            if !rest.is_empty() {
+                let line = self.ctx.sources.first_line(head);
+                edits.push((
+                    f.line_start(line + 1) as usize,
+                    line_of(rest),
                     Key::before(2 * d + 1),
                 ));
             }

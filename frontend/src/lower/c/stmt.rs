@@ -535,6 +535,7 @@ impl<'a> CLower<'a> {
                 arms,
                 else_body,
                 end_span,
+                switch: None,
             }),
             BTreeSet::new(),
             BTreeSet::new(),
@@ -568,6 +569,7 @@ impl<'a> CLower<'a> {
             arms: vec![IfArm { cond, body }],
             else_body: None,
             end_span,
+            switch: Some(Switch { default: None }),
         });
         self.b.fill(id, kind, BTreeSet::new(), BTreeSet::new());
         out.push(id);

@@ -522,6 +522,7 @@ impl<'a> FLower<'a> {
                 arms,
                 else_body,
                 end_span,
+                switch: None,
             }),
             BTreeSet::new(),
             BTreeSet::new(),
@@ -530,16 +531,20 @@ impl<'a> FLower<'a> {
     }
 
     pub(super) fn select(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
-        // one if-arm per case, each guarded by an opaque condition naming the selector
+        // IF/ELSE IF chain semantics: each `case (…)` is an arm guarded by comparisons of the
+        // selector with its values and ranges, `case default` the else (Fortran's cases are
+        // disjoint, so where default is written does not matter)
         let span = self.span(n);
         let kids = children(n);
-        let selector = kids.iter().find(|c| c.kind() == "selector").copied();
-        let sel_vars: Vec<String> = selector
-            .map(|s| self.idents(s).into_iter().collect())
-            .unwrap_or_default();
-        let sel_text = selector.map(|s| self.text(s)).unwrap_or("");
+        let selector = kids
+            .iter()
+            .find(|c| c.kind() == "selector")
+            .and_then(|s| s.named_child(0));
+        let sel = selector.map(|s| self.expr(s, 0));
         let id = self.b.alloc(span, label);
         let mut arms = Vec::new();
+        let mut else_body = None;
+        let mut default_span = None;
         let mut end_span = span;
         for c in kids {
             match c.kind() {
@@ -548,14 +553,24 @@ impl<'a> FLower<'a> {
                     let (heads, stmts): (Vec<Node>, Vec<Node>) = parts
                         .into_iter()
                         .partition(|p| matches!(p.kind(), "case_value_range_list" | "default"));
-                    let head_text = heads.first().map(|h| self.text(*h)).unwrap_or("");
-                    let cond = SrcExpr::new(
-                        SrcExprKind::Opaque {
-                            text: format!("case {sel_text} = ({head_text})"),
-                            vars: sel_vars.clone(),
-                        },
-                        self.span(c),
-                    );
+                    let Some(head) = heads.first().copied() else {
+                        continue;
+                    };
+                    let head_span = self.case_head_span(c, head);
+                    if head.kind() == "default" {
+                        default_span = Some(head_span);
+                        else_body = Some(self.body(&stmts, id, span));
+                        continue;
+                    }
+                    let cond = match &sel {
+                        Some(sel) => self.case_cond(sel, head, head_span),
+                        None => {
+                            let mut e = self.opaque_e(head);
+                            e.span = head_span;
+                            e
+                        }
+                    };
+                    self.hoist_nested(&cond, out);
                     let body = self.body(&stmts, id, span);
                     arms.push(IfArm { cond, body });
                 }
@@ -563,12 +578,23 @@ impl<'a> FLower<'a> {
                 _ => {}
             }
         }
+        if arms.is_empty() {
+            // only a default: an arm that always runs keeps its statements under the select
+            let always = SrcExpr::new(SrcExprKind::Bool(true), default_span.unwrap_or(span));
+            if let Some(body) = else_body.take() {
+                default_span = None;
+                arms.push(IfArm { cond: always, body });
+            }
+        }
         self.b.fill(
             id,
             StmtKind::If(If {
                 arms,
-                else_body: None,
+                else_body,
                 end_span,
+                switch: Some(Switch {
+                    default: default_span,
+                }),
             }),
             BTreeSet::new(),
             BTreeSet::new(),
@@ -576,5 +602,77 @@ impl<'a> FLower<'a> {
         out.push(id);
     }
 
+    /// `case (…)` or `case default` up to its closing parenthesis: the arm's condition as
+    /// written, without the statements under it.
+    fn case_head_span(&self, case: Node, head: Node) -> Span {
+        let mut cursor = case.walk();
+        let end = case
+            .children(&mut cursor)
+            .filter(|x| x.start_byte() >= head.end_byte())
+            .find(|x| x.kind() == ")")
+            .map_or(head.end_byte(), |x| x.end_byte());
+        self.asm.span(case.start_byte(), end, self.main)
+    }
+
+    /// `sel == v` for each value, `lo <= sel .and. sel <= hi` for each range `lo:hi` (either
+    /// side may be missing), joined by `.or.`; each part spans the case head.
+    fn case_cond(&mut self, sel: &SrcExpr, list: Node, head_span: Span) -> SrcExpr {
+        let mut parts = Vec::new();
+        for v in children(list) {
+            let part = if v.kind() == "extent_specifier" {
+                let (mut lo, mut hi, mut seen_colon) = (None, None, false);
+                let mut cursor = v.walk();
+                for x in v.children(&mut cursor) {
+                    if x.kind() == ":" {
+                        if seen_colon {
+                            break;
+                        }
+                        seen_colon = true;
+                    } else if x.is_named() {
+                        let e = self.expr(x, 0);
+                        if seen_colon {
+                            hi = Some(e);
+                        } else {
+                            lo = Some(e);
+                        }
+                    }
+                }
+                let ge = lo.map(|lo| SrcExpr::binary(BinOp::Ge, sel.clone(), lo));
+                let le = hi.map(|hi| SrcExpr::binary(BinOp::Le, sel.clone(), hi));
+                match (ge, le) {
+                    (Some(a), Some(b)) => SrcExpr::binary(BinOp::And, a, b),
+                    (Some(a), None) | (None, Some(a)) => a,
+                    (None, None) => SrcExpr::new(SrcExprKind::Bool(true), head_span),
+                }
+            } else {
+                let value = self.expr(v, 0);
+                SrcExpr::binary(BinOp::Eq, sel.clone(), value)
+            };
+            parts.push(part);
+        }
+        let mut cond = parts
+            .into_iter()
+            .reduce(|a, b| SrcExpr::binary(BinOp::Or, a, b))
+            .unwrap_or_else(|| self.opaque_e(list));
+        respan(&mut cond, head_span);
+        cond
+    }
+
     // ---- declarations ----
+}
+
+/// Give a condition built from the selector and the case values the case head's span, so it
+/// reads as the `case (…)` it came from (the selector itself sits on the `select` line); the
+/// selector and values keep theirs.
+fn respan(e: &mut SrcExpr, span: Span) {
+    e.span = span;
+    if let SrcExprKind::Binary {
+        op: BinOp::And | BinOp::Or,
+        lhs,
+        rhs,
+    } = &mut e.kind
+    {
+        respan(lhs, span);
+        respan(rhs, span);
+    }
 }

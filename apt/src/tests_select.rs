@@ -1,0 +1,108 @@
+//! SELECT CASE arms are comparisons of the selector (trial2 #2): a case on an input
+//! parameter resolves like an IF on it, and the text of an arm is its condition, never its
+//! body.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::apt_of;
+use crate::NodeData;
+
+/// (condition, unresolved reason) of each IF node, in tree order.
+fn conds(apt: &crate::Apt) -> Vec<(String, Option<String>)> {
+    apt.nodes()
+        .into_iter()
+        .filter_map(|n| match &n.data {
+            NodeData::If(i) => Some((i.cond.clone(), i.unresolved.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+const SELECT: &str = r#"
+program t
+  use mpi
+  implicit none
+  integer :: method, n, i, ierr
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) method
+  n = 100
+  select case (method)
+  case (1)
+     do i = 1, n
+        call MPI_Barrier(MPI_COMM_WORLD, ierr)
+     end do
+  case (2:4)
+     do i = 1, 2 * n
+        call MPI_Barrier(MPI_COMM_WORLD, ierr)
+     end do
+  case (6, 8)
+     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  case (10:)
+     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  case default
+     do i = 1, 3 * n
+        call MPI_Barrier(MPI_COMM_WORLD, ierr)
+     end do
+  end select
+  call MPI_Finalize(ierr)
+end program t
+"#;
+
+#[test]
+fn select_case_arms_compare_the_selector() {
+    let apt = apt_of("select.f90", SELECT);
+    let c = conds(&apt);
+    let texts: Vec<&str> = c.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "METHOD == 1",
+            "METHOD >= 2 && METHOD <= 4",
+            "METHOD == 6 || METHOD == 8",
+            "METHOD >= 10",
+        ],
+        "{c:?}"
+    );
+    assert!(c.iter().all(|(_, u)| u.is_none()), "{c:?}");
+    // case default is the else of the last arm: its loop sits under it, not under an arm
+    let text = crate::render::to_text(&apt);
+    assert!(!text.contains("case ("), "{text}");
+}
+
+#[test]
+fn select_case_on_a_constant_and_an_unresolved_selector_read_as_the_case_head() {
+    let src = r#"
+program t
+  use mpi
+  implicit none
+  integer, parameter :: method = 2
+  integer :: i, ierr, k(4)
+  call MPI_Init(ierr)
+  select case (method)
+  case (1)
+     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  case (2)
+     do i = 1, 5
+        call MPI_Barrier(MPI_COMM_WORLD, ierr)
+     end do
+  end select
+  read (10, *) k
+  select case (k(2))
+  case (1)
+     do i = 1, 5
+        call MPI_Barrier(MPI_COMM_WORLD, ierr)
+     end do
+  end select
+  call MPI_Finalize(ierr)
+end program t
+"#;
+    let apt = apt_of("const.f90", src);
+    let c = conds(&apt);
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert_eq!(c[0].0, "METHOD == 1", "{c:?}");
+    assert_eq!(c[1].0, "METHOD == 2", "{c:?}");
+    // the unresolved arm shows its head as written, without the loop under it
+    assert_eq!(c[2].0, "case (1)", "{c:?}");
+    assert!(c[2].1.is_some(), "{c:?}");
+}
