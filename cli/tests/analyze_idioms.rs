@@ -214,3 +214,75 @@ fn dims_create_grid_sizes_come_from_the_source_with_a_note() {
         "{warnings:#?}"
     );
 }
+
+const ENDS: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, iters, it, j;
+    double a = 0.0, b = 0.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    iters = atoi(argv[2]);
+    for (it = 0; it < iters; it++) {
+        if (rank == 0) {
+            for (j = 0; j < n; j++)
+                a += 1e-9 * (double)(j % 5);
+        }
+        if (rank == nprocs - 1) {
+            for (j = 0; j < n; j++)
+                b += 1e-9 * (double)(j % 3);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 0)
+        printf("ends %d %d %.3e\n", n, iters, a + b);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Work on the first and on the last rank, one after the other in the source, each rank doing
+/// one of them: the barrier waits for the slower, max(A, B), not A + B (each IF's slower arm
+/// added up would put the fitted T 2x above every run).
+#[test]
+fn consecutive_rank_ifs_cost_the_slowest_ranks_arms() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("ends.c");
+    std::fs::write(&src, ENDS).unwrap();
+    let runs = tmp.path().join("ends.augur");
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&runs),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        s(&platform),
+        "--np",
+        "2,4,8",
+        "--param",
+        "N=20000,40000",
+        "--",
+        "{N}",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = m["validation"].as_array().expect("validation rows");
+    assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
+    for r in rows {
+        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
+        assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {}", m["t"]);
+    }
+}

@@ -118,6 +118,48 @@ struct Ctx<'a> {
     /// IF sites whose arms ranks take differently (the condition reads the rank, or ranks'
     /// traced arm frequencies differ): costed as the slower arm, not the frequency-weighted mean.
     rank_split: BTreeSet<u32>,
+    /// How each (run, rank) at the largest traced P took each rank-split IF (absent: never
+    /// evaluated it): consecutive such IFs cost the slowest rank's sum of arms, not each IF's
+    /// slower arm added up.
+    rank_arms: BTreeMap<u32, BTreeMap<(usize, usize), Took>>,
+}
+
+/// How one rank took an IF in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Took {
+    Then,
+    Else,
+    /// Both arms at different times: its cost is not one arm's.
+    Both,
+}
+
+/// [`Ctx::rank_arms`] of the runs at the largest traced P.
+fn rank_arms(
+    split: &BTreeSet<u32>,
+    runs: &[RunObs],
+) -> BTreeMap<u32, BTreeMap<(usize, usize), Took>> {
+    let p_max = runs.iter().map(|r| r.ranks.len()).max().unwrap_or(0);
+    let mut out: BTreeMap<u32, BTreeMap<(usize, usize), Took>> = BTreeMap::new();
+    for (ri, r) in runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.ranks.len() == p_max)
+    {
+        for (k, rank) in r.ranks.iter().enumerate() {
+            for &site in split {
+                let t = rank.branches.get(&(site, 0)).copied().unwrap_or(0);
+                let e = rank.branches.get(&(site, 1)).copied().unwrap_or(0);
+                let took = match (t > 0, e > 0) {
+                    (true, false) => Took::Then,
+                    (false, true) => Took::Else,
+                    (true, true) => Took::Both,
+                    (false, false) => continue,
+                };
+                out.entry(site).or_default().insert((ri, k), took);
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -1117,7 +1159,7 @@ pub fn build(
     }
     let p2p_default =
         BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         nodes: nodes.clone(),
         machine,
         trips,
@@ -1130,8 +1172,10 @@ pub fn build(
         p2p_default,
         overlap_pair,
         coll_cost,
+        rank_arms: BTreeMap::new(),
         rank_split: rank_split(&nodes, runs),
     };
+    ctx.rank_arms = rank_arms(&ctx.rank_split, runs);
     let mut t = BOUNDS.map(|b| {
         ctx.routines.get(main).map_or(Expr::zero(), |r| {
             let (v, f) = ctx.node(r, b, &mut Vec::new());
@@ -1208,13 +1252,114 @@ impl Ctx<'_> {
     }
 
     /// Σ over `nodes` of (cost per execution, pipeline fill still to be charged).
+    ///
+    /// Consecutive rank-split IFs with no communication in them (`if (rank == 0) A;
+    /// if (rank == P - 1) B;`) cost together what the slowest rank's arms add up to, as the
+    /// ranks at the largest traced P took them, not each IF's slower arm added up.
     fn sum(&self, nodes: &[Node], b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
-        nodes
+        let (mut v, mut f) = (Expr::zero(), Expr::zero());
+        let mut i = 0;
+        while i < nodes.len() {
+            let run = nodes[i..]
+                .iter()
+                .take_while(|n| self.quiet_split(n, &mut Vec::new()))
+                .count();
+            if run >= 2 {
+                if let Some((gv, gf)) = self.split_group(&nodes[i..i + run], b, stack) {
+                    v = v + gv;
+                    f = f + gf;
+                    i += run;
+                    continue;
+                }
+            }
+            let (cv, cf) = self.node(&nodes[i], b, stack);
+            v = v + cv;
+            f = f + cf;
+            i += 1;
+        }
+        (v, f)
+    }
+
+    /// A rank-split IF with no communication anywhere under it (calls followed).
+    fn quiet_split(&self, n: &Node, seen: &mut Vec<String>) -> bool {
+        matches!(n.data, NodeData::If(_))
+            && self.rank_split.contains(&n.site.0)
+            && self.rank_arms.contains_key(&n.site.0)
+            && self.quiet(n, seen)
+    }
+
+    /// No communication, and no phase anchored, anywhere under `n` (calls followed).
+    fn quiet(&self, n: &Node, seen: &mut Vec<String>) -> bool {
+        if self.anchored.contains_key(&n.site.0) {
+            return false;
+        }
+        match &n.data {
+            NodeData::Comm(_) => false,
+            NodeData::Call { callee, .. } => {
+                if seen.contains(callee) {
+                    return true;
+                }
+                seen.push(callee.clone());
+                self.routines
+                    .get(callee)
+                    .is_none_or(|r| self.quiet(r, seen))
+            }
+            _ => n
+                .children
+                .iter()
+                .chain(&n.else_children)
+                .all(|c| self.quiet(c, seen)),
+        }
+    }
+
+    /// The IFs of `group` together: the largest, over the (run, rank)s at the largest traced
+    /// P, of the arms that rank took; `None` when some rank took both arms of one of them.
+    fn split_group(
+        &self,
+        group: &[Node],
+        b: Bound,
+        stack: &mut Vec<String>,
+    ) -> Option<(Expr, Expr)> {
+        let mut arms = Vec::new();
+        let (mut per, mut fill) = (Expr::zero(), Expr::zero());
+        for n in group {
+            let (p, once) = self.anchored(n.site.0, b);
+            let (tv, tf) = self.sum(&n.children, b, stack);
+            let (ev, ef) = self.sum(&n.else_children, b, stack);
+            per = per + p;
+            fill = Expr::max(fill, Expr::max(tf, ef)) + once;
+            arms.push((n.site.0, tv, ev));
+        }
+        let samples: BTreeSet<(usize, usize)> = arms
             .iter()
-            .fold((Expr::zero(), Expr::zero()), |(v, f), c| {
-                let (cv, cf) = self.node(c, b, stack);
-                (v + cv, f + cf)
+            .filter_map(|(s, _, _)| self.rank_arms.get(s))
+            .flat_map(|m| m.keys().copied())
+            .collect();
+        let mut combos: BTreeSet<Vec<Option<Took>>> = BTreeSet::new();
+        for key in samples {
+            let combo: Vec<Option<Took>> = arms
+                .iter()
+                .map(|(s, _, _)| self.rank_arms.get(s).and_then(|m| m.get(&key)).copied())
+                .collect();
+            if combo.contains(&Some(Took::Both)) {
+                return None;
+            }
+            combos.insert(combo);
+        }
+        let costs: Vec<Expr> = combos
+            .iter()
+            .map(|combo| {
+                combo
+                    .iter()
+                    .zip(&arms)
+                    .fold(Expr::zero(), |acc, (took, (_, tv, ev))| match took {
+                        Some(Took::Then) => acc + tv.clone(),
+                        Some(Took::Else) => acc + ev.clone(),
+                        _ => acc,
+                    })
             })
+            .collect();
+        Some((Expr::max_of(costs) + per, fill))
     }
 
     /// Phases anchored at `site`: (per occurrence, one-time), overlapping pairs as max.
