@@ -25,6 +25,7 @@ pub mod array;
 pub mod cap;
 pub mod comm;
 pub mod dims;
+pub mod externals;
 pub mod interp;
 pub mod params;
 pub mod procs;

@@ -13,7 +13,7 @@ use model::machine::Machine;
 use model::{AnalyzeOptions, ModelFile};
 
 use super::source_opts::SourceOpts;
-use super::{externals, sources};
+use super::sources;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -129,7 +129,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let read = sources::read_all(&files)?;
     let mut source_warnings = check_source(&manifest, &read, &tree, &args.runs)?;
     // the calls the APT cannot follow, once: communication inside them is not modelled
-    source_warnings.extend(externals::warning(&lowered));
+    source_warnings.extend(apt::externals::warning(&lowered));
     for w in &source_warnings {
         eprintln!("warning: {w}");
     }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::source_opts::SourceOpts;
-use super::{externals, sources, EXIT_FINDINGS, EXIT_INPUT};
+use super::{sources, EXIT_FINDINGS, EXIT_INPUT};
 
 #[derive(Debug, Args)]
 pub struct AptArgs {
@@ -56,7 +56,7 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
                 sources::names(&files)
             );
         }
-        if let Some(w) = externals::warning(&lowered) {
+        if let Some(w) = apt::externals::warning(&lowered) {
             let _ = writeln!(err, "warning: {w}");
         }
     }

@@ -6,7 +6,6 @@ mod analyze;
 mod apt;
 mod characterize;
 mod expr;
-mod externals;
 mod predict;
 mod profile;
 mod source_opts;

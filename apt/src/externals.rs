@@ -17,7 +17,7 @@ pub struct External {
 /// Every routine the program calls but does not define, by name.
 pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
     let prog = &lowered.program;
-    let names = apt::procs::ProcNames::new(prog);
+    let names = crate::procs::ProcNames::new(prog);
     let mut found: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
     let mut stack = Vec::new();
     for s in &prog.stmts {
@@ -25,8 +25,8 @@ pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
         if let StmtKind::Call(c) = &s.kind {
             called.push(&c.name);
         }
-        for top in apt::procs::stmt_exprs(s) {
-            apt::procs::for_each_expr(top, &mut stack, &mut |e| {
+        for top in crate::procs::stmt_exprs(s) {
+            crate::procs::for_each_expr(top, &mut stack, &mut |e| {
                 if let SrcExprKind::Call { name, .. } = &e.kind {
                     called.push(name);
                 }
@@ -410,6 +410,7 @@ const FORTRAN_INTRINSICS: &[&str] = &[
     "epsilon",
     "erf",
     "erfc",
+    "etime",
     "execute_command_line",
     "exit",
     "exp",
@@ -423,6 +424,8 @@ const FORTRAN_INTRINSICS: &[&str] = &[
     "get_command",
     "get_command_argument",
     "get_environment_variable",
+    "getarg",
+    "getenv",
     "huge",
     "hypot",
     "iabs",
@@ -430,6 +433,7 @@ const FORTRAN_INTRINSICS: &[&str] = &[
     "iall",
     "iand",
     "iany",
+    "iargc",
     "ibclr",
     "ibits",
     "ibset",
@@ -575,7 +579,7 @@ mod tests {
             "m.f90",
             "program m\n  implicit none\n  integer :: n, a(10)\n  character(len=8) :: arg\n\
              double precision :: s\n  external ring_step\n\
-             call get_command_argument(1, arg)\n  read (arg(1:4), *) n\n\
+             call get_command_argument(1, arg)\n  call getarg(2, arg)\n  read (arg(1:4), *) n\n\
              s = sqrt(dble(n)) + a(2)\n  call ring_step(a, n)\n  s = s + f(n)\nend program m\n",
         );
         let names: Vec<String> = unknown_calls(&l).into_iter().map(|e| e.name).collect();
