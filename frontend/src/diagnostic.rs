@@ -29,6 +29,8 @@ pub mod codes {
     pub const SYNTAX: &str = "syntax-error";
     /// tree-sitter MISSING node.
     pub const MISSING: &str = "missing-token";
+    /// A Fortran DO with no terminating label, or a label defined twice in a program unit.
+    pub const LABEL: &str = "label";
     /// A construct the lowering keeps opaque and that may hide control flow (GOTO, ...).
     pub const UNSUPPORTED: &str = "unsupported";
     pub const INCLUDE_NOT_FOUND: &str = "include-not-found";

@@ -24,6 +24,7 @@ pub mod dump;
 pub(crate) mod include;
 pub mod intrinsics;
 pub mod ir;
+pub(crate) mod labels;
 pub(crate) mod lower;
 pub(crate) mod macros;
 pub mod mpi_table;
@@ -214,7 +215,10 @@ fn assemble_and_parse(
     let mut exp = Expander::new(sources, &opts.include_dirs, macros);
     let mut asm = Assembled::new();
     exp.expand(file, prep, &mut asm);
-    let diags = exp.diags;
+    let mut diags = exp.diags;
+    if prep != Prep::C {
+        diags.extend(labels::check(&mut asm, file, sources));
+    }
     let tree = parse::parse(parser, &asm.text);
     (asm, tree, diags)
 }

@@ -237,6 +237,20 @@ fn unbalanced_lines(text: &str, start: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// `at`, or when only blanks and comments precede it on its line, the end of the code of
+/// the nearest line above with code.
+fn end_of_code_before(text: &str, at: usize) -> usize {
+    let mut end = at.min(text.len());
+    loop {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let len = crate::labels::code_len(&text[start..end]);
+        if len > 0 || start == 0 {
+            return if len > 0 { start + len } else { at };
+        }
+        end = start - 1;
+    }
+}
+
 /// Diagnostics for the syntax errors of `tree` (parsed from `asm.text`). `fortran`: an error
 /// spanning several lines is reported at its lines with unbalanced parentheses when there are
 /// any (tree-sitter's recovery often starts the ERROR node lines before the culprit).
@@ -278,7 +292,14 @@ pub fn syntax_diagnostics(
         if out.len() >= MAX_SYNTAX_DIAGS {
             return;
         }
-        let span = asm.span(node.start_byte(), node.end_byte(), main);
+        let span = if fortran && node.is_missing() {
+            // recovery puts a token missing at a statement's end after the comment and blank
+            // lines that follow it: point at the end of the statement's code instead
+            let at = end_of_code_before(&asm.text, node.start_byte());
+            asm.span(at, at, main)
+        } else {
+            asm.span(node.start_byte(), node.end_byte(), main)
+        };
         let d = if node.is_missing() {
             Diagnostic::error(
                 codes::MISSING,
