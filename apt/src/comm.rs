@@ -64,8 +64,16 @@ fn role_attr(m: &MpiCall, roles: &[Role], s: &mut dyn Scope) -> Option<Attr> {
     Some(attr(eval(&a.expr, s)))
 }
 
-/// Size in bytes of the datatype argument.
-fn type_size(m: &MpiCall, role: Role) -> Option<Result<Expr, String>> {
+/// Where the size in bytes of a derived datatype `name` built by `MPI_Type_vector` or
+/// `MPI_Type_contiguous` is kept in the environment: a path under the handle's variable, so
+/// it follows the handle into callees (as an argument or a global) and is dropped when the
+/// handle is written again.
+pub fn datatype_path(name: &str) -> String {
+    format!("{name}[#bytes]")
+}
+
+/// Size in bytes of the datatype argument: predefined, or derived with a known size.
+fn type_size(m: &MpiCall, role: Role, s: &mut dyn Scope) -> Option<Result<Expr, String>> {
     let a = m.arg(role)?;
     Some(match &a.expr.kind {
         SrcExprKind::Var(name) => match datatype_size(name) {
@@ -73,15 +81,50 @@ fn type_size(m: &MpiCall, role: Role) -> Option<Result<Expr, String>> {
             None if name.to_ascii_uppercase().starts_with("MPI_") => {
                 Err(format!("datatype `{name}` has no known size"))
             }
-            None => Err(format!("derived datatype `{name}`")),
+            None => match s.element(&datatype_path(name)) {
+                Some(Val::Known(b)) => Ok(b),
+                _ => Err(format!("derived datatype `{name}`")),
+            },
         },
         _ => Err("datatype is an expression".to_string()),
     })
 }
 
+/// The handle a type constructor creates and the new type's size in bytes:
+/// `MPI_Type_vector(count, blocklen, stride, old, t)` holds count × blocklen elements of
+/// `old` (the stride moves them apart, it adds no bytes), `MPI_Type_contiguous(n, old, t)`
+/// n of them. `None` for other calls or a handle that is not a variable.
+pub fn derived_size(m: &MpiCall, s: &mut dyn Scope) -> Option<(String, Val)> {
+    let block = match m.op {
+        MpiOp::TypeVector => m.arg(Role::BlockLength)?,
+        MpiOp::TypeContiguous => m.arg(Role::Count)?,
+        _ => return None,
+    };
+    let handle = match &m.arg(Role::NewType)?.expr.kind {
+        SrcExprKind::Var(v) => v.clone(),
+        SrcExprKind::Unary { operand, .. } => match &operand.kind {
+            SrcExprKind::Var(v) => v.clone(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let count = match m.op {
+        MpiOp::TypeVector => eval(&m.arg(Role::Count)?.expr, s),
+        _ => Val::Known(Expr::int(1)),
+    };
+    let block = eval(&block.expr, s);
+    let base = type_size(m, Role::Datatype, s)?;
+    let v = match (count, block, base) {
+        (Val::Known(c), Val::Known(b), Ok(size)) => Val::Known(c * b * size),
+        (Val::Unknown(r), _, _) | (_, Val::Unknown(r), _) | (_, _, Err(r)) => Val::Unknown(r),
+        _ => Val::unknown("count is an MPI constant"),
+    };
+    Some((datatype_path(&handle), v))
+}
+
 fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Attr> {
     let c = m.arg(count)?;
-    let size = type_size(m, ty)?;
+    let size = type_size(m, ty, s)?;
     let n = eval(&c.expr, s);
     Some(match (n, size) {
         (Val::Known(n), Ok(b)) => Attr::Expr(n * b),

@@ -1050,7 +1050,8 @@ impl<'p> Analysis<'p> {
             .then(|| self.dims_create(m, env, line))
             .flatten();
         for a in &m.args {
-            if a.role.is_written_by(m.op) {
+            // committing a type keeps its handle (and the size kept under it)
+            if a.role.is_written_by(m.op) && m.op != MpiOp::TypeCommit {
                 let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
                 // a broadcast gives every rank the root's value: unchanged if every rank
                 // already had it, else what the root read at run time
@@ -1079,6 +1080,18 @@ impl<'p> Analysis<'p> {
                     }
                 }
             }
+        }
+        // after the handle's old paths were dropped above
+        let derived = {
+            let mut cx = Cx {
+                an: self,
+                env,
+                target: None,
+            };
+            crate::comm::derived_size(m, &mut cx)
+        };
+        if let Some((path, size)) = derived {
+            env.insert(path, size);
         }
         if let Some(b) = balanced {
             env.extend(b.elements);

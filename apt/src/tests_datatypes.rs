@@ -1,0 +1,114 @@
+//! Message sizes of derived datatypes (trial2 #7): a send of k elements of a type built by
+//! `MPI_Type_vector(count, blocklen, stride, old, t)` carries k·count·blocklen·sizeof(old)
+//! bytes, one of `MPI_Type_contiguous(n, old, t)` k·n·sizeof(old), in the procedure that
+//! built it and in callees reaching the handle as a global or an argument.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::{apt_of, comms, e};
+use crate::Attr;
+
+#[test]
+fn c_vector_and_contiguous_types_give_bytes() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+MPI_Datatype rowtype;
+void halo(double *u, int n) {
+    MPI_Send(u, 2, rowtype, 1, 0, MPI_COMM_WORLD);
+}
+void ring(double *u, MPI_Datatype t) {
+    MPI_Send(u, 1, t, 1, 0, MPI_COMM_WORLD);
+}
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), p;
+    double *u = malloc(8 * n * n);
+    MPI_Datatype col, pair;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Type_vector(n / p, 3, n + 2, MPI_DOUBLE, &col);
+    MPI_Type_commit(&col);
+    MPI_Type_contiguous(n, MPI_INT, &rowtype);
+    MPI_Type_contiguous(4, col, &pair);
+    MPI_Send(u, 5, col, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(u, 1, pair, 1, 0, MPI_COMM_WORLD);
+    halo(u, n);
+    ring(u, col);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("types.c", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(
+        bytes,
+        [
+            // halo: 2 × n ints; ring: 1 × col
+            Some(e("8*N")),
+            Some(e("24*N/P")),
+            Some(e("120*N/P")),
+            Some(e("96*N/P")),
+        ],
+        "{bytes:?}"
+    );
+}
+
+#[test]
+fn fortran_vector_type_in_a_module_reaches_a_contained_subroutine() {
+    let src = r#"
+module fields
+  integer :: nx, ny, coltype
+end module fields
+
+program t
+  use mpi
+  use fields
+  implicit none
+  integer :: ierr, n, p
+  character(len=32) :: arg
+  double precision :: u(100, 100)
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  nx = n / p
+  ny = n
+  call MPI_Type_vector(ny, 1, nx + 2, MPI_DOUBLE_PRECISION, coltype, ierr)
+  call MPI_Type_commit(coltype, ierr)
+  call MPI_Send(u, 1, coltype, 1, 0, MPI_COMM_WORLD, ierr)
+  call exchange()
+  call MPI_Finalize(ierr)
+contains
+  subroutine exchange()
+    integer :: ierr2
+    call MPI_Send(u, 2, coltype, 1, 0, MPI_COMM_WORLD, ierr2)
+  end subroutine exchange
+end program t
+"#;
+    let apt = apt_of("types.f90", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(bytes, [Some(e("8*N")), Some(e("16*N"))], "{bytes:?}");
+}
+
+#[test]
+fn a_type_of_unknown_shape_stays_unresolved() {
+    let src = r#"
+#include <mpi.h>
+int main(int argc, char **argv) {
+    int bl[2] = {1, 2}, disp[2] = {0, 4};
+    double u[10];
+    MPI_Datatype ix;
+    MPI_Init(&argc, &argv);
+    MPI_Type_indexed(2, bl, disp, MPI_DOUBLE, &ix);
+    MPI_Send(u, 1, ix, 1, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("ix.c", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(
+        bytes,
+        [Some(Attr::Unresolved("derived datatype `ix`".into()))],
+        "{bytes:?}"
+    );
+}
