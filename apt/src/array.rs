@@ -44,6 +44,19 @@ fn assumed(array: &str) -> String {
     )
 }
 
+/// `which(array, dim)` (`size`, `lbound`, `ubound`) as the source would write it: known when
+/// an ALLOCATE gave the array its bounds.
+fn inquiry(which: &str, array: &str, dim: usize, at: &SrcExpr) -> SrcExpr {
+    let dim = i64::try_from(dim).unwrap_or(i64::MAX);
+    SrcExpr::new(
+        SrcExprKind::Call {
+            name: which.to_string(),
+            args: vec![SrcExpr::var(array, at.span), SrcExpr::int(dim, at.span)],
+        },
+        at.span,
+    )
+}
+
 /// Number of elements of one whole array or section.
 fn size(
     prog: &Program,
@@ -60,7 +73,7 @@ fn size(
         match &shape.kind {
             SrcExprKind::Var(array) => {
                 let mut n = Expr::one();
-                for d in dims(prog, proc, array)? {
+                for (k, d) in dims(prog, proc, array)?.iter().enumerate() {
                     n = n * match d {
                         Dim::Extent(e) => known(ev(e), "extent")?,
                         Dim::Bounds { lo, hi } => {
@@ -68,7 +81,10 @@ fn size(
                             let hi = known(ev(hi), "bound")?;
                             hi - lo + Expr::one()
                         }
-                        Dim::Assumed => return Err(assumed(array)),
+                        Dim::Assumed => match ev(&inquiry("size", array, k + 1, shape)) {
+                            Val::Known(e) => e,
+                            _ => return Err(assumed(array)),
+                        },
                     };
                 }
                 Ok(n)
@@ -98,7 +114,13 @@ fn size(
                                 |x| Val::Known(x - Expr::one()),
                             )),
                             Some(Dim::Extent(_)) => Ok(Val::Known(Expr::zero())),
-                            _ => Err(assumed(array)),
+                            _ => {
+                                let which = if upper { "ubound" } else { "lbound" };
+                                match ev(&inquiry(which, array, k + 1, idx)) {
+                                    v @ Val::Known(_) => Ok(v),
+                                    _ => Err(assumed(array)),
+                                }
+                            }
                         }
                     };
                     let lo = bound(lo, false, ev)?;

@@ -69,12 +69,13 @@ fn arg_index(sym: &str) -> Option<usize> {
 
 /// The paths stored in `env` that a write to `name` makes stale: the paths under it and,
 /// for a member path, the same member reached through a pointer elsewhere (`p->nx` may be
-/// `g.nx`), or reached any way when `name` goes through a pointer.
+/// `g.nx`), or reached any way when `name` goes through a pointer. The bounds an ALLOCATE
+/// gave an array stay: writing its elements does not change them.
 pub fn stale_paths(env: &Env, name: &str) -> Vec<String> {
     let mut out: Vec<String> = env
         .range::<str, _>((Bound::Excluded(name), Bound::Unbounded))
         .take_while(|(k, _)| k.starts_with(name))
-        .filter(|(k, _)| path_under(k, name))
+        .filter(|(k, _)| path_under(k, name) && !crate::value::is_bound_path(k))
         .map(|(k, _)| k.clone())
         .collect();
     if let Some((m, arrow)) = path_member(name) {
@@ -849,6 +850,22 @@ impl<'p> Analysis<'p> {
                 }
                 if !scalars.is_empty() {
                     self.set_unknown(env, scalars, &reason);
+                }
+                // the bounds an ALLOCATE gives, for lbound/ubound/size and array syntax
+                for a in &o.allocations {
+                    for (k, d) in a.dims.iter().enumerate() {
+                        let (lo, hi) = match d {
+                            frontend::Dim::Bounds { lo, hi } => {
+                                (self.ev(lo, env, None), self.ev(hi, env, None))
+                            }
+                            frontend::Dim::Extent(e) => {
+                                (Val::Known(Expr::one()), self.ev(e, env, None))
+                            }
+                            frontend::Dim::Assumed => continue,
+                        };
+                        env.insert(crate::value::bound_path(&a.array, k + 1, false), lo);
+                        env.insert(crate::value::bound_path(&a.array, k + 1, true), hi);
+                    }
                 }
             }
         }

@@ -340,6 +340,8 @@ pub fn load(
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_alloc;
+#[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;

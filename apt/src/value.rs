@@ -273,12 +273,67 @@ fn call_user(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val
     Val::unknown(format!("returned by call to `{name}`"))
 }
 
+/// Where the bound an ALLOCATE gave dimension `dim` (1-based) of `array` is kept in the
+/// environment: a path under the array, so it follows a module or COMMON array into
+/// callees and is dropped when the array is allocated again.
+pub fn bound_path(array: &str, dim: usize, upper: bool) -> String {
+    let which = if upper { "ubound" } else { "lbound" };
+    format!("{array}[#{which}{dim}]")
+}
+
+/// Whether `path` is a [`bound_path`]: writes to the array's elements leave it (only
+/// another ALLOCATE changes the bounds).
+pub fn is_bound_path(path: &str) -> bool {
+    path.contains("[#lbound") || path.contains("[#ubound")
+}
+
+/// `lbound(a, k)`, `ubound(a, k)`, `size(a, k)` and `size(a)` of an array whose bounds an
+/// ALLOCATE gave; `None` when they are not known that way.
+fn allocated_bound(lower: &str, args: &[SrcExpr], s: &mut dyn Scope) -> Option<Val> {
+    let SrcExprKind::Var(array) = &args.first()?.kind else {
+        return None;
+    };
+    let bound =
+        |s: &mut dyn Scope, k: usize, upper: bool| match s.element(&bound_path(array, k, upper)) {
+            Some(Val::Known(e)) => Some(e),
+            _ => None,
+        };
+    let extent = |s: &mut dyn Scope, k: usize| -> Option<Expr> {
+        Some(bound(s, k, true)? - bound(s, k, false)? + Expr::one())
+    };
+    let dim = match args.get(1) {
+        Some(d) => Some(usize::try_from(d.as_int()?).ok()?),
+        None => None,
+    };
+    let e = match (lower, dim) {
+        ("lbound", Some(k)) => bound(s, k, false)?,
+        ("ubound", Some(k)) => bound(s, k, true)?,
+        ("size", Some(k)) => extent(s, k)?,
+        ("size", None) => {
+            let mut n = extent(s, 1)?;
+            let mut k = 2;
+            while let Some(x) = extent(s, k) {
+                n = n * x;
+                k += 1;
+            }
+            n
+        }
+        _ => return None,
+    };
+    Some(Val::Known(e))
+}
+
 /// Intrinsics and library functions; user procedures are recorded as call sites.
 fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
     if s.is_user_proc(name) {
         return call_user(name, args, span, s);
     }
     let lower = name.to_ascii_lowercase();
+    if matches!(lower.as_str(), "lbound" | "ubound" | "size") {
+        if let Some(v) = allocated_bound(&lower, args, s) {
+            return v;
+        }
+    }
     let vals: Vec<Val> = args.iter().map(|a| eval(a, s)).collect();
     let first = || {
         vals.first()

@@ -671,6 +671,15 @@ pub struct Opaque {
     pub text: String,
     /// Why it is opaque, for humans (`"goto"`, `"syntax error"`, `"print statement"`).
     pub reason: String,
+    /// Fortran `ALLOCATE`: the arrays it gives bounds, in order (`allocate(u(0:n+1, m))`).
+    pub allocations: Vec<Allocation>,
+}
+
+/// One array of an `ALLOCATE` with the bounds it gets.
+#[derive(Debug, Clone, Serialize)]
+pub struct Allocation {
+    pub array: String,
+    pub dims: Vec<Dim>,
 }
 
 /// An expression of the PROGRAM (its syntax), not a symbolic expression; the symbolic type

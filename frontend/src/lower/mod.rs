@@ -94,6 +94,7 @@ impl Builder {
             kind: StmtKind::Opaque(Opaque {
                 text: String::new(),
                 reason: "incomplete".into(),
+                allocations: Vec::new(),
             }),
             defs: BTreeSet::new(),
             uses: BTreeSet::new(),
@@ -150,6 +151,7 @@ impl Builder {
             StmtKind::Opaque(Opaque {
                 text: first,
                 reason: reason.into(),
+                allocations: Vec::new(),
             }),
             defs,
             uses,

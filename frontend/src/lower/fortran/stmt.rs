@@ -179,8 +179,38 @@ impl<'a> FLower<'a> {
                 let defs = self.allocated(n);
                 let reason = kind.trim_end_matches("_statement").replace('_', " ");
                 self.opaque(n, label, &reason, defs, out);
+                if kind == "allocate_statement" {
+                    let allocations = self.allocations(n);
+                    let stmt = out
+                        .last()
+                        .and_then(|id| self.b.prog.stmts.get_mut(id.0 as usize));
+                    if let Some(Stmt {
+                        kind: StmtKind::Opaque(o),
+                        ..
+                    }) = stmt
+                    {
+                        o.allocations = allocations;
+                    }
+                }
             }
         }
+    }
+
+    /// The arrays an ALLOCATE sizes, with their bounds (`u(0:nx+1, ny)`); arrays given a
+    /// shape by `source=`/`mold=` are left out.
+    fn allocations(&mut self, n: Node) -> Vec<Allocation> {
+        children(n)
+            .into_iter()
+            .filter(|c| c.kind() == "sized_allocation")
+            .filter_map(|c| {
+                let name = c.named_child(0).filter(|x| x.kind() == "identifier")?;
+                let size = children(c).into_iter().find(|x| x.kind() == "size")?;
+                Some(Allocation {
+                    array: norm(self.text(name)),
+                    dims: self.dims(size),
+                })
+            })
+            .collect()
     }
 
     /// Names allocated/deallocated/nullified by an opaque statement.
