@@ -1440,8 +1440,16 @@ impl Ctx<'_> {
                 let (ev, ef) = self.sum(&n.else_children, b, stack);
                 let v = if self.rank_split.contains(&site) {
                     // ranks take different arms: the run waits for the slower arm of those some
-                    // rank takes (an arm no rank takes, p = 0 or 1, costs nothing)
-                    let some = |x: Expr| Expr::min(Expr::one(), (x * Expr::num(1e6)).floor());
+                    // rank takes (an arm no rank takes, p = 0 or 1, costs nothing). Some rank
+                    // takes an arm taken by a share x of all evaluations when x·P, the ranks'
+                    // summed shares, is not 0: 1/P (rank 0's arm) is always taken, 1 − 1/P
+                    // (the others') from P = 2 on.
+                    let some = |x: Expr| match x.as_const() {
+                        Some(c) => Expr::num(if c > 0.0 { 1.0 } else { 0.0 }),
+                        None => {
+                            Expr::min(Expr::one(), (x * Expr::var("P") * Expr::num(1e6)).floor())
+                        }
+                    };
                     Expr::max(some(p.clone()) * tv, some(Expr::one() - p) * ev)
                 } else {
                     p.clone() * tv + (Expr::one() - p) * ev
