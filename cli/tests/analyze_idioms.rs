@@ -3,7 +3,12 @@
 //! ends), dot products through MPI_Allreduce in another helper, and work on rank 0 alone that
 //! the others wait for at a broadcast. Each idiom once defeated the model (a 25-70x T, a
 //! pipeline of depth 2, collectives missing from the report, rank-0 work divided by P).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    clippy::panic
+)]
 
 use std::path::Path;
 
@@ -285,4 +290,72 @@ fn consecutive_rank_ifs_cost_the_slowest_ranks_arms() {
         let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
         assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {}", m["t"]);
     }
+}
+
+const SPLIT: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int nprocs, rank, iters, it;
+    double x = 1.0, row_sum = 0.0, all_sum = 0.0;
+    MPI_Comm row;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    iters = atoi(argv[1]);
+    MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &row);
+    for (it = 0; it < iters; it++) {
+        MPI_Allreduce(&x, &row_sum, 1, MPI_DOUBLE, MPI_SUM, row);
+        MPI_Allreduce(&row_sum, &all_sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        x = all_sum / (double)nprocs;
+    }
+    if (rank == 0)
+        printf("split %d %.3e\n", iters, x);
+    MPI_Comm_free(&row);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// A collective on a communicator split into pairs spans 2 ranks, not P: its processors and
+/// cost come from the traced communicator size.
+#[test]
+fn a_collective_on_a_split_communicator_spans_its_group() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("split.c");
+    std::fs::write(&src, SPLIT).unwrap();
+    let runs = tmp.path().join("split.augur");
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&runs),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        s(&platform),
+        "--np",
+        "4,8,16",
+        "--param",
+        "ITERS=50,100",
+        "--",
+        "{ITERS}",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let procs: Vec<&str> = m["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "collective")
+        .map(|p| p["processors"].as_str().unwrap())
+        .collect();
+    assert_eq!(procs, ["2", "P"], "{:#}", m["phases"]);
 }

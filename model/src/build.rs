@@ -368,9 +368,9 @@ fn sheet_op_named(name: &str) -> Option<SheetOp> {
 }
 
 /// The size the sheet's cost of `s` takes, from a call's size.
-fn sheet_bytes(s: SheetOp, bytes: &Expr) -> Expr {
+fn sheet_bytes(s: SheetOp, bytes: &Expr, group: &Expr) -> Expr {
     if s.per_pair {
-        bytes.clone() / Expr::var("P")
+        bytes.clone() / group.clone()
     } else {
         bytes.clone()
     }
@@ -919,6 +919,26 @@ pub fn build(
                 )),
                 _ => {}
             }
+            // the ranks one call spans: the communicator's size as traced (a row of a split
+            // communicator is not P), P where the traces have none
+            let group = if g.runs.values().all(|pr| pr.comm_size > 0) {
+                let c = vec![
+                    vec![Expr::var("P")],
+                    vec![Expr::var("P").sqrt()],
+                    vec![Expr::one()],
+                    vec![Expr::var("P"), Expr::one()],
+                ];
+                fit_quantity(&by(&|pr| f64::from(pr.comm_size)), None, &c, true, qopts)
+            } else {
+                let p = Expr::var("P");
+                Fitted {
+                    expr: p.clone(),
+                    lo: p.clone(),
+                    hi: p,
+                    origin: crate::quantity::Origin::Source,
+                    ..Fitted::constant(0.0)
+                }
+            };
             let per = BOUNDS.map(|b| {
                 cost.as_ref().map_or(Expr::zero(), |(s, cm)| {
                     let (lo, hi) = if s.per_pair {
@@ -934,7 +954,13 @@ pub fn build(
                     } else {
                         (d_lo.min(d_hi), d_hi)
                     };
-                    cm.piecewise(b, &sheet_bytes(*s, bytes.at(b)), &Expr::var("P"), lo, hi)
+                    cm.piecewise(
+                        b,
+                        &sheet_bytes(*s, bytes.at(b), group.at(b)),
+                        group.at(b),
+                        lo,
+                        hi,
+                    )
                 })
             });
             coll_cost.insert(first, per.clone());
@@ -953,7 +979,7 @@ pub fn build(
                 ancestor: first,
                 ancestor_line: line(first),
                 ancestor_file: file_of(first),
-                processors: procs.expr.clone(),
+                processors: group.expr.clone(),
                 depth: None,
                 bytes: bytes.expr.clone(),
                 msgs: 1.0,
@@ -1485,7 +1511,7 @@ impl Ctx<'_> {
                             .bytes
                             .as_ref()
                             .and_then(Attr::expr)
-                            .map(|e| sheet_bytes(s, e))
+                            .map(|e| sheet_bytes(s, e, &Expr::var("P")))
                             .unwrap_or_else(Expr::zero);
                         // one regime: the size at a nominal 1024 for every parameter
                         let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
@@ -1629,7 +1655,7 @@ mod tests {
         assert!(s.op == CollectiveOp::Allgather && s.stand_in && !s.per_pair);
         let s = sheet_op_named("Alltoallv").unwrap();
         assert!(s.op == CollectiveOp::Alltoall && s.per_pair);
-        let b = sheet_bytes(s, &(Expr::num(8.0) * Expr::var("N")));
+        let b = sheet_bytes(s, &(Expr::num(8.0) * Expr::var("N")), &Expr::var("P"));
         assert_eq!(b, Expr::num(8.0) * Expr::var("N") / Expr::var("P"));
         assert_eq!(sheet_op_named("Ibcast").unwrap().op, CollectiveOp::Bcast);
         assert!(sheet_op_named("Send").is_none() && sheet_op_named("Waitall").is_none());

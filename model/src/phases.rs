@@ -38,6 +38,8 @@ pub struct PhaseRun {
     pub receivers: BTreeSet<u32>,
     /// Processors taking part.
     pub processors: u32,
+    /// The communicator's size (a collective on a split communicator: the group's, not P).
+    pub comm_size: u32,
     /// Longest chain in hops (0 when `cpg` reports none: a determinate synchronous phase).
     pub depth: u32,
     /// Messages (sends, or collective calls) per rank: the largest count over ranks.
@@ -102,6 +104,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         senders: g.senders.iter().copied().collect(),
                         receivers: g.receivers.iter().copied().collect(),
                         processors: u32::try_from(g.processors.len()).unwrap_or(u32::MAX),
+                        comm_size: u32::try_from(g.comm_size).unwrap_or(0),
                         depth: g.depth.unwrap_or(0),
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
                         bytes: g.bytes.mean,
