@@ -90,7 +90,18 @@ impl Edits {
 
     /// Applies every edit to `orig`. Fails on overlapping replacements or offsets outside the
     /// text or inside a UTF-8 character (`path` names the file in the error).
-    pub fn apply(mut self, orig: &str, path: &std::path::Path) -> Result<String, CodegenError> {
+    #[cfg(test)]
+    pub fn apply(self, orig: &str, path: &std::path::Path) -> Result<String, CodegenError> {
+        self.apply_mapped(orig, path).map(|(text, _)| text)
+    }
+
+    /// [`Edits::apply`], also giving for each line of the result the 1-based line of `orig`
+    /// it comes from (an inserted line: the line it was inserted at).
+    pub fn apply_mapped(
+        mut self,
+        orig: &str,
+        path: &std::path::Path,
+    ) -> Result<(String, Vec<u32>), CodegenError> {
         self.list.sort_by_key(|e| (e.start, e.key, e.seq));
         // identical edits can come from one statement reached twice (an include used twice)
         self.list.dedup_by(|b, a| {
@@ -99,6 +110,11 @@ impl Edits {
         let extra: usize = self.list.iter().map(|e| e.text.len()).sum();
         let mut out = String::with_capacity(orig.len() + extra);
         let mut cursor = 0usize;
+        let line_of = |at: usize| {
+            let n = orig.get(..at).map_or(0, |t| t.matches('\n').count());
+            u32::try_from(n + 1).unwrap_or(u32::MAX)
+        };
+        let mut map = vec![1u32];
         for e in &self.list {
             if e.start < cursor || e.end > orig.len() {
                 return Err(CodegenError::Conflict {
@@ -118,12 +134,32 @@ impl Edits {
                     offset: e.start,
                     reason: "an edit splits a UTF-8 character".into(),
                 })?;
+            push_mapped(&mut map, piece, line_of(cursor), true);
             out.push_str(piece);
+            push_mapped(&mut map, &e.text, line_of(e.start), false);
             out.push_str(&e.text);
             cursor = e.end;
         }
-        out.push_str(orig.get(cursor..).unwrap_or(""));
-        Ok(out)
+        let rest = orig.get(cursor..).unwrap_or("");
+        push_mapped(&mut map, rest, line_of(cursor), true);
+        out.push_str(rest);
+        if out.ends_with('\n') {
+            map.pop();
+        }
+        Ok((out, map))
+    }
+}
+
+/// Extends `map` (the source line of each output line, the last one open) by `text`, which
+/// starts on source line `line`: original text moves to the next source line at each newline,
+/// inserted text stays on the line it was inserted at.
+fn push_mapped(map: &mut Vec<u32>, text: &str, line: u32, original: bool) {
+    let mut line = line;
+    for _ in text.matches('\n') {
+        if original {
+            line += 1;
+        }
+        map.push(line);
     }
 }
 
@@ -131,6 +167,21 @@ impl Edits {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn line_map_gives_inserted_lines_the_line_they_were_inserted_at() {
+        let mut e = Edits::default();
+        e.insert(2, "X\n", Key::before(0));
+        e.insert(3, "\nY", Key::after(0));
+        let (text, map) = e.apply_mapped("a\nb\nc\n", Path::new("f")).unwrap();
+        assert_eq!(text, "a\nX\nb\nY\nc\n");
+        assert_eq!(map, [1, 2, 2, 2, 3]);
+        let (_, map) = Edits::default()
+            .apply_mapped("a\nb", Path::new("f"))
+            .unwrap();
+        assert_eq!(map, [1, 2]);
+    }
 
     #[test]
     fn closers_before_openers_and_depth_order() {

@@ -59,6 +59,10 @@ pub struct OutputFile {
     /// compiler finds edited includes there before the originals (`x.h`, `inc/y.h`).
     pub relative: PathBuf,
     pub text: String,
+    /// The source line (1-based) of each line of `text` (`line_map[k]` for line k + 1); a
+    /// line codegen inserted has the line it was inserted at, so a compiler or run-time
+    /// message about the instrumented copy can name the source line.
+    pub line_map: Vec<u32>,
 }
 
 /// Something the instrumented program does not record, or records approximately.
@@ -190,12 +194,13 @@ pub fn instrument_with(
     for id in order {
         let src = sources.get(id).ok_or(CodegenError::MissingFile(id.0))?;
         let e = edits.remove(&id).unwrap_or_default();
-        let text = e.apply(&src.text, &src.path)?;
+        let (text, line_map) = e.apply_mapped(&src.text, &src.path)?;
         files.push(OutputFile {
             file: id,
             source: src.path.clone(),
             relative: relative(&src.path, &base),
             text,
+            line_map,
         });
     }
     Ok(Instrumented {

@@ -265,6 +265,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             host: &host,
             repeat: args.repeat,
             stdin: stdin_file.as_deref(),
+            lines: &prepared.lines,
         };
         let record = run_config(&ctx, config, &id, argv)?;
         let (status, reason) = match &record.status {
@@ -453,6 +454,8 @@ struct RunCtx<'a> {
     repeat: u32,
     /// What every rank reads as standard input (`--stdin`), else /dev/null.
     stdin: Option<&'a Path>,
+    /// Source lines of the instrumented copies' lines, for run-time errors naming them.
+    lines: &'a instrument::SourceLines,
 }
 
 /// `--stdin FILE`: the template as read, and where it is.
@@ -667,6 +670,9 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
         (RunStatus::Failed { reason }, Some(line)) => RunStatus::Failed {
             reason: end_of_input_reason(&reason, &line, ctx.stdin),
         },
+        (RunStatus::Failed { reason }, None) => RunStatus::Failed {
+            reason: with_error_line(reason, &stderr, ctx.lines),
+        },
         (s, _) => s,
     };
     Ok(RepOutcome {
@@ -675,6 +681,19 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
         wall_seconds: round_ms(took.as_secs_f64()),
         trace_seconds: trace_seconds.map(|t| (t * 1e6).round() / 1e6),
     })
+}
+
+/// A failed run's reason with the source line of the run-time error its stderr locates in the
+/// instrumented copy (`… Bad integer for item 2 in list input (at rbsor.f:18)`), or the copy's
+/// file and line when the copy's lines are not known.
+fn with_error_line(reason: String, stderr: &Path, lines: &instrument::SourceLines) -> String {
+    match launch::runtime_error_at(stderr) {
+        Some((file, line)) => match lines.source_line(&file, line) {
+            Some(at) => format!("{reason} (at {at})"),
+            None => format!("{reason} (at line {line} of {file})"),
+        },
+        None => reason,
+    }
 }
 
 /// The reason of a run that failed reading past the end of its standard input: which input it

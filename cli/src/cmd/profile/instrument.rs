@@ -16,6 +16,32 @@ pub struct Prepared {
     pub input: BuildInput,
     pub apt_json: String,
     pub warnings: Vec<String>,
+    pub lines: SourceLines,
+}
+
+/// The source line of each line of the instrumented copies, so a run-time error naming a
+/// line of a copy (gfortran: `At line 22 of file …/build/rbsor.f`) can name the source's.
+#[derive(Debug, Default)]
+pub struct SourceLines {
+    /// (the copy's file name, the source's path, the source line of each of the copy's lines)
+    files: Vec<(String, PathBuf, Vec<u32>)>,
+}
+
+impl SourceLines {
+    /// `source:line` for line `line` of the file `file` names: an instrumented copy, or a
+    /// compiler wrapper's temporary copy of it (smpiff compiles `rbsor.f` as
+    /// `rbsor.f_II2rFVRX40.f`).
+    pub fn source_line(&self, file: &str, line: u32) -> Option<String> {
+        let name = Path::new(file).file_name()?.to_string_lossy().into_owned();
+        let (_, source, map) = self.files.iter().find(|(copy, _, _)| {
+            name == *copy
+                || name
+                    .strip_prefix(copy.as_str())
+                    .is_some_and(|rest| rest.starts_with('_'))
+        })?;
+        let at = map.get(usize::try_from(line).ok()?.checked_sub(1)?)?;
+        Some(format!("{}:{at}", source.display()))
+    }
 }
 
 /// Loads, analyses and instruments the program's sources (one program: site ids are numbered
@@ -133,6 +159,16 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         },
         apt_json,
         warnings,
+        lines: SourceLines {
+            files: inst
+                .files
+                .iter()
+                .filter_map(|f| {
+                    let name = f.relative.file_name()?.to_string_lossy().into_owned();
+                    Some((name, f.source.clone(), f.line_map.clone()))
+                })
+                .collect(),
+        },
     })
 }
 

@@ -426,13 +426,41 @@ pub fn stderr_tail(path: &Path) -> StderrTail {
         let l = l.to_ascii_lowercase();
         l.contains("mpi_abort was called") || l.contains("mpi_abort was invoked")
     });
-    let last = (0..lines.len())
+    // a Fortran run-time error is what the program said last, whatever the shell or the
+    // launcher added after it (`Aborted`); an end of file has its own explanation
+    let runtime = lines
+        .iter()
         .rev()
-        .filter(|&i| !in_box(i) && !is_simgrid_log(lines[i]))
-        .map(|i| lines[i])
-        .find(|l| l.chars().any(char::is_alphanumeric))
+        .find(|l| is_runtime_error(l) && !l.to_ascii_lowercase().contains("end of file"))
+        .copied();
+    let last = runtime
+        .or_else(|| {
+            (0..lines.len())
+                .rev()
+                .filter(|&i| !in_box(i) && !is_simgrid_log(lines[i]))
+                .map(|i| lines[i])
+                .find(|l| l.chars().any(char::is_alphanumeric))
+        })
         .map(|l| l.chars().take(300).collect());
     StderrTail { aborted, last }
+}
+
+/// gfortran's `Fortran runtime error: …` (and `Error termination`'s companion lines).
+fn is_runtime_error(line: &str) -> bool {
+    line.starts_with("Fortran runtime error:")
+}
+
+/// The file and line gfortran names before a run-time error (`At line 22 of file
+/// /x/build/rbsor.f (unit = 5, file = 'stdin')`), the last such line of a run's stderr.
+pub fn runtime_error_at(stderr_path: &Path) -> Option<(String, u32)> {
+    let bytes = std::fs::read(stderr_path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().rev().find_map(|l| {
+        let rest = l.trim().strip_prefix("At line ")?;
+        let (line, rest) = rest.split_once(" of file ")?;
+        let file = rest.split(" (").next()?.trim();
+        Some((file.to_string(), line.trim().parse().ok()?))
+    })
 }
 
 /// `[node-0.sim:0:(1) 0.000067] ./src/smpi/…:138: [smpi_pmpi/WARNING] …`: a line that starts
@@ -676,6 +704,31 @@ mod tests {
             panic!("timed out")
         };
         assert_eq!(failure_reason(&st, &e), "killed by signal 11 (SIGSEGV)");
+    }
+
+    #[test]
+    fn a_fortran_runtime_error_is_the_reason_and_its_line_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("stderr.txt");
+        std::fs::write(
+            &e,
+            "At line 22 of file /r/build/rbsor.f_II2rFVRX40.f (unit = 5, file = 'stdin')\n\
+             Fortran runtime error: Bad integer for item 2 in list input\n\
+             [node-0.sim:0:(1) 0.000000] ./src/kernel/EngineImpl.cpp:284: [root/CRITICAL] Process exited without calling MPI_Finalize - Killing simulation\n\
+             Aborted\n",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e).last.as_deref(),
+            Some("Fortran runtime error: Bad integer for item 2 in list input")
+        );
+        assert_eq!(
+            runtime_error_at(&e),
+            Some(("/r/build/rbsor.f_II2rFVRX40.f".to_string(), 22))
+        );
+        // an end of file keeps its own explanation (read_past_input)
+        std::fs::write(&e, "Fortran runtime error: End of file\nAborted\n").unwrap();
+        assert_eq!(stderr_tail(&e).last.as_deref(), Some("Aborted"));
     }
 
     #[test]
