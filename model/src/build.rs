@@ -825,6 +825,18 @@ pub fn build(
                 q.site,
                 q.fit.expr
             ));
+        } else if q.fit.origin == crate::quantity::Origin::Constant
+            && q.fit.points > 1
+            && q.source.starts_with("unresolved")
+        {
+            // a data-dependent count (a convergence loop) that happened not to vary
+            warnings.push(format!(
+                "{} at {} (site {}) is unresolved in the source and the same in every run: taken as the measured {}; if it depends on the data or on a parameter the runs did not vary, T does not follow it",
+                q.what,
+                at(q.site),
+                q.site,
+                q.fit.expr
+            ));
         }
     }
 
