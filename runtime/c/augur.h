@@ -56,6 +56,21 @@ int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source,
 int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                        MPI_Comm comm, MPI_Status *status);
+int augur_MPI_Send_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *req);
+int augur_MPI_Ssend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req);
+int augur_MPI_Bsend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req);
+int augur_MPI_Rsend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req);
+int augur_MPI_Recv_init(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                        MPI_Request *req);
+int augur_MPI_Start(int site, MPI_Request *req);
+int augur_MPI_Startall(int site, int count, MPI_Request reqs[]);
+int augur_MPI_Request_free(int site, MPI_Request *req);
+int augur_MPI_Probe(int site, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int augur_MPI_Iprobe(int site, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status);
 int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status statuses[]);
 int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_Status *status);

@@ -30,6 +30,16 @@ void mpi_recv_(void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *status
 void mpi_irecv_(void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr);
 void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag, void *rbuf, F *rcount, F *rtype, F *source,
                    F *rtag, F *comm, F *status, F *ierr);
+void mpi_send_init_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_ssend_init_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_bsend_init_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_rsend_init_(void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr);
+void mpi_recv_init_(void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr);
+void mpi_start_(F *req, F *ierr);
+void mpi_startall_(F *count, F *reqs, F *ierr);
+void mpi_request_free_(F *req, F *ierr);
+void mpi_probe_(F *source, F *tag, F *comm, F *status, F *ierr);
+void mpi_iprobe_(F *source, F *tag, F *comm, F *flag, F *status, F *ierr);
 void mpi_wait_(F *req, F *status, F *ierr);
 void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr);
 void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr);
@@ -290,6 +300,108 @@ void augur_mpi_sendrecv_replace_(F *site, void *buf, F *count, F *dt, F *dest, F
   augur_emit_part(AUGUR_OP_RECV, (uint32_t)*site, peer, tag, bytes, 0);
 }
 
+/* ---------------------------------------------------------------- persistent requests */
+
+static void finit(uint8_t op, F *site, void *buf, F *count, F *dt, F *peer, F *tag, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  switch (op) {
+  case AUGUR_OP_SSEND_INIT: AUGUR_MPI(mpi_ssend_init_(buf, count, dt, peer, tag, comm, req, ierr)); break;
+  case AUGUR_OP_BSEND_INIT: AUGUR_MPI(mpi_bsend_init_(buf, count, dt, peer, tag, comm, req, ierr)); break;
+  case AUGUR_OP_RSEND_INIT: AUGUR_MPI(mpi_rsend_init_(buf, count, dt, peer, tag, comm, req, ierr)); break;
+  case AUGUR_OP_RECV_INIT: AUGUR_MPI(mpi_recv_init_(buf, count, dt, peer, tag, comm, req, ierr)); break;
+  default: AUGUR_MPI(mpi_send_init_(buf, count, dt, peer, tag, comm, req, ierr)); break;
+  }
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(op, site, augur_world_peer(c, *peer), augur_tag(*tag), fbytes(count, dt), c);
+  if (*ierr == MPI_SUCCESS)
+    augur_req_add_persistent(MPI_Request_f2c(*req), augur_start_kind(op), r.peer, r.tag, r.bytes, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_send_init_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  finit(AUGUR_OP_SEND_INIT, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_ssend_init_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  finit(AUGUR_OP_SSEND_INIT, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_bsend_init_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  finit(AUGUR_OP_BSEND_INIT, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_rsend_init_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
+  finit(AUGUR_OP_RSEND_INIT, site, buf, count, dt, dest, tag, comm, req, ierr);
+}
+
+void augur_mpi_recv_init_(F *site, void *buf, F *count, F *dt, F *source, F *tag, F *comm, F *req, F *ierr) {
+  finit(AUGUR_OP_RECV_INIT, site, buf, count, dt, source, tag, comm, req, ierr);
+}
+
+void augur_mpi_start_(F *site, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_start_(req, ierr));
+  MPI_Request h = MPI_Request_f2c(*req);
+  augur_after_start(AUGUR_OP_START, *site, 1, &h, t0, *ierr, 1);
+}
+
+void augur_mpi_startall_(F *site, F *count, F *reqs, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_startall_(count, reqs, ierr));
+  int n = *count > 0 ? *count : 0;
+  MPI_Request *h = malloc((size_t)(n ? n : 1) * sizeof *h);
+  if (!h) n = 0;
+  for (int i = 0; i < n; i++) h[i] = MPI_Request_f2c(reqs[i]);
+  augur_after_start(AUGUR_OP_STARTALL, *site, n, h, t0, *ierr, 1);
+  free(h);
+}
+
+void augur_mpi_request_free_(F *site, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  MPI_Request h = MPI_Request_f2c(*req);
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_request_free_(req, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_REQUEST_FREE, site, AUGUR_PEER_NONE, 0, 0, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.req_id = *ierr == MPI_SUCCESS ? augur_req_free(h) : 0;
+  ffinish(&r, t0, ierr);
+}
+
+static void fprobe(uint8_t op, F *site, F *source, F *tag, F *comm, F *sp, augur_stamp t0, F *ierr) {
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(op, site, augur_world_peer(c, *source), augur_tag(*tag), 0, c);
+  if (*ierr == MPI_SUCCESS) {
+    r.flags |= AUGUR_F_ACTUAL;
+    fstatus_actual(c, sp, &r.peer, &r.tag, &r.bytes);
+  }
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_probe_(F *site, F *source, F *tag, F *comm, F *status, F *ierr) {
+  AUGUR_ENTRY;
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_probe_(source, tag, comm, sp, ierr));
+  fprobe(AUGUR_OP_PROBE, site, source, tag, comm, sp, t0, ierr);
+}
+
+void augur_mpi_iprobe_(F *site, F *source, F *tag, F *comm, F *flag, F *status, F *ierr) {
+  AUGUR_ENTRY;
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_iprobe_(source, tag, comm, flag, sp, ierr));
+  if (*ierr == MPI_SUCCESS && !*flag) {
+    augur_count_test_pending(*site);
+    return;
+  }
+  fprobe(AUGUR_OP_IPROBE, site, source, tag, comm, sp, t0, ierr);
+}
+
 /* ---------------------------------------------------------------- completion */
 
 void augur_mpi_wait_(F *site, F *req, F *status, F *ierr) {
@@ -503,7 +615,8 @@ void augur_mpi_gatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F 
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
-  int64_t b = sbuf == F_IN_PLACE ? fbytes(&rcounts[*root], rtype) : fbytes(scount, stype);
+  int64_t b = fcomm_rank(c) == *root ? augur_sum_bytes(rcounts, augur_comm_size(c), MPI_Type_f2c(*rtype))
+                                     : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_GATHERV, site, augur_world_peer(c, *root), 0, b, c);
   ffinish(&r, t0, ierr);
 }
@@ -514,7 +627,8 @@ void augur_mpi_scatterv_(F *site, void *sbuf, F *scounts, F *displs, F *stype, v
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
-  int64_t b = rbuf == F_IN_PLACE ? fbytes(&scounts[*root], stype) : fbytes(rcount, rtype);
+  int64_t b = fcomm_rank(c) == *root ? augur_sum_bytes(scounts, augur_comm_size(c), MPI_Type_f2c(*stype))
+                                     : fbytes(rcount, rtype);
   augur_mpi_rec r = frec(AUGUR_OP_SCATTERV, site, augur_world_peer(c, *root), 0, b, c);
   ffinish(&r, t0, ierr);
 }

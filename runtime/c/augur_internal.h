@@ -75,7 +75,12 @@ enum augur_op {
   AUGUR_OP_GATHER = 17, AUGUR_OP_ALLGATHER = 18, AUGUR_OP_SCATTER = 19, AUGUR_OP_WAITANY = 20,
   AUGUR_OP_ISSEND = 21, AUGUR_OP_RSEND = 22, AUGUR_OP_BSEND = 23, AUGUR_OP_SENDRECV_REPLACE = 24,
   AUGUR_OP_ALLTOALLV = 25, AUGUR_OP_ALLGATHERV = 26, AUGUR_OP_GATHERV = 27, AUGUR_OP_SCATTERV = 28,
-  AUGUR_OP_REDUCE_SCATTER = 29, AUGUR_OP_SCAN = 30, AUGUR_OP_ABORT = 31
+  AUGUR_OP_REDUCE_SCATTER = 29, AUGUR_OP_SCAN = 30, AUGUR_OP_ABORT = 31,
+  /* persistent requests: the inits and the free record no message; each start of a request is
+   * recorded as the Isend/Issend/Irecv it starts (flag AUGUR_F_STARTED, the Start's site) */
+  AUGUR_OP_SEND_INIT = 32, AUGUR_OP_SSEND_INIT = 33, AUGUR_OP_BSEND_INIT = 34, AUGUR_OP_RSEND_INIT = 35,
+  AUGUR_OP_RECV_INIT = 36, AUGUR_OP_START = 37, AUGUR_OP_STARTALL = 38, AUGUR_OP_REQUEST_FREE = 39,
+  AUGUR_OP_PROBE = 40, AUGUR_OP_IPROBE = 41
 };
 
 /* Peer encodings besides world ranks >= 0. */
@@ -89,6 +94,7 @@ enum augur_op {
 #define AUGUR_F_ACTUAL 1u   /* peer/tag/bytes come from a completed status */
 #define AUGUR_F_ERROR 2u    /* the MPI call returned an error code */
 #define AUGUR_F_FORTRAN 4u  /* called through the Fortran wrappers */
+#define AUGUR_F_STARTED 8u  /* an Isend/Issend/Irecv record written by MPI_Start(all) for a persistent request */
 
 typedef struct {
   uint64_t mono_ns; /* host CLOCK_MONOTONIC */
@@ -108,11 +114,14 @@ typedef struct {
   augur_stamp t0, t1;
 } augur_mpi_rec;
 
-/* A pending nonblocking request, keyed by its C handle value. */
+/* A pending nonblocking request, keyed by its C handle value. A persistent request (from a
+ * *_init call) stays in the table until MPI_Request_free; `active` while a start of it is
+ * pending, `id` and `site` then being those of the start. `op` is the message kind a start
+ * makes (ISEND, ISSEND or IRECV), so completions read it like any nonblocking request. */
 typedef struct {
   uint64_t id;
   uint32_t site;
-  uint8_t op;
+  uint8_t op, persistent, active;
   int32_t peer, tag;
   int64_t bytes;
   MPI_Comm comm;
@@ -129,7 +138,24 @@ int32_t augur_comm_size(MPI_Comm comm);
 int64_t augur_type_bytes(int count, MPI_Datatype dt);
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm);
+/* Completes `handle`: 1 and its entry if it was pending. A non-persistent entry leaves the
+ * table; a persistent one stays, inactive. An inactive persistent request is no anomaly (0). */
 int augur_req_take(MPI_Request handle, augur_req *out);
+/* Registers a persistent request; `op` is the kind of message each start makes. */
+void augur_req_add_persistent(MPI_Request handle, uint8_t op, int32_t peer, int32_t tag, int64_t bytes,
+                              MPI_Comm comm);
+/* Starts a persistent request at `site`: 1 and the entry (with a fresh id) if it is known. */
+int augur_req_start(MPI_Request handle, uint32_t site, augur_req *out);
+/* Forgets `handle` (MPI_Request_free): its pending id if a start or nonblocking call was
+ * pending, else 0. Never an anomaly. */
+uint64_t augur_req_free(MPI_Request handle);
+/* Records MPI_Start (`op` START, count 1) or MPI_Startall (STARTALL) of the C handles `h`
+ * after the call returned `rc` (MPI_Start leaves the handles as they were): one Isend/Issend/
+ * Irecv record per known request started (the first spans the call, the others are empty at
+ * its end), or one START/STARTALL record when none was known or the call failed. */
+void augur_after_start(uint8_t op, int site, int count, const MPI_Request *h, augur_stamp t0, int rc, int fortran);
+/* The kind of message a start of a request made by the *_init `op` makes. */
+uint8_t augur_start_kind(uint8_t init_op);
 /* Emits the completion part of `r` given the status the MPI library filled in (receives). */
 void augur_complete(const augur_req *r, const MPI_Status *st);
 void augur_count_test_pending(int site);

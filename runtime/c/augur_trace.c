@@ -595,15 +595,13 @@ static size_t req_hash(uint64_t k) {
   return (size_t)(k ^ (k >> 29));
 }
 
-uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
-                       MPI_Comm comm) {
-  augur_state *s = st();
-  uint64_t key = handle_key(handle);
-  if (!s || s->broken || s->done || handle == MPI_REQUEST_NULL || key == 0) return 0;
-  if (2 * (s->req_len + 1) > s->req_cap) {
+/* The slot of `key` (or the empty slot where it would go), growing the table first when
+ * `grow`; NULL when there is no table or it cannot grow. */
+static req_slot *req_slot_of(augur_state *s, uint64_t key, int grow) {
+  if (grow && 2 * (s->req_len + 1) > s->req_cap) {
     size_t cap = s->req_cap ? 2 * s->req_cap : 64;
     req_slot *t = calloc(cap, sizeof *t);
-    if (!t) return 0;
+    if (!t) return NULL;
     for (size_t i = 0; i < s->req_cap; i++) {
       if (!s->req[i].key) continue;
       size_t j = req_hash(s->req[i].key) & (cap - 1);
@@ -614,38 +612,17 @@ uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t pe
     s->req = t;
     s->req_cap = cap;
   }
-  size_t j = req_hash(key) & (s->req_cap - 1);
-  /* A live handle cannot be returned twice; an entry already present was never completed
-   * through a wrapper (e.g. MPI_Request_free): overwrite it. */
-  while (s->req[j].key && s->req[j].key != key) j = (j + 1) & (s->req_cap - 1);
-  if (!s->req[j].key) s->req_len++;
-  else s->anomalies++;
-  req_slot *e = &s->req[j];
-  e->key = key;
-  e->r.id = s->next_req++;
-  e->r.site = site;
-  e->r.op = op;
-  e->r.peer = peer;
-  e->r.tag = tag;
-  e->r.bytes = bytes;
-  e->r.comm = comm;
-  return e->r.id;
-}
-
-int augur_req_take(MPI_Request handle, augur_req *out) {
-  augur_state *s = st();
-  uint64_t key = handle_key(handle);
-  if (!s || !s->req_cap || handle == MPI_REQUEST_NULL || key == 0) return 0;
+  if (!s->req_cap) return NULL;
   size_t mask = s->req_cap - 1, j = req_hash(key) & mask;
   while (s->req[j].key && s->req[j].key != key) j = (j + 1) & mask;
-  if (!s->req[j].key) {
-    s->anomalies++;
-    return 0;
-  }
-  *out = s->req[j].r;
-  /* backward-shift deletion keeps probe chains intact without tombstones */
-  size_t hole = j;
-  for (size_t k = (j + 1) & mask; s->req[k].key; k = (k + 1) & mask) {
+  return &s->req[j];
+}
+
+/* Removes the entry in slot `e` (backward-shift deletion keeps probe chains intact without
+ * tombstones). */
+static void req_remove(augur_state *s, req_slot *e) {
+  size_t mask = s->req_cap - 1, hole = (size_t)(e - s->req);
+  for (size_t k = (hole + 1) & mask; s->req[k].key; k = (k + 1) & mask) {
     size_t home = req_hash(s->req[k].key) & mask;
     if (((k - home) & mask) >= ((k - hole) & mask)) {
       s->req[hole] = s->req[k];
@@ -654,7 +631,107 @@ int augur_req_take(MPI_Request handle, augur_req *out) {
   }
   memset(&s->req[hole], 0, sizeof s->req[hole]);
   s->req_len--;
+}
+
+/* A new entry for `handle`, or NULL when recording is off. A live handle cannot be returned
+ * twice; an entry already present was never completed or freed through a wrapper: it is
+ * overwritten and counted. */
+static augur_req *req_insert(augur_state *s, MPI_Request handle) {
+  uint64_t key = handle_key(handle);
+  if (!s || s->broken || s->done || handle == MPI_REQUEST_NULL || key == 0) return NULL;
+  req_slot *e = req_slot_of(s, key, 1);
+  if (!e) return NULL;
+  if (!e->key) s->req_len++;
+  else s->anomalies++;
+  memset(e, 0, sizeof *e);
+  e->key = key;
+  return &e->r;
+}
+
+uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
+                       MPI_Comm comm) {
+  augur_state *s = st();
+  augur_req *r = req_insert(s, handle);
+  if (!r) return 0;
+  r->id = s->next_req++;
+  r->site = site;
+  r->op = op;
+  r->peer = peer;
+  r->tag = tag;
+  r->bytes = bytes;
+  r->comm = comm;
+  return r->id;
+}
+
+void augur_req_add_persistent(MPI_Request handle, uint8_t op, int32_t peer, int32_t tag, int64_t bytes,
+                              MPI_Comm comm) {
+  augur_state *s = st();
+  augur_req *r = req_insert(s, handle);
+  if (!r) return;
+  r->op = op;
+  r->persistent = 1;
+  r->peer = peer;
+  r->tag = tag;
+  r->bytes = bytes;
+  r->comm = comm;
+}
+
+/* The entry of `handle`, NULL if it has none. */
+static req_slot *req_find(augur_state *s, MPI_Request handle) {
+  uint64_t key = handle_key(handle);
+  if (!s || !s->req_cap || handle == MPI_REQUEST_NULL || key == 0) return NULL;
+  req_slot *e = req_slot_of(s, key, 0);
+  return e && e->key ? e : NULL;
+}
+
+int augur_req_take(MPI_Request handle, augur_req *out) {
+  augur_state *s = st();
+  if (!s || !s->req_cap || handle == MPI_REQUEST_NULL || handle_key(handle) == 0) return 0;
+  req_slot *e = req_find(s, handle);
+  if (!e) {
+    s->anomalies++;
+    return 0;
+  }
+  if (e->r.persistent) { /* completing an inactive persistent request returns at once */
+    if (!e->r.active) return 0;
+    e->r.active = 0;
+    *out = e->r;
+    return 1;
+  }
+  *out = e->r;
+  req_remove(s, e);
   return 1;
+}
+
+int augur_req_start(MPI_Request handle, uint32_t site, augur_req *out) {
+  augur_state *s = st();
+  req_slot *e = req_find(s, handle);
+  if (!e || !e->r.persistent || s->done) {
+    if (s && !s->done && handle != MPI_REQUEST_NULL) s->anomalies++;
+    return 0;
+  }
+  e->r.active = 1;
+  e->r.id = s->next_req++;
+  e->r.site = site;
+  *out = e->r;
+  return 1;
+}
+
+uint64_t augur_req_free(MPI_Request handle) {
+  augur_state *s = st();
+  req_slot *e = req_find(s, handle);
+  if (!e) return 0;
+  uint64_t id = !e->r.persistent || e->r.active ? e->r.id : 0;
+  req_remove(s, e);
+  return id;
+}
+
+/* Requests still pending at finalize: nonblocking ones and started persistent ones. */
+static uint64_t req_pending(const augur_state *s) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < s->req_cap; i++)
+    if (s->req[i].key && (!s->req[i].r.persistent || s->req[i].r.active)) n++;
+  return n;
 }
 
 void augur_complete(const augur_req *r, const MPI_Status *stt) {
@@ -826,7 +903,7 @@ void augur_before_finalize(augur_stamp t0, int site, int fortran) {
   r.t1 = stamp_of(s);
   augur_emit_mpi(&r);
   if (s->n_phases != 0 || s->n_calls != 0) s->anomalies++;
-  s->anomalies += s->req_len; /* requests never completed through a wrapper */
+  s->anomalies += req_pending(s); /* requests never completed through a wrapper */
   uint64_t n_events = s->n_events, n_agg = s->agg_len;
   write_agg(s);
   unsigned char *p = reserve(s, LEN_TRAILER);
@@ -996,6 +1073,165 @@ int augur_MPI_Irecv(int site, void *buf, int count, MPI_Datatype dt, int source,
                         augur_type_bytes(count, dt), comm);
   if (rc == MPI_SUCCESS) r.req_id = augur_req_add(*req, AUGUR_OP_IRECV, r.site, r.peer, r.tag, r.bytes, comm);
   return finish(&r, t0, rc);
+}
+
+/* ---------------------------------------------------------------- persistent requests */
+
+uint8_t augur_start_kind(uint8_t init_op) {
+  switch (init_op) {
+  case AUGUR_OP_RECV_INIT: return AUGUR_OP_IRECV;
+  case AUGUR_OP_SSEND_INIT: return AUGUR_OP_ISSEND;
+  default: return AUGUR_OP_ISEND;
+  }
+}
+
+static int p2p_init(uint8_t op, int site, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                    MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  switch (op) {
+  case AUGUR_OP_SSEND_INIT: AUGUR_MPI(rc = MPI_Ssend_init(buf, count, dt, peer, tag, comm, req)); break;
+  case AUGUR_OP_BSEND_INIT: AUGUR_MPI(rc = MPI_Bsend_init(buf, count, dt, peer, tag, comm, req)); break;
+  case AUGUR_OP_RSEND_INIT: AUGUR_MPI(rc = MPI_Rsend_init(buf, count, dt, peer, tag, comm, req)); break;
+  case AUGUR_OP_RECV_INIT: AUGUR_MPI(rc = MPI_Recv_init((void *)buf, count, dt, peer, tag, comm, req)); break;
+  default: AUGUR_MPI(rc = MPI_Send_init(buf, count, dt, peer, tag, comm, req)); break;
+  }
+  augur_mpi_rec r = rec(op, site, augur_world_peer(comm, peer), augur_tag(tag), augur_type_bytes(count, dt), comm);
+  if (rc == MPI_SUCCESS) augur_req_add_persistent(*req, augur_start_kind(op), r.peer, r.tag, r.bytes, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Send_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                        MPI_Request *req) {
+  return p2p_init(AUGUR_OP_SEND_INIT, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Ssend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req) {
+  return p2p_init(AUGUR_OP_SSEND_INIT, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Bsend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req) {
+  return p2p_init(AUGUR_OP_BSEND_INIT, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Rsend_init(int site, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *req) {
+  return p2p_init(AUGUR_OP_RSEND_INIT, site, buf, count, dt, dest, tag, comm, req);
+}
+
+int augur_MPI_Recv_init(int site, void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                        MPI_Request *req) {
+  return p2p_init(AUGUR_OP_RECV_INIT, site, buf, count, dt, source, tag, comm, req);
+}
+
+void augur_after_start(uint8_t op, int site, int count, const MPI_Request *h, augur_stamp t0, int rc, int fortran) {
+  augur_stamp t1 = augur_now();
+  uint16_t ff = fortran ? AUGUR_F_FORTRAN : 0;
+  int n = 0;
+  for (int i = 0; rc == MPI_SUCCESS && i < count; i++) {
+    augur_req q;
+    if (!augur_req_start(h[i], (uint32_t)site, &q)) continue;
+    augur_mpi_rec r = {0};
+    r.op = q.op;
+    r.flags = (uint16_t)(AUGUR_F_STARTED | ff);
+    r.site = q.site;
+    r.peer = q.peer;
+    r.tag = q.tag;
+    r.bytes = q.bytes;
+    r.comm_size = augur_comm_size(q.comm);
+    r.req_id = q.id;
+    r.t0 = n == 0 ? t0 : t1;
+    r.t1 = t1;
+    augur_emit_mpi(&r);
+    n++;
+  }
+  if (n > 0) return;
+  augur_mpi_rec r = {0};
+  r.op = op;
+  r.flags = (uint16_t)(ff | (rc != MPI_SUCCESS ? AUGUR_F_ERROR : 0));
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.bytes = count;
+  r.t0 = t0;
+  r.t1 = t1;
+  augur_emit_mpi(&r);
+}
+
+int augur_MPI_Start(int site, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Start(req));
+  augur_after_start(AUGUR_OP_START, site, 1, req, t0, rc, 0);
+  return rc;
+}
+
+int augur_MPI_Startall(int site, int count, MPI_Request reqs[]) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Startall(count, reqs));
+  augur_after_start(AUGUR_OP_STARTALL, site, count, reqs, t0, rc, 0);
+  return rc;
+}
+
+/* A freed request is forgotten; the record names the pending id it abandoned, if any. */
+int augur_MPI_Request_free(int site, MPI_Request *req) {
+  AUGUR_ENTRY;
+  MPI_Request h = *req;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Request_free(req));
+  augur_mpi_rec r = {0};
+  r.op = AUGUR_OP_REQUEST_FREE;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.req_id = rc == MPI_SUCCESS ? augur_req_free(h) : 0;
+  return finish(&r, t0, rc);
+}
+
+/* Probe/Iprobe: the message found (actual source, tag and bytes); an Iprobe that found nothing
+ * is only counted at its site, like an MPI_Test of a pending request. */
+static void probe_record(uint8_t op, int site, int source, int tag, MPI_Comm comm, const MPI_Status *sp,
+                         augur_stamp t0, int rc) {
+  augur_mpi_rec r = rec(op, site, augur_world_peer(comm, source), augur_tag(tag), 0, comm);
+  if (rc == MPI_SUCCESS) {
+    int n = 0;
+    r.flags |= AUGUR_F_ACTUAL;
+    r.peer = augur_world_peer(comm, sp->MPI_SOURCE);
+    r.tag = augur_tag(sp->MPI_TAG);
+    if (MPI_Get_count(sp, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) r.bytes = n;
+  }
+  finish(&r, t0, rc);
+}
+
+int augur_MPI_Probe(int site, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  AUGUR_ENTRY;
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Probe(source, tag, comm, sp));
+  probe_record(AUGUR_OP_PROBE, site, source, tag, comm, sp, t0, rc);
+  return rc;
+}
+
+int augur_MPI_Iprobe(int site, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  AUGUR_ENTRY;
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Iprobe(source, tag, comm, flag, sp));
+  if (rc == MPI_SUCCESS && !*flag) {
+    augur_count_test_pending(site);
+    return rc;
+  }
+  probe_record(AUGUR_OP_IPROBE, site, source, tag, comm, sp, t0, rc);
+  return rc;
 }
 
 int augur_MPI_Sendrecv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -1281,7 +1517,8 @@ int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], c
   return finish(&r, t0, rc);
 }
 
-/* Allgatherv / Gatherv: bytes = this rank's contribution. */
+/* Allgatherv / Gatherv: bytes = this rank's contribution; at Gatherv's root everything it
+ * receives (the sum of recvcounts, its own block included). */
 int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   AUGUR_ENTRY;
@@ -1300,13 +1537,15 @@ int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype
   augur_stamp t0 = augur_now();
   int rc;
   AUGUR_MPI(rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
-  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcounts[root], recvtype)
-                                      : augur_type_bytes(sendcount, sendtype);
+  int64_t b = comm_rank_of(comm) == root ? augur_sum_bytes(recvcounts, augur_comm_size(comm), recvtype)
+                                         : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_GATHERV, site, augur_world_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
 }
 
-/* Scatterv: bytes = the block this rank receives. */
+/* Scatterv: bytes = the block this rank receives; at the root everything it sends (the sum of
+ * sendcounts, its own block included). Only the root's send arguments are significant: other
+ * ranks may pass NULL. */
 int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], const int displs[],
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm) {
@@ -1314,8 +1553,8 @@ int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], co
   augur_stamp t0 = augur_now();
   int rc;
   AUGUR_MPI(rc = MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
-  int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcounts[root], sendtype)
-                                      : augur_type_bytes(recvcount, recvtype);
+  int64_t b = comm_rank_of(comm) == root ? augur_sum_bytes(sendcounts, augur_comm_size(comm), sendtype)
+                                         : augur_type_bytes(recvcount, recvtype);
   augur_mpi_rec r = rec(AUGUR_OP_SCATTERV, site, augur_world_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
 }

@@ -116,6 +116,16 @@ ops! {
     ReduceScatter = 29, "MPI_Reduce_scatter";
     Scan = 30, "MPI_Scan";
     Abort = 31, "MPI_Abort";
+    SendInit = 32, "MPI_Send_init";
+    SsendInit = 33, "MPI_Ssend_init";
+    BsendInit = 34, "MPI_Bsend_init";
+    RsendInit = 35, "MPI_Rsend_init";
+    RecvInit = 36, "MPI_Recv_init";
+    Start = 37, "MPI_Start";
+    Startall = 38, "MPI_Startall";
+    RequestFree = 39, "MPI_Request_free";
+    Probe = 40, "MPI_Probe";
+    Iprobe = 41, "MPI_Iprobe";
 }
 
 impl Op {
@@ -137,6 +147,14 @@ impl Op {
     /// Calls that complete requests and are followed by completion parts.
     pub fn is_completion(self) -> bool {
         matches!(self, Op::Wait | Op::Waitall | Op::Waitany | Op::Test)
+    }
+    /// `MPI_*_init`: creates a persistent request and moves no data; its starts are recorded
+    /// as Isend/Issend/Irecv records with [`FLAG_STARTED`].
+    pub fn is_persistent_init(self) -> bool {
+        matches!(
+            self,
+            Op::SendInit | Op::SsendInit | Op::BsendInit | Op::RsendInit | Op::RecvInit
+        )
     }
     /// Collective operations over a communicator.
     pub fn is_collective(self) -> bool {
@@ -209,6 +227,9 @@ pub const FLAG_ACTUAL: u16 = 1;
 pub const FLAG_ERROR: u16 = 2;
 /// MPI record flag: called through the Fortran wrappers.
 pub const FLAG_FORTRAN: u16 = 4;
+/// MPI record flag: an Isend/Issend/Irecv record that `MPI_Start`/`MPI_Startall` wrote for one
+/// persistent request it started (site: the Start's; a new request id per start).
+pub const FLAG_STARTED: u16 = 8;
 
 /// One MPI call (record kind 1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -268,7 +289,8 @@ pub enum AggKind {
     Branch,
     /// count = calls, sum/min/max = inclusive wall ns per call.
     Call,
-    /// count = MPI_Test calls at this site that found the request incomplete.
+    /// count = MPI_Test calls at this site that found the request incomplete (MPI_Iprobe calls
+    /// that found no message).
     TestPending,
 }
 

@@ -296,6 +296,7 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         };
         let int = 4i64;
         let r1 = i64::from(me) + 1;
+        let all = i64::from(p) * (i64::from(p) + 1) / 2 * int;
         let mut expect = vec![
             (60, Op::Alltoallv, Peer::None, i64::from(p) * r1 * int),
             (64, Op::ReduceScatter, Peer::None, 2 * i64::from(p) * int),
@@ -305,8 +306,19 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         if lang == Lang::C {
             expect.extend([
                 (61, Op::Allgatherv, Peer::None, r1 * int),
-                (62, Op::Gatherv, Peer::Rank(0), r1 * int),
-                (63, Op::Scatterv, Peer::Rank(0), r1 * int),
+                // the root receives / sends every block: sum of (k + 1) ints over k < p
+                (
+                    62,
+                    Op::Gatherv,
+                    Peer::Rank(0),
+                    if me == 0 { all } else { r1 * int },
+                ),
+                (
+                    63,
+                    Op::Scatterv,
+                    Peer::Rank(0),
+                    if me == 0 { all } else { r1 * int },
+                ),
                 (69, Op::Rsend, Peer::Rank((me + 1) % p), int),
             ]);
         }

@@ -1,0 +1,251 @@
+//! End to end: persistent requests (Send_init/Ssend_init/Recv_init, Start, Startall,
+//! Request_free) and probes traced by the runtime under Open MPI and SMPI
+//! (tests/data/persist.c). Each start is recorded as the Isend/Issend/Irecv it makes, completed
+//! by the usual waits, and nothing in the run is an anomaly. Fails loudly if MPI is missing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use trace::*;
+
+const NSTEPS: usize = 6;
+
+fn run(cmd: &mut Command) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (needs Open MPI and SimGrid): {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Builds persist.c with the runtime (`smpi`: with smpicc), runs it on `np` ranks, reads the run.
+fn traced(smpi: bool, np: u32) -> Vec<RankTrace> {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let cc = if smpi { "smpicc" } else { "mpicc" };
+    augur_runtime::write_to(dir).unwrap();
+    let mut objs = Vec::new();
+    for f in augur_runtime::sources(false) {
+        let obj = dir.join(f.name.replace(".c", ".o"));
+        run(Command::new(cc)
+            .args(["-O2", "-Wall", "-c"])
+            .arg(dir.join(f.name))
+            .arg("-o")
+            .arg(&obj));
+        objs.push(obj);
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/persist.c");
+    let exe = dir.join("persist");
+    run(Command::new(cc)
+        .arg("-O2")
+        .arg(format!("-I{}", dir.display()))
+        .arg(&src)
+        .args(&objs)
+        .arg("-o")
+        .arg(&exe));
+    let out = dir.join("out");
+    let mut cmd = if smpi {
+        let xml = dir.join("platform.xml");
+        std::fs::write(
+            &xml,
+            "<?xml version='1.0'?><!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\
+             <platform version=\"4.1\"><cluster id=\"c0\" prefix=\"node-\" suffix=\".sim\" radical=\"0-15\" \
+             core=\"1\" speed=\"1Gf\" bw=\"10GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/></platform>",
+        )
+        .unwrap();
+        let hosts = dir.join("hosts.txt");
+        let list: String = (0..np).map(|i| format!("node-{i}.sim\n")).collect();
+        std::fs::write(&hosts, list).unwrap();
+        let mut c = Command::new("smpirun");
+        c.args(["-np", &np.to_string(), "-platform"])
+            .arg(&xml)
+            .arg("-hostfile")
+            .arg(&hosts)
+            .args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+        c
+    } else {
+        let mut c = Command::new("mpirun");
+        c.args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &np.to_string(),
+        ]);
+        c
+    };
+    run(cmd
+        .env("AUGUR_TRACE_DIR", &out)
+        .arg(&exe)
+        .arg(NSTEPS.to_string()));
+    read_run(&out).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check(traces: &[RankTrace]) {
+    let p = traces.len() as u32;
+    let started = |c: &MpiCall| c.flags & format::FLAG_STARTED != 0;
+    for t in traces {
+        let me = t.header.rank as u32;
+        let (left, right) = ((me + p - 1) % p, (me + 1) % p);
+        assert_eq!(t.trailer.anomalies, 0, "rank {me} anomalies");
+        let calls: Vec<(&MpiCall, &[Part])> = t.mpi_calls().collect();
+        let at = |site: u32| -> Vec<(&MpiCall, &[Part])> {
+            calls
+                .iter()
+                .filter(|(c, _)| c.site == site)
+                .copied()
+                .collect()
+        };
+        // the inits: the request's message, no request id, no data moved
+        let inits: Vec<_> = (10..16)
+            .map(|s| {
+                let v = at(s);
+                assert_eq!(v.len(), 1, "site {s}");
+                let c = v[0].0;
+                assert_eq!(c.req_id, 0);
+                (c.op, c.peer, c.tag, c.bytes)
+            })
+            .collect();
+        assert_eq!(
+            inits,
+            [
+                (Op::RecvInit, Peer::Rank(left), 1, 32),
+                (Op::RecvInit, Peer::Rank(right), 2, 32),
+                (Op::SendInit, Peer::Rank(right), 1, 32),
+                (Op::SsendInit, Peer::Rank(left), 2, 32),
+                (Op::RecvInit, Peer::Any, 3, 4),
+                (Op::SendInit, Peer::Rank(right), 3, 4),
+            ]
+        );
+        // Startall: per step the four messages it starts, in array order, at its site
+        let s20 = at(20);
+        assert_eq!(s20.len(), 4 * NSTEPS, "one record per started request");
+        for step in s20.chunks(4) {
+            let ops: Vec<_> = step.iter().map(|(c, _)| (c.op, c.peer, c.bytes)).collect();
+            assert_eq!(
+                ops,
+                [
+                    (Op::Irecv, Peer::Rank(left), 32),
+                    (Op::Irecv, Peer::Rank(right), 32),
+                    (Op::Isend, Peer::Rank(right), 32),
+                    (Op::Issend, Peer::Rank(left), 32),
+                ]
+            );
+            assert!(step.iter().all(|(c, _)| started(c) && c.req_id != 0));
+        }
+        // each start is completed once by the following wait, whose parts name the Start's site
+        let mut issued = BTreeMap::new();
+        let mut completed: BTreeMap<u64, u32> = BTreeMap::new();
+        for (c, parts) in &calls {
+            if matches!(c.op, Op::Isend | Op::Issend | Op::Irecv) {
+                assert!(issued.insert(c.req_id, c.site).is_none(), "id reused");
+            }
+            if c.op.is_completion() {
+                for part in *parts {
+                    assert_eq!(issued.get(&part.req_id), Some(&part.site), "{part:?}");
+                    *completed.entry(part.req_id).or_default() += 1;
+                }
+            }
+            assert!(
+                !matches!(c.op, Op::Start | Op::Startall),
+                "every start was of a known request: {c:?}"
+            );
+        }
+        assert!(completed.values().all(|&n| n == 1));
+        assert!(at(21)
+            .iter()
+            .all(|(c, parts)| parts.len() == 4 && c.nparts == 4));
+        assert!(
+            at(22).iter().all(|(_, parts)| parts.is_empty()),
+            "inactive persistent requests complete nothing"
+        );
+        for (site, op, peer) in [
+            (23, Op::Irecv, Peer::Any),
+            (24, Op::Isend, Peer::Rank(right)),
+        ] {
+            let v = at(site);
+            assert_eq!(v.len(), NSTEPS);
+            assert!(v
+                .iter()
+                .all(|(c, _)| c.op == op && c.peer == peer && started(c)));
+        }
+        // the wildcard receive's completion carries the actual source
+        for (_, parts) in at(26) {
+            assert_eq!(parts[0].peer, Peer::Rank(left));
+        }
+        // probes: the message found, with its actual source and size
+        let probe = at(31)[0].0;
+        assert_eq!(
+            (probe.op, probe.peer, probe.tag, probe.bytes),
+            (Op::Probe, Peer::Rank(left), 5, 8 * (i64::from(left) + 1))
+        );
+        assert_ne!(probe.flags & format::FLAG_ACTUAL, 0);
+        let found: Vec<_> = at(36)
+            .iter()
+            .map(|(c, _)| (c.op, c.peer, c.tag, c.bytes))
+            .collect();
+        assert_eq!(found, [(Op::Iprobe, Peer::Rank(right), 6, 4)]);
+        // a start freed while pending is abandoned: the free names it, nothing completes it
+        let (pending, _) = at(40)[0];
+        assert!(started(pending) && pending.op == Op::Irecv);
+        assert_eq!(at(41)[0].0.req_id, pending.req_id);
+        assert!(!completed.contains_key(&pending.req_id));
+        assert_eq!(issued.len(), completed.len() + 1);
+        let frees = at(45).len() + at(46).len();
+        assert_eq!(frees, 5);
+        assert!(at(45)
+            .iter()
+            .chain(at(46).iter())
+            .all(|(c, _)| c.op == Op::RequestFree && c.req_id == 0));
+        // Scatterv/Gatherv: the root moves every block, the others their own
+        let block = if me == 0 {
+            8 * i64::from(p) * (i64::from(p) + 1) / 2
+        } else {
+            8 * (i64::from(me) + 1)
+        };
+        for (site, op) in [(47, Op::Scatterv), (48, Op::Gatherv)] {
+            let c = at(site)[0].0;
+            assert_eq!(
+                (c.op, c.peer, c.bytes),
+                (op, Peer::Rank(0), block),
+                "site {site}"
+            );
+        }
+    }
+    // every started send is received by its peer (the abandoned receive's message aside)
+    let mut sent: BTreeMap<(u32, u32), Vec<(i32, i64)>> = BTreeMap::new();
+    let mut recvd: BTreeMap<(u32, u32), Vec<(i32, i64)>> = BTreeMap::new();
+    for t in traces {
+        let me = t.header.rank as u32;
+        for m in t.sent().into_iter().filter(|m| m.site != 43) {
+            sent.entry((me, m.peer)).or_default().push((m.tag, m.bytes));
+        }
+        for m in t.received() {
+            recvd
+                .entry((m.peer, me))
+                .or_default()
+                .push((m.tag, m.bytes));
+        }
+    }
+    for v in sent.values_mut().chain(recvd.values_mut()) {
+        v.sort_unstable();
+    }
+    assert_eq!(sent, recvd);
+}
+
+#[test]
+fn persistent_requests_open_mpi() {
+    for np in [2, 3] {
+        check(&traced(false, np));
+    }
+}
+
+#[test]
+fn persistent_requests_smpi() {
+    check(&traced(true, 3));
+}
