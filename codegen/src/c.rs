@@ -40,7 +40,8 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
                 | Role::MpiInit
                 | Role::MpiFinalize
                 | Role::MpiAbort
-                | Role::CommSizeRank => mpi(ctx, s, m.site)?,
+                | Role::CommSizeRank
+                | Role::Request => mpi(ctx, s, m.site)?,
                 Role::Loop { compute_phase } => loop_marks(ctx, s, m.site, *compute_phase, d)?,
                 Role::Branch { .. } | Role::Call { .. } => {}
             }

@@ -474,6 +474,51 @@ mod tests {
     }
 
     #[test]
+    fn persistent_requests_and_probes_are_wrapped() {
+        let c = "#include <mpi.h>\nint main(int argc, char **argv) {\n  MPI_Request r[2]; MPI_Status st; int x = 0, f;\n  MPI_Init(&argc, &argv);\n  MPI_Recv_init(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &r[0]);\n  MPI_Ssend_init(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &r[1]);\n  for (int i = 0; i < 3; i++) {\n    MPI_Startall(2, r);\n    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);\n    MPI_Start(&r[0]);\n    MPI_Wait(&r[0], &st);\n  }\n  MPI_Iprobe(0, 1, MPI_COMM_WORLD, &f, &st);\n  MPI_Probe(0, 1, MPI_COMM_WORLD, &st);\n  MPI_Request_free(&r[0]);\n  MPI_Request_free(&r[1]);\n  MPI_Finalize();\n  return 0;\n}\n";
+        let f = "program p\n  include 'mpif.h'\n  integer r(2), ierr, x\n  call MPI_INIT(ierr)\n  call mpi_send_init(x, 1, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, r(1), ierr)\n  call MPI_Recv_Init(x, 1, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, r(2), ierr)\n  call mpi_startall(2, r, ierr)\n  call mpi_waitall(2, r, MPI_STATUSES_IGNORE, ierr)\n  call mpi_request_free(r(1), ierr)\n  call mpi_finalize(ierr)\nend program p\n";
+        for (name, text, calls) in [
+            (
+                "a.c",
+                c,
+                &[
+                    "augur_MPI_Recv_init(",
+                    "augur_MPI_Ssend_init(",
+                    "augur_MPI_Startall(",
+                    "augur_MPI_Start(",
+                    "augur_MPI_Iprobe(",
+                    "augur_MPI_Probe(",
+                    "augur_MPI_Request_free(",
+                ][..],
+            ),
+            (
+                "a.f90",
+                f,
+                &[
+                    "augur_mpi_send_init(",
+                    "augur_MPI_Recv_Init(",
+                    "augur_mpi_startall(",
+                    "augur_mpi_request_free(",
+                ][..],
+            ),
+        ] {
+            let l = load(name, text);
+            let plan = Plan::from_program(&l.program);
+            let out = instrument(&l.program, &l.sources, &plan).unwrap_or_else(|e| panic!("{e}"));
+            let Some(main) = out.main() else {
+                panic!("no main file")
+            };
+            let t = &main.text;
+            for call in calls {
+                assert!(t.contains(call), "{name}: no {call} in\n{t}");
+            }
+            assert!(out.notes.is_empty(), "{:?}", out.notes);
+            // the inits and frees are numbered after the APT's sites, like MPI_Init
+            assert!(plan.marks().iter().any(|m| m.role == Role::Request));
+        }
+    }
+
+    #[test]
     fn unknown_statement_in_plan_is_an_error() {
         let l = load("a.c", "int main(void) { return 0; }\n");
         let plan = Plan::new(vec![Mark {

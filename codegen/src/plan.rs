@@ -36,6 +36,10 @@ pub enum Role {
     MpiAbort,
     /// `MPI_Comm_size` / `MPI_Comm_rank` (wrapped, not recorded).
     CommSizeRank,
+    /// `MPI_Send_init` (and Ssend/Bsend/Rsend), `MPI_Recv_init`, `MPI_Request_free`: not APT
+    /// nodes (they move no data), but wrapped so the runtime knows the persistent requests
+    /// whose starts it records as messages.
+    Request,
 }
 
 /// One marker: site id, IR statement, role.
@@ -149,7 +153,8 @@ impl Plan {
     }
 }
 
-/// Adds `MpiInit` / `MpiFinalize` / `MpiAbort` / `CommSizeRank` marks with fresh ids from `*next`.
+/// Adds `MpiInit` / `MpiFinalize` / `MpiAbort` / `CommSizeRank` / `Request` marks with fresh ids
+/// from `*next`.
 pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &mut u32) {
     for s in &prog.stmts {
         let StmtKind::Mpi(m) = &s.kind else { continue };
@@ -158,6 +163,12 @@ pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &
             MpiOp::Finalize => Role::MpiFinalize,
             MpiOp::Abort => Role::MpiAbort,
             MpiOp::CommSize | MpiOp::CommRank => Role::CommSizeRank,
+            MpiOp::SendInit
+            | MpiOp::SsendInit
+            | MpiOp::BsendInit
+            | MpiOp::RsendInit
+            | MpiOp::RecvInit
+            | MpiOp::RequestFree => Role::Request,
             _ => continue,
         };
         if marks.iter().any(|k| k.stmt == s.id) {

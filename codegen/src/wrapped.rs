@@ -90,6 +90,14 @@ mod tests {
             "MPI_Comm_rank",
             "MPI_Init",
             "MPI_Finalize",
+            "MPI_Send_init",
+            "MPI_Ssend_init",
+            "MPI_Recv_init",
+            "MPI_Start",
+            "MPI_Startall",
+            "MPI_Request_free",
+            "MPI_Probe",
+            "MPI_Iprobe",
         ] {
             assert!(w.c(n), "{n}");
         }
@@ -99,6 +107,12 @@ mod tests {
             "MPI_Allreduce",
             "mpi_init",
             "MPI_FINALIZE",
+            "mpi_send_init",
+            "MPI_RECV_INIT",
+            "mpi_startall",
+            "mpi_start",
+            "mpi_request_free",
+            "mpi_iprobe",
         ] {
             assert!(w.fortran(n), "{n}");
         }

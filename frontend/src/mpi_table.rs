@@ -19,6 +19,9 @@ pub enum MpiOp {
     Sendrecv,
     SendrecvReplace,
     SendInit,
+    SsendInit,
+    BsendInit,
+    RsendInit,
     RecvInit,
     Start,
     Startall,
@@ -242,6 +245,7 @@ static TABLE: &[MpiSig] = &[
         &[Buffer, Count, Datatype, Root, Comm],
     ),
     sig("mpi_bsend", MpiOp::Bsend, P2P),
+    sig("mpi_bsend_init", MpiOp::BsendInit, P2P_REQ),
     sig("mpi_buffer_attach", MpiOp::BufferAttach, &[Buffer, Size]),
     sig("mpi_buffer_detach", MpiOp::BufferDetach, &[Buffer, Size]),
     sig(
@@ -406,6 +410,7 @@ static TABLE: &[MpiSig] = &[
     ),
     sig("mpi_request_free", MpiOp::RequestFree, &[Request]),
     sig("mpi_rsend", MpiOp::Rsend, P2P),
+    sig("mpi_rsend_init", MpiOp::RsendInit, P2P_REQ),
     sig("mpi_scan", MpiOp::Scan, RED),
     sig("mpi_scatter", MpiOp::Scatter, ROOTED),
     sig(
@@ -433,6 +438,7 @@ static TABLE: &[MpiSig] = &[
         ],
     ),
     sig("mpi_ssend", MpiOp::Ssend, P2P),
+    sig("mpi_ssend_init", MpiOp::SsendInit, P2P_REQ),
     sig("mpi_start", MpiOp::Start, &[Request]),
     sig("mpi_startall", MpiOp::Startall, &[Count, Requests]),
     sig("mpi_test", MpiOp::Test, &[Request, Flag, Status]),

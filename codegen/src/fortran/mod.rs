@@ -194,7 +194,8 @@ impl<'a> F<'_, 'a> {
                     | Role::MpiInit
                     | Role::MpiFinalize
                     | Role::MpiAbort
-                    | Role::CommSizeRank => self.mpi(s, m.site)?,
+                    | Role::CommSizeRank
+                    | Role::Request => self.mpi(s, m.site)?,
                     Role::Loop { compute_phase } if !compound => {
                         self.array_loop(s, m.site, *compute_phase);
                     }

@@ -455,7 +455,7 @@ impl Walk<'_> {
                     }
                     body_ran = rec.is_some_and(|(_, sum)| sum > 0);
                 }
-                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort => {
+                Role::Comm | Role::MpiInit | Role::MpiFinalize | Role::MpiAbort | Role::Request => {
                     let StmtKind::Mpi(call) = &s.kind else {
                         continue;
                     };
