@@ -59,10 +59,24 @@ impl RankScript {
         req: u64,
         parts: &[Part],
     ) {
+        self.call_flags(op, 0, site, peer, tag, bytes, req, parts);
+    }
+
+    fn call_flags(
+        &mut self,
+        op: Op,
+        flags: u16,
+        site: u32,
+        peer: Peer,
+        tag: i32,
+        bytes: i64,
+        req: u64,
+        parts: &[Part],
+    ) {
         self.t += 1000;
         let c = MpiCall {
             op,
-            flags: 0,
+            flags,
             site,
             peer,
             tag,
@@ -103,6 +117,22 @@ impl RankScript {
         self.next_req += 1;
         self.call(Op::Irecv, site, peer(from), tag, bytes, r, &[]);
         r
+    }
+
+    /// One start of a persistent request as the runtime records it: an Isend/Issend/Irecv
+    /// record with `FLAG_STARTED` at the Start's site. Returns the request id.
+    pub fn start(&mut self, site: u32, op: Op, peer_rank: i64, tag: i32, bytes: i64) -> u64 {
+        let r = self.next_req;
+        self.next_req += 1;
+        let f = trace::format::FLAG_STARTED;
+        self.call_flags(op, f, site, peer(peer_rank), tag, bytes, r, &[]);
+        r
+    }
+
+    /// A record that moves no data (a persistent request's init, Request_free, a probe).
+    pub fn note(&mut self, op: Op, site: u32, peer_rank: i64, tag: i32, bytes: i64) -> &mut Self {
+        self.call(op, site, peer(peer_rank), tag, bytes, 0, &[]);
+        self
     }
 
     /// A Waitall completing `parts`: (request id, originating op, site, actual peer, tag, bytes).

@@ -161,6 +161,61 @@ fn wildcard_irecv_waitall_is_one_exchange() {
 }
 
 #[test]
+fn persistent_ring_is_one_loosely_synchronous_phase() {
+    // MPI_Recv_init/Send_init once (sites 30-33, no data), then per step MPI_Startall (site
+    // 20: two receives and two sends started) and MPI_Waitall (21); a probe and the frees are
+    // no messages
+    let p = 4;
+    let ranks = world(p, |r, s| {
+        let (left, right) = ((r + 3) % 4, (r + 1) % 4);
+        s.note(Op::RecvInit, 30, left, 1, 32)
+            .note(Op::RecvInit, 31, right, 2, 32)
+            .note(Op::SendInit, 32, right, 1, 32)
+            .note(Op::SendInit, 33, left, 2, 32);
+        for _ in 0..ITERS {
+            let a = s.start(20, Op::Irecv, left, 1, 32);
+            let b = s.start(20, Op::Irecv, right, 2, 32);
+            let c = s.start(20, Op::Isend, right, 1, 32);
+            let d = s.start(20, Op::Isend, left, 2, 32);
+            s.waitall(
+                21,
+                &[
+                    (a, Op::Irecv, 20, left, 1, 32),
+                    (b, Op::Irecv, 20, right, 2, 32),
+                    (c, Op::Isend, 20, right, 1, 32),
+                    (d, Op::Isend, 20, left, 2, 32),
+                ],
+            );
+            s.compute(4, 1000);
+            s.note(Op::Probe, 6, left, 3, 8);
+        }
+        for _ in 0..4 {
+            s.coll(34, Op::RequestFree, 0);
+        }
+    });
+    let tree = SiteTree::from_json_str(
+        r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
+          {"kind": "loop", "var": "it", "site": 1, "line": 2, "children": [
+            {"kind": "comm", "op": "startall", "site": 20, "line": 3, "children": []},
+            {"kind": "comm", "op": "waitall", "site": 21, "line": 4, "children": []},
+            {"kind": "loop", "var": "i", "compute": true, "site": 4, "line": 5, "children": []},
+            {"kind": "comm", "op": "probe", "site": 6, "line": 6, "children": []}
+          ]}]}]}"#,
+    )
+    .unwrap();
+    let c = Cpg::build(&ranks, &tree, &CpgOptions::default()).unwrap();
+    assert_eq!(c.phases().len(), 1, "{:#?}", c.phases());
+    let g = &c.phases()[0];
+    assert_eq!(g.sites, vec![20]);
+    assert_eq!(g.kind, PhaseKind::Synchronous);
+    assert_eq!(g.messages, 2 * 4 * ITERS as u64);
+    assert!(g.async_processors.is_empty());
+    let sum = c.summary();
+    assert!(sum.unmatched_sends.is_empty() && sum.unmatched_recvs.is_empty());
+    assert!(sum.warnings.is_empty(), "{:?}", sum.warnings);
+}
+
+#[test]
 fn wait_on_receive_before_send_is_a_pipeline() {
     let p = 4;
     let ranks = world(p, |r, s| {
