@@ -1,6 +1,6 @@
-//! SELECT CASE arms are comparisons of the selector (trial2 #2): a case on an input
-//! parameter resolves like an IF on it, and the text of an arm is its condition, never its
-//! body.
+//! SELECT CASE arms, and those of a C switch whose cases end with break, are comparisons of
+//! the selector (trial2 #2): a case on an input parameter resolves like an IF on it, and the
+//! text of an arm is its condition, never its body.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::tests::apt_of;
@@ -105,4 +105,48 @@ end program t
     // the unresolved arm shows its head as written, without the loop under it
     assert_eq!(c[2].0, "case (1)", "{c:?}");
     assert!(c[2].1.is_some(), "{c:?}");
+}
+
+#[test]
+fn c_switch_with_a_break_per_case_is_a_chain_of_comparisons() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int method = atoi(argv[1]), n = 100, i;
+    MPI_Init(&argc, &argv);
+    switch (method) {
+    case 1:
+        for (i = 0; i < n; i++) MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case 2:
+    case 3:
+        /* two labels, one body */
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    default:
+        for (i = 0; i < 2 * n; i++) MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    }
+    switch (method) {
+    case 1:
+        MPI_Barrier(MPI_COMM_WORLD);
+    case 2:
+        /* falls through from case 1: kept as one opaque arm */
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("switch.c", src);
+    let c = conds(&apt);
+    let texts: Vec<&str> = c.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["METHOD == 1", "METHOD == 2 || METHOD == 3", "(method)"],
+        "{c:?}"
+    );
+    assert!(c[..2].iter().all(|(_, u)| u.is_none()), "{c:?}");
 }

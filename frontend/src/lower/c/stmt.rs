@@ -544,7 +544,10 @@ impl<'a> CLower<'a> {
     }
 
     pub(super) fn switch_stmt(&mut self, n: Node<'a>, out: &mut Block) {
-        // kept as one if-arm guarded by an opaque condition: the body's statements (and any
+        if self.switch_chain(n, out) {
+            return;
+        }
+        // otherwise one if-arm guarded by an opaque condition: the body's statements (and any
         // MPI calls) stay visible under a branch
         let span = self.span(n);
         let cond_node = n.field("condition");
@@ -573,5 +576,146 @@ impl<'a> CLower<'a> {
         });
         self.b.fill(id, kind, BTreeSet::new(), BTreeSet::new());
         out.push(id);
+    }
+
+    /// A `switch` whose cases each end with `break` (or `return`), labels stacked over one
+    /// body allowed, as an IF/ELSE IF chain: `case 1: case 2: …` is `sel == 1 || sel == 2`,
+    /// `default` the else. `false` (nothing lowered) when a case falls through into the next
+    /// one's statements or statements precede the first case.
+    fn switch_chain(&mut self, n: Node<'a>, out: &mut Block) -> bool {
+        let (Some(cond_node), Some(body)) = (n.field("condition"), n.field("body")) else {
+            return false;
+        };
+        if body.kind() != "compound_statement" {
+            return false;
+        }
+        // (case nodes of the group, their values (None: default), statements)
+        type Group<'t> = (Vec<Node<'t>>, Vec<Option<Node<'t>>>, Vec<Node<'t>>);
+        let mut groups: Vec<Group<'a>> = Vec::new();
+        let mut open: Option<Group<'a>> = None;
+        for c in Self::children(body) {
+            if c.kind() == "comment" {
+                continue;
+            }
+            if c.kind() != "case_statement" {
+                return false;
+            }
+            let value = c.field("value");
+            let stmts: Vec<Node<'a>> = Self::children(c)
+                .into_iter()
+                .skip(usize::from(value.is_some()))
+                .filter(|x| x.kind() != "comment")
+                .collect();
+            let g = open.get_or_insert_with(|| (Vec::new(), Vec::new(), Vec::new()));
+            g.0.push(c);
+            g.1.push(value);
+            if stmts.is_empty() {
+                continue;
+            }
+            let ends = stmts
+                .last()
+                .is_some_and(|l| matches!(l.kind(), "break_statement" | "return_statement"));
+            if !ends {
+                return false;
+            }
+            g.2 = stmts;
+            groups.extend(open.take());
+        }
+        if open.is_some_and(|g| !g.2.is_empty()) || groups.is_empty() {
+            return false;
+        }
+        let span = self.span(n);
+        let sel = self.cond(cond_node);
+        let id = self.b.alloc(span, None);
+        let mut arms = Vec::new();
+        let mut else_body = None;
+        let mut default = None;
+        for (cases, values, stmts) in groups {
+            let mut stmts = stmts;
+            if stmts.last().is_some_and(|l| l.kind() == "break_statement") {
+                stmts.pop();
+            }
+            // `case 1: case 2` up to the last value (a default: its keyword)
+            let start = self.span(cases[0]);
+            let end = match values.iter().flatten().last() {
+                Some(v) => self.span(*v).end,
+                None => start.start + 7,
+            };
+            let head = Span::new(start.file, start.start, end.max(start.start));
+            // the option a getopt case reads (`case 'n': n = atoi(optarg)`)
+            let label = values.iter().flatten().last().map(|v| {
+                let t = self.text(*v).trim();
+                t.strip_prefix('\'')
+                    .and_then(|t| t.strip_suffix('\''))
+                    .unwrap_or(t)
+                    .to_string()
+            });
+            let outer = std::mem::replace(&mut self.case_label, label);
+            let block = self.list_body(&stmts, id, span);
+            self.case_label = outer;
+            if values.iter().any(Option::is_none) {
+                default = Some(head);
+                else_body = Some(block);
+                continue;
+            }
+            let mut cond = values
+                .iter()
+                .flatten()
+                .map(|v| {
+                    let v = self.expr(*v, 0);
+                    SrcExpr::binary(BinOp::Eq, sel.clone(), v)
+                })
+                .reduce(|a, b| SrcExpr::binary(BinOp::Or, a, b))
+                .unwrap_or_else(|| opaque_expr("case", head));
+            respan(&mut cond, head);
+            arms.push(IfArm { cond, body: block });
+        }
+        if arms.is_empty() {
+            // only a default: it always runs
+            let Some(body) = else_body.take() else {
+                return false;
+            };
+            let always = SrcExpr::new(SrcExprKind::Int(1), default.unwrap_or(span));
+            arms.push(IfArm { cond: always, body });
+            default = None;
+        }
+        let end_span = self.end_span(body);
+        let kind = StmtKind::If(If {
+            arms,
+            else_body,
+            end_span,
+            switch: Some(Switch { default }),
+        });
+        self.b.fill(id, kind, BTreeSet::new(), BTreeSet::new());
+        out.push(id);
+        true
+    }
+
+    /// Lowers the statements `nodes` of one case under `parent`, guarding depth.
+    fn list_body(&mut self, nodes: &[Node<'a>], parent: StmtId, whole: Span) -> Block {
+        let mut out = Vec::new();
+        if !self.b.enter(whole) {
+            return out;
+        }
+        let saved = self.b.parent.replace(parent);
+        self.stmts(nodes, &mut out);
+        self.b.parent = saved;
+        self.b.leave();
+        out
+    }
+}
+
+/// Give a condition built from the selector and the case values the case labels' span, so it
+/// reads as the `case …:` it came from; the selector and values keep theirs.
+fn respan(e: &mut SrcExpr, span: Span) {
+    e.span = span;
+    if let SrcExprKind::Binary {
+        op: BinOp::Or,
+        lhs,
+        rhs,
+    } = &mut e.kind
+    {
+        respan(lhs, span);
+        respan(rhs, span);
     }
 }
