@@ -308,6 +308,11 @@ pub fn fit_quantity(
             }
         }
     }
+    // A count the same in every pair of runs that differ only in one parameter does not
+    // depend on it: the free searches below must not find a law in it.
+    let reduced = if integral { without_inert(s) } else { None };
+    let s = reduced.as_ref().unwrap_or(s);
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
     // Counters (trip counts, sizes) are exact: a single power-law term, exponents in halves,
     // explains the usual decompositions (N/P, N/sqrt(P) for a square-ish grid, N*K) with one
     // coefficient, where a free PMNF search would chase the rounding of a process grid.
@@ -343,6 +348,49 @@ pub fn fit_quantity(
             f
         }
     }
+}
+
+/// `s` without the parameters it provably does not depend on: each such parameter has a pair
+/// of samples differing in it alone, and every such pair has equal values. None when there
+/// is none to drop.
+fn without_inert(s: &Samples) -> Option<Samples> {
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300);
+    let inert: Vec<usize> = (0..s.params.len())
+        .filter(|&j| {
+            let mut pairs = 0;
+            for (a, (pa, va)) in s.points.iter().zip(&s.values).enumerate() {
+                for (pb, vb) in s.points.iter().zip(&s.values).skip(a + 1) {
+                    let only_j = pa[j] != pb[j]
+                        && pa
+                            .iter()
+                            .zip(pb)
+                            .enumerate()
+                            .all(|(k, (x, y))| k == j || x == y);
+                    if only_j {
+                        if !same(*va, *vb) {
+                            return false;
+                        }
+                        pairs += 1;
+                    }
+                }
+            }
+            pairs > 0
+        })
+        .collect();
+    if inert.is_empty() {
+        return None;
+    }
+    let keep = |j: &usize| !inert.contains(j);
+    let mut out = Samples::new(
+        (0..s.params.len())
+            .filter(keep)
+            .map(|j| s.params[j].clone())
+            .collect(),
+    );
+    for (p, v) in s.points.iter().zip(&s.values) {
+        out.push((0..p.len()).filter(keep).map(|j| p[j]).collect(), *v);
+    }
+    Some(out)
 }
 
 /// `c·Π v^e` (and `c·Π v^e + c0`) for positive data: exponents from least squares on the logs,
@@ -641,6 +689,31 @@ mod tests {
         let g = fit_capped(&all, &cap, &QuantityOptions::default());
         assert_eq!(g.expr, cap);
         assert_eq!(g.origin, Origin::Source);
+    }
+
+    /// A count that two runs differing only in NSTEPS measure the same has no law in NSTEPS,
+    /// however the free search would like to use it.
+    #[test]
+    fn a_parameter_the_count_does_not_follow_stays_out_of_its_law() {
+        let mut s = Samples::new(vec!["N".into(), "NSTEPS".into(), "P".into()]);
+        for n in [32.0, 48.0, 64.0] {
+            for steps in [10.0, 20.0] {
+                for p in [1.0, 2.0, 4.0, 8.0, 16.0] {
+                    // a 3-D face: (N / cbrt P)^2 rounded, plus a constant halo
+                    let v = (n / f64::cbrt(p)).floor().powi(2) + 6.0;
+                    s.push(vec![n, steps, p], v);
+                }
+            }
+        }
+        let f = fit_quantity(&s, None, &[], true, &QuantityOptions::default());
+        assert!(!f.expr.vars().contains("NSTEPS"), "{}", f.expr);
+        let inert = without_inert(&s).unwrap();
+        assert_eq!(inert.params, ["N", "P"]);
+        // a parameter with no pair of runs differing in it alone is kept
+        let mut t = Samples::new(vec!["N".into(), "P".into()]);
+        t.push(vec![32.0, 1.0], 5.0);
+        t.push(vec![64.0, 2.0], 5.0);
+        assert!(without_inert(&t).is_none());
     }
 
     #[test]
