@@ -1,0 +1,126 @@
+//! `augur profile` + `augur analyze` under SMPI on a ring whose halo exchange uses persistent
+//! requests (MPI_Recv_init/MPI_Send_init once, MPI_Startall + MPI_Waitall per step,
+//! MPI_Request_free at the end). Before the runtime traced them the halo messages were in no
+//! phase and every run was reported with "anomalies" (trial 3, #2).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    clippy::panic
+)]
+
+use std::path::Path;
+
+mod common;
+use common::{need, run as augur};
+
+const SOURCE: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define HALO 4
+
+int main(int argc, char **argv)
+{
+    int rank, size, n, nsteps, step, left, right, i;
+    double *a, local, total;
+    MPI_Request reqs[4];
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    n = atoi(argv[1]) / size;
+    nsteps = atoi(argv[2]);
+    left = (rank - 1 + size) % size;
+    right = (rank + 1) % size;
+    a = malloc((n + 2 * HALO) * sizeof(double));
+    for (i = 0; i < n + 2 * HALO; i++)
+        a[i] = rank + i * 1.0e-3;
+
+    MPI_Recv_init(a, HALO, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Recv_init(a + n + HALO, HALO, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Send_init(a + HALO, HALO, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &reqs[2]);
+    MPI_Send_init(a + n, HALO, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &reqs[3]);
+    for (step = 0; step < nsteps; step++) {
+        MPI_Startall(4, reqs);
+        MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+        for (i = HALO; i < n + HALO; i++)
+            a[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1];
+    }
+    local = 0.0;
+    for (i = HALO; i < n + HALO; i++)
+        local += a[i];
+    MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("sum %.6e\n", total);
+    for (i = 0; i < 4; i++)
+        MPI_Request_free(&reqs[i]);
+    free(a);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn persistent_halo_ring_is_a_phase_without_anomalies() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("pring.c");
+    std::fs::write(&src, SOURCE).unwrap();
+    let runs = tmp.path().join("pring.augur");
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&runs),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        s(&platform),
+        "--np",
+        "2,4,8",
+        "--param",
+        "N=4096,8192",
+        "--",
+        "{N}",
+        "50",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let phases = m["phases"].as_array().unwrap();
+    // the Startall site (line 29) holds the ring: two messages of 4 doubles per rank and step,
+    // loosely synchronous on all P ranks
+    let ring: Vec<_> = phases
+        .iter()
+        .filter(|p| p["kind"] == "synchronous")
+        .collect();
+    assert_eq!(ring.len(), 1, "{phases:#?}");
+    assert_eq!(ring[0]["bytes"], "32", "{:#}", ring[0]);
+    assert_eq!(ring[0]["msgs"], 2.0, "{:#}", ring[0]);
+    assert_eq!(ring[0]["processors"], "P", "{:#}", ring[0]);
+    assert!(
+        phases.iter().any(|p| p["kind"] == "collective"),
+        "{phases:#?}"
+    );
+    let warnings = m["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("anomalies")),
+        "{warnings:#?}"
+    );
+    // every rank's trace: the starts completed, nothing unbalanced
+    for run in std::fs::read_dir(runs.join("runs")).unwrap() {
+        for t in trace::read_run(&run.unwrap().path()).unwrap() {
+            assert_eq!(t.trailer.anomalies, 0, "{}", t.header.rank);
+        }
+    }
+}
