@@ -1,7 +1,8 @@
 //! End to end: persistent requests (Send_init/Ssend_init/Recv_init, Start, Startall,
 //! Request_free) and probes traced by the runtime under Open MPI and SMPI
-//! (tests/data/persist.c). Each start is recorded as the Isend/Issend/Irecv it makes, completed
-//! by the usual waits, and nothing in the run is an anomaly. Fails loudly if MPI is missing.
+//! (tests/data/persist.c, persist.f90). Each start is recorded as the Isend/Issend/Irecv it
+//! makes, completed by the usual waits, and nothing in the run is an anomaly. Fails loudly if
+//! MPI is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -24,14 +25,20 @@ fn run(cmd: &mut Command) {
     );
 }
 
-/// Builds persist.c with the runtime (`smpi`: with smpicc), runs it on `np` ranks, reads the run.
-fn traced(smpi: bool, np: u32) -> Vec<RankTrace> {
+/// Builds persist.c (or persist.f90 when `fortran`) with the runtime (`smpi`: with smpicc /
+/// smpif90), runs it on `np` ranks, reads the run.
+fn traced(smpi: bool, fortran: bool, np: u32) -> Vec<RankTrace> {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let cc = if smpi { "smpicc" } else { "mpicc" };
+    let (fc, src) = match (fortran, smpi) {
+        (false, _) => (cc, "persist.c"),
+        (true, false) => ("mpif90", "persist.f90"),
+        (true, true) => ("smpif90", "persist.f90"),
+    };
     augur_runtime::write_to(dir).unwrap();
     let mut objs = Vec::new();
-    for f in augur_runtime::sources(false) {
+    for f in augur_runtime::sources(fortran) {
         let obj = dir.join(f.name.replace(".c", ".o"));
         run(Command::new(cc)
             .args(["-O2", "-Wall", "-c"])
@@ -40,9 +47,15 @@ fn traced(smpi: bool, np: u32) -> Vec<RankTrace> {
             .arg(&obj));
         objs.push(obj);
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/persist.c");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(src);
     let exe = dir.join("persist");
-    run(Command::new(cc)
+    let mut link = Command::new(fc);
+    if fortran {
+        link.args(augur_runtime::FORTRAN_FLAGS);
+    }
+    run(link
         .arg("-O2")
         .arg(format!("-I{}", dir.display()))
         .arg(&src)
@@ -68,6 +81,9 @@ fn traced(smpi: bool, np: u32) -> Vec<RankTrace> {
             .arg("-hostfile")
             .arg(&hosts)
             .args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+        if fortran {
+            c.arg("-no-privatize"); // as for ring.f90
+        }
         c
     } else {
         let mut c = Command::new("mpirun");
@@ -238,14 +254,88 @@ fn check(traces: &[RankTrace]) {
     assert_eq!(sent, recvd);
 }
 
+/// The Fortran program makes the same calls as the C one, less the wildcard pair, the freed
+/// start and the v-collectives.
+fn check_fortran(traces: &[RankTrace]) {
+    let p = traces.len() as u32;
+    for t in traces {
+        let me = t.header.rank as u32;
+        let (left, right) = ((me + p - 1) % p, (me + 1) % p);
+        assert_eq!(t.trailer.anomalies, 0, "rank {me} anomalies");
+        let calls: Vec<(&MpiCall, &[Part])> = t.mpi_calls().collect();
+        let at = |site: u32| -> Vec<(&MpiCall, &[Part])> {
+            calls
+                .iter()
+                .filter(|(c, _)| c.site == site)
+                .copied()
+                .collect()
+        };
+        assert!(calls
+            .iter()
+            .all(|(c, _)| c.flags & format::FLAG_FORTRAN != 0));
+        let inits: Vec<_> = (10..14)
+            .map(|s| at(s)[0].0)
+            .map(|c| (c.op, c.peer, c.tag, c.bytes, c.req_id))
+            .collect();
+        assert_eq!(
+            inits,
+            [
+                (Op::RecvInit, Peer::Rank(left), 1, 32, 0),
+                (Op::RecvInit, Peer::Rank(right), 2, 32, 0),
+                (Op::SendInit, Peer::Rank(right), 1, 32, 0),
+                (Op::SsendInit, Peer::Rank(left), 2, 32, 0),
+            ]
+        );
+        let s20 = at(20);
+        assert_eq!(s20.len(), 4 * NSTEPS);
+        let ops: Vec<_> = s20[..4].iter().map(|(c, _)| c.op).collect();
+        assert_eq!(ops, [Op::Irecv, Op::Irecv, Op::Isend, Op::Issend]);
+        assert!(s20.iter().all(|(c, _)| c.flags & format::FLAG_STARTED != 0));
+        let mut issued = BTreeMap::new();
+        let mut completed = 0;
+        for (c, parts) in &calls {
+            if matches!(c.op, Op::Isend | Op::Issend | Op::Irecv) {
+                assert!(issued.insert(c.req_id, c.site).is_none());
+            }
+            for part in parts.iter().filter(|_| c.op.is_completion()) {
+                assert_eq!(issued.get(&part.req_id), Some(&part.site), "{part:?}");
+                completed += 1;
+            }
+        }
+        assert_eq!(issued.len(), completed, "every start completed once");
+        assert_eq!(at(23).len(), NSTEPS);
+        assert_eq!(at(24).len(), NSTEPS);
+        for (_, parts) in at(26) {
+            assert_eq!((parts[0].op, parts[0].peer), (Op::Irecv, Peer::Rank(left)));
+        }
+        let probe = at(31)[0].0;
+        assert_eq!(
+            (probe.op, probe.peer, probe.tag, probe.bytes),
+            (Op::Probe, Peer::Rank(left), 5, 8 * (i64::from(left) + 1))
+        );
+        let iprobe = at(36)[0].0;
+        assert_eq!(
+            (iprobe.op, iprobe.peer, iprobe.tag, iprobe.bytes),
+            (Op::Iprobe, Peer::Rank(right), 6, 8)
+        );
+        assert_eq!(at(45).len(), 4);
+    }
+}
+
 #[test]
 fn persistent_requests_open_mpi() {
     for np in [2, 3] {
-        check(&traced(false, np));
+        check(&traced(false, false, np));
     }
 }
 
 #[test]
 fn persistent_requests_smpi() {
-    check(&traced(true, 3));
+    check(&traced(true, false, 3));
+}
+
+#[test]
+fn persistent_requests_fortran_open_mpi_and_smpi() {
+    check_fortran(&traced(false, true, 3));
+    check_fortran(&traced(true, true, 3));
 }
