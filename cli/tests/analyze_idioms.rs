@@ -371,3 +371,87 @@ fn a_collective_on_a_split_communicator_spans_its_group() {
         "{warnings:#?}"
     );
 }
+
+const SWITCH: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int n, method, i, it;
+    double s = 0.0;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    method = atoi(argv[2]);
+    for (it = 0; it < 10; it++) {
+        switch (method) {
+        case 1:
+            for (i = 0; i < n; i++)
+                s += 1e-9 * i;
+            break;
+        case 2:
+            for (i = 0; i < 2 * n; i++)
+                s += 1e-9 * i;
+            break;
+        default:
+            break;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    printf("%g\n", s);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// A switch on an input parameter: each case is a comparison of it, whose value per run is
+/// the arm's probability (the traces have no arm counts for a switch): T follows METHOD and N.
+#[test]
+fn a_switch_on_a_parameter_weights_its_cases_by_the_source() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("sw.c");
+    std::fs::write(&src, SWITCH).unwrap();
+    let runs = tmp.path().join("sw.augur");
+    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
+    let o = augur(&[
+        "profile",
+        s(&src),
+        "--out",
+        s(&runs),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        s(&platform),
+        "--np",
+        "2,4",
+        "--param",
+        "N=100000,200000",
+        "--param",
+        "METHOD=1,2",
+        "--",
+        "{N}",
+        "{METHOD}",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    assert!(t.vars().contains("METHOD") && t.vars().contains("N"), "{t}");
+    let branches: Vec<&serde_json::Value> = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == "branch")
+        .collect();
+    assert_eq!(branches.len(), 2, "{branches:#?}");
+    for b in branches {
+        assert_eq!(b["origin"], "source", "{b:#}");
+    }
+    for r in m["validation"].as_array().unwrap() {
+        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
+        assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {t}");
+    }
+}

@@ -457,6 +457,35 @@ fn non_negative(f: Fitted) -> Fitted {
     }
 }
 
+/// The 0/1 value of a comparison `lhs op rhs` of integer-valued sides (`METHOD == 1`,
+/// `K < N`), as an expression: with d = rhs − lhs, `<` is min(1, max(0, d)), `<=` is
+/// min(1, max(0, d + 1)), `==` is 1 − min(1, max(d, −d)) and `!=` its complement. None for
+/// anything else (a compound condition, a side that does not parse).
+fn indicator(cond: &str) -> Option<Expr> {
+    let ops = ["==", "!=", "<=", ">=", "<", ">"];
+    let (op, at) = ops
+        .iter()
+        .find_map(|op| cond.find(op).map(|at| (*op, at)))?;
+    let (l, r) = (&cond[..at], &cond[at + op.len()..]);
+    if ops.iter().any(|o| r.contains(o)) || l.contains("&&") || l.contains("||") {
+        return None;
+    }
+    let (l, r) = (
+        symbolic::parse(l.trim()).ok()?,
+        symbolic::parse(r.trim()).ok()?,
+    );
+    let clamp = |x: Expr| Expr::min(Expr::one(), Expr::max(Expr::zero(), x));
+    let abs = |x: Expr| Expr::max(x.clone(), Expr::zero() - x);
+    Some(match op {
+        "<" => clamp(r - l),
+        "<=" => clamp(r - l + Expr::one()),
+        ">" => clamp(l - r),
+        ">=" => clamp(l - r + Expr::one()),
+        "==" => Expr::one() - Expr::min(Expr::one(), abs(r - l)),
+        _ => Expr::min(Expr::one(), abs(r - l)),
+    })
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -600,7 +629,49 @@ pub fn build(
                     let (t, f) = (r.branch_total(site, 0), r.branch_total(site, 1));
                     (t + f > 0).then(|| t as f64 / (t + f) as f64)
                 });
+                let src = if i.cond.is_empty() {
+                    "unresolved".to_string()
+                } else {
+                    i.cond.clone()
+                };
+                // a condition on run parameters alone is its own probability, 0 or 1 per run:
+                // taken when it matches every traced share, or when the traces have none (an
+                // arm codegen could not mark)
+                let ind = (i.unresolved.is_none() && i.vars.iter().all(|v| params.contains(v)))
+                    .then(|| indicator(&i.cond))
+                    .flatten();
+                if let Some(e) = ind.filter(|e| {
+                    s.points.iter().zip(&s.values).all(|(row, v)| {
+                        let at =
+                            |name: &str| s.params.iter().position(|p| p == name).map(|k| row[k]);
+                        e.eval(&at).is_ok_and(|x| (x - v).abs() <= 1e-9)
+                    })
+                }) {
+                    let f = Fitted {
+                        expr: e.clone(),
+                        lo: e.clone(),
+                        hi: e,
+                        origin: crate::quantity::Origin::Source,
+                        points: s.values.len(),
+                        ..Fitted::constant(0.0)
+                    };
+                    quantities.push(QuantityReport {
+                        what: "branch".into(),
+                        site,
+                        line: n.line,
+                        file: file_of(site),
+                        source: src,
+                        fit: f.clone(),
+                    });
+                    probs.insert(site, f);
+                    continue;
+                }
                 if s.values.is_empty() {
+                    warnings.push(format!(
+                        "branch at {} (site {site}): no run recorded which arm it took (`{}`), so its arms are not charged",
+                        at(site),
+                        src
+                    ));
                     continue;
                 }
                 let inv_p = Expr::var("P").powi(-1);
@@ -616,11 +687,6 @@ pub fn build(
                 if f.r2 < 0.99 {
                     f = crate::quantity::fit_probability(&s, &cands);
                 }
-                let src = if i.cond.is_empty() {
-                    "unresolved".to_string()
-                } else {
-                    i.cond.clone()
-                };
                 quantities.push(QuantityReport {
                     what: "branch".into(),
                     site,
@@ -1655,6 +1721,31 @@ mod tests {
         // the source's own expression is left alone
         let src = Fitted::constant(0.0).with_expr(e.clone());
         assert_eq!(non_negative(src).expr, e);
+    }
+
+    /// A comparison of integer parameters is its own 0/1 value; compound ones are not read.
+    #[test]
+    fn a_comparison_is_an_indicator() {
+        let at = |c: &str, m: f64, k: f64| {
+            indicator(c)
+                .unwrap()
+                .eval(&|v| Some(if v == "M" { m } else { k }))
+                .unwrap()
+        };
+        for (c, m, k, want) in [
+            ("M == 1", 1.0, 0.0, 1.0),
+            ("M == 1", 2.0, 0.0, 0.0),
+            ("M != 1", 3.0, 0.0, 1.0),
+            ("M < K", 3.0, 4.0, 1.0),
+            ("M < K", 4.0, 4.0, 0.0),
+            ("M <= K", 4.0, 4.0, 1.0),
+            ("M > K", 5.0, 4.0, 1.0),
+            ("M >= K", 3.0, 4.0, 0.0),
+        ] {
+            assert_eq!(at(c, m, k), want, "{c} at M={m}, K={k}");
+        }
+        assert!(indicator("M == 1 || M == 2").is_none());
+        assert!(indicator("rank").is_none());
     }
 
     /// Collectives the sheet does not list are costed as their regular counterparts, an

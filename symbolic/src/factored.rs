@@ -291,6 +291,28 @@ fn step(a: &Atom, p: &Printer) -> Option<String> {
                 return Some(format!("clamp({}, 0, 1)", p.expr(x)));
             }
         }
+        // min(max(x, -x), 1) = [x != 0] for integer x; `x = V - c` reads `[V != c]`
+        if let [a, b] = m.as_slice() {
+            if (a.clone() + b.clone()).is_zero() {
+                let x = if a
+                    .terms
+                    .iter()
+                    .find(|t| !t.is_constant())
+                    .is_some_and(|t| t.coef.0 > 0.0)
+                {
+                    a
+                } else {
+                    b
+                };
+                let (c, v): (Vec<&Term>, Vec<&Term>) =
+                    x.terms.iter().partition(|t| t.is_constant());
+                let rhs = -c.first().map_or(0.0, |t| t.coef.0);
+                let lhs = Expr {
+                    terms: v.into_iter().cloned().collect(),
+                };
+                return Some(format!("[{} != {}]", p.expr(&lhs), p.number(rhs)));
+            }
+        }
     }
     let Some(Atom::Floor(x)) = f.as_atom() else {
         return None;
@@ -411,6 +433,14 @@ impl Expr {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use crate::parse;
+
+    #[test]
+    fn an_inequality_indicator_reads_as_one() {
+        let e = parse("3*N*min(max(M - 1, 1 - M), 1) + 2*min(max(M - 1, 1 - M), 1)").unwrap();
+        let r = e.readable();
+        assert_eq!(r.names, vec![("s1".to_string(), "[M != 1]".to_string())]);
+        assert_eq!(r.text, "s1*(3*N + 2)");
+    }
 
     #[test]
     fn names_repeated_steps() {
