@@ -36,6 +36,7 @@ use symbolic::Expr;
 use crate::cap;
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
+use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
 use crate::rules::{agree, merge, source_text, trip_count};
 use crate::value::{eval, input_with_default, short, Scope, Special, Val};
@@ -203,6 +204,8 @@ pub struct Analysis<'p> {
     pub notes: BTreeMap<u32, String>,
     summaries: BTreeMap<ProcId, Summary>,
     summarizing: bool,
+    /// Conditions of `p = c1 ? f1 : …` assignments, where they stood (for calls through `p`).
+    pointer_conds: BTreeMap<StmtId, Vec<Cond>>,
 }
 
 /// Scope of expression evaluation at one program point.
@@ -299,6 +302,7 @@ impl<'p> Analysis<'p> {
             notes: BTreeMap::new(),
             summaries: BTreeMap::new(),
             summarizing: false,
+            pointer_conds: BTreeMap::new(),
         }
     }
 
@@ -699,6 +703,11 @@ impl<'p> Analysis<'p> {
         match &s.kind {
             StmtKind::Assign(a) => {
                 self.array_op(id, s, env);
+                let chain = crate::pointers::chain_conds(prog, &self.procs.names, s.proc, &a.value);
+                if !chain.is_empty() {
+                    let conds: Vec<Cond> = chain.into_iter().map(|c| self.cond(c, env)).collect();
+                    self.pointer_conds.insert(id, conds);
+                }
                 let reason = format!(
                     "assigned at line {line} through `{}`",
                     short(self.sources.text(a.target.span))
@@ -769,7 +778,10 @@ impl<'p> Analysis<'p> {
                         self.apply_summary(cid, &c.args, env, &reason);
                         self.apply_fields(cid, &c.args, &vals, &defs, env, &reason);
                     }
-                    None => self.set_unknown(env, s.defs.clone(), &reason),
+                    None => match pointer_call(prog, &self.procs.names, s) {
+                        Some(pc) => self.pointer_call(id, s, &pc, vals, env, line, &reason),
+                        None => self.set_unknown(env, s.defs.clone(), &reason),
+                    },
                 }
             }
             StmtKind::Loop(l) => self.counted_loop(id, l, env, line),
@@ -1400,6 +1412,50 @@ impl<'p> Analysis<'p> {
             }
         }
         mentioned.then_some(Attr::Expr(total))
+    }
+
+    /// A call through a function pointer: each target is called with the arguments (its
+    /// formals bound from here), what any of them writes is unknown after it, and the chain
+    /// assignment's conditions (evaluated where it stood) are the branch's. A pointer whose
+    /// values are not all known procedures is noted: its callee's work is left out.
+    #[allow(clippy::too_many_arguments)]
+    fn pointer_call(
+        &mut self,
+        id: StmtId,
+        s: &frontend::Stmt,
+        pc: &PointerCall,
+        vals: Vec<Val>,
+        env: &mut Env,
+        line: u32,
+        reason: &str,
+    ) {
+        let StmtKind::Call(c) = &s.kind else { return };
+        let mut defs = s.defs.clone();
+        for &cid in &pc.targets {
+            if !self.summarizing {
+                self.record_call(cid, vals.clone(), &c.args, env, line);
+            }
+            defs.extend(self.procs.call_defs(s, cid, &c.args));
+        }
+        self.set_unknown(env, defs, reason);
+        if let Some(conds) = pc.chain.and_then(|a| self.pointer_conds.get(&a)) {
+            self.facts.conds.insert(id, conds.clone());
+        }
+        if !pc.resolved() {
+            let file = self
+                .sources
+                .path(s.span.file)
+                .and_then(|p| p.file_name())
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            self.notes.insert(
+                line,
+                format!(
+                    "call through pointer {} at {file}:{line} not resolved: its work is not in the model",
+                    pc.var
+                ),
+            );
+        }
     }
 
     /// A condition as `lhs op rhs` with symbolic sides, or its source text with the reason.

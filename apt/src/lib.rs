@@ -28,6 +28,7 @@ pub mod dims;
 pub mod externals;
 pub mod interp;
 pub mod params;
+pub mod pointers;
 pub mod procs;
 pub mod render;
 pub mod rules;

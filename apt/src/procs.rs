@@ -231,6 +231,9 @@ impl ProcFacts {
             for (id, _) in expr_calls(prog, &names, s) {
                 edges.insert((caller, id.0 as usize));
             }
+            if let Some(pc) = crate::pointers::pointer_call(prog, &names, s) {
+                edges.extend(pc.targets.iter().map(|id| (caller, id.0 as usize)));
+            }
         }
         for &(a, b) in &edges {
             if let (Some(&x), Some(&y)) = (nodes.get(a), nodes.get(b)) {
@@ -315,7 +318,12 @@ impl ProcFacts {
             match &s.kind {
                 StmtKind::Call(call) => match user_proc(prog, &self.names, s.proc, &call.name) {
                     Some(callee) => c.push((s, callee, &call.args)),
-                    None => d.extend(s.defs.iter().cloned()),
+                    None => {
+                        d.extend(s.defs.iter().cloned());
+                        if let Some(pc) = crate::pointers::pointer_call(prog, &self.names, s) {
+                            c.extend(pc.targets.iter().map(|&t| (s, t, call.args.as_slice())));
+                        }
+                    }
                 },
                 _ => d.extend(s.defs.iter().cloned()),
             }

@@ -11,6 +11,7 @@ use symbolic::Expr;
 
 use crate::comm::is_comm;
 use crate::interp::{Facts, LoopFacts};
+use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{expr_calls, user_proc, ProcNames};
 use crate::rules::source_text;
 use crate::{Attr, IfNode, LoopNode, Node, NodeData, NodeKind, Site, SiteId};
@@ -55,6 +56,9 @@ impl Builder<'_> {
     fn calls_in(&self, id: StmtId, out: &mut Vec<Node>) {
         let Some(s) = self.prog.stmt(id) else { return };
         let line = self.sources.first_line(s.span);
+        if let Some(pc) = pointer_call(self.prog, self.names, s) {
+            out.extend(self.pointer_branch(id, line, &pc));
+        }
         if let StmtKind::Call(c) = &s.kind {
             if let Some(callee) = user_proc(self.prog, self.names, s.proc, &c.name) {
                 out.push(node(
@@ -81,6 +85,51 @@ impl Builder<'_> {
                 ));
             }
         }
+    }
+
+    /// A call through a pointer with known targets: an IF chain (arm `k` tests target `k`, the
+    /// last target is the else) over CALL nodes, all on the call statement. The arms are
+    /// the chain assignment's conditions when it has one, else unresolved (measured).
+    fn pointer_branch(&self, id: StmtId, line: u32, pc: &PointerCall) -> Option<Node> {
+        let name = |p: ProcId| {
+            self.prog
+                .proc(p)
+                .map(|p| p.name.clone())
+                .unwrap_or_default()
+        };
+        let call = |p: ProcId| {
+            node(
+                Some(id),
+                line,
+                NodeData::Call {
+                    callee: name(p),
+                    proc: p,
+                },
+                Vec::new(),
+            )
+        };
+        let conds = pc.chain.and_then(|_| self.facts.conds.get(&id));
+        let mut targets = pc.targets.iter().rev();
+        let mut rest = targets.next().map(|&p| vec![call(p)]).unwrap_or_default();
+        for (k, &p) in targets
+            .enumerate()
+            .map(|(j, p)| (pc.targets.len() - 2 - j, p))
+        {
+            let cond = conds.and_then(|c| c.get(k));
+            let data = NodeData::If(IfNode {
+                cond: cond.map_or_else(|| format!("{} == {}", pc.var, name(p)), |c| c.text.clone()),
+                unresolved: match cond {
+                    Some(c) => c.unresolved.clone(),
+                    None => Some(format!("call through pointer `{}`", pc.var)),
+                },
+                vars: cond.map(|c| c.vars.clone()).unwrap_or_default(),
+            });
+            let mut n = node(Some(id), line, data, vec![call(p)]);
+            n.arm = Some(k as u32);
+            n.else_children = rest;
+            rest = vec![n];
+        }
+        rest.pop()
     }
 
     fn block(&self, block: &[StmtId]) -> Vec<Node> {

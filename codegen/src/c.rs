@@ -22,7 +22,7 @@
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 
 use crate::edit::Key;
-use crate::plan::{callees, expr_calls, Role};
+use crate::plan::{callees, expr_calls, pointer_call, Role};
 use crate::scan::{
     c_find_keyword, c_label_at, c_stmt_end, find_call, next_non_blank, skip_c_trivia,
     skip_c_trivia_parens,
@@ -346,6 +346,9 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     if sites.is_empty() {
         return Ok(());
     }
+    if let Some(pc) = pointer_call(ctx.prog, s) {
+        return pointer_marks(ctx, s, d, &pc.var, &sites);
+    }
     // the call statement's own callee first, then calls inside expressions (plan order)
     let stmt_call = matches!(&s.kind, StmtKind::Call(_))
         && callees(ctx.prog, s).len() > expr_calls(ctx.prog, s).len();
@@ -385,6 +388,50 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
             );
         }
     }
+    Ok(())
+}
+
+/// A call through a pointer `p` with targets `f0 … fk` (call sites in that order, branch
+/// arms 0 … k-1): `{ if (p == f0) { augur_branch(B0, 0); augur_call_enter(C0); } else …
+/// else { augur_branch(B0, 1); … augur_call_enter(Ck); } p(x); if (p == f0)
+/// augur_call_exit(C0); else … augur_call_exit(Ck); }`.
+fn pointer_marks(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    d: i64,
+    var: &str,
+    calls: &[(u32, String)],
+) -> Result<(), CodegenError> {
+    let branches = ctx.plan.branches_of(s.id);
+    let mut enter = String::from("{ ");
+    let mut exit = String::from(" ");
+    for (k, (site, callee)) in calls.iter().enumerate() {
+        let k = u32::try_from(k).unwrap_or(u32::MAX);
+        let mut code: String = branches
+            .range(..k)
+            .map(|(_, b)| format!("augur_branch({b}, 1); "))
+            .collect();
+        if let Some(b) = branches.get(&k) {
+            code.push_str(&format!("augur_branch({b}, 0); "));
+        }
+        if k + 1 < calls.len() as u32 {
+            enter.push_str(&format!(
+                "if ({var} == {callee}) {{ {code}augur_call_enter({site}); }} else "
+            ));
+            exit.push_str(&format!(
+                "if ({var} == {callee}) augur_call_exit({site}); else "
+            ));
+        } else {
+            enter.push_str(&format!("{{ {code}augur_call_enter({site}); }} "));
+            exit.push_str(&format!("augur_call_exit({site}); }}"));
+        }
+    }
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let end = c_stmt_end(text, s.span.end as usize);
+    let e = ctx.edits(file);
+    e.insert(s.span.start as usize, enter, Key::before(2 * d));
+    e.insert(end, exit, Key::after(2 * d));
     Ok(())
 }
 

@@ -255,12 +255,28 @@ pub(crate) fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(&'a str, &'a S
     out
 }
 
-/// The user procedures called by statement `s` itself: the call statement's callee first,
-/// then calls inside its expressions.
+/// A C call statement through a function pointer (see [`apt::pointers`]); `None` for any
+/// other statement.
+pub(crate) fn pointer_call(prog: &Program, s: &Stmt) -> Option<apt::pointers::PointerCall> {
+    match &s.kind {
+        StmtKind::Call(c) if user_proc(prog, s.proc, &c.name).is_none() => {
+            apt::pointers::pointer_call(prog, &apt::procs::ProcNames::new(prog), s)
+        }
+        _ => None,
+    }
+}
+
+/// The user procedures called by statement `s` itself: the call statement's callee (or the
+/// targets of a call through a pointer) first, then calls inside its expressions.
 pub(crate) fn callees(prog: &Program, s: &Stmt) -> Vec<ProcId> {
     let mut out = Vec::new();
     if let StmtKind::Call(c) = &s.kind {
         out.extend(user_proc(prog, s.proc, &c.name));
+        out.extend(
+            pointer_call(prog, s)
+                .map(|pc| pc.targets)
+                .unwrap_or_default(),
+        );
     }
     out.extend(
         expr_calls(prog, s)
@@ -341,6 +357,26 @@ impl PlanBuilder<'_> {
     }
 
     fn calls(&mut self, s: &Stmt) {
+        // a call through a pointer: arm k tests target k, the last target is the else
+        if let Some(pc) = pointer_call(self.prog, s) {
+            let last = pc.targets.len().saturating_sub(1);
+            for (k, &t) in pc.targets.iter().enumerate() {
+                if k < last {
+                    self.push(
+                        s.id,
+                        Role::Branch {
+                            arm: u32::try_from(k).unwrap_or(u32::MAX),
+                        },
+                    );
+                }
+                let callee = self
+                    .prog
+                    .proc(t)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default();
+                self.push(s.id, Role::Call { callee });
+            }
+        }
         let mut names: Vec<String> = Vec::new();
         if let StmtKind::Call(c) = &s.kind {
             if user_proc(self.prog, s.proc, &c.name).is_some() {

@@ -59,7 +59,13 @@ fn from_program_agrees_with_from_apt() {
         }
     }
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    for f in ["edge.c", "edge.f", "edge.f90", "arrays.f90"] {
+    for f in [
+        "edge.c",
+        "edge.f",
+        "edge.f90",
+        "arrays.f90",
+        "pointer_calls.c",
+    ] {
         check(&data.join(f), Vec::new());
     }
 }
