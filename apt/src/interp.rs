@@ -1147,7 +1147,17 @@ impl<'p> Analysis<'p> {
         line: u32,
     ) -> Option<crate::dims::Balanced> {
         let nnodes = self.ev(&m.arg(Role::Nnodes)?.expr, env, None);
-        let ndims = self.ev(&m.arg(Role::Ndims)?.expr, env, None);
+        // a named constant (`#define NDIMS 3`, `parameter (nd = 2)`) counts as its value
+        let ndims = match self.ev(&m.arg(Role::Ndims)?.expr, env, None) {
+            Val::Known(e) if e.as_const().is_none() => {
+                let params = &self.params;
+                match e.eval(&|x| params.constant_value(x)) {
+                    Ok(d) => Val::Known(Expr::num(d)),
+                    Err(_) => Val::Known(e),
+                }
+            }
+            v => v,
+        };
         let root = written_root(&m.arg(Role::Dims)?.expr)?.to_string();
         let fortran = self.prog.language == frontend::Language::Fortran;
         let lower = match self.prog.decl(self.cur, &root).map(|d| &d.kind) {

@@ -110,6 +110,14 @@ impl Params {
             .any(|p| p.name == name && matches!(p.origin, ParamOrigin::Constant { .. }))
     }
 
+    /// The value of the named constant `name`.
+    pub fn constant_value(&self, name: &str) -> Option<f64> {
+        self.list.iter().find_map(|p| match p.origin {
+            ParamOrigin::Constant { default } if p.name == name => Some(default),
+            _ => None,
+        })
+    }
+
     pub fn is_param(&self, name: &str) -> bool {
         self.list.iter().any(|p| p.name == name)
     }

@@ -102,3 +102,66 @@ fn a_program_without_dims_create_has_no_notes() {
     assert!(apt.notes.is_empty());
     assert!(crate::render::to_json(&apt).get("notes").is_none());
 }
+
+const NAMED_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+#define NDIMS 3
+int main(int argc, char **argv) {
+    int n, p, i, dims[NDIMS] = {0, 0, 0}, flat[3] = {0, 0, 0}, half[NDIMS] = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    n = atoi(argv[1]);
+    MPI_Dims_create(p, NDIMS, dims);
+    for (i = 0; i < n / dims[2]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Dims_create(p, NDIMS, flat);
+    for (i = 0; i < n / flat[0]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Dims_create(p, 3, half);
+    for (i = 0; i < n / half[1]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// trial3 #5: `#define NDIMS 3` as the array size and as the dimension count
+#[test]
+fn dims_create_with_a_named_dimension_count() {
+    let apt = apt_of("named.c", NAMED_C);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N/P^(1/3)"));
+    assert_eq!(l[1].trip, e("N/P^(1/3)"));
+    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    assert_eq!(apt.notes.len(), 3, "{:?}", apt.notes);
+}
+
+const NAMED_F: &str = r#"
+program grid
+  use mpi
+  implicit none
+  integer, parameter :: nd = 2
+  integer :: n, p, i, ierr, dims(nd)
+  character(len=32) :: arg
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  dims = 0
+  call MPI_Dims_create(p, nd, dims, ierr)
+  do i = 1, n / dims(2)
+     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Finalize(ierr)
+end program grid
+"#;
+
+#[test]
+fn fortran_dims_create_with_a_parameter_dimension_count() {
+    let apt = apt_of("named.f90", NAMED_F);
+    let l = loops(&apt);
+    // l[0] is `dims = 0`
+    assert_eq!(l[1].trip, e("N/P^(1/2)"));
+    assert_eq!(apt.notes.len(), 1, "{:?}", apt.notes);
+}

@@ -261,7 +261,7 @@ impl<'a> CLower<'a> {
             .iter()
             .all(|c| !matches!(c.kind(), "initializer_list" | "initializer_pair"));
         let size = match dim {
-            Dim::Extent(e) => e.as_int().and_then(|n| usize::try_from(n).ok()),
+            Dim::Extent(e) => self.const_int(e).and_then(|n| usize::try_from(n).ok()),
             _ => Some(entries.len()),
         };
         let Some(size) = size.filter(|n| *n <= MAX_LISTED && entries.len() <= *n) else {
@@ -286,6 +286,27 @@ impl<'a> CLower<'a> {
             )
             .with_type(target.ty);
             self.assign_like(span, element, value, out);
+        }
+    }
+
+    /// A literal, or a named constant (`#define N 3`, `const int n = 3`) whose value is one.
+    fn const_int(&self, e: &SrcExpr) -> Option<i64> {
+        if let Some(n) = e.as_int() {
+            return Some(n);
+        }
+        let SrcExprKind::Var(name) = &e.kind else {
+            return None;
+        };
+        let local = self
+            .b
+            .prog
+            .procs
+            .get(self.b.cur_proc.0 as usize)
+            .and_then(|p| p.decls.iter().find(|d| &d.name == name));
+        let decl = local.or_else(|| self.b.prog.globals.iter().find(|d| &d.name == name))?;
+        match &decl.kind {
+            DeclKind::Constant { value, .. } => value.as_int(),
+            _ => None,
         }
     }
 
