@@ -395,7 +395,8 @@ fn without_inert(s: &Samples) -> Option<Samples> {
 
 /// `c·Π v^e` (and `c·Π v^e + c0`) for positive data: exponents from least squares on the logs,
 /// rounded to halves, then the coefficients refitted; the variant with the smaller
-/// leave-one-out error wins (returned beside the fit). None when the data are not all positive
+/// leave-one-out error wins (returned beside the fit). Exponents in thirds (a 3-D grid) and
+/// P − 1 for P (master/worker) are tried too and win only with a 4x smaller held-out error. None when the data are not all positive
 /// or nothing varies.
 fn fit_monomial(s: &Samples, opts: &FitOptions) -> Option<(Fitted, f64)> {
     let n = s.values.len();
@@ -411,38 +412,76 @@ fn fit_monomial(s: &Samples, opts: &FitOptions) -> Option<(Fitted, f64)> {
     if vary.is_empty() {
         return None;
     }
-    // log y = a + Σ e_j log x_j by normal equations (k ≤ a handful of parameters)
-    let k = vary.len() + 1;
-    let mut ata = vec![vec![0.0f64; k]; k];
-    let mut aty = vec![0.0f64; k];
-    for (row, y) in s.points.iter().zip(&s.values) {
-        let mut x = vec![1.0];
-        x.extend(vary.iter().map(|&j| row[j].ln()));
-        for a in 0..k {
-            aty[a] += x[a] * y.ln();
-            for b in 0..k {
-                ata[a][b] += x[a] * x[b];
+    // log y = a + Σ e_j log x_j by normal equations (k ≤ a handful of parameters); P also
+    // as P − 1 (the workers of a master/worker code) when every run has P ≥ 2
+    let p_col = s.params.iter().position(|p| p == "P");
+    let shifts: &[bool] = match p_col {
+        Some(c) if vary.contains(&c) && s.points.iter().all(|r| r[c] >= 2.0) => &[false, true],
+        _ => &[false],
+    };
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    // (plain: halves of P itself; the thirds and P − 1 variants must predict held-out runs
+    // clearly better, a process grid's rounding favours them by chance otherwise)
+    let (mut plain, mut other): (Vec<FitResult>, Vec<FitResult>) = (Vec::new(), Vec::new());
+    for &shift in shifts {
+        let x_of = |row: &[f64], j: usize| {
+            if shift && Some(j) == p_col {
+                row[j] - 1.0
+            } else {
+                row[j]
+            }
+        };
+        let k = vary.len() + 1;
+        let mut ata = vec![vec![0.0f64; k]; k];
+        let mut aty = vec![0.0f64; k];
+        for (row, y) in s.points.iter().zip(&s.values) {
+            let mut x = vec![1.0];
+            x.extend(vary.iter().map(|&j| x_of(row, j).ln()));
+            for a in 0..k {
+                aty[a] += x[a] * y.ln();
+                for b in 0..k {
+                    ata[a][b] += x[a] * x[b];
+                }
             }
         }
-    }
-    let sol = solve_small(ata, aty)?;
-    let mut term = Expr::one();
-    for (i, &j) in vary.iter().enumerate() {
-        let e = (sol[i + 1] * 2.0).round() as i64;
-        if e != 0 {
-            term = term * Expr::var(&s.params[j]).pow(Rational::new(e, 2)?);
+        let Some(sol) = solve_small(ata, aty) else {
+            continue;
+        };
+        // exponents in halves (N/sqrt(P) of a 2-D grid) or thirds (a 3-D one)
+        for den in [2i64, 3] {
+            let mut term = Expr::one();
+            for (i, &j) in vary.iter().enumerate() {
+                let e = (sol[i + 1] * den as f64).round() as i64;
+                if e != 0 {
+                    let base = if shift && Some(j) == p_col {
+                        Expr::var(&s.params[j]) - Expr::one()
+                    } else {
+                        Expr::var(&s.params[j])
+                    };
+                    term = term * base.pow(Rational::new(e, den)?);
+                }
+            }
+            if term == Expr::one() {
+                continue;
+            }
+            let fits = if !shift && den == 2 {
+                &mut plain
+            } else {
+                &mut other
+            };
+            fits.extend(
+                [vec![term.clone()], vec![term, Expr::one()]]
+                    .iter()
+                    .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, opts).ok())
+                    .filter(|r| r.coeffs.first().is_some_and(|c| c.coef > 0.0)),
+            );
         }
     }
-    if term == Expr::one() {
-        return None;
-    }
-    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
-    let fits: Vec<FitResult> = [vec![term.clone()], vec![term, Expr::one()]]
-        .iter()
-        .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, opts).ok())
-        .filter(|r| r.coeffs.first().is_some_and(|c| c.coef > 0.0))
-        .collect();
-    let best = least_loo(&fits)?;
+    let best = match (least_loo(&plain), least_loo(&other)) {
+        (Some(p), Some(o)) if o.loo_rel_error < 0.25 * p.loo_rel_error => o,
+        (Some(p), _) => p,
+        (None, o) => o?,
+    };
     let mut f = from_fit(best, Origin::Regression, n);
     f.expr = tidy(&f.expr);
     Some((f, best.loo_rel_error))
@@ -868,6 +907,29 @@ mod tests {
         let t = g.expr.terms();
         assert!(g.expr.to_string().contains("N/sqrt(P)"), "{}", g.expr);
         assert!(t.len() <= 2, "{}", g.expr);
+    }
+
+    /// A worker's share N/(P − 1) and a 3-D block's edge N/cbrt(P) are exact laws of their own,
+    /// not the nearest law in halves of P.
+    #[test]
+    fn counters_in_p_minus_1_and_cube_roots() {
+        let o = QuantityOptions::default();
+        let f = fit_quantity(&samples(|n, p| n / (p - 1.0)), None, &[], true, &o);
+        let at =
+            |e: &Expr, n: f64, p: f64| e.eval(&|v| Some(if v == "N" { n } else { p })).unwrap();
+        assert!(
+            (at(&f.expr, 1024.0, 64.0) - 1024.0 / 63.0).abs() < 1e-6,
+            "{}",
+            f.expr
+        );
+        let mut s = Samples::new(vec!["N".into(), "P".into()]);
+        for n in [32.0, 48.0, 64.0] {
+            for p in [1.0, 8.0, 27.0, 64.0] {
+                s.push(vec![n, p], n / f64::cbrt(p));
+            }
+        }
+        let g = fit_quantity(&s, None, &[], true, &o);
+        assert!((at(&g.expr, 96.0, 512.0) - 12.0).abs() < 1e-6, "{}", g.expr);
     }
 
     #[test]
