@@ -65,6 +65,10 @@ pub struct ProgParam {
     /// The file of `line` when it is not the main file (an included header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// Further command-line arguments the caller gave this parameter's name (`{N} {N} {N}`
+    /// names arguments 1, 2 and 3 `N`: this is `[2, 3]` on argument 1's parameter).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_argv: Vec<u32>,
 }
 
 /// Registry of parameters, deduplicated by origin.
@@ -150,6 +154,7 @@ impl Params {
             source_name: source_name.to_string(),
             line,
             file: None,
+            also_argv: Vec::new(),
         });
         name
     }
@@ -172,6 +177,11 @@ impl Params {
             InputOrigin::Argv(idx) => {
                 let named =
                     idx.and_then(|i| self.arg_names.get((i as usize).checked_sub(1)?).cloned());
+                if let (Some(i), Some(name)) = (idx, &named) {
+                    if let Some(alias) = self.same_named_argv(*i, name) {
+                        return Some(alias);
+                    }
+                }
                 let wanted = named.unwrap_or_else(|| upper.clone());
                 let key = match idx {
                     Some(i) => format!("argv:{i}"),
@@ -196,6 +206,29 @@ impl Params {
             InputOrigin::File => return None,
         };
         Some(self.register(key, wanted, origin, var, line))
+    }
+
+    /// Argument `index` named `name` by the caller when an earlier argument was given the
+    /// same name: both are that parameter (NX = NY = NZ = N for `{N} {N} {N}`).
+    fn same_named_argv(&mut self, index: u32, name: &str) -> Option<String> {
+        let key = format!("argv:{index}");
+        if let Some(&k) = self.by_key.get(&key) {
+            return self.list.get(k).map(|p| p.name.clone());
+        }
+        let first = self
+            .arg_names
+            .iter()
+            .position(|n| n == name)
+            .and_then(|k| u32::try_from(k + 1).ok())
+            .filter(|&first| first < index)?;
+        let k = *self.by_key.get(&format!("argv:{first}"))?;
+        let p = self.list.get_mut(k)?;
+        if p.name != name {
+            return None;
+        }
+        p.also_argv.push(index);
+        self.by_key.insert(key, k);
+        Some(p.name.clone())
     }
 
     /// A named constant with its numeric value.

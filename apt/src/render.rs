@@ -207,7 +207,10 @@ pub fn to_text(apt: &Apt) -> String {
         let ps: Vec<String> = apt
             .params
             .iter()
-            .map(|p| format!("{} ({})", p.name, p.origin.describe()))
+            .map(|p| {
+                let also: String = p.also_argv.iter().map(|i| format!(", {i}")).collect();
+                format!("{} ({}{also})", p.name, p.origin.describe())
+            })
             .collect();
         let _ = writeln!(out, "params: {}", ps.join(", "));
     }

@@ -379,3 +379,42 @@ fn a_loop_left_by_goto_ends_early_and_a_jump_inside_it_does_not() {
     assert_eq!(l[1].cap, Some(e("N")));
     assert_eq!(l[2].trip, e("N"));
 }
+
+/// trial3 #4: `-- {N} {N} {N} {NSTEPS}` names arguments 1 to 3 `N`: NX = NY = NZ = N, one
+/// parameter, not N, N_2 and N_3.
+#[test]
+fn one_placeholder_for_several_arguments_is_one_parameter() {
+    const SRC: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int nx, ny, nz, nsteps, i, j, s;
+    MPI_Init(&argc, &argv);
+    nx = atoi(argv[1]);
+    ny = atoi(argv[2]);
+    nz = atoi(argv[3]);
+    nsteps = atoi(argv[4]);
+    for (s = 0; s < nsteps; s++)
+        for (i = 0; i < nx * ny; i++)
+            for (j = 0; j < nz; j++)
+                MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let lowered = frontend::load_str("cube.c", SRC, &frontend::Options::default()).unwrap();
+    let names = ["N", "N", "N", "NSTEPS"].map(String::from).to_vec();
+    let apt = crate::build(&lowered, &crate::AptOptions { arg_names: names });
+    let l = loops(&apt);
+    assert_eq!(l[1].trip, e("N^2"));
+    assert_eq!(l[2].trip, e("N"));
+    let params: Vec<&str> = apt.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["N", "NSTEPS"]);
+    assert_eq!(apt.params[0].also_argv, [2, 3]);
+    let text = crate::render::to_text(&apt);
+    assert!(text.contains("N (argv 1, 2, 3)"), "{text}");
+    assert_eq!(
+        crate::render::to_json(&apt)["params"][0]["also_argv"],
+        serde_json::json!([2, 3])
+    );
+}

@@ -57,11 +57,14 @@ fn saved_arg_names(dir: &Path) -> Vec<String> {
         .map(|a| {
             a.iter()
                 .filter(|p| p["origin"]["kind"] == "argv")
-                .filter_map(|p| {
-                    Some((
-                        p["origin"]["index"].as_u64()?,
-                        p["name"].as_str()?.to_string(),
-                    ))
+                .flat_map(|p| {
+                    // `{N} {N}`: one parameter named by several arguments
+                    let also = p["also_argv"].as_array().cloned().unwrap_or_default();
+                    let name = p["name"].as_str().map(str::to_string);
+                    std::iter::once(p["origin"]["index"].as_u64())
+                        .chain(also.iter().map(|i| i.as_u64()))
+                        .filter_map(move |i| Some((i?, name.clone()?)))
+                        .collect::<Vec<_>>()
                 })
                 .collect()
         })
