@@ -7,7 +7,11 @@
 //!   counter is a register increment, no call per iteration; inside a computation phase the
 //!   (empty) `augur_loop_enter` call is left out;
 //! - branch: `augur_branch(S, 0);` first in the taken arm, `augur_branch(S, 1);` first in every
-//!   later arm and in the `else` (an `else { ... }` is added when there is none);
+//!   later arm and in the `else` (an `else { ... }` is added when there is none); a `switch`
+//!   lowered to an IF chain gets the same markers after each case's colon and `default:`
+//!   (a `default: … break;` is added when there is none);
+//! - call through a function pointer: `{ if (p == f) { <branch markers> augur_call_enter(S); }
+//!   else … p(x); if (p == f) augur_call_exit(S); else … }`;
 //! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
 //!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
 //! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
@@ -273,11 +277,17 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         return Ok(());
     };
     if ctx.is_switch(i) {
-        ctx.note(
-            Some(s.span),
-            "switch: which case runs is not recorded (no branch markers in switch bodies)",
-        );
-        return Ok(());
+        let opaque = i.arms.iter().any(|a| {
+            matches!(&a.cond.kind, frontend::SrcExprKind::Opaque { text, .. } if text.starts_with("switch"))
+        });
+        if opaque {
+            ctx.note(
+                Some(s.span),
+                "switch: which case runs is not recorded (not every case ends with break: no branch markers in its body)",
+            );
+            return Ok(());
+        }
+        return switch_branches(ctx, s, i, d);
     }
     let marks = ctx.plan.branches_of(s.id);
     let file = s.span.file;
@@ -329,6 +339,82 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     }
     for (pos, end, code) in plan_edits {
         into_body(ctx, file, pos, end, &code, key)?;
+    }
+    Ok(())
+}
+
+/// A `switch` lowered to an IF chain (every case ends with `break`): each case's markers
+/// right after its label's colon, as an `if` arm's (`case 2: augur_branch(A, 1);
+/// augur_branch(B, 0); …`), `default:` gets every arm's not-taken marker, and a switch
+/// without one gets `default: <those> break;` before its closing brace.
+fn switch_branches(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    i: &frontend::If,
+    d: i64,
+) -> Result<(), CodegenError> {
+    let marks = ctx.plan.branches_of(s.id);
+    if marks.is_empty() {
+        return Ok(());
+    }
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let code_for = |j: u32| -> String {
+        let mut c: String = marks
+            .range(..j)
+            .map(|(_, site)| format!(" augur_branch({site}, 1);"))
+            .collect();
+        if let Some(site) = marks.get(&j) {
+            c.push_str(&format!(" augur_branch({site}, 0);"));
+        }
+        c
+    };
+    let rest: String = marks
+        .values()
+        .map(|site| format!(" augur_branch({site}, 1);"))
+        .collect();
+    let colon = |end: u32| {
+        let at = skip_c_trivia(text, end as usize);
+        (text.as_bytes().get(at) == Some(&b':')).then_some(at + 1)
+    };
+    let mut edits = Vec::new();
+    let mut missing = false;
+    for (j, arm) in i.arms.iter().enumerate() {
+        let code = code_for(u32::try_from(j).unwrap_or(u32::MAX));
+        match colon(arm.cond.span.end) {
+            Some(at) => edits.push((at, code)),
+            None => missing = true,
+        }
+    }
+    // only a `default:` (lowered as an always-true arm) leaves no path past the cases
+    let only_default = i.arms.len() == 1
+        && matches!(i.arms[0].cond.kind, frontend::SrcExprKind::Int(1))
+        && i.else_body.is_none();
+    match i.switch.as_ref().and_then(|w| w.default) {
+        Some(head) => match colon(head.end) {
+            Some(at) => edits.push((at, rest)),
+            None => missing = true,
+        },
+        None if !only_default => {
+            let close = i.end_span.start as usize;
+            if text.as_bytes().get(close) == Some(&b'}') {
+                edits.push((close, format!("default:{rest} break; ")));
+            } else {
+                missing = true;
+            }
+        }
+        None => {}
+    }
+    if missing {
+        ctx.note(
+            Some(s.span),
+            "switch: a case label's colon not found (macro?): which case runs is not recorded",
+        );
+        return Ok(());
+    }
+    let e = ctx.edits(file);
+    for (at, code) in edits {
+        e.insert(at, code, Key::before(2 * d + 1));
     }
     Ok(())
 }
