@@ -330,3 +330,35 @@ fn human_t_is_factored_and_names_its_steps() {
         assert!((a - b).abs() <= 2e-3 * a, "N={n} P={p}: {a} vs {b}\n{text}");
     }
 }
+
+/// This machine's sheet prices an allreduce as 2.8e-7*P - 4.8e-7: below 0 on one rank. A
+/// collective on one rank costs nothing, never less.
+#[test]
+fn a_collective_never_costs_less_than_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("mpi-c");
+    common::copy_dir(&common::root().join("testdata/shift/runs/mpi-c"), &runs);
+    let src = common::root().join("testdata/shift/shift.c");
+    let out = common::run(&[
+        "analyze",
+        src.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let coll = m["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "collective")
+        .unwrap();
+    let cost = symbolic::parse(coll["cost"].as_str().unwrap()).unwrap();
+    let at = |p: f64| {
+        cost.eval(&|v| Some(if v == "P" { p } else { 1024.0 }))
+            .unwrap()
+    };
+    assert_eq!(at(1.0), 0.0, "{cost}");
+    assert!(at(16.0) > 0.0, "{cost}");
+}

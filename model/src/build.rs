@@ -1041,6 +1041,16 @@ pub fn build(
                     )
                 })
             });
+            // a sheet law with a negative constant goes below 0 at P = 1, where one rank's
+            // collective costs nothing: clamped there only
+            let per = per.map(|e| {
+                let at_one = e.eval(&|v| Some(if v == "P" { 1.0 } else { 1024.0 }));
+                if at_one.is_ok_and(|x| x < 0.0) {
+                    Expr::max(e, Expr::zero())
+                } else {
+                    e
+                }
+            });
             coll_cost.insert(first, per.clone());
             phase_cost.insert(
                 gi,
