@@ -615,8 +615,9 @@ void augur_mpi_gatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F 
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_gatherv_(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
-  int64_t b = fcomm_rank(c) == *root ? augur_sum_bytes(rcounts, augur_comm_size(c), MPI_Type_f2c(*rtype))
-                                     : fbytes(scount, stype);
+  int64_t b = fcomm_rank(c) == *root
+                  ? augur_sum_bytes(rcounts, augur_comm_size(c), MPI_Type_f2c(*rtype)) / augur_comm_size(c)
+                  : fbytes(scount, stype);
   augur_mpi_rec r = frec(AUGUR_OP_GATHERV, site, augur_world_peer(c, *root), 0, b, c);
   ffinish(&r, t0, ierr);
 }
@@ -627,8 +628,9 @@ void augur_mpi_scatterv_(F *site, void *sbuf, F *scounts, F *displs, F *stype, v
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_scatterv_(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, ierr));
   MPI_Comm c = MPI_Comm_f2c(*comm);
-  int64_t b = fcomm_rank(c) == *root ? augur_sum_bytes(scounts, augur_comm_size(c), MPI_Type_f2c(*stype))
-                                     : fbytes(rcount, rtype);
+  int64_t b = fcomm_rank(c) == *root
+                  ? augur_sum_bytes(scounts, augur_comm_size(c), MPI_Type_f2c(*stype)) / augur_comm_size(c)
+                  : fbytes(rcount, rtype);
   augur_mpi_rec r = frec(AUGUR_OP_SCATTERV, site, augur_world_peer(c, *root), 0, b, c);
   ffinish(&r, t0, ierr);
 }

@@ -1517,8 +1517,9 @@ int augur_MPI_Alltoallv(int site, const void *sendbuf, const int sendcounts[], c
   return finish(&r, t0, rc);
 }
 
-/* Allgatherv / Gatherv: bytes = this rank's contribution; at Gatherv's root everything it
- * receives (the sum of recvcounts, its own block included). */
+/* Allgatherv / Gatherv: bytes = this rank's contribution; at Gatherv's root the mean block it
+ * receives (the sum of recvcounts over the group size), so that every rank records a per-rank
+ * block as Gather does and the root's own count (often 0) does not skew the size. */
 int augur_MPI_Allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   AUGUR_ENTRY;
@@ -1537,15 +1538,16 @@ int augur_MPI_Gatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype
   augur_stamp t0 = augur_now();
   int rc;
   AUGUR_MPI(rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
-  int64_t b = comm_rank_of(comm) == root ? augur_sum_bytes(recvcounts, augur_comm_size(comm), recvtype)
-                                         : augur_type_bytes(sendcount, sendtype);
+  int64_t b = comm_rank_of(comm) == root
+                  ? augur_sum_bytes(recvcounts, augur_comm_size(comm), recvtype) / augur_comm_size(comm)
+                  : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_GATHERV, site, augur_world_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
 }
 
-/* Scatterv: bytes = the block this rank receives; at the root everything it sends (the sum of
- * sendcounts, its own block included). Only the root's send arguments are significant: other
- * ranks may pass NULL. */
+/* Scatterv: bytes = the block this rank receives; at the root the mean block it sends (the sum
+ * of sendcounts over the group size), a per-rank block as Scatter records. Only the root's send
+ * arguments are significant: other ranks may pass NULL. */
 int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], const int displs[],
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm) {
@@ -1553,8 +1555,9 @@ int augur_MPI_Scatterv(int site, const void *sendbuf, const int sendcounts[], co
   augur_stamp t0 = augur_now();
   int rc;
   AUGUR_MPI(rc = MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
-  int64_t b = comm_rank_of(comm) == root ? augur_sum_bytes(sendcounts, augur_comm_size(comm), sendtype)
-                                         : augur_type_bytes(recvcount, recvtype);
+  int64_t b = comm_rank_of(comm) == root
+                  ? augur_sum_bytes(sendcounts, augur_comm_size(comm), sendtype) / augur_comm_size(comm)
+                  : augur_type_bytes(recvcount, recvtype);
   augur_mpi_rec r = rec(AUGUR_OP_SCATTERV, site, augur_world_peer(comm, root), 0, b, comm);
   return finish(&r, t0, rc);
 }

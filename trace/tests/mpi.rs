@@ -306,18 +306,19 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
         if lang == Lang::C {
             expect.extend([
                 (61, Op::Allgatherv, Peer::None, r1 * int),
-                // the root receives / sends every block: sum of (k + 1) ints over k < p
+                // the root records the mean block it receives / sends: sum of (k + 1) ints
+                // over k < p, over p
                 (
                     62,
                     Op::Gatherv,
                     Peer::Rank(0),
-                    if me == 0 { all } else { r1 * int },
+                    if me == 0 { all / i64::from(p) } else { r1 * int },
                 ),
                 (
                     63,
                     Op::Scatterv,
                     Peer::Rank(0),
-                    if me == 0 { all } else { r1 * int },
+                    if me == 0 { all / i64::from(p) } else { r1 * int },
                 ),
                 (69, Op::Rsend, Peer::Rank((me + 1) % p), int),
             ]);

@@ -218,9 +218,9 @@ fn check(traces: &[RankTrace]) {
             .iter()
             .chain(at(46).iter())
             .all(|(c, _)| c.op == Op::RequestFree && c.req_id == 0));
-        // Scatterv/Gatherv: the root moves every block, the others their own
+        // Scatterv/Gatherv: the root records the mean block it moves, the others their own
         let block = if me == 0 {
-            8 * i64::from(p) * (i64::from(p) + 1) / 2
+            8 * i64::from(p) * (i64::from(p) + 1) / 2 / i64::from(p)
         } else {
             8 * (i64::from(me) + 1)
         };
