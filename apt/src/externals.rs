@@ -39,6 +39,10 @@ pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
             if !callable(prog, s.proc, name) {
                 continue;
             }
+            // `u(i)` under a `use` of a module no source defines: likely its array
+            if !missing_in_scope(prog, s.proc).is_empty() {
+                continue;
+            }
             let file = lowered
                 .sources
                 .path(s.span.file)
@@ -71,8 +75,151 @@ pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
         .collect()
 }
 
+/// One Fortran module used but defined by none of the given sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingModule {
+    pub name: String,
+    /// Where it is used (`file:line`, in source order).
+    pub uses: Vec<String>,
+    /// Names called or indexed under its `use` that nothing defines (its arrays or routines).
+    pub names: Vec<String>,
+}
+
+/// Modules used but not defined, by name.
+pub fn missing_modules(lowered: &Lowered) -> Vec<MissingModule> {
+    let prog = &lowered.program;
+    let mut found: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for u in &prog.module_uses {
+        if prog.modules.contains(&u.module) {
+            continue;
+        }
+        let at = format!(
+            "{}:{}",
+            file_name(lowered, u.span.file),
+            lowered.sources.first_line(u.span)
+        );
+        let e = found.entry(u.module.clone()).or_default();
+        if !e.0.contains(&at) {
+            e.0.push(at);
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    // the names those scopes call or index that nothing declares or defines
+    let names = crate::procs::ProcNames::new(prog);
+    let mut stack = Vec::new();
+    for s in &prog.stmts {
+        let missing = missing_in_scope(prog, s.proc);
+        let Some(first) = missing.first() else {
+            continue;
+        };
+        let mut called: Vec<String> = Vec::new();
+        if let StmtKind::Call(c) = &s.kind {
+            called.push(c.name.clone());
+        }
+        for top in crate::procs::stmt_exprs(s) {
+            crate::procs::for_each_expr(top, &mut stack, &mut |e| match &e.kind {
+                SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
+                    called.push(name.clone())
+                }
+                SrcExprKind::Var(v) if prog.decl(s.proc, v).is_none() => called.push(v.clone()),
+                _ => {}
+            });
+        }
+        for name in called {
+            if names.get(&name).is_some()
+                || is_library(prog.language, &name)
+                || prog.decl(s.proc, &name).is_some()
+            {
+                continue;
+            }
+            if let Some(e) = found.get_mut(first) {
+                if !e.1.contains(&name) {
+                    e.1.push(name);
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(name, (uses, mut names))| {
+            names.sort();
+            MissingModule { name, uses, names }
+        })
+        .collect()
+}
+
+/// The modules used in `proc`'s scope (its own `use`s, its module's, its host's) that no
+/// given source defines.
+fn missing_in_scope(prog: &Program, proc: ProcId) -> Vec<String> {
+    let Some(p) = prog.proc(proc) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = prog
+        .module_uses
+        .iter()
+        .filter(|u| {
+            u.proc == Some(proc)
+                || (u.proc.is_none() && u.in_module.is_some() && u.in_module == p.module)
+                // a host's `use` reaches its contained procedures
+                || u.proc.and_then(|q| prog.proc(q)).is_some_and(|q| {
+                    q.span.file == p.span.file
+                        && q.span.start < p.span.start
+                        && p.span.end <= q.span.end
+                })
+        })
+        .filter(|u| !prog.modules.contains(&u.module))
+        .map(|u| u.module.clone())
+        .collect();
+    out.dedup();
+    out
+}
+
+fn file_name(lowered: &Lowered, file: frontend::FileId) -> String {
+    lowered
+        .sources
+        .path(file)
+        .map(|p| {
+            p.file_name()
+                .map_or(p.display().to_string(), |n| n.to_string_lossy().into())
+        })
+        .unwrap_or_default()
+}
+
+/// The warnings about modules no given source defines ([`missing_modules`]) and routines
+/// called but not defined ([`unknown_calls`]), one each.
+pub fn warnings(lowered: &Lowered) -> Vec<String> {
+    let mut out: Vec<String> = missing_modules(lowered)
+        .into_iter()
+        .map(|m| {
+            let uses = match m.uses.as_slice() {
+                [one] => one.clone(),
+                [init @ .., last] => format!("{} and {last}", init.join(", ")),
+                [] => String::new(),
+            };
+            let names = if m.names.is_empty() {
+                String::new()
+            } else {
+                let mut listed = m.names.clone();
+                if listed.len() > 6 {
+                    listed.truncate(5);
+                    listed.push("…".into());
+                }
+                format!(" ({})", listed.join(", "))
+            };
+            format!(
+                "module {} (used at {uses}) is not in the given sources: its variables{names} and routines are unknown to the analysis; give the file that defines it too",
+                m.name
+            )
+        })
+        .collect();
+    out.extend(warning(lowered));
+    out
+}
+
 /// The one warning about [`unknown_calls`], if there are any.
-pub fn warning(lowered: &Lowered) -> Option<String> {
+fn warning(lowered: &Lowered) -> Option<String> {
     let ext = unknown_calls(lowered);
     if ext.is_empty() {
         return None;
@@ -586,5 +733,54 @@ mod tests {
         assert_eq!(names, vec!["f", "ring_step"]);
         let none = load("p.f90", "program p\n  call sub()\ncontains\n  subroutine sub()\n  end subroutine sub\nend program p\n");
         assert_eq!(warning(&none), None);
+    }
+
+    const MAIN: &str = "program main\n  use mpi\n  use, intrinsic :: iso_fortran_env\n  \
+        use params_mod\n  implicit none\n  integer :: i, ierr\n  call MPI_Init(ierr)\n  \
+        do i = 1, nsteps\n     call step()\n  end do\n  call MPI_Finalize(ierr)\n\
+        end program main\n";
+    const SOLVER: &str = "module solver_mod\n  use params_mod, only: u, f\ncontains\n  \
+        subroutine step()\n    integer :: j\n    do j = 1, nx\n       u(j) = u(j) + f(j)\n    \
+        end do\n  end subroutine step\nend module solver_mod\n";
+    const PARAMS: &str = "module params_mod\n  implicit none\n  integer, parameter :: nx = 8\n  \
+        integer :: nsteps = 3\n  double precision :: u(nx), f(nx)\nend module params_mod\n";
+
+    /// trial3 #9: a module left out of the given sources is named with its uses, and its
+    /// arrays are not taken for routines no source defines
+    #[test]
+    fn a_module_no_source_defines_is_named_with_its_uses() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let (solver, main, params) = (
+            write("solver.f90", SOLVER),
+            write("main.f90", MAIN),
+            write("params_mod.f90", PARAMS),
+        );
+        let opts = frontend::Options::default();
+        let l = frontend::load_files(&[solver.clone(), main.clone()], &opts).unwrap();
+        assert_eq!(
+            missing_modules(&l),
+            vec![MissingModule {
+                name: "params_mod".into(),
+                uses: vec!["solver.f90:2".into(), "main.f90:4".into()],
+                names: vec!["f".into(), "nsteps".into(), "nx".into(), "u".into()],
+            }]
+        );
+        assert!(unknown_calls(&l).is_empty(), "{:?}", unknown_calls(&l));
+        assert_eq!(
+            warnings(&l),
+            vec![
+                "module params_mod (used at solver.f90:2 and main.f90:4) is not in the given \
+                  sources: its variables (f, nsteps, nx, u) and routines are unknown to the \
+                  analysis; give the file that defines it too"
+                    .to_string()
+            ]
+        );
+        let all = frontend::load_files(&[params, solver, main], &opts).unwrap();
+        assert!(warnings(&all).is_empty(), "{:?}", warnings(&all));
     }
 }

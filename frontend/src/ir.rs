@@ -253,6 +253,25 @@ pub struct Program {
     /// File-scope declarations: C globals and `#define` constants, `-D` constants, Fortran
     /// module variables. Procedure-local ones are in [`Procedure::decls`].
     pub globals: Vec<Decl>,
+    /// Fortran modules the sources define (lower-cased).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<String>,
+    /// Fortran `use` statements of modules that are not intrinsic (`mpi`, `iso_c_binding`, …),
+    /// in source order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub module_uses: Vec<ModuleUse>,
+}
+
+/// One Fortran `use m` statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleUse {
+    /// The module, lower-cased.
+    pub module: String,
+    pub span: Span,
+    /// The procedure whose specification part holds it (`None`: a module's).
+    pub proc: Option<ProcId>,
+    /// The module whose specification part holds it, or that holds `proc`.
+    pub in_module: Option<String>,
 }
 
 impl Program {

@@ -132,7 +132,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let read = sources::read_all(&files)?;
     let mut source_warnings = check_source(&manifest, &read, &tree, &args.runs)?;
     // the calls the APT cannot follow, once: communication inside them is not modelled
-    source_warnings.extend(apt::externals::warning(&lowered));
+    source_warnings.extend(apt::externals::warnings(&lowered));
     for w in &source_warnings {
         eprintln!("warning: {w}");
     }

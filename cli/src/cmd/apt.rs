@@ -56,7 +56,7 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
                 sources::names(&files)
             );
         }
-        if let Some(w) = apt::externals::warning(&lowered) {
+        for w in apt::externals::warnings(&lowered) {
             let _ = writeln!(err, "warning: {w}");
         }
     }

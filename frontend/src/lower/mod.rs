@@ -38,6 +38,8 @@ impl Builder {
                 procs: Vec::new(),
                 stmts: Vec::new(),
                 globals: Vec::new(),
+                modules: Vec::new(),
+                module_uses: Vec::new(),
             },
             diags: Vec::new(),
             parent: None,

@@ -10,6 +10,20 @@ use crate::parse::FieldExt;
 use crate::source_map::Assembled;
 
 /// Canonical Fortran name: lower-case, but `MPI_*` upper-case (matches C spelling of constants).
+/// Modules the compiler or MPI provides: never among the given sources.
+const INTRINSIC_MODULES: &[&str] = &[
+    "iso_c_binding",
+    "iso_fortran_env",
+    "ieee_arithmetic",
+    "ieee_exceptions",
+    "ieee_features",
+    "mpi",
+    "mpi_f08",
+    "omp_lib",
+    "omp_lib_kinds",
+    "openacc",
+];
+
 pub fn norm(name: &str) -> String {
     let lower = name.to_ascii_lowercase();
     if lower == crate::normalize::CLASS_STAND_IN {
@@ -327,7 +341,8 @@ impl<'a> FLower<'a> {
             .named_child(0)
             .and_then(|s| s.named_child(0))
             .map(|x| norm(self.text(x)));
-        self.module = name;
+        self.module = name.clone();
+        self.b.prog.modules.extend(name);
         self.b.begin_proc(
             String::new(),
             ProcKind::Subroutine,
@@ -340,6 +355,7 @@ impl<'a> FLower<'a> {
         for c in children(n) {
             match c.kind() {
                 "internal_procedures" => {}
+                "use_statement" => self.use_stmt(c, true),
                 k if is_decl(k) => self.decl_stmt(c),
                 _ => {}
             }
@@ -363,6 +379,37 @@ impl<'a> FLower<'a> {
             }
         }
         self.module = None;
+    }
+
+    /// Records a `use` of a module that is not intrinsic (`in_module`: in a module's
+    /// specification part), for the check that the given sources define it.
+    pub(super) fn use_stmt(&mut self, n: Node<'a>, in_module: bool) {
+        let text = self.text(n).trim().to_ascii_lowercase();
+        let Some(rest) = text.strip_prefix("use") else {
+            return;
+        };
+        // `use m`, `use m, only: x`, `use :: m`, `use, intrinsic :: m`, `use, non_intrinsic :: m`
+        let (intrinsic, rest) = match rest.split_once("::") {
+            Some((head, tail)) => (head.contains("intrinsic") && !head.contains("non_"), tail),
+            None => (false, rest),
+        };
+        let module: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if intrinsic || module.is_empty() || INTRINSIC_MODULES.contains(&module.as_str()) {
+            return;
+        }
+        let span = self.span(n);
+        let proc = (!in_module).then_some(self.b.cur_proc);
+        let in_module = self.module.clone();
+        self.b.prog.module_uses.push(ModuleUse {
+            module,
+            span,
+            proc,
+            in_module,
+        });
     }
 
     /// A program, subroutine or function (and its `contains` procedures).

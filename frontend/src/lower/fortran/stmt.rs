@@ -129,8 +129,8 @@ impl<'a> FLower<'a> {
             return;
         }
         match kind {
-            "comment" | "use_statement" | "include_statement" | "format_statement"
-            | "contains_statement" => {}
+            "use_statement" => self.use_stmt(n, false),
+            "comment" | "include_statement" | "format_statement" | "contains_statement" => {}
             "assignment_statement" => self.assignment(n, label, out),
             "subroutine_call" => self.call(n, label, out),
             "do_loop" => self.do_loop(n, label, out),
