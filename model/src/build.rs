@@ -457,11 +457,33 @@ fn non_negative(f: Fitted) -> Fitted {
     }
 }
 
+/// Whether some run executed a loop, computation or call under `n`'s arms (an IF whose arms
+/// ran though no arm count was recorded: its arms were not marked).
+fn ran_under(n: &Node, runs: &[RunObs]) -> bool {
+    fn sites(n: &Node, out: &mut Vec<u32>) {
+        for c in n.children.iter().chain(&n.else_children) {
+            out.push(c.site.0);
+            sites(c, out);
+        }
+    }
+    let mut under = Vec::new();
+    sites(n, &mut under);
+    runs.iter().flat_map(|r| &r.ranks).any(|k| {
+        under.iter().any(|s| {
+            k.loops.get(s).is_some_and(|(e, _)| *e > 0)
+                || k.entries.get(s).is_some_and(|v| !v.is_empty())
+                || k.calls.get(s).is_some_and(|c| *c > 0)
+        })
+    })
+}
+
 /// The 0/1 value of a comparison `lhs op rhs` of integer-valued sides (`METHOD == 1`,
 /// `K < N`), as an expression: with d = rhs − lhs, `<` is min(1, max(0, d)), `<=` is
 /// min(1, max(0, d + 1)), `==` is 1 − min(1, max(d, −d)) and `!=` its complement. None for
-/// anything else (a compound condition, a side that does not parse).
-fn indicator(cond: &str) -> Option<Expr> {
+/// anything else (a compound condition, a side that does not parse). Beside it, whether both
+/// sides are polynomials with integer coefficients (then it is exact for integer parameters;
+/// `N / 2 == 3` is not, C divides integers).
+fn indicator(cond: &str) -> Option<(Expr, bool)> {
     let ops = ["==", "!=", "<=", ">=", "<", ">"];
     let (op, at) = ops
         .iter()
@@ -474,16 +496,26 @@ fn indicator(cond: &str) -> Option<Expr> {
         symbolic::parse(l.trim()).ok()?,
         symbolic::parse(r.trim()).ok()?,
     );
+    let integral = |e: &Expr| {
+        e.terms().iter().all(|t| {
+            t.coef().fract() == 0.0
+                && t.factors().iter().all(|(a, q)| {
+                    matches!(a, symbolic::Atom::Var(_)) && q.is_integer() && !q.is_negative()
+                })
+        })
+    };
+    let exact = integral(&l) && integral(&r);
     let clamp = |x: Expr| Expr::min(Expr::one(), Expr::max(Expr::zero(), x));
     let abs = |x: Expr| Expr::max(x.clone(), Expr::zero() - x);
-    Some(match op {
+    let e = match op {
         "<" => clamp(r - l),
         "<=" => clamp(r - l + Expr::one()),
         ">" => clamp(l - r),
         ">=" => clamp(l - r + Expr::one()),
         "==" => Expr::one() - Expr::min(Expr::one(), abs(r - l)),
         _ => Expr::min(Expr::one(), abs(r - l)),
-    })
+    };
+    Some((e, exact))
 }
 
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
@@ -639,7 +671,11 @@ pub fn build(
                 // arm codegen could not mark)
                 let ind = (i.unresolved.is_none() && i.vars.iter().all(|v| params.contains(v)))
                     .then(|| indicator(&i.cond))
-                    .flatten();
+                    .flatten()
+                    // with no traced share to check it against, only a comparison of integer
+                    // polynomials (no C integer division the symbolic sides would make exact)
+                    .filter(|(_, integral)| *integral || !s.values.is_empty())
+                    .map(|(e, _)| e);
                 if let Some(e) = ind.filter(|e| {
                     s.points.iter().zip(&s.values).all(|(row, v)| {
                         let at =
@@ -666,12 +702,14 @@ pub fn build(
                     probs.insert(site, f);
                     continue;
                 }
-                if s.values.is_empty() {
+                if s.values.is_empty() && ran_under(n, runs) {
                     warnings.push(format!(
                         "branch at {} (site {site}): no run recorded which arm it took (`{}`), so its arms are not charged",
                         at(site),
                         src
                     ));
+                }
+                if s.values.is_empty() {
                     continue;
                 }
                 let inv_p = Expr::var("P").powi(-1);
@@ -990,7 +1028,7 @@ pub fn build(
                     at(first),
                     s.op.name(),
                     if s.per_pair {
-                        " with the traced size shared evenly among the P ranks"
+                        " with the traced size shared evenly among the ranks of its communicator"
                     } else {
                         " at the traced size"
                     }
@@ -1435,15 +1473,17 @@ impl Ctx<'_> {
         stack: &mut Vec<String>,
     ) -> Option<(Expr, Expr)> {
         let mut arms = Vec::new();
-        let (mut per, mut fill) = (Expr::zero(), Expr::zero());
+        let (mut per, mut fill, mut once_all) = (Expr::zero(), Expr::zero(), Expr::zero());
         for n in group {
             let (p, once) = self.anchored(n.site.0, b);
             let (tv, tf) = self.sum(&n.children, b, stack);
             let (ev, ef) = self.sum(&n.else_children, b, stack);
             per = per + p;
-            fill = Expr::max(fill, Expr::max(tf, ef)) + once;
+            fill = Expr::max(fill, Expr::max(tf, ef));
+            once_all = once_all + once;
             arms.push((n.site.0, tv, ev));
         }
+        let fill = fill + once_all;
         let samples: BTreeSet<(usize, usize)> = arms
             .iter()
             .filter_map(|(s, _, _)| self.rank_arms.get(s))
@@ -1559,7 +1599,7 @@ impl Ctx<'_> {
                     // summed shares, is not 0: 1/P (rank 0's arm) is always taken, 1 − 1/P
                     // (the others') from P = 2 on.
                     let some = |x: Expr| match x.as_const() {
-                        Some(c) => Expr::num(if c > 0.0 { 1.0 } else { 0.0 }),
+                        Some(c) => Expr::num(if c > 1e-6 { 1.0 } else { 0.0 }),
                         None => {
                             Expr::min(Expr::one(), (x * Expr::var("P") * Expr::num(1e6)).floor())
                         }
@@ -1739,6 +1779,7 @@ mod tests {
         let at = |c: &str, m: f64, k: f64| {
             indicator(c)
                 .unwrap()
+                .0
                 .eval(&|v| Some(if v == "M" { m } else { k }))
                 .unwrap()
         };
@@ -1754,6 +1795,9 @@ mod tests {
         ] {
             assert_eq!(at(c, m, k), want, "{c} at M={m}, K={k}");
         }
+        assert!(indicator("M == 1").unwrap().1);
+        // C divides integers: N/2 == 3 at N = 7 is true, the symbolic side is 3.5
+        assert!(!indicator("N/2 == 3").unwrap().1);
         assert!(indicator("M == 1 || M == 2").is_none());
         assert!(indicator("rank").is_none());
     }

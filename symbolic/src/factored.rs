@@ -293,7 +293,9 @@ fn step(a: &Atom, p: &Printer) -> Option<String> {
         }
         // min(max(x, -x), 1) = [x != 0] for integer x; `x = V - c` reads `[V != c]`
         if let [a, b] = m.as_slice() {
-            if (a.clone() + b.clone()).is_zero() {
+            // (an indicator only for integer x: integer coefficients)
+            let integral = a.terms.iter().all(|t| t.coef.0.fract() == 0.0);
+            if integral && (a.clone() + b.clone()).is_zero() {
                 let x = if a
                     .terms
                     .iter()
@@ -321,7 +323,8 @@ fn step(a: &Atom, p: &Printer) -> Option<String> {
     let [v] = var.as_slice() else { return None };
     let c = c.first().map_or(0.0, |t| t.coef.0);
     let k = v.coef.0;
-    if k <= 0.0 || c >= 1.0 {
+    // below the threshold floor(k·X + c) is 0 only when c ≥ 0 (else it goes negative)
+    if k <= 0.0 || !(0.0..1.0).contains(&c) {
         return None;
     }
     let mono = Term {
@@ -433,6 +436,21 @@ impl Expr {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use crate::parse;
+
+    /// Only what is 0 or 1 reads as a bracket: a floor that goes negative below its threshold,
+    /// or a distance with fractional coefficients (0.5 at odd P), stays as it is.
+    #[test]
+    fn brackets_only_for_indicators() {
+        let e = parse("N*min(floor(0.5*N - 3.5), 1) + min(floor(0.5*N - 3.5), 1)").unwrap();
+        assert_eq!(e.readable().names[0].1, "min(floor(0.5*N - 3.5), 1)");
+        let f = parse("N*min(max(0.5*P - 1, 1 - 0.5*P), 1) + min(max(0.5*P - 1, 1 - 0.5*P), 1)")
+            .unwrap();
+        assert!(
+            !f.readable().names[0].1.starts_with('['),
+            "{:?}",
+            f.readable()
+        );
+    }
 
     #[test]
     fn an_inequality_indicator_reads_as_one() {
