@@ -80,13 +80,15 @@ pub fn own_stmts(prog: &Program, block: &[StmtId]) -> Vec<StmtId> {
 /// `return` anywhere in it (inner loops included), a Fortran `exit NAME` or `cycle NAME` in
 /// an inner loop whose `NAME` is not one of the inner loops (`cycle NAME` also not this
 /// loop: so a loop around it), and a `goto` whose label is not in the loop (or cannot be
-/// read). A `Break` lowered from a jump to the statement after a loop built from GOTO reads
-/// `goto`.
+/// read; the label ending this loop or an inner Fortran DO, `end_label`, is a jump to the next
+/// iteration). A `Break` lowered from a jump to the statement after a loop built from GOTO
+/// reads `goto`.
 pub fn early_exit(
     prog: &Program,
     sources: &Sources,
     span: Span,
     body: &[StmtId],
+    end_label: Option<u32>,
 ) -> Option<(StmtId, &'static str)> {
     let brk = match prog.language {
         Language::C => "break",
@@ -128,7 +130,7 @@ pub fn early_exit(
                 continue;
             }
             StmtKind::Opaque(o) if o.reason == "goto" => {
-                if !label_inside(prog, sources, span, body, &o.text) {
+                if !label_inside(prog, sources, span, body, end_label, &o.text) {
                     return Some((id, "goto"));
                 }
                 continue;
@@ -154,12 +156,15 @@ pub fn early_exit(
 }
 
 /// Whether the label a plain `goto` (text `jump`) names is defined in the loop: a
-/// statement of `body` carrying it (Fortran), or `name:` in the loop's text (C).
+/// statement of `body` carrying it or the label ending the loop (`end_label`) or an inner DO
+/// (Fortran: `DO 100 … GOTO 100 … 100 CONTINUE` is a `cycle`), or `name:` in the loop's text
+/// (C).
 fn label_inside(
     prog: &Program,
     sources: &Sources,
     span: Span,
     body: &[StmtId],
+    end_label: Option<u32>,
     jump: &str,
 ) -> bool {
     let compact: String = jump
@@ -178,9 +183,17 @@ fn label_inside(
             let Ok(label) = target.parse::<u32>() else {
                 return false;
             };
-            prog.walk(body)
-                .into_iter()
-                .any(|id| prog.stmt(id).is_some_and(|s| s.label == Some(label)))
+            end_label == Some(label)
+                || prog.walk(body).into_iter().any(|id| {
+                    prog.stmt(id).is_some_and(|s| {
+                        let ends = match &s.kind {
+                            StmtKind::Loop(l) => l.end_label,
+                            StmtKind::While(w) => w.end_label,
+                            _ => None,
+                        };
+                        s.label == Some(label) || ends == Some(label)
+                    })
+                })
         }
         Language::C => c_defines_label(sources.text(span), target),
     }

@@ -1211,6 +1211,7 @@ impl<'p> Analysis<'p> {
                 self.sources,
                 self.prog.stmt(id).map_or(l.header_span, |s| s.span),
                 &l.body,
+                l.end_label,
             ),
         ) {
             let at = self.prog.stmt(exit).map_or(line, |x| self.line(x.span));
@@ -1366,10 +1367,11 @@ impl<'p> Analysis<'p> {
         } else {
             bound
         };
-        let exit = cap::early_exit(prog, self.sources, span, &w.body).map(|(id, what)| {
-            let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
-            format!("{what} at line {at}")
-        });
+        let exit =
+            cap::early_exit(prog, self.sources, span, &w.body, w.end_label).map(|(id, what)| {
+                let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
+                format!("{what} at line {at}")
+            });
         let why = match (parts.len() > 1, exit) {
             (false, None) => return (Attr::Expr(bound), None),
             (true, None) => format!("condition at line {line}"),

@@ -418,3 +418,58 @@ int main(int argc, char **argv) {
         serde_json::json!([2, 3])
     );
 }
+
+/// review8 H1: `GOTO` the label ending the loop (its own `100 CONTINUE` or `200 END DO`, an
+/// inner DO's terminator) starts the next iteration, as `cycle` does: the trip stays exact.
+const GOTO_TERMINATOR_F: &str = "      PROGRAM DOCONT
+      INCLUDE 'mpif.h'
+      INTEGER N, I, J, K, IERR
+      DOUBLE PRECISION A(1000), S
+      CALL MPI_INIT(IERR)
+      READ (*,*) N
+      S = 0.0
+      DO 100 I = 1, N
+         IF (A(I) .LT. 0.0) GOTO 100
+         S = S + A(I)
+  100 CONTINUE
+      DO 200 K = 1, N
+         IF (A(K) .LT. 0.0) GO TO 200
+         S = S + A(K)
+  200 END DO
+      DO K = 1, N
+         IF (A(K) .LT. 0.0) GO TO 250
+         S = S + A(K)
+  250 END DO
+      DO 400 J = 1, N
+         DO 300 I = 1, N
+            IF (A(I) .LT. 0.0) GOTO 300
+            S = S + A(I)
+  300    CONTINUE
+  400 CONTINUE
+      DO 500 I = 1, N
+         IF (A(I) .LT. 0.0) GOTO 600
+         S = S + A(I)
+  500 CONTINUE
+  600 CONTINUE
+      CALL MPI_ALLREDUCE(S, S, 1, MPI_DOUBLE_PRECISION, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+
+#[test]
+fn a_goto_to_the_label_ending_a_do_is_a_cycle_not_an_exit() {
+    let apt = apt_of("docont.f", GOTO_TERMINATOR_F);
+    let l = loops(&apt);
+    assert_eq!(l.len(), 6);
+    for (k, l) in l.iter().take(5).enumerate() {
+        assert_eq!(l.trip, e("N"), "loop {k}");
+        assert_eq!(l.cap, None, "loop {k}");
+    }
+    // a jump past the terminator still leaves the loop
+    assert_eq!(
+        l[5].trip,
+        Attr::Unresolved("exits early (goto at line 27)".into())
+    );
+    assert_eq!(l[5].cap, Some(e("N")));
+}

@@ -566,6 +566,10 @@ pub struct Loop {
     /// no braces), Fortran `end do`/`enddo` or the labelled terminator (`20 continue`, shared
     /// by every loop of a labelled nest ending there).
     pub end_span: Span,
+    /// Fortran: the label of the statement that ends the loop (`DO 100 …` or a labelled
+    /// `100 END DO`); a `GOTO` to it from the body starts the next iteration, as `cycle` does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_label: Option<u32>,
 }
 
 /// A loop that is not counted: C `while`, `do ... while`, a `for` whose header is not a
@@ -583,6 +587,9 @@ pub struct While {
     pub post_test: bool,
     pub header_span: Span,
     pub end_span: Span,
+    /// As [`Loop::end_label`] (Fortran `DO WHILE` and bare `DO`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_label: Option<u32>,
 }
 
 /// `if / else if / else`: arms in order, the first true condition wins.

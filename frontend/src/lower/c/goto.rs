@@ -190,6 +190,7 @@ impl<'a> CLower<'a> {
             post_test,
             header_span,
             end_span: self.span(closing_inner),
+            end_label: None,
         };
         self.b
             .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());

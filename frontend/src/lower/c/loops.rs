@@ -32,6 +32,7 @@ impl<'a> CLower<'a> {
             post_test: post,
             header_span,
             end_span,
+            end_label: None,
         };
         self.b
             .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
@@ -55,6 +56,7 @@ impl<'a> CLower<'a> {
                 body,
                 header_span,
                 end_span,
+                end_label: None,
             };
             self.b
                 .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
@@ -88,6 +90,7 @@ impl<'a> CLower<'a> {
             post_test: false,
             header_span,
             end_span,
+            end_label: None,
         };
         self.b
             .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());

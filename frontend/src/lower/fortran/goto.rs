@@ -141,6 +141,7 @@ impl<'a> FLower<'a> {
             post_test,
             header_span,
             end_span: self.span(closing),
+            end_label: None,
         };
         self.b.fill(
             id,

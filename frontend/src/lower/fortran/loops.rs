@@ -24,6 +24,7 @@ impl<'a> FLower<'a> {
         let mut body_nodes = Vec::new();
         let mut end_span = span;
         let my_label = self.do_label(n);
+        let mut end_label = my_label;
         // a terminator statement handed down by an enclosing loop ending on the same label
         let mut terminator: Vec<Node<'a>> = match self.pending_terminator.take() {
             Some((l, nodes)) if Some(l) == my_label => nodes,
@@ -32,9 +33,22 @@ impl<'a> FLower<'a> {
                 Vec::new()
             }
         };
-        for k in kids.iter().skip(1) {
+        for (i, k) in kids.iter().enumerate().skip(1) {
             match k.kind() {
-                "end_do_loop_statement" => end_span = self.span(*k),
+                "end_do_loop_statement" => {
+                    end_span = self.span(*k);
+                    // `200 end do`: the label precedes it (or opens it)
+                    let before = kids[i - 1];
+                    let label = children(*k)
+                        .into_iter()
+                        .chain((before.kind() == "statement_label").then_some(before))
+                        .find(|c| c.kind() == "statement_label");
+                    end_label = end_label.or_else(|| {
+                        label
+                            .and_then(|l| parse_int(self.text(l)))
+                            .and_then(|v| u32::try_from(v).ok())
+                    });
+                }
                 "end_do_label_loop_statement" => {
                     end_span = self.span(*k);
                     // a terminator that is a real statement belongs to the body
@@ -97,6 +111,7 @@ impl<'a> FLower<'a> {
                     body,
                     header_span,
                     end_span,
+                    end_label,
                 };
                 self.b
                     .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
@@ -127,6 +142,7 @@ impl<'a> FLower<'a> {
             post_test: false,
             header_span,
             end_span,
+            end_label,
         };
         self.b
             .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
