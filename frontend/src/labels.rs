@@ -103,6 +103,104 @@ fn ends_unit(text: &str) -> bool {
         .any(|k| rest.starts_with(k))
 }
 
+/// Whether a statement starts a program unit or subprogram, whose labels are its own:
+/// `program p`, `module m` (not `module procedure`), `subroutine s`, `block data`,
+/// `recursive subroutine s`, `integer function f(x)`, `real*8 function f`,
+/// `type(t) function f()`, `module function f`.
+fn starts_unit(text: &str) -> bool {
+    const PREFIXES: [&str; 6] = [
+        "recursive",
+        "pure",
+        "impure",
+        "elemental",
+        "non_recursive",
+        "module",
+    ];
+    const TYPES: [&str; 8] = [
+        "integer",
+        "real",
+        "logical",
+        "complex",
+        "character",
+        "doubleprecision",
+        "doublecomplex",
+        "type",
+    ];
+    let word = |t: &str| {
+        let t = t.trim_start();
+        let end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(t.len());
+        (t[..end].to_string(), t[end..].to_string())
+    };
+    let named = |rest: &str| {
+        rest.starts_with([' ', '\t']) && word(rest).0.starts_with(|c: char| c.is_ascii_alphabetic())
+    };
+    let mut t = text.trim_start().to_string();
+    let mut typed = false;
+    loop {
+        let (mut w, mut rest) = word(&t);
+        if w == "double" || w == "block" {
+            let (w2, r2) = word(&rest);
+            w.push_str(&w2);
+            rest = r2;
+        }
+        match w.as_str() {
+            "program" | "subroutine" | "submodule" if !typed => {
+                return named(&rest) || (w == "submodule" && rest.trim_start().starts_with('('))
+            }
+            "blockdata" if !typed => return true,
+            "function" => return named(&rest),
+            "module" if !typed => {
+                let (next, _) = word(&rest);
+                if next == "procedure" {
+                    return false;
+                }
+                if !PREFIXES.contains(&next.as_str())
+                    && !TYPES.contains(&next.as_str())
+                    && !["subroutine", "function", "double", "class"].contains(&next.as_str())
+                {
+                    return named(&rest);
+                }
+                t = rest;
+            }
+            p if PREFIXES.contains(&p) => t = rest,
+            ty if !typed && (TYPES.contains(&ty) || ty == "class") => {
+                typed = true;
+                let r = rest.trim_start();
+                // a kind or length: `*8`, `(kind=8)`, `(t)`
+                t = if let Some(r) = r.strip_prefix('*') {
+                    let r = r.trim_start();
+                    r.trim_start_matches(|c: char| c.is_ascii_digit())
+                        .to_string()
+                } else if r.starts_with('(') {
+                    let mut depth = 0usize;
+                    let mut cut = r.len();
+                    for (i, c) in r.char_indices() {
+                        match c {
+                            '(' => depth += 1,
+                            ')' => {
+                                depth = depth.saturating_sub(1);
+                                if depth == 0 {
+                                    cut = i + 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    r[cut..].to_string()
+                } else if ty == "type" || ty == "class" {
+                    return false;
+                } else {
+                    format!(" {r}")
+                };
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// The label a `DO` statement ends on: `do 20 i = …`, `do20i=…`, `do 20, i = …`,
 /// `name: do 20 while (…)`.
 fn do_label(text: &str) -> Option<u32> {
@@ -131,26 +229,39 @@ fn do_label(text: &str) -> Option<u32> {
         .flatten()
 }
 
+/// The statements (indices) of each scoping unit of `stmts`, in the order they close. A
+/// subprogram's statements are its own, not its host's: a unit opens at its first statement
+/// (`subroutine s`, after a host's `contains` or in an interface block) and closes at its
+/// `end`, after which its host's statements go on (the host's `end` is the host's).
+fn units(stmts: &[Statement]) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut open: Vec<Vec<usize>> = vec![Vec::new()];
+    for (k, s) in stmts.iter().enumerate() {
+        if starts_unit(&s.text) {
+            open.push(Vec::new());
+        }
+        if let Some(u) = open.last_mut() {
+            u.push(k);
+        }
+        if ends_unit(&s.text) {
+            out.extend(open.pop());
+            if open.is_empty() {
+                open.push(Vec::new());
+            }
+        }
+    }
+    out.extend(open.into_iter().rev().filter(|u| !u.is_empty()));
+    out
+}
+
 /// Checks the labels of each program unit of `asm` (the text of `file`), blanking DO
 /// statements with no terminating label so the parse keeps what follows them.
 pub fn check(asm: &mut Assembled, file: FileId, sources: &Sources) -> Vec<Diagnostic> {
     let stmts = statements(&asm.text);
     let mut diags = Vec::new();
     let mut blank: Vec<usize> = Vec::new();
-    let mut unit_start = 0;
-    for (k, s) in stmts.iter().enumerate() {
-        if k + 1 == stmts.len() || ends_unit(&s.text) {
-            unit(
-                &stmts[unit_start..=k],
-                unit_start,
-                asm,
-                file,
-                sources,
-                &mut diags,
-                &mut blank,
-            );
-            unit_start = k + 1;
-        }
+    for u in units(&stmts) {
+        unit(&stmts, &u, asm, file, sources, &mut diags, &mut blank);
     }
     if blank.is_empty() {
         return diags;
@@ -170,9 +281,10 @@ pub fn check(asm: &mut Assembled, file: FileId, sources: &Sources) -> Vec<Diagno
     diags
 }
 
+/// Checks one unit: `idx` are its statements' indices in `stmts`.
 fn unit(
-    stmts: &[Statement],
-    offset: usize,
+    all: &[Statement],
+    idx: &[usize],
     asm: &Assembled,
     file: FileId,
     sources: &Sources,
@@ -190,6 +302,7 @@ fn unit(
         let line = sources.get(span.file).map_or(0, |f| f.line_of(span.start));
         (span, name, line)
     };
+    let stmts: Vec<&Statement> = idx.iter().map(|&k| &all[k]).collect();
     for (k, s) in stmts.iter().enumerate() {
         let Some(l) = do_label(&s.text) else { continue };
         let ends = stmts[k + 1..].iter().any(|t| t.label == Some(l));
@@ -207,14 +320,14 @@ fn unit(
                 "label the loop's last statement {l} (`{l} CONTINUE`); until then the loop is dropped and its body read once"
             )),
         );
-        blank.push(offset + k);
+        blank.push(idx[k]);
     }
     // label → index of its first definition
     let mut defined: BTreeMap<u32, usize> = BTreeMap::new();
     for (k, s) in stmts.iter().enumerate() {
         let Some(l) = s.label else { continue };
         if let Some(&first) = defined.get(&l) {
-            let (_, _, first_line) = where_(&stmts[first]);
+            let (_, _, first_line) = where_(stmts[first]);
             let (span, _, line) = where_(s);
             diags.push(
                 Diagnostic::error(
@@ -246,6 +359,39 @@ mod tests {
         assert_eq!(do_label("do i = 1, n"), None);
         assert_eq!(do_label("double precision x"), None);
         assert_eq!(do_label("do 20"), None);
+    }
+
+    #[test]
+    fn unit_starts() {
+        for t in [
+            "program host",
+            "subroutine inner(m)",
+            "recursive subroutine r",
+            "module ops",
+            "module subroutine s(x)",
+            "integer function f(x)",
+            "real*8 function f(x)",
+            "real(kind=8) function b(n)",
+            "double precision function d(x)",
+            "type(grid) function g()",
+            "pure elemental real function e(x)",
+            "block data init",
+            "submodule (ops) impl",
+        ] {
+            assert!(starts_unit(t), "{t}");
+        }
+        for t in [
+            "module procedure s",
+            "integer function_count",
+            "real functions(10)",
+            "type grid",
+            "type, extends(a) :: b",
+            "program = 3",
+            "contains",
+            "call subroutine(x)",
+        ] {
+            assert!(!starts_unit(t), "{t}");
+        }
     }
 
     #[test]

@@ -148,3 +148,95 @@ C     a comment after the statement
     assert!(!e.is_empty());
     assert!(e.iter().all(|(_, line, _)| *line == 5), "{e:?}");
 }
+
+/// review8 H2: an internal procedure after CONTAINS, and each module procedure, has its own
+/// labels: `10 continue` in the host and in `inner` is legal.
+#[test]
+fn a_host_and_its_internal_procedure_each_have_their_own_labels() {
+    let src = "program host
+  use mpi
+  integer :: i, n, ierr
+  real :: s
+  call MPI_Init(ierr)
+  read (*, *) n
+  s = 0
+  do 10 i = 1, n
+    s = s + i
+10 continue
+  call inner(n)
+  call MPI_Finalize(ierr)
+contains
+  subroutine inner(m)
+    integer :: m, j
+    do 10 j = 1, m
+      s = s + j
+10  continue
+  end subroutine inner
+  recursive integer function twice(m) result(r)
+    integer :: m
+    r = 0
+    do 10 j = 1, m
+      r = r + 2
+10  continue
+  end function twice
+end program host
+";
+    let l = load("internal.f90", src);
+    assert!(errors(&l).is_empty(), "{:?}", errors(&l));
+    assert_eq!(procs(&l), ["host", "inner", "twice"]);
+
+    let module = "module ops
+  implicit none
+contains
+  subroutine a(n)
+    integer :: n, i
+    do 20 i = 1, n
+20  continue
+  end subroutine a
+  real(kind=8) function b(n)
+    integer :: n, i
+    b = 0
+    do 20 i = 1, n
+      b = b + 1
+20  continue
+  end function b
+end module ops
+";
+    let l = load("ops.f90", module);
+    assert!(errors(&l).is_empty(), "{:?}", errors(&l));
+
+    // within one internal procedure a label twice is still an error, and a host's DO does not
+    // find its terminator in the procedure it contains
+    let bad = "program host
+  integer :: i
+  do 30 i = 1, 3
+  i = i + 1
+  call inner
+contains
+  subroutine inner
+    integer :: j
+    do 30 j = 1, 2
+30  continue
+30  continue
+  end subroutine inner
+end program host
+";
+    let l = load("bad.f90", bad);
+    let e = errors(&l);
+    assert_eq!(
+        e,
+        [
+            (
+                "label",
+                11,
+                "label 30 defined twice, at lines 10 and 11".to_string()
+            ),
+            (
+                "label",
+                3,
+                "DO 30 at bad.f90:3 has no terminating statement labelled 30".to_string()
+            ),
+        ],
+        "{e:?}"
+    );
+}
