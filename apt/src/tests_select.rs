@@ -150,3 +150,45 @@ int main(int argc, char **argv) {
     );
     assert!(c[..2].iter().all(|(_, u)| u.is_none()), "{c:?}");
 }
+
+/// review8 M3: `case 1: if (x) break; work(n); break;` skips the rest of the case when `x`,
+/// which an IF arm cannot say: the switch stays one opaque arm. A `break` of a loop inside a
+/// case is the loop's, and the switch is still a chain.
+#[test]
+fn c_switch_with_an_inner_break_in_a_case_stays_opaque() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int method = atoi(argv[1]), n = atoi(argv[2]), i;
+    int x = n % 3;
+    MPI_Init(&argc, &argv);
+    switch (method) {
+    case 1:
+        if (x) break;
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    }
+    switch (method) {
+    case 1:
+        for (i = 0; i < n; i++) {
+            if (i > x) break;
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        break;
+    default:
+        break;
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("sw.c", src);
+    let c = conds(&apt);
+    let texts: Vec<&str> = c.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(texts[0], "(method)", "{c:?}");
+    assert!(texts.contains(&"METHOD == 1"), "{c:?}");
+}

@@ -110,3 +110,35 @@ fn switch_arm_counts_under_open_mpi() {
         assert_eq!((arm(10, 0), arm(10, 1)), (4, 0), "rank {rank}");
     }
 }
+
+/// review8 L1: `case 1: default:` stacked over one body: the group's markers go after the
+/// last label's colon, so entering at `default:` records the arm too.
+#[test]
+fn stacked_case_and_default_mark_after_the_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("stacked.c");
+    std::fs::write(
+        &src,
+        "#include <mpi.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n    int method = atoi(argv[1]);\n    MPI_Init(&argc, &argv);\n    switch (method) {\n    case 2:\n        MPI_Barrier(MPI_COMM_WORLD);\n        break;\n    case 1:\n    default:\n        MPI_Barrier(MPI_COMM_WORLD);\n        break;\n    }\n    MPI_Finalize();\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let c = Case {
+        name: "stacked".into(),
+        lang: Lang::C,
+        fixed: false,
+        src,
+        include_dirs: Vec::new(),
+        args: vec!["1".into()],
+    };
+    let (_, _, main) = c.instrument(&tmp.path().join("inst")).unwrap();
+    let text = std::fs::read_to_string(&main).unwrap();
+    let line = |head: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(head))
+            .unwrap_or_else(|| panic!("no `{head}` in:\n{text}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(line("case 1:"), "case 1:", "{text}");
+    assert!(line("default:").contains("augur_branch("), "{text}");
+}

@@ -636,7 +636,10 @@ impl<'a> CLower<'a> {
             let ends = stmts
                 .last()
                 .is_some_and(|l| matches!(l.kind(), "break_statement" | "return_statement"));
-            if !ends {
+            // `case 1: if (x) break; work(n); break;`: an inner break skips the rest of the
+            // arm, which an IF arm cannot say, so the switch stays opaque
+            let inner_break = stmts[..stmts.len() - 1].iter().any(|x| breaks_switch(*x));
+            if !ends || inner_break {
                 return false;
             }
             g.2 = stmts;
@@ -656,11 +659,13 @@ impl<'a> CLower<'a> {
             if stmts.last().is_some_and(|l| l.kind() == "break_statement") {
                 stmts.pop();
             }
-            // `case 1: case 2` up to the last value (a default: its keyword)
+            // `case 1: case 2` up to the group's last label (a default: its keyword), so
+            // markers after its colon run whichever label control enters at
             let start = self.span(cases[0]);
-            let end = match values.iter().flatten().last() {
-                Some(v) => self.span(*v).end,
-                None => start.start + 7,
+            let end = match (values.last(), cases.last()) {
+                (Some(Some(v)), _) => self.span(*v).end,
+                (_, Some(c)) => self.span(*c).start + 7,
+                _ => start.start + 7,
             };
             let head = Span::new(start.file, start.start, end.max(start.start));
             // the option a getopt case reads (`case 'n': n = atoi(optarg)`)
@@ -723,6 +728,20 @@ impl<'a> CLower<'a> {
         self.b.parent = saved;
         self.b.leave();
         out
+    }
+}
+
+/// Whether `n` holds a `break` that leaves the switch around it: not one of a loop or switch
+/// nested in it.
+fn breaks_switch(n: Node) -> bool {
+    match n.kind() {
+        "break_statement" => true,
+        "for_statement" | "while_statement" | "do_statement" | "switch_statement" => false,
+        _ => {
+            let mut c = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            kids.into_iter().any(breaks_switch)
+        }
     }
 }
 
