@@ -130,11 +130,15 @@ pub fn for_each_expr<'a>(
 }
 
 /// User procedures called inside the expressions of `s`, in pre-order: `(callee, args)`.
+/// The arms of a `switch` / `SELECT CASE` each compare a copy of the selector, which runs
+/// once: a call there (`select case (pick(m))`, one span in every copy) is listed once.
 pub fn expr_calls<'a>(
     prog: &Program,
     names: &ProcNames,
     s: &'a Stmt,
 ) -> Vec<(ProcId, &'a [SrcExpr])> {
+    let switch = matches!(&s.kind, StmtKind::If(i) if i.switch.is_some());
+    let mut seen = std::collections::BTreeSet::new();
     let mut out = Vec::new();
     let mut stack = Vec::new();
     for top in stmt_exprs(s) {
@@ -144,6 +148,9 @@ pub fn expr_calls<'a>(
                 SrcExprKind::Index { array, indices } => (array, indices),
                 _ => return,
             };
+            if switch && !seen.insert(e.span) {
+                return;
+            }
             if let Some(id) = user_proc(prog, names, s.proc, name) {
                 out.push((id, args.as_slice()));
             }

@@ -192,3 +192,41 @@ int main(int argc, char **argv) {
     assert_eq!(texts[0], "(method)", "{c:?}");
     assert!(texts.contains(&"METHOD == 1"), "{c:?}");
 }
+
+/// review8 M2: `select case (pick(m))` calls `pick` once, however many arms (and ranges,
+/// which compare the selector twice) compare its value.
+#[test]
+fn a_selector_call_is_one_call_not_one_per_comparison() {
+    let src = r#"
+program p
+  use mpi
+  integer :: n, ierr, m
+  call MPI_Init(ierr)
+  read (*, *) n, m
+  select case (pick(m))
+  case (1)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  case (2)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  case (3:5)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end select
+  call MPI_Finalize(ierr)
+contains
+  integer function pick(k)
+    integer :: k, i
+    pick = 0
+    do i = 1, k
+      pick = pick + 1
+    end do
+  end function pick
+end program p
+"#;
+    let apt = apt_of("selfun.f90", src);
+    let picks = apt
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if callee == "pick"))
+        .count();
+    assert_eq!(picks, 1, "{}", crate::render::to_text(&apt));
+}
