@@ -274,3 +274,25 @@ end program p
         .collect();
     assert_eq!(named, ["cycle outer", "exit outer", "exit search"]);
 }
+
+/// review8 L2: `exit outer` in an inner DO of a GOTO loop names a DO around the GOTO loop,
+/// so it leaves the GOTO loop too: not a loop. `exit inner` naming the DO inside is fine.
+#[test]
+fn a_named_exit_of_a_loop_around_a_goto_loop_keeps_it_opaque() {
+    let body = |name: &str| {
+        format!(
+            "program p\n  integer :: i, j, n\n  n = 4\n  i = 0\n  outer: do j = 1, n\n10  continue\n    inner: do k = 1, n\n      if (k > i) exit {name}\n    end do inner\n    i = i + 1\n    if (i < n) goto 10\n  end do outer\nend program p\n"
+        )
+    };
+    let l = lower("p.f90", &body("outer"));
+    assert!(whiles(&l).is_empty(), "{:?}", whiles(&l));
+    let notes = goto_notes(&l);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("belongs to the loop around it")),
+        "{notes:?}"
+    );
+    let l = lower("p.f90", &body("inner"));
+    assert_eq!(whiles(&l), [("i < n".to_string(), true)]);
+}

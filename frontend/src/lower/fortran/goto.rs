@@ -33,6 +33,8 @@ impl<'a> FLower<'a> {
     pub(super) fn collect_jumps(&self, nodes: &[Node<'a>]) -> Jumps<u32> {
         let mut j = Jumps::default();
         let mut formats = Vec::new();
+        // offset of a named DO → its name (lower case)
+        let mut names: std::collections::BTreeMap<usize, String> = Default::default();
         let mut stack: Vec<(Node, Vec<usize>)> =
             nodes.iter().rev().map(|n| (*n, Vec::new())).collect();
         while let Some((n, dos)) = stack.pop() {
@@ -55,8 +57,24 @@ impl<'a> FLower<'a> {
                 }
                 "keyword_statement" => {
                     let t = self.text(n).trim_start().to_ascii_lowercase();
-                    if t.starts_with("exit") || t.starts_with("cycle") {
-                        j.escapes.push((n.start_byte(), dos.clone()));
+                    let word = ["exit", "cycle"].into_iter().find(|w| t.starts_with(w));
+                    if let Some(w) = word {
+                        // `exit outer` leaves the DO named `outer` alone (none: a construct
+                        // that is not a DO around it)
+                        let name = t[w.len()..]
+                            .trim()
+                            .trim_end_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                        let leaves = if name.is_empty() {
+                            dos.clone()
+                        } else {
+                            dos.iter()
+                                .rev()
+                                .find(|d| names.get(*d).is_some_and(|x| x == name))
+                                .into_iter()
+                                .copied()
+                                .collect()
+                        };
+                        j.escapes.push((n.start_byte(), leaves));
                     }
                 }
                 _ => {}
@@ -64,6 +82,13 @@ impl<'a> FLower<'a> {
             let mut inner = dos;
             if n.kind() == "do_loop" {
                 inner.push(n.start_byte());
+                let label = n
+                    .named_child(0)
+                    .filter(|k| k.kind() == "block_label_start_expression");
+                if let Some(k) = label {
+                    let name = self.text(k).trim().trim_end_matches(':').trim();
+                    names.insert(n.start_byte(), name.to_ascii_lowercase());
+                }
             }
             let kids = children(n);
             stack.extend(kids.into_iter().rev().map(|c| (c, inner.clone())));
