@@ -137,10 +137,37 @@ fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Att
 /// Per-rank count arrays (`alltoallv`, `gatherv`, …).
 fn counts_array(m: &MpiCall, role: Role) -> Option<Attr> {
     let a = m.arg(role)?;
-    let name = a.expr.base_var().unwrap_or("?");
-    Some(Attr::Unresolved(format!(
-        "per-rank counts held in array `{name}`"
-    )))
+    Some(Attr::Unresolved(match a.expr.base_var() {
+        Some(name) if !name.eq_ignore_ascii_case("NULL") => {
+            format!("per-rank counts held in array `{name}`")
+        }
+        _ => "per-rank counts held in an array".into(),
+    }))
+}
+
+/// The block one rank moves in a Scatterv (what it receives) or Gatherv (what it sends):
+/// its scalar count, as the runtime records a non-root rank. A root that moves no block of
+/// its own (count 0 or `MPI_IN_PLACE`) is recorded with the mean of the per-rank counts,
+/// which the source does not give: unresolved, naming the counts array. The root-only
+/// arguments of the other ranks (often `NULL`) are never read.
+fn v_block(
+    m: &MpiCall,
+    buf: Role,
+    count: Role,
+    ty: Role,
+    counts: Role,
+    s: &mut dyn Scope,
+) -> Option<Attr> {
+    let in_place = m.arg(buf).is_some_and(
+        |a| matches!(&a.expr.kind, SrcExprKind::Var(v) if v.eq_ignore_ascii_case("MPI_IN_PLACE")),
+    );
+    let none = m
+        .arg(count)
+        .is_some_and(|a| matches!(a.expr.kind, SrcExprKind::Int(0)));
+    if in_place || none {
+        return counts_array(m, counts);
+    }
+    bytes_of(m, count, ty, s)
 }
 
 /// Attributes of a communication call; `None` when `m` is not communication.
@@ -150,7 +177,27 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
     }
     let peer = role_attr(m, &[Role::Peer, Role::Dest, Role::Root], s);
     let tag = role_attr(m, &[Role::Tag, Role::SendTag], s);
-    let bytes = bytes_of(m, Role::Count, Role::Datatype, s)
+    let bytes = match m.op {
+        MpiOp::Scatterv => v_block(
+            m,
+            Role::RecvBuf,
+            Role::RecvCount,
+            Role::RecvType,
+            Role::SendCounts,
+            s,
+        ),
+        MpiOp::Gatherv => v_block(
+            m,
+            Role::SendBuf,
+            Role::SendCount,
+            Role::SendType,
+            Role::RecvCounts,
+            s,
+        ),
+        _ => None,
+    };
+    let bytes = bytes
+        .or_else(|| bytes_of(m, Role::Count, Role::Datatype, s))
         .or_else(|| bytes_of(m, Role::SendCount, Role::SendType, s))
         .or_else(|| bytes_of(m, Role::RecvCount, Role::Datatype, s))
         .or_else(|| counts_array(m, Role::SendCounts))

@@ -112,3 +112,49 @@ int main(int argc, char **argv) {
         "{bytes:?}"
     );
 }
+
+/// trial3 #8: Scatterv and Gatherv size one rank's block from its scalar count, at workers
+/// whose root-only arguments are NULL too; a root that moves no block of its own (count 0,
+/// MPI_IN_PLACE) is recorded with the mean of the counts, unresolved here
+#[test]
+fn v_collectives_size_the_block_of_one_rank() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), rank, p, counts[64], displs[64];
+    double items[1000], mine[1000], res[1000], all[1000];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (rank == 0) {
+        MPI_Scatterv(items, counts, displs, MPI_DOUBLE, mine, 0, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(res, 0, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(MPI_IN_PLACE, n, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    } else {
+        MPI_Scatterv(NULL, NULL, NULL, MPI_DOUBLE, mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(res, n, MPI_DOUBLE, NULL, NULL, NULL, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(res, n, MPI_INT, NULL, NULL, NULL, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("farm.c", src);
+    let bytes: Vec<Attr> = comms(&apt)
+        .iter()
+        .map(|c| c.bytes.clone().unwrap())
+        .collect();
+    let counts = Attr::Unresolved("per-rank counts held in array `counts`".into());
+    assert_eq!(
+        bytes,
+        vec![
+            counts.clone(),
+            counts.clone(),
+            counts,
+            e("8*N"),
+            e("8*N"),
+            e("4*N"),
+        ]
+    );
+}
