@@ -158,3 +158,57 @@ int main(int argc, char **argv) {
         ]
     );
 }
+
+/// Start and Startall of persistent requests (the runtime traces each start as the
+/// Isend/Irecv it makes): the size, peer and tag of the messages their inits describe, when
+/// the started requests agree on them
+#[test]
+fn starts_take_sizes_and_peers_from_their_inits() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), rank, p, step, left, right;
+    double a[1000];
+    MPI_Request reqs[4], one;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    left = (rank + p - 1) % p;
+    right = (rank + 1) % p;
+    MPI_Recv_init(a, n, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Recv_init(a + n, n, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Send_init(a, n, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &reqs[2]);
+    MPI_Send_init(a + n, n, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &reqs[3]);
+    MPI_Send_init(a, 2 * n, MPI_INT, right, 7, MPI_COMM_WORLD, &one);
+    for (step = 0; step < 10; step++) {
+        MPI_Startall(4, reqs);
+        MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+        MPI_Start(&one);
+        MPI_Wait(&one, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("persist.c", src);
+    let c = comms(&apt);
+    let all = c[0];
+    assert_eq!(all.op, frontend::MpiOp::Startall);
+    assert_eq!(all.bytes, Some(e("8*N")));
+    assert_eq!(all.peer, Some(e("-P*floor(rank/P + 1/P) + rank + 1")));
+    assert_eq!(
+        all.source,
+        Some(e("-P*floor((P + rank - 1)/P) + P + rank - 1"))
+    );
+    assert!(
+        all.tag.as_ref().unwrap().unresolved().is_some(),
+        "{:?}",
+        all.tag
+    );
+    let start = c[2];
+    assert_eq!(start.op, frontend::MpiOp::Start);
+    assert_eq!(start.bytes, Some(e("8*N")));
+    assert_eq!(start.tag, Some(e("7")));
+    assert_eq!(start.source, None);
+}

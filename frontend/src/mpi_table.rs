@@ -571,6 +571,17 @@ impl MpiOp {
             MpiOp::Waitany | MpiOp::Waitsome | MpiOp::Testany | MpiOp::Testsome
         )
     }
+    /// `MPI_Send_init`, `Ssend_init`, `Bsend_init`, `Rsend_init`, `Recv_init`.
+    pub fn is_persistent_init(self) -> bool {
+        matches!(
+            self,
+            MpiOp::SendInit
+                | MpiOp::SsendInit
+                | MpiOp::BsendInit
+                | MpiOp::RsendInit
+                | MpiOp::RecvInit
+        )
+    }
     /// Point-to-point sends and receives (blocking or not).
     pub fn is_point_to_point(self) -> bool {
         matches!(
