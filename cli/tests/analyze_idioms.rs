@@ -10,10 +10,8 @@
     clippy::panic
 )]
 
-use std::path::Path;
-
 mod common;
-use common::{need, run as augur};
+use common::smpi_model;
 
 const SOURCE: &str = r#"#include <mpi.h>
 #include <stdio.h>
@@ -77,40 +75,17 @@ int main(int argc, char **argv)
 }
 "#;
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn helper_routines_proc_null_ends_collectives_and_rank_zero_work() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("idioms.c");
-    std::fs::write(&src, SOURCE).unwrap();
-    let runs = tmp.path().join("idioms.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "idioms.c",
+        SOURCE,
         "2,4,8",
-        "--param",
-        "N=1024,2048",
-        "--",
-        "{N}",
-        "200",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["N=1024,2048"],
+        &["{N}", "200"],
+    );
     let phases = m["phases"].as_array().unwrap();
     let of = |k: &str| phases.iter().filter(|p| p["kind"] == k).collect::<Vec<_>>();
     // the two Sendrecvs: two loosely synchronous exchanges, one message per rank each time
@@ -176,34 +151,15 @@ int main(int argc, char **argv)
 /// sqrt(P) by the source analysis, and the report says it took that approximation.
 #[test]
 fn dims_create_grid_sizes_come_from_the_source_with_a_note() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("cart.c");
-    std::fs::write(&src, CART).unwrap();
-    let runs = tmp.path().join("cart.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "cart.c",
+        CART,
         "4,16",
-        "--param",
-        "N=512,1024",
-        "--",
-        "{N}",
-        "20",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["N=512,1024"],
+        &["{N}", "20"],
+    );
     let bytes = m["quantities"]
         .as_array()
         .unwrap()
@@ -256,34 +212,15 @@ int main(int argc, char **argv)
 /// added up would put the fitted T 2x above every run).
 #[test]
 fn consecutive_rank_ifs_cost_the_slowest_ranks_arms() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("ends.c");
-    std::fs::write(&src, ENDS).unwrap();
-    let runs = tmp.path().join("ends.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "ends.c",
+        ENDS,
         "2,4,8",
-        "--param",
-        "N=20000,40000",
-        "--",
-        "{N}",
-        "50",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["N=20000,40000"],
+        &["{N}", "50"],
+    );
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
     for r in rows {
@@ -326,33 +263,15 @@ int main(int argc, char **argv)
 /// and that every run repeated the same number of times is warned about.
 #[test]
 fn a_collective_on_a_split_communicator_spans_its_group() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("split.c");
-    std::fs::write(&src, SPLIT).unwrap();
-    let runs = tmp.path().join("split.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "split.c",
+        SPLIT,
         "4,8,16",
-        "--param",
-        "ITERS=50,100",
-        "--",
-        "{ITERS}",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["ITERS=50,100"],
+        &["{ITERS}"],
+    );
     let procs: Vec<&str> = m["phases"]
         .as_array()
         .unwrap()
@@ -408,36 +327,15 @@ int main(int argc, char **argv)
 /// the arm's probability (the traces have no arm counts for a switch): T follows METHOD and N.
 #[test]
 fn a_switch_on_a_parameter_weights_its_cases_by_the_source() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("sw.c");
-    std::fs::write(&src, SWITCH).unwrap();
-    let runs = tmp.path().join("sw.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "sw.c",
+        SWITCH,
         "2,4",
-        "--param",
-        "N=100000,200000",
-        "--param",
-        "METHOD=1,2",
-        "--",
-        "{N}",
-        "{METHOD}",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["N=100000,200000", "METHOD=1,2"],
+        &["{N}", "{METHOD}"],
+    );
     let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
     assert!(t.vars().contains("METHOD") && t.vars().contains("N"), "{t}");
     let branches: Vec<&serde_json::Value> = m["quantities"]

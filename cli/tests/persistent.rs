@@ -9,10 +9,8 @@
     clippy::panic
 )]
 
-use std::path::Path;
-
 mod common;
-use common::{need, run as augur};
+use common::smpi_model;
 
 const SOURCE: &str = r#"#include <mpi.h>
 #include <stdio.h>
@@ -61,40 +59,18 @@ int main(int argc, char **argv)
 }
 "#;
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn persistent_halo_ring_is_a_phase_without_anomalies() {
-    need("smpicc");
-    need("smpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("pring.c");
-    std::fs::write(&src, SOURCE).unwrap();
-    let runs = tmp.path().join("pring.augur");
-    let platform = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/platform/cluster.xml");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        s(&platform),
-        "--np",
+    let m = smpi_model(
+        tmp.path(),
+        "pring.c",
+        SOURCE,
         "2,4,8",
-        "--param",
-        "N=4096,8192",
-        "--",
-        "{N}",
-        "50",
-    ]);
-    assert_eq!(o.status.code(), Some(0));
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(o.status.code(), Some(0));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &["N=4096,8192"],
+        &["{N}", "50"],
+    );
+    let runs = tmp.path().join("pring.augur");
     let phases = m["phases"].as_array().unwrap();
     // the Startall site (line 29) holds the ring: two messages of 4 doubles per rank and step,
     // loosely synchronous on all P ranks

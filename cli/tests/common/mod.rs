@@ -87,3 +87,49 @@ pub fn manifest(dir: &Path) -> trace::Manifest {
         .unwrap()
         .expect("manifest.json written")
 }
+
+/// Writes `source` as `tmp/<file>`, profiles it under SMPI on the testdata platform
+/// (`augur profile FILE --np NP --param P… -- ARGS…` into `tmp/<stem>.augur`), analyses the
+/// runs and returns the model (`analyze --json`). Fails the test when a step fails.
+pub fn smpi_model(
+    tmp: &Path,
+    file: &str,
+    source: &str,
+    np: &str,
+    params: &[&str],
+    args: &[&str],
+) -> serde_json::Value {
+    need("smpicc");
+    need("smpirun");
+    let src = tmp.join(file);
+    std::fs::write(&src, source).unwrap();
+    let stem = Path::new(file).file_stem().unwrap().to_str().unwrap();
+    let runs = tmp.join(format!("{stem}.augur"));
+    let platform = root().join("testdata/platform/cluster.xml");
+    let (src, runs, platform) = (
+        src.to_str().unwrap().to_string(),
+        runs.to_str().unwrap().to_string(),
+        platform.to_str().unwrap().to_string(),
+    );
+    let mut cmd = vec![
+        "profile",
+        &src,
+        "--out",
+        &runs,
+        "--launcher",
+        "smpirun",
+        "--platform",
+        &platform,
+        "--np",
+        np,
+    ];
+    for p in params {
+        cmd.extend(["--param", p]);
+    }
+    cmd.push("--");
+    cmd.extend(args);
+    assert_eq!(run(&cmd).status.code(), Some(0), "profile {file}");
+    let o = run(&["analyze", &src, "--runs", &runs, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "analyze {file}");
+    serde_json::from_slice(&o.stdout).unwrap()
+}
