@@ -312,13 +312,21 @@ fn check(traces: &[RankTrace], mpi: Mpi, lang: Lang) {
                     62,
                     Op::Gatherv,
                     Peer::Rank(0),
-                    if me == 0 { all / i64::from(p) } else { r1 * int },
+                    if me == 0 {
+                        all / i64::from(p)
+                    } else {
+                        r1 * int
+                    },
                 ),
                 (
                     63,
                     Op::Scatterv,
                     Peer::Rank(0),
-                    if me == 0 { all / i64::from(p) } else { r1 * int },
+                    if me == 0 {
+                        all / i64::from(p)
+                    } else {
+                        r1 * int
+                    },
                 ),
                 (69, Op::Rsend, Peer::Rank((me + 1) % p), int),
             ]);
