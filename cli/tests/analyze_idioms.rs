@@ -302,7 +302,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     n = atoi(argv[1]);
     method = atoi(argv[2]);
-    for (it = 0; it < 10; it++) {
+    for (it = 0; it < 40; it++) {
         switch (method) {
         case 1:
             for (i = 0; i < n; i++)

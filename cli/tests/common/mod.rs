@@ -88,9 +88,20 @@ pub fn manifest(dir: &Path) -> trace::Manifest {
         .expect("manifest.json written")
 }
 
+/// Held while a test profiles under SMPI: SMPI charges computation at the host's real speed, so
+/// two simulations running at once on these 2 cores slow each other's bursts and the tests
+/// that compare the model with the runs see noise (the test harness runs a binary's tests in
+/// parallel).
+pub fn smpi_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Writes `source` as `tmp/<file>`, profiles it under SMPI on the testdata platform
-/// (`augur profile FILE --np NP --param P… -- ARGS…` into `tmp/<stem>.augur`), analyses the
-/// runs and returns the model (`analyze --json`). Fails the test when a step fails.
+/// (`augur profile FILE --np NP --param P… -- ARGS…` into `tmp/<stem>.augur`, one simulation
+/// at a time: `smpi_lock`), analyses the runs and returns the model (`analyze --json`). Fails
+/// the test when a step fails.
 pub fn smpi_model(
     tmp: &Path,
     file: &str,
@@ -128,7 +139,9 @@ pub fn smpi_model(
     }
     cmd.push("--");
     cmd.extend(args);
+    let guard = smpi_lock();
     assert_eq!(run(&cmd).status.code(), Some(0), "profile {file}");
+    drop(guard);
     let o = run(&["analyze", &src, "--runs", &runs, "--json"]);
     assert_eq!(o.status.code(), Some(0), "analyze {file}");
     serde_json::from_slice(&o.stdout).unwrap()
