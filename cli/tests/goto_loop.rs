@@ -3,10 +3,8 @@
 //! SENDRECV in it: the loop is a loop, so T grows with NITER (it once counted the body once).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
-use std::path::Path;
-
 mod common;
-use common::{need, run as augur};
+use common::{native_model, need};
 
 const SOURCE: &str = "\
 C     Ring exchange and relaxation in an iteration loop built from GOTO.
@@ -46,46 +44,18 @@ C     Ring exchange and relaxation in an iteration loop built from GOTO.
       END
 ";
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn goto_iteration_loop_puts_niter_in_t() {
     need("mpif77");
-    need("mpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("ring.f");
-    std::fs::write(&src, SOURCE).unwrap();
-    let runs = tmp.path().join("ring.augur");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--np",
+    let m = native_model(
+        tmp.path(),
+        "ring.f",
+        SOURCE,
         "1,2",
-        "--param",
-        "NITER=20,40,80",
-        "--json",
-        "--",
-        "200000",
-        "{NITER}",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+        &["NITER=20,40,80"],
+        &["200000", "{NITER}"],
     );
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = m["t"].as_str().unwrap();
     assert!(t.to_ascii_uppercase().contains("NITER"), "T = {t}");
 }

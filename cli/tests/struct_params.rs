@@ -5,10 +5,8 @@
 //! written in N and NITER (they were opaque members, and their trips were filled by regression).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
-use std::path::Path;
-
 mod common;
-use common::{need, run as augur};
+use common::{native_model, need};
 
 const SOURCE: &str = r#"/* Sizes kept in a struct, set through a pointer by a setup routine and read through a
    const pointer by the relaxation: a ring exchange and relaxation per iteration. */
@@ -61,48 +59,18 @@ int main(int argc, char **argv)
 }
 "#;
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 #[test]
 fn sizes_kept_in_a_struct_are_parameters_of_t() {
     need("mpicc");
-    need("mpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("grid.c");
-    std::fs::write(&src, SOURCE).unwrap();
-    let runs = tmp.path().join("grid.augur");
-    let o = augur(&[
-        "profile",
-        s(&src),
-        "--out",
-        s(&runs),
-        "--np",
+    let m = native_model(
+        tmp.path(),
+        "grid.c",
+        SOURCE,
         "1,2",
-        "--param",
-        "N=100000,200000",
-        "--param",
-        "NITER=20,40",
-        "--json",
-        "--",
-        "{N}",
-        "{NITER}",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+        &["N=100000,200000", "NITER=20,40"],
+        &["{N}", "{NITER}"],
     );
-    let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = m["t"].as_str().unwrap();
     let vars = symbolic::parse(t).unwrap().vars();
     assert!(vars.contains("N") && vars.contains("NITER"), "T = {t}");

@@ -100,8 +100,8 @@ pub fn smpi_lock() -> std::sync::MutexGuard<'static, ()> {
 
 /// Writes `source` as `tmp/<file>`, profiles it under SMPI on the testdata platform
 /// (`augur profile FILE --np NP --param P… --repeat 3 -- ARGS…` into `tmp/<stem>.augur`, the
-/// fastest of 3 kept, one simulation at a time: `smpi_lock`), analyses the runs and returns the model (`analyze --json`). Fails
-/// the test when a step fails.
+/// fastest of 3 kept, one simulation at a time: `smpi_lock`), analyses the runs and returns
+/// the model (`analyze --json`). Fails the test when a step fails.
 pub fn smpi_model(
     tmp: &Path,
     file: &str,
@@ -112,39 +112,60 @@ pub fn smpi_model(
 ) -> serde_json::Value {
     need("smpicc");
     need("smpirun");
+    let platform = root().join("testdata/platform/cluster.xml");
+    let platform = platform.to_str().unwrap();
+    // fastest of 3: this shared host now and then runs a whole simulation 40% slower
+    let launch = [
+        "--launcher",
+        "smpirun",
+        "--platform",
+        platform,
+        "--repeat",
+        "3",
+    ];
+    let _one_at_a_time = smpi_lock();
+    profiled_model(tmp, file, source, &launch, np, params, args)
+}
+
+/// As [`smpi_model`] under `mpirun` on this machine (the caller checks its compiler with
+/// [`need`]).
+pub fn native_model(
+    tmp: &Path,
+    file: &str,
+    source: &str,
+    np: &str,
+    params: &[&str],
+    args: &[&str],
+) -> serde_json::Value {
+    need("mpirun");
+    profiled_model(tmp, file, source, &[], np, params, args)
+}
+
+fn profiled_model(
+    tmp: &Path,
+    file: &str,
+    source: &str,
+    launch: &[&str],
+    np: &str,
+    params: &[&str],
+    args: &[&str],
+) -> serde_json::Value {
     let src = tmp.join(file);
     std::fs::write(&src, source).unwrap();
     let stem = Path::new(file).file_stem().unwrap().to_str().unwrap();
     let runs = tmp.join(format!("{stem}.augur"));
-    let platform = root().join("testdata/platform/cluster.xml");
-    let (src, runs, platform) = (
+    let (src, runs) = (
         src.to_str().unwrap().to_string(),
         runs.to_str().unwrap().to_string(),
-        platform.to_str().unwrap().to_string(),
     );
-    let mut cmd = vec![
-        "profile",
-        &src,
-        "--out",
-        &runs,
-        "--launcher",
-        "smpirun",
-        "--platform",
-        &platform,
-        "--np",
-        np,
-        // fastest of 3: this shared host now and then runs a whole simulation 40% slower
-        "--repeat",
-        "3",
-    ];
+    let mut cmd = vec!["profile", &src, "--out", &runs, "--np", np];
+    cmd.extend(launch);
     for p in params {
         cmd.extend(["--param", p]);
     }
     cmd.push("--");
     cmd.extend(args);
-    let guard = smpi_lock();
     assert_eq!(run(&cmd).status.code(), Some(0), "profile {file}");
-    drop(guard);
     let o = run(&["analyze", &src, "--runs", &runs, "--json"]);
     assert_eq!(o.status.code(), Some(0), "analyze {file}");
     serde_json::from_slice(&o.stdout).unwrap()
