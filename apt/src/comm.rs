@@ -22,6 +22,24 @@ pub struct CommFacts {
     pub recv_bytes: Option<Attr>,
     /// Number of requests (`waitall`, `testall`, `startall`, …).
     pub count: Option<Attr>,
+    /// Operations that send data (sends, `Sendrecv`'s send buffer, `Sendrecv_replace`,
+    /// persistent send inits and starts, collectives' send buffer — the receive buffer
+    /// under `MPI_IN_PLACE`, `Bcast`'s buffer): the variable the data is sent from, named as
+    /// [`crate::LoopNode::writes`] names what a computation phase writes. `None`: the
+    /// operation sends no data (receives, waits, probes, barriers).
+    pub buffer: Option<SendBuffer>,
+}
+
+/// The send buffer of a COMM node (see [`CommFacts::buffer`] and [`crate::may_rewrite`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendBuffer {
+    /// Names the buffer's storage goes by: its access path with subscripts dropped, its root
+    /// variable, and what a C pointer there may point to (`&g.u[0]` → `g.u`, `g`; `a + off`
+    /// → `a`; Fortran `u(1, j)` → `u`).
+    Named(std::collections::BTreeSet<String>),
+    /// Not a variable apt can name (`f(x)`, a pointer of unknown target, a started
+    /// persistent request): why.
+    Unknown(String),
 }
 
 /// Whether a call of `op` communicates (or completes or probes communication).
@@ -223,5 +241,7 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
         recv_tag,
         recv_bytes,
         count,
+        // set by the tree builder, which knows the procedure (crate::writes)
+        buffer: None,
     })
 }

@@ -266,7 +266,7 @@ fn callable(prog: &Program, proc: ProcId, name: &str) -> bool {
 }
 
 /// MPI (and its profiling and SMPI interfaces), and the C and Fortran run-time libraries.
-fn is_library(lang: Language, name: &str) -> bool {
+pub(crate) fn is_library(lang: Language, name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     if [
         "mpi_",

@@ -34,6 +34,7 @@ pub mod render;
 pub mod rules;
 pub mod tree;
 pub mod value;
+pub mod writes;
 
 use std::path::{Path, PathBuf};
 
@@ -41,7 +42,7 @@ use frontend::{Language, Lowered, ProcId, Program, Sources, Span, StmtId};
 use serde::Serialize;
 use symbolic::Expr;
 
-pub use comm::CommFacts;
+pub use comm::{CommFacts, SendBuffer};
 pub use params::{ParamOrigin, ProgParam};
 
 /// A symbolic attribute: an expression over program parameters, an MPI wildcard or null
@@ -125,6 +126,15 @@ pub struct LoopNode {
     pub compute: bool,
     /// Computation phases only: iterations of the nest's innermost bodies per entry.
     pub work: Option<Attr>,
+    /// Computation phases only: the names of everything the nest may write (loop counters,
+    /// assignment targets, variables written by called procedures mapped to the actual
+    /// arguments, globals they write), as [`writes`] names storage: access path with
+    /// subscripts dropped and its root (`t%u` and `t` for `t%u(i) = …`), plus what a C
+    /// pointer written through may point to. `None` on other loops, and on phases that write
+    /// through something apt cannot name (the reason is `writes_unknown`).
+    pub writes: Option<std::collections::BTreeSet<String>>,
+    /// Computation phases whose writes are unknown: why (`external routine `f` receives `a``).
+    pub writes_unknown: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -291,6 +301,10 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     for r in &mut routines {
         tree::mark_compute(r, &comm_procs, &an.facts);
     }
+    let w = writes::Writes::new(prog, &an.procs);
+    for r in &mut routines {
+        set_writes(r, prog, &w);
+    }
     let sites = tree::number(&mut routines, prog);
     tree::set_files(&mut routines, &sites, prog, sources);
     let mut used = std::collections::BTreeSet::new();
@@ -328,6 +342,45 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     }
 }
 
+/// Fills [`LoopNode::writes`] of computation phases and [`CommFacts::buffer`] below `n`.
+fn set_writes(n: &mut Node, prog: &Program, w: &writes::Writes<'_>) {
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        let stmt = n.stmt.and_then(|s| prog.stmt(s));
+        match (&mut n.data, stmt) {
+            (NodeData::Loop(l), Some(s)) if l.compute => match w.nest(s.id) {
+                Ok(names) => l.writes = Some(names),
+                Err(r) => l.writes_unknown = Some(r),
+            },
+            (NodeData::Comm(c), Some(s)) => {
+                if let frontend::StmtKind::Mpi(m) = &s.kind {
+                    c.buffer = w.send_buffer(s.proc, m).map(|b| match b {
+                        Ok(names) => SendBuffer::Named(names),
+                        Err(r) => SendBuffer::Unknown(r),
+                    });
+                }
+            }
+            _ => {}
+        }
+        stack.extend(n.children.iter_mut().chain(n.else_children.iter_mut()));
+    }
+}
+
+/// Whether computation phase `phase` may rewrite data the COMM node `comm` sends: `false`
+/// when `comm` sends no data ([`CommFacts::buffer`] is `None`); `true` when either side is
+/// unknown (the phase's `writes` is `None`, or the buffer is [`SendBuffer::Unknown`]);
+/// otherwise whether the phase's writes and the buffer's names share a name. Both sides name
+/// storage the same way (access path and its root, plus what a C pointer may point to), so a
+/// buffer named by path (`t%u`) or by root (`t`) matches a write named either way; names are
+/// compared as written, so the two should be in the same procedure (or the names global).
+pub fn may_rewrite(phase: &LoopNode, comm: &CommFacts) -> bool {
+    match (&comm.buffer, &phase.writes) {
+        (None, _) => false,
+        (Some(SendBuffer::Unknown(_)), _) | (_, None) => true,
+        (Some(SendBuffer::Named(b)), Some(w)) => !b.is_disjoint(w),
+    }
+}
+
 /// Loads `path` with the front end and builds its APT.
 pub fn load(
     path: &Path,
@@ -352,3 +405,5 @@ mod tests_idioms;
 mod tests_paths;
 #[cfg(test)]
 mod tests_select;
+#[cfg(test)]
+mod tests_writes;

@@ -8,12 +8,15 @@
 //! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level (and
 //! `cap`, the bound the source proves on a trip that may end early), and
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
+//! Computation phases carry `writes`, the names they may write (or `{"unknown": reason}`);
+//! COMM nodes that send data carry `buffer`, the names of their send buffer (or
+//! `{"unknown": reason}`): see [`crate::may_rewrite`].
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::{Apt, Attr, CommFacts, Node, NodeData};
+use crate::{Apt, Attr, CommFacts, Node, NodeData, SendBuffer};
 
 fn attr_json(a: &Attr) -> Value {
     match a {
@@ -38,6 +41,20 @@ fn comm_json(m: &mut Map<String, Value>, c: &CommFacts) {
             m.insert(k.into(), attr_json(v));
         }
     }
+    match &c.buffer {
+        Some(SendBuffer::Named(names)) => {
+            m.insert("buffer".into(), json!(names));
+        }
+        Some(SendBuffer::Unknown(r)) => {
+            m.insert("buffer".into(), json!({ "unknown": r }));
+        }
+        None => {}
+    }
+}
+
+fn names_text(names: &std::collections::BTreeSet<String>) -> String {
+    let v: Vec<&str> = names.iter().map(String::as_str).collect();
+    format!("{{{}}}", v.join(","))
 }
 
 /// One node and its subtree as JSON.
@@ -73,6 +90,12 @@ pub fn node_json(n: &Node) -> Value {
             m.insert("compute".into(), Value::Bool(l.compute));
             if let Some(w) = &l.work {
                 m.insert("work".into(), attr_json(w));
+            }
+            if let Some(w) = &l.writes {
+                m.insert("writes".into(), json!(w));
+            }
+            if let Some(r) = &l.writes_unknown {
+                m.insert("writes".into(), json!({ "unknown": r }));
             }
         }
         NodeData::If(i) => {
@@ -174,6 +197,12 @@ fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String)
             if l.compute {
                 out.push_str(" compute");
                 opt("work", &l.work, out);
+                if let Some(w) = &l.writes {
+                    let _ = write!(out, " writes={}", names_text(w));
+                }
+                if let Some(r) = &l.writes_unknown {
+                    let _ = write!(out, " writes=? ({r})");
+                }
             }
         }
         NodeData::If(i) => {
@@ -194,6 +223,15 @@ fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String)
             opt("recv_tag", &c.recv_tag, out);
             opt("recv_bytes", &c.recv_bytes, out);
             opt("count", &c.count, out);
+            match &c.buffer {
+                Some(SendBuffer::Named(names)) => {
+                    let _ = write!(out, " buffer={}", names_text(names));
+                }
+                Some(SendBuffer::Unknown(r)) => {
+                    let _ = write!(out, " buffer=? ({r})");
+                }
+                None => {}
+            }
         }
     }
     out.push('\n');

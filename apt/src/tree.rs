@@ -223,6 +223,8 @@ impl Builder<'_> {
             array: None,
             compute: false,
             work: None,
+            writes: None,
+            writes_unknown: None,
         });
         node(Some(id), line, data, children)
     }

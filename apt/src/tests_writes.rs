@@ -1,0 +1,290 @@
+//! Unit tests of what computation phases may write and which variable a send's buffer is
+//! (C and Fortran through the real front end), and of `may_rewrite` on them: the shift loop
+//! rewriting what it sent, a loop writing another array, writes through callees (Fortran
+//! dummies, C pointer parameters, transitively and recursively), derived-type components and
+//! struct members, pointers with known and unknown targets, external routines.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+
+use crate::tests::{apt_of, comms, loops};
+use crate::{may_rewrite, CommFacts, LoopNode, SendBuffer};
+
+fn phases(apt: &crate::Apt) -> Vec<&LoopNode> {
+    loops(apt).into_iter().filter(|l| l.compute).collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+fn named(c: &CommFacts) -> BTreeSet<String> {
+    match &c.buffer {
+        Some(SendBuffer::Named(n)) => n.clone(),
+        other => panic!("buffer not named: {other:?}"),
+    }
+}
+
+const SHIFT_C: &str = r#"
+#include <mpi.h>
+#define N 1000
+double a[N], b[N];
+int main(int argc, char **argv) {
+    int i, it, rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (it = 0; it < 10; it++) {
+        MPI_Send(a, N, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+        for (i = 0; i < N; i++)
+            a[i] = 0.75 * a[i] + 0.5 * b[i];
+        for (i = 0; i < N; i++)
+            b[i] = 0.5 * a[i];
+        MPI_Recv(b, N, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn shift_loop_rewrites_the_array_it_sent_and_a_loop_over_another_does_not() {
+    let apt = apt_of("shift.c", SHIFT_C);
+    let p = phases(&apt);
+    assert_eq!(p.len(), 2);
+    // loop counters are written too: harmless, no buffer is a counter
+    assert_eq!(p[0].writes, Some(set(&["a", "i"])));
+    assert_eq!(p[1].writes, Some(set(&["b", "i"])));
+    let c = comms(&apt);
+    assert_eq!(named(c[0]), set(&["a"]));
+    assert!(may_rewrite(p[0], c[0]));
+    assert!(!may_rewrite(p[1], c[0]));
+    // a receive sends nothing: no buffer, nothing to rewrite
+    assert_eq!(c[1].buffer, None);
+    assert!(!may_rewrite(p[0], c[1]));
+}
+
+const UPDATE_F90: &str = r#"
+module kernels
+contains
+  subroutine bump(x, n)
+    integer :: n, i
+    double precision :: x(n)
+    do i = 1, n
+      x(i) = x(i) + 1.0d0
+    end do
+  end subroutine
+  subroutine update(u, n)
+    integer :: n
+    double precision :: u(n)
+    call bump(u, n)
+  end subroutine
+  subroutine reader(v, n)
+    integer :: n
+    double precision :: v(n), s
+    s = sum(v)
+  end subroutine
+end module
+
+program main
+  use mpi
+  use kernels
+  implicit none
+  integer, parameter :: n = 64
+  double precision :: u(n, n), w(n, n)
+  integer :: j, ierr
+  call mpi_init(ierr)
+  do j = 1, n
+    call mpi_send(u(1, j), n, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  end do
+  do j = 1, n
+    call update(u(1, j), n)
+  end do
+  do j = 1, n
+    call reader(u(1, j), n)
+    call update(w(1, j), n)
+  end do
+  call mpi_finalize(ierr)
+end program
+"#;
+
+#[test]
+fn fortran_dummies_written_in_callees_map_to_the_actuals() {
+    let apt = apt_of("update.f90", UPDATE_F90);
+    let send = comms(&apt)[0];
+    assert_eq!(named(send), set(&["u"]));
+    let p = phases(&apt);
+    // bump's loop, reader's `sum(v)` (an implicit loop), then main's two phases
+    let [_, sum, upd, other] = p.as_slice() else {
+        panic!("{p:?}")
+    };
+    assert_eq!(sum.writes, Some(set(&["s"])));
+    // update passes u on to bump, which assigns its dummy
+    assert_eq!(upd.writes, Some(set(&["j", "u"])));
+    assert!(may_rewrite(upd, send));
+    // reader only reads its dummy; w is another array
+    assert_eq!(other.writes, Some(set(&["j", "w"])));
+    assert!(!may_rewrite(other, send));
+}
+
+const TYPES_F90: &str = r#"
+module fields
+  type field
+    double precision :: u(100)
+    double precision :: v(100)
+  end type
+end module
+
+program main
+  use mpi
+  use fields
+  implicit none
+  type(field) :: t, s
+  integer :: i, ierr
+  call mpi_init(ierr)
+  call mpi_send(t%u, 100, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  do i = 1, 100
+    t%u(i) = 2.0d0 * i
+  end do
+  do i = 1, 100
+    s%v(i) = 1.0d0
+  end do
+  call mpi_finalize(ierr)
+end program
+"#;
+
+#[test]
+fn derived_type_components_are_named_by_path_and_root() {
+    let apt = apt_of("types.f90", TYPES_F90);
+    let send = comms(&apt)[0];
+    assert_eq!(named(send), set(&["t", "t%u"]));
+    let p = phases(&apt);
+    assert_eq!(p[0].writes, Some(set(&["i", "t", "t%u"])));
+    assert!(may_rewrite(p[0], send));
+    assert_eq!(p[1].writes, Some(set(&["i", "s", "s%v"])));
+    assert!(!may_rewrite(p[1], send));
+}
+
+const POINTERS_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+struct grid { double *u; int n; };
+double *unknown_place(int n);
+void ext(double *x, int n);
+void scale(double *x, int n) {
+    int i;
+    for (i = 0; i < n; i++) x[i] = 2.0 * x[i];
+}
+void twice(double *y, int n, int depth) {
+    if (depth > 0) twice(y, n, depth - 1);
+    else scale(y, n);
+}
+int main(int argc, char **argv) {
+    int i, n = 100;
+    double a[100], c[100];
+    double *buf = malloc(n * sizeof(double));
+    double *other = malloc(n * sizeof(double));
+    double *p = a;
+    double *q = unknown_place(n);
+    struct grid g;
+    MPI_Init(&argc, &argv);
+    g.u = malloc(n * sizeof(double));
+    MPI_Send(buf, n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(&a[0], n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(&g.u[0], n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(a + 10, n - 10, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(unknown_place(n), n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    for (i = 0; i < n; i++) buf[i] = i;
+    for (i = 0; i < n; i++) other[i] = i;
+    for (i = 0; i < n; i++) p[i] = 1.0;
+    for (i = 0; i < n; i++) g.u[i] = 0.0;
+    for (i = 0; i < n; i++) *q = i;
+    for (i = 0; i < 2; i++) ext(c, n);
+    for (i = 0; i < 2; i++) twice(a, n, 3);
+    for (i = 0; i < n; i++) c[i] = 0.0;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn c_pointers_are_named_by_what_they_point_to_or_unknown() {
+    let apt = apt_of("pointers.c", POINTERS_C);
+    let c = comms(&apt);
+    let (buf, a0, gu, shifted) = (c[0], c[1], c[2], c[3]);
+    assert_eq!(named(buf), set(&["buf"]));
+    assert_eq!(named(a0), set(&["a"]));
+    assert_eq!(named(gu), set(&["g", "g.u"]));
+    assert_eq!(named(shifted), set(&["a"]));
+    assert!(matches!(c[4].buffer, Some(SendBuffer::Unknown(_))));
+    let p = phases(&apt);
+    // scale's loop writes through its pointer parameter
+    assert_eq!(p[0].writes, Some(set(&["i", "x"])));
+    let main = &p[1..];
+    let [bufw, otherw, pw, guw, qw, extw, recw, cw] = main else {
+        panic!("{main:?}")
+    };
+    assert_eq!(bufw.writes, Some(set(&["buf", "i"])));
+    assert!(may_rewrite(bufw, buf));
+    assert!(!may_rewrite(otherw, buf));
+    // p points to a: a write through p may rewrite what `&a[0]` and `a + 10` sent
+    assert_eq!(pw.writes, Some(set(&["a", "i", "p"])));
+    assert!(may_rewrite(pw, a0) && may_rewrite(pw, shifted));
+    assert!(!may_rewrite(pw, buf));
+    assert_eq!(guw.writes, Some(set(&["g", "g.u", "i"])));
+    assert!(may_rewrite(guw, gu));
+    // q comes from a routine apt cannot see: unknown, so the term is offered
+    assert_eq!(qw.writes, None);
+    assert!(qw.writes_unknown.as_deref().unwrap().contains("`q`"));
+    assert!(may_rewrite(qw, buf));
+    // an external routine receiving an array
+    assert_eq!(extw.writes, None);
+    assert!(extw.writes_unknown.as_deref().unwrap().contains("ext"));
+    assert!(may_rewrite(extw, buf));
+    // recursive callee passing its pointer on to scale, which writes through it
+    assert_eq!(recw.writes, Some(set(&["a", "i"])));
+    assert!(may_rewrite(recw, a0));
+    assert!(!may_rewrite(cw, a0));
+    // an unknown buffer may be anything
+    assert!(may_rewrite(cw, c[4]));
+}
+
+const MISC_C: &str = r#"
+#include <mpi.h>
+typedef void (*kernel_t)(double *, int);
+kernel_t pick(int k);
+int main(int argc, char **argv) {
+    int i, n = 10;
+    double a[10], r[10];
+    kernel_t k = pick(n);
+    MPI_Init(&argc, &argv);
+    MPI_Sendrecv(a, n, MPI_DOUBLE, 1, 0, r, n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Allreduce(MPI_IN_PLACE, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Bcast(a, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < 2; i++) k(a, n);
+    for (i = 0; i < n; i++) *(r + i) = 0.0;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn send_buffers_of_combined_and_collective_operations() {
+    let apt = apt_of("misc.c", MISC_C);
+    let c = comms(&apt);
+    assert_eq!(named(c[0]), set(&["a"]), "sendrecv: its send buffer");
+    assert_eq!(
+        named(c[1]),
+        set(&["r"]),
+        "in place: the receive buffer is sent"
+    );
+    assert_eq!(named(c[2]), set(&["a"]), "bcast: the root sends its buffer");
+    assert_eq!(c[3].buffer, None, "a barrier sends no data");
+    let p = phases(&apt);
+    // a call through a pointer apt cannot resolve, and a write apt keeps as text
+    assert_eq!(p[0].writes, None);
+    assert!(p[0].writes_unknown.as_deref().unwrap().contains("pointer"));
+    assert_eq!(p[1].writes, None);
+    assert!(may_rewrite(p[0], c[0]) && may_rewrite(p[1], c[1]));
+}

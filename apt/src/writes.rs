@@ -1,0 +1,862 @@
+//! What a computation phase may write and which variable a send's buffer is, so the model can
+//! tell whether a phase may rewrite, in place, data a send of the same communication phase
+//! has just sent ([`crate::may_rewrite`]).
+//!
+//! Names. A location is named by its access path as the front end spells it, element
+//! subscripts dropped (`a` for `a[i]` or `a(i,j)`, `g.u` for `g.u[i]`, `t%u` for `t%u(i)`,
+//! `p->v`), together with its root variable (`g`, `t`, `p`); storage reached through a C
+//! pointer is also named by everything the pointer may point to (its pointees: the arrays,
+//! other pointers and members it is assigned from; `malloc` gives the pointer's own block).
+//! Both sides use the same naming, so two accesses may touch the same storage only if their
+//! name sets intersect. Names are those of the procedure the phase or send is in.
+//!
+//! Writes of a nest: assignment targets, loop counters, input targets, arguments MPI writes,
+//! and calls: a user procedure's summary maps the formals it may write (transitively,
+//! recursion by fixpoint) to the caller's actual arguments plus the globals it writes; an
+//! intrinsic or known library routine writes what its table says. Unknown (`Err` with the
+//! reason): a write through a pointer whose pointees are not all known, a call through a
+//! function pointer that is not resolved, an external routine receiving an array, a statement
+//! the front end keeps opaque that may hide writes (`where`, `associate`, `*(p+i) = …`), a
+//! Fortran POINTER (its association is opaque here).
+use std::collections::{BTreeMap, BTreeSet};
+
+use frontend::{
+    path_member, path_root, BinOp, DeclKind, Language, MpiCall, ProcId, Program, SrcExpr,
+    SrcExprKind, Stmt, StmtId, StmtKind, UnOp,
+};
+
+use crate::pointers::pointer_call;
+use crate::procs::{for_each_expr, stmt_exprs, user_proc, ProcFacts};
+
+/// Names of storage (see the module doc).
+pub type Names = BTreeSet<String>;
+type Found = Result<Names, String>;
+
+/// C library routines that write none of their arguments' storage (beyond scalars passed by
+/// address, which the statement's def set names).
+const C_READONLY: &[&str] = &[
+    "abort",
+    "assert",
+    "atof",
+    "atoi",
+    "atol",
+    "clock",
+    "exit",
+    "fclose",
+    "fflush",
+    "fprintf",
+    "fputc",
+    "fputs",
+    "free",
+    "fwrite",
+    "gettimeofday",
+    "perror",
+    "printf",
+    "putchar",
+    "puts",
+    "sleep",
+    "srand",
+    "strcmp",
+    "strlen",
+    "strncmp",
+    "time",
+    "usleep",
+];
+
+/// C library routines writing the storage their first argument points to, and only that.
+const C_WRITES_FIRST: &[&str] = &[
+    "fgets", "fread", "memcpy", "memmove", "memset", "snprintf", "sprintf", "strcat", "strcpy",
+    "strncat", "strncpy",
+];
+
+/// C allocation functions: a pointer assigned their result names its own block.
+const C_ALLOC: &[&str] = &["aligned_alloc", "calloc", "malloc", "realloc", "valloc"];
+
+/// Fortran statements kept opaque that write nothing but what their def set names.
+const FORTRAN_SAFE_OPAQUE: &[&str] = &[
+    "allocate",
+    "backspace",
+    "close",
+    "continue",
+    "cycle",
+    "data statement",
+    "deallocate",
+    "endfile",
+    "error stop",
+    "exit",
+    "flush",
+    "format",
+    "goto",
+    "nullify",
+    "open",
+    "pointer association",
+    "print",
+    "return",
+    "rewind",
+    "stop",
+];
+
+/// What calling a user procedure may write, as the caller sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Summary {
+    /// Positions of formals whose storage the procedure may write (C: through the formal;
+    /// Fortran: the formal itself or through it).
+    formals: BTreeSet<usize>,
+    /// Names rooted in program-wide storage it may write.
+    globals: Names,
+    /// Why its writes cannot be named.
+    unknown: Option<String>,
+}
+
+/// Writes of a walk: `own` are plain variables assigned as a whole (a C formal there is the
+/// callee's copy), `out` everything else.
+#[derive(Debug, Default)]
+struct Acc {
+    own: Names,
+    out: Names,
+    unknown: Option<String>,
+}
+
+impl Acc {
+    fn add(&mut self, found: Found) {
+        match found {
+            Ok(n) => self.out.extend(n),
+            Err(r) => self.fail(r),
+        }
+    }
+    fn fail(&mut self, r: String) {
+        if self.unknown.is_none() {
+            self.unknown = Some(r);
+        }
+    }
+}
+
+/// The write analysis of one program: summaries of every procedure, then queries.
+#[derive(Debug)]
+pub struct Writes<'a> {
+    prog: &'a Program,
+    facts: &'a ProcFacts,
+    /// Assignments `x = …` by the target's name (plain name or access path).
+    assigns: BTreeMap<&'a str, Vec<&'a Stmt>>,
+    /// C: assignments to access paths, by their last member (`u` for `g.u = …`, `q->u = …`).
+    members: BTreeMap<&'a str, Vec<&'a Stmt>>,
+    /// Statements that may reseat a C pointer without assigning it: `&p` passed to a call,
+    /// an opaque statement or input naming it.
+    reseats: BTreeMap<String, Vec<&'a Stmt>>,
+    /// Fortran: the left sides of pointer associations `p => v` (lower-case).
+    associated: Vec<String>,
+    summaries: Vec<Summary>,
+}
+
+fn strip(e: &SrcExpr) -> &SrcExpr {
+    match &e.kind {
+        SrcExprKind::Cast { expr, .. } => strip(expr),
+        _ => e,
+    }
+}
+
+fn is_plain(path: &str) -> bool {
+    path_root(path) == path
+}
+
+impl<'a> Writes<'a> {
+    /// Indexes the program and computes every procedure's summary.
+    pub fn new(prog: &'a Program, facts: &'a ProcFacts) -> Self {
+        let mut w = Writes {
+            prog,
+            facts,
+            assigns: BTreeMap::new(),
+            members: BTreeMap::new(),
+            reseats: BTreeMap::new(),
+            associated: Vec::new(),
+            summaries: vec![Summary::default(); prog.procs.len()],
+        };
+        for s in &prog.stmts {
+            w.index(s);
+        }
+        w.summarize();
+        w
+    }
+
+    fn index(&mut self, s: &'a Stmt) {
+        match &s.kind {
+            StmtKind::Assign(a) => {
+                if let SrcExprKind::Var(v) = &a.target.kind {
+                    self.assigns.entry(v.as_str()).or_default().push(s);
+                    if !is_plain(v) {
+                        if let Some((m, _)) = path_member(v) {
+                            self.members.entry(m).or_default().push(s);
+                        }
+                    }
+                }
+            }
+            StmtKind::Call(c) => {
+                for a in &c.args {
+                    if let SrcExprKind::Unary {
+                        op: UnOp::AddrOf,
+                        operand,
+                    } = &strip(a).kind
+                    {
+                        if let SrcExprKind::Var(v) = &operand.kind {
+                            self.reseats.entry(v.clone()).or_default().push(s);
+                        }
+                    }
+                }
+            }
+            StmtKind::Mpi(m) => {
+                for a in m.args.iter().filter(|a| a.address_of) {
+                    if let SrcExprKind::Var(v) = &a.expr.kind {
+                        if a.role.is_written_by(m.op) {
+                            self.reseats.entry(v.clone()).or_default().push(s);
+                        }
+                    }
+                }
+            }
+            StmtKind::Input(_) => {
+                for d in &s.defs {
+                    self.reseats.entry(d.clone()).or_default().push(s);
+                }
+            }
+            StmtKind::Opaque(o) => {
+                if o.reason == "pointer association" {
+                    if let Some((lhs, _)) = o.text.split_once("=>") {
+                        self.associated.push(lhs.trim().to_ascii_lowercase());
+                    }
+                } else {
+                    for d in &s.defs {
+                        self.reseats.entry(d.clone()).or_default().push(s);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Iterates the summaries to a fixpoint (each pass only grows them; names and flags are
+    /// finite). A pass limit that is reached leaves every procedure unknown.
+    fn summarize(&mut self) {
+        let n = self.prog.procs.len();
+        for _ in 0..(4 * n + 8) {
+            let next: Vec<Summary> = self.prog.procs.iter().map(|p| self.summary(p.id)).collect();
+            if next == self.summaries {
+                return;
+            }
+            self.summaries = next;
+        }
+        for s in &mut self.summaries {
+            s.unknown = Some("its writes did not settle".into());
+        }
+    }
+
+    fn summary(&self, proc: ProcId) -> Summary {
+        let Some(p) = self.prog.proc(proc) else {
+            return Summary::default();
+        };
+        let mut acc = Acc::default();
+        for id in self.prog.walk(&p.body) {
+            if let Some(s) = self.prog.stmt(id) {
+                self.stmt(s, &mut acc);
+            }
+        }
+        let fortran = self.prog.language == Language::Fortran;
+        let through: Names = if fortran {
+            acc.out.union(&acc.own).cloned().collect()
+        } else {
+            acc.out.clone()
+        };
+        let roots: BTreeSet<&str> = through.iter().map(|n| path_root(n)).collect();
+        let formals = p
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| roots.contains(f.name.as_str()))
+            .map(|(k, _)| k)
+            .collect();
+        let globals = self.facts.globals.get(proc.0 as usize);
+        let globals = acc
+            .out
+            .iter()
+            .chain(&acc.own)
+            .filter(|n| globals.is_some_and(|g| g.contains(path_root(n))))
+            .cloned()
+            .collect();
+        Summary {
+            formals,
+            globals,
+            unknown: acc.unknown,
+        }
+    }
+
+    /// What the nest rooted at statement `id` may write: `Err` with the reason when some
+    /// write cannot be named.
+    pub fn nest(&self, id: StmtId) -> Found {
+        let mut acc = Acc::default();
+        for id in self.prog.walk(&[id]) {
+            if let Some(s) = self.prog.stmt(id) {
+                self.stmt(s, &mut acc);
+            }
+        }
+        match acc.unknown {
+            Some(r) => Err(r),
+            None => Ok(acc.own.into_iter().chain(acc.out).collect()),
+        }
+    }
+
+    /// The send buffer of MPI call `m` in `proc`: `None` when the call sends no data; `Err`
+    /// when its buffer is not a variable (or a persistent request started here).
+    pub fn send_buffer(&self, proc: ProcId, m: &MpiCall) -> Option<Found> {
+        use frontend::MpiOp::*;
+        use frontend::Role;
+        if matches!(m.op, Start | Startall) {
+            return Some(Err("buffer of a persistent request".into()));
+        }
+        let arg = match m.arg(Role::SendBuf) {
+            Some(a) if is_in_place(&a.expr) => m.arg(Role::RecvBuf),
+            Some(a) => Some(a),
+            None if matches!(
+                m.op,
+                Send | Ssend
+                    | Rsend
+                    | Bsend
+                    | Isend
+                    | Issend
+                    | Irsend
+                    | Ibsend
+                    | SendInit
+                    | SsendInit
+                    | BsendInit
+                    | RsendInit
+                    | SendrecvReplace
+                    | Bcast
+                    | Ibcast
+            ) =>
+            {
+                m.arg(Role::Buffer)
+            }
+            None => return None,
+        };
+        let Some(arg) = arg else {
+            return Some(Err("no buffer argument".into()));
+        };
+        let e = &arg.expr;
+        Some(if arg.address_of {
+            self.lvalue(proc, e)
+        } else {
+            self.value(proc, e, &mut BTreeSet::new())
+        })
+    }
+
+    fn lang(&self) -> Language {
+        self.prog.language
+    }
+
+    fn decl(&self, proc: ProcId, name: &str) -> Option<&'a frontend::Decl> {
+        self.prog.decl(proc, name)
+    }
+
+    /// A C variable declared as a pointer (not an array of them).
+    fn is_pointer(&self, proc: ProcId, name: &str) -> bool {
+        self.lang() == Language::C
+            && self
+                .decl(proc, name)
+                .is_some_and(|d| d.ty.pointer > 0 && matches!(d.kind, DeclKind::Scalar { .. }))
+    }
+
+    fn is_param(&self, proc: ProcId, name: &str) -> bool {
+        self.prog
+            .proc(proc)
+            .is_some_and(|p| p.params.iter().any(|f| f.name == name))
+    }
+
+    fn is_local(&self, proc: ProcId, name: &str) -> bool {
+        self.is_param(proc, name)
+            || self
+                .prog
+                .proc(proc)
+                .is_some_and(|p| p.decls.iter().any(|d| d.name == name))
+    }
+
+    /// Statements of `list` in the scope of `name` as seen from `proc`.
+    fn in_scope<'s>(
+        &self,
+        proc: ProcId,
+        name: &str,
+        list: Option<&'s Vec<&'a Stmt>>,
+    ) -> Vec<&'s &'a Stmt> {
+        let local = self.is_local(proc, name);
+        list.into_iter()
+            .flatten()
+            .filter(|s| {
+                if local {
+                    s.proc == proc
+                } else {
+                    !self.is_local(s.proc, name)
+                }
+            })
+            .collect()
+    }
+
+    /// Fortran: the path is, or is a component of, something associated with `=>`.
+    fn associated(&self, path: &str) -> Option<String> {
+        let lower = path.to_ascii_lowercase();
+        let member = path_member(&lower).map(|(m, _)| m.to_string());
+        self.associated
+            .iter()
+            .find(|a| {
+                (is_plain(a) && path_root(&lower) == a.as_str())
+                    || (member.is_some() && path_member(a).map(|(m, _)| m) == member.as_deref())
+            })
+            .map(|a| format!("Fortran pointer `{a}`"))
+    }
+
+    /// Names of the location `path` itself (its storage, not what it points to).
+    fn location(&self, proc: ProcId, path: &str, seen: &mut BTreeSet<String>) -> Found {
+        if let Some(r) = self.associated(path) {
+            return Err(r);
+        }
+        let root = path_root(path);
+        let mut out: Names = [path.to_string(), root.to_string()].into();
+        let through = path.get(root.len()..).is_some_and(|t| t.contains("->"));
+        if through {
+            // `p->n`, `p->a.b`: storage p points to; a later `->` is a pointer member
+            if path[root.len() + 2..].contains("->") {
+                return Err(format!("`{path}` goes through a pointer member"));
+            }
+            out.extend(self.pointees(proc, root, seen)?);
+        }
+        Ok(out)
+    }
+
+    /// Names of the storage reached through `path` (an array, a pointer, a member array or
+    /// member pointer): its location and, for pointers, their pointees.
+    fn target(&self, proc: ProcId, path: &str, seen: &mut BTreeSet<String>) -> Found {
+        let mut out = self.location(proc, path, seen)?;
+        if self.lang() == Language::Fortran {
+            return Ok(out);
+        }
+        if is_plain(path) {
+            if self.is_pointer(proc, path) {
+                out.extend(self.pointees(proc, path, seen)?);
+            }
+        } else if let Some((m, _)) = path_member(path) {
+            out.extend(self.member_pointees(proc, m, seen)?);
+        }
+        Ok(out)
+    }
+
+    /// What a C pointer variable may point to: the names of its assigned values' storage.
+    /// Itself always (a parameter's caller storage, or its own allocated block).
+    fn pointees(&self, proc: ProcId, p: &str, seen: &mut BTreeSet<String>) -> Found {
+        let key = if self.is_local(proc, p) {
+            format!("{}:{p}", proc.0)
+        } else {
+            format!("global:{p}")
+        };
+        let mut out: Names = [p.to_string()].into();
+        if !seen.insert(key) {
+            return Ok(out);
+        }
+        for s in self.in_scope(proc, p, self.reseats.get(p)) {
+            let ok = matches!(&s.kind, StmtKind::Call(c) if c.name == "posix_memalign");
+            if !ok {
+                return Err(format!(
+                    "pointer `{p}` is set by a {} statement",
+                    s.kind.name()
+                ));
+            }
+        }
+        for s in self.in_scope(proc, p, self.assigns.get(p)) {
+            if let StmtKind::Assign(a) = &s.kind {
+                out.extend(
+                    self.pointer_value(s.proc, &a.value, seen)
+                        .map_err(|r| format!("pointer `{p}` may point anywhere: {r}"))?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// What a value assigned to a C member `m` (of any struct) may point to.
+    fn member_pointees(&self, proc: ProcId, m: &str, seen: &mut BTreeSet<String>) -> Found {
+        let mut out = Names::new();
+        for s in self.members.get(m).into_iter().flatten() {
+            let StmtKind::Assign(a) = &s.kind else {
+                continue;
+            };
+            if s.proc == proc {
+                out.extend(self.pointer_value(proc, &a.value, seen)?);
+            } else if !self.pointer_value(s.proc, &a.value, seen)?.is_empty() {
+                return Err(format!("member `{m}` is set to another variable's storage"));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Storage a pointer value may point to; empty for an allocation, `NULL`, 0 or a string.
+    fn pointer_value(&self, proc: ProcId, e: &SrcExpr, seen: &mut BTreeSet<String>) -> Found {
+        let e = strip(e);
+        match &e.kind {
+            SrcExprKind::Int(0) | SrcExprKind::Str(_) => Ok(Names::new()),
+            SrcExprKind::Var(v) if v == "NULL" => Ok(Names::new()),
+            SrcExprKind::Call { name, args } if C_ALLOC.contains(&name.as_str()) => {
+                match (name.as_str(), args.first()) {
+                    ("realloc", Some(old)) => self.value(proc, old, seen),
+                    _ => Ok(Names::new()),
+                }
+            }
+            _ => self.value(proc, e, seen),
+        }
+    }
+
+    /// Names of the storage the value of `e` designates when passed by reference or as a
+    /// buffer: an array or pointer's storage, `&x`'s location, `a + k` as `a`.
+    fn value(&self, proc: ProcId, e: &SrcExpr, seen: &mut BTreeSet<String>) -> Found {
+        let e = strip(e);
+        match &e.kind {
+            SrcExprKind::Unary {
+                op: UnOp::AddrOf,
+                operand,
+            } => self.lvalue_in(proc, operand, seen),
+            SrcExprKind::Var(v) => self.target(proc, v, seen),
+            SrcExprKind::Index { array, .. } => self.target(proc, array, seen),
+            SrcExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                rhs,
+            } => {
+                let pointer_side = if lhs.ty == Some(frontend::BaseType::Integer) {
+                    rhs
+                } else {
+                    lhs
+                };
+                self.value(proc, pointer_side, seen)
+            }
+            SrcExprKind::Str(_) => Ok(Names::new()),
+            _ => Err(format!("`{e}` is not a variable")),
+        }
+    }
+
+    fn lvalue(&self, proc: ProcId, e: &SrcExpr) -> Found {
+        self.lvalue_in(proc, e, &mut BTreeSet::new())
+    }
+
+    /// Names of the storage the lvalue `e` designates (`a[i]`, `*p`, `g.u[i]`, `x`).
+    fn lvalue_in(&self, proc: ProcId, e: &SrcExpr, seen: &mut BTreeSet<String>) -> Found {
+        let e = strip(e);
+        match &e.kind {
+            SrcExprKind::Var(v) => self.location(proc, v, seen),
+            SrcExprKind::Index { array, indices } => {
+                if let Some(d) = self
+                    .decl(proc, array)
+                    .filter(|_| self.lang() == Language::C)
+                {
+                    let deeper = match &d.kind {
+                        DeclKind::Array { dims, .. } => {
+                            d.ty.pointer > 0 && indices.len() > dims.len()
+                        }
+                        _ => d.ty.pointer > 0 && indices.len() > 1,
+                    };
+                    if deeper {
+                        return Err(format!("`{array}` holds pointers written through"));
+                    }
+                }
+                self.target(proc, array, seen)
+            }
+            SrcExprKind::Unary {
+                op: UnOp::Deref,
+                operand,
+            } => self.value(proc, operand, seen),
+            _ => Err(format!("a write to `{e}`")),
+        }
+    }
+
+    /// Adds what statement `s` itself may write (nested statements are walked separately).
+    fn stmt(&self, s: &Stmt, acc: &mut Acc) {
+        let proc = s.proc;
+        match &s.kind {
+            StmtKind::Loop(l) => {
+                acc.own.insert(l.var.clone());
+            }
+            StmtKind::Assign(a) => match &strip(&a.target).kind {
+                SrcExprKind::Var(v) if is_plain(v) => {
+                    acc.own.insert(v.clone());
+                }
+                _ => acc.add(self.lvalue(proc, &a.target)),
+            },
+            StmtKind::Input(i) => {
+                for t in &i.targets {
+                    acc.add(self.lvalue(proc, t));
+                }
+            }
+            StmtKind::Mpi(m) => {
+                for a in m.args.iter().filter(|a| a.role.is_written_by(m.op)) {
+                    self.by_reference(proc, &a.expr, a.address_of, acc);
+                }
+                if let Some(r) = &m.result {
+                    acc.add(self.lvalue(proc, r));
+                }
+            }
+            StmtKind::Call(c) => match user_proc(self.prog, &self.facts.names, proc, &c.name) {
+                Some(callee) => self.call(proc, callee, &c.args, acc),
+                None => match pointer_call(self.prog, &self.facts.names, s) {
+                    Some(pc) if pc.resolved() => {
+                        for &t in &pc.targets {
+                            self.call(proc, t, &c.args, acc);
+                        }
+                    }
+                    Some(pc) => acc.fail(format!("call through function pointer `{}`", pc.var)),
+                    None => {
+                        acc.own.extend(s.defs.iter().cloned());
+                        self.external(proc, &c.name, &c.args, true, acc);
+                    }
+                },
+            },
+            StmtKind::Opaque(o) => {
+                let safe = match self.lang() {
+                    Language::Fortran => FORTRAN_SAFE_OPAQUE.contains(&o.reason.as_str()),
+                    Language::C => o.reason == "goto",
+                };
+                if o.reason == "write" && self.lang() == Language::Fortran {
+                    self.internal_write(proc, &o.text, acc);
+                } else if safe {
+                    acc.own.extend(s.defs.iter().cloned());
+                } else {
+                    acc.fail(format!("`{}` ({}) is not analysed", o.text, o.reason));
+                }
+            }
+            StmtKind::While(_)
+            | StmtKind::If(_)
+            | StmtKind::Return { .. }
+            | StmtKind::Break
+            | StmtKind::Continue => {}
+        }
+        if let Some(v) = self.facts.side_effects.get(&s.id) {
+            acc.own.extend(v.iter().cloned());
+        }
+        self.expr_calls(s, acc);
+    }
+
+    /// Fortran `write (unit, …)`: an internal write to a character variable writes it.
+    fn internal_write(&self, proc: ProcId, text: &str, acc: &mut Acc) {
+        let unit = text
+            .split_once('(')
+            .map(|(_, r)| r.split([',', ')']).next().unwrap_or("").trim())
+            .unwrap_or("");
+        let unit = unit.strip_prefix("unit").map_or(unit, |u| {
+            u.trim_start().strip_prefix('=').unwrap_or(u).trim()
+        });
+        if unit == "*" || unit.chars().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        let name: String = unit
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '%')
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match self.decl(proc, path_root(&name)) {
+            Some(d) if d.ty.base == frontend::BaseType::Character => {
+                acc.add(self.location(proc, &name, &mut BTreeSet::new()));
+            }
+            Some(_) => {}
+            None => acc.fail(format!("write to unit `{unit}`")),
+        }
+    }
+
+    /// An argument a routine writes through: a C `&x` of a plain variable is `x` itself
+    /// (`own`: a C formal passed so is the callee's copy); anything else its storage.
+    fn by_reference(&self, proc: ProcId, e: &SrcExpr, address_of: bool, acc: &mut Acc) {
+        let e = strip(e);
+        let plain = match &e.kind {
+            SrcExprKind::Unary {
+                op: UnOp::AddrOf,
+                operand,
+            } => match &operand.kind {
+                SrcExprKind::Var(v) if is_plain(v) => Some(v),
+                _ => None,
+            },
+            SrcExprKind::Var(v) if address_of && is_plain(v) => Some(v),
+            _ => None,
+        };
+        if let Some(v) = plain {
+            acc.own.insert(v.clone());
+            return;
+        }
+        let found = if address_of {
+            self.lvalue(proc, e)
+        } else {
+            self.value(proc, e, &mut BTreeSet::new())
+        };
+        match found {
+            Ok(n) => acc.out.extend(n),
+            // Fortran passes an expression as a temporary nobody else sees
+            Err(_) if self.lang() == Language::Fortran && !is_variable(e) => {}
+            Err(r) => acc.fail(r),
+        }
+    }
+
+    /// A call of user procedure `callee`: the actuals bound to the formals it writes, and
+    /// the globals it writes.
+    fn call(&self, proc: ProcId, callee: ProcId, args: &[SrcExpr], acc: &mut Acc) {
+        let Some(sum) = self.summaries.get(callee.0 as usize) else {
+            return;
+        };
+        let name = self.prog.proc(callee).map_or("?", |p| p.name.as_str());
+        if let Some(r) = &sum.unknown {
+            acc.fail(format!("`{name}`: {r}"));
+            return;
+        }
+        for &k in &sum.formals {
+            if let Some(a) = args.get(k) {
+                self.by_reference(proc, a, false, acc);
+            }
+        }
+        acc.out.extend(sum.globals.iter().cloned());
+    }
+
+    /// A routine no source defines (or an intrinsic). `stmt`: a call statement (its def set
+    /// is already counted).
+    fn external(&self, proc: ProcId, name: &str, args: &[SrcExpr], stmt: bool, acc: &mut Acc) {
+        let lang = self.lang();
+        let lower = name.to_ascii_lowercase();
+        if frontend::intrinsics::lookup(name, lang).is_some()
+            || frontend::mpi_table::is_mpi_name(name)
+            || (lang == Language::C && C_READONLY.contains(&name))
+        {
+            return;
+        }
+        if lang == Language::Fortran && crate::externals::is_library(lang, &lower) {
+            // intrinsic functions write nothing; intrinsic subroutines write only their
+            // arguments, which are all named
+            if stmt {
+                for a in args.iter().filter(|a| is_variable(a)) {
+                    self.by_reference(proc, a, false, acc);
+                }
+            }
+            return;
+        }
+        if lang == Language::C && C_WRITES_FIRST.contains(&name) {
+            if let Some(a) = args.first() {
+                self.by_reference(proc, a, false, acc);
+            }
+            return;
+        }
+        if let Some(a) = args.iter().find(|a| self.may_be_array(proc, a)) {
+            acc.fail(format!(
+                "external routine `{name}` receives `{}`",
+                arg_text(a)
+            ));
+            return;
+        }
+        match lang {
+            Language::C => {
+                for a in args {
+                    if matches!(
+                        strip(a).kind,
+                        SrcExprKind::Unary {
+                            op: UnOp::AddrOf,
+                            ..
+                        }
+                    ) {
+                        self.by_reference(proc, a, false, acc);
+                    }
+                }
+            }
+            Language::Fortran => {
+                for a in args.iter().filter(|a| is_variable(a)) {
+                    self.by_reference(proc, a, false, acc);
+                }
+            }
+        }
+    }
+
+    /// Whether an argument may pass an array (or memory a routine could index).
+    fn may_be_array(&self, proc: ProcId, a: &SrcExpr) -> bool {
+        let a = strip(a);
+        match &a.kind {
+            SrcExprKind::Unary {
+                op: UnOp::AddrOf,
+                operand,
+            } => !matches!(&operand.kind, SrcExprKind::Var(v) if is_plain(v)),
+            SrcExprKind::Var(v) => {
+                !is_plain(v)
+                    || self.decl(proc, v).is_some_and(|d| {
+                        matches!(d.kind, DeclKind::Array { .. }) || d.ty.pointer > 0
+                    })
+            }
+            SrcExprKind::Index { array, indices } => match self.lang() {
+                Language::Fortran => {
+                    self.decl(proc, path_root(array))
+                        .is_none_or(|d| matches!(d.kind, DeclKind::Array { .. }))
+                        || !is_plain(array)
+                        || indices.iter().any(|i| matches!(i.kind, SrcExprKind::Range { .. }))
+                }
+                Language::C => self.decl(proc, array).is_some_and(|d| {
+                    d.ty.pointer > 0
+                        || matches!(&d.kind, DeclKind::Array { dims, .. } if indices.len() < dims.len())
+                }),
+            },
+            SrcExprKind::Binary { lhs, rhs, .. } => {
+                self.may_be_array(proc, lhs) || self.may_be_array(proc, rhs)
+            }
+            SrcExprKind::Ternary { then, other, .. } => {
+                self.may_be_array(proc, then) || self.may_be_array(proc, other)
+            }
+            SrcExprKind::Opaque { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Calls inside the statement's expressions: user functions (mapped like calls),
+    /// external functions, calls through pointers.
+    fn expr_calls(&self, s: &Stmt, acc: &mut Acc) {
+        let proc = s.proc;
+        let mut found: Vec<(&str, &[SrcExpr], bool)> = Vec::new();
+        let mut stack = Vec::new();
+        for top in stmt_exprs(s) {
+            for_each_expr(top, &mut stack, &mut |e| match &e.kind {
+                SrcExprKind::Call { name, args } => found.push((name, args, true)),
+                SrcExprKind::Index { array, indices } => found.push((array, indices, false)),
+                _ => {}
+            });
+        }
+        for (name, args, call) in found {
+            if let Some(callee) = user_proc(self.prog, &self.facts.names, proc, name) {
+                self.call(proc, callee, args, acc);
+                continue;
+            }
+            let declared = self.decl(proc, name).is_some() || !is_plain(name);
+            match (call, self.lang()) {
+                (true, Language::C) if declared => {
+                    acc.fail(format!("call through function pointer `{name}`"));
+                }
+                (true, _) => self.external(proc, name, args, false, acc),
+                // a Fortran name indexed but not declared: an external function
+                (false, Language::Fortran) if !declared => {
+                    self.external(proc, name, args, false, acc);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn is_in_place(e: &SrcExpr) -> bool {
+    matches!(&strip(e).kind, SrcExprKind::Var(v) if v.eq_ignore_ascii_case("MPI_IN_PLACE"))
+}
+
+/// A variable, element or section (what Fortran passes by reference), or C `&x`.
+fn is_variable(e: &SrcExpr) -> bool {
+    matches!(
+        strip(e).kind,
+        SrcExprKind::Var(_)
+            | SrcExprKind::Index { .. }
+            | SrcExprKind::Unary {
+                op: UnOp::AddrOf,
+                ..
+            }
+    )
+}
+
+fn arg_text(a: &SrcExpr) -> String {
+    a.base_var().map_or_else(|| a.to_string(), str::to_string)
+}
