@@ -288,3 +288,90 @@ fn send_buffers_of_combined_and_collective_operations() {
     assert_eq!(p[1].writes, None);
     assert!(may_rewrite(p[0], c[0]) && may_rewrite(p[1], c[1]));
 }
+
+const SHARED_F90: &str = r#"
+program main
+  use mpi
+  implicit none
+  double precision :: x(100), u(100)
+  common /blk/ x
+  integer :: i, ierr
+  call mpi_init(ierr)
+  call mpi_send(x, 100, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  call mpi_send(u, 100, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  do i = 1, 10
+    call fill
+  end do
+  do i = 1, 10
+    call smooth()
+  end do
+  call mpi_finalize(ierr)
+contains
+  subroutine smooth()
+    integer :: k
+    do k = 1, 100
+      u(k) = 0.5d0 * u(k)
+    end do
+  end subroutine
+end program
+
+subroutine fill
+  double precision :: y(100)
+  common /blk/ y
+  integer :: j
+  do j = 1, 100
+    y(j) = 1.0d0
+  end do
+end subroutine
+"#;
+
+#[test]
+fn common_blocks_and_host_variables_written_by_callees() {
+    let apt = apt_of("shared.f90", SHARED_F90);
+    let c = comms(&apt);
+    // COMMON storage is also named by its block: `fill` calls it `y`
+    assert_eq!(named(c[0]), set(&["/blk/", "x"]));
+    assert_eq!(named(c[1]), set(&["u"]));
+    let p = phases(&apt);
+    let fill = p.iter().find(|l| l.var.as_deref() == Some("j")).unwrap();
+    assert_eq!(fill.writes, Some(set(&["/blk/", "j", "y"])));
+    let main: Vec<_> = p.iter().filter(|l| l.var.as_deref() == Some("i")).collect();
+    assert_eq!(main[0].writes, Some(set(&["/blk/", "i"])));
+    assert!(may_rewrite(main[0], c[0]));
+    assert!(!may_rewrite(main[0], c[1]));
+    // the contained procedure writes its host's `u`
+    assert_eq!(main[1].writes, Some(set(&["i", "u"])));
+    assert!(may_rewrite(main[1], c[1]));
+    assert!(!may_rewrite(main[1], c[0]));
+}
+
+const ROWS_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+double *rows[4];
+int main(int argc, char **argv) {
+    int i, j;
+    double grid[4][10];
+    MPI_Init(&argc, &argv);
+    for (i = 0; i < 4; i++) rows[i] = malloc(10 * sizeof(double));
+    MPI_Send(rows[1], 10, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(grid[1], 10, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    for (i = 0; i < 4; i++) for (j = 0; j < 10; j++) rows[i][j] = 0;
+    for (i = 0; i < 4; i++) for (j = 0; j < 10; j++) grid[i][j] = 0;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn pointers_held_in_arrays_are_unknown_rows_of_2d_arrays_are_not() {
+    let apt = apt_of("rows.c", ROWS_C);
+    let c = comms(&apt);
+    assert!(matches!(c[0].buffer, Some(SendBuffer::Unknown(_))));
+    assert_eq!(named(c[1]), set(&["grid"]));
+    let p = phases(&apt);
+    assert_eq!(p[0].writes, Some(set(&["i", "rows"])));
+    assert_eq!(p[1].writes, None);
+    assert_eq!(p[2].writes, Some(set(&["grid", "i", "j"])));
+    assert!(may_rewrite(p[2], c[1]));
+}

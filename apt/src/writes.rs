@@ -272,12 +272,17 @@ impl<'a> Writes<'a> {
             .filter(|(_, f)| roots.contains(f.name.as_str()))
             .map(|(k, _)| k)
             .collect();
-        let globals = self.facts.globals.get(proc.0 as usize);
+        // storage a caller may see: globals, COMMON blocks, module and host variables —
+        // everything the procedure does not declare itself (a Fortran implicit local passes
+        // too: one name more, never a write missed)
         let globals = acc
             .out
             .iter()
             .chain(&acc.own)
-            .filter(|n| globals.is_some_and(|g| g.contains(path_root(n))))
+            .filter(|n| {
+                let root = path_root(n);
+                root.starts_with('/') || !self.is_local(proc, root)
+            })
             .cloned()
             .collect();
         Summary {
@@ -362,6 +367,24 @@ impl<'a> Writes<'a> {
                 .is_some_and(|d| d.ty.pointer > 0 && matches!(d.kind, DeclKind::Scalar { .. }))
     }
 
+    /// C: whether `array` indexed `n` times is a pointer loaded from memory (an element of
+    /// an array of pointers, `m[i]` of `double **m`). Indices within an array's declared
+    /// dimensions (or the first one of a pointer variable) load no pointer.
+    fn pointer_element(&self, proc: ProcId, array: &str, n: usize) -> bool {
+        if self.lang() != Language::C {
+            return false;
+        }
+        // a member: its declaration is not known here; taken as an array
+        let Some(d) = self.decl(proc, array) else {
+            return false;
+        };
+        let (dims, levels) = match &d.kind {
+            DeclKind::Array { dims, .. } => (dims.len(), dims.len() + usize::from(d.ty.pointer)),
+            _ => (1, usize::from(d.ty.pointer)),
+        };
+        n >= dims && levels > n
+    }
+
     fn is_param(&self, proc: ProcId, name: &str) -> bool {
         self.prog
             .proc(proc)
@@ -416,6 +439,10 @@ impl<'a> Writes<'a> {
         }
         let root = path_root(path);
         let mut out: Names = [path.to_string(), root.to_string()].into();
+        // COMMON storage goes by other names in other procedures: its block names it too
+        if let Some(c) = self.decl(proc, root).and_then(|d| d.common.as_ref()) {
+            out.insert(format!("/{c}/"));
+        }
         let through = path.get(root.len()..).is_some_and(|t| t.contains("->"));
         if through {
             // `p->n`, `p->a.b`: storage p points to; a later `->` is a pointer member
@@ -518,7 +545,12 @@ impl<'a> Writes<'a> {
                 operand,
             } => self.lvalue_in(proc, operand, seen),
             SrcExprKind::Var(v) => self.target(proc, v, seen),
-            SrcExprKind::Index { array, .. } => self.target(proc, array, seen),
+            SrcExprKind::Index { array, indices } => {
+                if self.pointer_element(proc, array, indices.len()) {
+                    return Err(format!("`{e}` is a pointer held in memory"));
+                }
+                self.target(proc, array, seen)
+            }
             SrcExprKind::Binary {
                 op: BinOp::Add | BinOp::Sub,
                 lhs,
@@ -546,19 +578,9 @@ impl<'a> Writes<'a> {
         match &e.kind {
             SrcExprKind::Var(v) => self.location(proc, v, seen),
             SrcExprKind::Index { array, indices } => {
-                if let Some(d) = self
-                    .decl(proc, array)
-                    .filter(|_| self.lang() == Language::C)
-                {
-                    let deeper = match &d.kind {
-                        DeclKind::Array { dims, .. } => {
-                            d.ty.pointer > 0 && indices.len() > dims.len()
-                        }
-                        _ => d.ty.pointer > 0 && indices.len() > 1,
-                    };
-                    if deeper {
-                        return Err(format!("`{array}` holds pointers written through"));
-                    }
+                // `rows[i][j]`: through a pointer stored in `rows`
+                if indices.len() > 1 && self.pointer_element(proc, array, indices.len() - 1) {
+                    return Err(format!("`{array}` holds pointers written through"));
                 }
                 self.target(proc, array, seen)
             }
@@ -653,12 +675,12 @@ impl<'a> Writes<'a> {
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '%')
             .collect::<String>()
             .to_ascii_lowercase();
-        match self.decl(proc, path_root(&name)) {
-            Some(d) if d.ty.base == frontend::BaseType::Character => {
+        match self.prog.var_type(proc, path_root(&name)) {
+            Some(t) if t.base == frontend::BaseType::Character => {
                 acc.add(self.location(proc, &name, &mut BTreeSet::new()));
             }
-            Some(_) => {}
-            None => acc.fail(format!("write to unit `{unit}`")),
+            Some(_) if is_plain(&name) => {}
+            _ => acc.fail(format!("write to unit `{unit}`")),
         }
     }
 
