@@ -13,12 +13,14 @@
 //!   early carries the bound the source proves as its `cap`); so is a Fortran array-syntax statement (an assignment to a section or whole
 //!   array, or a reduction such as `maxval(abs(a(1:n)))`: [`frontend::array_op`]), an
 //!   implicit loop whose trip is the number of elements it visits ([`array`]); the outermost loops whose subtree holds no communication (directly or
-//!   through calls) are computation phases (`compute: true`, with their `work`);
+//!   through calls) are computation phases (`compute: true`, with their `work` and the
+//!   names they may `writes`: [`writes`]);
 //! - an IF is kept only when one of its branches holds a node; else-if arms become nested
 //!   IF nodes in the else branch;
 //! - calls to procedures defined in the program are CALL nodes (call statements and
 //!   function calls inside expressions);
-//! - MPI communication (point-to-point, collectives, waits/tests/probes) are COMM nodes;
+//! - MPI communication (point-to-point, collectives, waits/tests/probes) are COMM nodes
+//!   (those that send data name their send `buffer`; [`may_rewrite`] compares the two);
 //!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
 //!   management are not.
 pub mod array;
@@ -301,7 +303,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     for r in &mut routines {
         tree::mark_compute(r, &comm_procs, &an.facts);
     }
-    let w = writes::Writes::new(prog, &an.procs);
+    let w = writes::Writes::new(prog, sources, &an.procs);
     for r in &mut routines {
         set_writes(r, prog, &w);
     }

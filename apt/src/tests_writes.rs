@@ -375,3 +375,32 @@ fn pointers_held_in_arrays_are_unknown_rows_of_2d_arrays_are_not() {
     assert_eq!(p[2].writes, Some(set(&["grid", "i", "j"])));
     assert!(may_rewrite(p[2], c[1]));
 }
+
+const EQUIV_F: &str = "      program main
+      include 'mpif.h'
+      double precision a(100), b(100), c(100)
+      equivalence (a(1), b)
+      integer i, ierr
+      call mpi_init(ierr)
+      call mpi_send(a, 100, MPI_DOUBLE_PRECISION, 1, 0,
+     &              MPI_COMM_WORLD, ierr)
+      do i = 1, 100
+         b(i) = 0.0d0
+      end do
+      do i = 1, 100
+         c(i) = 0.0d0
+      end do
+      call mpi_finalize(ierr)
+      end
+";
+
+#[test]
+fn equivalenced_arrays_share_their_names() {
+    let apt = apt_of("equiv.f", EQUIV_F);
+    let send = comms(&apt)[0];
+    assert_eq!(named(send), set(&["a", "b"]));
+    let p = phases(&apt);
+    assert_eq!(p[0].writes, Some(set(&["a", "b", "i"])));
+    assert!(may_rewrite(p[0], send));
+    assert!(!may_rewrite(p[1], send));
+}
