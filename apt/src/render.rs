@@ -8,9 +8,10 @@
 //! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level (and
 //! `cap`, the bound the source proves on a trip that may end early), and
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
-//! Computation phases carry `writes`, the names they may write (or `{"unknown": reason}`);
-//! COMM nodes that send data carry `buffer`, the names of their send buffer (or
-//! `{"unknown": reason}`): see [`crate::may_rewrite`].
+//!
+//! Text: computation phases also show `writes={…}` (or `writes=? (reason)`), COMM nodes that
+//! send data `buffer={…}` ([`crate::may_rewrite`]). JSON leaves them out: it is saved as each
+//! run directory's `apt.json`, which `cli` compares whole with today's APT of the source.
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -40,15 +41,6 @@ fn comm_json(m: &mut Map<String, Value>, c: &CommFacts) {
         if let Some(v) = v {
             m.insert(k.into(), attr_json(v));
         }
-    }
-    match &c.buffer {
-        Some(SendBuffer::Named(names)) => {
-            m.insert("buffer".into(), json!(names));
-        }
-        Some(SendBuffer::Unknown(r)) => {
-            m.insert("buffer".into(), json!({ "unknown": r }));
-        }
-        None => {}
     }
 }
 
@@ -90,12 +82,6 @@ pub fn node_json(n: &Node) -> Value {
             m.insert("compute".into(), Value::Bool(l.compute));
             if let Some(w) = &l.work {
                 m.insert("work".into(), attr_json(w));
-            }
-            if let Some(w) = &l.writes {
-                m.insert("writes".into(), json!(w));
-            }
-            if let Some(r) = &l.writes_unknown {
-                m.insert("writes".into(), json!({ "unknown": r }));
             }
         }
         NodeData::If(i) => {

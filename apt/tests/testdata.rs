@@ -121,11 +121,12 @@ fn signature(n: &Node, consts: &BTreeMap<String, f64>) -> String {
     match &n.data {
         NodeData::Routine { .. } => "routine".into(),
         NodeData::Loop(l) => format!(
-            "loop trip={} total={} compute={} work={}",
+            "loop trip={} total={} compute={} work={} writes={:?}",
             canon(&Some(l.trip.clone()), consts),
             canon(&l.trip_total, consts),
             l.compute,
-            canon(&l.work, consts)
+            canon(&l.work, consts),
+            l.writes
         ),
         NodeData::If(i) => match &i.unresolved {
             None => format!("if {}", i.cond),
@@ -133,17 +134,19 @@ fn signature(n: &Node, consts: &BTreeMap<String, f64>) -> String {
             Some(_) => "if (unresolved)".into(),
         },
         NodeData::Call { callee, .. } => format!("call {callee}"),
-        NodeData::Comm(c) => format!(
-            "comm {} peer={} tag={} bytes={} source={} recv_tag={} recv_bytes={} count={}",
-            c.op.name(),
-            canon(&c.peer, consts),
-            canon(&c.tag, consts),
-            canon(&c.bytes, consts),
-            canon(&c.source, consts),
-            canon(&c.recv_tag, consts),
-            canon(&c.recv_bytes, consts),
-            canon(&c.count, consts)
-        ),
+        NodeData::Comm(c) => {
+            format!(
+                "comm {} peer={} tag={} bytes={} source={} recv_tag={} recv_bytes={} count={}",
+                c.op.name(),
+                canon(&c.peer, consts),
+                canon(&c.tag, consts),
+                canon(&c.bytes, consts),
+                canon(&c.source, consts),
+                canon(&c.recv_tag, consts),
+                canon(&c.recv_bytes, consts),
+                canon(&c.count, consts)
+            ) + &format!(" buffer={:?}", c.buffer)
+        }
     }
 }
 
@@ -308,4 +311,33 @@ fn expect_lines_hold() {
     }
     println!("checked {checked} expect lines");
     assert!(checked >= 40, "only {checked} expect lines checked");
+}
+
+/// The shift programs rewrite, right after sending it, the array they sent: the phase after
+/// the send may rewrite its buffer, the initialisation and the final sum (of `local`) write
+/// other names than the send's.
+#[test]
+fn shift_phase_after_the_send_may_rewrite_its_buffer() {
+    for c in cases().iter().filter(|c| c.name == "shift") {
+        let nodes = c.apt.nodes();
+        let phases: Vec<&apt::LoopNode> = nodes
+            .iter()
+            .filter_map(|n| match &n.data {
+                NodeData::Loop(l) if l.compute => Some(l),
+                _ => None,
+            })
+            .collect();
+        let send = nodes
+            .iter()
+            .find_map(|n| match &n.data {
+                NodeData::Comm(f) if f.op == frontend::MpiOp::Send => Some(f),
+                _ => None,
+            })
+            .unwrap();
+        let may: Vec<bool> = phases.iter().map(|l| apt::may_rewrite(l, send)).collect();
+        // init writes a and b, the shift loop a, the sum only `local`
+        assert_eq!(may, [true, true, false], "{}", c.lang);
+        let shift = phases[1].writes.as_ref().unwrap();
+        assert!(shift.contains("a") && !shift.contains("b"), "{}", c.lang);
+    }
 }
