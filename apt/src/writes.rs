@@ -247,12 +247,27 @@ impl<'a> Writes<'a> {
     /// finite). A pass limit that is reached leaves every procedure unknown.
     fn summarize(&mut self) {
         let n = self.prog.procs.len();
+        // callees first (the reverse of the analysis order), updated in place: one pass
+        // settles a program without recursion, a second confirms it
+        let mut order: Vec<ProcId> = self.facts.order.iter().rev().copied().collect();
+        let missing: Vec<ProcId> = (self.prog.procs.iter().map(|p| p.id))
+            .filter(|p| !order.contains(p))
+            .collect();
+        order.extend(missing);
         for _ in 0..(4 * n + 8) {
-            let next: Vec<Summary> = self.prog.procs.iter().map(|p| self.summary(p.id)).collect();
-            if next == self.summaries {
+            let mut changed = false;
+            for &p in &order {
+                let next = self.summary(p);
+                if let Some(slot) = self.summaries.get_mut(p.0 as usize) {
+                    if *slot != next {
+                        *slot = next;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
                 return;
             }
-            self.summaries = next;
         }
         for s in &mut self.summaries {
             s.unknown = Some("its writes did not settle".into());
