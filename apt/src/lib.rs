@@ -23,6 +23,7 @@
 //!   (those that send data name their send `buffer`; [`may_rewrite`] compares the two);
 //!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
 //!   management are not.
+pub mod aliases;
 pub mod array;
 pub mod cap;
 pub mod comm;
