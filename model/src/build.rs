@@ -19,7 +19,7 @@ use symbolic::Expr;
 use crate::machine::{Bound, CollectiveOp, Machine};
 use crate::observe::RunObs;
 use crate::phases::{self, Phase, PhaseKind};
-use crate::quantity::{fit_quantity, Fitted, QuantityOptions, Samples};
+use crate::quantity::{fit_quantity, Fitted, Floor, QuantityOptions, Samples};
 
 /// A fitted per-site quantity, for the report.
 #[derive(Debug, Clone, Serialize)]
@@ -518,6 +518,39 @@ fn indicator(cond: &str) -> Option<(Expr, bool)> {
     Some((e, exact))
 }
 
+/// One value per run that traced phase `g`.
+fn phase_samples(
+    g: &Phase,
+    runs: &[RunObs],
+    params: &[String],
+    f: &dyn Fn(&phases::PhaseRun) -> f64,
+) -> Samples {
+    let mut s = Samples::new(params.to_vec());
+    for (ri, pr) in &g.runs {
+        s.push(row(&runs[*ri], params), f(pr));
+    }
+    s
+}
+
+/// A point-to-point phase's size per message in the source: the first of its sites that
+/// gives one.
+fn send_source(
+    g: &Phase,
+    nodes: &BTreeMap<u32, &Node>,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    g.sites
+        .iter()
+        .find_map(|s| match nodes.get(s).map(|n| &n.data) {
+            Some(NodeData::Comm(c)) => c
+                .bytes
+                .as_ref()
+                .and_then(|b| source_expr(b, consts, params)),
+            _ => None,
+        })
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -770,6 +803,61 @@ pub fn build(
             }
         }
     }
+    // a loop under a point-to-point phase that may rewrite data one of the phase's sends has
+    // just given to another core: the sheet's least time for that, at the phase's size per
+    // message, where the phase communicates, is a floor of its cost
+    let mut floors: BTreeMap<u32, Floor> = BTreeMap::new();
+    if let Some(rw) = &machine.point_to_point.rewrite {
+        for (gi, g) in found.iter().enumerate() {
+            let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
+                continue;
+            };
+            let bytes = non_negative(fit_quantity(
+                &phase_samples(g, runs, &params, &|pr| pr.bytes),
+                send_source(g, &nodes, &consts, &params).as_ref(),
+                &[],
+                true,
+                qopts,
+            ));
+            // the whole table: it rises and falls with the size, so the traced sizes' regimes
+            // extended would not give it at other sizes
+            let floor = BOUNDS.map(|b| {
+                &presences[gi] * rw.piecewise(b, bytes.at(b), &Expr::int(2), 0.0, f64::MAX)
+            });
+            let sends: Vec<&apt::CommFacts> = g
+                .sites
+                .iter()
+                .filter_map(|s| match nodes.get(s).map(|n| &n.data) {
+                    Some(NodeData::Comm(c)) if c.buffer.is_some() => Some(c),
+                    _ => None,
+                })
+                .collect();
+            for (site, path) in &paths {
+                let Some(NodeData::Loop(l)) = nodes.get(site).map(|n| &n.data) else {
+                    continue;
+                };
+                if *site == anchor || !path.contains(&anchor) || floors.contains_key(site) {
+                    continue;
+                }
+                let rewritten: Vec<&&apt::CommFacts> =
+                    sends.iter().filter(|c| apt::may_rewrite(l, c)).collect();
+                if rewritten.is_empty() {
+                    continue;
+                }
+                let proven = l.writes.is_some()
+                    && rewritten
+                        .iter()
+                        .any(|c| matches!(c.buffer, Some(apt::SendBuffer::Named(_))));
+                floors.insert(
+                    *site,
+                    Floor {
+                        bounds: floor.clone(),
+                        proven,
+                    },
+                );
+            }
+        }
+    }
     // computation phases, after the trip counts they may be measured against
     for n in nodes.values() {
         let site = n.site.0;
@@ -861,19 +949,26 @@ pub fn build(
                             } else {
                                 Expr::var("P")
                             },
+                            floors.get(&site),
                         ),
                         None => fit_quantity(&s, None, &[], false, qopts),
                     };
                     let w = match (&work, f.origin) {
                         // w_i: the fitted coefficient of the work's first varying term over
                         // that term's coefficient in the work (the fit may add a constant)
+                        // (of the law under a floor, `max(law, floor)`)
                         (Some(w), crate::quantity::Origin::SourceScaled) => {
+                            let laws: Vec<&Expr> = match f.expr.as_atom() {
+                                Some(symbolic::Atom::Max(args)) => args.iter().collect(),
+                                _ => vec![&f.expr],
+                            };
                             w.terms().iter().find(|t| !t.is_constant()).and_then(|wt| {
-                                f.expr
-                                    .terms()
-                                    .iter()
-                                    .find(|t| t.monomial() == wt.monomial())
-                                    .map(|t| t.coef() / wt.coef())
+                                laws.iter().find_map(|law| {
+                                    law.terms()
+                                        .iter()
+                                        .find(|t| t.monomial() == wt.monomial())
+                                        .map(|t| t.coef() / wt.coef())
+                                })
                             })
                         }
                         _ => None,
@@ -951,13 +1046,7 @@ pub fn build(
     let mut phase_cost = BTreeMap::new();
     let mut coll_cost: BTreeMap<u32, [Expr; 3]> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
-        let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| -> Samples {
-            let mut s = Samples::new(params.clone());
-            for (ri, pr) in &g.runs {
-                s.push(row(&runs[*ri], &params), f(pr));
-            }
-            s
-        };
+        let by = |f: &dyn Fn(&phases::PhaseRun) -> f64| phase_samples(g, runs, &params, f);
         let procs_c = vec![
             vec![Expr::var("P")],
             vec![Expr::var("P"), Expr::one()],
@@ -1167,17 +1256,7 @@ pub fn build(
                 (m >= 1.0).then_some(m)
             })
             .unwrap_or(1.0);
-        let send_src = g
-            .sites
-            .iter()
-            .find_map(|s| match nodes.get(s).map(|n| &n.data) {
-                Some(NodeData::Comm(c)) => c
-                    .bytes
-                    .as_ref()
-                    .and_then(|b| source_expr(b, &consts, &params)),
-                _ => None,
-            });
-        let (bytes, rep) = fit_bytes(send_src);
+        let (bytes, rep) = fit_bytes(send_source(g, &nodes, &consts, &params));
         quantities.push(rep);
         let depth = (g.kind == PhaseKind::Pipeline).then(|| {
             let cands = vec![

@@ -431,6 +431,14 @@ pub struct PointToPoint {
     /// taken as eager.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eager_limit: Option<u64>,
+    /// The time a sender's loop takes, at least, to update in place a buffer of `d` bytes it
+    /// has just sent and its receiver has read: the cache lines come back from the receiver's
+    /// core (`rewrite_sent`, the sender's update per message in the fresh-data stream). On
+    /// this host 2–3× the update of data only the sender touches at 64–128 KiB, less at
+    /// 256 KiB: interpolated between the measured sizes, not fitted, as no smooth law follows
+    /// that. Absent where the sheet has no such measurement (a simulator, a hand-built sheet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<CostModel>,
     /// Raw measurements not used by the phase formulas (send with the receive posted late,
     /// stream periods, overheads before they were reconciled), keyed by name.
     #[serde(default)]

@@ -70,6 +70,7 @@ pub fn tree_machine(spec: &TreeMachineSpec) -> Result<Machine, String> {
         send_overhead: form(&[("1", spec.send_overhead)])?,
         recv_overhead: form(&[("1", spec.recv_overhead)])?,
         eager_limit: None,
+        rewrite: None,
         raw: BTreeMap::new(),
     };
     let mut c = BTreeMap::new();

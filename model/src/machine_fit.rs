@@ -493,9 +493,98 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
         send_overhead: fit_regimes(&s, true).map_err(fit_err("send overhead"))?,
         recv_overhead: fit_regimes(&r, true).map_err(fit_err("receive overhead"))?,
         eager_limit: eager_limit(data),
+        rewrite: pt2pt_rows(data, "rewrite_sent")
+            .ok()
+            .map(|rows| interpolated(rows.values().map(|r| Obs::from_row(r))))
+            .transpose()
+            .map_err(fit_err("rewrite_sent"))?,
         raw,
     })
 }
+
+/// The measured points joined by straight lines: one regime per interval between consecutive
+/// kept sizes, the first size's value below it, the last interval's line past the last size.
+/// A size is dropped when the line joining its kept neighbours passes within
+/// [`interpolation_slack`] of it, so that a cost linear over a range of sizes is one regime,
+/// and so are the smallest sizes while they cost less than [`MIN_SLACK`].
+/// For an effect of the host's caches that rises and falls with the size, where a fitted law
+/// would smooth away what a program at a measured size pays. Each regime's band is the larger
+/// spread of its two ends.
+fn interpolated(obs: impl Iterator<Item = Obs>) -> Result<CostModel, String> {
+    let mut all: Vec<Obs> = obs.collect();
+    all.sort_by(|a, b| a.d.total_cmp(&b.d));
+    all.dedup_by(|a, b| a.d == b.d);
+    // the sizes below the last that costs no more than the least slack are one regime
+    let small = all.iter().take_while(|o| o.y <= MIN_SLACK).count();
+    all.drain(..small.saturating_sub(1));
+    // greedy: from each kept point, the farthest next point whose line passes near every
+    // point between
+    let mut pts: Vec<Obs> = Vec::with_capacity(all.len());
+    let mut i = 0;
+    while i < all.len() {
+        pts.push(all[i]);
+        let a = all[i];
+        let mut j = i + 1;
+        while j + 1 < all.len() {
+            let c = all[j + 1];
+            let near = all[i + 1..=j].iter().all(|b| {
+                let line = a.y + (c.y - a.y) * (b.d - a.d) / (c.d - a.d);
+                (line - b.y).abs() <= interpolation_slack(b)
+            });
+            if !near {
+                break;
+            }
+            j += 1;
+        }
+        i = if j < all.len() { j } else { all.len() };
+    }
+    let coef = |term: &str, value: f64, stderr: f64| Coef {
+        term: term.into(),
+        value,
+        stderr,
+    };
+    let constant = |o: &Obs| Form::new("measured", vec![coef("1", o.y, o.sigma)], None);
+    let Some(first) = pts.first() else {
+        return Err("no measured sizes".into());
+    };
+    let mut regimes = Vec::with_capacity(pts.len());
+    for (i, w) in pts.windows(2).enumerate() {
+        let (a, b) = (&w[0], &w[1]);
+        if i == 0 {
+            regimes.push(Regime {
+                up_to_bytes: Some(a.d as u64),
+                cost: constant(a)?,
+            });
+        }
+        let slope = (b.y - a.y) / (b.d - a.d);
+        let line = Form::new(
+            "interpolated",
+            vec![
+                coef("1", a.y - slope * a.d, a.sigma.max(b.sigma)),
+                coef("d", slope, 0.0),
+            ],
+            None,
+        )?;
+        regimes.push(Regime {
+            up_to_bytes: (i + 2 < pts.len()).then_some(b.d as u64),
+            cost: line,
+        });
+    }
+    if regimes.is_empty() {
+        return Ok(CostModel::single(constant(first)?));
+    }
+    CostModel::new(regimes)
+}
+
+/// How far a measured point may be from an interpolation line that leaves it out: twice its
+/// spread, 10% of it, or 100 ns, whichever is largest (below that a cost per message is lost in
+/// any computation around it).
+fn interpolation_slack(o: &Obs) -> f64 {
+    (2.0 * o.sigma).max(0.1 * o.y.abs()).max(MIN_SLACK)
+}
+
+/// The least [`interpolation_slack`], seconds.
+const MIN_SLACK: f64 = 1e-7;
 
 /// Fits a whole data sheet from benchmark output. `prov` says how it was measured.
 pub fn fit_machine(

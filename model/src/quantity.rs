@@ -566,12 +566,18 @@ fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
 /// `c·w + c2·w·ramp` is a candidate too, a cost per element that differs where the data the loop
 /// touches also moves between processors (a sender rewriting the block its receiver just read
 /// pays for the cache lines coming back), so that P = 1 and P ≥ 2 get each their own.
+///
+/// `floor`, for a loop that may rewrite data a send of its phase has just given to another
+/// core, is the least time that takes by the machine sheet: the cost is `max(law, floor)` (see
+/// [`floored`]) where the source shows the loop writes what is sent, and that is a candidate
+/// beside the others where the source cannot tell.
 pub fn fit_scaled(
     s: &Samples,
     w: &Expr,
     outer: Option<&Expr>,
     communicating: Option<&Expr>,
     sharers: &Expr,
+    floor: Option<&Floor>,
 ) -> Fitted {
     let n = s.values.len();
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
@@ -623,7 +629,10 @@ pub fn fit_scaled(
         hyps.push(vec![w.clone(), spread.clone()]);
         hyps.push(vec![w.clone(), spread, Expr::one()]);
     }
-    if let Some(ramp) = communicating {
+    let laws = hyps.clone();
+    // where the sheet measures what data moving between cores costs a loop (`floor`), that
+    // measurement stands in for a cost per element fitted to it
+    if let Some(ramp) = communicating.filter(|_| floor.is_none()) {
         let moved = w * ramp;
         hyps.push(vec![w.clone(), moved.clone()]);
         hyps.push(vec![w.clone(), moved, Expr::one()]);
@@ -635,6 +644,15 @@ pub fn fit_scaled(
         .filter(ok)
         .collect();
     let best = least_loo(&fits);
+    let score = |r: &FitResult| r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
+    if let Some(fl) = floor {
+        match floored(s, &laws, &opts, &fl.bounds) {
+            Some((law, f)) if fl.proven || best.is_none_or(|b| score(&law) < score(b)) => {
+                return f;
+            }
+            _ => {}
+        }
+    }
     match best {
         Some(r) => from_fit(r, Origin::SourceScaled, n),
         None => {
@@ -644,6 +662,126 @@ pub fn fit_scaled(
             f
         }
     }
+}
+
+/// The least time per entry of a loop that rewrites data a send has just given to another core
+/// (the machine sheet's `rewrite` at the message size, 0 where the phase does not
+/// communicate), bounds min, avg, max.
+#[derive(Debug, Clone)]
+pub struct Floor {
+    pub bounds: [Expr; 3],
+    /// The source shows the loop writes what the send sent (else it only may: unknown writes
+    /// or an unknown buffer).
+    pub proven: bool,
+}
+
+/// The cost per entry `max(law, floor)` of a loop that cannot run faster than `floor` (bounds
+/// min, avg, max): each law of `laws` fitted to the runs it governs (where it comes out at or
+/// above the floor; a run the floor governs says nothing about the law), alternating until
+/// that set settles, from the runs where the floor is under half the measured cost. The law with the least leave-one-out error of `max(law, floor)`, that
+/// fit (its `loo_rel_error` that of the max) and the cost; `None` when no law has
+/// non-negative coefficients on every subset, or the floor governs no run.
+fn floored(
+    s: &Samples,
+    laws: &[Vec<Expr>],
+    opts: &FitOptions,
+    floor: &[Expr; 3],
+) -> Option<(FitResult, Fitted)> {
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let at = |e: &Expr, i: usize| {
+        e.eval(&|n| params.iter().position(|x| *x == n).map(|k| s.points[i][k]))
+            .unwrap_or(f64::NAN)
+    };
+    let n = s.values.len();
+    let fl: Vec<f64> = (0..n).map(|i| at(&floor[1], i)).collect();
+    if fl.iter().any(|f| !f.is_finite()) || (0..n).all(|i| fl[i] < 0.5 * s.values[i]) {
+        return None;
+    }
+    let fit_on = |law: &[Expr], idx: &[usize]| -> Option<FitResult> {
+        // start from the runs the floor clearly does not govern: a law fitted to runs the floor
+        // does govern could claim them (a term that grows where the phase communicates)
+        let mut set: Vec<usize> = idx
+            .iter()
+            .copied()
+            .filter(|&i| fl[i] <= 0.5 * s.values[i])
+            .collect();
+        for _ in 0..8 {
+            if set.len() < law.len() {
+                return None;
+            }
+            let pts: Vec<Vec<f64>> = set.iter().map(|&i| s.points[i].clone()).collect();
+            let vals: Vec<f64> = set.iter().map(|&i| s.values[i]).collect();
+            let r = fit::fit_terms(law, &params, &pts, &vals, opts).ok()?;
+            if r.coeffs
+                .iter()
+                .any(|c| !(c.coef >= 0.0 && c.coef.is_finite()))
+            {
+                return None;
+            }
+            let next: Vec<usize> = idx
+                .iter()
+                .copied()
+                .filter(|&i| at(&r.expr, i) >= fl[i])
+                .collect();
+            if next == set {
+                return Some(r);
+            }
+            set = next;
+        }
+        None
+    };
+    let all: Vec<usize> = (0..n).collect();
+    let mut best: Option<(f64, FitResult)> = None;
+    for law in laws {
+        let Some(mut r) = fit_on(law, &all) else {
+            continue;
+        };
+        let mut loo = 0.0;
+        for i in 0..n {
+            let rest: Vec<usize> = all.iter().copied().filter(|&j| j != i).collect();
+            let Some(ri) = fit_on(law, &rest) else {
+                loo = f64::INFINITY;
+                break;
+            };
+            let y = s.values[i];
+            loo += (y - at(&ri.expr, i).max(fl[i])).abs() / y.abs().max(f64::MIN_POSITIVE);
+        }
+        r.loo_rel_error = loo / n.max(1) as f64;
+        let score = r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
+        if loo.is_finite() && best.as_ref().is_none_or(|(b, _)| score < *b) {
+            best = Some((score, r));
+        }
+    }
+    let (_, r) = best?;
+    let pred: Vec<f64> = (0..n).map(|i| at(&r.expr, i).max(fl[i])).collect();
+    let mean = s.values.iter().sum::<f64>() / n.max(1) as f64;
+    let ss_tot: f64 = s.values.iter().map(|y| (y - mean).powi(2)).sum();
+    let ss_res: f64 = s
+        .values
+        .iter()
+        .zip(&pred)
+        .map(|(y, p)| (y - p).powi(2))
+        .sum();
+    let law = from_fit(&r, Origin::SourceScaled, n);
+    let f = Fitted {
+        expr: Expr::max(law.expr, floor[1].clone()),
+        lo: Expr::max(law.lo, floor[0].clone()),
+        hi: Expr::max(law.hi, floor[2].clone()),
+        r2: if ss_tot > 0.0 {
+            1.0 - ss_res / ss_tot
+        } else {
+            1.0
+        },
+        max_rel_err: s
+            .values
+            .iter()
+            .zip(&pred)
+            .map(|(y, p)| ((y - p) / y).abs())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max),
+        ..law
+    };
+    Some((r, f))
 }
 
 /// A probability: absolute least squares over the candidate term lists (values near 0 make
@@ -761,7 +899,7 @@ mod tests {
         s.push(vec![64.0, 4.0], 3e-3);
         // a computation's cost per entry scaled by its work, N/P: one coefficient, one point
         let w = Expr::var("N") / Expr::var("P");
-        let f = fit_scaled(&s, &w, None, None, &Expr::var("P"));
+        let f = fit_scaled(&s, &w, None, None, &Expr::var("P"), None);
         let at = |e: &Expr| {
             e.eval(&|n| Some(if n == "N" { 128.0 } else { 8.0 }))
                 .unwrap()
@@ -805,6 +943,7 @@ mod tests {
             Some(&outer),
             None,
             &Expr::var("P"),
+            None,
         );
         let row = f.expr.terms().iter().find(|t| t.monomial() == outer);
         assert!(
@@ -819,6 +958,7 @@ mod tests {
             Some(&outer),
             None,
             &Expr::var("P"),
+            None,
         );
         assert_eq!(g.expr.terms().len(), 1, "{}", g.expr);
     }
@@ -838,7 +978,7 @@ mod tests {
         // 1.6 ns per element, plus 0.2 ns per element per 10^4 elements swept by all ranks (at
         // N = 256, 1.3 ns: the data no longer fits)
         let cost = |n: f64, p: f64| (n * n / p + 2.0 * n + 4.0) * (1.6e-9 + 0.2e-9 * n * n / 1e4);
-        let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"));
+        let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"), None);
         let at = |n: f64, p: f64| at_np(&f.expr, n, p);
         // between the traced sizes it follows the growth
         let rel = at(192.0, 4.0) / cost(192.0, 4.0) - 1.0;
@@ -854,11 +994,11 @@ mod tests {
         let w = symbolic::parse("N^2/P").unwrap();
         // the slowest of P ranks, noise of an exponential tail: 10% more per doubling
         let cost = |n: f64, p: f64| 2e-9 * n * n / p * (1.0 + 0.1 * p.log2());
-        let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"));
+        let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"), None);
         let rel = at_np(&f.expr, 256.0, 256.0) / cost(256.0, 256.0) - 1.0;
         assert!(rel.abs() < 1e-6, "{rel} {}", f.expr);
         // inside a pipeline (one rank at a time) no such term is offered
-        let g = fit_scaled(&samples(cost), &w, None, None, &Expr::one());
+        let g = fit_scaled(&samples(cost), &w, None, None, &Expr::one(), None);
         assert!(!g.expr.to_string().contains("log2"), "{}", g.expr);
     }
 
@@ -873,7 +1013,7 @@ mod tests {
         }
         let w = symbolic::parse("N/P").unwrap();
         let ramp = symbolic::parse("min(1, max(0, P - 1))").unwrap();
-        let f = fit_scaled(&s, &w, None, Some(&ramp), &Expr::var("P"));
+        let f = fit_scaled(&s, &w, None, Some(&ramp), &Expr::var("P"), None);
         let at = |n: f64, p: f64| at_np(&f.expr, n, p);
         for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
             let rel = at(32768.0, p) / (c * 32768.0 / p) - 1.0;
@@ -881,7 +1021,7 @@ mod tests {
         }
         // without the ramp one cost per element cannot serve both (at P = 1, 2 the log2(P)
         // spread outside pipelines is the ramp itself, so this is a pipeline's site)
-        let g = fit_scaled(&s, &w, None, None, &Expr::one());
+        let g = fit_scaled(&s, &w, None, None, &Expr::one(), None);
         assert!(g.max_rel_err > 0.1, "{}", g.expr);
     }
 
