@@ -362,3 +362,81 @@ fn a_collective_never_costs_less_than_nothing() {
     assert_eq!(at(1.0), 0.0, "{cost}");
     assert!(at(16.0) > 0.0, "{cost}");
 }
+
+/// Native shift at P = 2: the sender's update of the block it has just sent takes 2x its cost
+/// at P = 1 (the cache lines come back from the receiver's core). The sheet measures that
+/// (`rewrite`), and the loop that rewrites the sent buffer costs at least it; the loop after
+/// the steps, and the same loop writing the other array, do not.
+#[test]
+fn the_loop_that_rewrites_a_sent_buffer_costs_at_least_the_sheets_rewrite() {
+    let sheet = model::machine::Machine::builtin("this-openmpi-shm")
+        .unwrap()
+        .unwrap();
+    let rewrite = sheet
+        .point_to_point
+        .rewrite
+        .as_ref()
+        .expect("native sheet measures it");
+    let cost_at = |m: &serde_json::Value, line: u64, n: f64, p: f64| -> (String, f64) {
+        let c = m["compute"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["line"] == line)
+            .expect("a computation phase at that line");
+        let text = c["cost"].as_str().unwrap().to_string();
+        let e = symbolic::parse(&text).unwrap();
+        let v = e
+            .eval(&|v| match v {
+                "N" => Some(n),
+                "P" => Some(p),
+                _ => Some(1000.0),
+            })
+            .unwrap();
+        (text, v)
+    };
+    let model_of = |edit: &dyn Fn(&str) -> String| {
+        let tmp = tempfile::tempdir().unwrap();
+        let runs = tmp.path().join("mpi-c");
+        common::copy_dir(&common::root().join("testdata/shift/runs/mpi-c"), &runs);
+        let text = std::fs::read_to_string(common::root().join("testdata/shift/shift.c")).unwrap();
+        let src = tmp.path().join("shift.c");
+        std::fs::write(&src, edit(&text)).unwrap();
+        let out = common::run(&[
+            "analyze",
+            src.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let m = model_of(&str::to_string);
+    // N/P = 16384 elements per rank: a 128 KiB message
+    let floor = rewrite.eval(2.0, 131072.0);
+    let (text, v) = cost_at(&m, 52, 32768.0, 2.0);
+    assert!(text.starts_with("max("), "{text}");
+    assert!(v >= floor * (1.0 - 1e-9), "{v} < sheet {floor}: {text}");
+    // at P = 1 nothing is sent: the law alone, about the cost per element traced there
+    let (_, one) = cost_at(&m, 52, 16384.0, 1.0);
+    assert!(one < 0.8 * floor, "{one} vs {floor}");
+    let (text, _) = cost_at(&m, 60, 32768.0, 2.0);
+    assert!(
+        !text.contains("max("),
+        "the final sum rewrites nothing sent: {text}"
+    );
+    // the same loop writing `b` (received, not sent): no floor
+    let m = model_of(&|t: &str| {
+        t.replace(
+            "a[i] = 0.75 * a[i] + 0.5 * b[i];",
+            "b[i] = 0.75 * a[i] + 0.5 * b[i];",
+        )
+    });
+    let (text, _) = cost_at(&m, 52, 32768.0, 2.0);
+    assert!(!text.contains("max("), "{text}");
+}

@@ -392,6 +392,70 @@ fn fresh_data_stream_sets_the_one_way_cost() {
     assert!(m.point_to_point.raw.contains_key("stream_fresh"));
 }
 
+/// The sender's rewrite of a buffer just read by its receiver, as this host measures it: under
+/// 100 ns up to 2 KiB, linear from 4 KiB to 128 KiB, down at 256 KiB, linear again above.
+#[test]
+fn rewrite_after_send_is_interpolated_through_every_measured_turn() {
+    let rewrite = |d: f64| -> f64 {
+        if d <= 2048.0 {
+            4e-8 + 1e-11 * d
+        } else if d <= 131072.0 {
+            1.8e-10 * d
+        } else if d == 262144.0 {
+            2.6e-5
+        } else {
+            1e-10 * d
+        }
+    };
+    let mut t = bench_fixture_with_protocols();
+    for i in 0..=22 {
+        let d = f64::from(1u32 << i);
+        let y = rewrite(d);
+        t += &format!("pt2pt,rewrite_sent,2,{d},10,{},{y},{y},0\n", 0.995 * y);
+    }
+    let m = fit_machine(&parse_bench(&t).unwrap(), "test", "synthetic", provenance()).unwrap();
+    let rw = m.point_to_point.rewrite.as_ref().unwrap();
+    // every measured size, the turn at 256 KiB included, within the slack of a dropped point
+    // (10%, 100 ns)
+    for i in 0..=22 {
+        let d = f64::from(1u32 << i);
+        let (got, want) = (rw.eval(2.0, d), rewrite(d));
+        assert!(
+            (got - want).abs() <= (0.1 * want).max(1e-7),
+            "d={d}: {got} vs {want}"
+        );
+    }
+    assert!((rw.eval(2.0, 262144.0) / 2.6e-5 - 1.0).abs() < 0.02);
+    // between two measured sizes, on the line joining them
+    let mid = rw.eval(2.0, 196608.0);
+    assert!(
+        (mid / (0.5 * (rewrite(131072.0) + 2.6e-5)) - 1.0).abs() < 0.02,
+        "{mid}"
+    );
+    // a straight stretch is one regime: the small sizes, 4 KiB..128 KiB, the turn, above
+    let n = rw.regimes().len();
+    assert!((4..=7).contains(&n), "{n} regimes: {:?}", rw.regimes());
+    // round trip, and sheets without the measurement have none
+    let back = Machine::from_json(&m.to_json(), "mem").unwrap();
+    assert_eq!(
+        back.point_to_point
+            .rewrite
+            .as_ref()
+            .unwrap()
+            .eval(2.0, 262144.0),
+        rw.eval(2.0, 262144.0)
+    );
+    let plain = fit_machine(
+        &parse_bench(&bench_fixture()).unwrap(),
+        "test",
+        "synthetic",
+        provenance(),
+    )
+    .unwrap();
+    assert!(plain.point_to_point.rewrite.is_none());
+    assert!(!plain.to_json().contains("\"rewrite\""));
+}
+
 #[test]
 fn bad_files_give_typed_errors() {
     let good = paragon().unwrap().to_json();

@@ -681,6 +681,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn repeated_launches_keep_each_points_fastest_row() {
+        let mut f = Fastest::default();
+        for launch in [
+            "pt2pt,pingpong,2,8,60,1e-6,2e-6,2e-6,0\npt2pt,rewrite_sent,2,262144,15,3e-5,3.5e-5,3.5e-5,0",
+            "pt2pt,pingpong,2,8,60,1e-6,1.5e-6,2e-6,0\npt2pt,rewrite_sent,2,262144,15,2e-5,2.6e-5,3e-5,0\npt2pt,send_unposted,2,300,10,1,1,1,0",
+            "pt2pt,pingpong,2,8,60,1e-6,1.8e-6,2e-6,0\nnot a row",
+        ] {
+            for l in launch.lines() {
+                f.add(l);
+            }
+        }
+        f.add("not a row");
+        assert_eq!(
+            f.rows(),
+            "pt2pt,pingpong,2,8,60,1e-6,1.5e-6,2e-6,0\n\
+             pt2pt,rewrite_sent,2,262144,15,2e-5,2.6e-5,3e-5,0\n\
+             pt2pt,send_unposted,2,300,10,1,1,1,0\n\
+             not a row\n"
+        );
+    }
+
+    #[test]
     fn group_lists() {
         assert_eq!(parse_groups("2..5").ok(), Some(vec![2, 3, 4, 5]));
         assert_eq!(parse_groups("8,2,4").ok(), Some(vec![2, 4, 8]));
