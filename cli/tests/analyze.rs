@@ -106,8 +106,18 @@ fn augur(args: &[&str]) -> std::process::Output {
 
 /// A scratch copy of shift's SMPI C runs and of its source, edited by `edit`.
 fn shift_copy(tmp: &std::path::Path, edit: impl Fn(&str) -> String) -> (String, String) {
+    shift_copy_of("smpi-c", tmp, edit)
+}
+
+/// A scratch copy of shift's recorded runs `set` (`smpi-c`, `mpi-c`) and of its source, edited
+/// by `edit`.
+fn shift_copy_of(
+    set: &str,
+    tmp: &std::path::Path,
+    edit: impl Fn(&str) -> String,
+) -> (String, String) {
     let runs = tmp.join("runs");
-    common::copy_dir(&common::root().join("testdata/shift/runs/smpi-c"), &runs);
+    common::copy_dir(&common::root().join("testdata/shift/runs").join(set), &runs);
     let text = std::fs::read_to_string(common::root().join("testdata/shift/shift.c")).unwrap();
     let src = tmp.join("shift.c");
     std::fs::write(&src, edit(&text)).unwrap();
@@ -335,19 +345,7 @@ fn human_t_is_factored_and_names_its_steps() {
 /// collective on one rank costs nothing, never less.
 #[test]
 fn a_collective_never_costs_less_than_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("mpi-c");
-    common::copy_dir(&common::root().join("testdata/shift/runs/mpi-c"), &runs);
-    let src = common::root().join("testdata/shift/shift.c");
-    let out = common::run(&[
-        "analyze",
-        src.to_str().unwrap(),
-        "--runs",
-        runs.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(out.status.success());
-    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = native_shift_model(&str::to_string);
     let coll = m["phases"]
         .as_array()
         .unwrap()
@@ -395,28 +393,7 @@ fn the_loop_that_rewrites_a_sent_buffer_costs_at_least_the_sheets_rewrite() {
             .unwrap();
         (text, v)
     };
-    let model_of = |edit: &dyn Fn(&str) -> String| {
-        let tmp = tempfile::tempdir().unwrap();
-        let runs = tmp.path().join("mpi-c");
-        common::copy_dir(&common::root().join("testdata/shift/runs/mpi-c"), &runs);
-        let text = std::fs::read_to_string(common::root().join("testdata/shift/shift.c")).unwrap();
-        let src = tmp.path().join("shift.c");
-        std::fs::write(&src, edit(&text)).unwrap();
-        let out = common::run(&[
-            "analyze",
-            src.to_str().unwrap(),
-            "--runs",
-            runs.to_str().unwrap(),
-            "--json",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
-    let m = model_of(&str::to_string);
+    let m = native_shift_model(&str::to_string);
     // N/P = 16384 elements per rank: a 128 KiB message
     let floor = rewrite.eval(2.0, 131072.0);
     let (text, v) = cost_at(&m, 52, 32768.0, 2.0);
@@ -431,7 +408,7 @@ fn the_loop_that_rewrites_a_sent_buffer_costs_at_least_the_sheets_rewrite() {
         "the final sum rewrites nothing sent: {text}"
     );
     // the same loop writing `b` (received, not sent): no floor
-    let m = model_of(&|t: &str| {
+    let m = native_shift_model(&|t: &str| {
         t.replace(
             "a[i] = 0.75 * a[i] + 0.5 * b[i];",
             "b[i] = 0.75 * a[i] + 0.5 * b[i];",
@@ -439,4 +416,17 @@ fn the_loop_that_rewrites_a_sent_buffer_costs_at_least_the_sheets_rewrite() {
     });
     let (text, _) = cost_at(&m, 52, 32768.0, 2.0);
     assert!(!text.contains("max("), "{text}");
+}
+
+/// `analyze --json` of shift, its source edited by `edit`, on its native runs.
+fn native_shift_model(edit: &dyn Fn(&str) -> String) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy_of("mpi-c", tmp.path(), edit);
+    let out = common::run(&["analyze", &src, "--runs", &runs, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
