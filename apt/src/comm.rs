@@ -33,9 +33,9 @@ pub struct CommFacts {
 /// The send buffer of a COMM node (see [`CommFacts::buffer`] and [`crate::may_rewrite`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SendBuffer {
-    /// Names the buffer's storage goes by: its access path with subscripts dropped, its root
-    /// variable, and what a C pointer there may point to (`&g.u[0]` → `g.u`, `g`; `a + off`
-    /// → `a`; Fortran `u(1, j)` → `u`).
+    /// Names the buffer's storage goes by: its access path with subscripts dropped and what a
+    /// C pointer there may point to (`&g.u[0]` → `g.u`; `a + off` → `a`; Fortran `u(1, j)`
+    /// → `u`).
     Named(std::collections::BTreeSet<String>),
     /// Not a variable apt can name (`f(x)`, a pointer of unknown target, a started
     /// persistent request): why.

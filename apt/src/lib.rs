@@ -132,7 +132,7 @@ pub struct LoopNode {
     /// Computation phases only: the names of everything the nest may write (loop counters,
     /// assignment targets, variables written by called procedures mapped to the actual
     /// arguments, globals they write), as [`writes`] names storage: access path with
-    /// subscripts dropped and its root (`t%u` and `t` for `t%u(i) = …`), plus what a C
+    /// subscripts dropped (`t%u` for `t%u(i) = …`, `g->f` for `g->f[i] = …`), plus what a C
     /// pointer written through may point to. `None` on other loops, and on phases that write
     /// through something apt cannot name (the reason is `writes_unknown`).
     pub writes: Option<std::collections::BTreeSet<String>>,
@@ -372,15 +372,20 @@ fn set_writes(n: &mut Node, prog: &Program, w: &writes::Writes<'_>) {
 /// Whether computation phase `phase` may rewrite data the COMM node `comm` sends: `false`
 /// when `comm` sends no data ([`CommFacts::buffer`] is `None`); `true` when either side is
 /// unknown (the phase's `writes` is `None`, or the buffer is [`SendBuffer::Unknown`]);
-/// otherwise whether the phase's writes and the buffer's names share a name. Both sides name
-/// storage the same way (access path and its root, plus what a C pointer may point to), so a
-/// buffer named by path (`t%u`) or by root (`t`) matches a write named either way; names are
-/// compared as written, so the two should be in the same procedure (or the names global).
+/// otherwise whether some written name and some buffer name overlap: equal, or one an access
+/// path under the other at a component boundary ([`frontend::path_under`]: `t` holds `t%u`
+/// and `g` holds `g.u`, but `t%v` is beside `t%u`). Both sides name storage the same way
+/// (access path, plus what a C pointer may point to); names are compared as written, so the
+/// two should be in the same procedure (or the names global). A phase reached through a call
+/// is compared in the caller's names by [`call_may_rewrite`].
 pub fn may_rewrite(phase: &LoopNode, comm: &CommFacts) -> bool {
     match (&comm.buffer, &phase.writes) {
         (None, _) => false,
         (Some(SendBuffer::Unknown(_)), _) | (_, None) => true,
-        (Some(SendBuffer::Named(b)), Some(w)) => !b.is_disjoint(w),
+        (Some(SendBuffer::Named(b)), Some(w)) => b.iter().any(|x| {
+            w.iter()
+                .any(|y| x == y || frontend::path_under(x, y) || frontend::path_under(y, x))
+        }),
     }
 }
 

@@ -4,11 +4,12 @@
 //!
 //! Names. A location is named by its access path as the front end spells it, element
 //! subscripts dropped (`a` for `a[i]` or `a(i,j)`, `g.u` for `g.u[i]`, `t%u` for `t%u(i)`,
-//! `p->v`), together with its root variable (`g`, `t`, `p`); storage reached through a C
-//! pointer is also named by everything the pointer may point to (its pointees: the arrays,
-//! other pointers and members it is assigned from; `malloc` gives the pointer's own block).
-//! Both sides use the same naming, so two accesses may touch the same storage only if their
-//! name sets intersect. Names are those of the procedure the phase or send is in.
+//! `p->v`), not its root: `t%v` is beside `t%u`, and a name holds the paths under it (`t`
+//! holds `t%u`); storage reached through a C pointer is also named by everything the pointer
+//! may point to (its pointees: the arrays, other pointers and members it is assigned from;
+//! `malloc` gives the pointer's own block). Both sides use the same naming, so two accesses
+//! may touch the same storage only if a name of one equals, or is a path under, a name of the
+//! other. Names are those of the procedure the phase or send is in.
 //!
 //! Writes of a nest: assignment targets, loop counters, input targets, arguments MPI writes,
 //! and calls: a user procedure's summary maps the formals it may write (transitively,
@@ -464,7 +465,9 @@ impl<'a> Writes<'a> {
             return Err(r);
         }
         let root = path_root(path);
-        let mut out: Names = [path.to_string(), root.to_string()].into();
+        // the path alone: a write of `t%v` is not a write of `t%u` (`may_rewrite` matches a
+        // path with the paths under it)
+        let mut out: Names = [path.to_string()].into();
         // COMMON storage goes by other names in other procedures: its block names it too
         if let Some(c) = self.decl(proc, root).and_then(|d| d.common.as_ref()) {
             out.insert(format!("/{c}/"));
