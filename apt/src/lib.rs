@@ -254,6 +254,12 @@ pub struct Apt {
     /// Values the analysis took as approximations, by line (`MPI_Dims_create`'s balanced
     /// grid): a model written in them is exact only where the note says.
     pub notes: Vec<(u32, String)>,
+    /// Every CALL node: what the call may write, in the caller's names (the actual arguments
+    /// bound to the formals the callee writes, transitively, and the globals, COMMON blocks,
+    /// module and host variables it writes), named as [`LoopNode::writes`]; `Err` with the
+    /// reason when some write cannot be named. See [`call_may_rewrite`].
+    pub call_writes:
+        std::collections::BTreeMap<SiteId, Result<std::collections::BTreeSet<String>, String>>,
 }
 
 impl Apt {
@@ -309,6 +315,14 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         set_writes(r, prog, &w);
     }
     let sites = tree::number(&mut routines, prog);
+    let call_writes = routines
+        .iter()
+        .flat_map(|r| r.preorder())
+        .filter_map(|n| match (&n.data, n.stmt) {
+            (NodeData::Call { proc, .. }, Some(stmt)) => Some((n.site, w.call_site(stmt, *proc))),
+            _ => None,
+        })
+        .collect();
     tree::set_files(&mut routines, &sites, prog, sources);
     let mut used = std::collections::BTreeSet::new();
     for n in routines.iter().flat_map(|r| r.preorder()) {
@@ -342,6 +356,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         routines,
         sites,
         notes,
+        call_writes,
     }
 }
 
@@ -379,7 +394,25 @@ fn set_writes(n: &mut Node, prog: &Program, w: &writes::Writes<'_>) {
 /// two should be in the same procedure (or the names global). A phase reached through a call
 /// is compared in the caller's names by [`call_may_rewrite`].
 pub fn may_rewrite(phase: &LoopNode, comm: &CommFacts) -> bool {
-    match (&comm.buffer, &phase.writes) {
+    rewrites(phase.writes.as_ref(), comm)
+}
+
+/// [`may_rewrite`] for the CALL node at site `call`: whether anything the call may write
+/// ([`Apt::call_writes`], in the caller's names) may rewrite what `comm` sends. For a
+/// computation phase inside the callee (or deeper), reached through that call: `update(a,
+/// b, n)` writing its dummy `x` rewrites a send of `a`. `comm` should be in the caller's
+/// procedure. `true` when the call's writes are unknown or `call` is not a CALL node,
+/// `false` when `comm` sends no data.
+pub fn call_may_rewrite(apt: &Apt, call: SiteId, comm: &CommFacts) -> bool {
+    rewrites(
+        apt.call_writes.get(&call).and_then(|w| w.as_ref().ok()),
+        comm,
+    )
+}
+
+/// The rule of [`may_rewrite`] on a write set (`None`: unknown).
+fn rewrites(writes: Option<&std::collections::BTreeSet<String>>, comm: &CommFacts) -> bool {
+    match (&comm.buffer, writes) {
         (None, _) => false,
         (Some(SendBuffer::Unknown(_)), _) | (_, None) => true,
         (Some(SendBuffer::Named(b)), Some(w)) => b.iter().any(|x| {
@@ -403,6 +436,8 @@ pub fn load(
 mod tests;
 #[cfg(test)]
 mod tests_alloc;
+#[cfg(test)]
+mod tests_calls;
 #[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 //!
 //! Text: computation phases also show `writes={…}` (or `writes=? (reason)`), COMM nodes that
-//! send data `buffer={…}` ([`crate::may_rewrite`]). JSON leaves them out: it is saved as each
+//! send data `buffer={…}`, CALL nodes what the call may write in the caller's names
+//! (`writes={…}`, [`crate::call_may_rewrite`]). JSON leaves them out: it is saved as each
 //! run directory's `apt.json`, which `cli` compares whole with today's APT of the source.
 use std::fmt::Write as _;
 use std::path::Path;
@@ -157,7 +158,7 @@ fn location(n: &Node, dir: &Path) -> String {
     }
 }
 
-fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String) {
+fn node_line(n: &Node, depth: usize, width: usize, apt: &Apt, dir: &Path, out: &mut String) {
     let indent = "  ".repeat(depth);
     let _ = write!(
         out,
@@ -199,6 +200,15 @@ fn node_line(n: &Node, depth: usize, width: usize, dir: &Path, out: &mut String)
         }
         NodeData::Call { callee, .. } => {
             let _ = write!(out, " {callee}");
+            match apt.call_writes.get(&n.site) {
+                Some(Ok(w)) => {
+                    let _ = write!(out, " writes={}", names_text(w));
+                }
+                Some(Err(r)) => {
+                    let _ = write!(out, " writes=? ({r})");
+                }
+                None => {}
+            }
         }
         NodeData::Comm(c) => {
             let _ = write!(out, " {}", c.op.name());
@@ -262,7 +272,7 @@ pub fn to_text(apt: &Apt) -> String {
                 "  ".repeat(depth.saturating_sub(1))
             );
         }
-        node_line(n, depth, width, dir, &mut out);
+        node_line(n, depth, width, apt, dir, &mut out);
         for (k, c) in n.else_children.iter().enumerate().rev() {
             stack.push((c, depth + 1, k == 0));
         }

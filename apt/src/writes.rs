@@ -334,6 +334,52 @@ impl<'a> Writes<'a> {
         }
     }
 
+    /// What the call of user procedure `callee` at statement `stmt` may write, in the
+    /// caller's names: the actual arguments bound to the formals it may write (Fortran
+    /// dummies, C pointer and array parameters) and the globals, COMMON blocks, module and
+    /// host variables it writes. `Err` when some write cannot be named (its summary is
+    /// unknown, or the statement holds no call of `callee`). Calls of `callee` in the
+    /// statement's expressions count too (`f(a) + f(b)` writes what both may).
+    pub fn call_site(&self, stmt: StmtId, callee: ProcId) -> Found {
+        let Some(s) = self.prog.stmt(stmt) else {
+            return Err("no such statement".into());
+        };
+        let proc = s.proc;
+        let mut lists: Vec<&[SrcExpr]> = Vec::new();
+        if let StmtKind::Call(c) = &s.kind {
+            let direct = user_proc(self.prog, &self.facts.names, proc, &c.name) == Some(callee);
+            let through = pointer_call(self.prog, &self.facts.names, s)
+                .is_some_and(|pc| pc.targets.contains(&callee));
+            if direct || through {
+                lists.push(&c.args);
+            }
+        }
+        let mut stack = Vec::new();
+        for top in stmt_exprs(s) {
+            for_each_expr(top, &mut stack, &mut |e| match &e.kind {
+                SrcExprKind::Call { name, args }
+                | SrcExprKind::Index {
+                    array: name,
+                    indices: args,
+                } if user_proc(self.prog, &self.facts.names, proc, name) == Some(callee) => {
+                    lists.push(args);
+                }
+                _ => {}
+            });
+        }
+        if lists.is_empty() {
+            return Err("the statement holds no call of this procedure".into());
+        }
+        let mut acc = Acc::default();
+        for args in lists {
+            self.call(proc, callee, args, &mut acc);
+        }
+        match acc.unknown {
+            Some(r) => Err(r),
+            None => Ok(acc.own.into_iter().chain(acc.out).collect()),
+        }
+    }
+
     /// The send buffer of MPI call `m` in `proc`: `None` when the call sends no data; `Err`
     /// when its buffer is not a variable (or a persistent request started here).
     pub fn send_buffer(&self, proc: ProcId, m: &MpiCall) -> Option<Found> {

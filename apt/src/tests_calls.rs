@@ -1,0 +1,155 @@
+//! Unit tests of what a CALL node may write in the caller's names (`Apt::call_writes`) and of
+//! `call_may_rewrite`: a loop moved into a helper routine still rewrites the array the caller
+//! sent (trial 4, shift with `update(a, b, n)`), through C pointer parameters, Fortran
+//! dummies, struct pointers, globals, and stays unknown through an external routine.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+
+use crate::tests::{apt_of, comms};
+use crate::{call_may_rewrite, Apt, NodeData, SiteId};
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// CALL sites of `callee`, in pre-order.
+fn calls(apt: &Apt, callee: &str) -> Vec<SiteId> {
+    apt.nodes()
+        .into_iter()
+        .filter(|n| matches!(&n.data, NodeData::Call { callee: c, .. } if c == callee))
+        .map(|n| n.site)
+        .collect()
+}
+
+const SHIFT_CALL_C: &str = r#"
+#include <mpi.h>
+#define NMAX 65536
+static double a[NMAX];
+static double b[NMAX];
+double total;
+static void update(double *x, const double *y, int m) {
+    int i;
+    for (i = 0; i < m; i++)
+        x[i] = 0.75 * x[i] + 0.5 * y[i];
+}
+static void sum(const double *x, int m) {
+    int i;
+    for (i = 0; i < m; i++) total += x[i];
+}
+static void step(double *p, double *q, int m) {
+    update(q, p, m);
+}
+int main(int argc, char **argv) {
+    int it, rank, n = 1024;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (it = 0; it < 10; it++) {
+        MPI_Send(a, n, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD);
+        update(a, b, n);
+        update(b, a, n);
+        sum(a, n);
+        step(b, a, n);
+        MPI_Recv(b, n, MPI_DOUBLE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Send(&total, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_helper_writing_its_pointer_parameter_rewrites_the_actual_the_caller_sent() {
+    let apt = apt_of("shift_call.c", SHIFT_CALL_C);
+    let c = comms(&apt);
+    let (send, recv, send_total) = (c[0], c[1], c[2]);
+    let upd = calls(&apt, "update");
+    // step's own call of update, then main's two
+    let [in_step, ab, ba] = upd.as_slice() else {
+        panic!("{upd:?}")
+    };
+    assert_eq!(apt.call_writes[ab], Ok(set(&["a"])));
+    assert_eq!(apt.call_writes[ba], Ok(set(&["b"])));
+    // in step's names: its parameter q
+    assert_eq!(apt.call_writes[in_step], Ok(set(&["q"])));
+    assert!(call_may_rewrite(&apt, *ab, send));
+    assert!(!call_may_rewrite(&apt, *ba, send));
+    // a receive sends nothing
+    assert!(!call_may_rewrite(&apt, *ab, recv));
+    // sum reads its parameter and writes a global
+    let s = calls(&apt, "sum")[0];
+    assert_eq!(apt.call_writes[&s], Ok(set(&["total"])));
+    assert!(!call_may_rewrite(&apt, s, send));
+    assert!(call_may_rewrite(&apt, s, send_total));
+    // transitively: step(b, a, n) passes a on to update's written x
+    let st = calls(&apt, "step")[0];
+    assert_eq!(apt.call_writes[&st], Ok(set(&["a"])));
+    assert!(call_may_rewrite(&apt, st, send));
+    // a site that is not a CALL node: nothing known, so the term is offered
+    assert!(call_may_rewrite(&apt, SiteId(u32::MAX), send));
+    let text = crate::render::to_text(&apt);
+    assert!(
+        text.contains("call #") && text.contains("update writes={a}"),
+        "{text}"
+    );
+}
+
+const UPDATE_F90: &str = r#"
+module kernels
+  double precision :: halo(10)
+contains
+  subroutine update(x, y, n)
+    integer :: n, i
+    double precision :: x(n), y(n)
+    do i = 1, n
+      x(i) = x(i) + y(i)
+    end do
+    halo(1) = x(1)
+  end subroutine
+  subroutine opaque(x, n)
+    integer :: n
+    double precision :: x(n)
+    call ext(x)
+  end subroutine
+end module
+
+program main
+  use mpi
+  use kernels
+  implicit none
+  integer, parameter :: n = 64
+  double precision :: u(n), w(n)
+  integer :: it, ierr
+  call mpi_init(ierr)
+  do it = 1, 10
+    call mpi_send(u, n, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+    call mpi_send(halo, 10, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+    call update(w, u, n)
+    call update(u, w, n)
+    call opaque(w, n)
+  end do
+  call mpi_finalize(ierr)
+end program
+"#;
+
+#[test]
+fn fortran_dummies_and_module_variables_map_to_the_callers_names() {
+    let apt = apt_of("update.f90", UPDATE_F90);
+    let c = comms(&apt);
+    let (u, halo) = (c[0], c[1]);
+    let upd = calls(&apt, "update");
+    let [wu, uw] = upd.as_slice() else {
+        panic!("{upd:?}")
+    };
+    assert_eq!(apt.call_writes[wu], Ok(set(&["halo", "w"])));
+    assert_eq!(apt.call_writes[uw], Ok(set(&["halo", "u"])));
+    assert!(!call_may_rewrite(&apt, *wu, u));
+    assert!(call_may_rewrite(&apt, *uw, u));
+    // the module variable it writes is named alike on both sides
+    assert!(call_may_rewrite(&apt, *wu, halo));
+    // a callee handing its dummy to a routine apt cannot see: unknown, the term is offered
+    let o = calls(&apt, "opaque")[0];
+    let r = apt.call_writes[&o].as_ref().unwrap_err();
+    assert!(r.contains("opaque") && r.contains("ext"), "{r}");
+    assert!(call_may_rewrite(&apt, o, u));
+}
