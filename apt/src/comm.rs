@@ -28,6 +28,13 @@ pub struct CommFacts {
     /// [`crate::LoopNode::writes`] names what a computation phase writes. `None`: the
     /// operation sends no data (receives, waits, probes, barriers).
     pub buffer: Option<SendBuffer>,
+    /// The send buffer argument is its variable itself or the variable's first element (C
+    /// `a`, `&a[0]`, `a + 0`, `g.u`, `&g.u[0]`, `p->u`; Fortran `a`, `a(1)`, `a(1,1)`, `t%u`,
+    /// `t%u(1)`: every subscript 0 in C, the declared lower bound in Fortran), not a part
+    /// further in (`&u[1][0]`, `u(1, j)`, `a + off`, `&a[k]`); `false` when nothing is sent.
+    /// The model takes a rewrite of the buffer ([`crate::may_rewrite`]) as proven only for
+    /// such sends: names drop subscripts, so a write elsewhere in the same array matches too.
+    pub buffer_from_start: bool,
 }
 
 /// The send buffer of a COMM node (see [`CommFacts::buffer`] and [`crate::may_rewrite`]).
@@ -243,5 +250,6 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
         count,
         // set by the tree builder, which knows the procedure (crate::writes)
         buffer: None,
+        buffer_from_start: false,
     })
 }

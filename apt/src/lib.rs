@@ -376,6 +376,7 @@ fn set_writes(n: &mut Node, prog: &Program, w: &writes::Writes<'_>) {
                         Ok(names) => SendBuffer::Named(names),
                         Err(r) => SendBuffer::Unknown(r),
                     });
+                    c.buffer_from_start = c.buffer.is_some() && w.send_from_start(s.proc, m);
                 }
             }
             _ => {}
@@ -442,6 +443,8 @@ mod tests_calls;
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
+#[cfg(test)]
+mod tests_from_start;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]

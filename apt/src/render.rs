@@ -10,7 +10,8 @@
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 //!
 //! Text: computation phases also show `writes={…}` (or `writes=? (reason)`), COMM nodes that
-//! send data `buffer={…}`, CALL nodes what the call may write in the caller's names
+//! send data `buffer={…}` (followed by `(from an offset)` when the buffer argument is not its
+//! variable's start, [`crate::CommFacts::buffer_from_start`]), CALL nodes what the call may write in the caller's names
 //! (`writes={…}`, [`crate::call_may_rewrite`]). JSON leaves them out: it is saved as each
 //! run directory's `apt.json`, which `cli` compares whole with today's APT of the source.
 use std::fmt::Write as _;
@@ -222,6 +223,9 @@ fn node_line(n: &Node, depth: usize, width: usize, apt: &Apt, dir: &Path, out: &
             match &c.buffer {
                 Some(SendBuffer::Named(names)) => {
                     let _ = write!(out, " buffer={}", names_text(names));
+                    if !c.buffer_from_start {
+                        out.push_str(" (from an offset)");
+                    }
                 }
                 Some(SendBuffer::Unknown(r)) => {
                     let _ = write!(out, " buffer=? ({r})");

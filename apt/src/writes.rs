@@ -384,36 +384,10 @@ impl<'a> Writes<'a> {
     /// when its buffer is not a variable (or a persistent request started here).
     pub fn send_buffer(&self, proc: ProcId, m: &MpiCall) -> Option<Found> {
         use frontend::MpiOp::*;
-        use frontend::Role;
         if matches!(m.op, Start | Startall) {
             return Some(Err("buffer of a persistent request".into()));
         }
-        let arg = match m.arg(Role::SendBuf) {
-            Some(a) if is_in_place(&a.expr) => m.arg(Role::RecvBuf),
-            Some(a) => Some(a),
-            None if matches!(
-                m.op,
-                Send | Ssend
-                    | Rsend
-                    | Bsend
-                    | Isend
-                    | Issend
-                    | Irsend
-                    | Ibsend
-                    | SendInit
-                    | SsendInit
-                    | BsendInit
-                    | RsendInit
-                    | SendrecvReplace
-                    | Bcast
-                    | Ibcast
-            ) =>
-            {
-                m.arg(Role::Buffer)
-            }
-            None => return None,
-        };
-        let Some(arg) = arg else {
+        let Some(arg) = send_arg(m)? else {
             return Some(Err("no buffer argument".into()));
         };
         let e = &arg.expr;
@@ -422,6 +396,96 @@ impl<'a> Writes<'a> {
         } else {
             self.value(proc, e, &mut BTreeSet::new())
         })
+    }
+
+    /// Whether the send buffer of MPI call `m` in `proc` starts at its variable's first
+    /// element: the variable itself or its first element (C `a`, `&a[0]`, `a + 0`, `g.u`,
+    /// `&g.u[0]`, `p->u`; Fortran `a`, `a(1)`, `a(1,1)`, `t%u`, `t%u(1)`, `a(:, 1)`), every
+    /// subscript the literal 0 in C, in Fortran the declared lower bound (1 when the
+    /// declaration gives none apt can read). `false` for a part further in (`&u[1][0]`,
+    /// `u(1, j)`, `a + off`, `&a[k]`) and when the call sends nothing.
+    pub fn send_from_start(&self, proc: ProcId, m: &MpiCall) -> bool {
+        use frontend::MpiOp::*;
+        if matches!(m.op, Start | Startall) {
+            return false;
+        }
+        match send_arg(m) {
+            Some(Some(arg)) if arg.address_of => self.lvalue_from_start(proc, &arg.expr),
+            Some(Some(arg)) => self.value_from_start(proc, &arg.expr),
+            _ => false,
+        }
+    }
+
+    /// The value of `e` (a C pointer or array, a Fortran actual) designates its variable's
+    /// first element.
+    fn value_from_start(&self, proc: ProcId, e: &SrcExpr) -> bool {
+        let e = strip(e);
+        match &e.kind {
+            SrcExprKind::Var(_) => true,
+            SrcExprKind::Index { .. } => self.lvalue_from_start(proc, e),
+            SrcExprKind::Unary {
+                op: UnOp::AddrOf,
+                operand,
+            } => self.lvalue_from_start(proc, operand),
+            SrcExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                lhs,
+                rhs,
+            } => {
+                let (pointer, offset) = if lhs.ty == Some(frontend::BaseType::Integer) {
+                    (rhs, lhs)
+                } else {
+                    (lhs, rhs)
+                };
+                matches!(strip(offset).kind, SrcExprKind::Int(0))
+                    && self.value_from_start(proc, pointer)
+            }
+            _ => false,
+        }
+    }
+
+    /// The lvalue `e` is its variable or its first element.
+    fn lvalue_from_start(&self, proc: ProcId, e: &SrcExpr) -> bool {
+        let e = strip(e);
+        match &e.kind {
+            SrcExprKind::Var(_) => true,
+            SrcExprKind::Index { array, indices } => {
+                let dims = match self.decl(proc, array).map(|d| &d.kind) {
+                    Some(DeclKind::Array { dims, .. }) => dims.as_slice(),
+                    _ => &[],
+                };
+                indices.iter().enumerate().all(|(k, i)| {
+                    let first = match self.lang() {
+                        Language::C => None,
+                        Language::Fortran => match dims.get(k) {
+                            Some(frontend::Dim::Bounds { lo, .. }) => Some(lo),
+                            _ => None,
+                        },
+                    };
+                    let start = match &strip(i).kind {
+                        SrcExprKind::Range { lo: None, .. } => return true,
+                        SrcExprKind::Range { lo: Some(lo), .. } => lo.as_ref(),
+                        _ => i,
+                    };
+                    match (first, &strip(start).kind) {
+                        (Some(lo), _) => {
+                            lo.to_string() == start.to_string()
+                                || matches!((&strip(lo).kind, &strip(start).kind),
+                                    (SrcExprKind::Int(a), SrcExprKind::Int(b)) if a == b)
+                        }
+                        (None, SrcExprKind::Int(v)) => {
+                            *v == i64::from(self.lang() == Language::Fortran)
+                        }
+                        (None, _) => false,
+                    }
+                })
+            }
+            SrcExprKind::Unary {
+                op: UnOp::Deref,
+                operand,
+            } => self.value_from_start(proc, operand),
+            _ => false,
+        }
     }
 
     fn lang(&self) -> Language {
@@ -939,6 +1003,38 @@ impl<'a> Writes<'a> {
             }
         }
     }
+}
+
+/// The argument an MPI call sends from: `None` when it sends no data, `Some(None)` when the
+/// argument is missing.
+fn send_arg(m: &MpiCall) -> Option<Option<&frontend::MpiArg>> {
+    use frontend::MpiOp::*;
+    use frontend::Role;
+    Some(match m.arg(Role::SendBuf) {
+        Some(a) if is_in_place(&a.expr) => m.arg(Role::RecvBuf),
+        Some(a) => Some(a),
+        None if matches!(
+            m.op,
+            Send | Ssend
+                | Rsend
+                | Bsend
+                | Isend
+                | Issend
+                | Irsend
+                | Ibsend
+                | SendInit
+                | SsendInit
+                | BsendInit
+                | RsendInit
+                | SendrecvReplace
+                | Bcast
+                | Ibcast
+        ) =>
+        {
+            m.arg(Role::Buffer)
+        }
+        None => return None,
+    })
 }
 
 fn is_in_place(e: &SrcExpr) -> bool {
