@@ -37,7 +37,7 @@ use crate::cap;
 use crate::comm::{comm_facts, CommFacts};
 use crate::params::Params;
 use crate::pointers::{pointer_call, PointerCall};
-use crate::procs::{user_proc, CallSite, ProcFacts, SiteMap};
+use crate::procs::{caller_suffix, user_proc, CallSite, ProcFacts, SiteMap};
 use crate::rules::{agree, merge, source_text, trip_count};
 use crate::value::{eval, input_with_default, short, Scope, Special, Val};
 use crate::Attr;
@@ -133,16 +133,6 @@ fn callee_suffix(rest: &str, addr: bool) -> String {
     match rest.strip_prefix('.') {
         Some(r) if addr => format!("->{r}"),
         _ => rest.to_string(),
-    }
-}
-
-/// The caller's path for a callee suffix (`->nx` → `.nx` when passed as `&g`); `None` when
-/// the callee's write cannot reach the caller's storage.
-fn caller_suffix(suffix: &str, addr: bool) -> Option<String> {
-    match suffix.strip_prefix("->") {
-        Some(r) if addr => Some(format!(".{r}")),
-        _ if addr => None,
-        _ => Some(suffix.to_string()),
     }
 }
 
@@ -934,8 +924,10 @@ impl<'p> Analysis<'p> {
             let Some((root, addr)) = args.get(*k).and_then(arg_root) else {
                 continue;
             };
-            // a struct passed by value: the callee's writes stay there
-            if !defs.contains(path_root(&root)) {
+            // a struct passed by value: the callee's writes stay there (`defs` names the
+            // argument, or the paths under it the callee writes)
+            let base = path_root(&root);
+            if !defs.iter().any(|d| path_root(d) == base) {
                 continue;
             }
             for (suffix, v) in fields {

@@ -438,6 +438,8 @@ mod tests;
 #[cfg(test)]
 mod tests_alloc;
 #[cfg(test)]
+mod tests_call_kills;
+#[cfg(test)]
 mod tests_calls;
 #[cfg(test)]
 mod tests_datatypes;

@@ -20,6 +20,10 @@ pub struct ProcFacts {
     pub mod_formals: Vec<BTreeSet<usize>>,
     /// Per procedure: global / COMMON names it may write (directly or through callees).
     pub mod_globals: Vec<BTreeSet<String>>,
+    /// Per procedure: formals of `mod_formals` written only at paths under them, with those
+    /// paths' suffixes (`->u` when only `g->u[i]` is written through `g`); a formal written
+    /// as a whole (or through itself, `x[i]`, `*g`) is absent.
+    pub mod_parts: Vec<BTreeMap<usize, BTreeSet<String>>>,
     /// Per procedure: names that refer to program-wide storage there.
     pub globals: Vec<BTreeSet<String>>,
     pub names: ProcNames,
@@ -303,6 +307,7 @@ impl ProcFacts {
             recursive,
             mod_formals: vec![BTreeSet::new(); n],
             mod_globals: vec![BTreeSet::new(); n],
+            mod_parts: vec![BTreeMap::new(); n],
             globals,
             names,
         };
@@ -355,6 +360,20 @@ impl ProcFacts {
                     })
                     .map(|(k, _)| k)
                     .collect();
+                let parts: BTreeMap<usize, BTreeSet<String>> = p
+                    .params
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, f)| formals.contains(k) && !defs.contains(&f.name))
+                    .map(|(k, f)| {
+                        let suffixes = defs
+                            .iter()
+                            .filter(|d| path_under(d, &f.name))
+                            .filter_map(|d| d.get(f.name.len()..).map(str::to_string))
+                            .collect();
+                        (k, suffixes)
+                    })
+                    .collect();
                 let globals: BTreeSet<String> = defs
                     .iter()
                     .filter(|d| {
@@ -370,12 +389,15 @@ impl ProcFacts {
                     })
                     .cloned()
                     .collect();
-                if let (Some(mf), Some(mg)) =
-                    (self.mod_formals.get_mut(i), self.mod_globals.get_mut(i))
-                {
-                    if *mf != formals || *mg != globals {
+                if let (Some(mf), Some(mg), Some(mp)) = (
+                    self.mod_formals.get_mut(i),
+                    self.mod_globals.get_mut(i),
+                    self.mod_parts.get_mut(i),
+                ) {
+                    if *mf != formals || *mg != globals || *mp != parts {
                         *mf = formals;
                         *mg = globals;
+                        *mp = parts;
                         changed = true;
                     }
                 }
@@ -407,14 +429,31 @@ impl ProcFacts {
         }
     }
 
-    /// Caller-side effect of calling `callee` with `args` in statement `s`.
+    /// Caller-side effect of calling `callee` with `args` in statement `s`: the actuals bound
+    /// to formals the callee may write, narrowed to the paths it writes under them when it
+    /// writes only there and the actual is a variable (`relax(&g)` writing `g->u[i]` writes
+    /// `g.u`, not `g.n`; `step(p)` writing `q->u` writes `p->u`; Fortran `t%u`).
     pub fn call_defs(&self, s: &Stmt, callee: ProcId, args: &[SrcExpr]) -> BTreeSet<String> {
         let i = callee.0 as usize;
         let mut out = BTreeSet::new();
         if let Some(mf) = self.mod_formals.get(i) {
             for &k in mf {
-                if let Some(b) = args.get(k).and_then(|a| a.base_var()) {
-                    if s.defs.contains(b) {
+                let Some(a) = args.get(k) else { continue };
+                let Some(b) = a.base_var() else { continue };
+                if !s.defs.contains(b) {
+                    continue;
+                }
+                let parts = self.mod_parts.get(i).and_then(|m| m.get(&k));
+                match (parts, narrowable(a)) {
+                    (Some(parts), Some(addr)) if !parts.is_empty() => {
+                        for suffix in parts {
+                            match caller_suffix(suffix, addr) {
+                                Some(rest) => out.insert(format!("{b}{rest}")),
+                                None => out.insert(b.to_string()),
+                            };
+                        }
+                    }
+                    _ => {
                         out.insert(b.to_string());
                     }
                 }
@@ -453,6 +492,32 @@ mod tests {
         for t in ["a == b", "x <= y", "p->n", "!done", "a >= 2 && b != 3"] {
             assert!(!has_side_effect(t), "{t}");
         }
+    }
+}
+
+/// An actual argument a callee's writes under its formal can be followed into: a plain
+/// variable (`Some(false)`) or C `&x` of one (`Some(true)`).
+fn narrowable(a: &SrcExpr) -> Option<bool> {
+    match &a.kind {
+        SrcExprKind::Var(v) if path_root(v) == v => Some(false),
+        SrcExprKind::Unary {
+            op: frontend::UnOp::AddrOf,
+            operand,
+        } => match &operand.kind {
+            SrcExprKind::Var(v) if path_root(v) == v => Some(true),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The caller's path suffix for a callee suffix under a formal (`->nx` → `.nx` when the
+/// actual is `&g`); `None` when it cannot be written so.
+pub(crate) fn caller_suffix(suffix: &str, addr: bool) -> Option<String> {
+    match suffix.strip_prefix("->") {
+        Some(r) if addr => Some(format!(".{r}")),
+        _ if addr => None,
+        _ => Some(suffix.to_string()),
     }
 }
 
