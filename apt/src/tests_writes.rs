@@ -494,3 +494,39 @@ fn equivalenced_arrays_share_their_names() {
     assert!(may_rewrite(p[0], send));
     assert!(!may_rewrite(p[1], send));
 }
+
+const MEMBER_POINTEES_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int n; double *f; double *u; } grid_t;
+static void init(grid_t *g, int n) {
+    int i;
+    for (i = 0; i < n; i++) g->f[i] = 0.0;
+    MPI_Send(&g->u[0], n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(g, sizeof(grid_t), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+}
+int main(int argc, char **argv) {
+    int i;
+    grid_t grid, *p = &grid;
+    MPI_Init(&argc, &argv);
+    for (i = 0; i < 10; i++) p->u[i] = 1.0;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_write_through_a_pointer_member_names_the_member_path_not_the_root() {
+    let apt = apt_of("members.c", MEMBER_POINTEES_C);
+    let c = comms(&apt);
+    let (u, whole) = (c[0], c[1]);
+    assert_eq!(named(u), set(&["g->u"]));
+    assert_eq!(named(whole), set(&["g"]));
+    let p = phases(&apt);
+    // trial 4: `g->f[i]` writes g->f, not all of g
+    assert_eq!(p[0].writes, Some(set(&["g->f", "i"])));
+    assert!(!may_rewrite(p[0], u));
+    assert!(may_rewrite(p[0], whole));
+    // through a pointer to a local struct: the path, and the struct it points to
+    assert_eq!(p[1].writes, Some(set(&["grid", "i", "p->u"])));
+}

@@ -4,7 +4,7 @@
 //!
 //! Names. A location is named by its access path as the front end spells it, element
 //! subscripts dropped (`a` for `a[i]` or `a(i,j)`, `g.u` for `g.u[i]`, `t%u` for `t%u(i)`,
-//! `p->v`), not its root: `t%v` is beside `t%u`, and a name holds the paths under it (`t`
+//! `p->v`, `g->f` for `g->f[i]` through a pointer `g`), not its root: `t%v` is beside `t%u`, and a name holds the paths under it (`t`
 //! holds `t%u`); storage reached through a C pointer is also named by everything the pointer
 //! may point to (its pointees: the arrays, other pointers and members it is assigned from;
 //! `malloc` gives the pointer's own block). Both sides use the same naming, so two accesses
@@ -592,7 +592,10 @@ impl<'a> Writes<'a> {
             if path[root.len() + 2..].contains("->") {
                 return Err(format!("`{path}` goes through a pointer member"));
             }
-            out.extend(self.pointees(proc, root, seen)?);
+            // what else `p` may point to, by its whole name (`g->f` of `g = &grid` is in
+            // `grid`); `p` itself is named by the path (`g->f`, not all of `g`)
+            let pointees = self.pointees(proc, root, seen)?;
+            out.extend(pointees.into_iter().filter(|n| n != root));
         }
         Ok(out)
     }
