@@ -445,7 +445,7 @@ impl ProcFacts {
                 }
                 let parts = self.mod_parts.get(i).and_then(|m| m.get(&k));
                 match (parts, narrowable(a)) {
-                    (Some(parts), Some(addr)) if !parts.is_empty() => {
+                    (Some(parts), Some((_, addr))) if !parts.is_empty() => {
                         for suffix in parts {
                             match caller_suffix(suffix, addr) {
                                 Some(rest) => out.insert(format!("{b}{rest}")),
@@ -496,15 +496,15 @@ mod tests {
 }
 
 /// An actual argument a callee's writes under its formal can be followed into: a plain
-/// variable (`Some(false)`) or C `&x` of one (`Some(true)`).
-fn narrowable(a: &SrcExpr) -> Option<bool> {
+/// variable (`false`) or C `&x` of one (`true`), with the variable.
+pub(crate) fn narrowable(a: &SrcExpr) -> Option<(&str, bool)> {
     match &a.kind {
-        SrcExprKind::Var(v) if path_root(v) == v => Some(false),
+        SrcExprKind::Var(v) if path_root(v) == v => Some((v, false)),
         SrcExprKind::Unary {
             op: frontend::UnOp::AddrOf,
             operand,
         } => match &operand.kind {
-            SrcExprKind::Var(v) if path_root(v) == v => Some(true),
+            SrcExprKind::Var(v) if path_root(v) == v => Some((v, true)),
             _ => None,
         },
         _ => None,

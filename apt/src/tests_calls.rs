@@ -1,7 +1,8 @@
 //! Unit tests of what a CALL node may write in the caller's names (`Apt::call_writes`) and of
 //! `call_may_rewrite`: a loop moved into a helper routine still rewrites the array the caller
 //! sent (trial 4, shift with `update(a, b, n)`), through C pointer parameters, Fortran
-//! dummies, struct pointers, globals, and stays unknown through an external routine.
+//! dummies, struct pointers (the member written, not its siblings), derived-type components,
+//! globals, and stays unknown through an external routine.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
@@ -152,4 +153,79 @@ fn fortran_dummies_and_module_variables_map_to_the_callers_names() {
     let r = apt.call_writes[&o].as_ref().unwrap_err();
     assert!(r.contains("opaque") && r.contains("ext"), "{r}");
     assert!(call_may_rewrite(&apt, o, u));
+}
+
+const MEMBERS_C: &str = r#"
+#include <mpi.h>
+typedef struct { int n; double *f; double *u; } grid_t;
+static void relax(grid_t *g) { int i; for (i = 1; i <= g->n; i++) g->u[i] *= 0.5; }
+static void fill(grid_t *g) { int i; for (i = 0; i < g->n; i++) g->f[i] = 1.0; }
+int main(int argc, char **argv) {
+    int it;
+    grid_t g, *p = &g;
+    MPI_Init(&argc, &argv);
+    for (it = 0; it < 10; it++) {
+        MPI_Send(&g.u[0], g.n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+        relax(&g);
+        fill(&g);
+        relax(p);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_callee_writing_one_member_through_a_struct_pointer_writes_that_member() {
+    let apt = apt_of("members.c", MEMBERS_C);
+    let send = comms(&apt)[0];
+    let relax = calls(&apt, "relax");
+    let fill = calls(&apt, "fill")[0];
+    assert_eq!(apt.call_writes[&relax[0]], Ok(set(&["g.u"])));
+    assert_eq!(apt.call_writes[&fill], Ok(set(&["g.f"])));
+    assert!(call_may_rewrite(&apt, relax[0], send));
+    assert!(!call_may_rewrite(&apt, fill, send));
+    // through a pointer to g: its member path, and g whole (what p points to)
+    assert_eq!(apt.call_writes[&relax[1]], Ok(set(&["g", "p->u"])));
+    assert!(call_may_rewrite(&apt, relax[1], send));
+}
+
+const COMPONENTS_F90: &str = r#"
+module fields
+  type field
+    double precision :: u(100)
+    double precision :: v(100)
+  end type
+contains
+  subroutine setu(t)
+    type(field) :: t
+    integer :: i
+    do i = 1, 100
+      t%u(i) = 0.0d0
+    end do
+  end subroutine
+end module
+
+program main
+  use mpi
+  use fields
+  implicit none
+  type(field) :: s
+  integer :: ierr
+  call mpi_init(ierr)
+  call mpi_send(s%v, 100, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  call mpi_send(s%u, 100, mpi_double_precision, 1, 0, mpi_comm_world, ierr)
+  call setu(s)
+  call mpi_finalize(ierr)
+end program
+"#;
+
+#[test]
+fn a_callee_writing_one_component_of_a_dummy_writes_that_component() {
+    let apt = apt_of("components.f90", COMPONENTS_F90);
+    let c = comms(&apt);
+    let setu = calls(&apt, "setu")[0];
+    assert_eq!(apt.call_writes[&setu], Ok(set(&["s%u"])));
+    assert!(!call_may_rewrite(&apt, setu, c[0]));
+    assert!(call_may_rewrite(&apt, setu, c[1]));
 }

@@ -13,7 +13,9 @@
 //!
 //! Writes of a nest: assignment targets, loop counters, input targets, arguments MPI writes,
 //! and calls: a user procedure's summary maps the formals it may write (transitively,
-//! recursion by fixpoint) to the caller's actual arguments plus the globals it writes; an
+//! recursion by fixpoint) to the caller's actual arguments (narrowed to the member or
+//! component paths it writes under a formal: `relax(&g)` writing `g->u[i]` writes `g.u`)
+//! plus the globals it writes; an
 //! intrinsic or known library routine writes what its table says. Unknown (`Err` with the
 //! reason): a write through a pointer whose pointees are not all known, a call through a
 //! function pointer that is not resolved, an external routine receiving an array, a statement
@@ -103,6 +105,10 @@ struct Summary {
     /// Positions of formals whose storage the procedure may write (C: through the formal;
     /// Fortran: the formal itself or through it).
     formals: BTreeSet<usize>,
+    /// Formals of `formals` written only at paths under them: those paths' suffixes (`->u`
+    /// for `g->u[i]`, `%u` for `t%u(i)`), so the caller names the actual's member, not all
+    /// of it.
+    parts: BTreeMap<usize, BTreeSet<String>>,
     /// Names rooted in program-wide storage it may write.
     globals: Names,
     /// Why its writes cannot be named.
@@ -292,12 +298,26 @@ impl<'a> Writes<'a> {
             acc.out.clone()
         };
         let roots: BTreeSet<&str> = through.iter().map(|n| path_root(n)).collect();
-        let formals = p
+        let formals: BTreeSet<usize> = p
             .params
             .iter()
             .enumerate()
             .filter(|(_, f)| roots.contains(f.name.as_str()))
             .map(|(k, _)| k)
+            .collect();
+        let parts = p
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(k, f)| formals.contains(k) && !through.contains(&f.name))
+            .map(|(k, f)| {
+                let suffixes = through
+                    .iter()
+                    .filter(|n| frontend::path_under(n, &f.name))
+                    .filter_map(|n| n.get(f.name.len()..).map(str::to_string))
+                    .collect();
+                (k, suffixes)
+            })
             .collect();
         // storage a caller may see: globals, COMMON blocks, module and host variables —
         // everything the procedure does not declare itself (a Fortran implicit local passes
@@ -314,6 +334,7 @@ impl<'a> Writes<'a> {
             .collect();
         Summary {
             formals,
+            parts,
             globals,
             unknown: acc.unknown,
         }
@@ -874,9 +895,39 @@ impl<'a> Writes<'a> {
             return;
         }
         for &k in &sum.formals {
-            if let Some(a) = args.get(k) {
+            let Some(a) = args.get(k) else { continue };
+            let parts = sum.parts.get(&k).filter(|p| !p.is_empty());
+            let (Some(parts), Some((b, addr))) = (parts, crate::procs::narrowable(a)) else {
                 self.by_reference(proc, a, false, acc);
+                continue;
+            };
+            // the actual's own name narrowed to the paths written under the formal; what
+            // else it names (pointees, COMMON blocks, aliases) stays whole
+            let mut whole = Acc::default();
+            self.by_reference(proc, a, false, &mut whole);
+            if let Some(r) = whole.unknown {
+                acc.fail(r);
+                continue;
             }
+            let narrow = |names: Names| -> Names {
+                names
+                    .into_iter()
+                    .flat_map(|n| {
+                        if n != b {
+                            return vec![n];
+                        }
+                        parts
+                            .iter()
+                            .map(|sfx| match crate::procs::caller_suffix(sfx, addr) {
+                                Some(rest) => format!("{b}{rest}"),
+                                None => b.to_string(),
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+            acc.own.extend(narrow(whole.own));
+            acc.out.extend(narrow(whole.out));
         }
         acc.out.extend(sum.globals.iter().cloned());
     }
