@@ -551,6 +551,38 @@ fn send_source(
         })
 }
 
+/// The computation phases below `anchor`: in its routine, and through the calls below it in
+/// their routines (each with the outermost call it is reached through, whose arguments name
+/// what it writes in the anchor's routine).
+fn compute_below(anchor: &Node, routines: &BTreeMap<&str, &Node>) -> Vec<(u32, Option<u32>)> {
+    fn go(
+        n: &Node,
+        via: Option<u32>,
+        routines: &BTreeMap<&str, &Node>,
+        stack: &mut Vec<String>,
+        out: &mut Vec<(u32, Option<u32>)>,
+    ) {
+        for c in n.children.iter().chain(&n.else_children) {
+            match &c.data {
+                NodeData::Loop(l) if l.compute => out.push((c.site.0, via)),
+                NodeData::Call { callee, .. } => {
+                    if let Some(r) = routines.get(callee.as_str()) {
+                        if !stack.contains(callee) {
+                            stack.push(callee.clone());
+                            go(r, via.or(Some(c.site.0)), routines, stack, out);
+                            stack.pop();
+                        }
+                    }
+                }
+                _ => go(c, via, routines, stack, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(anchor, None, routines, &mut Vec::new(), &mut out);
+    out
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -788,74 +820,117 @@ pub fn build(
     let critical = phases::critical_runs(&found);
     let presences: Vec<Expr> = critical.iter().map(|on| presence(runs, on)).collect();
     let paths = parent_paths(apt);
-    let mut communicating: BTreeMap<u32, Expr> = BTreeMap::new();
+    let routines: BTreeMap<&str, &Node> = apt
+        .routines
+        .iter()
+        .filter_map(|r| match &r.data {
+            NodeData::Routine { name, .. } => Some((name.as_str(), r)),
+            _ => None,
+        })
+        .collect();
+    // the size per message of each point-to-point phase: the source's expression where it
+    // has one, fitted to the traced sizes (costed below, and the size of a rewrite here)
+    let mut phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
-        let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
-            continue;
-        };
-        let ramp = &presences[gi];
-        if ramp.as_const().is_some() {
-            continue;
-        }
-        for (site, path) in &paths {
-            if *site != anchor && path.contains(&anchor) {
-                communicating.entry(*site).or_insert_with(|| ramp.clone());
-            }
-        }
-    }
-    // a loop under a point-to-point phase that may rewrite data one of the phase's sends has
-    // just given to another core: the sheet's least time for that, at the phase's size per
-    // message, where the phase communicates, is a floor of its cost
-    let mut floors: BTreeMap<u32, Floor> = BTreeMap::new();
-    if let Some(rw) = &machine.point_to_point.rewrite {
-        for (gi, g) in found.iter().enumerate() {
-            let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
-                continue;
-            };
-            let bytes = non_negative(fit_quantity(
+        if g.kind != PhaseKind::Collective {
+            let src = send_source(g, &nodes, &consts, &params);
+            let f = non_negative(fit_quantity(
                 &phase_samples(g, runs, &params, &|pr| pr.bytes),
-                send_source(g, &nodes, &consts, &params).as_ref(),
+                src.as_ref(),
                 &[],
                 true,
                 qopts,
             ));
-            // the whole table: it rises and falls with the size, so the traced sizes' regimes
-            // extended would not give it at other sizes
-            let floor = BOUNDS.map(|b| {
-                &presences[gi] * rw.piecewise(b, bytes.at(b), &Expr::int(2), 0.0, f64::MAX)
-            });
-            let sends: Vec<&apt::CommFacts> = g
-                .sites
-                .iter()
-                .filter_map(|s| match nodes.get(s).map(|n| &n.data) {
-                    Some(NodeData::Comm(c)) if c.buffer.is_some() => Some(c),
-                    _ => None,
-                })
-                .collect();
-            for (site, path) in &paths {
-                let Some(NodeData::Loop(l)) = nodes.get(site).map(|n| &n.data) else {
-                    continue;
-                };
-                if *site == anchor || !path.contains(&anchor) || floors.contains_key(site) {
-                    continue;
-                }
-                let rewritten: Vec<&&apt::CommFacts> =
-                    sends.iter().filter(|c| apt::may_rewrite(l, c)).collect();
-                if rewritten.is_empty() {
-                    continue;
-                }
-                let proven = l.writes.is_some()
-                    && rewritten
-                        .iter()
-                        .any(|c| matches!(c.buffer, Some(apt::SendBuffer::Named(_))));
-                floors.insert(
-                    *site,
-                    Floor {
-                        bounds: floor.clone(),
-                        proven,
-                    },
-                );
+            phase_bytes.insert(gi, (src, f));
+        }
+    }
+    let mut communicating: BTreeMap<u32, Expr> = BTreeMap::new();
+    // a loop under a point-to-point phase that may rewrite data one of the phase's sends has
+    // just given to another core: the sheet's least time for that, at that send's size, where
+    // the phase communicates, is a floor of its cost
+    let mut floors: BTreeMap<u32, Floor> = BTreeMap::new();
+    for (gi, g) in found.iter().enumerate() {
+        let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
+            continue;
+        };
+        let Some(anchor_node) = nodes.get(&anchor) else {
+            continue;
+        };
+        let below = compute_below(anchor_node, &routines);
+        let ramp = &presences[gi];
+        if ramp.as_const().is_none() {
+            for (site, _) in &below {
+                communicating.entry(*site).or_insert_with(|| ramp.clone());
             }
+        }
+        let Some(rw) = &machine.point_to_point.rewrite else {
+            continue;
+        };
+        // the phase's sends in the anchor's routine (names elsewhere are another scope's),
+        // each with its floor: the whole table (it rises and falls with the size, so the
+        // traced sizes' regimes extended would not give it at other sizes)
+        let home = paths.get(&anchor).and_then(|p| p.first());
+        let sends: Vec<(&apt::CommFacts, [Expr; 3])> = g
+            .sites
+            .iter()
+            .filter(|s| paths.get(s).and_then(|p| p.first()) == home)
+            .filter_map(|s| match nodes.get(s).map(|n| &n.data) {
+                Some(NodeData::Comm(c)) if c.buffer.is_some() => {
+                    let own = c
+                        .bytes
+                        .as_ref()
+                        .and_then(|b| source_expr(b, &consts, &params));
+                    let floor = BOUNDS.map(|b| {
+                        let m = own
+                            .clone()
+                            .or_else(|| phase_bytes.get(&gi).map(|(_, f)| f.at(b).clone()))
+                            .unwrap_or_else(Expr::zero);
+                        ramp * rw.piecewise(b, &m, &Expr::int(2), 0.0, f64::MAX)
+                    });
+                    Some((c, floor))
+                }
+                _ => None,
+            })
+            .collect();
+        for (site, via) in &below {
+            let Some(NodeData::Loop(l)) = nodes.get(site).map(|n| &n.data) else {
+                continue;
+            };
+            let rewrites = |c: &apt::CommFacts| match via {
+                None => apt::may_rewrite(l, c),
+                Some(call) => apt::call_may_rewrite(apt, apt::SiteId(*call), c),
+            };
+            let rewritten: Vec<&(&apt::CommFacts, [Expr; 3])> =
+                sends.iter().filter(|(c, _)| rewrites(c)).collect();
+            if rewritten.is_empty() {
+                continue;
+            }
+            // proven: the writes are known and name a buffer sent from its start (a row sent
+            // from the middle of an array the loop writes elsewhere is only a candidate)
+            let known = match via {
+                None => l.writes.is_some(),
+                Some(call) => apt
+                    .call_writes
+                    .get(&apt::SiteId(*call))
+                    .is_some_and(|w| w.is_ok()),
+            };
+            let proven = known
+                && rewritten.iter().any(|(c, _)| {
+                    c.buffer_from_start && matches!(c.buffer, Some(apt::SendBuffer::Named(_)))
+                });
+            let mut bounds = rewritten[0].1.clone();
+            for (_, f) in &rewritten[1..] {
+                bounds = BOUNDS.map(|b| Expr::max(bounds[bidx(b)].clone(), f[bidx(b)].clone()));
+            }
+            let floor = match floors.remove(site) {
+                Some(old) => Floor {
+                    bounds: BOUNDS
+                        .map(|b| Expr::max(old.bounds[bidx(b)].clone(), bounds[bidx(b)].clone())),
+                    proven: old.proven || proven,
+                },
+                None => Floor { bounds, proven },
+            };
+            floors.insert(*site, floor);
         }
     }
     // computation phases, after the trip counts they may be measured against
@@ -1062,14 +1137,7 @@ pub fn build(
         let line = |s: u32| nodes.get(&s).map_or(0, |n| n.line);
         let first = g.sites.iter().next().copied().unwrap_or(0);
         // the size per message: the source's expression when it has one, and its report
-        let fit_bytes = |src: Option<Expr>| -> (Fitted, QuantityReport) {
-            let f = non_negative(fit_quantity(
-                &by(&|pr| pr.bytes),
-                src.as_ref(),
-                &[],
-                true,
-                qopts,
-            ));
+        let bytes_report = |src: Option<Expr>, f: Fitted| -> (Fitted, QuantityReport) {
             let rep = QuantityReport {
                 what: "bytes".into(),
                 site: first,
@@ -1079,6 +1147,16 @@ pub fn build(
                 fit: f.clone(),
             };
             (f, rep)
+        };
+        let fit_bytes = |src: Option<Expr>| -> (Fitted, QuantityReport) {
+            let f = non_negative(fit_quantity(
+                &by(&|pr| pr.bytes),
+                src.as_ref(),
+                &[],
+                true,
+                qopts,
+            ));
+            bytes_report(src, f)
         };
         // the message sizes the runs measured choose the protocol regimes the cost spans
         let (d_lo, d_hi) = g
@@ -1256,7 +1334,10 @@ pub fn build(
                 (m >= 1.0).then_some(m)
             })
             .unwrap_or(1.0);
-        let (bytes, rep) = fit_bytes(send_source(g, &nodes, &consts, &params));
+        let (bytes, rep) = match phase_bytes.remove(&gi) {
+            Some((src, f)) => bytes_report(src, f),
+            None => fit_bytes(send_source(g, &nodes, &consts, &params)),
+        };
         quantities.push(rep);
         let depth = (g.kind == PhaseKind::Pipeline).then(|| {
             let cands = vec![
@@ -1658,10 +1739,17 @@ impl Ctx<'_> {
             NodeData::Loop(_) => {
                 let (v, f) = self.sum(&n.children, b, stack);
                 let trip = self.trip(n, b);
-                if self.drains(n) {
-                    (trip * (v + per + f) + once, Expr::zero())
+                // a pipeline anchored here refills every iteration when each ends with all
+                // processors synchronised
+                let (inner, outer) = if self.drains_all(n) {
+                    (once, Expr::zero())
                 } else {
-                    (trip * (v + per) + f + once, Expr::zero())
+                    (Expr::zero(), once)
+                };
+                if self.drains(n) {
+                    (trip * (v + per + f + inner) + outer, Expr::zero())
+                } else {
+                    (trip * (v + per + inner) + f + outer, Expr::zero())
                 }
             }
             NodeData::If(_) => {
@@ -1734,21 +1822,37 @@ impl Ctx<'_> {
     /// Whether every iteration of loop `n` synchronises its processors: its body (through IFs,
     /// not into nested loops or calls) holds a collective or a synchronous phase's anchor.
     fn drains(&self, n: &Node) -> bool {
-        fn walk(c: &Ctx<'_>, nodes: &[Node]) -> bool {
+        self.synchronises(n, true)
+    }
+
+    /// Whether every iteration of loop `n` ends with all its processors synchronised: its
+    /// body (through IFs) holds a collective. A pipeline anchored at `n` itself then drains
+    /// and refills every iteration; a synchronous exchange between neighbours does not drain
+    /// it.
+    fn drains_all(&self, n: &Node) -> bool {
+        self.synchronises(n, false)
+    }
+
+    /// [`Self::drains`] (`exchanges`: a synchronous phase's anchor counts) or
+    /// [`Self::drains_all`] (collectives only).
+    fn synchronises(&self, n: &Node, exchanges: bool) -> bool {
+        fn walk(c: &Ctx<'_>, nodes: &[Node], exchanges: bool) -> bool {
             nodes.iter().any(|m| {
-                let sync_anchor = c.anchored.get(&m.site.0).is_some_and(|l| {
-                    l.iter()
-                        .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
-                });
+                let sync_anchor = exchanges
+                    && c.anchored.get(&m.site.0).is_some_and(|l| {
+                        l.iter()
+                            .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
+                    });
                 let collective =
                     matches!(&m.data, NodeData::Comm(cm) if collective_op(cm).is_some());
                 sync_anchor
                     || collective
                     || (matches!(m.data, NodeData::If(_))
-                        && (walk(c, &m.children) || walk(c, &m.else_children)))
+                        && (walk(c, &m.children, exchanges)
+                            || walk(c, &m.else_children, exchanges)))
             })
         }
-        walk(self, &n.children)
+        walk(self, &n.children, exchanges)
     }
 
     /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
@@ -1814,7 +1918,7 @@ impl Ctx<'_> {
             .filter_map(|s| by_site.get(s))
             .find(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute));
         match consumer {
-            Some(l) if l.site.0 != site && self.drains(l) => {
+            Some(l) if (l.site.0 != site && self.drains(l)) || self.drains_all(l) => {
                 self.executions_of(l.site.0, true, paths, main, &mut Vec::new())
             }
             Some(l) => self.executions_of(l.site.0, false, paths, main, &mut Vec::new()),

@@ -644,7 +644,7 @@ pub fn fit_scaled(
     let best = least_loo(&fits);
     let score = |r: &FitResult| r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
     if let Some(fl) = floor {
-        match floored(s, &laws, &opts, &fl.bounds) {
+        match floored(s, &laws, &opts, fl) {
             Some((law, f)) if fl.proven || best.is_none_or(|b| score(&law) < score(b)) => {
                 return f;
             }
@@ -673,17 +673,21 @@ pub struct Floor {
     pub proven: bool,
 }
 
-/// The cost per entry `max(law, floor)` of a loop that cannot run faster than `floor` (bounds
-/// min, avg, max): each law of `laws` fitted to the runs it governs (where it comes out at or
-/// above the floor; a run the floor governs says nothing about the law), alternating until
-/// that set settles, from the runs where the floor is under half the measured cost. The law with the least leave-one-out error of `max(law, floor)`, that
-/// fit (its `loo_rel_error` that of the max) and the cost; `None` when no law has
-/// non-negative coefficients on every subset, or the floor governs no run.
+/// The cost per entry `max(law, floor)` of a loop that cannot run faster than `floor`: each
+/// law of `laws` fitted to the runs it governs (where it comes out at or above the floor; a run
+/// the floor governs says nothing about the law), alternating until that set settles, from the
+/// runs where the floor is under half the measured cost. The law with the least leave-one-out
+/// error of `max(law, floor)`, that fit (its `loo_rel_error` that of the max) and the cost.
+/// An unproven floor (a candidate) that comes within half of no run is no candidate: `None`.
+/// A proven one stays even then (it may govern sizes the runs did not reach); where it
+/// governs every run, the law is fitted to the runs above it, else to all (what the runs say
+/// of the law is then only that it is no larger). `None` also when no law has non-negative
+/// coefficients on every subset, or the floor does not evaluate.
 fn floored(
     s: &Samples,
     laws: &[Vec<Expr>],
     opts: &FitOptions,
-    floor: &[Expr; 3],
+    floor: &Floor,
 ) -> Option<(FitResult, Fitted)> {
     let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
     let at = |e: &Expr, i: usize| {
@@ -691,18 +695,25 @@ fn floored(
             .unwrap_or(f64::NAN)
     };
     let n = s.values.len();
-    let fl: Vec<f64> = (0..n).map(|i| at(&floor[1], i)).collect();
-    if fl.iter().any(|f| !f.is_finite()) || (0..n).all(|i| fl[i] < 0.5 * s.values[i]) {
+    let fl: Vec<f64> = (0..n).map(|i| at(&floor.bounds[1], i)).collect();
+    if fl.iter().any(|f| !f.is_finite())
+        || (!floor.proven && (0..n).all(|i| fl[i] < 0.5 * s.values[i]))
+    {
         return None;
     }
     let fit_on = |law: &[Expr], idx: &[usize]| -> Option<FitResult> {
         // start from the runs the floor clearly does not govern: a law fitted to runs the floor
         // does govern could claim them (a term that grows where the phase communicates)
-        let mut set: Vec<usize> = idx
-            .iter()
-            .copied()
-            .filter(|&i| fl[i] <= 0.5 * s.values[i])
-            .collect();
+        let from = |keep: &dyn Fn(usize) -> bool| -> Vec<usize> {
+            idx.iter().copied().filter(|&i| keep(i)).collect()
+        };
+        let mut set = from(&|i| fl[i] <= 0.5 * s.values[i]);
+        if floor.proven && set.len() < law.len() {
+            set = from(&|i| fl[i] < s.values[i]);
+            if set.len() < law.len() {
+                set = idx.to_vec();
+            }
+        }
         for _ in 0..8 {
             if set.len() < law.len() {
                 return None;
@@ -761,13 +772,15 @@ fn floored(
         .sum();
     let law = from_fit(&r, Origin::SourceScaled, n);
     let f = Fitted {
-        expr: Expr::max(law.expr, floor[1].clone()),
-        lo: Expr::max(law.lo, floor[0].clone()),
-        hi: Expr::max(law.hi, floor[2].clone()),
+        expr: Expr::max(law.expr, floor.bounds[1].clone()),
+        lo: Expr::max(law.lo, floor.bounds[0].clone()),
+        hi: Expr::max(law.hi, floor.bounds[2].clone()),
         r2: if ss_tot > 0.0 {
             1.0 - ss_res / ss_tot
-        } else {
+        } else if ss_res == 0.0 {
             1.0
+        } else {
+            0.0
         },
         max_rel_err: s
             .values
@@ -967,6 +980,59 @@ mod tests {
         };
         let j = fit_scaled(&all, &w, None, Some(&ramp), &Expr::var("P"), Some(&both));
         assert!(j.expr.to_string().starts_with("max("), "{}", j.expr);
+    }
+
+    /// A proven floor stays where no traced run reaches it (it may govern other sizes), and
+    /// where every run is governed by it the law is still fitted (to all runs: an upper bound)
+    /// and the floor kept; an unproven one in those cases is dropped, and a floor that does
+    /// not evaluate is no floor.
+    #[test]
+    fn a_proven_floor_is_kept_where_the_runs_cannot_judge_it() {
+        let w = symbolic::parse("N/P").unwrap();
+        let floor_at = |k: f64| -> [Expr; 3] {
+            let e = symbolic::parse(&format!("{k}*min(1, max(0, P - 1))*N/P")).unwrap();
+            [e.clone(), e.clone(), e]
+        };
+        let samples = |f: &dyn Fn(f64, f64) -> f64, ps: &[f64]| {
+            let mut s = Samples::new(vec!["N".into(), "P".into()]);
+            for n in [16384.0, 32768.0, 65536.0] {
+                for &p in ps {
+                    s.push(vec![n, p], f(n, p));
+                }
+            }
+            s
+        };
+        let at =
+            |e: &Expr, n: f64, p: f64| e.eval(&|v| Some(if v == "N" { n } else { p })).unwrap();
+        // a floor a tenth of the law: proven, kept (and the law rules the runs)
+        let law = |n: f64, p: f64| 1e-9 * n / p;
+        let low = samples(&law, &[1.0, 2.0]);
+        for proven in [true, false] {
+            let fl = Floor {
+                bounds: floor_at(1e-10),
+                proven,
+            };
+            let f = fit_scaled(&low, &w, None, None, &Expr::var("P"), Some(&fl));
+            assert_eq!(f.expr.to_string().starts_with("max("), proven, "{}", f.expr);
+            assert!((at(&f.expr, 65536.0, 2.0) / law(65536.0, 2.0) - 1.0).abs() < 1e-6);
+        }
+        // every run governed (no P = 1 run): the floor is kept under a proven floor
+        let floor = |n: f64, p: f64| 2e-9 * n / p;
+        let high = samples(&floor, &[2.0, 4.0]);
+        let fl = Floor {
+            bounds: floor_at(2e-9),
+            proven: true,
+        };
+        let f = fit_scaled(&high, &w, None, None, &Expr::var("P"), Some(&fl));
+        assert!(f.expr.to_string().starts_with("max("), "{}", f.expr);
+        assert!(at(&f.expr, 65536.0, 4.0) >= floor(65536.0, 4.0) * (1.0 - 1e-9));
+        // a floor that does not evaluate (a parameter the runs do not have)
+        let bad = Floor {
+            bounds: [Expr::var("Q"), Expr::var("Q"), Expr::var("Q")],
+            proven: true,
+        };
+        let g = fit_scaled(&low, &w, None, None, &Expr::var("P"), Some(&bad));
+        assert!(!g.expr.to_string().contains("max("), "{}", g.expr);
     }
 
     #[test]
