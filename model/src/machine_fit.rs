@@ -508,8 +508,8 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
 /// [`interpolation_slack`] of it, so that a cost linear over a range of sizes is one regime,
 /// and so are the smallest sizes while they cost less than [`MIN_SLACK`].
 /// For an effect of the host's caches that rises and falls with the size, where a fitted law
-/// would smooth away what a program at a measured size pays. Each regime's band is the larger
-/// spread of its two ends.
+/// would smooth away what a program at a measured size pays. The band is interpolated alike,
+/// between each end's spread.
 fn interpolated(obs: impl Iterator<Item = Obs>) -> Result<CostModel, String> {
     let mut all: Vec<Obs> = obs.collect();
     all.sort_by(|a, b| a.d.total_cmp(&b.d));
@@ -556,12 +556,15 @@ fn interpolated(obs: impl Iterator<Item = Obs>) -> Result<CostModel, String> {
                 cost: constant(a)?,
             });
         }
+        // the band's ends are lines too, through each end's spread (the "standard errors"
+        // of the two coefficients may then be negative: their sum at each end is its spread)
         let slope = (b.y - a.y) / (b.d - a.d);
+        let spread = (b.sigma - a.sigma) / (b.d - a.d);
         let line = Form::new(
             "interpolated",
             vec![
-                coef("1", a.y - slope * a.d, a.sigma.max(b.sigma)),
-                coef("d", slope, 0.0),
+                coef("1", a.y - slope * a.d, a.sigma - spread * a.d),
+                coef("d", slope, spread),
             ],
             None,
         )?;

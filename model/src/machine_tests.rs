@@ -6,6 +6,7 @@ use crate::machine::*;
 use crate::machine_bench::parse_bench;
 use crate::machine_fit::{eager_limit, fit_regimes, reconcile, select_form, Obs};
 use std::path::PathBuf;
+use symbolic::Expr;
 
 fn machines_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../machines")
@@ -402,7 +403,7 @@ fn rewrite_after_send_is_interpolated_through_every_measured_turn() {
         } else if d <= 131072.0 {
             1.8e-10 * d
         } else if d == 262144.0 {
-            2.6e-5
+            2.0e-5
         } else {
             1e-10 * d
         }
@@ -415,23 +416,32 @@ fn rewrite_after_send_is_interpolated_through_every_measured_turn() {
     }
     let m = fit_machine(&parse_bench(&t).unwrap(), "test", "synthetic", provenance()).unwrap();
     let rw = m.point_to_point.rewrite.as_ref().unwrap();
+    // as the model reads it: one expression over the whole table (`eval` would not let the
+    // cost fall past a regime's end)
+    let all = rw.piecewise(Bound::Avg, &Expr::var("d"), &Expr::int(2), 0.0, f64::MAX);
+    let at = |d: f64| all.eval(&|_| Some(d)).unwrap();
     // every measured size, the turn at 256 KiB included, within the slack of a dropped point
     // (10%, 100 ns)
     for i in 0..=22 {
         let d = f64::from(1u32 << i);
-        let (got, want) = (rw.eval(2.0, d), rewrite(d));
+        let (got, want) = (at(d), rewrite(d));
         assert!(
             (got - want).abs() <= (0.1 * want).max(1e-7),
             "d={d}: {got} vs {want}"
         );
     }
-    assert!((rw.eval(2.0, 262144.0) / 2.6e-5 - 1.0).abs() < 0.02);
+    assert!((at(262144.0) / 2.0e-5 - 1.0).abs() < 0.02);
+    assert!(at(262144.0) < at(131072.0));
     // between two measured sizes, on the line joining them
-    let mid = rw.eval(2.0, 196608.0);
+    let mid = at(196608.0);
     assert!(
-        (mid / (0.5 * (rewrite(131072.0) + 2.6e-5)) - 1.0).abs() < 0.02,
+        (mid / (0.5 * (rewrite(131072.0) + 2.0e-5)) - 1.0).abs() < 0.02,
         "{mid}"
     );
+    // the band follows each end's spread (0.5% here), not the larger end's everywhere
+    let hi = rw.piecewise(Bound::Max, &Expr::var("d"), &Expr::int(2), 0.0, f64::MAX);
+    let hi8k = hi.eval(&|_| Some(8192.0)).unwrap();
+    assert!(hi8k / at(8192.0) < 1.05, "{hi8k} vs {}", at(8192.0));
     // a straight stretch is one regime: the small sizes, 4 KiB..128 KiB, the turn, above
     let n = rw.regimes().len();
     assert!((4..=7).contains(&n), "{n} regimes: {:?}", rw.regimes());
@@ -442,8 +452,8 @@ fn rewrite_after_send_is_interpolated_through_every_measured_turn() {
             .rewrite
             .as_ref()
             .unwrap()
-            .eval(2.0, 262144.0),
-        rw.eval(2.0, 262144.0)
+            .eval(2.0, 100000.0),
+        rw.eval(2.0, 100000.0)
     );
     let plain = fit_machine(
         &parse_bench(&bench_fixture()).unwrap(),

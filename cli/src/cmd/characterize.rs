@@ -8,6 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use model::machine::{fit_machine, Machine, Provenance, Source};
 use model::machine_bench::parse_bench;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -297,7 +298,7 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
     // Natively the point-to-point part runs in its own launch of 2 ranks (one per core): in a
     // larger, oversubscribed launch the idle ranks disturb the pair that measures (the fresh
     // data stream varied by ±30% between repeated 8-rank launches, ±3% at 2 ranks).
-    // It runs PT2PT_LAUNCHES times, and each point keeps its fastest launch: the two ranks'
+    // It runs PT2PT_LAUNCHES times, and each benchmark keeps its fastest launch: the two ranks'
     // placement on the host's cores changes between launches (the sender's rewrite of a
     // 256 KiB buffer its receiver read took 26.5, 33.3 and 35.7 µs in three launches), and
     // interference only adds time.
@@ -362,12 +363,11 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
             text = part_text;
         } else {
             // data rows only: the metadata (np = the largest launch) and header come from the first
-            for l in part_text
+            let rows: Vec<&str> = part_text
                 .lines()
                 .filter(|l| !l.starts_with('#') && *l != model::machine_bench::HEADER)
-            {
-                fastest.add(l);
-            }
+                .collect();
+            fastest.launch(&rows.join("\n"));
         }
     }
     text.push_str(&fastest.rows());
@@ -378,51 +378,87 @@ fn measure(args: &CharacterizeArgs, plan: &Plan, work: &Path) -> Result<(String,
     Ok((text, launcher_version.unwrap_or_default(), oversub))
 }
 
-/// Native point-to-point launches; each data point keeps the fastest (see `measure`).
+/// One benchmark row: its point (`p,bytes`), median and text.
+type Row = (String, f64, String);
+
+/// Native point-to-point launches; each benchmark keeps its fastest (see `measure`).
 const PT2PT_LAUNCHES: usize = 3;
 
-/// Benchmark rows of repeated launches, one per (kind, op, p, bytes): the one with the least
-/// median, in the order first seen.
+/// Benchmark rows of repeated launches: each benchmark (kind, op) as one launch measured it,
+/// the launch whose medians over the sizes every launch measured have the least geometric
+/// mean. Whole series, not the fastest row per size: a series mixed from several launches
+/// (the eager limit's bisection among them) is one no launch produced. Rows in the order the
+/// chosen launches give them, benchmarks in the order first seen; rows that do not parse are
+/// kept once, for the fit to judge.
 #[derive(Default)]
 struct Fastest {
+    /// Per launch, per benchmark: its rows.
+    launches: Vec<BTreeMap<String, Vec<Row>>>,
     order: Vec<String>,
-    best: std::collections::HashMap<String, (f64, String)>,
+    other: Vec<String>,
 }
 
 impl Fastest {
-    fn add(&mut self, line: &str) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let (Some(key), Some(median)) = (
-            fields.get(..4).map(|k| k.join(",")),
-            fields.get(6).and_then(|m| m.trim().parse::<f64>().ok()),
-        ) else {
-            // not a data row this code understands: kept as it is (once), for the fit to judge
-            if !self.best.contains_key(line) {
-                self.order.push(line.to_string());
-                self.best
-                    .insert(line.to_string(), (f64::NAN, line.to_string()));
-            }
-            return;
-        };
-        match self.best.get_mut(&key) {
-            Some((m, l)) if median < *m => {
-                *m = median;
-                *l = line.to_string();
-            }
-            Some(_) => {}
-            None => {
-                self.order.push(key.clone());
-                self.best.insert(key, (median, line.to_string()));
+    fn launch(&mut self, text: &str) {
+        let mut series: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split(',').collect();
+            match (
+                fields.get(..2).map(|k| k.join(",")),
+                fields.get(2..4).map(|k| k.join(",")),
+                fields.get(6).and_then(|m| m.trim().parse::<f64>().ok()),
+            ) {
+                (Some(op), Some(point), Some(median)) if median.is_finite() => {
+                    if !self.order.contains(&op) {
+                        self.order.push(op.clone());
+                    }
+                    series
+                        .entry(op)
+                        .or_default()
+                        .push((point, median, line.to_string()));
+                }
+                _ => {
+                    if !self.other.iter().any(|o| o == line) {
+                        self.other.push(line.to_string());
+                    }
+                }
             }
         }
+        self.launches.push(series);
     }
 
     fn rows(&self) -> String {
-        self.order
-            .iter()
-            .filter_map(|k| self.best.get(k))
-            .map(|(_, l)| format!("{l}\n"))
-            .collect()
+        let mut out = String::new();
+        for op in &self.order {
+            let runs: Vec<&Vec<Row>> = self.launches.iter().filter_map(|l| l.get(op)).collect();
+            // the sizes every launch measured
+            let common: Vec<&String> = runs
+                .first()
+                .map(|r| {
+                    r.iter()
+                        .map(|(k, _, _)| k)
+                        .filter(|k| runs.iter().all(|o| o.iter().any(|(q, _, _)| q == *k)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let score = |r: &&Vec<Row>| -> f64 {
+                r.iter()
+                    .filter(|(k, _, _)| common.contains(&k))
+                    .map(|(_, m, _)| m.max(f64::MIN_POSITIVE).ln())
+                    .sum()
+            };
+            if let Some(best) = runs.iter().min_by(|a, b| score(a).total_cmp(&score(b))) {
+                for (_, _, line) in best.iter() {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        for line in &self.other {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
     }
 }
 
@@ -547,7 +583,7 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     let mut description = match (args.launcher, args.from_csv.is_some()) {
         (_, true) => "Fitted by augur characterize from an existing benchmark CSV.".to_string(),
         (BenchLauncher::Mpirun, false) if launch_np > 2 => format!(
-            "Measured by augur characterize with {} on host {} ({cores} cores): point-to-point in {PT2PT_LAUNCHES} launches of 2 ranks, each point the fastest launch's, collectives in one launch of {launch_np} ranks.",
+            "Measured by augur characterize with {} on host {} ({cores} cores): point-to-point in {PT2PT_LAUNCHES} launches of 2 ranks, each benchmark from its fastest launch, collectives in one launch of {launch_np} ranks.",
             prov.mpi, prov.host
         ),
         (BenchLauncher::Mpirun, false) => format!(
@@ -681,23 +717,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn repeated_launches_keep_each_points_fastest_row() {
+    fn repeated_launches_keep_each_benchmarks_fastest_launch() {
         let mut f = Fastest::default();
+        // the second launch is faster on the whole; its bisection rows come with it, and a
+        // launch that skipped a size does not lose the comparison for it
         for launch in [
-            "pt2pt,pingpong,2,8,60,1e-6,2e-6,2e-6,0\npt2pt,rewrite_sent,2,262144,15,3e-5,3.5e-5,3.5e-5,0",
-            "pt2pt,pingpong,2,8,60,1e-6,1.5e-6,2e-6,0\npt2pt,rewrite_sent,2,262144,15,2e-5,2.6e-5,3e-5,0\npt2pt,send_unposted,2,300,10,1,1,1,0",
+            "pt2pt,pingpong,2,8,60,1e-6,2e-6,2e-6,0\npt2pt,send_unposted,2,256,10,1,1e-6,1,0\npt2pt,send_unposted,2,1024,10,1,3e-5,1,0\npt2pt,send_unposted,2,640,10,1,3e-5,1,0",
+            "pt2pt,pingpong,2,8,60,1e-6,1.5e-6,2e-6,0\npt2pt,send_unposted,2,256,10,1,0.9e-6,1,0\npt2pt,send_unposted,2,1024,10,1,2.9e-5,1,0\npt2pt,send_unposted,2,448,10,1,0.9e-6,1,0\nnot a row",
             "pt2pt,pingpong,2,8,60,1e-6,1.8e-6,2e-6,0\nnot a row",
         ] {
-            for l in launch.lines() {
-                f.add(l);
-            }
+            f.launch(launch);
         }
-        f.add("not a row");
         assert_eq!(
             f.rows(),
             "pt2pt,pingpong,2,8,60,1e-6,1.5e-6,2e-6,0\n\
-             pt2pt,rewrite_sent,2,262144,15,2e-5,2.6e-5,3e-5,0\n\
-             pt2pt,send_unposted,2,300,10,1,1,1,0\n\
+             pt2pt,send_unposted,2,256,10,1,0.9e-6,1,0\n\
+             pt2pt,send_unposted,2,1024,10,1,2.9e-5,1,0\n\
+             pt2pt,send_unposted,2,448,10,1,0.9e-6,1,0\n\
              not a row\n"
         );
     }
