@@ -171,6 +171,7 @@ pub fn analyze(
         let nondet = nondeterminism(runs);
         warnings.extend(nondet);
     }
+    warnings.extend(misfit(&validation));
     let ser = |v: &dyn erased::Ser| v.value();
     ModelFile {
         schema: MODEL_SCHEMA,
@@ -200,6 +201,76 @@ mod erased {
             serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
         }
     }
+}
+
+/// Mean |leave-one-out error| above which the model is said to miss its runs.
+const MISFIT: f64 = 0.15;
+
+/// A warning when the model misses the runs it is checked against (mean |leave-one-out error|
+/// above [`MISFIT`]), saying whether the errors follow a parameter (a structural effect the
+/// model does not have: signed errors correlated with it, |r| ≥ 0.7) or look like noise.
+fn misfit(validation: &[Validation]) -> Option<String> {
+    let rows: Vec<&Validation> = validation
+        .iter()
+        .filter(|v| v.loo_error.is_finite())
+        .collect();
+    let n = rows.len();
+    if n < 3 {
+        return None;
+    }
+    let mean = rows.iter().map(|v| v.loo_error.abs()).sum::<f64>() / n as f64;
+    if mean <= MISFIT {
+        return None;
+    }
+    let worst = rows
+        .iter()
+        .max_by(|a, b| a.loo_error.abs().total_cmp(&b.loo_error.abs()))?;
+    let corr = |xs: &[f64], ys: &[f64]| -> f64 {
+        let (mx, my) = (
+            xs.iter().sum::<f64>() / xs.len() as f64,
+            ys.iter().sum::<f64>() / ys.len() as f64,
+        );
+        let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+        for (x, y) in xs.iter().zip(ys) {
+            sxy += (x - mx) * (y - my);
+            sxx += (x - mx).powi(2);
+            syy += (y - my).powi(2);
+        }
+        if sxx > 0.0 && syy > 0.0 {
+            sxy / (sxx * syy).sqrt()
+        } else {
+            0.0
+        }
+    };
+    let errors: Vec<f64> = rows.iter().map(|v| v.loo_error).collect();
+    // the parameter the signed errors follow most closely (in log scale: sizes and counts
+    // double between runs)
+    let follows = rows[0]
+        .params
+        .keys()
+        .map(|k| {
+            let xs: Vec<f64> = rows
+                .iter()
+                .map(|v| v.params.get(k).copied().unwrap_or(0.0).max(1e-300).ln())
+                .collect();
+            (k, corr(&xs, &errors))
+        })
+        .filter(|(_, r)| r.is_finite())
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+    let why = match follows {
+        Some((k, r)) if r.abs() >= 0.7 => format!(
+            "the errors {} with {k} (correlation {r:.2}): an effect of {k} the model does not have; look at the phases and computation whose cost changes most with {k}",
+            if r > 0.0 { "grow" } else { "fall" }
+        ),
+        _ => "the errors follow no parameter: the runs may be noisy (profile again with --repeat to keep the fastest of several), or too few to fit what changes between them".into(),
+    };
+    Some(format!(
+        "the model misses its runs: leave-one-out mean |error| {:.1}% (above {:.0}%), worst {:+.1}% at {}; {why}",
+        100.0 * mean,
+        100.0 * MISFIT,
+        100.0 * worst.loo_error,
+        worst.config
+    ))
 }
 
 /// Runs with the same parameters whose loop/branch counters differ: the program's control
@@ -330,5 +401,43 @@ mod tests {
         assert!((d[0].1 - 1e-3 / 1.505e-3).abs() < 1e-9);
         assert!((d[1].1 - 5e-4 / 1.505e-3).abs() < 1e-9);
         assert!(dominant_terms(&t, &BTreeMap::new(), 2).is_empty());
+    }
+
+    /// A model that misses its runs says so, and whether the errors follow a parameter.
+    #[test]
+    fn a_misfit_is_reported_with_what_the_errors_follow() {
+        let rows = |err: &dyn Fn(f64, f64) -> f64| -> Vec<Validation> {
+            let mut v = Vec::new();
+            for n in [1024.0, 2048.0] {
+                for p in [2.0, 4.0, 8.0, 16.0] {
+                    let e = err(n, p);
+                    v.push(Validation {
+                        config: format!("N={n},P={p}"),
+                        params: [("N".to_string(), n), ("P".to_string(), p)].into(),
+                        measured: 1.0,
+                        fitted: 1.0 + e,
+                        predicted: 1.0 + e,
+                        loo_error: e,
+                    });
+                }
+            }
+            v
+        };
+        // within the target: nothing
+        assert!(misfit(&rows(&|_, p| 0.02 * p.log2())).is_none());
+        // a pipeline charged its fill once: errors fall further below 0 as P grows
+        let w = misfit(&rows(&|_, p| -0.2 * p.log2())).unwrap();
+        assert!(w.contains("fall with P"), "{w}");
+        assert!(w.contains("worst -80.0% at N="), "{w}");
+        // large errors of both signs with no trend: noise
+        let w = misfit(&rows(&|n, p| {
+            if (n + p) as i64 % 3 == 0 {
+                0.4
+            } else {
+                -0.3
+            }
+        }))
+        .unwrap();
+        assert!(w.contains("follow no parameter"), "{w}");
     }
 }
