@@ -130,11 +130,18 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
 /// a sequence of synchronous exchanges costs what the busiest processor does, not the sum of
 /// every phase: on a 2 × 2 grid each processor has one of its two north-south and one of its
 /// two east-west neighbours, so it pays for two of the four exchanges. Pipelines and
-/// collectives: the runs where the phase exists.
+/// collectives: the runs where the phase exists. A point-to-point phase on one processor (a
+/// periodic ring at P = 1 sends to itself) moves nothing between processors: not its runs.
 pub fn critical_runs(found: &[Phase]) -> Vec<BTreeSet<usize>> {
     let mut out: Vec<BTreeSet<usize>> = found
         .iter()
-        .map(|g| g.runs.keys().copied().collect())
+        .map(|g| {
+            g.runs
+                .iter()
+                .filter(|(_, pr)| g.kind == PhaseKind::Collective || pr.processors > 1)
+                .map(|(ri, _)| *ri)
+                .collect()
+        })
         .collect();
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
@@ -281,6 +288,23 @@ mod tests {
         for (gi, g) in f.iter().enumerate() {
             assert_eq!(on[gi], g.runs.keys().copied().collect::<BTreeSet<_>>());
         }
+    }
+
+    /// A point-to-point phase on one processor (a periodic ring at P = 1 exchanging with
+    /// itself) moves nothing between processors: that run is not one where it costs time.
+    #[test]
+    fn a_phase_on_one_processor_is_not_critical_there() {
+        let shift = load("shift");
+        let mut f = find(&shift);
+        let gi = f
+            .iter()
+            .position(|g| g.kind == PhaseKind::Synchronous)
+            .unwrap();
+        let (&alone, _) = f[gi].runs.iter().next().unwrap();
+        f[gi].runs.get_mut(&alone).unwrap().processors = 1;
+        let on = critical_runs(&f);
+        assert!(!on[gi].contains(&alone));
+        assert_eq!(on[gi].len(), f[gi].runs.len() - 1);
     }
 
     #[test]
