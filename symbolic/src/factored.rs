@@ -243,6 +243,22 @@ pub struct Readable {
 }
 
 impl Readable {
+    /// `e` in terms of these names, and each name's definition as an expression, in an order
+    /// where a definition uses only names defined before it (for printers other than the
+    /// text: LaTeX, Python).
+    pub fn named(&self, e: &Expr) -> (Expr, Vec<(String, Expr)>) {
+        let body = self
+            .atoms
+            .iter()
+            .fold(e.clone(), |e, (a, n)| e.replace_atom(a, &Expr::var(n)));
+        let defs = self
+            .atoms
+            .iter()
+            .map(|(a, n)| (n.clone(), Expr::from_atom(a)))
+            .collect();
+        (body, defs)
+    }
+
     /// Another expression (a term of T, say) factored and in terms of these names.
     pub fn show(&self, e: &Expr) -> String {
         let e = self
@@ -423,7 +439,19 @@ impl Expr {
         for d in &mut defs {
             *d = subst(d);
         }
-        let atoms = atoms.into_iter().zip(names.iter().cloned()).collect();
+        // the atoms in terms of the names (not the placeholders) of the atoms inside them, so
+        // that replacing them in order, outermost first, names an expression's parts
+        let by_name: std::collections::BTreeMap<String, Expr> = (0..atoms.len())
+            .map(|i| (placeholder(i), Expr::var(&names[i])))
+            .collect();
+        let atoms = atoms
+            .into_iter()
+            .zip(names.iter().cloned())
+            .map(|(a, n)| {
+                let e = Expr::from_atom(&a).subs_all(&by_name);
+                (e.as_atom().cloned().unwrap_or(a), n)
+            })
+            .collect();
         let names = order
             .iter()
             .map(|&i| (names[i].clone(), defs[i].clone()))
@@ -458,6 +486,39 @@ mod tests {
         let r = e.readable();
         assert_eq!(r.names, vec![("s1".to_string(), "[M != 1]".to_string())]);
         assert_eq!(r.text, "s1*(3*N + 2)");
+    }
+
+    /// The named form (LaTeX, Python) is the same value: each definition uses only names
+    /// defined before it, and the body with them evaluates to the expression.
+    #[test]
+    fn named_parts_evaluate_to_the_whole() {
+        let e = parse(
+            "2*I*min(floor(5e-4*N/P), 1) + 3*N*min(floor(5e-4*N/P), 1) + min(max(0.5*P - 1, 0), 1)*I \
+             + min(max(0.5*P - 1, 0), 1)*max(N*min(floor(5e-4*N/P), 1), P) + N*min(floor(2000000/P), 1) \
+             + min(floor(2000000/P), 1)*max(N*min(floor(5e-4*N/P), 1), P)",
+        )
+        .unwrap();
+        let (body, defs) = e.readable().named(&e);
+        assert!(defs.len() >= 3, "{defs:?}");
+        for (n, p, i) in [(1024.0, 4.0, 7.0), (65536.0, 1.0, 3.0), (100.0, 3e6, 2.0)] {
+            let mut vals: std::collections::BTreeMap<String, f64> =
+                [("N".into(), n), ("P".into(), p), ("I".into(), i)].into();
+            for (name, d) in &defs {
+                let v = d.eval(&|x| vals.get(x).copied()).unwrap();
+                vals.insert(name.clone(), v);
+            }
+            let got = body.eval(&|x| vals.get(x).copied()).unwrap();
+            let want = e.eval(&|x| vals.get(x).copied()).unwrap();
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "{got} vs {want}"
+            );
+        }
+        for (name, _) in &defs {
+            assert!(
+                body.vars().contains(name) || defs.iter().any(|(_, d)| d.vars().contains(name))
+            );
+        }
     }
 
     #[test]

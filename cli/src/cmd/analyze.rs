@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use model::machine::Machine;
 use model::{AnalyzeOptions, ModelFile};
+use symbolic::Expr;
 
 use super::source_opts::SourceOpts;
 use super::sources;
@@ -158,9 +159,25 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     if args.json {
         out.write_all(m.to_json().as_bytes())?;
     } else if args.latex {
-        writeln!(out, "T = {}", m.t.to_latex())?;
+        // each repeated step or clamp named once, as in the text form
+        let (t, defs) = m.t.readable().named(&m.t);
+        writeln!(out, "T = {}", t.to_latex())?;
+        for (i, (name, def)) in defs.iter().enumerate() {
+            let lead = if i == 0 { "\\text{where } " } else { "" };
+            writeln!(
+                out,
+                "{lead}{} = {}",
+                Expr::var(name).to_latex(),
+                def.to_latex()
+            )?;
+        }
     } else if args.python {
-        writeln!(out, "{}", m.t.to_python())?;
+        // sympy assignments, each name before its first use
+        let (t, defs) = m.t.readable().named(&m.t);
+        for (name, def) in &defs {
+            writeln!(out, "{name} = {}", def.to_python())?;
+        }
+        writeln!(out, "T = {}", t.to_python())?;
     } else {
         write_human(&mut out, &m)?;
         writeln!(out, "\nwrote {}", out_path.display())?;
