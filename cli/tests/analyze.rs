@@ -430,3 +430,39 @@ fn native_shift_model(edit: &dyn Fn(&str) -> String) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Trial 4: a loop count that is a program argument the runs never set (left at one value)
+/// is held at the traced value in T, and the warnings say which parameter to vary.
+#[test]
+fn a_count_in_an_argument_no_run_set_is_named_in_the_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy(tmp.path(), |t| {
+        t.replace(
+            "    iters = atoi(argv[2]);",
+            "    iters = atoi(argv[2]);\n    nsteps = atoi(argv[3]);",
+        )
+        .replace("it < iters; it++", "it < nsteps; it++")
+        .replace("nlocal, it, i;", "nlocal, it, i, nsteps;")
+    });
+    // the runs at one ITERS only: the traced count is one value
+    let manifest = std::path::Path::new(&runs).join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["runs"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["params"]["ITERS"] == 100.0);
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    let out = common::run(&["analyze", &src, "--runs", &runs, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = m["warnings"].to_string();
+    assert!(
+        w.contains("is NSTEPS in the source, but no run set NSTEPS: T holds it at the traced 100"),
+        "{w}"
+    );
+}

@@ -708,6 +708,26 @@ pub fn build(
                     (None, Some(c)) => crate::quantity::fit_capped(&s, c, qopts),
                     _ => fit_quantity(&s, src.as_ref(), &[], true, qopts),
                 };
+                // the source's count in a parameter the runs never set (a program argument
+                // left at its default): T holds the traced value, and should say so
+                if let (None, Some(e)) = (&src, l.trip.expr()) {
+                    let unset: Vec<String> = e
+                        .subs_all(&consts)
+                        .vars()
+                        .into_iter()
+                        .filter(|v| !params.contains(v) && v != "P")
+                        .collect();
+                    if !unset.is_empty() && f.expr.vars().is_empty() {
+                        warnings.push(format!(
+                            "trip count at {} is {} in the source, but no run set {}: T holds it at the traced {}; profile with --param {}=… to have it in T",
+                            at(site),
+                            l.trip.text(),
+                            unset.join(", "),
+                            f.expr,
+                            unset[0]
+                        ));
+                    }
+                }
                 quantities.push(QuantityReport {
                     what: "trip".into(),
                     site,
