@@ -715,7 +715,7 @@ pub fn build(
                         .subs_all(&consts)
                         .vars()
                         .into_iter()
-                        .filter(|v| !params.contains(v) && v != "P")
+                        .filter(|v| !params.contains(v) && v != "P" && v != apt::params::RANK)
                         .collect();
                     if !unset.is_empty() && f.expr.vars().is_empty() {
                         warnings.push(format!(

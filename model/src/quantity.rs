@@ -962,7 +962,7 @@ mod tests {
         // where the source cannot tell whether the loop rewrites what was sent, the floor is
         // only a candidate: runs that never come near it keep their law
         let maybe = Floor {
-            bounds: floor_of(0.2),
+            bounds: floor_of(0.1),
             proven: false,
         };
         let mut plain = Samples::new(vec!["N".into(), "P".into()]);
