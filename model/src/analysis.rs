@@ -257,10 +257,22 @@ fn misfit(validation: &[Validation]) -> Option<String> {
         })
         .filter(|(_, r)| r.is_finite())
         .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+    // a trend in a parameter first (the more specific); else most runs on one side by much:
+    // the model is off as a whole
+    let signed = errors.iter().sum::<f64>() / n as f64;
+    let same_side = errors
+        .iter()
+        .filter(|e| e.signum() == signed.signum())
+        .count();
     let why = match follows {
         Some((k, r)) if r.abs() >= 0.7 => format!(
             "the errors {} with {k} (correlation {r:.2}): an effect of {k} the model does not have; look at the phases and computation whose cost changes most with {k}",
             if r > 0.0 { "grow" } else { "fall" }
+        ),
+        _ if signed.abs() > MISFIT && same_side * 5 >= n * 4 => format!(
+            "{same_side} of {n} runs are predicted too {} (by {:+.0}% on average): the model is off structurally, not by noise; look at the phases and computation with the largest share of T (a phase classified wrongly, computation counted in several phases)",
+            if signed > 0.0 { "high" } else { "low" },
+            100.0 * signed
         ),
         _ => "the errors follow no parameter: the runs may be noisy (profile again with --repeat to keep the fastest of several), or too few to fit what changes between them".into(),
     };
@@ -429,6 +441,9 @@ mod tests {
         let w = misfit(&rows(&|_, p| -0.2 * p.log2())).unwrap();
         assert!(w.contains("fall with P"), "{w}");
         assert!(w.contains("worst -80.0% at N="), "{w}");
+        // every run far too high: structural, whatever the trend
+        let w = misfit(&rows(&|n, p| 3.0 + 0.1 * (n + p).sin())).unwrap();
+        assert!(w.contains("8 of 8 runs are predicted too high"), "{w}");
         // large errors of both signs with no trend: noise
         let w = misfit(&rows(&|n, p| {
             if (n + p) as i64 % 3 == 0 {
