@@ -39,7 +39,7 @@ use crate::params::Params;
 use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{caller_suffix, user_proc, CallSite, ProcFacts, SiteMap};
 use crate::rules::{agree, merge, source_text, trip_count};
-use crate::value::{eval, input_with_default, short, Scope, Special, Val};
+use crate::value::{eval, input_with_default, min_max, pure_test, short, Scope, Special, Val};
 use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
@@ -815,6 +815,18 @@ impl<'p> Analysis<'p> {
                 self.inputs_after_loop(&[&w.body, &w.update], &defined, &before, env);
             }
             StmtKind::If(i) => {
+                // `if (x < y) m = x; else m = y;` (or no else, `m = y` before it) is `min(x, y)`
+                let test = match i.arms.as_slice() {
+                    [arm] => pure_test(
+                        &arm.cond,
+                        &mut Cx {
+                            an: self,
+                            env,
+                            target: None,
+                        },
+                    ),
+                    _ => None,
+                };
                 let conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
                 self.facts.conds.insert(id, conds);
                 let mut outs = Vec::new();
@@ -835,11 +847,25 @@ impl<'p> Analysis<'p> {
                     }
                     None => outs.push(env.clone()),
                 }
+                let chosen = match (&test, outs.as_slice()) {
+                    (Some((op, x, y)), [then, other]) => then
+                        .iter()
+                        .filter_map(|(k, a)| {
+                            let b = other.get(k)?;
+                            (a != b)
+                                .then(|| min_max(*op, x, y, a, b))
+                                .flatten()
+                                .map(|v| (k.clone(), v))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 if !outs.is_empty() {
                     let params = &self.params;
                     *env = merge(outs, line, &|n| params.is_input(n), &|n| {
                         params.is_constant(n)
                     });
+                    env.extend(chosen);
                 }
             }
             StmtKind::Return { value } => {

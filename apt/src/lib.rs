@@ -450,6 +450,8 @@ mod tests_from_start;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]
+mod tests_minmax;
+#[cfg(test)]
 mod tests_paths;
 #[cfg(test)]
 mod tests_select;

@@ -109,8 +109,11 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
             binary(*op, a, b)
         }
         SrcExprKind::Ternary { cond, then, other } => {
-            let _ = eval(cond, s);
+            let test = eval_test(cond, s);
             let (a, b) = (eval(then, s), eval(other, s));
+            if let Some(v) = test.and_then(|(op, x, y)| min_max(op, &x, &y, &a, &b)) {
+                return v;
+            }
             choose(a, b, s.line(cond.span), s)
         }
         SrcExprKind::SizeOf { ty, expr } => {
@@ -167,6 +170,79 @@ pub fn input_with_default(
         }
     }
     input.cloned()
+}
+
+/// Evaluates a condition; for an ordering comparison (`x < y`, `<=`, `>`, `>=`) gives the
+/// operator and the values of its sides (each side evaluated once, as `eval` would).
+pub fn eval_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)> {
+    match &cond.kind {
+        SrcExprKind::Binary { op, lhs, rhs }
+            if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
+        {
+            let (x, y) = (eval(lhs, s), eval(rhs, s));
+            Some((*op, x, y))
+        }
+        _ => {
+            let _ = eval(cond, s);
+            None
+        }
+    }
+}
+
+/// [`eval_test`] of an `if` condition whose sides call no user procedure and read no input
+/// (evaluating them again records nothing twice); `None` for any other condition.
+pub fn pure_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)> {
+    let SrcExprKind::Binary { op, .. } = &cond.kind else {
+        return None;
+    };
+    if !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        return None;
+    }
+    let impure = cond.walk().into_iter().any(|e| match &e.kind {
+        SrcExprKind::Input(_) => true,
+        SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
+            s.is_user_proc(name)
+        }
+        _ => false,
+    });
+    if impure {
+        return None;
+    }
+    eval_test(cond, s)
+}
+
+/// `x op y ? a : b` when the two values chosen are exactly the two compared (either order):
+/// `x < y ? x : y` is `min(x, y)`, `x < y ? y : x` is `max(x, y)`, `>` the other way round
+/// (`<=`/`>=` choose the same value on a tie). `None` otherwise.
+pub fn min_max(op: BinOp, x: &Val, y: &Val, a: &Val, b: &Val) -> Option<Val> {
+    let (Val::Known(x), Val::Known(y)) = (x, y) else {
+        return None;
+    };
+    let (Val::Known(a), Val::Known(b)) = (a, b) else {
+        return None;
+    };
+    if x == y {
+        return None;
+    }
+    // whether the value chosen when the test holds is the smaller one
+    let takes_smaller = match op {
+        BinOp::Lt | BinOp::Le => true,
+        BinOp::Gt | BinOp::Ge => false,
+        _ => return None,
+    };
+    let min = if a == x && b == y {
+        takes_smaller
+    } else if a == y && b == x {
+        !takes_smaller
+    } else {
+        return None;
+    };
+    let (x, y) = (x.clone(), y.clone());
+    Some(Val::Known(if min {
+        Expr::min(x, y)
+    } else {
+        Expr::max(x, y)
+    }))
 }
 
 /// `c ? a : b` / `merge(a, b, c)`: one value only when both agree.
@@ -334,6 +410,13 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
             return v;
         }
     }
+    if let ("merge", [then, other, mask]) = (lower.as_str(), args) {
+        let (a, b) = (eval(then, s), eval(other, s));
+        if let Some(v) = eval_test(mask, s).and_then(|(op, x, y)| min_max(op, &x, &y, &a, &b)) {
+            return v;
+        }
+        return choose(a, b, s.line(span), s);
+    }
     let vals: Vec<Val> = args.iter().map(|a| eval(a, s)).collect();
     let first = || {
         vals.first()
@@ -383,14 +466,6 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
             match (it.next(), it.next()) {
                 (Some(a), Some(b)) => binary(BinOp::Pow, a, b),
                 _ => Val::unknown("bad `pow` call"),
-            }
-        }
-        "merge" if vals.len() == 3 => {
-            let line = s.line(span);
-            let mut it = vals.into_iter();
-            match (it.next(), it.next()) {
-                (Some(a), Some(b)) => choose(a, b, line, s),
-                _ => Val::unknown("bad `merge` call"),
             }
         }
         _ => Val::unknown(format!("result of `{name}`")),
