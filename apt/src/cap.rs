@@ -155,8 +155,8 @@ pub fn early_exit(
     None
 }
 
-/// Whether the label a plain `goto` (text `jump`) names is defined in the loop: a
-/// statement of `body` carrying it or the label ending the loop (`end_label`) or an inner DO
+/// Whether every label a `goto` (text `jump`; Fortran: also a computed or assigned GOTO's
+/// list) names is defined in the loop: a statement of `body` carrying it or the label ending the loop (`end_label`) or an inner DO
 /// (Fortran: `DO 100 … GOTO 100 … 100 CONTINUE` is a `cycle`), or `name:` in the loop's text
 /// (C).
 fn label_inside(
@@ -180,23 +180,43 @@ fn label_inside(
     };
     match prog.language {
         Language::Fortran => {
-            let Ok(label) = target.parse::<u32>() else {
+            let Some(labels) = fortran_targets(target) else {
                 return false;
             };
-            end_label == Some(label)
-                || prog.walk(body).into_iter().any(|id| {
-                    prog.stmt(id).is_some_and(|s| {
-                        let ends = match &s.kind {
-                            StmtKind::Loop(l) => l.end_label,
-                            StmtKind::While(w) => w.end_label,
-                            _ => None,
-                        };
-                        s.label == Some(label) || ends == Some(label)
+            labels.into_iter().all(|label| {
+                end_label == Some(label)
+                    || prog.walk(body).into_iter().any(|id| {
+                        prog.stmt(id).is_some_and(|s| {
+                            let ends = match &s.kind {
+                                StmtKind::Loop(l) => l.end_label,
+                                StmtKind::While(w) => w.end_label,
+                                _ => None,
+                            };
+                            s.label == Some(label) || ends == Some(label)
+                        })
                     })
-                })
+            })
         }
         Language::C => c_defines_label(sources.text(span), target),
     }
+}
+
+/// The labels a Fortran GOTO (its compact lower-case text after `goto`) may jump to: `20`
+/// → `[20]`; a computed `(15,17)k` / `(15,17),k` or an assigned `l(15,17)` / `l,(15,17)`
+/// → its list (a computed GOTO whose index is out of range falls through to the next
+/// statement, inside the loop). `None` when the targets cannot be read (an assigned GOTO
+/// without a list).
+fn fortran_targets(target: &str) -> Option<Vec<u32>> {
+    if let Ok(label) = target.parse::<u32>() {
+        return Some(vec![label]);
+    }
+    let open = target.find('(')?;
+    let close = open + target[open..].find(')')?;
+    let labels = target[open + 1..close]
+        .split(',')
+        .map(|l| l.parse::<u32>().ok())
+        .collect::<Option<Vec<u32>>>()?;
+    (!labels.is_empty()).then_some(labels)
 }
 
 /// Whether C text holds `name :` (not `::`) at a statement start.

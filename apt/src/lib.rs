@@ -448,6 +448,8 @@ mod tests_dims;
 #[cfg(test)]
 mod tests_from_start;
 #[cfg(test)]
+mod tests_gotos;
+#[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]
 mod tests_minmax;

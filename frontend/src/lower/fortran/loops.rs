@@ -101,7 +101,10 @@ impl<'a> FLower<'a> {
                 }
                 let id = self.b.alloc(span, label);
                 self.goto_exits.push(None);
+                self.do_ends.extend(end_label);
                 let body = self.body(&body_nodes, id, span);
+                self.do_ends
+                    .truncate(self.do_ends.len() - usize::from(end_label.is_some()));
                 self.goto_exits.pop();
                 let l = Loop {
                     var,
@@ -132,7 +135,10 @@ impl<'a> FLower<'a> {
         }
         let id = self.b.alloc(span, label);
         self.goto_exits.push(None);
+        self.do_ends.extend(end_label);
         let body = self.body(&body_nodes, id, span);
+        self.do_ends
+            .truncate(self.do_ends.len() - usize::from(end_label.is_some()));
         self.goto_exits.pop();
         let w = While {
             cond,

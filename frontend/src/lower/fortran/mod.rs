@@ -59,6 +59,9 @@ pub struct FLower<'a> {
     goto_exits: Vec<Option<u32>>,
     /// Why a closing GOTO does not make a loop, by its byte offset (for its warning).
     goto_notes: BTreeMap<usize, String>,
+    /// Terminating labels of the DO loops being lowered: a GOTO to one is a `cycle`, which
+    /// apt's loop analysis reads from the opaque jump (no warning).
+    do_ends: Vec<u32>,
 }
 
 pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
@@ -88,6 +91,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         jumps: crate::lower::goto::Jumps::default(),
         goto_exits: Vec::new(),
         goto_notes: BTreeMap::new(),
+        do_ends: Vec::new(),
     };
     let mut loose = Vec::new();
     for n in children(root) {

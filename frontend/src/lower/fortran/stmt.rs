@@ -254,6 +254,12 @@ impl<'a> FLower<'a> {
                     out.push(self.b.push(span, label, StmtKind::Break));
                     return;
                 }
+                if plain && target.is_some_and(|t| self.do_ends.contains(&t)) {
+                    // `GOTO 20` inside `DO 20 …`: the next iteration (apt reads it as such)
+                    self.goto_notes.remove(&n.start_byte());
+                    self.opaque(n, label, "goto", BTreeSet::new(), out);
+                    return;
+                }
                 let note = match self.goto_notes.remove(&n.start_byte()) {
                     Some(why) => format!("not a loop: {why}"),
                     None => "only loops built from GOTO in one statement list, entered at their label and left for the statement after them, are seen as loops".into(),
