@@ -814,6 +814,17 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
         Ok(r) if r.r2 > 0.99 => {
             let mut f = from_fit(&r, Origin::Regression, n);
             f.expr = tidy(&f.expr);
+            // the law itself clamped where it leaves [0, 1] (`2 - 2/P` from P = 1, 2 is 1.99
+            // at P = 256): at the traced extremes of each parameter, P also at 1e6 (models are
+            // read at larger P than traced, seldom at smaller)
+            let corners = corners(s);
+            if corners.iter().any(|row| {
+                f.expr
+                    .eval(&|v| params.iter().position(|x| *x == v).map(|k| row[k]))
+                    .is_ok_and(|x| !(-1e-9..=1.0 + 1e-9).contains(&x))
+            }) {
+                f.expr = clamp(&f.expr);
+            }
             f.lo = clamp(&f.lo);
             f.hi = clamp(&f.hi);
             f
@@ -828,10 +839,73 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
     }
 }
 
+/// Every combination of each parameter's least and largest traced value, `P` also at 10⁶
+/// (where a law in P is read far beyond the runs).
+fn corners(s: &Samples) -> Vec<Vec<f64>> {
+    let mut rows: Vec<Vec<f64>> = vec![Vec::new()];
+    for (k, name) in s.params.iter().enumerate() {
+        let (lo, hi) = s
+            .points
+            .iter()
+            .map(|r| r[k])
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        let mut values = vec![lo, hi];
+        if name == "P" {
+            values.push(1e6);
+        }
+        rows = rows
+            .into_iter()
+            .flat_map(|r| {
+                values.iter().map(move |v| {
+                    let mut r = r.clone();
+                    r.push(*v);
+                    r
+                })
+            })
+            .collect();
+    }
+    rows
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A share fitted from P = 1, 2 as `2 - 2/P` reads 1.99 at P = 256: the law is clamped to
+    /// [0, 1]; one that stays inside is left as it is.
+    #[test]
+    fn a_fitted_share_stays_a_share() {
+        let mut s = Samples::new(vec!["N".into(), "P".into()]);
+        for n in [64.0, 128.0] {
+            s.push(vec![n, 1.0], 0.0);
+            s.push(vec![n, 2.0], 1.0);
+        }
+        let c = vec![
+            vec![Expr::one(), Expr::var("P").powi(-1)],
+            vec![Expr::var("P").powi(-1)],
+        ];
+        let f = fit_probability(&s, &c);
+        let at = |p: f64| {
+            f.expr
+                .eval(&|v| Some(if v == "P" { p } else { 64.0 }))
+                .unwrap()
+        };
+        assert!(
+            (at(2.0) - 1.0).abs() < 1e-9 && at(1.0).abs() < 1e-9,
+            "{}",
+            f.expr
+        );
+        assert!((at(256.0) - 1.0).abs() < 1e-9, "{}", f.expr);
+        let mut t = Samples::new(vec!["P".into()]);
+        for p in [2.0, 4.0, 8.0] {
+            t.push(vec![p], 1.0 - 1.0 / p);
+        }
+        let g = fit_probability(&t, &c);
+        assert!(!g.expr.to_string().contains("min("), "{}", g.expr);
+    }
 
     fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
         let mut s = Samples::new(vec!["N".into(), "P".into()]);
