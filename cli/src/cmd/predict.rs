@@ -189,6 +189,9 @@ fn check_values(
         if k == "P" && *v < 1.0 {
             bail!("`P={v}`: the rank count P is at least 1");
         }
+        if k == "P" && v.fract() != 0.0 {
+            bail!("`P={v}`: the rank count P is a whole number");
+        }
         if *v < 0.0 && is_count(k, traced) {
             let seen = traced.get(k).map(values_of).unwrap_or_default();
             bail!(
@@ -294,6 +297,7 @@ mod tests {
                 "`n`, `p` are unknown; names are case-sensitive; did you mean `N`, `P`?",
             ),
             ("N=256,P=0", "`P=0`: the rank count P is at least 1"),
+            ("N=256,P=2.5", "`P=2.5`: the rank count P is a whole number"),
             ("N=inf,P=4", "`N=inf`: not a finite number"),
             ("N=NaN,P=4", "not a finite number"),
             (
