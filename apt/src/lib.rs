@@ -459,3 +459,5 @@ mod tests_paths;
 mod tests_select;
 #[cfg(test)]
 mod tests_writes;
+#[cfg(test)]
+mod tests_writes_particles;

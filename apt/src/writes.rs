@@ -15,7 +15,9 @@
 //! and calls: a user procedure's summary maps the formals it may write (transitively,
 //! recursion by fixpoint) to the caller's actual arguments (narrowed to the member or
 //! component paths it writes under a formal: `relax(&g)` writing `g->u[i]` writes `g.u`)
-//! plus the globals it writes; an
+//! plus the globals it writes (a store through a `T **` formal, `(*sl)[k] = …`, is named by
+//! the formal, so a call passing `&v` names `v`; the procedure's own nests leave it unknown);
+//! an
 //! intrinsic or known library routine writes what its table says. Unknown (`Err` with the
 //! reason): a write through a pointer whose pointees are not all known, a call through a
 //! function pointer that is not resolved, an external routine receiving an array, a statement
@@ -122,6 +124,10 @@ struct Acc {
     own: Names,
     out: Names,
     unknown: Option<String>,
+    /// Why some name of `out` only means something to a caller: a store through a `T **`
+    /// formal (`(*sl)[k] = …`) is named by the formal, which a call site maps to its actual
+    /// (`&sl` → `sl`); the procedure's own nests leave such a write unknown.
+    callers_only: Option<String>,
 }
 
 impl Acc {
@@ -349,7 +355,7 @@ impl<'a> Writes<'a> {
                 self.stmt(s, &mut acc);
             }
         }
-        match acc.unknown {
+        match acc.unknown.or(acc.callers_only) {
             Some(r) => Err(r),
             None => Ok(acc.own.into_iter().chain(acc.out).collect()),
         }
@@ -543,6 +549,18 @@ impl<'a> Writes<'a> {
         n >= dims && levels > n
     }
 
+    /// C: `f[0][k]` (`(*f)[k]`) of a formal `T **f` (a plain pointer to pointer, not an
+    /// array of them): the storage the caller's pointer `*f` points to, which the caller
+    /// names by that pointer (passed as `&v`: `v` names its blocks too).
+    fn through_formal(&self, proc: ProcId, array: &str, indices: &[SrcExpr]) -> bool {
+        self.lang() == Language::C
+            && indices.len() == 2
+            && self.is_param(proc, array)
+            && self
+                .decl(proc, array)
+                .is_some_and(|d| d.ty.pointer == 2 && matches!(d.kind, DeclKind::Scalar { .. }))
+    }
+
     fn is_param(&self, proc: ProcId, name: &str) -> bool {
         self.prog
             .proc(proc)
@@ -653,9 +671,14 @@ impl<'a> Writes<'a> {
         for s in self.in_scope(proc, p, self.reseats.get(p)) {
             let ok = matches!(&s.kind, StmtKind::Call(c) if c.name == "posix_memalign");
             if !ok {
+                let kind = s.kind.name();
+                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
                 return Err(format!(
-                    "pointer `{p}` is set by a {} statement",
-                    s.kind.name()
+                    "pointer `{p}` is set by {article} {kind} statement"
                 ));
             }
         }
@@ -769,6 +792,14 @@ impl<'a> Writes<'a> {
             StmtKind::Assign(a) => match &strip(&a.target).kind {
                 SrcExprKind::Var(v) if is_plain(v) => {
                     acc.own.insert(v.clone());
+                }
+                SrcExprKind::Index { array, indices }
+                    if self.through_formal(proc, array, indices) =>
+                {
+                    acc.out.insert(array.clone());
+                    acc.callers_only.get_or_insert_with(|| {
+                        format!("a store through `*{array}` writes a caller's storage, named only at a call")
+                    });
                 }
                 _ => acc.add(self.lvalue(proc, &a.target)),
             },

@@ -136,6 +136,19 @@ impl<'a> CLower<'a> {
                         None => break,
                     }
                 }
+                // `(*sl)[k]` is `sl[0][k]` (a pointer to a pointer, as a `double **sl`
+                // output parameter is written)
+                let deref = cur.kind() == "pointer_expression"
+                    && cur.field("operator").map(|o| self.text(o)) == Some("*");
+                if deref {
+                    match cur.field("argument") {
+                        Some(a) if a.kind() == "identifier" => {
+                            indices.push(cur);
+                            cur = a;
+                        }
+                        _ => return self.opaque_e(n),
+                    }
+                }
                 // `g.a[i]`: an array member named by its access path
                 let (array, ty) = match cur.kind() {
                     "identifier" => {
@@ -150,7 +163,18 @@ impl<'a> CLower<'a> {
                     _ => return self.opaque_e(n),
                 };
                 indices.reverse();
-                let indices = indices.into_iter().map(|i| self.expr(i, d)).collect();
+                // the deref pushed last is the first index
+                let indices = indices
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, i)| {
+                        if deref && k == 0 {
+                            SrcExpr::int(0, self.span(i))
+                        } else {
+                            self.expr(i, d)
+                        }
+                    })
+                    .collect();
                 SrcExpr {
                     kind: SrcExprKind::Index { array, indices },
                     span,

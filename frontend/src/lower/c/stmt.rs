@@ -360,6 +360,46 @@ impl<'a> CLower<'a> {
         );
     }
 
+    /// The target of a store: an lvalue, except that a member of an element with a computed
+    /// subscript (`p[i].x`, `g.parts[i].x.y`), which has no access path, is its element
+    /// (`p[i]`): the store writes part of it.
+    fn store_target(&mut self, l: Node<'a>) -> SrcExpr {
+        let target = self.expr(l, 0);
+        if !matches!(target.kind, SrcExprKind::Opaque { .. }) || l.kind() != "field_expression" {
+            return target;
+        }
+        let mut cur = l;
+        for _ in 0..64 {
+            if cur.kind() == "parenthesized_expression" {
+                match cur.named_child(0) {
+                    Some(c) => cur = c,
+                    None => break,
+                }
+                continue;
+            }
+            // `p[i]->x` stores through the element: not the element itself
+            if cur.kind() != "field_expression"
+                || cur.field("operator").map(|o| self.text(o)) != Some(".")
+            {
+                break;
+            }
+            match cur.field("argument") {
+                Some(a) => cur = a,
+                None => break,
+            }
+        }
+        if cur.kind() == "subscript_expression" {
+            let element = self.expr(cur, 0);
+            if matches!(element.kind, SrcExprKind::Index { .. }) {
+                return SrcExpr {
+                    span: target.span,
+                    ..element
+                };
+            }
+        }
+        target
+    }
+
     pub(super) fn expr_stmt(&mut self, stmt: Node<'a>, e: Node<'a>, out: &mut Block) {
         let span = self.span(stmt);
         match e.kind() {
@@ -418,7 +458,7 @@ impl<'a> CLower<'a> {
                     return self.opaque(stmt, "assignment", out);
                 };
                 let op = e.field("operator").map(|o| self.text(o)).unwrap_or("=");
-                let target = self.expr(l, 0);
+                let target = self.store_target(l);
                 if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. })
                 {
                     return self.opaque(stmt, "assignment to non-variable", out);
@@ -438,8 +478,9 @@ impl<'a> CLower<'a> {
                 let Some(arg) = e.field("argument") else {
                     return self.opaque(stmt, "update", out);
                 };
-                let target = self.expr(arg, 0);
-                if target.base_var().is_none() {
+                let target = self.store_target(arg);
+                if target.base_var().is_none() || matches!(target.kind, SrcExprKind::Opaque { .. })
+                {
                     return self.opaque(stmt, "update of non-variable", out);
                 }
                 let op = if self.text(e).contains("--") {
