@@ -184,3 +184,14 @@ fn input_errors_are_one_line_with_position_and_exit_2() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Trial 5: a model's T can start with a minus sign; it is the expression, not an option.
+#[test]
+fn an_expression_may_start_with_a_minus_sign() {
+    let (code, out, err) = augur(&["expr", "solve", "--for", "K", "-3*K + K^2 + 5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("K* = 1.5\n"), "{out}");
+    let (code, out, _) = augur(&["expr", "eval", "-N", "--at", "N=3"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "-3");
+}

@@ -38,6 +38,8 @@ pub struct Alt {
 pub enum ExprCommand {
     /// Print the canonical form of an expression
     Simplify {
+        /// The expression (may start with `-`)
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         #[command(flatten)]
         alt: Alt,
@@ -49,6 +51,8 @@ pub enum ExprCommand {
     },
     /// Evaluate an expression at a point
     Eval {
+        /// The expression (may start with `-`)
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Values, e.g. N=1024,P=16
         #[arg(long, default_value = "")]
@@ -58,6 +62,8 @@ pub enum ExprCommand {
     },
     /// Differentiate (piecewise through max/min, relaxed through ceil/floor)
     Diff {
+        /// The expression (may start with `-`)
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Variable to differentiate with respect to
         #[arg(long)]
@@ -69,6 +75,8 @@ pub enum ExprCommand {
     },
     /// Minimise over one variable (dT/dK = 0), reporting the method and closed form of K*
     Solve {
+        /// The expression (may start with `-`)
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Variable to optimise
         #[arg(long = "for")]
