@@ -32,6 +32,20 @@ pub(crate) fn comms(apt: &Apt) -> Vec<&crate::CommFacts> {
         .collect()
 }
 
+/// A set of names, as `writes` and send buffers hold them.
+pub(crate) fn set(names: &[&str]) -> std::collections::BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// CALL sites of `callee`, in pre-order.
+pub(crate) fn calls(apt: &Apt, callee: &str) -> Vec<crate::SiteId> {
+    apt.nodes()
+        .into_iter()
+        .filter(|n| matches!(&n.data, NodeData::Call { callee: c, .. } if c == callee))
+        .map(|n| n.site)
+        .collect()
+}
+
 pub(crate) fn e(s: &str) -> Attr {
     Attr::Expr(parse(s).unwrap())
 }

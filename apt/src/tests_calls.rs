@@ -5,23 +5,8 @@
 //! globals, and stays unknown through an external routine.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeSet;
-
-use crate::tests::{apt_of, comms};
-use crate::{call_may_rewrite, Apt, NodeData, SiteId};
-
-fn set(names: &[&str]) -> BTreeSet<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
-
-/// CALL sites of `callee`, in pre-order.
-fn calls(apt: &Apt, callee: &str) -> Vec<SiteId> {
-    apt.nodes()
-        .into_iter()
-        .filter(|n| matches!(&n.data, NodeData::Call { callee: c, .. } if c == callee))
-        .map(|n| n.site)
-        .collect()
-}
+use crate::tests::{apt_of, calls, comms, set};
+use crate::{call_may_rewrite, SiteId};
 
 const SHIFT_CALL_C: &str = r#"
 #include <mpi.h>

@@ -7,15 +7,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::tests::{apt_of, comms, loops};
+use crate::tests::{apt_of, comms, loops, set};
 use crate::{may_rewrite, CommFacts, LoopNode, SendBuffer};
 
 fn phases(apt: &crate::Apt) -> Vec<&LoopNode> {
     loops(apt).into_iter().filter(|l| l.compute).collect()
-}
-
-fn set(names: &[&str]) -> BTreeSet<String> {
-    names.iter().map(|s| s.to_string()).collect()
 }
 
 fn named(c: &CommFacts) -> BTreeSet<String> {

@@ -4,22 +4,8 @@
 //! actual at the call, and is unknown in the callee's own loops.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeSet;
-
-use crate::tests::{apt_of, comms, loops};
-use crate::{call_may_rewrite, may_rewrite, Apt, NodeData, SiteId};
-
-fn set(names: &[&str]) -> BTreeSet<String> {
-    names.iter().map(|s| s.to_string()).collect()
-}
-
-fn calls(apt: &Apt, callee: &str) -> Vec<SiteId> {
-    apt.nodes()
-        .into_iter()
-        .filter(|n| matches!(&n.data, NodeData::Call { callee: c, .. } if c == callee))
-        .map(|n| n.site)
-        .collect()
-}
+use crate::tests::{apt_of, calls, comms, loops, set};
+use crate::{call_may_rewrite, may_rewrite};
 
 const PIC_C: &str = r#"
 #include <mpi.h>
