@@ -195,3 +195,18 @@ fn an_expression_may_start_with_a_minus_sign() {
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "-3");
 }
+
+/// Trial 5: a K* at a breakpoint (a max/min switching branch or a step, such as a machine
+/// sheet's regime boundary) says so; a stationary K* does not.
+#[test]
+fn a_breakpoint_minimum_is_marked() {
+    let (code, out, _) = augur(&["expr", "solve", "--for", "K", "max(K, 100/K) + 1"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("method: max/min breakpoint"), "{out}");
+    assert!(
+        out.contains("note: K* is where a max/min or step of T changes branch"),
+        "{out}"
+    );
+    let (_, out, _) = augur(&["expr", "solve", "--for", "K", "K + 100/K"]);
+    assert!(!out.contains("changes branch"), "{out}");
+}

@@ -264,6 +264,11 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
                 v["method_description"] = json!(s.method.to_string());
+                if s.method == symbolic::Method::Breakpoint {
+                    v["note"] = json!(format!(
+                        "{var}* is where a max/min or step of T changes branch: a balance of two costs, or a threshold of the machine sheet (look at T on both sides)"
+                    ));
+                }
                 out(&v.to_string())?;
             } else {
                 out(&format!("{var}* = {}", short(s.k_star)))?;
@@ -288,6 +293,9 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
                 if s.relaxed {
                     out("note: ceil/floor were relaxed (ceil(u) ≈ u) to find stationary points; T is evaluated exactly")?;
+                }
+                if s.method == symbolic::Method::Breakpoint {
+                    out(&format!("note: {var}* is where a max/min or step of T changes branch: where two costs balance (max(a, b)), or, for a step, a threshold such as a machine sheet's message-size regime boundary, which is a property of the sheet rather than a tuned {var}: look at T on both sides"))?;
                 }
             }
         }
