@@ -542,8 +542,13 @@ fn leading_term(s: &Samples, w: &Expr) -> Expr {
 /// The fit with the least leave-one-out error, each term after the first costing 2% of it: an
 /// added term must earn its place.
 fn least_loo(fits: &[FitResult]) -> Option<&FitResult> {
-    let score = |r: &FitResult| r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
-    fits.iter().min_by(|a, b| score(a).total_cmp(&score(b)))
+    fits.iter()
+        .min_by(|a, b| loo_score(a).total_cmp(&loo_score(b)))
+}
+
+/// A fit's leave-one-out error, each term after the first costing 2% of it.
+fn loo_score(r: &FitResult) -> f64 {
+    r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1)
 }
 
 /// A cost per entry with the source's work expression `w`: `c·w`, plus, when it fits clearly
@@ -642,10 +647,9 @@ pub fn fit_scaled(
         .filter(ok)
         .collect();
     let best = least_loo(&fits);
-    let score = |r: &FitResult| r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
     if let Some(fl) = floor {
         match floored(s, &laws, &opts, fl) {
-            Some((law, f)) if fl.proven || best.is_none_or(|b| score(&law) < score(b)) => {
+            Some((law, f)) if fl.proven || best.is_none_or(|b| loo_score(&law) < loo_score(b)) => {
                 return f;
             }
             _ => {}
@@ -755,7 +759,7 @@ fn floored(
             loo += (y - at(&ri.expr, i).max(f)).abs() / y.abs().max(f64::MIN_POSITIVE);
         }
         r.loo_rel_error = loo / n.max(1) as f64;
-        let score = r.loo_rel_error * 1.02f64.powi(r.coeffs.len() as i32 - 1);
+        let score = loo_score(&r);
         if loo.is_finite() && best.as_ref().is_none_or(|(b, _)| score < *b) {
             best = Some((score, r));
         }
