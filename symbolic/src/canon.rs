@@ -5,7 +5,8 @@
 //! expands (when small); any other power of a sum becomes `c^q · g^q · Pow(base)^q` with `g` the
 //! common variable factor and `base` scaled so its dominant term has coefficient ±1; `log2` of a product
 //! becomes a sum of logs; `max`/`min` flatten, fold constants, drop provably dominated arguments;
-//! `ceil`/`floor` are idempotent and pull out integer constants.
+//! `ceil`/`floor` are idempotent and pull out integer constants; `dims(n, d, k)` of a constant
+//! is its number, of one dimension is `n`, and all `d` extents of one `n` multiply to `n`.
 
 use crate::expr::{Atom, Coef, Expr, Term};
 use crate::rational::Rational;
@@ -114,6 +115,15 @@ pub(crate) fn term_expr(coef: f64, mut factors: Vec<(Atom, Rational)>) -> Expr {
         }
     }
     merged.retain(|(_, q)| !q.is_zero());
+    if let Some((at, m)) = whole_grid(&merged) {
+        let Atom::Dims { n, d, .. } = merged[at].0.clone() else {
+            return Expr::zero();
+        };
+        for f in &mut merged[at..at + d as usize] {
+            f.1 = f.1.add_lossy(-m);
+        }
+        return mul(&term_expr(coef, merged), &pow(&n, m));
+    }
     let expand_at = merged.iter().position(|(a, q)| {
         if let Atom::Pow(base) = a {
             q.is_integer()
@@ -143,6 +153,33 @@ pub(crate) fn term_expr(coef: f64, mut factors: Vec<(Atom, Rational)>) -> Expr {
             out
         }
     }
+}
+
+/// The first `dims(n, d, 0)^q0 ⋯ dims(n, d, d-1)^q(d-1)` among sorted factors with every `q`
+/// of one sign, as (index of `k = 0`, the `q` nearest zero): that much of it is `n^q`.
+fn whole_grid(factors: &[(Atom, Rational)]) -> Option<(usize, Rational)> {
+    for (i, (a, q0)) in factors.iter().enumerate() {
+        let Atom::Dims { n, d, k: 0 } = a else {
+            continue;
+        };
+        // sorted: the extents of one (n, d) are adjacent, by k
+        let group = factors.get(i..i + *d as usize)?;
+        let whole = group.iter().enumerate().all(|(j, (b, q))| {
+            q.is_negative() == q0.is_negative()
+                && matches!(b, Atom::Dims { n: m, d: e, k } if m == n && e == d && *k as usize == j)
+        });
+        if whole {
+            let m = group.iter().map(|(_, q)| *q).fold(*q0, |m, q| {
+                if q.abs().to_f64() < m.abs().to_f64() {
+                    q
+                } else {
+                    m
+                }
+            });
+            return Some((i, m));
+        }
+    }
+    None
 }
 
 fn expandable(base: &Expr, k: i64) -> bool {
@@ -353,6 +390,8 @@ fn atom_lower_bound(a: &Atom) -> f64 {
         Atom::Var(_) => f64::MIN_POSITIVE,
         Atom::Floor(x) => lower_bound(x).floor(),
         Atom::Ceil(x) => lower_bound(x).ceil(),
+        // an extent of a grid of n ≥ 1 ranks (NaN, so no bound matters, otherwise)
+        Atom::Dims { .. } => 1.0,
         Atom::Max(l) => l.iter().map(lower_bound).fold(f64::NEG_INFINITY, f64::max),
         Atom::Min(l) => l.iter().map(lower_bound).fold(f64::INFINITY, f64::min),
         Atom::Log2(x) => {
@@ -474,6 +513,24 @@ pub(crate) fn floor(e: &Expr) -> Expr {
     rounding(e, false)
 }
 
+pub(crate) fn dims(n: &Expr, d: u32, k: u32) -> Option<Expr> {
+    if d == 0 || d > crate::dims::MAX_DIMS || k >= d {
+        return None;
+    }
+    if let Some(c) = n.as_const() {
+        return Some(Expr::num(crate::dims::extent(c, d, k)));
+    }
+    if d == 1 {
+        return Some(n.clone());
+    }
+    let atom = Atom::Dims {
+        n: Box::new(n.clone()),
+        d,
+        k,
+    };
+    Some(term_expr(1.0, vec![(atom, Rational::ONE)]))
+}
+
 /// Rebuild the value of one atom, mapping each argument expression through `f`.
 pub(crate) fn rebuild_atom(a: &Atom, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
     match a {
@@ -483,6 +540,7 @@ pub(crate) fn rebuild_atom(a: &Atom, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
         Atom::Min(l) => min_of(l.iter().map(&mut *f).collect()),
         Atom::Ceil(x) => ceil(&f(x)),
         Atom::Floor(x) => floor(&f(x)),
+        Atom::Dims { n, d, k } => dims(&f(n), *d, *k).unwrap_or_else(|| Expr::num(f64::NAN)),
         Atom::Pow(b) => f(b),
     }
 }

@@ -26,6 +26,8 @@ enum Op {
     Min(usize, usize),
     Ceil(usize),
     Floor(usize),
+    /// `dims(a, d, k)`
+    Dims(usize, u32, u32),
 }
 
 /// An expression lowered to a register program. Registers `0..slots` hold the arguments;
@@ -149,6 +151,10 @@ impl Builder<'_> {
                 let x = self.expr(x)?;
                 self.push(Op::Floor(x))
             }
+            Atom::Dims { n, d, k } => {
+                let x = self.expr(n)?;
+                self.push(Op::Dims(x, *d, *k))
+            }
             Atom::Pow(x) => self.expr(x)?,
             Atom::Max(l) | Atom::Min(l) => {
                 let is_max = matches!(a, Atom::Max(_));
@@ -267,6 +273,7 @@ fn step(op: &Op, r: impl Fn(usize) -> f64) -> f64 {
         Op::Min(a, b) => r(a).min(r(b)),
         Op::Ceil(a) => r(a).ceil(),
         Op::Floor(a) => r(a).floor(),
+        Op::Dims(a, d, k) => crate::dims::extent(r(a), d, k),
     }
 }
 
@@ -278,9 +285,9 @@ mod tests {
 
     #[test]
     fn matches_tree_evaluation() {
-        let e = parse("N^2/(P*K) + K*log2(P) + 3*sqrt(N/P) + 5*max(N/P, K) + ceil(N/K)^(3/2) + (N + K)^(1/3) - 7").unwrap();
+        let e = parse("N^2/(P*K) + K*log2(P) + 3*sqrt(N/P) + 5*max(N/P, K) + ceil(N/K)^(3/2) + (N + K)^(1/3) - 7 + N/dims(ceil(P), 2, 1)").unwrap();
         let c = Compiled::new(&e, &["N", "P", "K"]).unwrap();
-        for (n, p, k) in [(1024.0, 16.0, 128.0), (3.5, 2.25, 0.75)] {
+        for (n, p, k) in [(1024.0, 16.0, 128.0), (3.5, 2.25, 0.75), (100.0, 12.0, 1.0)] {
             let want = e
                 .eval(&|v| match v {
                     "N" => Some(n),

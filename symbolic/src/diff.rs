@@ -1,6 +1,7 @@
 //! Exact differentiation. `max`/`min` that depend on the variable are split into branches
 //! (each with the conditions under which it is active); `ceil`/`floor` are differentiated through
-//! their relaxed form `ceil(u) ≈ u` and the result is flagged `relaxed`.
+//! their relaxed form `ceil(u) ≈ u`, and `dims(n, d, k)` (a step function of `n`, like them)
+//! through the balanced grid `n^(1/d)`; the result is then flagged `relaxed`.
 
 use crate::canon;
 use crate::expr::{Atom, Expr, Term};
@@ -46,7 +47,8 @@ pub struct Piece {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Derivative {
     pub pieces: Vec<Piece>,
-    /// True when a `ceil`/`floor` depending on the variable was differentiated as its argument.
+    /// True when a `ceil`/`floor` depending on the variable was differentiated as its argument
+    /// (or a `dims(n, d, k)` as `n^(1/d)`).
     pub relaxed: bool,
 }
 
@@ -179,22 +181,23 @@ impl Expr {
         done
     }
 
-    /// Replace every `ceil(u)`/`floor(u)` by `u`.
+    /// Replace every `ceil(u)`/`floor(u)` by `u` and every `dims(n, d, k)` by `n^(1/d)`.
     pub fn relax_rounding(&self) -> Expr {
         if !self.has_rounding() {
             return self.clone();
         }
         canon::map_atoms(self, &mut |a| match a {
             Atom::Ceil(x) | Atom::Floor(x) => x.relax_rounding(),
+            Atom::Dims { n, d, .. } => balanced(&n.relax_rounding(), *d),
             other => canon::rebuild_atom(other, &mut |x| x.relax_rounding()),
         })
     }
 
-    /// Whether a `ceil` or `floor` occurs anywhere.
+    /// Whether a `ceil`, `floor` or `dims` occurs anywhere.
     pub fn has_rounding(&self) -> bool {
         self.terms.iter().any(|t| {
             t.factors.iter().any(|(a, _)| {
-                matches!(a, Atom::Ceil(_) | Atom::Floor(_))
+                matches!(a, Atom::Ceil(_) | Atom::Floor(_) | Atom::Dims { .. })
                     || a.args().iter().any(|x| x.has_rounding())
             })
         })
@@ -219,6 +222,14 @@ impl Expr {
     pub fn diff_smooth(&self, var: &str) -> Expr {
         let mut relaxed = false;
         diff_smooth(self, var, &mut relaxed)
+    }
+}
+
+/// `n^(1/d)`, each extent of the balanced grid `dims(n, d, k)` relaxes to.
+fn balanced(n: &Expr, d: u32) -> Expr {
+    match crate::Rational::new(1, i64::from(d)) {
+        Some(q) => canon::pow(n, q),
+        None => Expr::num(f64::NAN),
     }
 }
 
@@ -264,6 +275,13 @@ fn diff_atom(a: &Atom, var: &str, relaxed: &mut bool) -> Expr {
             }
             dx
         }
+        Atom::Dims { n, d, .. } => {
+            if !n.contains_var(var) {
+                return Expr::zero();
+            }
+            *relaxed = true;
+            diff_smooth(&balanced(n, *d), var, relaxed)
+        }
         Atom::Max(l) | Atom::Min(l) => l
             .first()
             .map_or_else(Expr::zero, |x| diff_smooth(x, var, relaxed)),
@@ -294,6 +312,17 @@ mod tests {
         assert!(r.relaxed);
         assert_eq!(r.to_string(), "-N/K^2");
         assert!(!parse("ceil(N/P)*K").unwrap().diff("K").relaxed);
+        // a grid extent is a step in P: through the balanced grid P^(1/2), flagged relaxed
+        let r = parse("N/dims(P, 2, 0)").unwrap().diff("P");
+        assert!(r.relaxed);
+        assert_eq!(r.to_string(), "-0.5*N/(sqrt(P)*dims(P, 2, 0)^2)");
+        let r = parse("N/dims(P, 2, 0)").unwrap().diff("N");
+        assert!(!r.relaxed);
+        assert_eq!(r.to_string(), "1/dims(P, 2, 0)");
+        assert_eq!(
+            parse("dims(P, 3, 1)*K").unwrap().relax_rounding(),
+            parse("P^(1/3)*K").unwrap()
+        );
     }
 
     #[test]

@@ -57,6 +57,10 @@ pub enum Atom {
     Min(Vec<Expr>),
     Ceil(Box<Expr>),
     Floor(Box<Expr>),
+    /// `dims(n, d, k)`: the k-th extent (from 0) of `MPI_Dims_create(n, d, dims)` with `dims`
+    /// zeroed, as Open MPI factors `n` (see `dims.rs`); `1 ≤ k + 1 ≤ d ≤ 8`, `d ≥ 2`, `n` not
+    /// a constant. Only the product of all `d` extents, `n`, is known symbolically.
+    Dims { n: Box<Expr>, d: u32, k: u32 },
     /// A non-monomial sum used as a power base: no common variable factor, dominant (first-printed) term with coefficient ±1.
     Pow(Box<Expr>),
 }
@@ -217,6 +221,12 @@ impl Expr {
 
     pub fn floor(&self) -> Expr {
         crate::canon::floor(self)
+    }
+
+    /// `dims(n, d, k)`, the k-th extent of `MPI_Dims_create(n, d)` (see [`Atom::Dims`]): a
+    /// number when `n` is one, `n` itself when `d = 1`; `None` unless `k < d ≤ 8`.
+    pub fn dims(n: &Expr, d: u32, k: u32) -> Option<Expr> {
+        crate::canon::dims(n, d, k)
     }
 
     /// Rebuild an expression from one atom (re-canonicalising it).

@@ -230,7 +230,7 @@ impl Expr {
     }
 }
 
-/// An expression for reading: factored, with each long `min`/`max`/`floor`/`ceil` that occurs
+/// An expression for reading: factored, with each long `min`/`max`/`floor`/`ceil`/`dims` that occurs
 /// more than once named (`s1`, `s2`, …) and defined once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Readable {
@@ -277,7 +277,7 @@ fn count_atoms(e: &Expr, counts: &mut Vec<(Atom, usize)>) {
         for (a, _) in &t.factors {
             if matches!(
                 a,
-                Atom::Min(_) | Atom::Max(_) | Atom::Floor(_) | Atom::Ceil(_)
+                Atom::Min(_) | Atom::Max(_) | Atom::Floor(_) | Atom::Ceil(_) | Atom::Dims { .. }
             ) {
                 match counts.iter_mut().find(|(b, _)| b == a) {
                     Some(c) => c.1 += 1,

@@ -4,7 +4,8 @@
 //! fitting with model selection. Depends on no augur crate.
 //!
 //! Text syntax: `+ - * / ^` (or `**`), parentheses, numbers (`3e-6`), identifiers, and the
-//! functions `sqrt cbrt log2 ln log log10 max min ceil floor`. Exponents are rational constants.
+//! functions `sqrt cbrt log2 ln log log10 max min ceil floor`, and `dims(n, d, k)`, the k-th
+//! extent of `MPI_Dims_create(n, d)` (Open MPI's factoring). Exponents are rational constants.
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
 //!
 //! Assumptions: variables are positive reals, and simplification treats the base of every
@@ -18,6 +19,7 @@
 mod canon;
 mod compile;
 mod diff;
+mod dims;
 mod expr;
 mod factored;
 pub mod fit;
@@ -33,6 +35,7 @@ mod tests_canon;
 
 pub use compile::Compiled;
 pub use diff::{Cond, Derivative, Piece};
+pub use dims::{dims_create, MAX_DIMS};
 pub use expr::{Atom, Expr, Term};
 pub use factored::Readable;
 pub use parse::{parse, ParseError};

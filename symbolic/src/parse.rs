@@ -3,7 +3,8 @@
 //! Grammar: `sum := prod (('+'|'-') prod)*`, `prod := unary (('*'|'/') unary)*`,
 //! `unary := ('-'|'+') unary | power`, `power := primary (('^'|'**') unary)?` (right-assoc),
 //! `primary := number | ident | ident '(' sum (',' sum)* ')' | '(' sum ')'`.
-//! Functions: sqrt cbrt log2 ln log (natural; `log(x, b)` base b) log10 max min ceil floor.
+//! Functions: sqrt cbrt log2 ln log (natural; `log(x, b)` base b) log10 max min ceil floor, and
+//! `dims(n, d, k)` (the k-th extent of `MPI_Dims_create(n, d)`; `d`, `k` whole constants).
 //! Exponents must be rational constants; `inf` and `nan` are numbers.
 
 use crate::expr::Expr;
@@ -325,12 +326,35 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         },
         "ceil" | "ceiling" => arity(1).map(|_| one(&mut args).ceil()),
         "floor" => arity(1).map(|_| one(&mut args).floor()),
+        "dims" => {
+            arity(3)?;
+            let whole = |e: &Expr| {
+                e.as_const()
+                    .filter(|c| c.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(c))
+                    .map(|c| c as u32)
+            };
+            match (whole(&args[1]), whole(&args[2])) {
+                (Some(d), Some(k)) => Expr::dims(&args[0], d, k).ok_or_else(|| {
+                    err(
+                        col,
+                        format!(
+                            "`dims(n, d, k)` needs 0 <= k < d <= {}, got d = {d}, k = {k}",
+                            crate::dims::MAX_DIMS
+                        ),
+                    )
+                }),
+                _ => Err(err(
+                    col,
+                    "`dims(n, d, k)` needs whole constants d (dimensions) and k (which extent, from 0)",
+                )),
+            }
+        }
         "max" | "Max" => Ok(Expr::max_of(args)),
         "min" | "Min" => Ok(Expr::min_of(args)),
         _ => Err(err(
             col,
             format!(
-                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor)"
+                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor dims)"
             ),
         )),
     }
@@ -356,6 +380,25 @@ mod tests {
         assert_eq!(e.column, 6);
         assert_eq!(parse("").unwrap_err().column, 0);
         assert_eq!(parse("N P").unwrap_err().column, 2);
+    }
+
+    #[test]
+    fn dims_needs_whole_constant_dimensions() {
+        for (s, col, what) in [
+            ("N + dims(P, 2)", 4, "takes 3"),
+            ("dims(P, 2, 2)", 0, "0 <= k < d <= 8"),
+            ("dims(P, 0, 0)", 0, "0 <= k < d <= 8"),
+            ("dims(P, 9, 0)", 0, "0 <= k < d <= 8"),
+            ("dims(P, K, 0)", 0, "whole constants"),
+            ("dims(P, 2, 0.5)", 0, "whole constants"),
+            ("dims(P, 2, -1)", 0, "whole constants"),
+        ] {
+            let e = parse(s).unwrap_err();
+            assert_eq!(e.column, col, "{s}: {e}");
+            assert!(e.message.contains(what), "{s}: {e}");
+        }
+        assert_eq!(parse("dims(P, 2, 0)").unwrap().to_string(), "dims(P, 2, 0)");
+        assert_eq!(parse("dims(12, 2, 0) + dims(P, 1, 0)").unwrap(), parse("4 + P").unwrap());
     }
 
     #[test]

@@ -53,6 +53,12 @@ pub(crate) fn term_degree(t: &Term) -> (f64, f64, f64) {
                 let d = degree(x);
                 (d.0.max(0.0), d.1)
             }
+            // one extent of a d-dimensional grid of n grows as n^(1/d)
+            Atom::Dims { n, d, .. } => {
+                let g = degree(n);
+                let d = f64::from(*d);
+                (g.0.max(0.0) / d, g.1 / d)
+            }
         };
         if q > 0.0 {
             pos += q * ad;
@@ -337,12 +343,17 @@ impl Printer {
             (Style::Python, Atom::Log2(x)) => format!("log({}, 2)", self.expr(x)),
             (Style::Python, Atom::Max(l)) => format!("Max({})", self.list(l)),
             (Style::Python, Atom::Min(l)) => format!("Min({})", self.list(l)),
+            (Style::Latex, Atom::Dims { n, d, k }) => {
+                format!("\\mathrm{{dims}}\\left({}, {d}, {k}\\right)", self.expr(n))
+            }
             (Style::Python, Atom::Ceil(x)) => format!("ceiling({})", self.expr(x)),
             (_, Atom::Log2(x)) => format!("log2({})", self.expr(x)),
             (_, Atom::Max(l)) => format!("max({})", self.list(l)),
             (_, Atom::Min(l)) => format!("min({})", self.list(l)),
             (_, Atom::Ceil(x)) => format!("ceil({})", self.expr(x)),
             (_, Atom::Floor(x)) => format!("floor({})", self.expr(x)),
+            // Python: a sympy Function defined by `Expr::python_helpers`
+            (_, Atom::Dims { n, d, k }) => format!("dims({}, {d}, {k})", self.expr(n)),
             (_, Atom::Pow(x)) => format!("({})", self.expr(x)),
         }
     }
@@ -364,7 +375,8 @@ impl Expr {
         .expr(self)
     }
 
-    /// A sympy expression (full precision); assumes `from sympy import *` and the symbols defined.
+    /// A sympy expression (full precision); assumes `from sympy import *`, the symbols, and
+    /// the functions of [`Expr::python_helpers`] defined.
     pub fn to_python(&self) -> String {
         Printer {
             style: Style::Python,
@@ -372,6 +384,28 @@ impl Expr {
             factor: false,
         }
         .expr(self)
+    }
+}
+
+impl Expr {
+    /// Python definitions that [`Expr::to_python`] output of this expression uses, to print
+    /// once before it (after `from sympy import *`): the `dims` function when a `dims(n, d, k)`
+    /// occurs, else empty.
+    pub fn python_helpers(&self) -> &'static str {
+        if self.has_dims() {
+            crate::dims::PYTHON_HELPER
+        } else {
+            ""
+        }
+    }
+
+    /// Whether a `dims(n, d, k)` occurs anywhere.
+    pub fn has_dims(&self) -> bool {
+        self.terms.iter().any(|t| {
+            t.factors.iter().any(|(a, _)| {
+                matches!(a, Atom::Dims { .. }) || a.args().iter().any(|x| x.has_dims())
+            })
+        })
     }
 }
 

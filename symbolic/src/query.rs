@@ -17,6 +17,7 @@ impl Atom {
         match self {
             Atom::Var(_) => Vec::new(),
             Atom::Log2(x) | Atom::Ceil(x) | Atom::Floor(x) | Atom::Pow(x) => vec![x],
+            Atom::Dims { n, .. } => vec![n],
             Atom::Max(l) | Atom::Min(l) => l.iter().collect(),
         }
     }
@@ -131,6 +132,7 @@ pub(crate) fn eval_atom(a: &Atom, lookup: &dyn Fn(&str) -> Option<f64>) -> Resul
         }
         Atom::Ceil(x) => x.eval(lookup)?.ceil(),
         Atom::Floor(x) => x.eval(lookup)?.floor(),
+        Atom::Dims { n, d, k } => crate::dims::extent(n.eval(lookup)?, *d, *k),
         Atom::Pow(x) => x.eval(lookup)?,
     })
 }

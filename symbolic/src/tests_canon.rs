@@ -120,3 +120,54 @@ fn vacuous_steps_and_bounds() {
     check("max(log2(P), 0)", "max(log2(P), 0)");
     check("min(sqrt(N + 4), 1)", "1");
 }
+
+/// `dims(n, d, k)`: constants fold, one dimension is `n`, the whole grid multiplies to `n`.
+#[test]
+fn grid_extents() {
+    check("dims(8, 2, 0) * dims(8, 2, 1)", "8");
+    check("dims(12, 3, 0)", "3");
+    check("dims(P, 1, 0)", "P");
+    check("dims(P, 2, 0)*dims(P, 2, 1)", "P");
+    check("N/(dims(P, 2, 0)*dims(P, 2, 1))", "N/P");
+    check("dims(P, 3, 0)*dims(P, 3, 1)*dims(P, 3, 2)", "P");
+    check("dims(P, 3, 0)*dims(P, 3, 2)", "dims(P, 3, 0)*dims(P, 3, 2)");
+    check("dims(P, 2, 0)^2*dims(P, 2, 1)", "P*dims(P, 2, 0)");
+    check("dims(P, 2, 0)*dims(Q, 2, 1)", "dims(P, 2, 0)*dims(Q, 2, 1)");
+    check("dims(P, 2, 0)/dims(P, 2, 1)", "dims(P, 2, 0)/dims(P, 2, 1)");
+    check("dims(P, 2, 0) + dims(P, 2, 1) - 2", "dims(P, 2, 0) + dims(P, 2, 1) - 2");
+    check("dims(N + P, 2, 0)*dims(N + P, 2, 1)", "N + P");
+    // an extent is at least 1
+    check("max(dims(P, 2, 1), 1)", "dims(P, 2, 1)");
+    check("min(dims(P, 3, 2), 1)", "1");
+    // substitution re-canonicalises
+    let e = parse("N/dims(P, 2, 0) + dims(P, 2, 1)").unwrap();
+    assert_eq!(e.subs("P", &Expr::num(8.0)).to_string(), "0.25*N + 2");
+    assert_eq!(
+        e.subs("P", &parse("Q^2").unwrap()).to_string(),
+        "dims(Q^2, 2, 1) + N/dims(Q^2, 2, 0)"
+    );
+    assert_eq!(e.vars().into_iter().collect::<Vec<_>>(), ["N", "P"]);
+    assert!(e.contains_var("P"));
+    assert_eq!(
+        e.to_latex(),
+        "\\frac{N}{\\mathrm{dims}\\left(P, 2, 0\\right)} + \\mathrm{dims}\\left(P, 2, 1\\right)"
+    );
+    assert_eq!(e.to_python(), "N/dims(P, 2, 0) + dims(P, 2, 1)");
+    assert!(e.python_helpers().contains("class dims(Function)"));
+    assert_eq!(parse("N").unwrap().python_helpers(), "");
+    // values: Open MPI gives 8 ranks as 4 x 2 (not 2.83 x 2.83)
+    let at = |p: f64| e.eval(&|v| if v == "P" { Some(p) } else { Some(64.0) }).unwrap();
+    assert_eq!(at(8.0), 64.0 / 4.0 + 2.0);
+    assert_eq!(at(7.0), 64.0 / 7.0 + 1.0);
+    assert!(at(7.5).is_nan());
+}
+
+/// Display order: an extent grows like n^(1/d), between log2(P) and P.
+#[test]
+fn grid_extents_order_by_growth() {
+    check("1 + log2(P) + dims(P, 2, 0) + P", "P + dims(P, 2, 0) + log2(P) + 1");
+    assert_eq!(
+        parse("N*dims(P, 2, 1) + N*dims(P, 2, 0) + 3*N").unwrap().factored(),
+        "N*(dims(P, 2, 0) + dims(P, 2, 1) + 3)"
+    );
+}

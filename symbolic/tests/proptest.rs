@@ -26,6 +26,10 @@ enum Ast {
     Min(Box<Ast>, Box<Ast>),
     Ceil(Box<Ast>),
     Floor(Box<Ast>),
+    /// `dims(ceil(x), d, k)`: the argument made whole, as a rank count is
+    Dims(Box<Ast>, u32, u32),
+    /// `dims(ceil(x), d, 0) ⋯ dims(ceil(x), d, d-1)`, which is `ceil(x)`
+    Grid(Box<Ast>, u32),
 }
 
 const VARS: [&str; 3] = ["x", "y", "z"];
@@ -65,6 +69,12 @@ fn ast() -> impl Strategy<Value = Ast> {
             (inner.clone(), inner.clone()).prop_map(move |(x, y)| Ast::Min(b(x), b(y))),
             inner.clone().prop_map(move |x| Ast::Ceil(b(x))),
             inner.clone().prop_map(move |x| Ast::Floor(b(x))),
+            (
+                inner.clone(),
+                prop::sample::select(vec![(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)])
+            )
+                .prop_map(move |(x, (d, k))| Ast::Dims(b(x), d, k)),
+            (inner.clone(), 2u32..4).prop_map(move |(x, d)| Ast::Grid(b(x), d)),
         ]
     })
 }
@@ -85,7 +95,38 @@ fn build(a: &Ast) -> Expr {
         Ast::Min(x, y) => Expr::min(build(x), build(y)),
         Ast::Ceil(x) => build(x).ceil(),
         Ast::Floor(x) => build(x).floor(),
+        Ast::Dims(x, d, k) => Expr::dims(&build(x).ceil(), *d, *k).unwrap(),
+        Ast::Grid(x, d) => {
+            let n = build(x).ceil();
+            (0..*d).map(|k| Expr::dims(&n, *d, k).unwrap()).product()
+        }
     }
+}
+
+/// A reference `MPI_Dims_create` (Open MPI's rule, written out again): prime factors, largest
+/// first, each to the smallest extent; extents largest first.
+fn reference_dims(n: u64, d: u32) -> Vec<u64> {
+    let mut primes = Vec::new();
+    let mut rest = n;
+    for p in 2..=n {
+        if p * p > rest {
+            break;
+        }
+        while rest.is_multiple_of(p) {
+            primes.push(p);
+            rest /= p;
+        }
+    }
+    if rest > 1 {
+        primes.push(rest);
+    }
+    let mut bins = vec![1u64; d as usize];
+    for p in primes.into_iter().rev() {
+        let i = (0..bins.len()).min_by_key(|&i| (bins[i], i)).unwrap();
+        bins[i] *= p;
+    }
+    bins.sort_by(|a, b| b.cmp(a));
+    bins
 }
 
 /// Direct evaluation: (value, absolute rounding-error scale); `None` at fragile points.
@@ -181,6 +222,19 @@ fn eval(a: &Ast, v: &[f64; 3]) -> Option<(f64, f64)> {
                 b.floor()
             };
             (r, r.abs())
+        }
+        Ast::Dims(x, _, _) | Ast::Grid(x, _) => {
+            let (b, mb) = eval(x, v)?;
+            // a whole argument from 1 (the atom is NaN below), not next to a rounding step
+            if (b - b.round()).abs() <= 1e-6 * (mb + 1.0) || !(1.0..=1e6).contains(&b.ceil()) {
+                return None;
+            }
+            let n = b.ceil() as u64;
+            let r = match a {
+                Ast::Dims(_, d, k) => reference_dims(n, *d)[*k as usize] as f64,
+                _ => n as f64,
+            };
+            (r, r)
         }
     };
     (r.0.is_finite() && r.1.is_finite() && r.1 < 1e12).then_some(r)
@@ -278,7 +332,7 @@ fn generator_covers_every_atom_kind() {
     }
     assert_eq!(
         seen.into_iter().collect::<Vec<_>>(),
-        ["ceil", "floor", "log2", "max", "min", "pow", "var"]
+        ["ceil", "dims", "floor", "log2", "max", "min", "pow", "var"]
     );
 }
 
@@ -294,6 +348,7 @@ fn collect(e: &Expr, seen: &mut std::collections::BTreeSet<&'static str>) {
                 Atom::Ceil(_) => "ceil",
                 Atom::Floor(_) => "floor",
                 Atom::Pow(_) => "pow",
+                Atom::Dims { .. } => "dims",
             });
             for x in a.args() {
                 collect(x, seen);

@@ -22,11 +22,16 @@ fn python_output_evaluates_identically_in_sympy() {
         "max(N/P, K, 3) + min(N, P^2) + ceil(N/P) + floor(K/3)",
         "1/(N + 1)^2 + (N + P)^(1/3) + ln(N) + log10(P)",
         "1/(max(N, P)*(N + 1)) - 0.5/sqrt(P + 1)",
+        "N/dims(P, 2, 0) + dims(P, 2, 1) - 2 + K*dims(P, 3, 0)*dims(P, 3, 2)",
+        "dims(P + 60, 3, 1) + N/dims(2*P, 2, 0)",
     ];
     let (n, p, k) = (1000.0, 12.0, 37.0);
     let mut script =
         String::from("from sympy import *\nN, P, K = symbols('N P K', positive=True)\n");
     let mut want = Vec::new();
+    let helpers = parse(cases[5]).unwrap().python_helpers();
+    assert!(!helpers.is_empty());
+    script.push_str(helpers);
     for c in cases {
         let e = parse(c).unwrap();
         script.push_str(&format!(
