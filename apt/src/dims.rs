@@ -1,28 +1,26 @@
-//! `MPI_Dims_create(P, d, dims)` with `dims` zeroed before (the usual idiom): the balanced
-//! grid, every extent `P^(1/d)`, taken as the symbolic value of `dims`' elements. MPI
-//! factors `P` as evenly as it can, so this is exact when `P` is a perfect `d`-th power and
-//! an approximation otherwise (P = 8 in 2-D gives 4 × 2, not 2.83 × 2.83): the APT keeps a
-//! note saying so, for the report to show beside a model written in `P^(1/d)`.
-use symbolic::{Expr, Rational};
+//! `MPI_Dims_create(P, d, dims)` with `dims` zeroed before (the usual idiom): element `k` of
+//! `dims` becomes the symbolic `dims(P, d, k)`, the k-th extent Open MPI gives (see
+//! `symbolic`'s `dims.rs`): exact at every P, so 8 ranks in 2-D are 4 × 2 and a message of
+//! `N/dims[0]` elements is `N/4` there, not `N/2.83`. The APT keeps a note naming the
+//! extents, for the report to explain `dims(P, 2, 0)` in a model and to say which MPI's
+//! factoring it is.
+use symbolic::Expr;
 
 use crate::value::Val;
-
-/// The most dimensions given balanced extents.
-const MAX_DIMS: i64 = 3;
 
 /// What a `MPI_Dims_create` call leaves in `dims`, when the source tells.
 #[derive(Debug)]
 pub struct Balanced {
     /// (element path, value), `dims[0]`… (C) or `dims[1]`… (Fortran, from `lower`).
     pub elements: Vec<(String, Val)>,
-    /// Why the values are approximate; `None` when they are exact (one dimension).
+    /// What the values are; `None` for one dimension (`dims[0]` is `P`).
     pub note: Option<String>,
 }
 
 /// The extents `MPI_Dims_create(nnodes, ndims, root)` gives, when `ndims` is a constant from
-/// 1 to 3, `nnodes` is known, and every element of `root` is known to be zero before the call
-/// (`zero(path)`). `lower` is the index of the first element; `fortran` picks the spelling of
-/// the note.
+/// 1 to [`symbolic::MAX_DIMS`], `nnodes` is known, and every element of `root` is known to be
+/// zero before the call (`zero(path)`). `lower` is the index of the first element; `fortran`
+/// picks the spelling of the note.
 pub fn balanced(
     nnodes: &Val,
     ndims: &Val,
@@ -34,19 +32,19 @@ pub fn balanced(
 ) -> Option<Balanced> {
     let p = nnodes.known()?;
     let d = ndims.known()?.as_const()?;
-    if d.fract() != 0.0 || !(1.0..=MAX_DIMS as f64).contains(&d) {
+    if d.fract() != 0.0 || !(1.0..=f64::from(symbolic::MAX_DIMS)).contains(&d) {
         return None;
     }
-    let d = d as i64;
-    let paths: Vec<String> = (lower..lower + d).map(|k| format!("{root}[{k}]")).collect();
+    let d = d as u32;
+    let paths: Vec<String> = (lower..lower + i64::from(d))
+        .map(|k| format!("{root}[{k}]"))
+        .collect();
     if !paths.iter().all(|x| zero(x)) {
         return None;
     }
-    let value = p.pow(Rational::new(1, d)?);
-    let elements = paths
-        .iter()
-        .map(|x| (x.clone(), Val::Known(value.clone())))
-        .collect();
+    let values: Vec<Expr> = (0..d)
+        .map(|k| Expr::dims(p, d, k))
+        .collect::<Option<_>>()?;
     let name = |k: i64| {
         if fortran {
             format!("{root}({k})")
@@ -54,21 +52,41 @@ pub fn balanced(
             format!("{root}[{k}]")
         }
     };
-    let listed: Vec<String> = (lower..lower + d).map(name).collect();
-    let note = match d {
-        1 => None,
-        2 => Some(format!(
-            "MPI_Dims_create at line {line}: {} taken as {value} each, the balanced grid; \
-             exact when {p} is a square, otherwise MPI's factors differ (8 ranks give 4 x 2)",
-            listed.join(" and ")
-        )),
-        _ => Some(format!(
-            "MPI_Dims_create at line {line}: {} taken as {value} each, the balanced grid; \
-             exact when {p} is a cube, otherwise MPI's factors differ (16 ranks give 4 x 2 x 2)",
-            listed.join(", ")
-        )),
-    };
+    let listed: Vec<String> = (lower..lower + i64::from(d)).map(name).collect();
+    // a constant P needs no explaining, nor one dimension (the extent is P)
+    let note = (d > 1 && p.as_const().is_none()).then(|| {
+        let shown: Vec<String> = values.iter().map(Expr::to_string).collect();
+        // 2^(d+1) ranks show the uneven split: 4 x 2, 4 x 2 x 2, …
+        let example = symbolic::dims_create(1 << (d + 1), d)
+            .unwrap_or_default()
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(" x ");
+        format!(
+            "MPI_Dims_create at line {line}: {} are {}, the grid Open MPI makes of {p} ranks \
+             (prime factors, largest first, to the smallest extent: {} ranks give {example}); \
+             another MPI library may factor differently",
+            join(&listed),
+            join(&shown),
+            1u64 << (d + 1),
+        )
+    });
+    let elements = paths
+        .into_iter()
+        .zip(values)
+        .map(|(x, v)| (x, Val::Known(v)))
+        .collect();
     Some(Balanced { elements, note })
+}
+
+/// `a and b`, `a, b and c`.
+fn join(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// Whether a value is the constant zero.

@@ -1,9 +1,9 @@
-//! Unit tests of `MPI_Dims_create` through the real front end: a zeroed `dims` gets the
-//! balanced extents P^(1/2) (2-D) or P^(1/3) (3-D), with a note that they are approximate;
-//! a `dims` not known to be zero stays unknown.
+//! Unit tests of `MPI_Dims_create` through the real front end: a zeroed `dims` gets Open MPI's
+//! exact extents `dims(P, d, k)`, with a note naming them; a `dims` not known to be zero stays
+//! unknown.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::tests::{apt_of, e, loops};
+use crate::tests::{apt_of, e, eval, loops};
 
 const GRID_C: &str = r#"
 #include <mpi.h>
@@ -30,22 +30,31 @@ int main(int argc, char **argv) {
 "#;
 
 #[test]
-fn c_dims_create_of_a_zeroed_array_is_the_balanced_grid() {
+fn c_dims_create_of_a_zeroed_array_is_the_grid_open_mpi_makes() {
     let apt = apt_of("grid.c", GRID_C);
     let l = loops(&apt);
-    assert_eq!(l[0].trip, e("N/P^(1/2)"));
-    assert_eq!(l[1].trip, e("N/P^(1/2)"));
-    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    assert_eq!(l[0].trip, e("N/dims(P, 2, 0)"));
+    assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
+    assert_eq!(l[2].trip, e("N/dims(P, 3, 2)"));
+    // 8 ranks are 4 x 2: N/4 and N/2 iterations, not N/2.83 each
+    let at8 = |t| eval(t, &[("P", 8.0), ("N", 64.0)]);
+    assert_eq!((at8(&l[0].trip), at8(&l[1].trip), at8(&l[2].trip)), (16.0, 32.0, 32.0));
     // not zeroed: MPI keeps what is there, unknown here
     assert!(l[3].trip.unresolved().is_some(), "{:?}", l[3].trip);
     assert_eq!(apt.notes.len(), 2, "{:?}", apt.notes);
     assert_eq!(apt.notes[0].0, 9);
+    assert_eq!(
+        apt.notes[0].1,
+        "MPI_Dims_create at line 9: dims[0] and dims[1] are dims(P, 2, 0) and dims(P, 2, 1), \
+         the grid Open MPI makes of P ranks (prime factors, largest first, to the smallest \
+         extent: 8 ranks give 4 x 2); another MPI library may factor differently"
+    );
     assert!(
-        apt.notes[0].1.contains("dims[0] and dims[1]") && apt.notes[0].1.contains("square"),
+        apt.notes[1].1.contains("box[0], box[1] and box[2] are dims(P, 3, 0), dims(P, 3, 1) and dims(P, 3, 2)")
+            && apt.notes[1].1.contains("16 ranks give 4 x 2 x 2"),
         "{:?}",
         apt.notes
     );
-    assert!(apt.notes[1].1.contains("cube"), "{:?}", apt.notes);
     let text = crate::render::to_text(&apt);
     assert!(text.contains("note: MPI_Dims_create at line 9"), "{text}");
     let json = crate::render::to_json(&apt);
@@ -79,15 +88,16 @@ end program grid
 "#;
 
 #[test]
-fn fortran_dims_create_of_a_zeroed_array_is_the_balanced_grid() {
+fn fortran_dims_create_of_a_zeroed_array_is_the_grid_open_mpi_makes() {
     let apt = apt_of("grid.f90", GRID_F);
     let l = loops(&apt);
     // `dims = 0` is array syntax: an implicit loop of 2
     assert_eq!(l[0].trip, e("2"));
-    assert_eq!(l[1].trip, e("N/P^(1/2)"));
-    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    // Fortran's dims(2) is the second extent, k = 1
+    assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
+    assert_eq!(l[2].trip, e("N/dims(P, 3, 0)"));
     assert!(
-        apt.notes[0].1.contains("dims(1) and dims(2)"),
+        apt.notes[0].1.contains("dims(1) and dims(2) are dims(P, 2, 0) and dims(P, 2, 1)"),
         "{:?}",
         apt.notes
     );
@@ -131,9 +141,9 @@ int main(int argc, char **argv) {
 fn dims_create_with_a_named_dimension_count() {
     let apt = apt_of("named.c", NAMED_C);
     let l = loops(&apt);
-    assert_eq!(l[0].trip, e("N/P^(1/3)"));
-    assert_eq!(l[1].trip, e("N/P^(1/3)"));
-    assert_eq!(l[2].trip, e("N/P^(1/3)"));
+    assert_eq!(l[0].trip, e("N/dims(P, 3, 2)"));
+    assert_eq!(l[1].trip, e("N/dims(P, 3, 0)"));
+    assert_eq!(l[2].trip, e("N/dims(P, 3, 1)"));
     assert_eq!(apt.notes.len(), 3, "{:?}", apt.notes);
 }
 
@@ -162,6 +172,6 @@ fn fortran_dims_create_with_a_parameter_dimension_count() {
     let apt = apt_of("named.f90", NAMED_F);
     let l = loops(&apt);
     // l[0] is `dims = 0`
-    assert_eq!(l[1].trip, e("N/P^(1/2)"));
+    assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
     assert_eq!(apt.notes.len(), 1, "{:?}", apt.notes);
 }
