@@ -9,7 +9,7 @@ use frontend::{ArrayOp, DeclKind, Dim, ProcId, Program, SrcExpr, SrcExprKind};
 use symbolic::Expr;
 
 use crate::rules::trip_count;
-use crate::value::Val;
+use crate::value::{assumed, Val};
 use crate::Attr;
 
 /// Elements visited by `op`: the sum of its shapes' sizes. `ev` evaluates a source
@@ -36,12 +36,6 @@ fn dims<'p>(prog: &'p Program, proc: ProcId, array: &str) -> Result<&'p [Dim], S
         Some(DeclKind::Array { dims, .. }) => Ok(dims),
         _ => Err(format!("`{array}` is not declared as an array here")),
     }
-}
-
-fn assumed(array: &str) -> String {
-    format!(
-        "extents of `{array}` are not in its declaration (allocatable, pointer or assumed-shape)"
-    )
 }
 
 /// `which(array, dim)` (`size`, `lbound`, `ubound`) as the source would write it: known when
@@ -81,9 +75,11 @@ fn size(
                             let hi = known(ev(hi), "bound")?;
                             hi - lo + Expr::one()
                         }
+                        // the bounds an ALLOCATE gave, or why they are not known
                         Dim::Assumed => match ev(&inquiry("size", array, k + 1, shape)) {
                             Val::Known(e) => e,
-                            _ => return Err(assumed(array)),
+                            Val::Unknown(r) => return Err(r),
+                            Val::Special(_) => return Err(assumed(array)),
                         },
                     };
                 }
@@ -118,7 +114,8 @@ fn size(
                                 let which = if upper { "ubound" } else { "lbound" };
                                 match ev(&inquiry(which, array, k + 1, idx)) {
                                     v @ Val::Known(_) => Ok(v),
-                                    _ => Err(assumed(array)),
+                                    Val::Unknown(r) => Err(r),
+                                    Val::Special(_) => Err(assumed(array)),
                                 }
                             }
                         }

@@ -278,6 +278,44 @@ impl Scope for Cx<'_, '_> {
     fn is_constant(&self, name: &str) -> bool {
         self.an.params.is_constant(name)
     }
+
+    fn stored(&mut self, path: &str) -> Option<Val> {
+        self.env.get(path).cloned()
+    }
+
+    fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>> {
+        let prog = self.an.prog;
+        let Some(DeclKind::Array { dims, .. }) = prog.decl(self.an.cur, array).map(|d| &d.kind)
+        else {
+            return None;
+        };
+        let env = self.env;
+        let mut ev = |e: &SrcExpr| {
+            eval(
+                e,
+                &mut Cx {
+                    an: &mut *self.an,
+                    env,
+                    target: None,
+                },
+            )
+        };
+        Some(
+            dims.iter()
+                .map(|d| match d {
+                    frontend::Dim::Bounds { lo, hi } => Some((ev(lo), ev(hi))),
+                    frontend::Dim::Extent(n) => {
+                        let hi = match ev(n) {
+                            Val::Known(x) => Val::Known(x - Expr::one()),
+                            other => other,
+                        };
+                        Some((Val::Known(Expr::zero()), hi))
+                    }
+                    frontend::Dim::Assumed => None,
+                })
+                .collect(),
+        )
+    }
 }
 
 impl<'p> Analysis<'p> {
@@ -320,42 +358,16 @@ impl<'p> Analysis<'p> {
     /// sites; only this pass's facts are kept.
     pub fn run(&mut self) {
         let order = self.procs.order.clone();
+        // notes come from the final pass only (summaries see symbols for the arguments)
+        let notes = self.notes.clone();
         self.summarizing = true;
         for &id in order.iter().rev() {
-            let i = id.0 as usize;
-            let writes_out = self.procs.mod_globals.get(i).is_some_and(|g| !g.is_empty())
-                || self.procs.mod_formals.get(i).is_some_and(|f| !f.is_empty());
-            if !writes_out {
-                continue; // nothing to summarise
-            }
-            self.cur = id;
-            self.stack.clear();
-            self.read_into.clear();
-            let mut env = self.summary_entry_env(id);
-            if let Some(p) = self.prog.proc(id) {
-                self.block(&p.body, &mut env);
-                let mut sum = Summary::default();
-                for g in self.procs.mod_globals.get(i).into_iter().flatten() {
-                    sum.globals.insert(
-                        g.clone(),
-                        env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)),
-                    );
-                }
-                for &k in self.procs.mod_formals.get(i).into_iter().flatten() {
-                    if let Some(f) = p.params.get(k) {
-                        sum.formals.insert(
-                            k,
-                            env.get(&f.name)
-                                .cloned()
-                                .unwrap_or_else(|| Val::unknown(ENTRY)),
-                        );
-                    }
-                }
-                sum.fields = self.field_summary(id);
+            if let Some(sum) = self.summary(id) {
                 self.summaries.insert(id, sum);
             }
         }
         self.summarizing = false;
+        self.notes = notes;
         self.facts = Facts::default();
         self.requests.clear();
         self.sites.clear();
@@ -370,47 +382,71 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    /// The paths under the formals of `id` that it writes, at its exit, with the formals'
-    /// entry values as [`arg_symbol`]s (a second run of the body: the plain summary keeps
-    /// only entry-independent values).
-    fn field_summary(&mut self, id: ProcId) -> BTreeMap<usize, BTreeMap<String, Val>> {
-        let mut out = BTreeMap::new();
-        let Some(p) = self.prog.proc(id) else {
-            return out;
-        };
-        let Some(mf) = self.procs.mod_formals.get(id.0 as usize).cloned() else {
-            return out;
-        };
-        let fields: Vec<usize> = mf
-            .into_iter()
-            .filter(|&k| {
-                p.params
-                    .get(k)
-                    .is_some_and(|f| self.procs.path_formals.contains(&(id, f.name.clone())))
-            })
-            .collect();
-        if fields.is_empty() {
-            return out;
+    /// What `id` leaves in the globals and formals it writes (and the paths under them: a
+    /// datatype's size, an ALLOCATE's bounds, `q->nx`), from one run of its body with every
+    /// global unknown at entry and each scalar formal standing as its [`arg_symbol`]: an exit
+    /// value in those symbols is one the caller can complete with its arguments
+    /// ([`Self::bind_args`]). `None` when it writes nothing out.
+    fn summary(&mut self, id: ProcId) -> Option<Summary> {
+        let i = id.0 as usize;
+        let mod_globals = self.procs.mod_globals.get(i).cloned().unwrap_or_default();
+        let mod_formals = self.procs.mod_formals.get(i).cloned().unwrap_or_default();
+        if mod_globals.is_empty() && mod_formals.is_empty() {
+            return None;
         }
+        let p = self.prog.proc(id)?;
+        self.cur = id;
         self.stack.clear();
         self.read_into.clear();
         let mut env = self.summary_entry_env(id);
         for (k, f) in p.params.iter().enumerate() {
-            env.insert(f.name.clone(), Val::Known(Expr::var(&arg_symbol(k))));
+            if !self.is_array(&f.name) {
+                env.insert(f.name.clone(), Val::Known(Expr::var(&arg_symbol(k))));
+            }
         }
         self.block(&p.body, &mut env);
-        for k in fields {
+        let mut sum = Summary::default();
+        for g in &mod_globals {
+            sum.globals.insert(
+                g.clone(),
+                env.get(g).cloned().unwrap_or_else(|| Val::unknown(ENTRY)),
+            );
+            for (path, v) in env
+                .range::<str, _>((Bound::Excluded(g.as_str()), Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(g.as_str()))
+                .filter(|(k, _)| path_under(k, g))
+            {
+                sum.globals.insert(path.clone(), v.clone());
+            }
+        }
+        // the bounds it ALLOCATEs global arrays with (the arrays are not in `mod_globals`:
+        // writing their elements changes no scalar)
+        let globals = self.procs.globals.get(i).cloned().unwrap_or_default();
+        for (path, v) in &env {
+            if crate::value::is_bound_path(path) && globals.contains(path_root(path)) {
+                sum.globals.insert(path.clone(), v.clone());
+            }
+        }
+        for &k in &mod_formals {
             let Some(f) = p.params.get(k) else { continue };
+            let v = env
+                .get(&f.name)
+                .cloned()
+                .unwrap_or_else(|| Val::unknown(ENTRY));
+            sum.formals.insert(k, v);
+            if !self.procs.path_formals.contains(&(id, f.name.clone())) {
+                continue;
+            }
             let m: BTreeMap<String, Val> = env
                 .iter()
                 .filter(|(path, _)| path_under(path, &f.name))
                 .map(|(path, v)| (path[f.name.len()..].to_string(), v.clone()))
                 .collect();
             if !m.is_empty() {
-                out.insert(k, m);
+                sum.fields.insert(k, m);
             }
         }
-        out
+        Some(sum)
     }
 
     /// A loop symbol, scrubbed from values leaving its scope.
@@ -770,8 +806,13 @@ impl<'p> Analysis<'p> {
                         }
                         let defs = self.procs.call_defs(s, cid, &c.args);
                         self.set_unknown(env, defs.iter().cloned(), &reason);
-                        self.apply_summary(cid, &c.args, env, &reason);
-                        self.apply_fields(cid, &c.args, &vals, &defs, env, &reason);
+                        let at = CallAt {
+                            callee: &c.name,
+                            line,
+                            reason: &reason,
+                        };
+                        self.apply_summary(cid, &c.args, &vals, env, &at);
+                        self.apply_fields(cid, &c.args, &vals, &defs, env, &at);
                     }
                     None => match pointer_call(prog, &self.procs.names, s) {
                         Some(pc) => self.pointer_call(id, s, &pc, vals, env, line, &reason),
@@ -904,14 +945,18 @@ impl<'p> Analysis<'p> {
         }
     }
 
-    /// After a call: the callee's entry-independent exit values of what it writes.
-    fn apply_summary(&self, callee: ProcId, args: &[SrcExpr], env: &mut Env, reason: &str) {
+    /// After a call: the callee's exit values of what it writes ([`Summary`]), completed
+    /// with the call's argument values (`vals`, evaluated before the call).
+    fn apply_summary(
+        &self,
+        callee: ProcId,
+        args: &[SrcExpr],
+        vals: &[Val],
+        env: &mut Env,
+        call: &CallAt<'_>,
+    ) {
         let Some(sum) = self.summaries.get(&callee) else {
             return;
-        };
-        let translate = |v: &Val| match v {
-            Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
-            other => other.clone(),
         };
         for (g, v) in &sum.globals {
             if self
@@ -920,13 +965,16 @@ impl<'p> Analysis<'p> {
                 .get(self.cur.0 as usize)
                 .is_some_and(|gs| gs.contains(path_root(g)))
             {
-                env.insert(g.clone(), translate(v));
+                env.insert(g.clone(), bind_args(v, vals, path_root(g), call));
             }
         }
         for (k, v) in &sum.formals {
             if let Some(SrcExprKind::Var(x)) = args.get(*k).map(|a| &a.kind) {
-                if env.get(x).is_some_and(|old| *old == Val::unknown(reason)) {
-                    env.insert(x.clone(), translate(v));
+                if env
+                    .get(x)
+                    .is_some_and(|old| *old == Val::unknown(call.reason))
+                {
+                    env.insert(x.clone(), bind_args(v, vals, x, call));
                 }
             }
         }
@@ -941,7 +989,7 @@ impl<'p> Analysis<'p> {
         vals: &[Val],
         defs: &BTreeSet<String>,
         env: &mut Env,
-        reason: &str,
+        call: &CallAt<'_>,
     ) {
         let Some(fields) = self.summaries.get(&callee).map(|s| s.fields.clone()) else {
             return;
@@ -960,29 +1008,8 @@ impl<'p> Analysis<'p> {
                 let Some(rest) = caller_suffix(suffix, addr) else {
                     continue;
                 };
-                let v = match v {
-                    Val::Known(e) => {
-                        let mut map = BTreeMap::new();
-                        let mut ok = true;
-                        for x in e.vars() {
-                            let Some(j) = arg_index(&x) else { continue };
-                            match vals.get(j) {
-                                Some(Val::Known(a)) => {
-                                    map.insert(x, a.clone());
-                                }
-                                _ => ok = false,
-                            }
-                        }
-                        if ok {
-                            Val::Known(e.subs_all(&map))
-                        } else {
-                            Val::unknown(reason)
-                        }
-                    }
-                    Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(reason),
-                    other => other.clone(),
-                };
                 let path = format!("{root}{rest}");
+                let v = bind_args(v, vals, &path, call);
                 self.note_store(&path, &v);
                 env.insert(path, v);
             }
@@ -1655,6 +1682,56 @@ impl<'p> Analysis<'p> {
                 }
             }
         }
+    }
+}
+
+/// A call statement whose summary is applied: for the reasons of what it leaves unknown.
+struct CallAt<'a> {
+    callee: &'a str,
+    line: u32,
+    /// What everything the call may write is before its summary is applied.
+    reason: &'a str,
+}
+
+/// A callee's exit value `v` of `name` in the caller: its [`arg_symbol`]s replaced by the
+/// call's argument values. Unknown, naming `name` and the call, when it depends on what the
+/// callee found at entry in a global or on an argument whose value is not known here.
+fn bind_args(v: &Val, vals: &[Val], name: &str, call: &CallAt<'_>) -> Val {
+    let CallAt { callee, line, .. } = call;
+    let set = format!("`{name}`: assigned by call to `{callee}` at line {line}");
+    match v {
+        Val::Known(e) => {
+            let mut map = BTreeMap::new();
+            for x in e.vars() {
+                let Some(j) = arg_index(&x) else { continue };
+                match vals.get(j) {
+                    Some(Val::Known(a)) => {
+                        map.insert(x, a.clone());
+                    }
+                    Some(Val::Unknown(r)) => {
+                        return Val::unknown(format!("{set} from its argument {}: {r}", j + 1))
+                    }
+                    _ => {
+                        return Val::unknown(format!(
+                            "{set} from its argument {}, not a number",
+                            j + 1
+                        ))
+                    }
+                }
+            }
+            if map.is_empty() {
+                v.clone()
+            } else {
+                Val::Known(e.subs_all(&map))
+            }
+        }
+        Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(format!(
+            "{set}, not followed (it depends on a value the callee found at entry)"
+        )),
+        // already naming the call deeper down that set it
+        Val::Unknown(r) if r.contains(": assigned by call to ") => v.clone(),
+        Val::Unknown(r) => Val::unknown(format!("{set}: {r}")),
+        Val::Special(_) => v.clone(),
     }
 }
 

@@ -458,6 +458,8 @@ mod tests_paths;
 #[cfg(test)]
 mod tests_select;
 #[cfg(test)]
+mod tests_setup_globals;
+#[cfg(test)]
 mod tests_writes;
 #[cfg(test)]
 mod tests_writes_particles;

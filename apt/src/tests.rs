@@ -334,7 +334,11 @@ end subroutine compute
     assert_eq!(apt.params[0].origin, crate::ParamOrigin::Stdin);
     assert_eq!(
         l[1].trip,
-        Attr::Unresolved("bound global `nx` of `compute`: held in array `g`".into())
+        Attr::Unresolved(
+            "bound global `nx` of `compute`: `nx`: assigned by call to `read_input` at line 6: \
+             held in array `g`"
+                .into()
+        )
     );
 }
 

@@ -69,6 +69,12 @@ pub trait Scope {
     fn is_input(&self, name: &str) -> bool;
     /// Whether `name` is a named constant of the program (`#define`, PARAMETER, `const`).
     fn is_constant(&self, name: &str) -> bool;
+    /// What is stored at an access path, known or not (`None`: nothing is).
+    fn stored(&mut self, path: &str) -> Option<Val>;
+    /// The bounds `array`'s declaration gives each of its dimensions, evaluated here
+    /// (`None` for a dimension it leaves to an ALLOCATE or the caller: `a(:)`, `a(*)`);
+    /// `None` when `array` is not declared as an array.
+    fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>>;
 }
 
 /// Evaluates one source expression.
@@ -363,40 +369,55 @@ pub fn is_bound_path(path: &str) -> bool {
     path.contains("[#lbound") || path.contains("[#ubound")
 }
 
-/// `lbound(a, k)`, `ubound(a, k)`, `size(a, k)` and `size(a)` of an array whose bounds an
-/// ALLOCATE gave; `None` when they are not known that way.
-fn allocated_bound(lower: &str, args: &[SrcExpr], s: &mut dyn Scope) -> Option<Val> {
+/// Why the extents of `array` are not known where they are asked for.
+pub fn assumed(array: &str) -> String {
+    format!(
+        "extents of `{array}` are not in its declaration (allocatable, pointer or assumed-shape)"
+    )
+}
+
+/// `lbound(a, k)`, `ubound(a, k)`, `size(a, k)` and `size(a)` of an array: the bounds an
+/// ALLOCATE gave it (kept under [`bound_path`]s, known or with the reason they are not),
+/// else the ones its declaration gives (`w(0:101, 0:101)`, `w(n+2, m)`, evaluated where
+/// asked: a dummy's bounds are fixed at entry, so this assumes their variables did not
+/// change since), else unknown with [`assumed`]. `None` when `a` is not an array variable
+/// or `k` is not a literal.
+fn inquiry(lower: &str, args: &[SrcExpr], s: &mut dyn Scope) -> Option<Val> {
     let SrcExprKind::Var(array) = &args.first()?.kind else {
         return None;
     };
-    let bound =
-        |s: &mut dyn Scope, k: usize, upper: bool| match s.element(&bound_path(array, k, upper)) {
-            Some(Val::Known(e)) => Some(e),
-            _ => None,
-        };
-    let extent = |s: &mut dyn Scope, k: usize| -> Option<Expr> {
-        Some(bound(s, k, true)? - bound(s, k, false)? + Expr::one())
+    let declared = s.declared_bounds(array)?;
+    let bound = |s: &mut dyn Scope, k: usize, upper: bool| -> Val {
+        if let Some(v) = s.stored(&bound_path(array, k, upper)) {
+            return v;
+        }
+        match declared.get(k.wrapping_sub(1)) {
+            Some(Some((lo, hi))) => if upper { hi } else { lo }.clone(),
+            _ => Val::unknown(assumed(array)),
+        }
+    };
+    let extent = |s: &mut dyn Scope, k: usize| -> Val {
+        let (lo, hi) = (bound(s, k, false), bound(s, k, true));
+        map2(hi, lo, |h, l| Val::Known(h - l + Expr::one()))
     };
     let dim = match args.get(1) {
         Some(d) => Some(usize::try_from(d.as_int()?).ok()?),
         None => None,
     };
-    let e = match (lower, dim) {
-        ("lbound", Some(k)) => bound(s, k, false)?,
-        ("ubound", Some(k)) => bound(s, k, true)?,
-        ("size", Some(k)) => extent(s, k)?,
+    Some(match (lower, dim) {
+        ("lbound", Some(k)) => bound(s, k, false),
+        ("ubound", Some(k)) => bound(s, k, true),
+        ("size", Some(k)) => extent(s, k),
         ("size", None) => {
-            let mut n = extent(s, 1)?;
-            let mut k = 2;
-            while let Some(x) = extent(s, k) {
-                n = n * x;
-                k += 1;
+            let mut n = Val::Known(Expr::one());
+            for k in 1..=declared.len() {
+                let x = extent(s, k);
+                n = map2(n, x, |a, b| Val::Known(a * b));
             }
             n
         }
         _ => return None,
-    };
-    Some(Val::Known(e))
+    })
 }
 
 /// Intrinsics and library functions; user procedures are recorded as call sites.
@@ -406,7 +427,7 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
     }
     let lower = name.to_ascii_lowercase();
     if matches!(lower.as_str(), "lbound" | "ubound" | "size") {
-        if let Some(v) = allocated_bound(&lower, args, s) {
+        if let Some(v) = inquiry(&lower, args, s) {
             return v;
         }
     }
