@@ -61,7 +61,7 @@ fn size(
     let known = |v: Val, what: &str| match v {
         Val::Known(e) => Ok(e),
         Val::Unknown(r) => Err(format!("{what} {r}")),
-        Val::Special(_) => Err(format!("{what} is an MPI constant")),
+        Val::Special(_) | Val::OrNull(_) => Err(format!("{what} is an MPI constant")),
     };
     let result = (|| -> Result<Expr, String> {
         match &shape.kind {
@@ -79,7 +79,7 @@ fn size(
                         Dim::Assumed => match ev(&inquiry("size", array, k + 1, shape)) {
                             Val::Known(e) => e,
                             Val::Unknown(r) => return Err(r),
-                            Val::Special(_) => return Err(assumed(array)),
+                            Val::Special(_) | Val::OrNull(_) => return Err(assumed(array)),
                         },
                     };
                 }
@@ -115,7 +115,7 @@ fn size(
                                 match ev(&inquiry(which, array, k + 1, idx)) {
                                     v @ Val::Known(_) => Ok(v),
                                     Val::Unknown(r) => Err(r),
-                                    Val::Special(_) => Err(assumed(array)),
+                                    Val::Special(_) | Val::OrNull(_) => Err(assumed(array)),
                                 }
                             }
                         }

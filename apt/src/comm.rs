@@ -81,6 +81,8 @@ pub fn attr(v: Val) -> Attr {
             Attr::Unresolved("MPI_COMM_WORLD is not a number".into())
         }
         Val::Unknown(r) => Attr::Unresolved(r),
+        // the neighbour; where it is MPI_PROC_NULL the APT's notes say
+        Val::OrNull(o) => Attr::Expr(o.peer),
     }
 }
 
@@ -155,7 +157,9 @@ fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Att
         (Val::Known(n), Ok(b)) => Attr::Expr(n * b),
         (Val::Known(_), Err(r)) => Attr::Unresolved(r),
         (Val::Unknown(r), _) => Attr::Unresolved(r),
-        (Val::Special(_), _) => Attr::Unresolved("count is an MPI constant".into()),
+        (Val::Special(_) | Val::OrNull(_), _) => {
+            Attr::Unresolved("count is an MPI constant".into())
+        }
     })
 }
 

@@ -13,6 +13,11 @@
 //! - procedures: formals and globals (C globals, Fortran COMMON by name, module variables)
 //!   take the value all call sites agree on; a caller gets back the callee's exit values
 //!   that do not depend on how it was called (see [`Summary`]); recursion → unknown;
+//! - a neighbour that is `MPI_PROC_NULL` at the edge of the process grid (`rank > 0 ? rank -
+//!   1 : MPI_PROC_NULL`, `if (left < 0) left = MPI_PROC_NULL`, a non-periodic
+//!   `MPI_Cart_shift`: [`crate::cart`]) is [`Val::OrNull`]: the peer is the neighbour, a
+//!   test `left != MPI_PROC_NULL` is the edge's condition (and inside it the neighbour is
+//!   plain), and an unguarded call using it gets a note saying where it makes no message;
 //! - a value read at run time with a literal fallback (`argc > 1 ? atoi(argv[1]) : 256`)
 //!   is the input; a broadcast scalar takes what the root read;
 //! - C loops whose bound variable changes in the body, and variables changed inside
@@ -39,7 +44,9 @@ use crate::params::Params;
 use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{caller_suffix, user_proc, CallSite, ProcFacts, SiteMap};
 use crate::rules::{agree, merge, source_text, trip_count};
-use crate::value::{eval, input_with_default, min_max, pure_test, short, Scope, Special, Val};
+use crate::value::{
+    eval, input_with_default, min_max, or_null, pure_test, short, Scope, Special, Val,
+};
 use crate::Attr;
 
 pub type Env = BTreeMap<String, Val>;
@@ -244,7 +251,10 @@ impl Scope for Cx<'_, '_> {
 
     fn element(&mut self, path: &str) -> Option<Val> {
         // an unknown element keeps the array's reason (`held in array `nbr``)
-        self.env.get(path).filter(|v| v.known().is_some()).cloned()
+        self.env
+            .get(path)
+            .filter(|v| matches!(v, Val::Known(_) | Val::OrNull(_)))
+            .cloned()
     }
 
     fn user_call(&mut self, name: &str, args: Vec<Val>, exprs: &[SrcExpr], span: Span) {
@@ -456,9 +466,13 @@ impl<'p> Analysis<'p> {
 
     /// Values bound across a call must not mention the caller's loop variables.
     fn scrub(&self, v: &Val, line: u32) -> Val {
-        if let Val::Known(e) = v {
-            if let Some(sym) = e
-                .vars()
+        let vars = match v {
+            Val::Known(e) => Some(e.vars()),
+            Val::OrNull(o) => Some(o.vars()),
+            _ => None,
+        };
+        if let Some(vars) = vars {
+            if let Some(sym) = vars
                 .into_iter()
                 .find(|x| self.loop_symbols().contains(x.as_str()))
             {
@@ -746,6 +760,14 @@ impl<'p> Analysis<'p> {
                 match a.target.path() {
                     Some(x) => {
                         let v = self.ev(&a.value, env, Some(&x));
+                        // a logical stored in an array (`periods(1) = .true.`) is 1 or 0
+                        // for the MPI calls that read it
+                        let v = match &a.value.kind {
+                            SrcExprKind::Bool(b) if self.is_array(path_root(&x)) => {
+                                Val::Known(Expr::int(i64::from(*b)))
+                            }
+                            _ => v,
+                        };
                         if !matches!(a.target.kind, SrcExprKind::Var(_)) {
                             // `a[0] = …` through a pointer `a`: as before, `a` itself
                             let scalars = self.scalars(&s.defs);
@@ -873,7 +895,18 @@ impl<'p> Analysis<'p> {
                 let mut outs = Vec::new();
                 for arm in &i.arms {
                     let mut e = env.clone();
+                    // inside `if (left != MPI_PROC_NULL)` a neighbour with an edge is the
+                    // neighbour; it has its edge again after
+                    let edge = self.not_null(&arm.cond, env);
+                    if let Some((v, o)) = &edge {
+                        e.insert(v.clone(), Val::Known(o.peer.clone()));
+                    }
                     self.block(&arm.body, &mut e);
+                    if let Some((v, o)) = edge {
+                        if e.get(&v) == Some(&Val::Known(o.peer.clone())) {
+                            e.insert(v, Val::OrNull(o));
+                        }
+                    }
                     if !self.terminates(&arm.body) {
                         outs.push(e);
                     }
@@ -888,13 +921,14 @@ impl<'p> Analysis<'p> {
                     }
                     None => outs.push(env.clone()),
                 }
+                // and `if (left < 0) left = MPI_PROC_NULL` a neighbour with its edge
                 let chosen = match (&test, outs.as_slice()) {
-                    (Some((op, x, y)), [then, other]) => then
+                    (Some(t @ (op, x, y)), [then, other]) => then
                         .iter()
                         .filter_map(|(k, a)| {
                             let b = other.get(k)?;
                             (a != b)
-                                .then(|| min_max(*op, x, y, a, b))
+                                .then(|| min_max(*op, x, y, a, b).or_else(|| or_null(t, a, b)))
                                 .flatten()
                                 .map(|v| (k.clone(), v))
                         })
@@ -1078,9 +1112,13 @@ impl<'p> Analysis<'p> {
     }
 
     fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
-        // MPI_COMM_WORLD as written or through a variable holding it
+        // MPI_COMM_WORLD as written or through a variable holding it, or a Cartesian grid
+        // of it (ranks as in MPI_COMM_WORLD: crate::cart)
         let world = match m.arg(Role::Comm) {
-            Some(a) => self.ev(&a.expr, env, None) == Val::Special(Special::CommWorld),
+            Some(a) => {
+                self.ev(&a.expr, env, None) == Val::Special(Special::CommWorld)
+                    || handle_var(&a.expr).is_some_and(|c| crate::cart::stored(env, c).is_some())
+            }
             None => false,
         };
         let out_var = |role: Role| match m.arg(role).map(|a| &a.expr.kind) {
@@ -1127,6 +1165,7 @@ impl<'p> Analysis<'p> {
                 self.started(m, &mut f);
             }
             self.facts.comms.insert(id, f);
+            self.note_edges(m, env, line);
         }
         if m.op.is_persistent_init() {
             self.request_init(m, env);
@@ -1178,6 +1217,15 @@ impl<'p> Analysis<'p> {
         if let Some((path, size)) = derived {
             env.insert(path, size);
         }
+        match m.op {
+            MpiOp::CartCreate => {
+                if let Some((comm, grid)) = self.cart_create(m, env) {
+                    env.extend(crate::cart::store(&comm, &grid));
+                }
+            }
+            MpiOp::CartShift => self.cart_shift(m, env, line),
+            _ => {}
+        }
         if let Some(b) = balanced {
             env.extend(b.elements);
             if let Some(note) = b.note {
@@ -1191,6 +1239,115 @@ impl<'p> Analysis<'p> {
                     Val::unknown(format!("returned by {} at line {line}", m.name)),
                 );
             }
+        }
+    }
+
+    /// `MPI_Cart_create(MPI_COMM_WORLD, d, dims, periods, reorder, &comm)` with a constant
+    /// `d` and every element of `dims` and `periods` known: the new handle and its grid.
+    fn cart_create(
+        &mut self,
+        m: &frontend::MpiCall,
+        env: &Env,
+    ) -> Option<(String, crate::cart::Grid)> {
+        if self.ev(&m.arg(Role::Comm)?.expr, env, None) != Val::Special(Special::CommWorld) {
+            return None;
+        }
+        let d = self.constant(&m.arg(Role::Ndims)?.expr, env)?;
+        let d = usize::try_from(d).ok().filter(|d| (1..=8).contains(d))?;
+        let comm = handle_var(&m.arg(Role::NewComm)?.expr)?.to_string();
+        let extents = self.elements(&m.arg(Role::Dims)?.expr, d, env)?;
+        let periodic = self
+            .elements(&m.arg(Role::Periods)?.expr, d, env)?
+            .iter()
+            .map(|p| p.as_const().map(|c| c != 0.0))
+            .collect::<Option<Vec<bool>>>()?;
+        Some((comm, crate::cart::Grid { extents, periodic }))
+    }
+
+    /// `MPI_Cart_shift(comm, dir, disp, &source, &dest)` on a grid made here (or handed in):
+    /// the neighbours ([`crate::cart::shift`]) replace the "set by" the call left.
+    fn cart_shift(&mut self, m: &frontend::MpiCall, env: &mut Env, line: u32) {
+        let Some(comm) = m.arg(Role::Comm).and_then(|a| handle_var(&a.expr)) else {
+            return;
+        };
+        let Some(grid) = crate::cart::stored(env, comm) else {
+            return;
+        };
+        let dir = m
+            .arg(Role::Direction)
+            .and_then(|a| self.constant(&a.expr, env));
+        let disp = m.arg(Role::Disp).and_then(|a| self.constant(&a.expr, env));
+        let (Some(dir), Some(disp)) = (dir.and_then(|d| usize::try_from(d).ok()), disp) else {
+            return;
+        };
+        let rank = Expr::var(&self.params.comm_rank(comm, line));
+        let Some((src, dst)) = crate::cart::shift(&grid, &rank, dir, disp) else {
+            return;
+        };
+        for (role, v) in [(Role::Source, src), (Role::Dest, dst)] {
+            if let Some(x) = m.arg(role).and_then(|a| handle_var(&a.expr)) {
+                env.insert(x.to_string(), v);
+            }
+        }
+    }
+
+    /// An integer a named constant may spell (`#define NDIMS 3`, `parameter (nd = 2)`).
+    fn constant(&mut self, e: &SrcExpr, env: &Env) -> Option<i64> {
+        let v = self.ev(e, env, None);
+        let e = v.known()?;
+        let params = &self.params;
+        let c = e.eval(&|x| params.constant_value(x)).ok()?;
+        (c.fract() == 0.0 && c.abs() < 1e9).then_some(c as i64)
+    }
+
+    /// The first `d` elements of an array argument (`dims`, `&dims[0]`, Fortran `dims`), as
+    /// stored element by element or for the whole array (`periods = .false.`); a scalar
+    /// (`&n` with `d` = 1) is its own element. `None` unless all are known.
+    fn elements(&self, e: &SrcExpr, d: usize, env: &Env) -> Option<Vec<Expr>> {
+        let root = written_root(e)?;
+        let lower = match self.prog.decl(self.cur, root).map(|x| &x.kind) {
+            Some(DeclKind::Array { dims, .. }) => match dims.first() {
+                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int()?,
+                _ if self.prog.language == frontend::Language::Fortran => 1,
+                _ => 0,
+            },
+            _ if d == 1 => return Some(vec![env.get(root)?.known()?.clone()]),
+            _ => return None,
+        };
+        (0..d)
+            .map(|k| {
+                let at = format!("{root}[{}]", lower + k as i64);
+                env.get(&at)
+                    .or_else(|| env.get(root))
+                    .and_then(Val::known)
+                    .cloned()
+            })
+            .collect()
+    }
+
+    /// A COMM node's peer is the neighbour (its attribute); where the neighbour is
+    /// `MPI_PROC_NULL` (the edge of the process grid) the note at its line says.
+    fn note_edges(&mut self, m: &frontend::MpiCall, env: &Env, line: u32) {
+        let mut said = Vec::new();
+        for role in [Role::Peer, Role::Dest, Role::Source] {
+            let Some(a) = m.arg(role) else { continue };
+            // evaluated again: only a variable, which records nothing twice
+            let SrcExprKind::Var(v) = &a.expr.kind else {
+                continue;
+            };
+            if let Val::OrNull(o) = self.ev(&a.expr, env, None) {
+                said.push(format!("`{v}` is {}", o.text()));
+            }
+        }
+        if !said.is_empty() {
+            let note = format!("{} at line {line}: {}", m.name, said.join("; "));
+            self.notes
+                .entry(line)
+                .and_modify(|n| {
+                    n.push_str("; ");
+                    n.push_str(&note);
+                })
+                .or_insert(note);
         }
     }
 
@@ -1621,6 +1778,28 @@ impl<'p> Analysis<'p> {
         }
     }
 
+    /// `v != MPI_PROC_NULL` (either order) where `v` is a neighbour with an edge.
+    fn not_null(&self, cond: &SrcExpr, env: &Env) -> Option<(String, Box<crate::value::OrNull>)> {
+        let SrcExprKind::Binary {
+            op: BinOp::Ne,
+            lhs,
+            rhs,
+        } = &cond.kind
+        else {
+            return None;
+        };
+        let null = |e: &SrcExpr| matches!(&e.kind, SrcExprKind::Var(n) if n.eq_ignore_ascii_case("MPI_PROC_NULL"));
+        let v = match (&lhs.kind, &rhs.kind) {
+            (SrcExprKind::Var(v), _) if null(rhs) => v,
+            (_, SrcExprKind::Var(v)) if null(lhs) => v,
+            _ => return None,
+        };
+        match env.get(v) {
+            Some(Val::OrNull(o)) => Some((v.clone(), o.clone())),
+            _ => None,
+        }
+    }
+
     /// A condition as `lhs op rhs` with symbolic sides, or its source text with the reason.
     fn cond(&mut self, e: &SrcExpr, env: &Env) -> Cond {
         let mut vars = BTreeSet::new();
@@ -1648,6 +1827,20 @@ impl<'p> Analysis<'p> {
             SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
                 let l = self.ev(lhs, env, None);
                 let r = self.ev(rhs, env, None);
+                // `left != MPI_PROC_NULL` of a neighbour with an edge: where it is not
+                if let (Val::OrNull(o), Val::Special(Special::ProcNull))
+                | (Val::Special(Special::ProcNull), Val::OrNull(o)) = (&l, &r)
+                {
+                    let live = match op {
+                        BinOp::Ne => Some(o.live.clone()),
+                        BinOp::Eq => o.live.negate(),
+                        _ => None,
+                    };
+                    if let Some(t) = live {
+                        vars.extend(t.vars());
+                        return Ok(t.text());
+                    }
+                }
                 let l = side(l, vars)?;
                 let r = side(r, vars)?;
                 Ok(format!("{l} {} {r}", op.symbol()))
@@ -1699,32 +1892,41 @@ struct CallAt<'a> {
 fn bind_args(v: &Val, vals: &[Val], name: &str, call: &CallAt<'_>) -> Val {
     let CallAt { callee, line, .. } = call;
     let set = format!("`{name}`: assigned by call to `{callee}` at line {line}");
-    match v {
-        Val::Known(e) => {
-            let mut map = BTreeMap::new();
-            for x in e.vars() {
-                let Some(j) = arg_index(&x) else { continue };
-                match vals.get(j) {
-                    Some(Val::Known(a)) => {
-                        map.insert(x, a.clone());
-                    }
-                    Some(Val::Unknown(r)) => {
-                        return Val::unknown(format!("{set} from its argument {}: {r}", j + 1))
-                    }
-                    _ => {
-                        return Val::unknown(format!(
-                            "{set} from its argument {}, not a number",
-                            j + 1
-                        ))
-                    }
+    // the argument values `vars` mention, or why one is not known
+    let bindings = |vars: BTreeSet<String>| -> Result<BTreeMap<String, Expr>, Val> {
+        let mut map = BTreeMap::new();
+        for x in vars {
+            let Some(j) = arg_index(&x) else { continue };
+            match vals.get(j) {
+                Some(Val::Known(a)) => {
+                    map.insert(x, a.clone());
+                }
+                Some(Val::Unknown(r)) => {
+                    return Err(Val::unknown(format!(
+                        "{set} from its argument {}: {r}",
+                        j + 1
+                    )))
+                }
+                _ => {
+                    return Err(Val::unknown(format!(
+                        "{set} from its argument {}, not a number",
+                        j + 1
+                    )))
                 }
             }
-            if map.is_empty() {
-                v.clone()
-            } else {
-                Val::Known(e.subs_all(&map))
-            }
         }
+        Ok(map)
+    };
+    match v {
+        Val::Known(e) => match bindings(e.vars()) {
+            Ok(map) if map.is_empty() => v.clone(),
+            Ok(map) => Val::Known(e.subs_all(&map)),
+            Err(u) => u,
+        },
+        Val::OrNull(o) => match bindings(o.vars()) {
+            Ok(map) => Val::OrNull(Box::new(o.map(&|e| e.subs_all(&map)))),
+            Err(u) => u,
+        },
         Val::Unknown(r) if r.contains(ENTRY) => Val::unknown(format!(
             "{set}, not followed (it depends on a value the callee found at entry)"
         )),
@@ -1752,6 +1954,21 @@ fn written_root(e: &SrcExpr) -> Option<&str> {
     }
 }
 
+/// The variable a handle argument names: `comm` or C `&comm`.
+fn handle_var(e: &SrcExpr) -> Option<&str> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some(v),
+        SrcExprKind::Unary {
+            op: UnOp::AddrOf,
+            operand,
+        } => match &operand.kind {
+            SrcExprKind::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// One side of a comparison as text.
 fn side(v: Val, vars: &mut BTreeSet<String>) -> Result<String, String> {
     match v {
@@ -1763,5 +1980,6 @@ fn side(v: Val, vars: &mut BTreeSet<String>) -> Result<String, String> {
         Val::Special(Special::Wildcard) => Ok("MPI_ANY".into()),
         Val::Special(Special::CommWorld) => Ok("MPI_COMM_WORLD".into()),
         Val::Unknown(r) => Err(r),
+        Val::OrNull(o) => Err(format!("compared with a peer: {}", o.text())),
     }
 }

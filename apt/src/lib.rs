@@ -26,6 +26,7 @@
 pub mod aliases;
 pub mod array;
 pub mod cap;
+pub mod cart;
 pub mod comm;
 pub mod dims;
 pub mod externals;
@@ -455,6 +456,8 @@ mod tests_idioms;
 mod tests_minmax;
 #[cfg(test)]
 mod tests_paths;
+#[cfg(test)]
+mod tests_peers;
 #[cfg(test)]
 mod tests_select;
 #[cfg(test)]

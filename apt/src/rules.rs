@@ -32,7 +32,7 @@ pub fn trip_count(lo: &Val, hi: &Val, step: &Val) -> Attr {
     let bound = |v: &Val, what: &str| match v {
         Val::Known(e) => Ok(e.clone()),
         Val::Unknown(r) => Err(format!("{what} {r}")),
-        Val::Special(_) => Err(format!("{what} is an MPI constant")),
+        Val::Special(_) | Val::OrNull(_) => Err(format!("{what} is an MPI constant")),
     };
     let (lo, hi, step) = match (bound(lo, "bound"), bound(hi, "bound"), bound(step, "step")) {
         (Ok(a), Ok(b), Ok(c)) => (a, b, c),

@@ -27,6 +27,101 @@ pub enum Val {
     Special(Special),
     /// Not resolvable from the source; the reason names the culprit (`held in array `dims``).
     Unknown(String),
+    /// A neighbour that is `MPI_PROC_NULL` at the edge of the process grid (`rank > 0 ? rank
+    /// - 1 : MPI_PROC_NULL`, a non-periodic `MPI_Cart_shift`).
+    OrNull(Box<OrNull>),
+}
+
+/// A comparison of two symbolic values, `lhs op rhs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Test {
+    pub op: BinOp,
+    pub lhs: Expr,
+    pub rhs: Expr,
+}
+
+impl Test {
+    /// The comparison that holds exactly when this one does not.
+    pub fn negate(&self) -> Option<Test> {
+        let op = match self.op {
+            BinOp::Lt => BinOp::Ge,
+            BinOp::Le => BinOp::Gt,
+            BinOp::Gt => BinOp::Le,
+            BinOp::Ge => BinOp::Lt,
+            BinOp::Eq => BinOp::Ne,
+            BinOp::Ne => BinOp::Eq,
+            _ => return None,
+        };
+        Some(Test {
+            op,
+            lhs: self.lhs.clone(),
+            rhs: self.rhs.clone(),
+        })
+    }
+    pub fn text(&self) -> String {
+        format!("{} {} {}", self.lhs, self.op.symbol(), self.rhs)
+    }
+    pub fn vars(&self) -> std::collections::BTreeSet<String> {
+        let mut v = self.lhs.vars();
+        v.extend(self.rhs.vars());
+        v
+    }
+}
+
+/// `peer` where `live` holds, `MPI_PROC_NULL` elsewhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrNull {
+    pub peer: Expr,
+    pub live: Test,
+}
+
+impl OrNull {
+    /// How a report says it: `rank - 1 where rank > 0, else MPI_PROC_NULL (no message)`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} where {}, else MPI_PROC_NULL (no message)",
+            self.peer,
+            self.live.text()
+        )
+    }
+    /// The same with every expression mapped by `f`.
+    pub fn map(&self, f: &dyn Fn(&Expr) -> Expr) -> OrNull {
+        OrNull {
+            peer: f(&self.peer),
+            live: Test {
+                op: self.live.op,
+                lhs: f(&self.live.lhs),
+                rhs: f(&self.live.rhs),
+            },
+        }
+    }
+    pub fn vars(&self) -> std::collections::BTreeSet<String> {
+        let mut v = self.peer.vars();
+        v.extend(self.live.vars());
+        v
+    }
+}
+
+/// `test ? a : b` (either of `a`, `b` being `MPI_PROC_NULL` and the other a known peer, the
+/// test's sides known): the neighbour with its edge. `None` otherwise.
+pub fn or_null(test: &(BinOp, Val, Val), a: &Val, b: &Val) -> Option<Val> {
+    let (op, Val::Known(lhs), Val::Known(rhs)) = test else {
+        return None;
+    };
+    let t = Test {
+        op: *op,
+        lhs: lhs.clone(),
+        rhs: rhs.clone(),
+    };
+    let (peer, live) = match (a, b) {
+        (Val::Known(p), Val::Special(Special::ProcNull)) => (p, t),
+        (Val::Special(Special::ProcNull), Val::Known(p)) => (p, t.negate()?),
+        _ => return None,
+    };
+    Some(Val::OrNull(Box::new(OrNull {
+        peer: peer.clone(),
+        live,
+    })))
 }
 
 impl Val {
@@ -45,6 +140,10 @@ impl Val {
             Val::Special(Special::Wildcard) => "arithmetic on an MPI wildcard".into(),
             Val::Special(Special::ProcNull) => "arithmetic on MPI_PROC_NULL".into(),
             Val::Special(Special::CommWorld) => "MPI_COMM_WORLD is not a number".into(),
+            Val::OrNull(o) => format!(
+                "arithmetic on a peer that may be MPI_PROC_NULL ({})",
+                o.text()
+            ),
             Val::Known(_) => "known".into(),
         }
     }
@@ -117,7 +216,13 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
         SrcExprKind::Ternary { cond, then, other } => {
             let test = eval_test(cond, s);
             let (a, b) = (eval(then, s), eval(other, s));
-            if let Some(v) = test.and_then(|(op, x, y)| min_max(op, &x, &y, &a, &b)) {
+            if let Some(v) = test
+                .as_ref()
+                .and_then(|(op, x, y)| min_max(*op, x, y, &a, &b))
+            {
+                return v;
+            }
+            if let Some(v) = test.as_ref().and_then(|t| or_null(t, &a, &b)) {
                 return v;
             }
             choose(a, b, s.line(cond.span), s)
@@ -178,13 +283,11 @@ pub fn input_with_default(
     input.cloned()
 }
 
-/// Evaluates a condition; for an ordering comparison (`x < y`, `<=`, `>`, `>=`) gives the
+/// Evaluates a condition; for a comparison (`x < y`, `<=`, `>`, `>=`, `==`, `!=`) gives the
 /// operator and the values of its sides (each side evaluated once, as `eval` would).
 pub fn eval_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)> {
     match &cond.kind {
-        SrcExprKind::Binary { op, lhs, rhs }
-            if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
-        {
+        SrcExprKind::Binary { op, lhs, rhs } if op.is_comparison() => {
             let (x, y) = (eval(lhs, s), eval(rhs, s));
             Some((*op, x, y))
         }
@@ -201,7 +304,7 @@ pub fn pure_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)>
     let SrcExprKind::Binary { op, .. } = &cond.kind else {
         return None;
     };
-    if !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+    if !op.is_comparison() {
         return None;
     }
     let impure = cond.walk().into_iter().any(|e| match &e.kind {
@@ -433,7 +536,14 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
     }
     if let ("merge", [then, other, mask]) = (lower.as_str(), args) {
         let (a, b) = (eval(then, s), eval(other, s));
-        if let Some(v) = eval_test(mask, s).and_then(|(op, x, y)| min_max(op, &x, &y, &a, &b)) {
+        let test = eval_test(mask, s);
+        if let Some(v) = test
+            .as_ref()
+            .and_then(|(op, x, y)| min_max(*op, x, y, &a, &b))
+        {
+            return v;
+        }
+        if let Some(v) = test.as_ref().and_then(|t| or_null(t, &a, &b)) {
             return v;
         }
         return choose(a, b, s.line(span), s);
