@@ -42,9 +42,7 @@ pub fn balanced(
     if !paths.iter().all(|x| zero(x)) {
         return None;
     }
-    let values: Vec<Expr> = (0..d)
-        .map(|k| Expr::dims(p, d, k))
-        .collect::<Option<_>>()?;
+    let values: Vec<Expr> = (0..d).map(|k| Expr::dims(p, d, k)).collect::<Option<_>>()?;
     let name = |k: i64| {
         if fortran {
             format!("{root}({k})")

@@ -38,7 +38,10 @@ fn c_dims_create_of_a_zeroed_array_is_the_grid_open_mpi_makes() {
     assert_eq!(l[2].trip, e("N/dims(P, 3, 2)"));
     // 8 ranks are 4 x 2: N/4 and N/2 iterations, not N/2.83 each
     let at8 = |t| eval(t, &[("P", 8.0), ("N", 64.0)]);
-    assert_eq!((at8(&l[0].trip), at8(&l[1].trip), at8(&l[2].trip)), (16.0, 32.0, 32.0));
+    assert_eq!(
+        (at8(&l[0].trip), at8(&l[1].trip), at8(&l[2].trip)),
+        (16.0, 32.0, 32.0)
+    );
     // not zeroed: MPI keeps what is there, unknown here
     assert!(l[3].trip.unresolved().is_some(), "{:?}", l[3].trip);
     assert_eq!(apt.notes.len(), 2, "{:?}", apt.notes);
@@ -50,8 +53,9 @@ fn c_dims_create_of_a_zeroed_array_is_the_grid_open_mpi_makes() {
          extent: 8 ranks give 4 x 2); another MPI library may factor differently"
     );
     assert!(
-        apt.notes[1].1.contains("box[0], box[1] and box[2] are dims(P, 3, 0), dims(P, 3, 1) and dims(P, 3, 2)")
-            && apt.notes[1].1.contains("16 ranks give 4 x 2 x 2"),
+        apt.notes[1].1.contains(
+            "box[0], box[1] and box[2] are dims(P, 3, 0), dims(P, 3, 1) and dims(P, 3, 2)"
+        ) && apt.notes[1].1.contains("16 ranks give 4 x 2 x 2"),
         "{:?}",
         apt.notes
     );
@@ -97,7 +101,9 @@ fn fortran_dims_create_of_a_zeroed_array_is_the_grid_open_mpi_makes() {
     assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
     assert_eq!(l[2].trip, e("N/dims(P, 3, 0)"));
     assert!(
-        apt.notes[0].1.contains("dims(1) and dims(2) are dims(P, 2, 0) and dims(P, 2, 1)"),
+        apt.notes[0]
+            .1
+            .contains("dims(1) and dims(2) are dims(P, 2, 0) and dims(P, 2, 1)"),
         "{:?}",
         apt.notes
     );

@@ -193,6 +193,22 @@ impl Expr {
         })
     }
 
+    /// As [`Expr::relax_rounding`], but a `dims(n, d, k)` only where `n` depends on `var`: the
+    /// extent of a grid over a fixed P is a known whole number, kept exact when minimising in K.
+    pub fn relax_rounding_in(&self, var: &str) -> Expr {
+        if !self.has_rounding() {
+            return self.clone();
+        }
+        canon::map_atoms(self, &mut |a| match a {
+            Atom::Ceil(x) | Atom::Floor(x) => x.relax_rounding_in(var),
+            Atom::Dims { n, d, .. } if n.contains_var(var) => {
+                balanced(&n.relax_rounding_in(var), *d)
+            }
+            Atom::Dims { .. } => canon::atom_expr(a),
+            other => canon::rebuild_atom(other, &mut |x| x.relax_rounding_in(var)),
+        })
+    }
+
     /// Whether a `ceil`, `floor` or `dims` occurs anywhere.
     pub fn has_rounding(&self) -> bool {
         self.terms.iter().any(|t| {
@@ -322,6 +338,11 @@ mod tests {
         assert_eq!(
             parse("dims(P, 3, 1)*K").unwrap().relax_rounding(),
             parse("P^(1/3)*K").unwrap()
+        );
+        let e = parse("dims(ceil(P/2), 2, 0)*ceil(N/K) + dims(K, 2, 1)").unwrap();
+        assert_eq!(
+            e.relax_rounding_in("K"),
+            parse("dims(ceil(P/2), 2, 0)*N/K + sqrt(K)").unwrap()
         );
     }
 

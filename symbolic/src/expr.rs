@@ -60,7 +60,11 @@ pub enum Atom {
     /// `dims(n, d, k)`: the k-th extent (from 0) of `MPI_Dims_create(n, d, dims)` with `dims`
     /// zeroed, as Open MPI factors `n` (see `dims.rs`); `1 ≤ k + 1 ≤ d ≤ 8`, `d ≥ 2`, `n` not
     /// a constant. Only the product of all `d` extents, `n`, is known symbolically.
-    Dims { n: Box<Expr>, d: u32, k: u32 },
+    Dims {
+        n: Box<Expr>,
+        d: u32,
+        k: u32,
+    },
     /// A non-monomial sum used as a power base: no common variable factor, dominant (first-printed) term with coefficient ±1.
     Pow(Box<Expr>),
 }

@@ -398,7 +398,10 @@ mod tests {
             assert!(e.message.contains(what), "{s}: {e}");
         }
         assert_eq!(parse("dims(P, 2, 0)").unwrap().to_string(), "dims(P, 2, 0)");
-        assert_eq!(parse("dims(12, 2, 0) + dims(P, 1, 0)").unwrap(), parse("4 + P").unwrap());
+        assert_eq!(
+            parse("dims(12, 2, 0) + dims(P, 1, 0)").unwrap(),
+            parse("4 + P").unwrap()
+        );
     }
 
     #[test]

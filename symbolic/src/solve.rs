@@ -53,7 +53,8 @@ pub struct Solution {
     pub closed_form: Option<Expr>,
     pub branch: Vec<Cond>,
     pub second_derivative: Option<f64>,
-    /// True when ceil/floor were relaxed (`ceil(u) ≈ u`) to find the stationary points.
+    /// True when ceil/floor were relaxed (`ceil(u) ≈ u`), or a `dims(n, d, k)` with `n` in the
+    /// variable taken as `n^(1/d)`, to find the stationary points.
     pub relaxed: bool,
     /// `(K, T(K))` at the better integer neighbour, when `integer` was asked.
     pub integer: Option<(f64, f64)>,
@@ -94,7 +95,8 @@ pub fn minimize(
     };
     let value = |k: f64| t.eval(&at_k(k));
 
-    let relaxed_t = t.relax_rounding();
+    // a grid extent dims(P, d, k) stays exact unless P is what is minimised over
+    let relaxed_t = t.relax_rounding_in(var);
     let relaxed = relaxed_t != *t;
     let mut cands: Vec<Candidate> = Vec::new();
     let mut breakpoints: Vec<Expr> = Vec::new();
@@ -286,6 +288,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.integer.unwrap().0, 85.0);
+    }
+
+    /// K* over a grid of fixed P uses the grid's real extents: 8 ranks are 4 x 2, so
+    /// N/(K*dims(P, 2, 1)) + K is least at sqrt(N/2), not at sqrt(N/2.83) of the balanced grid.
+    #[test]
+    fn grid_extents_of_a_fixed_p_stay_exact() {
+        let t = parse("N/(K*dims(P, 2, 1)) + K").unwrap();
+        let s = minimize(
+            &t,
+            "K",
+            &at(&[("N", 1024.0), ("P", 8.0)]),
+            &SolveOptions::default(),
+        )
+        .unwrap();
+        assert!((s.k_star - 512f64.sqrt()).abs() < 1e-9, "{}", s.k_star);
+        assert!(!s.relaxed);
     }
 
     #[test]

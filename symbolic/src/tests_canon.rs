@@ -134,7 +134,10 @@ fn grid_extents() {
     check("dims(P, 2, 0)^2*dims(P, 2, 1)", "P*dims(P, 2, 0)");
     check("dims(P, 2, 0)*dims(Q, 2, 1)", "dims(P, 2, 0)*dims(Q, 2, 1)");
     check("dims(P, 2, 0)/dims(P, 2, 1)", "dims(P, 2, 0)/dims(P, 2, 1)");
-    check("dims(P, 2, 0) + dims(P, 2, 1) - 2", "dims(P, 2, 0) + dims(P, 2, 1) - 2");
+    check(
+        "dims(P, 2, 0) + dims(P, 2, 1) - 2",
+        "dims(P, 2, 0) + dims(P, 2, 1) - 2",
+    );
     check("dims(N + P, 2, 0)*dims(N + P, 2, 1)", "N + P");
     // an extent is at least 1
     check("max(dims(P, 2, 1), 1)", "dims(P, 2, 1)");
@@ -156,7 +159,10 @@ fn grid_extents() {
     assert!(e.python_helpers().contains("class dims(Function)"));
     assert_eq!(parse("N").unwrap().python_helpers(), "");
     // values: Open MPI gives 8 ranks as 4 x 2 (not 2.83 x 2.83)
-    let at = |p: f64| e.eval(&|v| if v == "P" { Some(p) } else { Some(64.0) }).unwrap();
+    let at = |p: f64| {
+        e.eval(&|v| if v == "P" { Some(p) } else { Some(64.0) })
+            .unwrap()
+    };
     assert_eq!(at(8.0), 64.0 / 4.0 + 2.0);
     assert_eq!(at(7.0), 64.0 / 7.0 + 1.0);
     assert!(at(7.5).is_nan());
@@ -165,9 +171,14 @@ fn grid_extents() {
 /// Display order: an extent grows like n^(1/d), between log2(P) and P.
 #[test]
 fn grid_extents_order_by_growth() {
-    check("1 + log2(P) + dims(P, 2, 0) + P", "P + dims(P, 2, 0) + log2(P) + 1");
+    check(
+        "1 + log2(P) + dims(P, 2, 0) + P",
+        "P + dims(P, 2, 0) + log2(P) + 1",
+    );
     assert_eq!(
-        parse("N*dims(P, 2, 1) + N*dims(P, 2, 0) + 3*N").unwrap().factored(),
+        parse("N*dims(P, 2, 1) + N*dims(P, 2, 0) + 3*N")
+            .unwrap()
+            .factored(),
         "N*(dims(P, 2, 0) + dims(P, 2, 1) + 3)"
     );
 }
