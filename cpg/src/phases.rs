@@ -454,6 +454,11 @@ fn describe_p2p(
     } else {
         Dir::Send
     };
+    // Computation inside an occurrence of the phase lies under its anchor: a loop that runs
+    // only between the anchor's executions (the rest of a time step, between one step's
+    // receive and the next step's send) is not inside it, whatever the event order says.
+    let anchor = tree.ancestor(&site_list);
+    let mut inside: BTreeMap<u32, bool> = BTreeMap::new();
     let mut scan = OverlapScan::default();
     for (&r, evs) in &per_rank {
         if let Some(t) = by_rank.get(&r) {
@@ -462,7 +467,15 @@ fn describe_p2p(
                 .filter(|e| !e.2)
                 .map(|&(d, at, _)| (d, at))
                 .collect();
-            scan.add(r, &moved, &rank_phases(t), first);
+            let mut phases = rank_phases(t);
+            if let Some(a) = anchor {
+                phases.retain(|(_, ph)| {
+                    *inside
+                        .entry(ph.site)
+                        .or_insert_with(|| tree.may_run_under(ph.site, a))
+                });
+            }
+            scan.add(r, &moved, &phases, first);
         }
     }
     let intervals = scan.intervals;
@@ -474,7 +487,7 @@ fn describe_p2p(
             .map(|&s| tree.order(s))
             .min()
             .unwrap_or(u32::MAX),
-        ancestor: tree.ancestor(&site_list),
+        ancestor: anchor,
         sites: site_list,
         kind,
         determinate,

@@ -34,6 +34,8 @@ pub struct SiteInfo {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SiteTree {
     sites: BTreeMap<u32, SiteInfo>,
+    /// Routines called from several CALL nodes (so they have no parent): their callers.
+    callers: BTreeMap<u32, Vec<u32>>,
 }
 
 /// A node as read from either source, before parents across routines are resolved.
@@ -80,16 +82,22 @@ impl SiteTree {
                 callers.entry(c.clone()).or_default().push(f.info.site);
             }
         }
+        let mut shared = BTreeMap::new();
         for (i, f) in flat.iter_mut().enumerate() {
             f.info.order = u32::try_from(i).unwrap_or(u32::MAX);
             if let Some(name) = &f.routine {
-                if let Some([one]) = callers.get(name).map(Vec::as_slice) {
-                    f.info.parent = Some(*one);
+                match callers.get(name).map(Vec::as_slice) {
+                    Some([one]) => f.info.parent = Some(*one),
+                    Some(several @ [_, _, ..]) => {
+                        shared.insert(f.info.site, several.to_vec());
+                    }
+                    _ => {}
                 }
             }
         }
         SiteTree {
             sites: flat.into_iter().map(|f| (f.info.site, f.info)).collect(),
+            callers: shared,
         }
     }
 
@@ -141,6 +149,57 @@ impl SiteTree {
         common?
             .into_iter()
             .find(|s| self.sites.get(s).is_some_and(|i| i.kind != NodeKind::Comm))
+    }
+
+    /// Whether code at `site` may run inside one execution of `anchor`'s subtree: some chain
+    /// of parents from `site` (through every caller of a routine called from several places)
+    /// reaches `anchor`, or ends at a root `anchor` does not lead to (code reached some way the
+    /// tree does not show, e.g. through a function pointer, is not ruled out). `false` means
+    /// every chain reaches one of `anchor`'s own roots without passing `anchor`: the code runs
+    /// only between executions of `anchor`.
+    pub fn may_run_under(&self, site: u32, anchor: u32) -> bool {
+        let anchor_roots = self.roots(anchor);
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![site];
+        while let Some(s) = todo.pop() {
+            if s == anchor {
+                return true;
+            }
+            if !seen.insert(s) {
+                continue;
+            }
+            let Some(info) = self.sites.get(&s) else {
+                return true;
+            };
+            match (info.parent, self.callers.get(&s)) {
+                (Some(p), _) => todo.push(p),
+                (None, Some(cs)) => todo.extend(cs.iter().copied()),
+                (None, None) if !anchor_roots.contains(&s) => return true,
+                (None, None) => {}
+            }
+        }
+        false
+    }
+
+    /// The roots (sites without parent or callers) reached upward from `site`.
+    fn roots(&self, site: u32) -> BTreeSet<u32> {
+        let (mut out, mut seen, mut todo) = (BTreeSet::new(), BTreeSet::new(), vec![site]);
+        while let Some(s) = todo.pop() {
+            if !seen.insert(s) {
+                continue;
+            }
+            let Some(info) = self.sites.get(&s) else {
+                continue;
+            };
+            match (info.parent, self.callers.get(&s)) {
+                (Some(p), _) => todo.push(p),
+                (None, Some(cs)) => todo.extend(cs.iter().copied()),
+                (None, None) => {
+                    out.insert(s);
+                }
+            }
+        }
+        out
     }
 
     /// Program order of a site (`u32::MAX` if unknown, so unknown sites sort last).

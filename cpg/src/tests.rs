@@ -492,3 +492,83 @@ fn renderings_are_stable() {
     let back: crate::RunSummary = serde_json::from_str(&json).unwrap();
     assert_eq!(&back, c.summary());
 }
+
+/// An exchange ordered by rank parity (even ranks send right then receive from the right, odd
+/// ranks receive from the left then reply: F77 codes without Sendrecv), then the step's work
+/// (site 9, a compute loop after the exchange's IF) and the pack loop the odd ranks run between
+/// their receive and their reply (site 5, inside the IF).
+fn parity(p: i32) -> Vec<trace::RankTrace> {
+    world(p, |r, s| {
+        for _ in 0..ITERS {
+            if r % 2 == 0 && r + 1 < i64::from(p) {
+                s.send(3, r + 1, 1, 24);
+                s.recv(4, r + 1, 2, 24);
+            } else if r % 2 == 1 {
+                s.recv(6, r - 1, 1, 24);
+                s.compute(5, 50);
+                s.send(7, r - 1, 2, 24);
+            }
+            s.compute(9, 100_000);
+        }
+    })
+}
+
+/// main(0) > loop step(1) > [if even(2) > [send(3), recv(4)] else [recv(6), pack(5), send(7)],
+/// loop work(9)].
+fn parity_tree() -> SiteTree {
+    SiteTree::from_json_str(
+        r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
+          {"kind": "loop", "var": "step", "site": 1, "line": 2, "children": [
+            {"kind": "if", "cond": "even", "site": 2, "line": 3, "children": [
+              {"kind": "comm", "op": "send", "site": 3, "line": 4, "children": []},
+              {"kind": "comm", "op": "recv", "site": 4, "line": 5, "children": []}],
+             "else": [
+              {"kind": "comm", "op": "recv", "site": 6, "line": 7, "children": []},
+              {"kind": "loop", "var": "k", "compute": true, "site": 5, "line": 8, "children": []},
+              {"kind": "comm", "op": "send", "site": 7, "line": 9, "children": []}]},
+            {"kind": "loop", "var": "i", "compute": true, "site": 9, "line": 10, "children": []}
+          ]}]}]}"#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn parity_exchange_counts_only_the_work_inside_its_if() {
+    for p in [2, 4, 8] {
+        let c = Cpg::build(&parity(p), &parity_tree(), &CpgOptions::default()).unwrap();
+        assert_eq!(c.phases().len(), 1, "P = {p}");
+        let g = &c.phases()[0];
+        assert_eq!(g.ancestor, Some(2));
+        // the odd rank waits for the even rank's message: a chain of two, at every P
+        assert_eq!(g.kind, PhaseKind::Pipeline, "P = {p}");
+        assert_eq!(g.depth, Some(2), "P = {p}");
+        // the even ranks' receive → next step's send spans the step's work (site 9), which
+        // runs between executions of the exchange's IF: only the pack loop is inside
+        let sites: Vec<u32> = g.compute.iter().map(|o| o.site).collect();
+        assert_eq!(sites, vec![5], "P = {p}");
+    }
+}
+
+#[test]
+fn code_in_a_routine_of_several_callers_may_run_under_either() {
+    // main(0) > [loop(1) > [call f(2), comm(3)], call f(4)]; routine f(10) > loop(11)
+    let t = SiteTree::from_json_str(
+        r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
+          {"kind": "loop", "var": "it", "site": 1, "line": 2, "children": [
+            {"kind": "call", "callee": "f", "site": 2, "line": 3, "children": []},
+            {"kind": "comm", "op": "send", "site": 3, "line": 4, "children": []}]},
+          {"kind": "call", "callee": "f", "site": 4, "line": 5, "children": []}]},
+          {"kind": "routine", "name": "f", "site": 10, "line": 7, "children": [
+            {"kind": "loop", "var": "i", "compute": true, "site": 11, "line": 8, "children": []}]},
+          {"kind": "routine", "name": "g", "site": 20, "line": 9, "children": [
+            {"kind": "loop", "var": "i", "compute": true, "site": 21, "line": 10, "children": []}]}
+        ]}"#,
+    )
+    .unwrap();
+    assert!(t.may_run_under(11, 1), "f is called from inside the loop");
+    assert!(t.may_run_under(11, 2), "the call itself");
+    assert!(!t.may_run_under(11, 3), "neither call is under the send");
+    assert!(!t.may_run_under(4, 1));
+    // g has no caller in the tree (a function pointer?): not ruled out
+    assert!(t.may_run_under(21, 1));
+}
