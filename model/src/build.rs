@@ -382,7 +382,15 @@ fn sheet_bytes(s: SheetOp, bytes: &Expr, group: &Expr) -> Expr {
 /// analysis lost), and T will not extrapolate in it.
 ///
 /// Also: a parameter every run took at one value that T does not mention.
-fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
+///
+/// `blame`: per parameter, the branches that test it with a share fitted without it
+/// ([`crate::share::fitted_without`]), named as the cause instead.
+fn missing_params(
+    t: &Expr,
+    runs: &[RunObs],
+    params: &[String],
+    blame: &BTreeMap<String, String>,
+) -> Vec<String> {
     let in_t = t.vars();
     let mut out = Vec::new();
     for x in params {
@@ -427,16 +435,21 @@ fn missing_params(t: &Expr, runs: &[RunObs], params: &[String]) -> Vec<String> {
                 }
             }
         }
-        if let Some((d, a, b)) = worst.filter(|(d, _, _)| *d > 0.1) {
-            out.push(format!(
-                "{x} varies across the runs and the time with it ({} {:.4e} s, {} {:.4e} s: {:.0}% apart), but T does not depend on {x}: the work it scales is in code the source analysis does not follow (see `augur apt` warnings: GOTO loops, array syntax, bounds read into arrays); predictions at other {x} are not valid",
-                a.config,
-                a.time,
-                b.config,
-                b.time,
-                100.0 * d
-            ));
-        }
+        let Some((d, a, b)) = worst.filter(|(d, _, _)| *d > 0.1) else {
+            continue;
+        };
+        let cause = blame.get(x).map_or(
+            "the work it scales is in code the source analysis does not follow (see `augur apt` warnings: GOTO loops, array syntax, bounds read into arrays)",
+            String::as_str,
+        );
+        out.push(format!(
+            "{x} varies across the runs and the time with it ({} {:.4e} s, {} {:.4e} s: {:.0}% apart), but T does not depend on {x}: {cause}; predictions at other {x} are not valid",
+            a.config,
+            a.time,
+            b.config,
+            b.time,
+            100.0 * d
+        ));
     }
     out
 }
@@ -676,6 +689,12 @@ pub fn build(
     let mut probs = BTreeMap::new();
     let mut compute = BTreeMap::new();
     let mut compute_rep = Vec::new();
+    let outer = crate::share::enclosing(apt);
+    let share_ctx = crate::share::Context {
+        consts: &consts,
+        params: &params,
+        fortran: crate::share::is_fortran(apt),
+    };
     for n in nodes.values() {
         let site = n.site.0;
         match &n.data {
@@ -782,6 +801,31 @@ pub fn build(
                         line: n.line,
                         file: file_of(site),
                         source: src,
+                        fit: f.clone(),
+                    });
+                    probs.insert(site, f);
+                    continue;
+                }
+                // a condition on the rank, or on a loop index through `mod`: its mean over the
+                // ranks or the iterations, where it gives every traced share
+                let derived = outer
+                    .get(&site)
+                    .filter(|_| i.unresolved.is_none())
+                    .and_then(|o| crate::share::source_share(&i.cond, o, &share_ctx, &s));
+                if let Some(d) = derived {
+                    let f = Fitted {
+                        lo: d.expr.clone(),
+                        hi: d.expr.clone(),
+                        points: s.values.len(),
+                        ..Fitted::constant(0.0)
+                    }
+                    .with_expr(d.expr);
+                    quantities.push(QuantityReport {
+                        what: "branch".into(),
+                        site,
+                        line: n.line,
+                        file: file_of(site),
+                        source: format!("{src}, mean over {}", d.over),
                         fit: f.clone(),
                     });
                     probs.insert(site, f);
@@ -1550,7 +1594,16 @@ pub fn build(
         }
         let _ = extra;
     }
-    warnings.extend(missing_params(&t[1], runs, &params));
+    let branches: Vec<(u32, &apt::IfNode, &Expr)> = quantities
+        .iter()
+        .filter(|q| q.what == "branch")
+        .filter_map(|q| match nodes.get(&q.site).map(|n| &n.data) {
+            Some(NodeData::If(i)) => Some((q.site, i, &q.fit.expr)),
+            _ => None,
+        })
+        .collect();
+    let blame = crate::share::fitted_without(&branches, &params, &at);
+    warnings.extend(missing_params(&t[1], runs, &params, &blame));
     // phase totals: occurrences × cost + fill, occurrences = product of enclosing trips × probs
     for p in &mut phase_rep {
         let occ = ctx.occurrences(p.ancestor, &paths, main);
@@ -2030,7 +2083,7 @@ mod tests {
         let params = fit_params(&runs);
         assert_eq!(params, ["ITERS", "N", "P"]);
         let t = Expr::var("N") / Expr::var("P");
-        let w = missing_params(&t, &runs, &params);
+        let w = missing_params(&t, &runs, &params, &BTreeMap::new());
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("ITERS varies across the runs"), "{}", w[0]);
         assert!(
@@ -2039,15 +2092,15 @@ mod tests {
             w[0]
         );
         let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
-        assert!(missing_params(&t, &runs, &params).is_empty());
+        assert!(missing_params(&t, &runs, &params, &BTreeMap::new()).is_empty());
         // the runs at ITERS = 20 only: ITERS took one value; fine when T has it from the source
         let some: Vec<RunObs> = runs
             .into_iter()
             .filter(|r| r.params.get("ITERS") == Some(&20.0))
             .collect();
-        assert!(missing_params(&t, &some, &params).is_empty());
+        assert!(missing_params(&t, &some, &params, &BTreeMap::new()).is_empty());
         let t = Expr::var("N") / Expr::var("P");
-        let w = missing_params(&t, &some, &params);
+        let w = missing_params(&t, &some, &params, &BTreeMap::new());
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("ITERS took one value (20)"), "{}", w[0]);
         // the runs at one P: said, since no fit saw P
@@ -2057,7 +2110,7 @@ mod tests {
             .collect();
         assert!(one_p.len() > 1);
         let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
-        let w = missing_params(&t, &one_p, &params);
+        let w = missing_params(&t, &one_p, &params, &BTreeMap::new());
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("every run had P = 16"), "{}", w[0]);
     }

@@ -16,6 +16,7 @@ pub mod observe;
 pub mod phases;
 pub mod quantity;
 mod residual;
+mod share;
 
 pub use analysis::{analyze, analyze_dir, AnalyzeOptions, ModelFile, Validation};
 pub use error::ModelError;
