@@ -97,14 +97,14 @@ end program heat
     assert!(
         note_at(&apt, 14)
             .unwrap()
-            .contains("`left` is rank - 1 where rank - 1 >= 0"),
+            .contains("`left` is rank - 1 where rank >= 1"),
         "{:?}",
         apt.notes
     );
     assert!(
         note_at(&apt, 15)
             .unwrap()
-            .contains("`right` is rank + 1 where rank + 1 < P"),
+            .contains("`right` is rank + 1 where rank < P - 1"),
         "{:?}",
         apt.notes
     );

@@ -108,10 +108,17 @@ pub fn or_null(test: &(BinOp, Val, Val), a: &Val, b: &Val) -> Option<Val> {
     let (op, Val::Known(lhs), Val::Known(rhs)) = test else {
         return None;
     };
+    // `rank - 1 >= 0` reads `rank >= 1`
+    let c: f64 = lhs
+        .terms()
+        .iter()
+        .filter(|t| t.is_constant())
+        .map(|t| t.coef())
+        .sum();
     let t = Test {
         op: *op,
-        lhs: lhs.clone(),
-        rhs: rhs.clone(),
+        lhs: lhs - Expr::num(c),
+        rhs: rhs - Expr::num(c),
     };
     let (peer, live) = match (a, b) {
         (Val::Known(p), Val::Special(Special::ProcNull)) => (p, t),
