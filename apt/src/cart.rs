@@ -3,7 +3,8 @@
 //! the new communicator's variable (so it follows the handle into callees as a global or an
 //! argument, and is dropped when the handle is written again); `MPI_Cart_shift` on it gives
 //! each rank's neighbours: `(rank ± 1) mod P` on a periodic ring, `rank - 1` with
-//! `MPI_PROC_NULL` at the edge ([`Val::OrNull`]) on a non-periodic one.
+//! `MPI_PROC_NULL` at the edge ([`Val::OrNull`]) on a non-periodic one; `MPI_Cart_coords`
+//! gives the rank's coordinates.
 //!
 //! Ranks are laid out as MPI lays them out, row-major (the last dimension varies fastest), and
 //! a rank in the grid is taken as its rank in `MPI_COMM_WORLD` (no reordering: what Open MPI
@@ -65,6 +66,26 @@ pub fn stored(env: &Env, comm: &str) -> Option<Grid> {
     Some(grid)
 }
 
+/// Ranks between neighbours along dimension `dir`: the product of the later extents.
+fn stride(grid: &Grid, dir: usize) -> Expr {
+    grid.extents
+        .iter()
+        .skip(dir + 1)
+        .fold(Expr::one(), |acc, e| acc * e.clone())
+}
+
+/// The coordinate of `rank` in dimension `dir` (what `MPI_Cart_coords` gives), `None` when
+/// `dir` is not one of the grid's dimensions.
+pub fn coord(grid: &Grid, rank: &Expr, dir: usize) -> Option<Expr> {
+    let n = grid.extents.get(dir)?;
+    let along = if dir + 1 == grid.extents.len() {
+        rank.clone()
+    } else {
+        (rank / &stride(grid, dir)).floor()
+    };
+    Some(if dir == 0 { along } else { modulo(&along, n) })
+}
+
 /// `MPI_Cart_shift(comm, dir, disp, &source, &dest)` on `grid` at rank `rank`: (source,
 /// dest). `None` when `dir` is not one of the grid's dimensions or `disp` is zero.
 pub fn shift(grid: &Grid, rank: &Expr, dir: usize, disp: i64) -> Option<(Val, Val)> {
@@ -72,18 +93,8 @@ pub fn shift(grid: &Grid, rank: &Expr, dir: usize, disp: i64) -> Option<(Val, Va
     if disp == 0 {
         return None;
     }
-    let stride = grid
-        .extents
-        .iter()
-        .skip(dir + 1)
-        .fold(Expr::one(), |acc, e| acc * e.clone());
-    // the rank's coordinate in dimension `dir`
-    let along = if dir + 1 == grid.extents.len() {
-        rank.clone()
-    } else {
-        (rank / &stride).floor()
-    };
-    let coord = if dir == 0 { along } else { modulo(&along, n) };
+    let stride = stride(grid, dir);
+    let coord = coord(grid, rank, dir)?;
     let periodic = grid.periodic.get(dir).copied().unwrap_or(false);
     let step = |s: i64| -> Val {
         let s_e = Expr::int(s);

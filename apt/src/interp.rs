@@ -429,11 +429,14 @@ impl<'p> Analysis<'p> {
                 sum.globals.insert(path.clone(), v.clone());
             }
         }
-        // the bounds it ALLOCATEs global arrays with (the arrays are not in `mod_globals`:
-        // writing their elements changes no scalar)
+        // what it leaves in global arrays (not in `mod_globals`: writing their elements
+        // changes no scalar): the bounds it ALLOCATEs them with, elements it stores (`dims`
+        // from MPI_Dims_create, `coords` from MPI_Cart_coords). The entry environment holds
+        // no paths under globals, so each was set here, or made unknown by a write here.
         let globals = self.procs.globals.get(i).cloned().unwrap_or_default();
         for (path, v) in &env {
-            if crate::value::is_bound_path(path) && globals.contains(path_root(path)) {
+            let root = path_root(path);
+            if path != root && globals.contains(root) && !mod_globals.contains(root) {
                 sum.globals.insert(path.clone(), v.clone());
             }
         }
@@ -1224,6 +1227,7 @@ impl<'p> Analysis<'p> {
                 }
             }
             MpiOp::CartShift => self.cart_shift(m, env, line),
+            MpiOp::CartCoords => self.cart_coords(m, env),
             _ => {}
         }
         if let Some(b) = balanced {
@@ -1287,6 +1291,38 @@ impl<'p> Analysis<'p> {
         for (role, v) in [(Role::Source, src), (Role::Dest, dst)] {
             if let Some(x) = m.arg(role).and_then(|a| handle_var(&a.expr)) {
                 env.insert(x.to_string(), v);
+            }
+        }
+    }
+
+    /// `MPI_Cart_coords(comm, r, d, coords)` on a grid made here (or handed in) with `r`
+    /// known: the elements of `coords` are `r`'s coordinates ([`crate::cart::coord`]).
+    fn cart_coords(&mut self, m: &frontend::MpiCall, env: &mut Env) {
+        let Some(comm) = m.arg(Role::Comm).and_then(|a| handle_var(&a.expr)) else {
+            return;
+        };
+        let Some(grid) = crate::cart::stored(env, comm) else {
+            return;
+        };
+        let rank = match m.arg(Role::Rank).map(|a| self.ev(&a.expr, env, None)) {
+            Some(Val::Known(r)) => r,
+            _ => return,
+        };
+        let Some(root) = m.arg(Role::Coords).and_then(|a| written_root(&a.expr)) else {
+            return;
+        };
+        let lower = match self.prog.decl(self.cur, root).map(|x| &x.kind) {
+            Some(DeclKind::Array { dims, .. }) => match dims.first() {
+                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int(),
+                _ if self.prog.language == frontend::Language::Fortran => Some(1),
+                _ => Some(0),
+            },
+            _ => None,
+        };
+        let Some(lower) = lower else { return };
+        for k in 0..grid.extents.len() {
+            if let Some(c) = crate::cart::coord(&grid, &rank, k) {
+                env.insert(format!("{root}[{}]", lower + k as i64), Val::Known(c));
             }
         }
     }

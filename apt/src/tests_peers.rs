@@ -147,11 +147,11 @@ module grid
   use mpi
   implicit none
   integer :: comm2d, nbr_n, nbr_s, nbr_w, nbr_e
-  integer :: dims(2)
+  integer :: dims(2), coords(2)
 contains
   subroutine setup(nprocs)
     integer, intent(in) :: nprocs
-    integer :: ierr
+    integer :: ierr, r
     logical :: periods(2)
     dims = 0
     call MPI_DIMS_CREATE(nprocs, 2, dims, ierr)
@@ -160,6 +160,8 @@ contains
     call MPI_CART_CREATE(MPI_COMM_WORLD, 2, dims, periods, .true., comm2d, ierr)
     call MPI_CART_SHIFT(comm2d, 0, 1, nbr_w, nbr_e, ierr)
     call MPI_CART_SHIFT(comm2d, 1, 1, nbr_s, nbr_n, ierr)
+    call MPI_COMM_RANK(comm2d, r, ierr)
+    call MPI_CART_COORDS(comm2d, r, 2, coords, ierr)
   end subroutine setup
   subroutine exchange(u)
     real(8), intent(inout) :: u(0:101, 0:101)
@@ -180,6 +182,7 @@ program main
   call MPI_COMM_SIZE(MPI_COMM_WORLD, p, ierr)
   call setup(p)
   call exchange(u)
+  if (coords(1) == 3) call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   call MPI_FINALIZE(ierr)
 end program main
 "#;
@@ -189,11 +192,17 @@ end program main
     let at = |a: &Option<Attr>, r: f64| eval(a.as_ref().unwrap(), &[("rank", r), ("P", 8.0)]);
     assert_eq!(c[0].peer, Some(e("rank + 1")));
     assert_eq!(c[0].source, Some(e("rank - 1")));
-    let note = note_at(&apt, 23).unwrap();
+    let note = note_at(&apt, 25).unwrap();
     assert!(note.contains("`nbr_n` is rank + 1 where"), "{note}");
     assert!(note.contains("`nbr_s` is rank - 1 where"), "{note}");
     // east of (3, 1) wraps to (0, 1); west of (0, 0) is (3, 0)
     assert_eq!((at(&c[1].peer, 7.0), at(&c[1].peer, 2.0)), (1.0, 4.0));
     assert_eq!((at(&c[1].source, 0.0), at(&c[1].source, 5.0)), (6.0, 3.0));
-    assert_eq!(note_at(&apt, 25), None);
+    assert_eq!(note_at(&apt, 27), None);
+    // MPI_Cart_coords in setup: coords(1) is x, as MPI numbers ranks
+    let cond = ifs(&apt).pop().unwrap();
+    let (lhs, rhs) = cond.split_once(" == ").unwrap();
+    assert_eq!(rhs, "3");
+    let x = e(lhs);
+    assert_eq!((at(&Some(x.clone()), 7.0), at(&Some(x), 2.0)), (3.0, 1.0));
 }
