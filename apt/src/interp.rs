@@ -401,7 +401,8 @@ impl<'p> Analysis<'p> {
         let i = id.0 as usize;
         let mod_globals = self.procs.mod_globals.get(i).cloned().unwrap_or_default();
         let mod_formals = self.procs.mod_formals.get(i).cloned().unwrap_or_default();
-        if mod_globals.is_empty() && mod_formals.is_empty() {
+        let arrays = self.procs.mod_global_arrays.get(i);
+        if mod_globals.is_empty() && mod_formals.is_empty() && arrays.is_none_or(|a| a.is_empty()) {
             return None;
         }
         let p = self.prog.proc(id)?;
@@ -831,6 +832,12 @@ impl<'p> Analysis<'p> {
                         }
                         let defs = self.procs.call_defs(s, cid, &c.args);
                         self.set_unknown(env, defs.iter().cloned(), &reason);
+                        // elements of global arrays it writes (its summary restores those
+                        // it leaves known)
+                        let arrays = self.procs.mod_global_arrays.get(cid.0 as usize).cloned();
+                        for a in arrays.into_iter().flatten() {
+                            self.kill_paths(env, &a, &reason);
+                        }
                         let at = CallAt {
                             callee: &c.name,
                             line,

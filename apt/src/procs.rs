@@ -20,6 +20,9 @@ pub struct ProcFacts {
     pub mod_formals: Vec<BTreeSet<usize>>,
     /// Per procedure: global / COMMON names it may write (directly or through callees).
     pub mod_globals: Vec<BTreeSet<String>>,
+    /// Per procedure: global / COMMON arrays whose elements (or bounds) it may write, directly
+    /// or through callees (not in `mod_globals`: writing them changes no scalar).
+    pub mod_global_arrays: Vec<BTreeSet<String>>,
     /// Per procedure: formals of `mod_formals` written only at paths under them, with those
     /// paths' suffixes (`->u` when only `g->u[i]` is written through `g`); a formal written
     /// as a whole (or through itself, `x[i]`, `*g`) is absent.
@@ -307,6 +310,7 @@ impl ProcFacts {
             recursive,
             mod_formals: vec![BTreeSet::new(); n],
             mod_globals: vec![BTreeSet::new(); n],
+            mod_global_arrays: vec![BTreeSet::new(); n],
             mod_parts: vec![BTreeMap::new(); n],
             globals,
             names,
@@ -316,7 +320,7 @@ impl ProcFacts {
     }
 
     /// Iterates MOD sets to a fixpoint (each pass only grows them; bounded by names × procs).
-    /// Arrays are left out: their elements are never tracked.
+    /// Global arrays are kept apart (`mod_global_arrays`).
     fn compute_mods(&mut self, prog: &Program) {
         let n = prog.procs.len();
         // per procedure: what its statements write directly, and its calls to user procedures
@@ -374,6 +378,40 @@ impl ProcFacts {
                         (k, suffixes)
                     })
                     .collect();
+                let is_array = |d: &str| {
+                    matches!(
+                        prog.decl(p.id, path_root(d)).map(|x| &x.kind),
+                        Some(DeclKind::Array { .. })
+                    )
+                };
+                let mut arrays: BTreeSet<String> = defs
+                    .iter()
+                    .filter(|d| {
+                        self.globals
+                            .get(i)
+                            .is_some_and(|g| g.contains(path_root(d)))
+                            && is_array(d)
+                    })
+                    .map(|d| path_root(d).to_string())
+                    .collect();
+                for (_, callee, _) in calls.get(i).into_iter().flatten() {
+                    for a in self
+                        .mod_global_arrays
+                        .get(callee.0 as usize)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if self.globals.get(i).is_some_and(|g| g.contains(a)) {
+                            arrays.insert(a.clone());
+                        }
+                    }
+                }
+                if let Some(ma) = self.mod_global_arrays.get_mut(i) {
+                    if *ma != arrays {
+                        *ma = arrays;
+                        changed = true;
+                    }
+                }
                 let globals: BTreeSet<String> = defs
                     .iter()
                     .filter(|d| {

@@ -164,3 +164,58 @@ end program main
     assert_eq!(c[2].bytes, Some(e("8*(N + 2)*N/P")));
     assert_eq!(c[3].bytes, Some(e("808")));
 }
+
+#[test]
+fn a_routine_that_only_allocates_a_module_array_gives_its_bounds() {
+    let src = r#"
+module store
+  real(8), allocatable :: v(:)
+contains
+  subroutine make(n)
+    integer, intent(in) :: n
+    allocate(v(2*n))
+  end subroutine make
+end module store
+program main
+  use mpi
+  use store
+  implicit none
+  integer :: ierr, n
+  call MPI_INIT(ierr)
+  read(*, *) n
+  call make(n)
+  call MPI_BCAST(v, size(v), MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  call MPI_FINALIZE(ierr)
+end program main
+"#;
+    let apt = apt_of("alloc.f90", src);
+    assert_eq!(comms(&apt)[0].bytes, Some(e("16*N")));
+}
+
+#[test]
+fn elements_of_a_global_array_a_callee_writes_are_not_kept_from_before() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int dims[2];
+void fill(int n) { int i; for (i = 0; i < 2; i++) dims[i] = n + i; }
+int main(int argc, char **argv) {
+    double buf[100];
+    MPI_Init(&argc, &argv);
+    dims[0] = 4;
+    MPI_Send(buf, dims[0], MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    fill(atoi(argv[1]));
+    MPI_Send(buf, dims[0], MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("stale.c", src);
+    let c = comms(&apt);
+    assert_eq!(c[0].bytes, Some(e("32")));
+    assert!(
+        c[1].bytes.as_ref().unwrap().unresolved().is_some(),
+        "{:?}",
+        c[1].bytes
+    );
+}
