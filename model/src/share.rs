@@ -550,6 +550,11 @@ pub fn fitted_without(
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[path = "share_tests.rs"]
+mod build_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -698,7 +703,7 @@ mod tests {
             })
             .unwrap()
         };
-        for (nout, nstep) in [(10.0, 25.0), (7.0, 100.0), (1.0, 3.0), (30.0, 20.0)] {
+        for (nout, nstep) in [(10.0_f64, 25.0), (7.0, 100.0), (1.0, 3.0), (30.0, 20.0)] {
             let want = (nstep / nout).floor() / nstep;
             assert!((at(&got.expr, nout, nstep) - want).abs() < 1e-12);
         }
