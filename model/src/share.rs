@@ -1,10 +1,10 @@
 //! Branch shares from the source: an IF whose condition reads only the rank (with P and
 //! constants) is taken by a share of the ranks that reach it that is a closed form in P
-//! (`MOD(MYID, 2) == 0`: ceil(P/2)/P), and one that tests a loop index through `mod` by a share
-//! of the loop's iterations (`MOD(ISTEP, NOUT) == 0` over ISTEP = 1..NSTEP:
-//! floor(NSTEP/NOUT)/NSTEP). Each closed form is found by counting the condition exactly at
-//! many P (or parameter values) and keeping the candidate that matches every count; the build
-//! takes it when it also matches every traced share.
+//! (`MOD(MYID, 2) == 0`: ceil(P/2)/P), and one that tests a loop index through `mod` or a bound
+//! by a share of the loop's iterations (`MOD(ISTEP, NOUT) == 0` over ISTEP = 1..NSTEP:
+//! floor(NSTEP/NOUT)/NSTEP; `ISTEP == 1`: 1/NSTEP). Each closed form is checked by counting the
+//! condition exactly at many P (or parameter values); the build takes it when it also gives
+//! every traced share.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -326,10 +326,12 @@ fn rank_share(
         .chain(guards.iter().map(|(g, _)| g))
         .flat_map(|g| g.divisors_of(rank))
     {
-        let whole = k
-            .as_const()
-            .is_some_and(|v| v.fract() == 0.0 && (2.0..=64.0).contains(&v));
-        if whole && !ks.contains(&k) {
+        // a whole constant, or an extent in P (`rank mod dims(P, 2, 1)`: a grid column)
+        let usable = match k.as_const() {
+            Some(v) => v.fract() == 0.0 && (2.0..=64.0).contains(&v),
+            None => k.vars().iter().all(|v| v == "P"),
+        };
+        if usable && !ks.contains(&k) {
             ks.push(k);
         }
     }
@@ -416,12 +418,49 @@ fn rank_counts(ks: &[Expr]) -> Vec<Expr> {
     out
 }
 
-/// The mean over `var` = lo..lo+trip−1 of `mod(var + a, K) == j` (or `!=`), where the
-/// condition reads `var + a − K·floor((var + a)/K) == j`, K free of `var`, a and j whole
-/// numbers with −K ≤ lo + a − 1 − j < K: the count is floor((trip + L)/K) + [L < 0],
-/// L = lo + a − 1 − j. Checked by counting at the traced parameter values and a few more
-/// (where a quotient evaluates a hair below a whole number the check fails: none).
+/// The mean over `var` = lo..lo+trip−1 of the condition: a `mod` of the index
+/// ([`mod_count`]) or a bound on it ([`bound_count`]), checked by counting at the traced
+/// parameter values and a few more (where a quotient evaluates a hair below a whole number
+/// the check fails: none).
 fn index_share(c: &Comparison, var: &str, lo: i64, trip: &Expr, traced: &Samples) -> Option<Expr> {
+    let (count, premise) = mod_count(c, var, lo, trip).or_else(|| bound_count(c, var, lo, trip))?;
+    let share = count / trip.clone();
+    let mut checked = 0;
+    for values in index_grid(&c.vars(), trip, var, traced) {
+        let at = |v: &str| values.get(v).copied();
+        let Ok(n) = trip.eval(&at) else {
+            continue;
+        };
+        if !(n.fract() == 0.0 && (1.0..=2000.0).contains(&n) && premise(&at)) {
+            continue;
+        }
+        let mut hits = 0i64;
+        for i in lo..lo + n as i64 {
+            let at = |v: &str| {
+                if v == var {
+                    Some(i as f64)
+                } else {
+                    values.get(v).copied()
+                }
+            };
+            hits += i64::from(c.holds(&at)?);
+        }
+        if (share.eval(&at).ok()? - hits as f64 / n).abs() > 1e-12 {
+            return None;
+        }
+        checked += 1;
+    }
+    (checked > 0).then_some(share)
+}
+
+/// Where a closed count holds, given the parameters' values.
+type Premise = Box<dyn Fn(&dyn Fn(&str) -> Option<f64>) -> bool>;
+
+/// The count over `var` = lo..lo+trip−1 of `mod(var + a, K) == j` (or `!=`), where the
+/// condition reads `var + a − K·floor((var + a)/K) == j`, K free of `var`, a and j whole
+/// numbers: floor((trip + L)/K) + [L < 0] with L = lo + a − 1 − j, where K is a whole
+/// number above j and −K ≤ L < K.
+fn mod_count(c: &Comparison, var: &str, lo: i64, trip: &Expr) -> Option<(Expr, Premise)> {
     if !matches!(c.op, Op::Eq | Op::Ne) {
         return None;
     }
@@ -461,36 +500,66 @@ fn index_share(c: &Comparison, var: &str, lo: i64, trip: &Expr, traced: &Samples
         Op::Eq => count,
         _ => trip.clone() - count,
     };
-    let share = count / trip.clone();
-    // counted where the closed form's premises hold: K a whole number above the residue j,
-    // −K ≤ L < K
-    let mut checked = 0;
-    for values in index_grid(&c.vars(), trip, var, traced) {
-        let at = |v: &str| values.get(v).copied();
-        let (Ok(n), Ok(kv)) = (trip.eval(&at), k.eval(&at)) else {
-            continue;
-        };
-        let whole = |x: f64| x.fract() == 0.0;
-        if !(whole(n) && (1.0..=2000.0).contains(&n) && whole(kv) && j < kv && -kv <= l && l < kv) {
-            continue;
+    let premise: Premise = Box::new(move |at| {
+        k.eval(at)
+            .is_ok_and(|kv| kv.fract() == 0.0 && j < kv && -kv <= l && l < kv)
+    });
+    Some((count, premise))
+}
+
+/// The count over `var` = lo..hi (hi = lo + trip − 1) of a bound `a·var + b op 0` (a a
+/// constant, b free of `var`): with t = −b/a, `var < t` holds clamp(ceil(t) − lo) times,
+/// `var <= t` clamp(floor(t) − lo + 1), `>`/`>=` the rest, `==` the difference of the two,
+/// clamp(x) = min(max(x, 0), trip); floor and ceil are left out where t is a polynomial with
+/// whole coefficients in the (whole) parameters.
+fn bound_count(c: &Comparison, var: &str, lo: i64, trip: &Expr) -> Option<(Expr, Premise)> {
+    let d = c.lhs.clone() - c.rhs.clone();
+    let mut a = 0.0;
+    for t in d.terms() {
+        match t.factors() {
+            [(Atom::Var(v), q)] if v == var && *q == symbolic::Rational::ONE => a += t.coef(),
+            f if f.iter().any(|(x, _)| Expr::from_atom(x).contains_var(var)) => return None,
+            _ => {}
         }
-        let mut hits = 0i64;
-        for i in lo..lo + n as i64 {
-            let at = |v: &str| {
-                if v == var {
-                    Some(i as f64)
-                } else {
-                    values.get(v).copied()
-                }
-            };
-            hits += i64::from(c.holds(&at)?);
-        }
-        if (share.eval(&at).ok()? - hits as f64 / n).abs() > 1e-12 {
-            return None;
-        }
-        checked += 1;
     }
-    (checked > 0).then_some(share)
+    if a == 0.0 {
+        return None;
+    }
+    let b = d - Expr::num(a) * Expr::var(var);
+    let t = (Expr::zero() - b) / Expr::num(a);
+    let whole = t.terms().iter().all(|m| {
+        m.coef().fract() == 0.0
+            && m.factors()
+                .iter()
+                .all(|(x, q)| matches!(x, Atom::Var(_)) && q.is_integer() && !q.is_negative())
+    });
+    let (fl, ce) = if whole {
+        (t.clone(), t.clone())
+    } else {
+        (t.floor(), t.ceil())
+    };
+    let lo = Expr::int(lo);
+    let clamp = |x: Expr| Expr::min(Expr::max(x, Expr::zero()), trip.clone());
+    let below = clamp(ce.clone() - lo.clone()); // var < t
+    let upto = clamp(fl - lo + Expr::one()); // var <= t
+                                             // a < 0 turns the comparison around
+    let op = match (c.op, a < 0.0) {
+        (op, false) => op,
+        (Op::Lt, true) => Op::Gt,
+        (Op::Le, true) => Op::Ge,
+        (Op::Gt, true) => Op::Lt,
+        (Op::Ge, true) => Op::Le,
+        (op, true) => op,
+    };
+    let count = match op {
+        Op::Lt => below,
+        Op::Le => upto,
+        Op::Gt => trip.clone() - upto,
+        Op::Ge => trip.clone() - below,
+        Op::Eq => upto - below,
+        Op::Ne => trip.clone() - upto + below,
+    };
+    Some((count, Box::new(|_| true)))
 }
 
 /// Values of the condition's and the trip count's parameters to count at: each one's traced
@@ -624,6 +693,20 @@ mod tests {
                 );
             }
         }
+        // a divisor in P: the first column of the MPI_Dims_create grid
+        let col = "rank - dims(P, 2, 1)*floor(rank/dims(P, 2, 1)) == 0";
+        let s = traced(&["P"], &[], &|_| 0.0);
+        let got = source_share(col, &[], &ctx(&consts, &params), &s).unwrap();
+        for p in [1.0, 2.0, 6.0, 7.0, 8.0, 9.0, 12.0, 100.0] {
+            let k = symbolic::parse("dims(P, 2, 1)").unwrap();
+            let k = at_p(&k, p) as usize;
+            let want = (0..p as usize).filter(|r| r % k == 0).count() as f64 / p;
+            assert!(
+                (at_p(&got.expr, p) - want).abs() < 1e-12,
+                "P = {p}: {}",
+                got.expr
+            );
+        }
         // shares the runs traced that say otherwise (1/P at P = 4): not the source's mean
         let s = traced(&["P"], &[&[1.0], &[2.0], &[4.0]], &|r| 1.0 / r[0]);
         assert!(source_share(EVEN, &[], &ctx(&consts, &params), &s).is_none());
@@ -733,6 +816,49 @@ mod tests {
         // an arm between the loop and the IF that tests the index too: none
         let outer = [nstep_loop()[0].clone(), guard("istep > 5", true)];
         assert!(source_share(EVERY_NOUT, &outer, &c, &s).is_none());
+    }
+
+    /// A bound on the loop index is its count over the loop: `ISTEP > NOUT` is taken
+    /// NSTEP - min(NOUT, NSTEP) times, `ISTEP == 1` once, `2*ISTEP <= NSTEP` floor(NSTEP/2).
+    #[test]
+    fn a_bound_on_a_loop_index_is_its_mean_over_the_loop() {
+        let consts = BTreeMap::new();
+        let params = names(&["NOUT", "NSTEP", "P"]);
+        let c = ctx(&consts, &params);
+        let none = Samples::new(params.clone());
+        type Count = fn(i64, i64) -> i64;
+        let cases: [(&str, Count); 6] = [
+            ("istep > NOUT", |nout, nstep| (nstep - nout).max(0)),
+            ("istep == 1", |_, _| 1),
+            ("istep < NSTEP", |_, nstep| nstep - 1),
+            ("2*istep <= NSTEP", |_, nstep| nstep / 2),
+            ("NOUT >= istep", |nout, nstep| nout.min(nstep)),
+            ("istep != NOUT", |nout, nstep| {
+                nstep - i64::from(nout <= nstep)
+            }),
+        ];
+        for (cond, want) in cases {
+            let got = source_share(cond, &nstep_loop(), &c, &none).unwrap();
+            assert_eq!(got.over, "istep = 1..NSTEP", "{cond}");
+            for (nout, nstep) in [(10, 25), (50, 20), (7, 7), (1, 1000)] {
+                let x = got
+                    .expr
+                    .eval(&|v| match v {
+                        "NOUT" => Some(nout as f64),
+                        "NSTEP" => Some(nstep as f64),
+                        _ => None,
+                    })
+                    .unwrap();
+                let w = want(nout, nstep) as f64 / nstep as f64;
+                assert!(
+                    (x - w).abs() < 1e-12,
+                    "{cond} at {nout}, {nstep}: {}",
+                    got.expr
+                );
+            }
+        }
+        // not linear in the index: none
+        assert!(source_share("istep^2 > NOUT", &nstep_loop(), &c, &none).is_none());
     }
 
     /// trial 5 item 5: the warning that T misses NOUT names the branch whose share was
