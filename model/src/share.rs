@@ -133,6 +133,16 @@ pub fn source_share(
     if !vars.iter().all(known) || !trip.vars().iter().all(|v| ctx.params.contains(v)) {
         return None;
     }
+    // a step other than 1 rounds the count (ceil((hi - lo + 1)/s)): the index is not every
+    // whole number of its range, which the counts below assume
+    let stepped = trip.terms().iter().any(|t| {
+        t.factors()
+            .iter()
+            .any(|(a, _)| matches!(a, Atom::Floor(_) | Atom::Ceil(_)))
+    });
+    if stepped {
+        return None;
+    }
     // an arm between the loop and the IF that also tests the index selects iterations
     if outer[at..].iter().any(|o| match o {
         Outer::If { vars, .. } => vars.contains(&var),
@@ -813,6 +823,12 @@ mod tests {
         // shares the source's mean does not give: none
         let off = traced(&["NOUT", "NSTEP", "P"], &rows, &|_| 0.06);
         assert!(source_share(EVERY_NOUT, &nstep_loop(), &c, &off).is_none());
+        // a loop with a step (its trip a rounded quotient) visits only some of its range
+        let stepped = [Outer::Loop {
+            var: Some("istep".into()),
+            trip: Attr::Expr(symbolic::parse("ceil(NSTEP/2)").unwrap()),
+        }];
+        assert!(source_share(EVERY_NOUT, &stepped, &c, &s).is_none());
         // an arm between the loop and the IF that tests the index too: none
         let outer = [nstep_loop()[0].clone(), guard("istep > 5", true)];
         assert!(source_share(EVERY_NOUT, &outer, &c, &s).is_none());
