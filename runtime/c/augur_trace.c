@@ -84,6 +84,12 @@ typedef struct {
   size_t agg_cap, agg_len;
   req_slot *req;
   size_t req_cap, req_len;
+  /* pending requests whose handle may be live more than once (see "requests"), in posting
+   * order: queue[q_head..q_len); the handle values known to be shared */
+  req_slot *queue;
+  size_t q_cap, q_head, q_len;
+  uint64_t shared[8];
+  int n_shared;
   phase_frame phases[PHASE_STACK];
   int n_phases;
   call_frame calls[CALL_STACK];
@@ -633,12 +639,17 @@ static void req_remove(augur_state *s, req_slot *e) {
   s->req_len--;
 }
 
-/* A new entry for `handle`, or NULL when recording is off. A live handle cannot be returned
- * twice; an entry already present was never completed or freed through a wrapper: it is
+/* Whether a new request with this handle is recorded at all. */
+static int req_recording(const augur_state *s, MPI_Request handle) {
+  return s && !s->broken && !s->done && handle != MPI_REQUEST_NULL && handle_key(handle) != 0;
+}
+
+/* A new entry for `handle` in the table, or NULL when recording is off. An entry already there
+ * was never completed or freed through a wrapper (shared handles never come here): it is
  * overwritten and counted. */
 static augur_req *req_insert(augur_state *s, MPI_Request handle) {
   uint64_t key = handle_key(handle);
-  if (!s || s->broken || s->done || handle == MPI_REQUEST_NULL || key == 0) return NULL;
+  if (!req_recording(s, handle)) return NULL;
   req_slot *e = req_slot_of(s, key, 1);
   if (!e) return NULL;
   if (!e->key) s->req_len++;
@@ -648,10 +659,112 @@ static augur_req *req_insert(augur_state *s, MPI_Request handle) {
   return &e->r;
 }
 
+/* Shared handles. A request complete when posted may be given a handle the MPI library hands
+ * out again while it is live: Open MPI 4.1 returns its one predefined &ompi_request_empty
+ * (Fortran index 1) for every Isend/Issend/Irecv to MPI_PROC_NULL and for every Isend it
+ * completed at once (a small message sent inline), so a halo's Waitall may hold that handle
+ * several times. Such requests are not kept in the table but queued in posting order, and
+ * completing a handle takes the oldest queued request with that value (the table first, which
+ * never holds a shared value's entry once it is known). When several share a value, which one
+ * a wait reports is the posting order's guess, harmless because they are interchangeable: all
+ * completed when posted, so only which wait reports a send differs. Queued: every request to
+ * MPI_PROC_NULL, and any request whose handle value is known to be shared: found by posting
+ * two of each kind to MPI_PROC_NULL at MPI_Init (natively; SMPI's handles are all distinct),
+ * or seen live twice with one of them to MPI_PROC_NULL. A handle found nowhere is still an
+ * unknown request, and a real handle returned twice still an overwritten entry. */
+static int is_shared(const augur_state *s, uint64_t key) {
+  for (int i = 0; i < s->n_shared; i++)
+    if (s->shared[i] == key) return 1;
+  return 0;
+}
+
+static void add_shared(augur_state *s, uint64_t key) {
+  if (key && !is_shared(s, key) && s->n_shared < (int)(sizeof s->shared / sizeof s->shared[0]))
+    s->shared[s->n_shared++] = key;
+}
+
+/* The queued entry with `key` nearest the front, or NULL. */
+static req_slot *queue_find(const augur_state *s, uint64_t key) {
+  for (size_t i = s->q_head; i < s->q_len; i++)
+    if (s->queue[i].key == key) return &s->queue[i];
+  return NULL;
+}
+
+static augur_req *queue_insert(augur_state *s, MPI_Request handle) {
+  if (s->q_len == s->q_cap) {
+    if (s->q_head > 0) { /* reuse the taken front */
+      memmove(s->queue, s->queue + s->q_head, (s->q_len - s->q_head) * sizeof *s->queue);
+      s->q_len -= s->q_head;
+      s->q_head = 0;
+    } else {
+      size_t cap = s->q_cap ? 2 * s->q_cap : 16;
+      req_slot *t = realloc(s->queue, cap * sizeof *t);
+      if (!t) return NULL;
+      s->queue = t;
+      s->q_cap = cap;
+    }
+  }
+  req_slot *e = &s->queue[s->q_len++];
+  memset(e, 0, sizeof *e);
+  e->key = handle_key(handle);
+  return &e->r;
+}
+
+/* Takes the oldest queued request with `handle` into `out`: 1 if there was one. The front
+ * matches at once when completions follow posting order. */
+static int queue_take(augur_state *s, MPI_Request handle, augur_req *out) {
+  uint64_t key = handle_key(handle);
+  if (!s || handle == MPI_REQUEST_NULL || key == 0) return 0;
+  req_slot *e = queue_find(s, key);
+  if (!e) return 0;
+  *out = e->r;
+  size_t i = (size_t)(e - s->queue);
+  if (i == s->q_head) {
+    s->q_head++;
+  } else {
+    memmove(e, e + 1, (s->q_len - i - 1) * sizeof *s->queue);
+    s->q_len--;
+  }
+  if (s->q_head == s->q_len) s->q_head = s->q_len = 0;
+  return 1;
+}
+
+/* The entry for a new nonblocking request to `peer`: queued or in the table (see above). */
+static augur_req *req_new(augur_state *s, MPI_Request handle, int32_t peer) {
+  if (!req_recording(s, handle)) return NULL;
+  uint64_t key = handle_key(handle);
+  int null = peer == AUGUR_PEER_PROC_NULL;
+  req_slot *q = s->q_head < s->q_len ? queue_find(s, key) : NULL;
+  if (null && (q || (s->req_cap && req_slot_of(s, key, 0)->key))) add_shared(s, key);
+  if (!null && q && q->r.peer == AUGUR_PEER_PROC_NULL) add_shared(s, key);
+  if (null || is_shared(s, key)) return queue_insert(s, handle);
+  return req_insert(s, handle);
+}
+
+/* Learns the shared handle values (see above): natively, two requests of each kind posted to
+ * MPI_PROC_NULL; one value returned twice is shared. Under SMPI no handle is, and calls here
+ * would be simulated. */
+static void learn_shared(augur_state *s) {
+#if !AUGUR_SMPI
+  char c = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    for (int i = 0; i < 2; i++)
+      if ((kind == 0 ? MPI_Isend(&c, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r[i])
+                     : MPI_Irecv(&c, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r[i])) != MPI_SUCCESS)
+        r[i] = MPI_REQUEST_NULL;
+    if (r[0] != MPI_REQUEST_NULL && r[0] == r[1]) add_shared(s, handle_key(r[0]));
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  }
+#else
+  (void)s;
+#endif
+}
+
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm) {
   augur_state *s = st();
-  augur_req *r = req_insert(s, handle);
+  augur_req *r = req_new(s, handle, peer);
   if (!r) return 0;
   r->id = s->next_req++;
   r->site = site;
@@ -686,9 +799,10 @@ static req_slot *req_find(augur_state *s, MPI_Request handle) {
 
 int augur_req_take(MPI_Request handle, augur_req *out) {
   augur_state *s = st();
-  if (!s || !s->req_cap || handle == MPI_REQUEST_NULL || handle_key(handle) == 0) return 0;
+  if (!s || (!s->req_cap && !s->q_cap) || handle == MPI_REQUEST_NULL || handle_key(handle) == 0) return 0;
   req_slot *e = req_find(s, handle);
   if (!e) {
+    if (queue_take(s, handle, out)) return 1;
     s->anomalies++;
     return 0;
   }
@@ -720,7 +834,8 @@ int augur_req_start(MPI_Request handle, uint32_t site, augur_req *out) {
 uint64_t augur_req_free(MPI_Request handle) {
   augur_state *s = st();
   req_slot *e = req_find(s, handle);
-  if (!e) return 0;
+  augur_req q;
+  if (!e) return queue_take(s, handle, &q) ? q.id : 0;
   uint64_t id = !e->r.persistent || e->r.active ? e->r.id : 0;
   req_remove(s, e);
   return id;
@@ -728,7 +843,7 @@ uint64_t augur_req_free(MPI_Request handle) {
 
 /* Requests still pending at finalize: nonblocking ones and started persistent ones. */
 static uint64_t req_pending(const augur_state *s) {
-  uint64_t n = 0;
+  uint64_t n = s->q_len - s->q_head;
   for (size_t i = 0; i < s->req_cap; i++)
     if (s->req[i].key && (!s->req[i].r.persistent || s->req[i].r.active)) n++;
   return n;
@@ -737,7 +852,13 @@ static uint64_t req_pending(const augur_state *s) {
 void augur_complete(const augur_req *r, const MPI_Status *stt) {
   int32_t peer = r->peer, tag = r->tag;
   int64_t bytes = r->bytes;
-  if (r->op == AUGUR_OP_IRECV && stt) {
+  if (r->op == AUGUR_OP_IRECV && r->peer == AUGUR_PEER_PROC_NULL) {
+    /* what MPI defines a receive from MPI_PROC_NULL to complete with (source MPI_PROC_NULL,
+     * tag MPI_ANY_TAG, count 0), not the status: SimGrid 3.32 gives a persistent one's
+     * source as MPI_ANY_SOURCE */
+    tag = AUGUR_TAG_ANY;
+    bytes = 0;
+  } else if (r->op == AUGUR_OP_IRECV && stt) {
     int n = 0;
     peer = augur_world_peer(r->comm, stt->MPI_SOURCE);
     tag = augur_tag(stt->MPI_TAG);
@@ -792,6 +913,7 @@ static void go_live(augur_state *s) {
   s->live = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &s->size);
+  learn_shared(s);
   if (s->fd < 0 && !s->broken) open_trace(s, stamp_of(s));
   augur_redirect_stdin(s->rank);
 }
