@@ -6,7 +6,8 @@
 //! common variable factor and `base` scaled so its dominant term has coefficient ±1; `log2` of a product
 //! becomes a sum of logs; `max`/`min` flatten, fold constants, drop provably dominated arguments;
 //! `ceil`/`floor` are idempotent and pull out integer constants; `dims(n, d, k)` of a constant
-//! is its number, of one dimension is `n`, and all `d` extents of one `n` multiply to `n`.
+//! is its number, of one dimension is `n`, all `d` extents of one `n` multiply to `n`, and in a
+//! `max`/`min` an extent dominates those of the same grid with a larger/smaller k.
 
 use crate::expr::{Atom, Coef, Expr, Term};
 use crate::rational::Rational;
@@ -443,7 +444,7 @@ fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
                     } else {
                         sub(&flat[j], &flat[i])
                     };
-                    if provably_nonneg(&d) {
+                    if provably_nonneg(&d) || extent_dominates(&flat[i], &flat[j], is_max) {
                         keep[j] = false;
                     }
                 }
@@ -468,6 +469,23 @@ fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
                 }],
             }
         }
+    }
+}
+
+/// Extents of one grid do not increase with k: `dims(n, d, i) >= dims(n, d, j)` for `i <= j`,
+/// so in a `max` (`min`) the one with the smaller (larger) k makes the other redundant.
+fn extent_dominates(a: &Expr, b: &Expr, is_max: bool) -> bool {
+    match (a.as_atom(), b.as_atom()) {
+        (Some(Atom::Dims { n, d, k: i }), Some(Atom::Dims { n: m, d: e, k: j }))
+            if n == m && d == e =>
+        {
+            if is_max {
+                i <= j
+            } else {
+                i >= j
+            }
+        }
+        _ => false,
     }
 }
 

@@ -142,6 +142,16 @@ fn grid_extents() {
     // an extent is at least 1
     check("max(dims(P, 2, 1), 1)", "dims(P, 2, 1)");
     check("min(dims(P, 3, 2), 1)", "1");
+    // extents do not increase with k
+    check("max(dims(P, 2, 1), dims(P, 2, 0))", "dims(P, 2, 0)");
+    check(
+        "min(dims(P, 3, 0), dims(P, 3, 2), dims(P, 3, 1))",
+        "dims(P, 3, 2)",
+    );
+    check(
+        "max(dims(P, 2, 1), dims(Q, 2, 0))",
+        "max(dims(P, 2, 1), dims(Q, 2, 0))",
+    );
     // substitution re-canonicalises
     let e = parse("N/dims(P, 2, 0) + dims(P, 2, 1)").unwrap();
     assert_eq!(e.subs("P", &Expr::num(8.0)).to_string(), "0.25*N + 2");
