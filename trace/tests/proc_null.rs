@@ -27,15 +27,20 @@ fn run(cmd: &mut Command) {
     );
 }
 
-/// Builds null_halo.c with the runtime (`smpi`: with smpicc), runs it on `np` ranks with
-/// `args` after NSTEPS, reads the run.
-fn traced(smpi: bool, np: u32, args: &[&str]) -> Vec<RankTrace> {
+/// Builds null_halo.c (null_halo.f90 when `fortran`) with the runtime (`smpi`: with smpicc /
+/// smpif90), runs it on `np` ranks with `args` after NSTEPS, reads the run.
+fn traced(smpi: bool, fortran: bool, np: u32, args: &[&str]) -> Vec<RankTrace> {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let cc = if smpi { "smpicc" } else { "mpicc" };
+    let (fc, src) = match (fortran, smpi) {
+        (false, _) => (cc, "null_halo.c"),
+        (true, false) => ("mpif90", "null_halo.f90"),
+        (true, true) => ("smpif90", "null_halo.f90"),
+    };
     augur_runtime::write_to(dir).unwrap();
     let mut objs = Vec::new();
-    for f in augur_runtime::sources(false) {
+    for f in augur_runtime::sources(fortran) {
         let obj = dir.join(f.name.replace(".c", ".o"));
         run(Command::new(cc)
             .args(["-O2", "-Wall", "-c"])
@@ -44,10 +49,16 @@ fn traced(smpi: bool, np: u32, args: &[&str]) -> Vec<RankTrace> {
             .arg(&obj));
         objs.push(obj);
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/null_halo.c");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(src);
     let exe = dir.join("null_halo");
-    run(Command::new(cc)
-        .args(["-O2", "-Wall"])
+    let mut link = Command::new(fc);
+    if fortran {
+        link.args(augur_runtime::FORTRAN_FLAGS);
+    }
+    run(link
+        .arg("-O2")
         .arg(format!("-I{}", dir.display()))
         .arg(&src)
         .args(&objs)
@@ -72,6 +83,9 @@ fn traced(smpi: bool, np: u32, args: &[&str]) -> Vec<RankTrace> {
             .arg("-hostfile")
             .arg(&hosts)
             .args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+        if fortran {
+            c.arg("-no-privatize"); // as for ring.f90
+        }
         c
     } else {
         let mut c = Command::new("mpirun");
@@ -103,14 +117,21 @@ fn part(op: Op, site: u32, peer: Peer, tag: i32, bytes: i64) -> (Op, u32, Peer, 
 /// Checks one rank of a run of null_halo (`unknown`: with the two unknown waits).
 fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     let me = t.header.rank as u32;
-    let left = if me > 0 { Peer::Rank(me - 1) } else { Peer::ProcNull };
+    let left = if me > 0 {
+        Peer::Rank(me - 1)
+    } else {
+        Peer::ProcNull
+    };
     let right = if me + 1 < p {
         Peer::Rank(me + 1)
     } else {
         Peer::ProcNull
     };
     let expected_anomalies = if unknown { 2 } else { 0 };
-    assert_eq!(t.trailer.anomalies, expected_anomalies, "rank {me} of {p} anomalies");
+    assert_eq!(
+        t.trailer.anomalies, expected_anomalies,
+        "rank {me} of {p} anomalies"
+    );
     let calls: Vec<(&MpiCall, &[Part])> = t.mpi_calls().collect();
     let at = |site: u32| -> Vec<(&MpiCall, &[Part])> {
         calls
@@ -125,7 +146,10 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     for (c, parts) in &calls {
         if matches!(c.op, Op::Isend | Op::Issend | Op::Irecv) {
             assert_ne!(c.req_id, 0, "{c:?}");
-            assert!(issued.insert(c.req_id, c.site).is_none(), "id reused: {c:?}");
+            assert!(
+                issued.insert(c.req_id, c.site).is_none(),
+                "id reused: {c:?}"
+            );
         }
         if c.op.is_completion() {
             assert_eq!(c.nparts as usize, parts.len());
@@ -137,9 +161,9 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     }
     assert!(completed.values().all(|&n| n == 1), "{completed:?}");
     // all but the Issend at 34, which Request_free at 35 abandoned (not run under SMPI, see
-    // null_halo.c)
-    let smpi = t.header.smpi();
-    if smpi {
+    // null_halo.c, nor by the Fortran program)
+    let (smpi, fortran) = (t.header.smpi(), t.header.fortran());
+    if smpi || fortran {
         assert!(at(34).is_empty() && at(35).is_empty() && at(38).is_empty());
         assert_eq!(issued.len(), completed.len());
     } else {
@@ -150,12 +174,21 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     }
 
     // the halo: each Waitall completes the step's four requests, in array order
-    let posts: Vec<Vec<&MpiCall>> = (10..14).map(|s| at(s).iter().map(|(c, _)| *c).collect()).collect();
+    let posts: Vec<Vec<&MpiCall>> = (10..14)
+        .map(|s| at(s).iter().map(|(c, _)| *c).collect())
+        .collect();
     let waits = at(14);
     assert_eq!(waits.len(), NSTEPS);
     for (step, (w, parts)) in waits.iter().enumerate() {
-        assert_eq!((w.op, w.nparts, w.bytes), (Op::Waitall, 4, 4), "rank {me} step {step}");
-        let got: Vec<_> = parts.iter().map(|q| (q.op, q.site, q.peer, q.tag, q.bytes)).collect();
+        assert_eq!(
+            (w.op, w.nparts, w.bytes),
+            (Op::Waitall, 4, 4),
+            "rank {me} step {step}"
+        );
+        let got: Vec<_> = parts
+            .iter()
+            .map(|q| (q.op, q.site, q.peer, q.tag, q.bytes))
+            .collect();
         let want = [
             part(Op::Irecv, 10, left, 1, HALO),
             part(Op::Irecv, 11, right, 2, HALO),
@@ -177,11 +210,19 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     let started: Vec<_> = starts[..4].iter().map(|(c, _)| (c.op, c.peer)).collect();
     assert_eq!(
         started,
-        [(Op::Irecv, left), (Op::Irecv, right), (Op::Isend, right), (Op::Isend, left)]
+        [
+            (Op::Irecv, left),
+            (Op::Irecv, right),
+            (Op::Isend, right),
+            (Op::Isend, left)
+        ]
     );
     for (w, parts) in at(25) {
         assert_eq!(w.nparts, 4, "rank {me} of {p}");
-        let got: Vec<_> = parts.iter().map(|q| (q.op, q.site, q.peer, q.tag, q.bytes)).collect();
+        let got: Vec<_> = parts
+            .iter()
+            .map(|q| (q.op, q.site, q.peer, q.tag, q.bytes))
+            .collect();
         let want = [
             part(Op::Irecv, 24, left, 3, HALO),
             part(Op::Irecv, 24, right, 4, HALO),
@@ -189,6 +230,12 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
             part(Op::Isend, 24, left, 4, HALO),
         ];
         assert_eq!(got, want, "rank {me} of {p}");
+    }
+    if fortran {
+        assert!(calls
+            .iter()
+            .all(|(c, _)| c.flags & format::FLAG_FORTRAN != 0));
+        return; // null_halo.f90 ends here
     }
 
     // several small sends live at once (one shared handle under Open MPI): the Waitall has a
@@ -201,7 +248,10 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     let (w, parts) = at(62)[0];
     assert_eq!(w.nparts, 8, "rank {me} of {p}");
     assert_eq!(parts.iter().map(|q| q.req_id).collect::<Vec<_>>(), burst);
-    let got: Vec<_> = parts.iter().map(|q| (q.op, q.site, q.peer, q.tag, q.bytes)).collect();
+    let got: Vec<_> = parts
+        .iter()
+        .map(|q| (q.op, q.site, q.peer, q.tag, q.bytes))
+        .collect();
     let want: Vec<_> = (0..4)
         .map(|i| part(Op::Irecv, 60, left, 10 + i, 4))
         .chain((0..4).map(|i| part(Op::Isend, 61, right, 10 + i, 4)))
@@ -210,12 +260,19 @@ fn check_rank(t: &RankTrace, p: u32, unknown: bool) {
     // (where the receives are from MPI_PROC_NULL too, they share the sends' handle and a
     // Wait may report any of them: all were complete when posted)
     let ids = |sites: &[u32]| -> Vec<u64> {
-        let mut v: Vec<u64> = sites.iter().flat_map(|&s| at(s)).map(|(c, _)| c.req_id).collect();
+        let mut v: Vec<u64> = sites
+            .iter()
+            .flat_map(|&s| at(s))
+            .map(|(c, _)| c.req_id)
+            .collect();
         v.sort_unstable();
         v
     };
     let done = |site: u32| -> Vec<u64> {
-        at(site).iter().flat_map(|(_, q)| q.iter().map(|q| q.req_id)).collect()
+        at(site)
+            .iter()
+            .flat_map(|(_, q)| q.iter().map(|q| q.req_id))
+            .collect()
     };
     assert!(at(65).iter().all(|(w, _)| w.nparts == 1));
     assert_eq!(at(66)[0].0.nparts, 4);
@@ -269,31 +326,44 @@ fn check(traces: &[RankTrace], unknown: bool) {
             sent.entry((me, m.peer)).or_default().push((m.tag, m.bytes));
         }
         for m in t.received().into_iter().filter(|m| m.site != 42) {
-            recvd.entry((m.peer, me)).or_default().push((m.tag, m.bytes));
+            recvd
+                .entry((m.peer, me))
+                .or_default()
+                .push((m.tag, m.bytes));
         }
     }
     for v in sent.values_mut().chain(recvd.values_mut()) {
         v.sort_unstable();
     }
     assert_eq!(sent, recvd);
-    assert_eq!(sent.len(), 2 * (p as usize - 1), "one channel each way between neighbours");
+    assert_eq!(
+        sent.len(),
+        2 * (p as usize - 1),
+        "one channel each way between neighbours"
+    );
 }
 
 #[test]
 fn proc_null_requests_open_mpi() {
     for np in [1, 2, 3] {
-        check(&traced(false, np, &[]), false);
+        check(&traced(false, false, np, &[]), false);
     }
 }
 
 #[test]
 fn proc_null_requests_smpi() {
-    check(&traced(true, 3, &[]), false);
+    check(&traced(true, false, 3, &[]), false);
+}
+
+#[test]
+fn proc_null_requests_fortran_open_mpi_and_smpi() {
+    check(&traced(false, true, 3, &[]), false);
+    check(&traced(true, true, 3, &[]), false);
 }
 
 /// Regression (trial 6 item 4): the shared handle must not hide a wait on a request no
 /// wrapper made, to MPI_PROC_NULL or to a rank.
 #[test]
 fn unknown_requests_are_still_anomalies_open_mpi() {
-    check(&traced(false, 2, &["unknown"]), true);
+    check(&traced(false, false, 2, &["unknown"]), true);
 }
