@@ -58,87 +58,95 @@ fn size(
     shape: &SrcExpr,
     ev: &mut dyn FnMut(&SrcExpr) -> Val,
 ) -> Attr {
+    match extents(prog, proc, shape, ev) {
+        Ok(v) => Attr::Expr(v.into_iter().fold(Expr::one(), |n, x| n * x)),
+        Err(r) => Attr::Unresolved(r),
+    }
+}
+
+/// Extent of each dimension of one whole array or section (a scalar subscript drops its
+/// dimension): the shape an assumed-shape dummy takes from this actual. Or why not known.
+pub fn extents(
+    prog: &Program,
+    proc: ProcId,
+    shape: &SrcExpr,
+    ev: &mut dyn FnMut(&SrcExpr) -> Val,
+) -> Result<Vec<Expr>, String> {
     let known = |v: Val, what: &str| match v {
         Val::Known(e) => Ok(e),
         Val::Unknown(r) => Err(format!("{what} {r}")),
         Val::Special(_) | Val::OrNull(_) => Err(format!("{what} is an MPI constant")),
     };
-    let result = (|| -> Result<Expr, String> {
-        match &shape.kind {
-            SrcExprKind::Var(array) => {
-                let mut n = Expr::one();
-                for (k, d) in dims(prog, proc, array)?.iter().enumerate() {
-                    n = n * match d {
-                        Dim::Extent(e) => known(ev(e), "extent")?,
-                        Dim::Bounds { lo, hi } => {
-                            let lo = known(ev(lo), "bound")?;
-                            let hi = known(ev(hi), "bound")?;
-                            hi - lo + Expr::one()
-                        }
-                        // the bounds an ALLOCATE gave, or why they are not known
-                        Dim::Assumed => match ev(&inquiry("size", array, k + 1, shape)) {
-                            Val::Known(e) => e,
-                            Val::Unknown(r) => return Err(r),
-                            Val::Special(_) | Val::OrNull(_) => return Err(assumed(array)),
-                        },
-                    };
-                }
-                Ok(n)
+    match &shape.kind {
+        SrcExprKind::Var(array) => {
+            let mut n = Vec::new();
+            for (k, d) in dims(prog, proc, array)?.iter().enumerate() {
+                n.push(match d {
+                    Dim::Extent(e) => known(ev(e), "extent")?,
+                    Dim::Bounds { lo, hi } => {
+                        let lo = known(ev(lo), "bound")?;
+                        let hi = known(ev(hi), "bound")?;
+                        hi - lo + Expr::one()
+                    }
+                    // the bounds an ALLOCATE gave, or why they are not known
+                    Dim::Assumed => match ev(&inquiry("size", array, k + 1, shape)) {
+                        Val::Known(e) => e,
+                        Val::Unknown(r) => return Err(r),
+                        Val::Special(_) | Val::OrNull(_) => return Err(assumed(array)),
+                    },
+                });
             }
-            SrcExprKind::Index { array, indices } => {
-                let dims = dims(prog, proc, array)?;
-                let mut n = Expr::one();
-                for (k, idx) in indices.iter().enumerate() {
-                    let SrcExprKind::Range { lo, hi, step } = &idx.kind else {
-                        if frontend::array::is_array_valued(prog, proc, idx) {
-                            return Err(format!("vector subscript of `{array}`"));
-                        }
-                        continue;
-                    };
-                    let dim = dims.get(k);
-                    let bound = |e: &Option<Box<SrcExpr>>,
-                                 upper: bool,
-                                 ev: &mut dyn FnMut(&SrcExpr) -> Val|
-                     -> Result<Val, String> {
-                        if let Some(e) = e {
-                            return Ok(ev(e));
-                        }
-                        match dim {
-                            Some(Dim::Bounds { lo, hi }) => Ok(ev(if upper { hi } else { lo })),
-                            Some(Dim::Extent(e)) if upper => Ok(ev(e).known().map_or_else(
-                                || Val::unknown("unknown extent"),
-                                |x| Val::Known(x - Expr::one()),
-                            )),
-                            Some(Dim::Extent(_)) => Ok(Val::Known(Expr::zero())),
-                            _ => {
-                                let which = if upper { "ubound" } else { "lbound" };
-                                match ev(&inquiry(which, array, k + 1, idx)) {
-                                    v @ Val::Known(_) => Ok(v),
-                                    Val::Unknown(r) => Err(r),
-                                    Val::Special(_) | Val::OrNull(_) => Err(assumed(array)),
-                                }
+            Ok(n)
+        }
+        SrcExprKind::Index { array, indices } => {
+            let dims = dims(prog, proc, array)?;
+            let mut n = Vec::new();
+            for (k, idx) in indices.iter().enumerate() {
+                let SrcExprKind::Range { lo, hi, step } = &idx.kind else {
+                    if frontend::array::is_array_valued(prog, proc, idx) {
+                        return Err(format!("vector subscript of `{array}`"));
+                    }
+                    continue;
+                };
+                let dim = dims.get(k);
+                let bound = |e: &Option<Box<SrcExpr>>,
+                             upper: bool,
+                             ev: &mut dyn FnMut(&SrcExpr) -> Val|
+                 -> Result<Val, String> {
+                    if let Some(e) = e {
+                        return Ok(ev(e));
+                    }
+                    match dim {
+                        Some(Dim::Bounds { lo, hi }) => Ok(ev(if upper { hi } else { lo })),
+                        Some(Dim::Extent(e)) if upper => Ok(ev(e).known().map_or_else(
+                            || Val::unknown("unknown extent"),
+                            |x| Val::Known(x - Expr::one()),
+                        )),
+                        Some(Dim::Extent(_)) => Ok(Val::Known(Expr::zero())),
+                        _ => {
+                            let which = if upper { "ubound" } else { "lbound" };
+                            match ev(&inquiry(which, array, k + 1, idx)) {
+                                v @ Val::Known(_) => Ok(v),
+                                Val::Unknown(r) => Err(r),
+                                Val::Special(_) | Val::OrNull(_) => Err(assumed(array)),
                             }
                         }
-                    };
-                    let lo = bound(lo, false, ev)?;
-                    let hi = bound(hi, true, ev)?;
-                    let step = match step {
-                        Some(s) => ev(s),
-                        None => Val::Known(Expr::one()),
-                    };
-                    match trip_count(&lo, &hi, &step) {
-                        Attr::Expr(e) => n = n * e,
-                        Attr::Unresolved(r) => return Err(r),
-                        _ => return Err(format!("section of `{array}`")),
                     }
+                };
+                let lo = bound(lo, false, ev)?;
+                let hi = bound(hi, true, ev)?;
+                let step = match step {
+                    Some(s) => ev(s),
+                    None => Val::Known(Expr::one()),
+                };
+                match trip_count(&lo, &hi, &step) {
+                    Attr::Expr(e) => n.push(e),
+                    Attr::Unresolved(r) => return Err(r),
+                    _ => return Err(format!("section of `{array}`")),
                 }
-                Ok(n)
             }
-            _ => Err("not an array reference".into()),
+            Ok(n)
         }
-    })();
-    match result {
-        Ok(e) => Attr::Expr(e),
-        Err(r) => Attr::Unresolved(r),
+        _ => Err("not an array reference".into()),
     }
 }

@@ -12,7 +12,10 @@
 //!   mention it (triangular nests) and sums over it close the nest;
 //! - procedures: formals and globals (C globals, Fortran COMMON by name, module variables)
 //!   take the value all call sites agree on; a caller gets back the callee's exit values
-//!   that do not depend on how it was called (see [`Summary`]); recursion → unknown;
+//!   that do not depend on how it was called (see [`Summary`]); a recursive procedure's
+//!   formals are unknown, and so are the globals its call-graph cycle (callees included) may
+//!   write; the others take what its callers off the cycle agree on; an assumed-shape dummy
+//!   (`a(:)`) has lbound 1 and its actual's extent (`p(1:nloc)` → `nloc`);
 //! - a neighbour that is `MPI_PROC_NULL` at the edge of the process grid (`rank > 0 ? rank -
 //!   1 : MPI_PROC_NULL`, `if (left < 0) left = MPI_PROC_NULL`, a non-periodic
 //!   `MPI_Cart_shift`: [`crate::cart`]) is [`Val::OrNull`]: the peer is the neighbour, a
@@ -21,7 +24,8 @@
 //! - a value read at run time with a literal fallback (`argc > 1 ? atoi(argv[1]) : 256`)
 //!   is the input; a broadcast scalar takes what the root read;
 //! - C loops whose bound variable changes in the body, and variables changed inside
-//!   expressions the front end keeps opaque (`reqs[nreq++]`), are unknown;
+//!   expressions the front end keeps opaque, are unknown, except a known scalar stepped by a
+//!   constant (`reqs[nreq++]`, `k -= 2`), which takes the step;
 //! - access paths (`g.nx`, `p->nx`, `ibuf[1]`: [`frontend::path_root`]) are variables of
 //!   their own; a write to a path's root or to a path above it (`g = h`, `read *, ibuf`,
 //!   `f(&g)` to a procedure that writes it, `a[i] = …`) makes it unknown, and so does a write
@@ -64,6 +68,38 @@ pub struct Summary {
     /// Per formal position: the paths under it the procedure leaves set (suffix → value,
     /// `->nx` → `n`), with the formals' entry values standing as [`arg_symbol`]s.
     pub fields: BTreeMap<usize, BTreeMap<String, Val>>,
+}
+
+/// The text of the statement a declarator stands in, from its start up to the declarator
+/// (continuation lines followed back), lower-cased: where Fortran writes its attributes
+/// (`real, allocatable :: a(:)`).
+fn statement_head(sources: &Sources, at: Span) -> String {
+    let before = sources.text(Span::new(at.file, 0, at.start));
+    let mut start = before.rfind('\n').map_or(0, |i| i + 1);
+    while start > 0 {
+        let prev_start = before[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        let prev = &before[prev_start..start - 1];
+        let code = prev.split('!').next().unwrap_or(prev).trim_end();
+        if !code.ends_with('&') {
+            break;
+        }
+        start = prev_start;
+    }
+    before[start..].to_ascii_lowercase()
+}
+
+/// A path as a report names it: `a[#ubound1]` (where an array's bound is kept) is
+/// `ubound(a, 1)`; other paths as the source spells them.
+fn path_text(path: &str) -> String {
+    for which in ["lbound", "ubound"] {
+        let tag = format!("[#{which}");
+        if let Some((array, rest)) = path.split_once(&tag) {
+            if let Some(dim) = rest.strip_suffix(']') {
+                return format!("`{which}({array}, {dim})`");
+            }
+        }
+    }
+    format!("`{path}`")
 }
 
 /// The symbol standing for formal `k`'s entry value while computing [`Summary::fields`].
@@ -206,6 +242,10 @@ pub struct Analysis<'p> {
     /// Persistent requests by (procedure, path): the message their init describes (as an
     /// Isend/Irecv), `None` when two inits disagree.
     requests: BTreeMap<(ProcId, String), Option<CommFacts>>,
+    /// Per procedure: C pointers last assigned an address (`L0 = &lev[0]` → (`lev[0]`,
+    /// `lev`, line)), to say why a path through them is not known (their targets' paths are
+    /// not copied: a write through either name would leave the other stale).
+    points_to: BTreeMap<String, (String, String, u32)>,
 }
 
 /// Scope of expression evaluation at one program point.
@@ -241,7 +281,10 @@ impl Scope for Cx<'_, '_> {
                 };
                 eval(value, &mut inner)
             }
-            _ => Val::unknown(format!("`{name}` has no known value here")),
+            _ => Val::unknown(format!(
+                "`{name}` has no known value here{}",
+                self.an.through_pointer(name, self.env)
+            )),
         }
     }
 
@@ -345,6 +388,7 @@ impl<'p> Analysis<'p> {
             summarizing: false,
             pointer_conds: BTreeMap::new(),
             requests: BTreeMap::new(),
+            points_to: BTreeMap::new(),
         }
     }
 
@@ -385,6 +429,7 @@ impl<'p> Analysis<'p> {
             self.cur = id;
             self.stack.clear();
             self.read_into.clear();
+            self.points_to.clear();
             let mut env = self.entry_env(id);
             if let Some(p) = self.prog.proc(id) {
                 self.block(&p.body, &mut env);
@@ -409,6 +454,7 @@ impl<'p> Analysis<'p> {
         self.cur = id;
         self.stack.clear();
         self.read_into.clear();
+        self.points_to.clear();
         let mut env = self.summary_entry_env(id);
         for (k, f) in p.params.iter().enumerate() {
             if !self.is_array(&f.name) {
@@ -461,6 +507,21 @@ impl<'p> Analysis<'p> {
             }
         }
         Some(sum)
+    }
+
+    /// Why a path under a pointer last assigned an address is not known: ` (`L0` is
+    /// `&lev[0]` from line 126; `lev`: assigned in loop at line 113)`, or nothing.
+    fn through_pointer(&self, path: &str, env: &Env) -> String {
+        let root = path_root(path);
+        let Some((target, base, line)) = self.points_to.get(root).filter(|_| root != path) else {
+            return String::new();
+        };
+        let why = match env.get(base) {
+            Some(Val::Unknown(r)) if r.starts_with(&format!("`{base}`")) => r.clone(),
+            Some(Val::Unknown(r)) => format!("`{base}`: {r}"),
+            _ => format!("`{path}` is not followed through the pointer"),
+        };
+        format!(" (`{root}` is `&{target}` from line {line}; {why})")
     }
 
     /// A loop symbol, scrubbed from values leaving its scope.
@@ -527,12 +588,70 @@ impl<'p> Analysis<'p> {
                 fields.insert(k, m);
             }
         }
+        for (k, shape) in self.assumed_shapes(callee, exprs, env) {
+            let m = fields.entry(k).or_default();
+            m.retain(|p, _| !crate::value::is_bound_path(p));
+            for (d, x) in shape.into_iter().enumerate() {
+                m.insert(
+                    crate::value::bound_path("", d + 1, false),
+                    Val::Known(Expr::one()),
+                );
+                m.insert(crate::value::bound_path("", d + 1, true), x);
+            }
+        }
         self.sites.entry(callee).or_default().push(CallSite {
+            caller: self.cur,
             line,
             args,
             globals,
             fields,
         });
+    }
+
+    /// Per formal of `callee` declared assumed-shape (`a(:)`, `a(:, :)`; not allocatable or
+    /// pointer, whose bounds are the actual's own): the extent of each dimension of its actual
+    /// (a whole array or a section, `p(1:nloc)` → `nloc`), as the dummy's ubound (its lbound
+    /// is 1), or unknown with why. Actuals of another rank are left out.
+    fn assumed_shapes(
+        &mut self,
+        callee: ProcId,
+        exprs: &[SrcExpr],
+        env: &Env,
+    ) -> Vec<(usize, Vec<Val>)> {
+        let prog = self.prog;
+        let Some(p) = prog.proc(callee) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (k, (f, e)) in p.params.iter().zip(exprs).enumerate() {
+            let Some(d) = prog.decl(callee, &f.name) else {
+                continue;
+            };
+            let DeclKind::Array { dims, .. } = &d.kind else {
+                continue;
+            };
+            let text = statement_head(self.sources, d.span);
+            if dims.is_empty()
+                || !dims.iter().all(|x| matches!(x, frontend::Dim::Assumed))
+                || text.contains("allocatable")
+                || text.contains("pointer")
+                || !matches!(e.kind, SrcExprKind::Var(_) | SrcExprKind::Index { .. })
+            {
+                continue;
+            }
+            let caller = self.cur;
+            let shape = crate::array::extents(prog, caller, e, &mut |x| self.ev(x, env, None));
+            let vals = match shape {
+                Ok(v) if v.len() == dims.len() => v.into_iter().map(Val::Known).collect(),
+                Ok(_) => continue,
+                Err(r) => {
+                    let why = format!("extent of `{}`: {r}", short(self.sources.text(e.span)));
+                    vec![Val::unknown(why); dims.len()]
+                }
+            };
+            out.push((k, vals));
+        }
+        out
     }
 
     /// Entry environment of the summary pass: constants known, everything else unknown.
@@ -607,13 +726,32 @@ impl<'p> Analysis<'p> {
                         .collect::<Vec<_>>(),
                 );
             }
+            // A recursive procedure is entered from its callers off the cycle and from the
+            // cycle itself; a global nothing on the cycle (callees included) may write holds
+            // at every re-entry what it held at the first, so the outer callers decide it.
+            let outer: Vec<&CallSite> = sites
+                .iter()
+                .filter(|s| !recursive || !self.procs.same_component(s.caller, id))
+                .collect();
+            let i = id.0 as usize;
+            let mut cycle_writes = self.procs.mod_globals.get(i).cloned().unwrap_or_default();
+            cycle_writes.extend(
+                self.procs
+                    .mod_global_arrays
+                    .get(i)
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            );
             for g in &globals {
-                let v = if recursive {
+                let v = if recursive && touched(&cycle_writes, g) {
+                    Val::unknown(format!("`{name}` is recursive and may write `{g}`"))
+                } else if outer.is_empty() {
                     Val::unknown(format!("`{name}` is recursive"))
                 } else {
                     agree(
-                        sites.iter().map(|s| s.globals.get(g).cloned()),
-                        &format!("global `{g}`"),
+                        outer.iter().map(|s| (s.line, s.globals.get(g).cloned())),
+                        &format!("global {}", path_text(g)),
                         name,
                     )
                 };
@@ -630,7 +768,7 @@ impl<'p> Analysis<'p> {
                 ))
             } else {
                 agree(
-                    sites.iter().map(|s| s.args.get(k).cloned()),
+                    sites.iter().map(|s| (s.line, s.args.get(k).cloned())),
                     &format!("argument `{}`", f.name),
                     name,
                 )
@@ -646,10 +784,13 @@ impl<'p> Analysis<'p> {
                 .collect();
             for suffix in suffixes {
                 let v = agree(
-                    sites
-                        .iter()
-                        .map(|s| s.fields.get(&k).and_then(|m| m.get(suffix)).cloned()),
-                    &format!("argument `{}{suffix}`", f.name),
+                    sites.iter().map(|s| {
+                        (
+                            s.line,
+                            s.fields.get(&k).and_then(|m| m.get(suffix)).cloned(),
+                        )
+                    }),
+                    &format!("argument {}", path_text(&format!("{}{suffix}", f.name))),
                     name,
                 );
                 env.insert(format!("{}{suffix}", f.name), v);
@@ -736,8 +877,21 @@ impl<'p> Analysis<'p> {
         let Some(s) = prog.stmt(id) else { return };
         let line = self.line(s.span);
         self.stmt_kind(id, s, env, line);
-        if let Some(vars) = self.procs.side_effects.get(&id) {
-            let changed: Vec<String> = vars.iter().filter(|v| !self.is_array(v)).cloned().collect();
+        if let Some(vars) = self.procs.side_effects.get(&id).cloned() {
+            // constant steps (`req[nreq++]`) of a known scalar keep it known
+            let steps = crate::procs::increments(s);
+            let mut changed: Vec<String> = Vec::new();
+            for v in vars.iter().filter(|v| !self.is_array(v)) {
+                match (steps.get(v), env.get(v)) {
+                    (Some(Some(k)), Some(Val::Known(x))) => {
+                        let stepped = Val::Known(x.clone() + Expr::int(*k));
+                        env.insert(v.clone(), stepped);
+                    }
+                    // stepped from an unknown value: unknown for the reason it already has
+                    (Some(Some(_)), Some(Val::Unknown(_))) => {}
+                    _ => changed.push(v.clone()),
+                }
+            }
             let reason = format!("modified inside an expression at line {line}");
             let arrays: Vec<String> = vars.iter().filter(|v| self.is_array(v)).cloned().collect();
             for v in arrays {
@@ -761,6 +915,20 @@ impl<'p> Analysis<'p> {
                     "assigned at line {line} through `{}`",
                     short(self.sources.text(a.target.span))
                 );
+                if let SrcExprKind::Var(p) = &a.target.kind {
+                    self.points_to.remove(p);
+                    if let SrcExprKind::Unary {
+                        op: UnOp::AddrOf,
+                        operand,
+                    } = &a.value.kind
+                    {
+                        if let Some(base) = operand.base_var() {
+                            let target = short(self.sources.text(operand.span));
+                            self.points_to
+                                .insert(p.clone(), (target, base.to_string(), line));
+                        }
+                    }
+                }
                 match a.target.path() {
                     Some(x) => {
                         let v = self.ev(&a.value, env, Some(&x));

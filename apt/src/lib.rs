@@ -459,9 +459,15 @@ mod tests_paths;
 #[cfg(test)]
 mod tests_peers;
 #[cfg(test)]
+mod tests_recursion;
+#[cfg(test)]
+mod tests_requests;
+#[cfg(test)]
 mod tests_select;
 #[cfg(test)]
 mod tests_setup_globals;
+#[cfg(test)]
+mod tests_shapes;
 #[cfg(test)]
 mod tests_writes;
 #[cfg(test)]

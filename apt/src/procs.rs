@@ -16,6 +16,9 @@ pub struct ProcFacts {
     pub order: Vec<ProcId>,
     /// Procedures on a call-graph cycle (including self-recursion).
     pub recursive: BTreeSet<ProcId>,
+    /// Per procedure: the index of its strongly connected component of the call graph (two
+    /// procedures share one exactly when each may call the other).
+    pub component: Vec<usize>,
     /// Per procedure: positions of formals it may write (directly or through callees).
     pub mod_formals: Vec<BTreeSet<usize>>,
     /// Per procedure: global / COMMON names it may write (directly or through callees).
@@ -201,6 +204,61 @@ pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
     out
 }
 
+/// Per variable changed inside the opaque sub-expressions of `s`: the sum of the constant
+/// steps it takes there (`req[n++]` twice → `n` + 2; `k -= 3` → -3), or `None` when one
+/// change is not such a step (`n = f(x)`, `n *= 2`, `a[n++] = n++`-style text with two
+/// variables).
+pub fn increments(s: &Stmt) -> BTreeMap<String, Option<i64>> {
+    let mut out: BTreeMap<String, Option<i64>> = BTreeMap::new();
+    let mut stack = Vec::new();
+    for top in stmt_exprs(s) {
+        for_each_expr(top, &mut stack, &mut |e| {
+            let SrcExprKind::Opaque { text, vars } = &e.kind else {
+                return;
+            };
+            if !has_side_effect(text) {
+                return;
+            }
+            let step = step_of(text).filter(|(v, _)| vars.len() == 1 && vars.contains(v));
+            match step {
+                Some((v, k)) => {
+                    let slot = out.entry(v).or_insert(Some(0));
+                    *slot = slot.and_then(|x| x.checked_add(k));
+                }
+                None => {
+                    for v in vars {
+                        out.insert(v.clone(), None);
+                    }
+                }
+            }
+        });
+    }
+    out
+}
+
+/// `n++`, `++n`, `n--`, `--n`, `n += 3`, `n -= 3` → (`n`, step).
+fn step_of(text: &str) -> Option<(String, i64)> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let ident = |x: &str| {
+        let mut cs = x.chars();
+        cs.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    for (op, k) in [("++", 1), ("--", -1)] {
+        if let Some(v) = t.strip_prefix(op).or_else(|| t.strip_suffix(op)) {
+            return ident(v).then(|| (v.to_string(), k));
+        }
+    }
+    for (op, sign) in [("+=", 1), ("-=", -1)] {
+        if let Some((v, n)) = t.split_once(op) {
+            let n: i64 = n.parse().ok()?;
+            return ident(v).then(|| (v.to_string(), sign * n));
+        }
+    }
+    None
+}
+
 /// Names that refer to program-wide storage in `proc`.
 fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
     let Some(p) = prog.proc(proc) else {
@@ -229,6 +287,11 @@ fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
 }
 
 impl ProcFacts {
+    /// Whether `a` and `b` lie on one call-graph cycle (or are the same procedure).
+    pub fn same_component(&self, a: ProcId, b: ProcId) -> bool {
+        a == b || self.component.get(a.0 as usize) == self.component.get(b.0 as usize)
+    }
+
     pub fn compute(prog: &Program) -> ProcFacts {
         let n = prog.procs.len();
         let names = ProcNames::new(prog);
@@ -256,8 +319,9 @@ impl ProcFacts {
         }
         let mut recursive = BTreeSet::new();
         let mut order = Vec::new();
+        let mut component = vec![0; n];
         // tarjan_scc lists components in reverse topological order: callees first.
-        for scc in tarjan_scc(&graph).into_iter().rev() {
+        for (c, scc) in tarjan_scc(&graph).into_iter().rev().enumerate() {
             let mut ids: Vec<ProcId> = scc
                 .iter()
                 .filter_map(|ix| graph.node_weight(*ix).copied())
@@ -269,6 +333,11 @@ impl ProcFacts {
                     .any(|id| edges.contains(&(id.0 as usize, id.0 as usize)));
             if ids.len() > 1 || self_loop {
                 recursive.extend(ids.iter().copied());
+            }
+            for id in &ids {
+                if let Some(slot) = component.get_mut(id.0 as usize) {
+                    *slot = c;
+                }
             }
             order.extend(ids);
         }
@@ -308,6 +377,7 @@ impl ProcFacts {
             side_effects,
             order,
             recursive,
+            component,
             mod_formals: vec![BTreeSet::new(); n],
             mod_globals: vec![BTreeSet::new(); n],
             mod_global_arrays: vec![BTreeSet::new(); n],
@@ -523,6 +593,18 @@ mod tests {
     use super::has_side_effect;
 
     #[test]
+    fn constant_steps_in_opaque_text() {
+        use super::step_of;
+        assert_eq!(step_of("nreq++"), Some(("nreq".into(), 1)));
+        assert_eq!(step_of("-- k"), Some(("k".into(), -1)));
+        assert_eq!(step_of("n += 3"), Some(("n".into(), 3)));
+        assert_eq!(step_of("n -= 2"), Some(("n".into(), -2)));
+        for t in ["n *= 2", "n = 4", "n += m", "a[i]++", "p->n++"] {
+            assert_eq!(step_of(t), None, "{t}");
+        }
+    }
+
+    #[test]
     fn side_effects_in_opaque_text() {
         for t in ["nreq++", "--k", "x = 3", "a += 2", "p->n <<= 1"] {
             assert!(has_side_effect(t), "{t}");
@@ -564,6 +646,8 @@ pub type SiteMap = BTreeMap<ProcId, Vec<CallSite>>;
 
 #[derive(Debug, Clone)]
 pub struct CallSite {
+    /// The calling procedure (a recursive callee binds only from callers off its cycle).
+    pub caller: ProcId,
     pub line: u32,
     pub args: Vec<crate::value::Val>,
     pub globals: BTreeMap<String, crate::value::Val>,

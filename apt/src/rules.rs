@@ -79,25 +79,47 @@ pub fn merge(
     env
 }
 
-/// One value for all call sites, or unknown with the reason.
-pub fn agree(vals: impl Iterator<Item = Option<Val>>, what: &str, callee: &str) -> Val {
-    let mut out: Option<Val> = None;
-    for v in vals {
+/// One value for all call sites (each with its line), or unknown with the reason, naming the
+/// call sites that lack it or disagree.
+pub fn agree(vals: impl Iterator<Item = (u32, Option<Val>)>, what: &str, callee: &str) -> Val {
+    let mut out: Option<(u32, Val)> = None;
+    for (line, v) in vals {
         let Some(v) = v else {
-            return Val::unknown(format!("{what} of `{callee}` missing at a call site"));
+            return Val::unknown(format!(
+                "{what} of `{callee}` missing at the call at line {line}"
+            ));
         };
         if let Val::Unknown(r) = &v {
             return Val::unknown(format!("{what} of `{callee}`: {r}"));
         }
         match &out {
-            None => out = Some(v),
-            Some(o) if *o == v => {}
-            Some(_) => {
-                return Val::unknown(format!("{what} of `{callee}` differs between call sites"))
+            None => out = Some((line, v)),
+            Some((_, o)) if *o == v => {}
+            Some((first, o)) => {
+                return Val::unknown(format!(
+                    "{what} of `{callee}` differs between call sites: {} at line {first}, {} at line {line}",
+                    val_text(o),
+                    val_text(&v)
+                ))
             }
         }
     }
-    out.unwrap_or_else(|| Val::unknown(format!("{what} of `{callee}` has no call site")))
+    out.map_or_else(
+        || Val::unknown(format!("{what} of `{callee}` has no call site")),
+        |(_, v)| v,
+    )
+}
+
+/// A known value as a report prints it.
+fn val_text(v: &Val) -> String {
+    match v {
+        Val::Known(e) => e.to_string(),
+        Val::OrNull(o) => o.peer.to_string(),
+        Val::Special(crate::value::Special::Wildcard) => "a wildcard".into(),
+        Val::Special(crate::value::Special::ProcNull) => "MPI_PROC_NULL".into(),
+        Val::Special(crate::value::Special::CommWorld) => "MPI_COMM_WORLD".into(),
+        Val::Unknown(r) => format!("unknown ({r})"),
+    }
 }
 
 #[cfg(test)]
@@ -148,19 +170,30 @@ mod tests {
     #[test]
     fn call_sites_must_agree() {
         let same = agree(
-            [Some(k("N")), Some(k("N"))].into_iter(),
+            [(3, Some(k("N"))), (5, Some(k("N")))].into_iter(),
             "argument `n`",
             "f",
         );
         assert_eq!(same, k("N"));
         let diff = agree(
-            [Some(k("N")), Some(k("2*N"))].into_iter(),
+            [(3, Some(k("N"))), (5, Some(k("N"))), (9, Some(k("2*N")))].into_iter(),
             "argument `n`",
             "f",
         );
         assert_eq!(
             diff,
-            Val::unknown("argument `n` of `f` differs between call sites")
+            Val::unknown(
+                "argument `n` of `f` differs between call sites: N at line 3, 2*N at line 9"
+            )
+        );
+        let missing = agree(
+            [(3, Some(k("N"))), (7, None)].into_iter(),
+            "argument `n`",
+            "f",
+        );
+        assert_eq!(
+            missing,
+            Val::unknown("argument `n` of `f` missing at the call at line 7")
         );
     }
 

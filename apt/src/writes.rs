@@ -809,7 +809,11 @@ impl<'a> Writes<'a> {
                 }
             }
             StmtKind::Mpi(m) => {
-                for a in m.args.iter().filter(|a| a.role.is_written_by(m.op)) {
+                for a in m
+                    .args
+                    .iter()
+                    .filter(|a| a.role.is_written_by(m.op) && !is_mpi_constant(&a.expr))
+                {
                     self.by_reference(proc, &a.expr, a.address_of, acc);
                 }
                 if let Some(r) = &m.result {
@@ -1120,6 +1124,17 @@ fn send_arg(m: &MpiCall) -> Option<Option<&frontend::MpiArg>> {
         }
         None => return None,
     })
+}
+
+/// An MPI constant passed where MPI may write that tells it to write nothing
+/// (`MPI_STATUS_IGNORE`, `MPI_STATUSES_IGNORE`, `MPI_ERRCODES_IGNORE`, `MPI_IN_PLACE`): it
+/// names no storage of the program. (`MPI_BOTTOM` is kept: with absolute addresses in the
+/// datatype, a receive into it writes real storage.)
+fn is_mpi_constant(e: &SrcExpr) -> bool {
+    matches!(&strip(e).kind, SrcExprKind::Var(v)
+        if ["MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE", "MPI_ERRCODES_IGNORE", "MPI_IN_PLACE"]
+            .iter()
+            .any(|c| v.eq_ignore_ascii_case(c)))
 }
 
 fn is_in_place(e: &SrcExpr) -> bool {
