@@ -147,8 +147,8 @@ int main(int argc, char **argv)
 }
 "#;
 
-/// Sizes from MPI_Dims_create's grid: the message is n/dims[1] doubles, dims[1] taken as
-/// sqrt(P) by the source analysis, and the report says it took that approximation.
+/// Sizes from MPI_Dims_create's grid: the message is n/dims[1] doubles, dims[1] the exact
+/// extent `dims(P, 2, 1)` of Open MPI's grid, and the report says which library's rule it took.
 #[test]
 fn dims_create_grid_sizes_come_from_the_source_with_a_note() {
     let tmp = tempfile::tempdir().unwrap();
@@ -166,7 +166,7 @@ fn dims_create_grid_sizes_come_from_the_source_with_a_note() {
         .iter()
         .find(|q| q["what"] == "bytes" && q["source"] != "8")
         .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
-    assert_eq!(bytes["source"], "8*N/sqrt(P)", "{bytes:#}");
+    assert_eq!(bytes["source"], "8*N/dims(P, 2, 1)", "{bytes:#}");
     let warnings = m["warnings"].as_array().unwrap();
     assert!(
         warnings

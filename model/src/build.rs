@@ -596,6 +596,37 @@ fn compute_below(anchor: &Node, routines: &BTreeMap<&str, &Node>) -> Vec<(u32, O
     out
 }
 
+/// A count per occurrence of a phase (messages per rank, a computation's entries inside it)
+/// that changes beyond the traced processor counts: a law of the parameters fitted to the runs.
+/// Such counts vary where the phase's anchor sits above the loops that repeat it — a
+/// master/worker farm's sites meet at the IF choosing each rank's role, so one occurrence
+/// holds every task (NTASKS/(P - 1) per worker). `None` (the caller keeps the largest run's
+/// count) when the runs at the two largest P all give one whole number: a count that grows
+/// only at small P (a grid's neighbours: 1 on a 1 × 2 grid, 2 from 2 × 2 up) has settled.
+fn varying_count(s: &Samples, qopts: &QuantityOptions) -> Option<Fitted> {
+    let pi = s.params.iter().position(|v| v == "P");
+    let mut ps: Vec<f64> = s
+        .points
+        .iter()
+        .filter_map(|x| pi.and_then(|i| x.get(i).copied()))
+        .collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let top: Vec<f64> = ps.iter().rev().take(2).copied().collect();
+    let settled: Vec<f64> = s
+        .points
+        .iter()
+        .zip(&s.values)
+        .filter(|(x, _)| pi.is_none_or(|i| x.get(i).is_some_and(|p| top.contains(p))))
+        .map(|(_, v)| *v)
+        .collect();
+    let first = settled.first()?.round();
+    if settled.iter().all(|v| (v - first).abs() < 0.25) {
+        return None;
+    }
+    Some(fit_quantity(s, None, &[], true, qopts))
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -1381,23 +1412,34 @@ pub fn build(
             .iter()
             .max_by_key(|(ri, _)| runs[**ri].p())
             .map(|(ri, pr)| (*ri, pr));
+        // anchor executions per run (the most any rank made)
+        let occ_of = |ri: usize| -> f64 {
+            anchor_node
+                .and_then(|n| {
+                    runs[ri]
+                        .ranks
+                        .iter()
+                        .filter_map(|r| executions(r, n, &nodes))
+                        .reduce(f64::max)
+                })
+                .unwrap_or(1.0)
+                .max(1.0)
+        };
+        let per_occ = |f: &dyn Fn(&phases::PhaseRun) -> Option<f64>| {
+            let mut s = Samples::new(params.clone());
+            for (ri, pr) in &g.runs {
+                if let Some(v) = f(pr) {
+                    s.push(row(&runs[*ri], &params), v / occ_of(*ri));
+                }
+            }
+            s
+        };
         // messages per rank per occurrence, at the largest run
         let msgs = largest
-            .and_then(|(ri, pr)| {
-                let occ = anchor_node
-                    .and_then(|n| {
-                        runs[ri]
-                            .ranks
-                            .iter()
-                            .filter_map(|r| executions(r, n, &nodes))
-                            .reduce(f64::max)
-                    })
-                    .unwrap_or(1.0)
-                    .max(1.0);
-                let m = (pr.max_msgs_per_rank as f64 / occ).round();
-                (m >= 1.0).then_some(m)
-            })
+            .map(|(ri, pr)| (pr.max_msgs_per_rank as f64 / occ_of(ri)).round())
+            .filter(|m| *m >= 1.0)
             .unwrap_or(1.0);
+        let msgs_law = varying_count(&per_occ(&|pr| Some(pr.max_msgs_per_rank as f64)), qopts);
         let (bytes, rep) = match phase_bytes.remove(&gi) {
             Some((src, f)) => bytes_report(src, f),
             None => fit_bytes(send_source(g, &nodes, &consts, &params)),
@@ -1422,11 +1464,41 @@ pub fn build(
             });
             d
         });
-        // W: computation inside the phase, per occurrence
+        // W: computation inside the phase, one interval's (a pipeline's stage) and per
+        // occurrence (the entries a processor makes inside one occurrence, usually one each)
+        let entries: BTreeMap<u32, Fitted> = g
+            .overlapped
+            .iter()
+            .filter_map(|&c| {
+                let n = varying_count(&per_occ(&|pr| pr.inside.get(&c).copied()), qopts)?;
+                quantities.push(QuantityReport {
+                    what: "entries".into(),
+                    site: c,
+                    line: line(c),
+                    file: file_of(c),
+                    source: "measured: per occurrence of the phase, per processor".into(),
+                    fit: n.clone(),
+                });
+                Some((c, n))
+            })
+            .collect();
         let w: [Expr; 3] = BOUNDS.map(|b| {
             g.overlapped
                 .iter()
                 .filter_map(|c| compute.get(c).map(|f: &Fitted| f.at(b).clone()))
+                .sum()
+        });
+        let w_occ: [Expr; 3] = BOUNDS.map(|b| {
+            g.overlapped
+                .iter()
+                .filter_map(|c| {
+                    let per = compute.get(c)?.at(b).clone();
+                    Some(
+                        entries
+                            .get(c)
+                            .map_or(per.clone(), |n| per * n.at(b).clone()),
+                    )
+                })
                 .sum()
         });
         let pp = &machine.point_to_point;
@@ -1434,7 +1506,19 @@ pub fn build(
         let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
             cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
         };
-        let k = Expr::num(msgs);
+        let k = msgs_law
+            .as_ref()
+            .map_or(Expr::num(msgs), |f| f.expr.clone());
+        if let Some(f) = &msgs_law {
+            quantities.push(QuantityReport {
+                what: "msgs".into(),
+                site: first,
+                line: line(first),
+                file: file_of(first),
+                source: "measured: per occurrence of the phase, per rank".into(),
+                fit: f.clone(),
+            });
+        }
         let presence = presences[gi].clone();
         let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
         let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
@@ -1452,8 +1536,8 @@ pub fn build(
                     // Above the eager limit a send posted before the receiver's computation
                     // waits for it (rendezvous): τ + W instead of max(τ, W), a step in m where
                     // the runs' sizes straddle the limit.
-                    let eager = Expr::max(tau.clone(), w[i].clone());
-                    let rdv = tau + w[i].clone();
+                    let eager = Expr::max(tau.clone(), w_occ[i].clone());
+                    let rdv = tau + w_occ[i].clone();
                     let wait = match pp.eager_limit {
                         Some(_) if machine.rendezvous(d_lo.min(d_hi)) => rdv,
                         Some(e) if machine.rendezvous(d_hi) => {
@@ -1467,7 +1551,7 @@ pub fn build(
                 }
                 _ => {
                     let o = &presence * Expr::num(pp.o);
-                    per[i] = &k * (s.clone() + r.clone() + o) + w[i].clone();
+                    per[i] = &k * (s.clone() + r.clone() + o) + w_occ[i].clone();
                     let d = depth.as_ref().map_or(Expr::zero(), |d| d.at(b).clone());
                     fill[i] = d * (tau + s + r + w[i].clone());
                 }
@@ -1946,12 +2030,16 @@ impl Ctx<'_> {
         let by_site = &self.nodes;
         let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
         let mut e = Expr::one();
-        for s in path {
+        for (k, s) in path.iter().enumerate() {
             if let Some(n) = by_site.get(s) {
                 match &n.data {
                     NodeData::Loop(_) if own || *s != site => e = e * self.trip(n, Bound::Avg),
                     NodeData::If(_) if *s != site => {
-                        e = e * self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
+                        let p = self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
+                        // the path goes on through the arm taken with share p, or the other
+                        let next = path.get(k + 1);
+                        let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
+                        e = e * if other { Expr::one() - p } else { p };
                     }
                     _ => {}
                 }

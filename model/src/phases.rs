@@ -47,6 +47,9 @@ pub struct PhaseRun {
     /// Mean bytes per message.
     pub bytes: f64,
     pub messages: u64,
+    /// Computation-phase site → its entries inside the phase per processor that ran it there
+    /// (cpg's overlap occurrences over processors).
+    pub inside: BTreeMap<u32, f64>,
 }
 
 /// One phase across runs (`cpg::PhaseSeries`).
@@ -109,6 +112,16 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
                         bytes: g.bytes.mean,
                         messages: g.messages,
+                        inside: g
+                            .compute
+                            .iter()
+                            .map(|o| {
+                                (
+                                    o.site,
+                                    o.occurrences as f64 / f64::from(o.processors.max(1)),
+                                )
+                            })
+                            .collect(),
                     },
                 );
             }
