@@ -37,8 +37,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
 use frontend::{
-    path_member, path_root, path_under, BinOp, DeclKind, InputOrigin, MpiOp, ProcId, Program, Role,
-    Sources, Span, SrcExpr, SrcExprKind, StmtId, StmtKind, UnOp,
+    path_member, path_root, path_under, BinOp, DeclKind, InputOrigin, Language, MpiOp, ProcId,
+    Program, Role, Sources, Span, SrcExpr, SrcExprKind, StmtId, StmtKind, UnOp,
 };
 use symbolic::Expr;
 
@@ -700,6 +700,10 @@ impl<'p> Analysis<'p> {
         let name = &p.name;
         let recursive = self.procs.recursive.contains(&id);
         let sites = self.sites.get(&id).cloned().unwrap_or_default();
+        let outer: Vec<&CallSite> = sites
+            .iter()
+            .filter(|s| !recursive || !self.procs.same_component(s.caller, id))
+            .collect();
         let globals = self
             .procs
             .globals
@@ -729,10 +733,6 @@ impl<'p> Analysis<'p> {
             // A recursive procedure is entered from its callers off the cycle and from the
             // cycle itself; a global nothing on the cycle (callees included) may write holds
             // at every re-entry what it held at the first, so the outer callers decide it.
-            let outer: Vec<&CallSite> = sites
-                .iter()
-                .filter(|s| !recursive || !self.procs.same_component(s.caller, id))
-                .collect();
             let i = id.0 as usize;
             let mut cycle_writes = self.procs.mod_globals.get(i).cloned().unwrap_or_default();
             cycle_writes.extend(
@@ -759,8 +759,18 @@ impl<'p> Analysis<'p> {
             }
         }
         for (k, f) in p.params.iter().enumerate() {
-            let v = if recursive {
-                Val::unknown(format!("`{name}` is recursive"))
+            let v = if recursive && (outer.is_empty() || !self.passed_unchanged(id, k)) {
+                Val::unknown(format!(
+                    "argument `{}` of `{name}`: `{name}` is recursive",
+                    f.name
+                ))
+            } else if recursive {
+                // passed on unchanged: what the first call gave
+                agree(
+                    outer.iter().map(|s| (s.line, s.args.get(k).cloned())),
+                    &format!("argument `{}`", f.name),
+                    name,
+                )
             } else if sites.is_empty() {
                 Val::unknown(format!(
                     "argument `{}` of `{name}`, which nothing calls",
@@ -797,6 +807,52 @@ impl<'p> Analysis<'p> {
             }
         }
         env
+    }
+
+    /// Whether scalar formal `k` of recursive `id` holds at every re-entry what the first call
+    /// gave it: `id` is its cycle's only caller of itself, each of those calls passes the
+    /// formal itself in position `k` (`vcycle(l + 1, nu)` for `nu`), and nothing in `id`
+    /// (callees included) writes it.
+    fn passed_unchanged(&self, id: ProcId, k: usize) -> bool {
+        let prog = self.prog;
+        let Some(f) = prog.proc(id).and_then(|p| p.params.get(k)) else {
+            return false;
+        };
+        let Some(p) = prog.proc(id) else { return false };
+        if self.is_array(&f.name)
+            || self
+                .procs
+                .mod_formals
+                .get(id.0 as usize)
+                .is_some_and(|m| m.contains(&k))
+            || self.procs.block_defs(prog, &p.body).contains(&f.name)
+        {
+            return false;
+        }
+        let same = |v: &str| {
+            v == f.name || (prog.language == Language::Fortran && v.eq_ignore_ascii_case(&f.name))
+        };
+        for s in &prog.stmts {
+            let mut targets = crate::procs::expr_calls(prog, &self.procs.names, s);
+            if let StmtKind::Call(c) = &s.kind {
+                if let Some(t) = user_proc(prog, &self.procs.names, s.proc, &c.name) {
+                    targets.push((t, c.args.as_slice()));
+                }
+            }
+            for (t, args) in targets {
+                if t != id || !self.procs.same_component(s.proc, id) {
+                    continue;
+                }
+                if s.proc != id {
+                    return false;
+                }
+                match args.get(k).map(|a| &a.kind) {
+                    Some(SrcExprKind::Var(v)) if same(v) => {}
+                    _ => return false,
+                }
+            }
+        }
+        true
     }
 
     /// The numeric value of a constant's initialiser, given other constants' defaults.

@@ -237,7 +237,7 @@ fn formals_bind_when_all_call_sites_agree() {
     );
     assert_eq!(
         l[2].trip,
-        Attr::Unresolved("bound `rec` is recursive".into())
+        Attr::Unresolved("bound argument `m` of `rec`: `rec` is recursive".into())
     );
     let calls: Vec<&Node> = apt
         .nodes()
