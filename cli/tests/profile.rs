@@ -620,3 +620,45 @@ fn usage_and_input_errors_exit_2() {
         assert!(!out.exists(), "nothing written for a usage error");
     }
 }
+
+/// Trial 6 item 11: the front end's warnings (a wildcard receive) are printed once as rendered,
+/// `warning[nondeterministic]: …` with their snippet, not behind a second `warning: ` prefix.
+#[test]
+fn front_end_warnings_are_printed_with_one_prefix() {
+    need("mpicc");
+    need("mpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("gather.c");
+    std::fs::write(
+        &src,
+        "#include <mpi.h>\n#include <stdlib.h>\n\n\
+         int main(int argc, char **argv) {\n    int rank, size, n, i;\n    double x = 1.0;\n\
+         \x20   MPI_Init(&argc, &argv);\n    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n    MPI_Comm_size(MPI_COMM_WORLD, &size);\n\
+         \x20   n = atoi(argv[1]);\n\
+         \x20   if (rank == 0) {\n        for (i = 1; i < size; i++) {\n\
+         \x20           MPI_Recv(&x, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n\
+         \x20       }\n    } else {\n        x = n;\n        MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);\n    }\n\
+         \x20   MPI_Finalize();\n    return 0;\n}\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("gather.augur");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--np",
+        "2",
+        "--param",
+        "N=1",
+        "--",
+        "{N}",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning[nondeterministic]: ")),
+        "{err}"
+    );
+    assert!(!err.contains("warning: warning["), "{err}");
+}

@@ -212,7 +212,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     let build_dir = rd.root().join("build");
     let prepared = instrument::prepare(&args)?;
     for w in &prepared.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{w}");
     }
     trace::write_atomic(
         &rd.root().join(instrument::APT_FILE),

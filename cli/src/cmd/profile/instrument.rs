@@ -15,6 +15,8 @@ pub const APT_FILE: &str = "apt.json";
 pub struct Prepared {
     pub input: BuildInput,
     pub apt_json: String,
+    /// Lines to print as they are: the front end's diagnostics rendered (`warning[code]: …`
+    /// with their snippet) and instrumentation notes prefixed `warning: `.
     pub warnings: Vec<String>,
     pub lines: SourceLines,
 }
@@ -96,9 +98,15 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
             Some(sp) => {
                 let lc = lowered.sources.start(sp);
                 let path = lowered.sources.path(sp.file).unwrap_or(args.source());
-                format!("{}:{}:{}: {}", path.display(), lc.line, lc.col, n.message)
+                format!(
+                    "warning: {}:{}:{}: {}",
+                    path.display(),
+                    lc.line,
+                    lc.col,
+                    n.message
+                )
             }
-            None => n.message.clone(),
+            None => format!("warning: {}", n.message),
         });
     }
     let mut include_dirs: Vec<PathBuf> = Vec::new();
