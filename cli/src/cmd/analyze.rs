@@ -172,8 +172,14 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
             )?;
         }
     } else if args.python {
-        // sympy assignments, each name before its first use
+        // a script: sympy, the definitions it needs (`dims`) and the symbols, then the
+        // assignments, each name before its first use
         let (t, defs) = m.t.readable().named(&m.t);
+        let exprs: Vec<&Expr> = std::iter::once(&t)
+            .chain(defs.iter().map(|(_, d)| d))
+            .collect();
+        let names: Vec<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+        out.write_all(super::expr::python_preamble(&exprs, &names, true).as_bytes())?;
         for (name, def) in &defs {
             writeln!(out, "{name} = {}", def.to_python())?;
         }

@@ -29,7 +29,8 @@ pub struct Alt {
     /// Print LaTeX
     #[arg(long, conflicts_with = "python")]
     pub latex: bool,
-    /// Print a sympy expression
+    /// Print a sympy expression (after `from sympy import *`, the symbols and the definition of
+    /// `dims` when an MPI_Dims_create extent occurs, so the output runs as is)
     #[arg(long)]
     pub python: bool,
 }
@@ -179,10 +180,55 @@ fn parse_range(s: &str) -> Result<(f64, f64)> {
     Ok((lo, hi))
 }
 
+/// The Python preamble `exprs` need (see [`python_preamble`]), if any.
+fn print_preamble(exprs: &[&Expr]) -> Result<()> {
+    let p = python_preamble(exprs, &[], false);
+    if !p.is_empty() {
+        std::io::stdout().lock().write_all(p.as_bytes())?;
+    }
+    Ok(())
+}
+
 fn out(s: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     writeln!(o, "{s}")?;
     Ok(())
+}
+
+/// What Python output of `exprs` needs before them to run as is: nothing when no `dims(n, d, k)`
+/// occurs (the one-line form, for a session that has `from sympy import *` and the symbols);
+/// else `from sympy import *`, the definition of `dims` once, and the symbols. `always` gives
+/// the preamble without `dims` too (a script such as `analyze --python`); names in `defined`
+/// are assigned by the script and are not symbols.
+pub fn python_preamble(exprs: &[&Expr], defined: &[&str], always: bool) -> String {
+    let helper = exprs
+        .iter()
+        .map(|e| e.python_helpers())
+        .find(|h| !h.is_empty());
+    if helper.is_none() && !always {
+        return String::new();
+    }
+    let mut text = String::from("from sympy import *\n");
+    if let Some(h) = helper {
+        text.push_str(h);
+    }
+    let names: Vec<String> = exprs
+        .iter()
+        .flat_map(|e| e.vars())
+        .filter(|v| !defined.contains(&v.as_str()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match names.as_slice() {
+        [] => {}
+        [one] => text.push_str(&format!("{one} = Symbol(\"{one}\")\n")),
+        many => text.push_str(&format!(
+            "{} = symbols(\"{}\")\n",
+            many.join(", "),
+            many.join(" ")
+        )),
+    }
+    text
 }
 
 fn alt_text(e: &Expr, alt: &Alt) -> String {
@@ -205,10 +251,13 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
         } => {
             let e = parse_expr(&expr)?;
             if fmt.json {
-                out(&json!({"input": expr, "expr": e, "display": e.to_string(), "latex": e.to_latex(), "python": e.to_python()}).to_string())?;
+                out(&json!({"input": expr, "expr": e, "display": e.to_string(), "latex": e.to_latex(), "python": e.to_python(), "python_helpers": e.python_helpers()}).to_string())?;
             } else if exact && !alt.latex && !alt.python {
                 out(&e.to_text_exact())?;
             } else {
+                if alt.python {
+                    print_preamble(&[&e])?;
+                }
                 out(&alt_text(&e, &alt))?;
             }
         }
@@ -236,6 +285,16 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                         .to_string(),
                 )?;
             } else {
+                if alt.python {
+                    let mut all: Vec<&Expr> = Vec::new();
+                    for p in &d.pieces {
+                        all.push(&p.expr);
+                        for c in &p.conds {
+                            all.extend([&c.lhs, &c.rhs]);
+                        }
+                    }
+                    print_preamble(&all)?;
+                }
                 out(&render_derivative(&d, &alt))?;
                 if d.relaxed {
                     out("note: ceil/floor were differentiated through their relaxed form (ceil(u) ≈ u)")?;
@@ -275,6 +334,9 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 out(&format!("T({var}*) = {}", short(s.t_star)))?;
                 out(&format!("method: {}", s.method))?;
                 if let Some(cf) = &s.closed_form {
+                    if alt.python {
+                        print_preamble(&[cf])?;
+                    }
                     out(&format!("closed form: {var}* = {}", alt_text(cf, &alt)))?;
                 }
                 if !s.branch.is_empty() {
