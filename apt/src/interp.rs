@@ -233,7 +233,9 @@ pub struct Analysis<'p> {
     /// Per procedure: the last value read at run time into each variable, on any path
     /// (`if (rank == 0) read(*,*) n` followed by a broadcast of `n`).
     read_into: BTreeMap<String, Val>,
-    /// Approximations taken, by line (the balanced `MPI_Dims_create` grid), for the report.
+    /// What the report must say about values taken from the source, by line: whose
+    /// factoring `MPI_Dims_create`'s exact extents are, where a Cart_shift neighbour is
+    /// `MPI_PROC_NULL`, calls through pointers left out.
     pub notes: BTreeMap<u32, String>,
     summaries: BTreeMap<ProcId, Summary>,
     summarizing: bool,
@@ -1713,8 +1715,8 @@ impl<'p> Analysis<'p> {
         f.recv_tag = one(&recvs, &|i| i.tag.clone(), "tag");
     }
 
-    /// The balanced extents `MPI_Dims_create(P, d, dims)` leaves in a `dims` zeroed before
-    /// it (element by element, or whole: Fortran `dims = 0`), see [`crate::dims`].
+    /// The extents `MPI_Dims_create(P, d, dims)` leaves in a `dims` zeroed before it (element
+    /// by element, or whole: Fortran `dims = 0`): exact, `dims(P, d, k)`, see [`crate::dims`].
     fn dims_create(
         &mut self,
         m: &frontend::MpiCall,

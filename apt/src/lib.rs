@@ -252,8 +252,9 @@ pub struct Apt {
     pub routines: Vec<Node>,
     /// Site table, index = site id.
     pub sites: Vec<Site>,
-    /// Values the analysis took as approximations, by line (`MPI_Dims_create`'s balanced
-    /// grid): a model written in them is exact only where the note says.
+    /// What the report must say about values taken from the source, by line: the MPI whose
+    /// factoring `MPI_Dims_create`'s (exact) extents follow, where Cart_shift neighbours are
+    /// `MPI_PROC_NULL`, calls through pointers whose work is not in the model.
     pub notes: Vec<(u32, String)>,
     /// Every CALL node: what the call may write, in the caller's names (the actual arguments
     /// bound to the formals the callee writes, transitively, and the globals, COMMON blocks,

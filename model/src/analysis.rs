@@ -164,7 +164,8 @@ pub fn analyze(
         .map(|r| r.params.clone())
         .unwrap_or_default();
     let mut warnings = built.warnings.clone();
-    // values the source analysis took as approximations (MPI_Dims_create's balanced grid, …)
+    // what the source analysis says about its values (the MPI whose MPI_Dims_create factoring
+    // the dims(P, d, k) extents follow, PROC_NULL neighbours, calls through pointers)
     warnings.extend(apt.notes.iter().map(|(_, text)| text.clone()));
     let simulated = runs.iter().any(|r| r.smpi);
     if !simulated {
