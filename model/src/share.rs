@@ -331,11 +331,11 @@ fn rank_share(
             Outer::If { .. } => {}
         }
     }
-    let mut ks: Vec<Expr> = vec![Expr::int(2)];
-    for k in std::iter::once(c)
+    let conds: Vec<&Comparison> = std::iter::once(c)
         .chain(guards.iter().map(|(g, _)| g))
-        .flat_map(|g| g.divisors_of(rank))
-    {
+        .collect();
+    let mut ks: Vec<Expr> = vec![Expr::int(2)];
+    for k in conds.iter().flat_map(|g| g.divisors_of(rank)) {
         // a whole constant, or an extent in P (`rank mod dims(P, 2, 1)`: a grid column)
         let usable = match k.as_const() {
             Some(v) => v.fract() == 0.0 && (2.0..=64.0).contains(&v),
@@ -345,7 +345,22 @@ fn rank_share(
             ks.push(k);
         }
     }
+    // every extent of a grid the conditions read (`floor(rank/dims(P, 2, 1)) >= 1`, a grid
+    // row below the first, is counted through dims(P, 2, 1) itself)
+    for g in &conds {
+        for k in grid_extents(&g.lhs).into_iter().chain(grid_extents(&g.rhs)) {
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
+        }
+    }
     let grid = rank_grid(traced);
+    // extents that divide P wherever counted (a grid's): P/K is whole, no rounding needed
+    let exact: Vec<Expr> = ks
+        .iter()
+        .filter(|k| k.as_const().is_none() && divides_p(k, &grid))
+        .cloned()
+        .collect();
     let mut reach = Vec::with_capacity(grid.len());
     let mut take = Vec::with_capacity(grid.len());
     for &p in &grid {
@@ -379,7 +394,7 @@ fn rank_share(
     if take.iter().all(|&t| t == 0) {
         return Some((Expr::zero(), guarded));
     }
-    let cands = rank_counts(&ks);
+    let cands = rank_counts(&ks, &exact);
     let pick = |want: &[i64]| {
         cands
             .iter()
@@ -400,9 +415,52 @@ fn rank_share(
     Some((num / den, guarded))
 }
 
-/// Closed forms a count of ranks takes, simplest first: 1, P − c, min(P, 2), and for each
-/// divisor K the ranks of one residue, ceil((P − c)/K) and floor((P − c)/K), and the others.
-fn rank_counts(ks: &[Expr]) -> Vec<Expr> {
+/// The extents `dims(n, d, j)`, j = 0..d-1, of every grid `dims(n, d, k)` with `n` in P alone
+/// that `e` reads (inside rounding too), in order of first appearance.
+fn grid_extents(e: &Expr) -> Vec<Expr> {
+    fn walk(e: &Expr, out: &mut Vec<Expr>) {
+        for t in e.terms() {
+            for (a, _) in t.factors() {
+                match a {
+                    Atom::Dims { n, d, .. } if n.vars().iter().all(|v| v == "P") => {
+                        for j in 0..*d {
+                            if let Some(k) = Expr::dims(n, *d, j) {
+                                if !out.contains(&k) {
+                                    out.push(k);
+                                }
+                            }
+                        }
+                    }
+                    Atom::Dims { n, .. } | Atom::Log2(n) | Atom::Ceil(n) | Atom::Floor(n) => {
+                        walk(n, out)
+                    }
+                    Atom::Pow(b) => walk(b, out),
+                    Atom::Max(args) | Atom::Min(args) => args.iter().for_each(|x| walk(x, out)),
+                    Atom::Var(_) => {}
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, &mut out);
+    out
+}
+
+/// Whether P/K is a whole number at every P of `grid` (a grid extent: the extents' product is P).
+fn divides_p(k: &Expr, grid: &[i64]) -> bool {
+    let q = Expr::var("P") / k.clone();
+    grid.iter().all(|&p| {
+        q.eval(&|v| (v == "P").then_some(p as f64))
+            .is_ok_and(|x| x >= 1.0 - 1e-9 && (x - x.round()).abs() < 1e-9)
+    })
+}
+
+/// Closed forms a count of ranks takes, simplest first: 1, P − c, min(P, 2); for each extent
+/// K that divides P (`exact`: a process grid's) the ranks of one grid column or row and the
+/// others, P/K and P − P/K, then K and P − K, then those off both edges, max(P − 2P/K, 0), max(P − 2K, 0);
+/// and for each divisor K the ranks of one residue, ceil((P − c)/K) and floor((P − c)/K), and
+/// the others.
+fn rank_counts(ks: &[Expr], exact: &[Expr]) -> Vec<Expr> {
     let p = Expr::var("P");
     let zero_floor = |e: Expr| Expr::max(e, Expr::zero());
     let mut out = vec![
@@ -412,6 +470,22 @@ fn rank_counts(ks: &[Expr]) -> Vec<Expr> {
         zero_floor(p.clone() - Expr::int(2)),
         Expr::min(p.clone(), Expr::int(2)),
     ];
+    // P/K first: a share 1/K or 1 − 1/K reads better than K/P (the grid's other extents
+    // are tried as K too)
+    for k in exact {
+        let per = p.clone() / k.clone();
+        out.extend([per.clone(), p.clone() - per]);
+    }
+    for k in exact {
+        out.extend([k.clone(), p.clone() - k.clone()]);
+    }
+    for k in exact {
+        let per = p.clone() / k.clone();
+        out.extend([
+            zero_floor(p.clone() - Expr::int(2) * per),
+            zero_floor(p.clone() - Expr::int(2) * k.clone()),
+        ]);
+    }
     let mut others = Vec::new();
     for k in ks {
         for c in 0..=2 {
@@ -759,6 +833,83 @@ mod tests {
         let params = names(&["NPX", "P"]);
         let c = ctx(&consts, &params);
         assert!(source_share("rank < NPX", &[], &c, &none).is_none());
+    }
+
+    /// trial 6 item 3: the PROC_NULL guards of a Cart_shift halo on the MPI_Dims_create grid
+    /// (row-major: rank mod dims(P, 2, 1) is the column) are means over the ranks in the
+    /// grid's extents, `west != MPI_PROC_NULL` 1 - 1/dims(P, 2, 1), not a constant regressed
+    /// from the traced 0, 1/2, 1/2, 3/4 (nor 1 - ceil(P/dims(P, 2, 1))/P).
+    #[test]
+    fn a_cartesian_neighbour_guard_is_a_share_in_the_grid_extents() {
+        let consts = BTreeMap::new();
+        let params = names(&["P"]);
+        let c = ctx(&consts, &params);
+        let ext = |k: u32| symbolic::parse(&format!("dims(P, 2, {k})")).unwrap();
+        let (d0, d1) = (ext(0), ext(1));
+        let col = "-floor(rank/dims(P, 2, 1))*dims(P, 2, 1) + rank";
+        let row = "floor(rank/dims(P, 2, 1))";
+        type Count = fn(usize, usize, usize, usize) -> bool;
+        let cases: [(String, Count, Expr); 5] = [
+            // west, east: a column other than the first (last)
+            (
+                format!("{col} >= 1"),
+                |_, c1, _, _| c1 >= 1,
+                Expr::one() - d1.powi(-1),
+            ),
+            (
+                format!("{col} < dims(P, 2, 1) - 1"),
+                |_, c1, _, n1| c1 + 1 < n1,
+                Expr::one() - d1.powi(-1),
+            ),
+            // north, south: a row other than the first (last)
+            (
+                format!("{row} >= 1"),
+                |c0, _, _, _| c0 >= 1,
+                Expr::one() - d0.powi(-1),
+            ),
+            (
+                format!("{row} < dims(P, 2, 0) - 1"),
+                |c0, _, n0, _| c0 + 1 < n0,
+                Expr::one() - d0.powi(-1),
+            ),
+            // the first column
+            (format!("{col} == 0"), |_, c1, _, _| c1 == 0, d1.powi(-1)),
+        ];
+        for (cond, holds, want) in cases {
+            let share = |p: usize| {
+                let ext = symbolic::dims_create(p as u64, 2).unwrap();
+                let n1 = ext[1] as usize;
+                let on = (0..p).filter(|r| holds(r / n1, r % n1, p / n1, n1)).count();
+                on as f64 / p as f64
+            };
+            let s = traced(&["P"], &[&[2.0], &[4.0], &[8.0], &[16.0]], &|r| {
+                share(r[0] as usize)
+            });
+            let got = source_share(&cond, &[], &c, &s).unwrap();
+            assert_eq!(got.expr, want, "{cond}");
+            for p in [1, 3, 6, 12, 18, 30, 64, 72, 100, 4096] {
+                assert!(
+                    (at_p(&got.expr, p as f64) - share(p)).abs() < 1e-12,
+                    "{cond} at P = {p}: {}",
+                    got.expr
+                );
+            }
+        }
+        // inside `west != MPI_PROC_NULL`: the ranks with an east neighbour too
+        let west = [guard(&format!("{col} >= 1"), true)];
+        let s = Samples::new(names(&["P"]));
+        let got = source_share(&format!("{col} < dims(P, 2, 1) - 1"), &west, &c, &s).unwrap();
+        for p in [2u64, 3, 4, 9, 16, 27, 64, 100] {
+            let n1 = symbolic::dims_create(p, 2).unwrap()[1];
+            if n1 > 1 {
+                let want = n1.saturating_sub(2) as f64 / (n1 - 1) as f64;
+                assert!(
+                    (at_p(&got.expr, p as f64) - want).abs() < 1e-12,
+                    "P = {p}: {}",
+                    got.expr
+                );
+            }
+        }
     }
 
     fn nstep_loop() -> [Outer; 1] {
