@@ -2,6 +2,8 @@
 //! the APT's expression as the hypothesis where the source gave one (checked as is, then with a
 //! fitted scale factor), candidate terms otherwise, the PMNF search as the last resort.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use symbolic::fit::{self, FitOptions, FitResult, Weighting};
 use symbolic::{Expr, Rational};
@@ -814,8 +816,19 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
         f.points = n;
         return f;
     }
-    match fit::select(candidates, &params, &s.points, &s.values, &opts) {
-        Ok(r) if r.r2 > 0.99 => {
+    // the caller's laws (in P) first; then, for a share that moves with another parameter,
+    // laws in it (`l == nlevels - 1` over a recursion through the levels: 1/NLEVELS)
+    let fitted = fit::select(candidates, &params, &s.points, &s.values, &opts)
+        .ok()
+        .filter(|r| r.r2 > 0.99)
+        .or_else(|| {
+            let laws = param_laws(s);
+            fit::select(&laws, &params, &s.points, &s.values, &opts)
+                .ok()
+                .filter(|r| r.r2 > 0.99)
+        });
+    match fitted {
+        Some(r) => {
             let mut f = from_fit(&r, Origin::Regression, n);
             f.expr = tidy(&f.expr);
             // the law itself clamped where it leaves [0, 1] (`2 - 2/P` from P = 1, 2 is 1.99
@@ -833,7 +846,7 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
             f.hi = clamp(&f.hi);
             f
         }
-        _ => {
+        None => {
             let mut f = Fitted::constant(mean);
             f.points = n;
             f.origin = Origin::Regression;
@@ -841,6 +854,122 @@ pub fn fit_probability(s: &Samples, candidates: &[Vec<Expr>]) -> Fitted {
             f
         }
     }
+}
+
+/// Shares traced equal to this are one share (they are ratios of counts).
+const SHARE_TOL: f64 = 1e-6;
+
+/// The parameters a traced share changes with: two runs that differ in it alone trace
+/// different shares, or, where no two runs differ in it alone, the mean shares at its values
+/// differ.
+pub fn share_moves_with(s: &Samples) -> Vec<String> {
+    let n = s.values.len();
+    let mut out = Vec::new();
+    for (k, name) in s.params.iter().enumerate() {
+        let (mut paired, mut moved) = (false, false);
+        for i in 0..n {
+            for j in i + 1..n {
+                let only_k = s.points[i]
+                    .iter()
+                    .zip(&s.points[j])
+                    .enumerate()
+                    .all(|(m, (a, b))| (m == k) != (a == b));
+                if only_k {
+                    paired = true;
+                    moved |= (s.values[i] - s.values[j]).abs() > SHARE_TOL;
+                }
+            }
+        }
+        if !paired {
+            let means: Vec<f64> = means_by(s, k).into_iter().map(|(_, m)| m).collect();
+            moved = means.iter().any(|m| (m - means[0]).abs() > SHARE_TOL);
+        }
+        if moved {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
+/// The mean traced share at each value of parameter `k`, by value.
+fn means_by(s: &Samples, k: usize) -> Vec<(f64, f64)> {
+    let mut by: BTreeMap<u64, (f64, f64, usize)> = BTreeMap::new();
+    for (row, v) in s.points.iter().zip(&s.values) {
+        // non-negative parameter values order as their bits do
+        let e = by.entry(row[k].to_bits()).or_insert((row[k], 0.0, 0));
+        e.1 += v;
+        e.2 += 1;
+    }
+    by.into_values()
+        .map(|(x, sum, c)| (x, sum / c as f64))
+        .collect()
+}
+
+/// How many values parameter `x` takes in `s`.
+fn distinct(s: &Samples, x: &str) -> usize {
+    s.params
+        .iter()
+        .position(|p| p == x)
+        .map_or(0, |k| means_by(s, k).len())
+}
+
+/// Laws of a share in the parameters other than P it moves with ([`share_moves_with`]),
+/// simplest first: 1/X, a + b/X (X at three values or more), 1/(X·P) where P moves too, and
+/// X/Y for two that move.
+fn param_laws(s: &Samples) -> Vec<Vec<Expr>> {
+    let moves = share_moves_with(s);
+    let p_moves = moves.iter().any(|x| x == "P");
+    let xs: Vec<&String> = moves.iter().filter(|x| *x != "P").collect();
+    let mut laws = Vec::new();
+    for x in &xs {
+        let inv = Expr::var(x).powi(-1);
+        laws.push(vec![inv.clone()]);
+        // two terms fit any share at two values exactly: no evidence for the law
+        if distinct(s, x) > 2 {
+            laws.push(vec![Expr::one(), inv.clone()]);
+        }
+        if p_moves {
+            laws.push(vec![inv / Expr::var("P")]);
+        }
+    }
+    for x in &xs {
+        for y in xs.iter().filter(|y| *y != x) {
+            laws.push(vec![Expr::var(x) / Expr::var(y)]);
+        }
+    }
+    laws
+}
+
+/// Why a share fitted as a constant that explains none of its variation (`f` from
+/// [`fit_probability`] with R² below 0.99) is no law: the parameters it changes with and its
+/// mean at their values (`NLEVELS: 0.3333 at 3, 0.2 at 5`); none when it moves with none.
+pub fn share_unexplained(s: &Samples, f: &Fitted) -> Option<String> {
+    if f.r2 >= 0.99 || !f.origin.by_regression() || f.expr.as_const().is_none() {
+        return None;
+    }
+    let moves = share_moves_with(s);
+    if moves.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = moves
+        .iter()
+        .filter_map(|x| {
+            let k = s.params.iter().position(|p| p == x)?;
+            let at: Vec<String> = means_by(s, k)
+                .into_iter()
+                .map(|(v, m)| format!("{} at {x}={v}", Expr::num(m)))
+                .collect();
+            Some(at.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "the traced share changes with {} ({}) and no law in {} fits it: the constant {} is their mean, and T does not follow {} through it",
+        moves.join(", "),
+        parts.join("; "),
+        if moves.len() == 1 { "it" } else { "them" },
+        f.expr,
+        moves.join(", ")
+    ))
 }
 
 /// Every combination of each parameter's least and largest traced value, `P` also at 10⁶
@@ -909,6 +1038,85 @@ mod tests {
         }
         let g = fit_probability(&t, &c);
         assert!(!g.expr.to_string().contains("min("), "{}", g.expr);
+    }
+
+    /// The mg2d branch shares over N, NLEVELS, P (one NCYCLES), from `share`.
+    fn levels(share: impl Fn(f64, f64) -> f64) -> Samples {
+        let mut s = Samples::new(["N", "NCYCLES", "NLEVELS", "P"].map(String::from).to_vec());
+        for n in [256.0, 512.0, 1024.0] {
+            for l in [3.0, 5.0] {
+                for p in [2.0, 4.0, 8.0, 16.0] {
+                    s.push(vec![n, 4.0, l, p], share(l, p));
+                }
+            }
+        }
+        s
+    }
+
+    fn in_p() -> Vec<Vec<Expr>> {
+        vec![
+            vec![Expr::one()],
+            vec![Expr::one(), Expr::var("P").powi(-1)],
+        ]
+    }
+
+    /// trial 6 item 5: `l == nlevels - 1` in a V-cycle recursing through NLEVELS levels is
+    /// taken in 1/NLEVELS of its evaluations (1/3, 1/5 traced): a law in NLEVELS, not their
+    /// mean 0.2667 with R² 0.
+    #[test]
+    fn a_share_that_moves_with_a_parameter_is_a_law_in_it() {
+        let s = levels(|l, _| 1.0 / l);
+        assert_eq!(share_moves_with(&s), ["NLEVELS"]);
+        let f = fit_probability(&s, &in_p());
+        assert!(f.r2 > 0.99, "{} R² {}", f.expr, f.r2);
+        let at = |l: f64, p: f64| {
+            f.expr
+                .eval(&|v| match v {
+                    "NLEVELS" => Some(l),
+                    "P" => Some(p),
+                    _ => Some(512.0),
+                })
+                .unwrap()
+        };
+        for (l, p) in [(7.0, 16.0), (2.0, 1024.0), (10.0, 2.0)] {
+            assert!((at(l, p) - 1.0 / l).abs() < 1e-6, "{} at {l}, {p}", f.expr);
+        }
+        assert!(share_unexplained(&s, &f).is_none());
+        // one over both (a rank and a level)
+        let h = fit_probability(&levels(|l, p| 1.0 / (l * p)), &in_p());
+        assert!(h.r2 > 0.99, "{}", h.expr);
+        assert!(
+            h.expr.contains_var("NLEVELS") && h.expr.contains_var("P"),
+            "{}",
+            h.expr
+        );
+        // a share in P alone is left to the caller's laws, not a law in N
+        let q = fit_probability(&levels(|_, p| 1.0 - 1.0 / p), &in_p());
+        assert!(
+            !q.expr.contains_var("N") && !q.expr.contains_var("NLEVELS"),
+            "{}",
+            q.expr
+        );
+    }
+
+    /// trial 6 item 5: a share that moves with a parameter and fits no law is their mean,
+    /// and the warning says what it changes with.
+    #[test]
+    fn a_constant_share_that_explains_nothing_names_what_it_moves_with() {
+        // floor-like in NLEVELS, and noisy in P: no law fits
+        let s = levels(|l, p| if l > 4.0 { 0.6 } else { 0.2 } + 0.2 * (p.log2() % 2.0));
+        let f = fit_probability(&s, &in_p());
+        assert!(f.r2 < 0.99 && f.expr.as_const().is_some(), "{}", f.expr);
+        let why = share_unexplained(&s, &f).unwrap();
+        assert!(why.contains("changes with NLEVELS, P"), "{why}");
+        assert!(
+            why.contains("at NLEVELS=3") && why.contains("at NLEVELS=5"),
+            "{why}"
+        );
+        assert!(!why.contains("at N="), "{why}");
+        // a share that does not move: nothing to say
+        let flat = levels(|_, _| 0.25);
+        assert!(share_unexplained(&flat, &fit_probability(&flat, &in_p())).is_none());
     }
 
     fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
