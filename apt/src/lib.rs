@@ -464,6 +464,8 @@ mod tests_recursion;
 #[cfg(test)]
 mod tests_requests;
 #[cfg(test)]
+mod tests_early_return;
+#[cfg(test)]
 mod tests_select;
 #[cfg(test)]
 mod tests_setup_globals;

@@ -134,7 +134,7 @@ impl Builder<'_> {
 
     fn block(&self, block: &[StmtId]) -> Vec<Node> {
         let mut out = Vec::new();
-        for &id in block {
+        for (j, &id) in block.iter().enumerate() {
             let Some(s) = self.prog.stmt(id) else {
                 continue;
             };
@@ -160,6 +160,11 @@ impl Builder<'_> {
                         .as_ref()
                         .map(|b| self.block(b))
                         .unwrap_or_default();
+                    // what follows an arm that returns runs only when it is not taken
+                    let early = i.returns_early(self.prog);
+                    if early {
+                        rest.extend(self.block(block.get(j + 1..).unwrap_or(&[])));
+                    }
                     // else-if chains become nested IF nodes in the else branch, innermost first
                     for (k, arm) in i.arms.iter().enumerate().rev() {
                         let children = self.block(&arm.body);
@@ -183,6 +188,9 @@ impl Builder<'_> {
                         rest = vec![n];
                     }
                     out.extend(rest);
+                    if early {
+                        break;
+                    }
                 }
                 StmtKind::Mpi(m) if is_comm(m.op) => {
                     if let Some(f) = self.facts.comms.get(&id) {

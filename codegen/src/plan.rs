@@ -395,7 +395,7 @@ impl PlanBuilder<'_> {
 
     /// Pre-order over `block`; `in_phase`: inside a computation phase already.
     fn block(&mut self, block: &[StmtId], in_phase: bool) {
-        for &id in block {
+        for (j, &id) in block.iter().enumerate() {
             let Some(s) = self.prog.stmt(id) else {
                 continue;
             };
@@ -426,7 +426,9 @@ impl PlanBuilder<'_> {
                     self.calls(s);
                     // arm k is a node when it or anything after it holds a node
                     let mut keep = vec![false; i.arms.len()];
-                    let mut rest = i.else_body.as_ref().is_some_and(|b| self.has_node(b));
+                    let mut rest = i.else_body.as_ref().is_some_and(|b| self.has_node(b))
+                        || (i.returns_early(self.prog)
+                            && self.has_node(block.get(j + 1..).unwrap_or(&[])));
                     for (k, arm) in i.arms.iter().enumerate().rev() {
                         rest = rest || self.has_node(&arm.body);
                         keep[k] = rest;

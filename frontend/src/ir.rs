@@ -619,6 +619,24 @@ pub struct IfArm {
     pub body: Block,
 }
 
+impl If {
+    /// An IF of one arm that ends in `return` (`if (l == last) { smooth(L, 8); return; }`,
+    /// Fortran `IF (N .LE. 0) RETURN`) and no else that does: the statements after it in its
+    /// block run only when the arm is not taken, as if they were its else. The APT and the
+    /// instrumentation plan both read them so (their site order must agree).
+    pub fn returns_early(&self, prog: &Program) -> bool {
+        let ends_in_return = |b: &[StmtId]| {
+            b.last()
+                .and_then(|&id| prog.stmt(id))
+                .is_some_and(|s| matches!(s.kind, StmtKind::Return { .. }))
+        };
+        self.switch.is_none()
+            && self.arms.len() == 1
+            && self.arms.first().is_some_and(|a| ends_in_return(&a.body))
+            && !self.else_body.as_deref().is_some_and(ends_in_return)
+    }
+}
+
 /// A call statement to a non-MPI procedure (user or library): C `f(a);`, Fortran
 /// `call f(a)`. Calls inside expressions stay [`SrcExprKind::Call`].
 #[derive(Debug, Clone, Serialize)]

@@ -122,6 +122,8 @@ struct Ctx<'a> {
     /// evaluated it): consecutive such IFs cost the slowest rank's sum of arms, not each IF's
     /// slower arm added up.
     rank_arms: BTreeMap<u32, BTreeMap<(usize, usize), Took>>,
+    /// Recursive routines and their executions per call from outside their cycle.
+    recursion: BTreeMap<String, crate::recursion::Recursive>,
 }
 
 /// How one rank took an IF in one run.
@@ -885,6 +887,13 @@ pub fn build(
                 if f.r2 < 0.99 {
                     f = crate::quantity::fit_probability(&s, &cands);
                 }
+                if let Some(why) = crate::quantity::share_unexplained(&s, &f) {
+                    warnings.push(format!(
+                        "branch at {} (site {site}, `{}`): {why}",
+                        at(site),
+                        src
+                    ));
+                }
                 quantities.push(QuantityReport {
                     what: "branch".into(),
                     site,
@@ -1619,6 +1628,23 @@ pub fn build(
     }
     let p2p_default =
         BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
+    let recursion = crate::recursion::find(apt, runs, &params, qopts);
+    for (name, r) in &recursion {
+        quantities.push(QuantityReport {
+            what: "calls".into(),
+            site: r.site,
+            line: nodes.get(&r.site).map_or(0, |n| n.line),
+            file: file_of(r.site),
+            source: format!("measured: executions of `{name}` per call from outside its recursion"),
+            fit: r.per_call.clone(),
+        });
+        warnings.push(format!(
+            "routine `{name}` ({}) is recursive: a call from outside its recursion costs {} executions of its body (counted in the runs, R² {:.2}), each at the trip counts and work of the mean execution (the recursion's levels together), not level by level",
+            at(r.site),
+            r.per_call.expr,
+            r.per_call.r2,
+        ));
+    }
     let mut ctx = Ctx {
         nodes: nodes.clone(),
         machine,
@@ -1634,6 +1660,7 @@ pub fn build(
         coll_cost,
         rank_arms: BTreeMap::new(),
         rank_split: rank_split(&nodes, runs),
+        recursion,
     };
     ctx.rank_arms = rank_arms(&ctx.rank_split, runs);
     let mut t = BOUNDS.map(|b| {
@@ -1945,6 +1972,14 @@ impl Ctx<'_> {
                 stack.push(callee.clone());
                 let (v, f) = self.node(r, b, stack);
                 stack.pop();
+                // a recursive routine entered from outside its cycle runs its body that many
+                // times (the calls back into it inside the cycle cost nothing above)
+                let v = match self.recursion.get(callee) {
+                    Some(rec) if stack.last().is_none_or(|c| !rec.cycle.contains(c)) => {
+                        v * rec.per_call.at(b).clone()
+                    }
+                    _ => v,
+                };
                 (v + per, f + once)
             }
             NodeData::Comm(c) => {

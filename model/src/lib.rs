@@ -15,6 +15,7 @@ mod machine_tests;
 pub mod observe;
 pub mod phases;
 pub mod quantity;
+mod recursion;
 mod residual;
 mod share;
 
