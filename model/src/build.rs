@@ -629,6 +629,51 @@ fn varying_count(s: &Samples, qopts: &QuantityOptions) -> Option<Fitted> {
     Some(fit_quantity(s, None, &[], true, qopts))
 }
 
+/// The dimensions of the process grids the source builds with `MPI_Dims_create` over all
+/// ranks: the `d` of every `dims(P, d, k)` in a loop's trip or a message's size or peer.
+fn process_grids(apt: &Apt) -> BTreeSet<u32> {
+    fn walk(e: &Expr, out: &mut BTreeSet<u32>) {
+        for t in e.terms() {
+            for (a, _) in t.factors() {
+                if let symbolic::Atom::Dims { n, d, .. } = a {
+                    if **n == Expr::var("P") {
+                        out.insert(*d);
+                    }
+                }
+                for x in a.args() {
+                    walk(x, out);
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for n in apt.nodes() {
+        let attrs: Vec<&Attr> = match &n.data {
+            NodeData::Loop(l) => vec![&l.trip],
+            NodeData::Comm(c) => [&c.bytes, &c.peer, &c.source, &c.recv_bytes]
+                .into_iter()
+                .flatten()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for e in attrs.into_iter().filter_map(Attr::expr) {
+            walk(e, &mut out);
+        }
+    }
+    out
+}
+
+/// A wavefront's depth across the one process grid of the source (`Σ dims(P, d, k) - d`), or
+/// none when it has no grid or several.
+fn grid_depth(grids: &BTreeSet<u32>) -> Option<Expr> {
+    let [d] = grids.iter().copied().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let p = Expr::var("P");
+    let sum: Option<Expr> = (0..d).map(|k| Expr::dims(&p, d, k)).sum();
+    Some(sum? - Expr::num(f64::from(d)))
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
@@ -684,6 +729,9 @@ pub fn build(
     qopts: &QuantityOptions,
 ) -> Built {
     let params = fit_params(runs);
+    let grids = process_grids(apt);
+    // branch sites whose share changes with a parameter no law fits (warned as such)
+    let mut unexplained: BTreeSet<u32> = BTreeSet::new();
     let consts: BTreeMap<String, Expr> = apt
         .params
         .iter()
@@ -893,6 +941,7 @@ pub fn build(
                         at(site),
                         src
                     ));
+                    unexplained.insert(site);
                 }
                 quantities.push(QuantityReport {
                     what: "branch".into(),
@@ -1195,6 +1244,10 @@ pub fn build(
         }
     }
     for q in &quantities {
+        // a branch share no law fits has its own warning, which says more
+        if q.what == "branch" && unexplained.contains(&q.site) {
+            continue;
+        }
         if q.fit.origin.by_regression() && q.fit.points > 0 {
             warnings.push(format!(
                 "{} at {} (site {}) filled by regression: {}",
@@ -1455,20 +1508,39 @@ pub fn build(
         };
         quantities.push(rep);
         let depth = (g.kind == PhaseKind::Pipeline).then(|| {
-            let cands = vec![
+            let mut cands = vec![
                 vec![Expr::var("P"), Expr::one()],
                 vec![Expr::var("P")],
                 vec![Expr::var("P").sqrt(), Expr::one()],
                 vec![Expr::var("P").log2(), Expr::one()],
                 vec![Expr::one()],
             ];
-            let d = fit_quantity(&by(&|pr| f64::from(pr.depth)), None, &cands, true, qopts);
+            // on the program's process grid a wavefront crosses every extent (Px + Py - 2)
+            // or one of them: the source's hypothesis, which log2(P) would otherwise match
+            // at P = 4, 8, 16 and miss beyond
+            let hyp = grid_depth(&grids);
+            if let Some(d) = grids.iter().next() {
+                for k in 0..*d {
+                    if let Some(x) = Expr::dims(&Expr::var("P"), *d, k) {
+                        cands.insert(0, vec![x, Expr::one()]);
+                    }
+                }
+            }
+            let d = fit_quantity(
+                &by(&|pr| f64::from(pr.depth)),
+                hyp.as_ref(),
+                &cands,
+                true,
+                qopts,
+            );
             quantities.push(QuantityReport {
                 what: "depth".into(),
                 site: first,
                 line: line(first),
                 file: file_of(first),
-                source: "measured".into(),
+                source: hyp
+                    .as_ref()
+                    .map_or_else(|| "measured".into(), |h| format!("{h} (the grid's)")),
                 fit: d.clone(),
             });
             d
@@ -2130,6 +2202,46 @@ mod tests {
 
     fn load(prog: &str) -> Vec<RunObs> {
         crate::observe::testdata_runs(prog, "smpi-c")
+    }
+
+    /// A wavefront over MPI_Dims_create's grid: the depth hypothesis is Px + Py - 2 in the
+    /// grid's extents (log2(P) matches P = 4, 8, 16 and misses beyond: 2·5 - 2 = 8 at P = 32,
+    /// where the 8 x 4 grid gives 10); a program without a grid has none.
+    #[test]
+    fn a_process_grid_gives_the_wavefront_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wave.c");
+        std::fs::write(
+            &path,
+            r#"#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int size, dims[2] = {0, 0}, n = atoi(argv[1]), i;
+    double a[4096];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Dims_create(size, 2, dims);
+    for (i = 0; i < n / dims[0]; i++) a[i] = 0.0;
+    MPI_Finalize();
+    return 0;
+}
+"#,
+        )
+        .unwrap();
+        let apt = apt::load(&path, &Default::default(), &Default::default())
+            .unwrap()
+            .1;
+        let grids = process_grids(&apt);
+        assert_eq!(grids, BTreeSet::from([2]));
+        let d = grid_depth(&grids).unwrap();
+        assert_eq!(d.to_string(), "dims(P, 2, 0) + dims(P, 2, 1) - 2");
+        let at = |p: f64| d.eval(&|v| (v == "P").then_some(p)).unwrap();
+        assert_eq!(
+            [at(4.0), at(8.0), at(16.0), at(32.0)],
+            [2.0, 4.0, 6.0, 10.0]
+        );
+        assert_eq!(grid_depth(&BTreeSet::new()), None);
+        assert_eq!(grid_depth(&BTreeSet::from([2, 3])), None);
     }
 
     #[test]
