@@ -448,6 +448,8 @@ mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
 #[cfg(test)]
+mod tests_early_return;
+#[cfg(test)]
 mod tests_from_start;
 #[cfg(test)]
 mod tests_gotos;
@@ -463,8 +465,6 @@ mod tests_peers;
 mod tests_recursion;
 #[cfg(test)]
 mod tests_requests;
-#[cfg(test)]
-mod tests_early_return;
 #[cfg(test)]
 mod tests_select;
 #[cfg(test)]
