@@ -1,6 +1,6 @@
-//! An IF arm that ends in `return` makes what follows it in its block the IF's else: the
-//! recursion's base case (`if (l == last) { smooth(8); return; }`) and a Fortran guard
-//! (`IF (N .LE. 0) RETURN`). Counted as unconditional, the rest of a V-cycle ran on the
+//! An IF arm that ends by leaving its block makes what follows it in that block the IF's else:
+//! the recursion's base case (`if (l == last) { smooth(8); return; }`), a Fortran guard
+//! (`IF (N .LE. 0) RETURN`) and a skipped iteration (`if (skip) continue;`, `CYCLE`). Counted as unconditional, the rest of a V-cycle ran on the
 //! coarsest level too (+25% on every run of trial 6's multigrid).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -94,4 +94,46 @@ fn a_fortran_guard_that_returns_puts_the_loop_in_its_else() {
         guard.else_children.first().map(|n| &n.data),
         Some(NodeData::Loop(_))
     ));
+}
+
+#[test]
+fn the_rest_of_a_loop_body_after_continue_or_cycle_is_its_else() {
+    let apt = apt_of(
+        "c.c",
+        r#"
+static void work(int i) { }
+int main(void) {
+  int i;
+  for (i = 0; i < 100; i++) {
+    if (i % 10 == 0) continue;
+    work(i);
+  }
+  return 0;
+}
+"#,
+    );
+    let main = routine(&apt, "main");
+    let lp = &main.children[0];
+    assert!(matches!(lp.data, NodeData::Loop(_)));
+    assert_eq!(lp.children.len(), 1, "{:#?}", lp.children);
+    assert!(matches!(lp.children[0].data, NodeData::If(_)));
+    assert_eq!(callees(&lp.children[0].else_children), ["work"]);
+    let apt = apt_of(
+        "c.f90",
+        "subroutine work(i)
+  integer :: i
+end subroutine
+program p
+  integer :: i
+  do i = 1, 100
+    if (mod(i, 10) == 0) cycle
+    call work(i)
+  end do
+end program
+",
+    );
+    let main = routine(&apt, "p");
+    let lp = &main.children[0];
+    assert_eq!(lp.children.len(), 1, "{:#?}", lp.children);
+    assert_eq!(callees(&lp.children[0].else_children), ["work"]);
 }

@@ -160,8 +160,8 @@ impl Builder<'_> {
                         .as_ref()
                         .map(|b| self.block(b))
                         .unwrap_or_default();
-                    // what follows an arm that returns runs only when it is not taken
-                    let early = i.returns_early(self.prog);
+                    // what follows an arm that leaves the block runs only when it is not taken
+                    let early = i.leaves_early(self.prog);
                     if early {
                         rest.extend(self.block(block.get(j + 1..).unwrap_or(&[])));
                     }

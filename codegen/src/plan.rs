@@ -427,7 +427,7 @@ impl PlanBuilder<'_> {
                     // arm k is a node when it or anything after it holds a node
                     let mut keep = vec![false; i.arms.len()];
                     let mut rest = i.else_body.as_ref().is_some_and(|b| self.has_node(b))
-                        || (i.returns_early(self.prog)
+                        || (i.leaves_early(self.prog)
                             && self.has_node(block.get(j + 1..).unwrap_or(&[])));
                     for (k, arm) in i.arms.iter().enumerate().rev() {
                         rest = rest || self.has_node(&arm.body);

@@ -620,20 +620,24 @@ pub struct IfArm {
 }
 
 impl If {
-    /// An IF of one arm that ends in `return` (`if (l == last) { smooth(L, 8); return; }`,
-    /// Fortran `IF (N .LE. 0) RETURN`) and no else that does: the statements after it in its
-    /// block run only when the arm is not taken, as if they were its else. The APT and the
+    /// An IF of one arm that ends by leaving its block — `return`, C `continue`/`break`,
+    /// Fortran `CYCLE`/`EXIT` (`if (l == last) { smooth(L, 8); return; }`, `IF (N .LE. 0)
+    /// RETURN`, `if (skip[i]) continue;`) — and no else that does: the statements after it in
+    /// its block run only when the arm is not taken, as if they were its else. The APT and the
     /// instrumentation plan both read them so (their site order must agree).
-    pub fn returns_early(&self, prog: &Program) -> bool {
-        let ends_in_return = |b: &[StmtId]| {
-            b.last()
-                .and_then(|&id| prog.stmt(id))
-                .is_some_and(|s| matches!(s.kind, StmtKind::Return { .. }))
+    pub fn leaves_early(&self, prog: &Program) -> bool {
+        let ends_by_leaving = |b: &[StmtId]| {
+            b.last().and_then(|&id| prog.stmt(id)).is_some_and(|s| {
+                matches!(
+                    s.kind,
+                    StmtKind::Return { .. } | StmtKind::Continue | StmtKind::Break
+                )
+            })
         };
         self.switch.is_none()
             && self.arms.len() == 1
-            && self.arms.first().is_some_and(|a| ends_in_return(&a.body))
-            && !self.else_body.as_deref().is_some_and(ends_in_return)
+            && self.arms.first().is_some_and(|a| ends_by_leaving(&a.body))
+            && !self.else_body.as_deref().is_some_and(ends_by_leaving)
     }
 }
 

@@ -228,6 +228,22 @@ fn evaluate(
             }
         }
     }
+    // beyond the traced values of a parameter other than P (predicting at larger P is the
+    // point; a law fitted to two or three values of N or NLEVELS is a guess beyond them)
+    for (k, v) in &values {
+        let Some(seen) = traced.get(k).map(values_of) else {
+            continue;
+        };
+        let (lo, hi) = (
+            seen.iter().copied().fold(f64::INFINITY, f64::min),
+            seen.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        if k != "P" && seen.len() >= 2 && in_t.contains(k) && (*v < lo || *v > hi) {
+            warnings.push(format!(
+                "{k}={v} is outside the values the runs had ({lo} to {hi}): T's laws in {k} are extrapolated, and the band covers the fit's spread, not a law that changes beyond the runs"
+            ));
+        }
+    }
     let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
     let t = eval(&m.t)?;
     let a = eval(&m.t_min)?;
@@ -312,6 +328,25 @@ mod tests {
         // a parameter with fractional values is not a count
         let m = model("X + P", "X + P", &["X", "P"], &[&[("X", -0.5), ("P", 2.0)]]);
         assert!(check(&m, "X=-2,P=2").is_ok());
+    }
+
+    #[test]
+    fn a_parameter_beyond_its_traced_values_warns_but_p_does_not() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("L", 3.0), ("P", 2.0)],
+            &[("N", 128.0), ("L", 5.0), ("P", 4.0)],
+        ];
+        let m = model("N*L/P", "N*L/P", &["L", "N", "P"], runs);
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=100,L=4,P=4096")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = evaluate(&m, &traced, "", at("N=100,L=7,P=16")).unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].starts_with("L=7 is outside the values the runs had (3 to 5)"),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]
