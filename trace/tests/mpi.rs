@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use trace::*;
 
+mod common;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mpi {
     OpenMpi,
@@ -101,38 +103,11 @@ fn launch(dir: &Path, mpi: Mpi, exe: &Path, np: u32) -> (String, Vec<RankTrace>)
     let mut cmd = match mpi {
         Mpi::OpenMpi => {
             need("mpirun");
-            let mut c = Command::new("mpirun");
-            c.args([
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "-np",
-                &np.to_string(),
-            ]);
-            c
+            common::launcher(dir, false, np, true)
         }
         Mpi::Smpi { privatize } => {
             need("smpirun");
-            let xml = dir.join("platform.xml");
-            std::fs::write(
-                &xml,
-                "<?xml version='1.0'?><!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\
-                 <platform version=\"4.1\"><cluster id=\"c0\" prefix=\"node-\" suffix=\".sim\" radical=\"0-63\" \
-                 core=\"1\" speed=\"1Gf\" bw=\"10GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/></platform>",
-            )
-            .unwrap();
-            let hosts = dir.join("hosts.txt");
-            let list: String = (0..np).map(|i| format!("node-{i}.sim\n")).collect();
-            std::fs::write(&hosts, list).unwrap();
-            let mut c = Command::new("smpirun");
-            c.args(["-np", &np.to_string(), "-platform"])
-                .arg(&xml)
-                .arg("-hostfile")
-                .arg(&hosts);
-            c.args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
-            if !privatize {
-                c.arg("-no-privatize");
-            }
-            c
+            common::launcher(dir, true, np, privatize)
         }
     };
     cmd.env("AUGUR_TRACE_DIR", &out).arg(exe).arg("1000");

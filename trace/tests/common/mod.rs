@@ -58,29 +58,16 @@ pub fn traced(stem: &str, smpi: bool, fortran: bool, np: u32, args: &[String]) -
         .arg("-o")
         .arg(&exe));
     let out = dir.join("out");
-    let mut cmd = if smpi {
-        let xml = dir.join("platform.xml");
-        std::fs::write(
-            &xml,
-            "<?xml version='1.0'?><!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\
-             <platform version=\"4.1\"><cluster id=\"c0\" prefix=\"node-\" suffix=\".sim\" radical=\"0-15\" \
-             core=\"1\" speed=\"1Gf\" bw=\"10GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/></platform>",
-        )
-        .unwrap();
-        let hosts = dir.join("hosts.txt");
-        let list: String = (0..np).map(|i| format!("node-{i}.sim\n")).collect();
-        std::fs::write(&hosts, list).unwrap();
-        let mut c = Command::new("smpirun");
-        c.args(["-np", &np.to_string(), "-platform"])
-            .arg(&xml)
-            .arg("-hostfile")
-            .arg(&hosts)
-            .args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
-        if fortran {
-            c.arg("-no-privatize"); // as for ring.f90
-        }
-        c
-    } else {
+    // Fortran under SMPI: -no-privatize, as for ring.f90
+    let mut cmd = launcher(dir, smpi, np, !fortran);
+    run(cmd.env("AUGUR_TRACE_DIR", &out).arg(&exe).args(args));
+    read_run(&out).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `mpirun` (as root, oversubscribed) or `smpirun` on a 64-host cluster written under `dir`,
+/// for `np` ranks; `privatize: false` adds SMPI's `-no-privatize`.
+pub fn launcher(dir: &Path, smpi: bool, np: u32, privatize: bool) -> Command {
+    if !smpi {
         let mut c = Command::new("mpirun");
         c.args([
             "--allow-run-as-root",
@@ -88,8 +75,27 @@ pub fn traced(stem: &str, smpi: bool, fortran: bool, np: u32, args: &[String]) -
             "-np",
             &np.to_string(),
         ]);
-        c
-    };
-    run(cmd.env("AUGUR_TRACE_DIR", &out).arg(&exe).args(args));
-    read_run(&out).unwrap_or_else(|e| panic!("{e}"))
+        return c;
+    }
+    let xml = dir.join("platform.xml");
+    std::fs::write(
+        &xml,
+        "<?xml version='1.0'?><!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\
+         <platform version=\"4.1\"><cluster id=\"c0\" prefix=\"node-\" suffix=\".sim\" radical=\"0-63\" \
+         core=\"1\" speed=\"1Gf\" bw=\"10GBps\" lat=\"1us\" sharing_policy=\"SPLITDUPLEX\"/></platform>",
+    )
+    .unwrap();
+    let hosts = dir.join("hosts.txt");
+    let list: String = (0..np).map(|i| format!("node-{i}.sim\n")).collect();
+    std::fs::write(&hosts, list).unwrap();
+    let mut c = Command::new("smpirun");
+    c.args(["-np", &np.to_string(), "-platform"])
+        .arg(&xml)
+        .arg("-hostfile")
+        .arg(&hosts)
+        .args(["--cfg=smpi/host-speed:1Gf", "--log=root.thres:warning"]);
+    if !privatize {
+        c.arg("-no-privatize");
+    }
+    c
 }
