@@ -29,6 +29,8 @@ pub mod sites;
 #[cfg(test)]
 mod synth;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use phases::{Cpg, Link};
@@ -72,6 +74,10 @@ pub enum PhaseKind {
     Synchronous,
     /// Asynchronous (a processor receives before it sends): a pipeline with a chain depth.
     Pipeline,
+    /// Asynchronous through one hub: every message goes to or from one processor, which
+    /// serves two or more others (a master and its workers, a dynamic task farm). The chain
+    /// through the hub is not a stage sequence: the workers run side by side.
+    Star,
     /// One collective call site; `op` is the MPI function name.
     Collective { op: String },
 }
@@ -81,6 +87,7 @@ impl PhaseKind {
         match self {
             PhaseKind::Synchronous => "synchronous".into(),
             PhaseKind::Pipeline => "pipeline".into(),
+            PhaseKind::Star => "star".into(),
             PhaseKind::Collective { op } => format!("collective {op}"),
         }
     }
@@ -166,6 +173,13 @@ pub struct Phase {
     pub pairs: u64,
     /// Bytes per message (collectives: per call and processor, as the trace records it).
     pub bytes: Stats,
+    /// Point-to-point: bytes per message by the sending call site (sizes of one site are one
+    /// kind of message; a halo's rows and columns are two).
+    #[serde(default)]
+    pub site_bytes: BTreeMap<u32, Stats>,
+    /// Stars: the hub every message goes to or comes from.
+    #[serde(default)]
+    pub hub: Option<u32>,
     /// Messages sent per sender (collectives: calls per processor).
     pub per_processor: Stats,
     /// Messages per (sender, receiver) pair: how many times the pattern repeats.

@@ -411,6 +411,7 @@ fn describe_p2p(
     }
     let mut hops = Vec::new();
     let mut bytes = Vec::new();
+    let mut site_bytes: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
     let mut per_sender: BTreeMap<u32, u64> = BTreeMap::new();
     let mut per_pair: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for msg in &m.messages {
@@ -427,18 +428,22 @@ fn describe_p2p(
             received: rv.at,
         });
         bytes.push(msg.bytes as f64);
+        site_bytes.entry(s.site).or_default().push(msg.bytes as f64);
         *per_sender.entry(msg.from).or_default() += 1;
         *per_pair.entry((msg.from, msg.to)).or_default() += 1;
     }
     let determinate = senders.intersection(&receivers).next().is_some();
+    let hub = hub_of(&hops);
     let kind = if asyncs.is_empty() {
         PhaseKind::Synchronous
+    } else if hub.is_some() {
+        PhaseKind::Star
     } else {
         PhaseKind::Pipeline
     };
     let site_list: Vec<u32> = sites.iter().copied().collect();
     let id = phase_id(&site_list);
-    let depth = if kind == PhaseKind::Pipeline || !determinate {
+    let depth = if kind != PhaseKind::Synchronous || !determinate {
         let d = chain_depth(&hops);
         if d.cycle {
             warnings.push(format!(
@@ -449,7 +454,7 @@ fn describe_p2p(
     } else {
         None
     };
-    let first = if kind == PhaseKind::Pipeline {
+    let first = if kind != PhaseKind::Synchronous {
         Dir::Recv
     } else {
         Dir::Send
@@ -499,6 +504,11 @@ fn describe_p2p(
         messages: bytes.len() as u64,
         pairs: per_pair.len() as u64,
         bytes: Stats::of(bytes),
+        site_bytes: site_bytes
+            .into_iter()
+            .map(|(site, b)| (site, Stats::of(b)))
+            .collect(),
+        hub,
         per_processor: Stats::of(per_sender.values().map(|&n| n as f64)),
         instances: Stats::of(per_pair.values().map(|&n| n as f64)),
         depth,
@@ -506,6 +516,21 @@ fn describe_p2p(
         intervals,
         compute: scan.finish(),
     }
+}
+
+/// The hub of a star: the one processor every message goes to or comes from, when it serves
+/// two or more others. On two processors every exchange has such a processor, so a star needs
+/// three.
+fn hub_of(hops: &[Hop]) -> Option<u32> {
+    let first = hops.first()?;
+    let hub = [first.from, first.to]
+        .into_iter()
+        .find(|&h| hops.iter().all(|m| m.from == h || m.to == h))?;
+    let spokes: BTreeSet<u32> = hops
+        .iter()
+        .map(|m| if m.from == hub { m.to } else { m.from })
+        .collect();
+    (spokes.len() >= 2).then_some(hub)
 }
 
 /// One phase per collective call site.
@@ -548,6 +573,8 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                 messages: a.calls.values().sum(),
                 pairs: 0,
                 bytes: Stats::of(a.bytes),
+                site_bytes: BTreeMap::new(),
+                hub: None,
                 per_processor: Stats::of(a.calls.values().map(|&n| n as f64)),
                 instances: Stats::of(a.calls.values().map(|&n| n as f64)),
                 depth: None,

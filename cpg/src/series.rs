@@ -7,7 +7,9 @@
 //! Kind across runs: a run is only evidence when the phase is `determinate` there (some
 //! processor both sends and receives); the pipeline verdict wins when determinate runs
 //! disagree (a receive-before-send seen once is a pipeline), and `conflict` records it. When no
-//! run is determinate (e.g. only P = 2 runs) the runs' own default, synchronous, stays.
+//! run is determinate (e.g. only P = 2 runs) the runs' own default, synchronous, stays. A star
+//! (one hub serving the others) is one wherever three or more processors took part and no such
+//! run saw a pipeline; on two processors it cannot be told from a pipeline.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -109,15 +111,29 @@ impl Series {
             )
         });
         for s in &mut phases {
+            // a star's hub and one worker are a two-processor chain: such points say
+            // "asynchronous", star or pipeline
             let det: Vec<&PhaseKind> = s
                 .points
                 .iter()
                 .filter(|p| p.phase.determinate)
                 .map(|p| &p.phase.kind)
                 .collect();
+            let either =
+                |p: &RunPoint| p.phase.kind == PhaseKind::Pipeline && p.phase.processors.len() < 3;
+            let wide: Vec<&PhaseKind> = s
+                .points
+                .iter()
+                .filter(|p| p.phase.determinate && !either(p))
+                .map(|p| &p.phase.kind)
+                .collect();
             if let Some(first) = det.first() {
-                s.conflict = det.iter().any(|k| k != first);
-                s.kind = if det.contains(&&PhaseKind::Pipeline) {
+                s.conflict = wide.iter().any(|k| Some(k) != wide.first());
+                s.kind = if wide.contains(&&PhaseKind::Pipeline) {
+                    PhaseKind::Pipeline
+                } else if wide.contains(&&PhaseKind::Star) {
+                    PhaseKind::Star
+                } else if det.contains(&&PhaseKind::Pipeline) {
                     PhaseKind::Pipeline
                 } else {
                     (*first).clone()

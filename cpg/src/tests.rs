@@ -2,6 +2,8 @@
 //! cases (wildcards, waitall, sendrecv, PROC_NULL, sub-communicators), wavefronts, collectives.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::BTreeMap;
+
 use trace::Op;
 
 use crate::synth::world;
@@ -571,4 +573,78 @@ fn code_in_a_routine_of_several_callers_may_run_under_either() {
     assert!(!t.may_run_under(4, 1));
     // g has no caller in the tree (a function pointer?): not ruled out
     assert!(t.may_run_under(21, 1));
+}
+
+/// A task farm on `p` ranks: rank 0 hands `tasks` tasks (4 bytes) round-robin to the workers,
+/// each computes and answers (8 bytes); a worker asks again by answering. Sites of
+/// [`wave_tree`]: tasks go out at 3 and in at 6, answers out at 13 and in at 16.
+fn farm(p: i32, tasks: i64) -> Vec<trace::RankTrace> {
+    let workers = i64::from(p) - 1;
+    world(p, |r, s| {
+        if r == 0 {
+            for t in 0..tasks {
+                let w = 1 + t % workers;
+                if t >= workers {
+                    s.recv(16, w, 2, 8);
+                }
+                s.send(3, w, 1, 4);
+            }
+            for t in tasks..tasks + workers {
+                s.recv(16, 1 + t % workers, 2, 8);
+            }
+        } else {
+            for _ in (0..tasks).filter(|t| 1 + t % workers == r) {
+                s.recv(6, 0, 1, 4);
+                s.compute(4, 1000);
+                s.send(13, 0, 2, 8);
+            }
+        }
+    })
+}
+
+#[test]
+fn a_task_farm_is_a_star_not_a_pipeline() {
+    let c = Cpg::build(&farm(4, 12), &wave_tree(), &CpgOptions::default()).unwrap();
+    let g = &c.phases()[0];
+    assert_eq!((g.kind.clone(), g.hub), (PhaseKind::Star, Some(0)));
+    // the workers' computation between receiving a task and answering is inside the phase
+    assert_eq!(g.compute.iter().map(|o| o.occurrences).sum::<u64>(), 12);
+    // a task's size and an answer's are their sites' own
+    let sizes: Vec<(u32, f64)> = g.site_bytes.iter().map(|(s, b)| (*s, b.mean)).collect();
+    assert_eq!(sizes, vec![(3, 4.0), (13, 8.0)]);
+    assert_eq!(g.bytes.mean, 6.0);
+    // a chain of ranks is no star: its messages do not all touch one processor
+    assert_eq!(build(&pipeline(4)).phases()[0].kind, PhaseKind::Pipeline);
+    assert_eq!(build(&pipeline(4)).phases()[0].hub, None);
+}
+
+#[test]
+fn a_star_on_two_processors_joins_its_series_as_a_star() {
+    let runs: Vec<(String, BTreeMap<String, f64>, u32, crate::RunSummary)> = [2, 4, 8]
+        .into_iter()
+        .map(|p| {
+            let c = Cpg::build(&farm(p, 16), &wave_tree(), &CpgOptions::default()).unwrap();
+            (
+                format!("P={p}"),
+                BTreeMap::new(),
+                p as u32,
+                c.summary().clone(),
+            )
+        })
+        .collect();
+    let s = crate::Series::from_runs(&runs);
+    assert_eq!(s.phases.len(), 1);
+    assert_eq!(s.phases[0].kind, PhaseKind::Star);
+    assert!(!s.phases[0].conflict);
+    // with a pipeline seen on three or more processors the series is a pipeline
+    let mut mixed = runs.clone();
+    mixed.push((
+        "chain".into(),
+        BTreeMap::new(),
+        4,
+        build(&pipeline(4)).summary().clone(),
+    ));
+    let s = crate::Series::from_runs(&mixed);
+    assert_eq!(s.phases[0].kind, PhaseKind::Pipeline);
+    assert!(s.phases[0].conflict);
 }

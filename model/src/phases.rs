@@ -23,7 +23,7 @@ impl From<&cpg::PhaseKind> for PhaseKind {
     fn from(k: &cpg::PhaseKind) -> Self {
         match k {
             cpg::PhaseKind::Synchronous => PhaseKind::Synchronous,
-            cpg::PhaseKind::Pipeline => PhaseKind::Pipeline,
+            cpg::PhaseKind::Pipeline | cpg::PhaseKind::Star => PhaseKind::Pipeline,
             cpg::PhaseKind::Collective { .. } => PhaseKind::Collective,
         }
     }
