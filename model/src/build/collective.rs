@@ -1,0 +1,153 @@
+//! A collective phase's cost: one call site, costed where the tree meets it at the machine
+//! sheet's form for its operation (or a stand-in's) at the size the source gives or, where it
+//! gives none, the size the runs measured, over the ranks its communicator spans.
+
+use apt::NodeData;
+use symbolic::Expr;
+
+use super::compose::PhaseCost;
+use super::costs::PhaseFit;
+use super::env::Notes;
+use super::sheet::{sheet_bytes, sheet_op, SheetOp};
+use super::{PhaseReport, BOUNDS};
+use crate::machine::CostModel;
+use crate::quantity::{fit_quantity, Fitted};
+
+/// The cost of collective phase `pf` per call and its report; its size is reported and an
+/// operation the sheet lacks is warned about. None when its site is not a COMM node.
+pub(super) fn cost_collective(
+    pf: &PhaseFit<'_>,
+    notes: &mut Notes,
+) -> Option<(PhaseCost, PhaseReport)> {
+    let (env, first) = (pf.env, pf.first);
+    let c = env.nodes.get(&first).and_then(|n| match &n.data {
+        NodeData::Comm(c) => Some(c),
+        _ => None,
+    })?;
+    let src = c.bytes.as_ref().and_then(|b| env.source(b));
+    let (bytes, rep) = pf.fit_bytes(src);
+    notes.quantities.push(rep);
+    let op = sheet_op(c);
+    let cost = op.and_then(|s| env.machine.collective(s.op).map(|cm| (s, cm)));
+    match (op, &cost) {
+        (_, None) => notes.warnings.push(format!(
+            "collective {:?} at {} (site {first}): the machine sheet has no cost for it; not charged",
+            c.op,
+            env.at(first)
+        )),
+        (Some(s), Some(_)) if s.stand_in => notes.warnings.push(format!(
+            "collective {:?} at {} (site {first}): the machine sheet has no cost for it; costed as {}{}",
+            c.op,
+            env.at(first),
+            s.op.name(),
+            if s.per_pair {
+                " with the traced size shared evenly among the ranks of its communicator"
+            } else {
+                " at the traced size"
+            }
+        )),
+        _ => {}
+    }
+    let group = group(pf);
+    let per = BOUNDS.map(|b| {
+        cost.as_ref().map_or(Expr::zero(), |(s, cm)| {
+            per_call(pf, *s, cm, &bytes, &group, b)
+        })
+    });
+    // a sheet law with a negative constant goes below 0 at P = 1, where one rank's
+    // collective costs nothing: clamped there only
+    let per = per.map(|e| {
+        let at_one = e.eval(&|v| Some(if v == "P" { 1.0 } else { 1024.0 }));
+        if at_one.is_ok_and(|x| x < 0.0) {
+            Expr::max(e, Expr::zero())
+        } else {
+            e
+        }
+    });
+    let report = PhaseReport {
+        id: pf.gi,
+        kind: pf.g.kind,
+        sites: vec![first],
+        ancestor: first,
+        ancestor_line: pf.line(first),
+        ancestor_file: env.file_of(first),
+        processors: group.expr.clone(),
+        depth: None,
+        bytes: bytes.expr.clone(),
+        msgs: 1.0,
+        cost: per[1].clone(),
+        fill: None,
+        total: Expr::zero(),
+        overlapped: Vec::new(),
+        runs_seen: pf.g.runs.len(),
+        overlaps_with: None,
+    };
+    let cost = PhaseCost {
+        per,
+        fill: BOUNDS.map(|_| Expr::zero()),
+        synchronous: true,
+    };
+    Some((cost, report))
+}
+
+/// The ranks one call spans: the communicator's size as traced (a row of a split
+/// communicator is not P), P where the traces have none.
+fn group(pf: &PhaseFit<'_>) -> Fitted {
+    if pf.g.runs.values().all(|pr| pr.comm_size > 0) {
+        let c = vec![
+            vec![Expr::var("P")],
+            vec![Expr::var("P").sqrt()],
+            vec![Expr::one()],
+            vec![Expr::var("P"), Expr::one()],
+        ];
+        fit_quantity(
+            &pf.by(&|pr| f64::from(pr.comm_size)),
+            None,
+            &c,
+            true,
+            pf.env.qopts,
+        )
+    } else {
+        let p = Expr::var("P");
+        Fitted {
+            expr: p.clone(),
+            lo: p.clone(),
+            hi: p,
+            origin: crate::quantity::Origin::Source,
+            ..Fitted::constant(0.0)
+        }
+    }
+}
+
+/// The sheet's cost `cm` of one call at bound `b`, at the call's size over its group, in the
+/// regimes the measured sizes reach (per pair at the traced P, for a per-pair stand-in).
+fn per_call(
+    pf: &PhaseFit<'_>,
+    s: SheetOp,
+    cm: &CostModel,
+    bytes: &Fitted,
+    group: &Fitted,
+    b: crate::machine::Bound,
+) -> Expr {
+    let (d_lo, d_hi) = (pf.d_lo, pf.d_hi);
+    let (lo, hi) = if s.per_pair {
+        // the regimes the measured sizes reach per pair at the traced P
+        let ps =
+            pf.g.runs
+                .keys()
+                .map(|r| f64::from(pf.env.runs[*r].cpg.world_size.max(1)));
+        let (p_lo, p_hi) = ps.fold((f64::INFINITY, 1.0f64), |(lo, hi), p| {
+            (lo.min(p), hi.max(p))
+        });
+        (d_lo.min(d_hi) / p_hi, d_hi / p_lo.min(p_hi))
+    } else {
+        (d_lo.min(d_hi), d_hi)
+    };
+    cm.piecewise(
+        b,
+        &sheet_bytes(s, bytes.at(b), group.at(b)),
+        group.at(b),
+        lo,
+        hi,
+    )
+}

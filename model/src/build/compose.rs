@@ -1,0 +1,479 @@
+//! The composition of T over the APT (seed 004 §4): `Ctx` holds every fitted quantity and
+//! phase cost by site, and `Ctx::node` costs one execution of a node from its children —
+//! ROUTINE sums, LOOP multiplies by its trip count, IF weights its arms, CALL takes the
+//! callee, phases add at their anchor and pipeline fills rise to the loop that feeds them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::{Attr, Node, NodeData};
+use symbolic::Expr;
+
+use super::sheet::{collective_op, sheet_bytes, sheet_op};
+use super::bidx;
+use crate::machine::{Bound, Machine};
+use crate::observe::RunObs;
+use crate::quantity::Fitted;
+
+pub(super) struct Ctx<'a> {
+    /// Every APT node by site id.
+    pub(super) nodes: BTreeMap<u32, &'a Node>,
+    pub(super) machine: &'a Machine,
+    pub(super) trips: BTreeMap<u32, Fitted>,
+    pub(super) probs: BTreeMap<u32, Fitted>,
+    pub(super) compute: BTreeMap<u32, Fitted>,
+    /// Phase index → (per occurrence [lo,avg,hi], fill, anchor).
+    pub(super) phase_cost: BTreeMap<usize, PhaseCost>,
+    /// Anchor site → phase indices, program order.
+    pub(super) anchored: BTreeMap<u32, Vec<usize>>,
+    /// COMM sites accounted by a phase, compute sites inside a phase.
+    pub(super) excluded: BTreeSet<u32>,
+    pub(super) routines: BTreeMap<String, &'a Node>,
+    pub(super) p2p_default: [Expr; 3],
+    pub(super) overlap_pair: BTreeMap<usize, usize>,
+    /// Collective call site → cost per call [lo, avg, hi] at its fitted size.
+    pub(super) coll_cost: BTreeMap<u32, [Expr; 3]>,
+    /// IF sites whose arms ranks take differently (the condition reads the rank, or ranks'
+    /// traced arm frequencies differ): costed as the slower arm, not the frequency-weighted mean.
+    pub(super) rank_split: BTreeSet<u32>,
+    /// How each (run, rank) at the largest traced P took each rank-split IF (absent: never
+    /// evaluated it): consecutive such IFs cost the slowest rank's sum of arms, not each IF's
+    /// slower arm added up.
+    pub(super) rank_arms: BTreeMap<u32, BTreeMap<(usize, usize), Took>>,
+    /// Recursive routines and their executions per call from outside their cycle.
+    pub(super) recursion: BTreeMap<String, crate::recursion::Recursive>,
+}
+
+/// How one rank took an IF in one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Took {
+    Then,
+    Else,
+    /// Both arms at different times: its cost is not one arm's.
+    Both,
+}
+
+/// [`Ctx::rank_arms`] of the runs at the largest traced P.
+pub(super) fn rank_arms(
+    split: &BTreeSet<u32>,
+    runs: &[RunObs],
+) -> BTreeMap<u32, BTreeMap<(usize, usize), Took>> {
+    let p_max = runs.iter().map(|r| r.ranks.len()).max().unwrap_or(0);
+    let mut out: BTreeMap<u32, BTreeMap<(usize, usize), Took>> = BTreeMap::new();
+    for (ri, r) in runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.ranks.len() == p_max)
+    {
+        for (k, rank) in r.ranks.iter().enumerate() {
+            for &site in split {
+                let t = rank.branches.get(&(site, 0)).copied().unwrap_or(0);
+                let e = rank.branches.get(&(site, 1)).copied().unwrap_or(0);
+                let took = match (t > 0, e > 0) {
+                    (true, false) => Took::Then,
+                    (false, true) => Took::Else,
+                    (true, true) => Took::Both,
+                    (false, false) => continue,
+                };
+                out.entry(site).or_default().insert((ri, k), took);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct PhaseCost {
+    pub(super) per: [Expr; 3],
+    pub(super) fill: [Expr; 3],
+    /// Loosely synchronous (or collective): it drains a pipeline sharing its loop.
+    pub(super) synchronous: bool,
+}
+
+impl Ctx<'_> {
+    fn trip(&self, n: &Node, b: Bound) -> Expr {
+        match self.trips.get(&n.site.0) {
+            Some(f) => f.at(b).clone(),
+            None => Expr::zero(),
+        }
+    }
+
+    /// Σ over `nodes` of (cost per execution, pipeline fill still to be charged).
+    ///
+    /// Consecutive rank-split IFs with no communication in them (`if (rank == 0) A;
+    /// if (rank == P - 1) B;`) cost together what the slowest rank's arms add up to, as the
+    /// ranks at the largest traced P took them, not each IF's slower arm added up.
+    fn sum(&self, nodes: &[Node], b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
+        let (mut v, mut f) = (Expr::zero(), Expr::zero());
+        let mut i = 0;
+        while i < nodes.len() {
+            let run = nodes[i..]
+                .iter()
+                .take_while(|n| self.quiet_split(n, &mut Vec::new()))
+                .count();
+            if run >= 2 {
+                if let Some((gv, gf)) = self.split_group(&nodes[i..i + run], b, stack) {
+                    v = v + gv;
+                    f = f + gf;
+                    i += run;
+                    continue;
+                }
+            }
+            let (cv, cf) = self.node(&nodes[i], b, stack);
+            v = v + cv;
+            f = f + cf;
+            i += 1;
+        }
+        (v, f)
+    }
+
+    /// A rank-split IF with no communication anywhere under it (calls followed).
+    fn quiet_split(&self, n: &Node, seen: &mut Vec<String>) -> bool {
+        matches!(n.data, NodeData::If(_))
+            && self.rank_split.contains(&n.site.0)
+            && self.rank_arms.contains_key(&n.site.0)
+            && self.quiet(n, seen)
+    }
+
+    /// No communication, and no phase anchored, anywhere under `n` (calls followed).
+    fn quiet(&self, n: &Node, seen: &mut Vec<String>) -> bool {
+        if self.anchored.contains_key(&n.site.0) {
+            return false;
+        }
+        match &n.data {
+            NodeData::Comm(_) => false,
+            NodeData::Call { callee, .. } => {
+                if seen.contains(callee) {
+                    return true;
+                }
+                seen.push(callee.clone());
+                self.routines
+                    .get(callee)
+                    .is_none_or(|r| self.quiet(r, seen))
+            }
+            _ => n
+                .children
+                .iter()
+                .chain(&n.else_children)
+                .all(|c| self.quiet(c, seen)),
+        }
+    }
+
+    /// The IFs of `group` together: the largest, over the (run, rank)s at the largest traced
+    /// P, of the arms that rank took; `None` when some rank took both arms of one of them.
+    fn split_group(
+        &self,
+        group: &[Node],
+        b: Bound,
+        stack: &mut Vec<String>,
+    ) -> Option<(Expr, Expr)> {
+        let mut arms = Vec::new();
+        let (mut per, mut fill, mut once_all) = (Expr::zero(), Expr::zero(), Expr::zero());
+        for n in group {
+            let (p, once) = self.anchored(n.site.0, b);
+            let (tv, tf) = self.sum(&n.children, b, stack);
+            let (ev, ef) = self.sum(&n.else_children, b, stack);
+            per = per + p;
+            fill = Expr::max(fill, Expr::max(tf, ef));
+            once_all = once_all + once;
+            arms.push((n.site.0, tv, ev));
+        }
+        let fill = fill + once_all;
+        let samples: BTreeSet<(usize, usize)> = arms
+            .iter()
+            .filter_map(|(s, _, _)| self.rank_arms.get(s))
+            .flat_map(|m| m.keys().copied())
+            .collect();
+        let mut combos: BTreeSet<Vec<Option<Took>>> = BTreeSet::new();
+        for key in samples {
+            let combo: Vec<Option<Took>> = arms
+                .iter()
+                .map(|(s, _, _)| self.rank_arms.get(s).and_then(|m| m.get(&key)).copied())
+                .collect();
+            if combo.contains(&Some(Took::Both)) {
+                return None;
+            }
+            combos.insert(combo);
+        }
+        let costs: Vec<Expr> = combos
+            .iter()
+            .map(|combo| {
+                combo
+                    .iter()
+                    .zip(&arms)
+                    .fold(Expr::zero(), |acc, (took, (_, tv, ev))| match took {
+                        Some(Took::Then) => acc + tv.clone(),
+                        Some(Took::Else) => acc + ev.clone(),
+                        _ => acc,
+                    })
+            })
+            .collect();
+        Some((Expr::max_of(costs) + per, fill))
+    }
+
+    /// Phases anchored at `site`: (per occurrence, one-time), overlapping pairs as max.
+    fn anchored(&self, site: u32, b: Bound) -> (Expr, Expr) {
+        let Some(list) = self.anchored.get(&site) else {
+            return (Expr::zero(), Expr::zero());
+        };
+        let i = bidx(b);
+        let (mut per, mut once) = (Expr::zero(), Expr::zero());
+        let mut skip = BTreeSet::new();
+        for g in list {
+            if skip.contains(g) {
+                continue;
+            }
+            let c = &self.phase_cost[g];
+            match self
+                .overlap_pair
+                .get(g)
+                .and_then(|h| self.phase_cost.get(h).map(|d| (h, d)))
+            {
+                Some((h, d)) => {
+                    skip.insert(*h);
+                    per = per + Expr::max(c.per[i].clone(), d.per[i].clone());
+                    once = once + Expr::max(c.fill[i].clone(), d.fill[i].clone());
+                }
+                None => {
+                    per = per + c.per[i].clone();
+                    once = once + c.fill[i].clone();
+                }
+            }
+        }
+        (per, once)
+    }
+
+    /// Cost of one execution of `n`, and the pipeline fill it leaves to its enclosing loop.
+    ///
+    /// A pipeline is filled once for the stream of blocks its enclosing loop feeds through it,
+    /// not once per block (seed 004 §4.2): a fill rises through IFs, calls and routines to the
+    /// innermost enclosing loop, which charges it once per execution of the loop — unless the
+    /// loop body also synchronises every iteration (a collective or a synchronous phase), which
+    /// drains the pipeline, so each iteration refills it. A fill that reaches the top is charged
+    /// once. Branch arms' fills are not weighted by the branch probability: rank-dependent
+    /// conditions split processors, not time, so the slower arm's fill is what the run waits for.
+    pub(super) fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
+        let site = n.site.0;
+        let (per, once) = self.anchored(site, b);
+        match &n.data {
+            NodeData::Routine { .. } => {
+                let (v, f) = self.sum(&n.children, b, stack);
+                (v + per, f + once)
+            }
+            NodeData::Loop(l) if l.compute => {
+                if self.excluded.contains(&site) {
+                    (Expr::zero(), Expr::zero())
+                } else {
+                    let v = self
+                        .compute
+                        .get(&site)
+                        .map_or(Expr::zero(), |f| f.at(b).clone());
+                    (v, Expr::zero())
+                }
+            }
+            NodeData::Loop(_) => {
+                let (v, f) = self.sum(&n.children, b, stack);
+                let trip = self.trip(n, b);
+                // a pipeline anchored here refills every iteration when each ends with all
+                // processors synchronised
+                let (inner, outer) = if self.drains_all(n) {
+                    (once, Expr::zero())
+                } else {
+                    (Expr::zero(), once)
+                };
+                if self.drains(n) {
+                    (trip * (v + per + f + inner) + outer, Expr::zero())
+                } else {
+                    (trip * (v + per + inner) + f + outer, Expr::zero())
+                }
+            }
+            NodeData::If(_) => {
+                let p = self
+                    .probs
+                    .get(&site)
+                    .map_or(Expr::zero(), |f| f.at(b).clone());
+                let (tv, tf) = self.sum(&n.children, b, stack);
+                let (ev, ef) = self.sum(&n.else_children, b, stack);
+                let v = if self.rank_split.contains(&site) {
+                    // ranks take different arms: the run waits for the slower arm of those some
+                    // rank takes (an arm no rank takes, p = 0 or 1, costs nothing). Some rank
+                    // takes an arm taken by a share x of all evaluations when x·P, the ranks'
+                    // summed shares, is not 0: 1/P (rank 0's arm) is always taken, 1 − 1/P
+                    // (the others') from P = 2 on.
+                    let some = |x: Expr| match x.as_const() {
+                        Some(c) => Expr::num(if c > 1e-6 { 1.0 } else { 0.0 }),
+                        None => {
+                            Expr::min(Expr::one(), (x * Expr::var("P") * Expr::num(1e6)).floor())
+                        }
+                    };
+                    Expr::max(some(p.clone()) * tv, some(Expr::one() - p) * ev)
+                } else {
+                    p.clone() * tv + (Expr::one() - p) * ev
+                };
+                (v + per, Expr::max(tf, ef) + once)
+            }
+            NodeData::Call { callee, .. } => {
+                if stack.contains(callee) {
+                    return (Expr::zero(), Expr::zero());
+                }
+                // a phase whose sites span routines anchors at the call site
+                let Some(r) = self.routines.get(callee) else {
+                    return (per, once);
+                };
+                stack.push(callee.clone());
+                let (v, f) = self.node(r, b, stack);
+                stack.pop();
+                // a recursive routine entered from outside its cycle runs its body that many
+                // times (the calls back into it inside the cycle cost nothing above)
+                let v = match self.recursion.get(callee) {
+                    Some(rec) if stack.last().is_none_or(|c| !rec.cycle.contains(c)) => {
+                        v * rec.per_call.at(b).clone()
+                    }
+                    _ => v,
+                };
+                (v + per, f + once)
+            }
+            NodeData::Comm(c) => {
+                if self.excluded.contains(&site) {
+                    return (Expr::zero(), Expr::zero());
+                }
+                let v = match sheet_op(c) {
+                    Some(_) if self.coll_cost.contains_key(&site) => {
+                        self.coll_cost[&site][bidx(b)].clone()
+                    }
+                    Some(s) => {
+                        let Some(cost) = self.machine.collective(s.op) else {
+                            return (Expr::zero(), Expr::zero());
+                        };
+                        let bytes = c
+                            .bytes
+                            .as_ref()
+                            .and_then(Attr::expr)
+                            .map(|e| sheet_bytes(s, e, &Expr::var("P")))
+                            .unwrap_or_else(Expr::zero);
+                        // one regime: the size at a nominal 1024 for every parameter
+                        let d = bytes.eval(&|_| Some(1024.0)).unwrap_or(0.0);
+                        cost.piecewise(b, &bytes, &Expr::var("P"), d, d)
+                    }
+                    None => self.p2p_default[bidx(b)].clone(),
+                };
+                (v, Expr::zero())
+            }
+        }
+    }
+
+    /// Whether every iteration of loop `n` synchronises its processors: its body (through IFs,
+    /// not into nested loops or calls) holds a collective or a synchronous phase's anchor.
+    fn drains(&self, n: &Node) -> bool {
+        self.synchronises(n, true)
+    }
+
+    /// Whether every iteration of loop `n` ends with all its processors synchronised: its
+    /// body (through IFs) holds a collective. A pipeline anchored at `n` itself then drains
+    /// and refills every iteration; a synchronous exchange between neighbours does not drain
+    /// it.
+    fn drains_all(&self, n: &Node) -> bool {
+        self.synchronises(n, false)
+    }
+
+    /// [`Self::drains`] (`exchanges`: a synchronous phase's anchor counts) or
+    /// [`Self::drains_all`] (collectives only).
+    fn synchronises(&self, n: &Node, exchanges: bool) -> bool {
+        fn walk(c: &Ctx<'_>, nodes: &[Node], exchanges: bool) -> bool {
+            nodes.iter().any(|m| {
+                let sync_anchor = exchanges
+                    && c.anchored.get(&m.site.0).is_some_and(|l| {
+                        l.iter()
+                            .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
+                    });
+                let collective =
+                    matches!(&m.data, NodeData::Comm(cm) if collective_op(cm).is_some());
+                sync_anchor
+                    || collective
+                    || (matches!(m.data, NodeData::If(_))
+                        && (walk(c, &m.children, exchanges)
+                            || walk(c, &m.else_children, exchanges)))
+            })
+        }
+        walk(self, &n.children, exchanges)
+    }
+
+    /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
+    /// anchor's own, when it is a loop and `own` is set) and branch probabilities, up to the
+    /// routine, times the routine's own executions (Σ over its call sites) unless it is main.
+    pub(super) fn occurrences(
+        &self,
+        site: u32,
+        paths: &BTreeMap<u32, Vec<u32>>,
+        main: &str,
+    ) -> Expr {
+        self.executions_of(site, true, paths, main, &mut Vec::new())
+    }
+
+    fn executions_of(
+        &self,
+        site: u32,
+        own: bool,
+        paths: &BTreeMap<u32, Vec<u32>>,
+        main: &str,
+        stack: &mut Vec<String>,
+    ) -> Expr {
+        let by_site = &self.nodes;
+        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
+        let mut e = Expr::one();
+        for (k, s) in path.iter().enumerate() {
+            if let Some(n) = by_site.get(s) {
+                match &n.data {
+                    NodeData::Loop(_) if own || *s != site => e = e * self.trip(n, Bound::Avg),
+                    NodeData::If(_) if *s != site => {
+                        let p = self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
+                        // the path goes on through the arm taken with share p, or the other
+                        let next = path.get(k + 1);
+                        let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
+                        e = e * if other { Expr::one() - p } else { p };
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let routine = path
+            .first()
+            .and_then(|r| by_site.get(r))
+            .and_then(|n| match &n.data {
+                NodeData::Routine { name, .. } => Some(name.clone()),
+                _ => None,
+            });
+        match routine {
+            Some(r) if r != main && !stack.contains(&r) => {
+                stack.push(r.clone());
+                let calls: Expr = by_site
+                    .values()
+                    .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
+                    .map(|n| self.executions_of(n.site.0, true, paths, main, stack))
+                    .sum();
+                stack.pop();
+                e * calls
+            }
+            _ => e,
+        }
+    }
+
+    /// How often a pipeline anchored at `site` is filled: once per execution of the innermost
+    /// loop that encloses it (or of the anchor, when the anchor is a loop), per iteration when
+    /// that loop's body synchronises every iteration — as `node` charges it.
+    pub(super) fn fills(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, main: &str) -> Expr {
+        let by_site = &self.nodes;
+        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
+        let consumer = path
+            .iter()
+            .rev()
+            .filter_map(|s| by_site.get(s))
+            .find(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute));
+        match consumer {
+            Some(l) if (l.site.0 != site && self.drains(l)) || self.drains_all(l) => {
+                self.executions_of(l.site.0, true, paths, main, &mut Vec::new())
+            }
+            Some(l) => self.executions_of(l.site.0, false, paths, main, &mut Vec::new()),
+            None => self.executions_of(site, false, paths, main, &mut Vec::new()),
+        }
+    }
+}

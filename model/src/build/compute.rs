@@ -1,0 +1,294 @@
+//! Stage 3 of the build: the cost per entry of every computation phase, fitted to the traced
+//! times as a factor of the source's work (or the work the counters measured) where there is
+//! one, under the floor a rewrite of sent data sets, and with the step where a simulator's
+//! compute threshold drops short bursts.
+
+use std::collections::BTreeMap;
+
+use apt::{Attr, LoopNode, Node, NodeData};
+use symbolic::Expr;
+
+use super::env::{source_expr, Env, Notes};
+use super::phase_context::PhaseContext;
+use super::tree::leaf_loops;
+use super::{ComputeReport, QuantityReport};
+use crate::quantity::{fit_quantity, Fitted, Samples};
+
+/// The computation phases' costs per entry by site, and their reports (not yet told which
+/// phase each runs inside).
+pub(super) struct Computation {
+    pub(super) compute: BTreeMap<u32, Fitted>,
+    pub(super) reports: Vec<ComputeReport>,
+}
+
+/// Fits every computation phase the runs traced, after the trip counts (`trips`) it may be
+/// measured against.
+pub(super) fn fit_computation(
+    env: &Env<'_>,
+    trips: &BTreeMap<u32, Fitted>,
+    pc: &PhaseContext,
+    notes: &mut Notes,
+) -> Computation {
+    let mut out = Computation {
+        compute: BTreeMap::new(),
+        reports: Vec::new(),
+    };
+    for n in env.nodes.values() {
+        let site = n.site.0;
+        let NodeData::Loop(l) = &n.data else {
+            continue;
+        };
+        if !l.compute {
+            continue;
+        }
+        let Some((s, traced)) = compute_samples(env, site, pc, notes) else {
+            continue;
+        };
+        let (f, w, work) = if s.values.is_empty() {
+            let mut f = Fitted::constant(0.0);
+            f.points = traced;
+            (f, None, None)
+        } else {
+            fit_compute(env, n, l, &s, trips, pc, notes)
+        };
+        out.reports.push(ComputeReport {
+            site,
+            line: n.line,
+            file: env.file_of(site),
+            work: match (&l.work, &work) {
+                (Some(a), _) if a.expr().is_some() => a.text(),
+                (_, Some(w)) => format!("{w} (from counters)"),
+                (a, None) => a.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+            },
+            w,
+            cost: f.expr.clone(),
+            inside_phase: None,
+            fit: f.clone(),
+        });
+        out.compute.insert(site, f);
+    }
+    out
+}
+
+/// The traced seconds per entry of computation `site` (a pipeline's mean, elsewhere the
+/// slowest processor's), without the runs a simulator's compute threshold made say nothing,
+/// and how many runs traced it. None when no run did.
+fn compute_samples(
+    env: &Env<'_>,
+    site: u32,
+    pc: &PhaseContext,
+    notes: &mut Notes,
+) -> Option<(Samples, usize)> {
+    let mut s = env.samples_of(&|r| {
+        if pc.in_pipeline.contains(&site) {
+            r.compute_totals(site)
+                .filter(|(c, _)| *c > 0)
+                .map(|(c, t)| t / c as f64)
+        } else {
+            r.compute_occurrence_max(site)
+                .or_else(|| r.compute_max_per_entry(site))
+        }
+    });
+    if s.values.is_empty() {
+        return None;
+    }
+    // a simulator that drops short bursts (SMPI's smpi/cpu-threshold) recorded
+    // nothing, or a deferred part, for entries below its threshold: those runs
+    // say what the simulator dropped, not what the work costs
+    let traced = s.values.len();
+    let threshold = env.machine.compute_threshold.filter(|t| *t > 0.0);
+    let simulated = env.runs.iter().any(|r| r.smpi);
+    if let Some(t) = threshold.filter(|_| simulated) {
+        s.retain(|v| v >= t);
+        let below = traced - s.values.len();
+        if s.values.is_empty() {
+            notes.warnings.push(format!(
+                "computation at {} (site {site}) is shorter than the machine's compute threshold ({t:e} s) in every run: not charged",
+                env.at(site)
+            ));
+        } else if below > 0 {
+            notes.warnings.push(format!(
+                "computation at {} (site {site}): {below} of {traced} runs below the machine's compute threshold ({t:e} s) left out of its fit",
+                env.at(site)
+            ));
+        }
+    }
+    Some((s, traced))
+}
+
+/// A computation's cost per entry from its samples `s`: (the fit, the seconds per innermost
+/// iteration when the work is known, the work per entry).
+fn fit_compute(
+    env: &Env<'_>,
+    n: &Node,
+    l: &LoopNode,
+    s: &Samples,
+    trips: &BTreeMap<u32, Fitted>,
+    pc: &PhaseContext,
+    notes: &mut Notes,
+) -> (Fitted, Option<f64>, Option<Expr>) {
+    let site = n.site.0;
+    let work = work_of(env, n, l, s.values.len(), trips, notes);
+    // the outer loop's trip count, when the nest has inner loops: a candidate
+    // cost per outer iteration
+    let outer = (!leaf_loops(n).contains(&site))
+        .then(|| {
+            env.source(&l.trip)
+                .or_else(|| trips.get(&site).map(|f| f.expr.clone()))
+        })
+        .flatten();
+    let f = match &work {
+        Some(w) => crate::quantity::fit_scaled(
+            s,
+            w,
+            outer.as_ref(),
+            pc.communicating.get(&site),
+            &if pc.in_pipeline.contains(&site) {
+                Expr::one()
+            } else {
+                Expr::var("P")
+            },
+            pc.floors.get(&site),
+        ),
+        None => fit_quantity(s, None, &[], false, env.qopts),
+    };
+    let w = work.as_ref().and_then(|w| per_iteration(w, &f));
+    (below_threshold(env, site, f), w, work)
+}
+
+/// Innermost iterations per entry of computation `n`: the source's, or with unresolved bounds
+/// the work per entry the counters measured, as a law of the parameters (reported), else the
+/// product of the fitted trip counts. `traced`: how many runs the cost is fitted to.
+fn work_of(
+    env: &Env<'_>,
+    n: &Node,
+    l: &LoopNode,
+    traced: usize,
+    trips: &BTreeMap<u32, Fitted>,
+    notes: &mut Notes,
+) -> Option<Expr> {
+    let site = n.site.0;
+    if let Some(w) = l.work.as_ref().and_then(|w| env.source(w)) {
+        return Some(w);
+    }
+    let leaves = leaf_loops(n);
+    let ws = env.samples_of(&|r| {
+        let entries = r.compute_totals(site)?.0;
+        let mut sum = 0u64;
+        for l in &leaves {
+            sum += r.loop_totals(*l)?.1;
+        }
+        (entries > 0 && sum > 0).then(|| sum as f64 / entries as f64)
+    });
+    if leaves.is_empty() || ws.values.len() < traced {
+        return measured_work(n, trips, &env.consts, &env.params);
+    }
+    let f = fit_quantity(&ws, None, &[], true, env.qopts);
+    notes.quantities.push(QuantityReport {
+        what: "work".into(),
+        site,
+        line: n.line,
+        file: env.file_of(site),
+        source: "unresolved (counted)".into(),
+        fit: f.clone(),
+    });
+    Some(f.expr)
+}
+
+/// w_i: the fitted coefficient of the work's first varying term over that term's coefficient
+/// in the work `w` (the fit may add a constant), of the law under a floor, `max(law, floor)`;
+/// only for a fit that scaled the work.
+fn per_iteration(w: &Expr, f: &Fitted) -> Option<f64> {
+    if f.origin != crate::quantity::Origin::SourceScaled {
+        return None;
+    }
+    let laws: Vec<&Expr> = match f.expr.as_atom() {
+        Some(symbolic::Atom::Max(args)) => args.iter().collect(),
+        _ => vec![&f.expr],
+    };
+    w.terms().iter().find(|t| !t.is_constant()).and_then(|wt| {
+        laws.iter().find_map(|law| {
+            law.terms()
+                .iter()
+                .find(|t| t.monomial() == wt.monomial())
+                .map(|t| t.coef() / wt.coef())
+        })
+    })
+}
+
+/// A burst of its own below the machine's compute threshold is not charged: the step where
+/// the cost reaches it. A burst shared with other computation is charged whole, so the step is
+/// only for sites whose entries are, all but a few (the last iteration runs into the code
+/// after the loop), between two MPI calls.
+fn below_threshold(env: &Env<'_>, site: u32, f: Fitted) -> Fitted {
+    match env.machine.compute_threshold.filter(|t| *t > 0.0) {
+        Some(t)
+            if env
+                .runs
+                .iter()
+                .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
+        {
+            let step = |e: &Expr| e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one());
+            Fitted {
+                expr: step(&f.expr),
+                lo: step(&f.lo),
+                hi: step(&f.hi),
+                ..f
+            }
+        }
+        _ => f,
+    }
+}
+
+/// Work of a computation loop whose source bounds are unresolved, from the trip counts the runs
+/// measured: a loop is its trip count times the work of its body (1 when the body holds no
+/// loop), IF arms add up. None when some loop on the way has neither a source trip count nor a
+/// fitted one.
+fn measured_work(
+    n: &Node,
+    trips: &BTreeMap<u32, Fitted>,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    fn body(
+        nodes: &[Node],
+        trips: &BTreeMap<u32, Fitted>,
+        consts: &BTreeMap<String, Expr>,
+        params: &[String],
+    ) -> Option<Expr> {
+        let mut w = Expr::zero();
+        let mut any = false;
+        for c in nodes {
+            match &c.data {
+                NodeData::Loop(_) => {
+                    w = w + loop_work(c, trips, consts, params)?;
+                    any = true;
+                }
+                NodeData::If(_) => {
+                    let t = body(&c.children, trips, consts, params)?;
+                    let e = body(&c.else_children, trips, consts, params)?;
+                    if t != Expr::one() || e != Expr::one() {
+                        w = w + t + e;
+                        any = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(if any { w } else { Expr::one() })
+    }
+    fn loop_work(
+        n: &Node,
+        trips: &BTreeMap<u32, Fitted>,
+        consts: &BTreeMap<String, Expr>,
+        params: &[String],
+    ) -> Option<Expr> {
+        let NodeData::Loop(l) = &n.data else {
+            return None;
+        };
+        let trip = source_expr(&l.trip, consts, params)
+            .or_else(|| trips.get(&n.site.0).map(|f| f.expr.clone()))?;
+        Some(trip * body(&n.children, trips, consts, params)?)
+    }
+    loop_work(n, trips, consts, params)
+}

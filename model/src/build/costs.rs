@@ -1,0 +1,166 @@
+//! Stage 4 of the build: the cost of every communication phase per occurrence (and a
+//! pipeline's fill), at the APT ancestor it is charged at, and which consecutive phases at one
+//! anchor overlap. Collectives are costed in `collective`, exchanges and pipelines in
+//! `exchange`; this file runs them over the phases and holds what both fit.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use symbolic::Expr;
+
+use super::collective::cost_collective;
+use super::compose::PhaseCost;
+use super::env::{Env, Notes};
+use super::exchange::cost_exchange;
+use super::phase_context::{non_negative, phase_samples, PhaseContext};
+use super::{PhaseReport, QuantityReport};
+use crate::phases::{self, Phase, PhaseKind};
+use crate::quantity::{fit_quantity, Fitted, Samples};
+
+/// Every phase's cost and report, and where the tree meets them.
+pub(super) struct PhaseCosts {
+    /// Anchor site → phase indices, program order.
+    pub(super) anchored: BTreeMap<u32, Vec<usize>>,
+    /// COMM sites accounted by a phase, compute sites inside a phase.
+    pub(super) excluded: BTreeSet<u32>,
+    pub(super) reports: Vec<PhaseReport>,
+    /// Phase index → cost per occurrence and fill.
+    pub(super) cost: BTreeMap<usize, PhaseCost>,
+    /// Collective call site → cost per call [lo, avg, hi] at its fitted size.
+    pub(super) coll_cost: BTreeMap<u32, [Expr; 3]>,
+}
+
+/// One phase being costed, with what both kinds of phase fit from its runs.
+pub(super) struct PhaseFit<'p> {
+    pub(super) env: &'p Env<'p>,
+    pub(super) g: &'p Phase,
+    pub(super) gi: usize,
+    /// Its first site: where its sizes are reported.
+    pub(super) first: u32,
+    /// The least and largest message size the runs measured: they choose the protocol
+    /// regimes the cost spans.
+    pub(super) d_lo: f64,
+    pub(super) d_hi: f64,
+}
+
+impl<'p> PhaseFit<'p> {
+    fn new(env: &'p Env<'p>, g: &'p Phase, gi: usize) -> PhaseFit<'p> {
+        let (d_lo, d_hi) = g
+            .runs
+            .values()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), pr| {
+                (lo.min(pr.bytes), hi.max(pr.bytes))
+            });
+        PhaseFit {
+            env,
+            g,
+            gi,
+            first: g.sites.iter().next().copied().unwrap_or(0),
+            d_lo,
+            d_hi,
+        }
+    }
+
+    /// One value per run that traced the phase.
+    pub(super) fn by(&self, f: &dyn Fn(&phases::PhaseRun) -> f64) -> Samples {
+        phase_samples(self.g, self.env.runs, &self.env.params, f)
+    }
+
+    pub(super) fn line(&self, s: u32) -> u32 {
+        self.env.nodes.get(&s).map_or(0, |n| n.line)
+    }
+
+    /// The size per message `f` (the source's expression `src` when it has one) and its
+    /// report.
+    pub(super) fn bytes_report(&self, src: Option<Expr>, f: Fitted) -> (Fitted, QuantityReport) {
+        let rep = QuantityReport {
+            what: "bytes".into(),
+            site: self.first,
+            line: self.line(self.first),
+            file: self.env.file_of(self.first),
+            source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
+            fit: f.clone(),
+        };
+        (f, rep)
+    }
+
+    /// The size per message fitted to the traced sizes, `src` the hypothesis, and its report.
+    pub(super) fn fit_bytes(&self, src: Option<Expr>) -> (Fitted, QuantityReport) {
+        let f = non_negative(fit_quantity(
+            &self.by(&|pr| pr.bytes),
+            src.as_ref(),
+            &[],
+            true,
+            self.env.qopts,
+        ));
+        self.bytes_report(src, f)
+    }
+}
+
+/// Costs every phase of `pc`, with the computation costs (`compute`) that run inside them.
+pub(super) fn cost_phases(
+    env: &Env<'_>,
+    pc: &PhaseContext,
+    compute: &BTreeMap<u32, Fitted>,
+    notes: &mut Notes,
+) -> PhaseCosts {
+    let mut out = PhaseCosts {
+        anchored: BTreeMap::new(),
+        excluded: BTreeSet::new(),
+        reports: Vec::new(),
+        cost: BTreeMap::new(),
+        coll_cost: BTreeMap::new(),
+    };
+    for (gi, g) in pc.found.iter().enumerate() {
+        let pf = PhaseFit::new(env, g, gi);
+        if g.kind == PhaseKind::Collective {
+            let Some((cost, report)) = cost_collective(&pf, notes) else {
+                continue;
+            };
+            out.coll_cost.insert(pf.first, cost.per.clone());
+            out.cost.insert(gi, cost);
+            out.reports.push(report);
+            continue;
+        }
+        let Some((anchor, cost, report)) = cost_exchange(&pf, pc, compute, notes) else {
+            continue;
+        };
+        out.excluded.extend(g.sites.iter().copied());
+        out.excluded.extend(g.overlapped.iter().copied());
+        out.anchored.entry(anchor).or_default().push(gi);
+        out.cost.insert(gi, cost);
+        out.reports.push(report);
+    }
+    out
+}
+
+/// Overlap of consecutive phases at one anchor: cpg's dependence (RL(g_i) ∩ SL(g_i+1) = ∅)
+/// at the largest run both share. Each overlapping pair (first → second), and each report
+/// told its partner.
+pub(super) fn overlaps(
+    env: &Env<'_>,
+    found: &[Phase],
+    anchored: &BTreeMap<u32, Vec<usize>>,
+    reports: &mut [PhaseReport],
+) -> BTreeMap<usize, usize> {
+    let mut overlap_pair = BTreeMap::new();
+    for list in anchored.values() {
+        let mut i = 0;
+        while i + 1 < list.len() {
+            if phases::independent(env.runs, &found[list[i]], &found[list[i + 1]]) {
+                overlap_pair.insert(list[i], list[i + 1]);
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    for p in reports {
+        p.overlaps_with = overlap_pair.get(&p.id).copied().or_else(|| {
+            overlap_pair
+                .iter()
+                .find(|(_, v)| **v == p.id)
+                .map(|(k, _)| *k)
+        });
+    }
+    overlap_pair
+}

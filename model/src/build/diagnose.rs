@@ -1,0 +1,231 @@
+//! The build's last stages: what it says about its own fits (quantities filled by regression,
+//! data-dependent counts taken as measured, recursion counted in the runs), the time the phase
+//! and computation costs leave unexplained, fitted as overhead (seed 004 §5.3), the parameters
+//! T misses, and each phase's share of T.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::NodeData;
+use symbolic::Expr;
+
+use super::compose::Ctx;
+use super::env::{Env, Notes};
+use super::{PhaseReport, QuantityReport, BOUNDS};
+use crate::observe::RunObs;
+use crate::quantity::QuantityOptions;
+
+/// Warns about each quantity reported so far that regression filled, or that is unresolved in
+/// the source and came out the same in every run; a branch share in `unexplained` has its own
+/// warning, which says more.
+pub(super) fn fit_warnings(env: &Env<'_>, unexplained: &BTreeSet<u32>, notes: &mut Notes) {
+    for q in &notes.quantities {
+        if q.what == "branch" && unexplained.contains(&q.site) {
+            continue;
+        }
+        if q.fit.origin.by_regression() && q.fit.points > 0 {
+            notes.warnings.push(format!(
+                "{} at {} (site {}) filled by regression: {}",
+                q.what,
+                env.at(q.site),
+                q.site,
+                q.fit.expr
+            ));
+        } else if q.fit.origin == crate::quantity::Origin::Constant
+            && q.fit.points > 1
+            && q.source.starts_with("unresolved")
+        {
+            // a data-dependent count (a convergence loop) that happened not to vary
+            notes.warnings.push(format!(
+                "{} at {} (site {}) is unresolved in the source and the same in every run: taken as the measured {}; if it depends on the data or on a parameter the runs did not vary, T does not follow it",
+                q.what,
+                env.at(q.site),
+                q.site,
+                q.fit.expr
+            ));
+        }
+    }
+}
+
+/// The recursive routines and their executions per call from outside their cycle, counted in
+/// the runs; each reported and warned about (its levels are costed as the mean execution).
+pub(super) fn recursion(
+    env: &Env<'_>,
+    qopts: &QuantityOptions,
+    notes: &mut Notes,
+) -> BTreeMap<String, crate::recursion::Recursive> {
+    let recursion = crate::recursion::find(env.apt, env.runs, &env.params, qopts);
+    for (name, r) in &recursion {
+        notes.quantities.push(QuantityReport {
+            what: "calls".into(),
+            site: r.site,
+            line: env.nodes.get(&r.site).map_or(0, |n| n.line),
+            file: env.file_of(r.site),
+            source: format!("measured: executions of `{name}` per call from outside its recursion"),
+            fit: r.per_call.clone(),
+        });
+        notes.warnings.push(format!(
+            "routine `{name}` ({}) is recursive: a call from outside its recursion costs {} executions of its body (counted in the runs, R² {:.2}), each at the trip counts and work of the mean execution (the recursion's levels together), not level by level",
+            env.at(r.site),
+            r.per_call.expr,
+            r.per_call.r2,
+        ));
+    }
+    recursion
+}
+
+/// Adds to `t` what the phase and computation costs leave unexplained (tracer and sequential
+/// code outside computation phases, waiting the phase formulas miss; seed 004 §5.3) as a
+/// function of how often each loop body runs, reported and warned about.
+pub(super) fn residual(
+    env: &Env<'_>,
+    ctx: &Ctx<'_>,
+    paths: &BTreeMap<u32, Vec<u32>>,
+    t: &mut [Expr; 3],
+    notes: &mut Notes,
+) {
+    let loops: Vec<(u32, Expr)> = env
+        .nodes
+        .values()
+        .filter(|n| {
+            matches!(&n.data, NodeData::Loop(l) if !l.compute) && ctx.trips.contains_key(&n.site.0)
+        })
+        .map(|n| (n.site.0, ctx.occurrences(n.site.0, paths, env.main)))
+        .collect();
+    let Some((fit, _extra)) = crate::residual::fit_residual(&t[1], &loops, env.runs, &env.params)
+    else {
+        return;
+    };
+    notes.quantities.push(QuantityReport {
+        what: "overhead".into(),
+        site: 0,
+        line: 0,
+        file: env.file_of(0),
+        source: "outside computation phases".into(),
+        fit: fit.clone(),
+    });
+    let grows = fit.expr.terms().iter().any(|t| !t.is_constant());
+    notes.warnings.push(if grows && fit.r2 < 0.5 {
+        format!(
+            "time outside computation phases and the phase formulas filled by regression: {} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here but its growth beyond the traced range is a guess",
+            fit.expr, fit.r2
+        )
+    } else {
+        format!(
+            "time outside computation phases and the phase formulas filled by regression: {}",
+            fit.expr
+        )
+    });
+    for (i, b) in BOUNDS.iter().enumerate() {
+        t[i] = t[i].clone() + fit.at(*b).clone();
+    }
+}
+
+/// Warns about the parameters T (its typical value `t`) misses, blaming a branch share fitted
+/// without one where there is such a branch.
+pub(super) fn missing_params_warnings(env: &Env<'_>, t: &Expr, notes: &mut Notes) {
+    let branches: Vec<(u32, &apt::IfNode, &Expr)> = notes
+        .quantities
+        .iter()
+        .filter(|q| q.what == "branch")
+        .filter_map(|q| match env.nodes.get(&q.site).map(|n| &n.data) {
+            Some(NodeData::If(i)) => Some((q.site, i, &q.fit.expr)),
+            _ => None,
+        })
+        .collect();
+    let blame = crate::share::fitted_without(&branches, &env.params, &|s| env.at(s));
+    let missing = missing_params(t, env.runs, &env.params, &blame);
+    notes.warnings.extend(missing);
+}
+
+/// Each phase's seconds of T: occurrences × cost + fills × fill, occurrences the product of
+/// enclosing trips × probs.
+pub(super) fn phase_totals(
+    ctx: &Ctx<'_>,
+    paths: &BTreeMap<u32, Vec<u32>>,
+    main: &str,
+    reports: &mut [PhaseReport],
+) {
+    for p in reports {
+        let occ = ctx.occurrences(p.ancestor, paths, main);
+        let pc = &ctx.phase_cost[&p.id];
+        p.total = occ * pc.per[1].clone() + ctx.fills(p.ancestor, paths, main) * pc.fill[1].clone();
+    }
+}
+
+/// Parameters the runs varied, that T does not depend on, though two runs differing only in
+/// that parameter differ in measured time by more than 10%: the time went somewhere the APT
+/// does not follow (a loop built with GOTO, array syntax, a bound read from input the source
+/// analysis lost), and T will not extrapolate in it.
+///
+/// Also: a parameter every run took at one value that T does not mention.
+///
+/// `blame`: per parameter, the branches that test it with a share fitted without it
+/// ([`crate::share::fitted_without`]), named as the cause instead.
+pub(super) fn missing_params(
+    t: &Expr,
+    runs: &[RunObs],
+    params: &[String],
+    blame: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let in_t = t.vars();
+    let mut out = Vec::new();
+    for x in params {
+        let values: BTreeSet<u64> = runs
+            .iter()
+            .filter_map(|r| r.params.get(x).map(|v| v.to_bits()))
+            .collect();
+        if x == "P" && runs.len() > 1 && values.len() == 1 {
+            let v = values.iter().next().map_or(0.0, |b| f64::from_bits(*b));
+            out.push(format!(
+                "every run had P = {v}: how the fitted quantities (work per entry, message sizes, branch shares, depths) change with P is not seen, only what the source and the machine sheet say; predictions at other P are not validated (profile at two or more P)"
+            ));
+            continue;
+        }
+        if runs.len() > 1 && values.len() == 1 && !in_t.contains(x) {
+            // (where the source gives a law in it, a trip count, T has it from there)
+            let v = values.iter().next().map_or(0.0, |b| f64::from_bits(*b));
+            out.push(format!(
+                "{x} took one value ({v}) in every run and the source gives no law in it: T does not depend on {x}; predictions at other {x} are not valid (profile at two or more values)"
+            ));
+            continue;
+        }
+        if x == "P" || in_t.contains(x) {
+            continue;
+        }
+        let others = |r: &RunObs| -> Vec<(String, u64)> {
+            r.params
+                .iter()
+                .filter(|(k, _)| *k != x)
+                .map(|(k, v)| (k.clone(), v.to_bits()))
+                .collect()
+        };
+        let mut worst: Option<(f64, &RunObs, &RunObs)> = None;
+        for (i, a) in runs.iter().enumerate() {
+            for b in &runs[i + 1..] {
+                if a.params.get(x) == b.params.get(x) || others(a) != others(b) {
+                    continue;
+                }
+                let d = (a.time - b.time).abs() / a.time.min(b.time).max(f64::MIN_POSITIVE);
+                if worst.is_none_or(|(w, _, _)| d > w) {
+                    worst = Some((d, a, b));
+                }
+            }
+        }
+        let Some((d, a, b)) = worst.filter(|(d, _, _)| *d > 0.1) else {
+            continue;
+        };
+        let cause = blame.get(x).map_or(
+            "the work it scales is in code the source analysis does not follow (see `augur apt` warnings: GOTO loops, array syntax, bounds read into arrays)",
+            String::as_str,
+        );
+        out.push(format!(
+            "{x} varies across the runs and the time with it ({} {:.4e} s, {} {:.4e} s: {:.0}% apart), but T does not depend on {x}: {cause}; predictions at other {x} are not valid",
+            a.config,
+            a.time,
+            b.config,
+            b.time,
+            100.0 * d
+        ));
+    }
+    out
+}

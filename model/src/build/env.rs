@@ -1,0 +1,127 @@
+//! What every stage of the build reads (the APT's sites, the runs, the fit parameters and the
+//! source's constants) and what they all add to (warnings and fitted quantities, in the order
+//! the stages run, which is the order the report shows).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use apt::{Apt, Attr, Node, ParamOrigin};
+use symbolic::Expr;
+
+use super::tree::process_grids;
+use super::{fit_params, QuantityReport};
+use crate::machine::Machine;
+use crate::observe::RunObs;
+use crate::quantity::{QuantityOptions, Samples};
+
+/// The build's inputs, and what it derives from them once.
+pub(super) struct Env<'a> {
+    pub(super) apt: &'a Apt,
+    pub(super) main: &'a str,
+    pub(super) runs: &'a [RunObs],
+    pub(super) machine: &'a Machine,
+    pub(super) qopts: &'a QuantityOptions,
+    /// [`fit_params`] of the runs.
+    pub(super) params: Vec<String>,
+    /// [`process_grids`] of the APT.
+    pub(super) grids: BTreeSet<u32>,
+    /// The source's constants the runs did not set, at their defaults.
+    pub(super) consts: BTreeMap<String, Expr>,
+    /// Every APT node by site id.
+    pub(super) nodes: BTreeMap<u32, &'a Node>,
+    /// The main source's directory: other files are reported relative to it.
+    main_dir: PathBuf,
+}
+
+/// What the stages report, in the order they add it.
+#[derive(Default)]
+pub(super) struct Notes {
+    pub(super) warnings: Vec<String>,
+    pub(super) quantities: Vec<QuantityReport>,
+}
+
+impl<'a> Env<'a> {
+    pub(super) fn new(
+        apt: &'a Apt,
+        main: &'a str,
+        runs: &'a [RunObs],
+        machine: &'a Machine,
+        qopts: &'a QuantityOptions,
+    ) -> Env<'a> {
+        let params = fit_params(runs);
+        let consts: BTreeMap<String, Expr> = apt
+            .params
+            .iter()
+            .filter_map(|p| match p.origin {
+                ParamOrigin::Constant { default } if !params.contains(&p.name) => {
+                    Some((p.name.clone(), Expr::num(default)))
+                }
+                _ => None,
+            })
+            .collect();
+        Env {
+            apt,
+            main,
+            runs,
+            machine,
+            qopts,
+            grids: process_grids(apt),
+            consts,
+            nodes: apt.nodes().into_iter().map(|n| (n.site.0, n)).collect(),
+            main_dir: apt.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            params,
+        }
+    }
+
+    /// The file of site `s` when it is not the main source, for reports.
+    pub(super) fn file_of(&self, s: u32) -> Option<String> {
+        let f = Path::new(self.nodes.get(&s)?.file.as_ref()?);
+        Some(
+            f.strip_prefix(&self.main_dir)
+                .unwrap_or(f)
+                .display()
+                .to_string(),
+        )
+    }
+
+    /// Where site `s` is, for warnings: `line N` or `file:N`.
+    pub(super) fn at(&self, s: u32) -> String {
+        let line = self.nodes.get(&s).map_or(0, |n| n.line);
+        self.file_of(s)
+            .map_or_else(|| format!("line {line}"), |f| format!("{f}:{line}"))
+    }
+
+    /// One sample per run where `f` gives a finite value.
+    pub(super) fn samples_of(&self, f: &dyn Fn(&RunObs) -> Option<f64>) -> Samples {
+        let mut s = Samples::new(self.params.clone());
+        for r in self.runs {
+            if let Some(v) = f(r).filter(|v| v.is_finite()) {
+                s.push(row(r, &self.params), v);
+            }
+        }
+        s
+    }
+
+    /// [`source_expr`] with the build's constants and parameters.
+    pub(super) fn source(&self, a: &Attr) -> Option<Expr> {
+        source_expr(a, &self.consts, &self.params)
+    }
+}
+
+/// A run's values of `params` (0 for one it did not set).
+pub(super) fn row(r: &RunObs, params: &[String]) -> Vec<f64> {
+    params
+        .iter()
+        .map(|p| r.params.get(p).copied().unwrap_or(0.0))
+        .collect()
+}
+
+/// The APT attribute as an expression over the fit parameters only (constants substituted).
+pub(super) fn source_expr(
+    a: &Attr,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    let e = a.expr()?.subs_all(consts);
+    e.vars().iter().all(|v| params.contains(v)).then_some(e)
+}

@@ -1,0 +1,350 @@
+//! A point-to-point phase's cost (seed 004 §4): a loosely synchronous exchange costs
+//! `max(τ(m), W) + k(s + r)` per occurrence (τ + W above the eager limit), a pipeline
+//! `k(s + r + o) + W` per occurrence plus a fill of `D(τ(m) + s + r + W)`, with τ, s, r costed
+//! only where the phase communicates; its counts per occurrence from the runs, measured
+//! against its anchor's executions.
+
+use std::collections::BTreeMap;
+
+use apt::Node;
+use symbolic::Expr;
+
+use super::compose::PhaseCost;
+use super::costs::PhaseFit;
+use super::env::{row, Notes};
+use super::phase_context::{send_source, PhaseContext};
+use super::tree::{executions, grid_depth};
+use super::{bidx, PhaseReport, QuantityReport, BOUNDS};
+use crate::machine::Bound;
+use crate::phases::{self, PhaseKind};
+use crate::quantity::{fit_quantity, Fitted, QuantityOptions, Samples};
+
+/// The cost of point-to-point phase `pf` with the computation inside it (`compute`): its
+/// anchor, cost and report; its sizes, depth and counts are reported. None, with a warning,
+/// when it has no APT ancestor.
+pub(super) fn cost_exchange(
+    pf: &PhaseFit<'_>,
+    pc: &PhaseContext,
+    compute: &BTreeMap<u32, Fitted>,
+    notes: &mut Notes,
+) -> Option<(u32, PhaseCost, PhaseReport)> {
+    let (env, g, gi, first) = (pf.env, pf.g, pf.gi, pf.first);
+    let procs_c = vec![
+        vec![Expr::var("P")],
+        vec![Expr::var("P"), Expr::one()],
+        vec![Expr::one()],
+    ];
+    let procs = fit_quantity(
+        &pf.by(&|pr| f64::from(pr.processors)),
+        None,
+        &procs_c,
+        true,
+        env.qopts,
+    );
+    // the APT ancestor is cpg's (nearest common non-COMM ancestor of the sites)
+    let Some(anchor) = g.ancestor else {
+        notes.warnings.push(format!(
+            "phase {gi} (sites {:?}) has no APT ancestor (sites not in the APT?): not costed",
+            g.sites
+        ));
+        return None;
+    };
+    let anchor_node = env.nodes.get(&anchor).copied();
+    if g.runs.len() == 1 {
+        notes.warnings.push(format!(
+            "phase {gi} (sites {:?}) seen in one run only: its size and depth are not fitted",
+            g.sites
+        ));
+    }
+    if !g.determinate {
+        notes.warnings.push(format!(
+            "phase {gi} ({}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
+            env.at(anchor),
+            match g.kind {
+                PhaseKind::Pipeline => "a pipeline",
+                _ => "loosely synchronous",
+            }
+        ));
+    }
+    let occ = Occurrences { pf, anchor_node };
+    let largest = g
+        .runs
+        .iter()
+        .max_by_key(|(ri, _)| env.runs[**ri].p())
+        .map(|(ri, pr)| (*ri, pr));
+    // messages per rank per occurrence, at the largest run
+    let msgs = largest
+        .map(|(ri, pr)| (pr.max_msgs_per_rank as f64 / occ.of(ri)).round())
+        .filter(|m| *m >= 1.0)
+        .unwrap_or(1.0);
+    let msgs_law = varying_count(&occ.per(&|pr| Some(pr.max_msgs_per_rank as f64)), env.qopts);
+    let (bytes, rep) = match pc.phase_bytes.get(&gi).cloned() {
+        Some((src, f)) => pf.bytes_report(src, f),
+        None => pf.fit_bytes(send_source(g, &env.nodes, &env.consts, &env.params)),
+    };
+    notes.quantities.push(rep);
+    let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
+    let (w, w_occ) = inside(&occ, compute, notes);
+    let k = msgs_law
+        .as_ref()
+        .map_or(Expr::num(msgs), |f| f.expr.clone());
+    if let Some(f) = &msgs_law {
+        notes.quantities.push(QuantityReport {
+            what: "msgs".into(),
+            site: first,
+            line: pf.line(first),
+            file: env.file_of(first),
+            source: "measured: per occurrence of the phase, per rank".into(),
+            fit: f.clone(),
+        });
+    }
+    let cost = occurrence_cost(
+        pf,
+        &pc.presences[gi],
+        &bytes,
+        &k,
+        depth.as_ref(),
+        &w,
+        &w_occ,
+    );
+    let report = PhaseReport {
+        id: gi,
+        kind: g.kind,
+        sites: g.sites.iter().copied().collect(),
+        ancestor: anchor,
+        ancestor_line: pf.line(anchor),
+        ancestor_file: env.file_of(anchor),
+        processors: procs.expr.clone(),
+        depth: depth.map(|d| d.expr),
+        bytes: bytes.expr.clone(),
+        msgs,
+        cost: cost.per[1].clone(),
+        fill: (g.kind == PhaseKind::Pipeline).then(|| cost.fill[1].clone()),
+        total: Expr::zero(),
+        overlapped: g.overlapped.iter().copied().collect(),
+        runs_seen: g.runs.len(),
+        overlaps_with: None,
+    };
+    Some((anchor, cost, report))
+}
+
+/// A phase's counts per occurrence: per run, over its anchor's executions (the most any rank
+/// made).
+struct Occurrences<'a, 'p> {
+    pf: &'a PhaseFit<'p>,
+    anchor_node: Option<&'p Node>,
+}
+
+impl Occurrences<'_, '_> {
+    /// The anchor's executions in run `ri` (at least 1).
+    fn of(&self, ri: usize) -> f64 {
+        let env = self.pf.env;
+        self.anchor_node
+            .and_then(|n| {
+                env.runs[ri]
+                    .ranks
+                    .iter()
+                    .filter_map(|r| executions(r, n, &env.nodes))
+                    .reduce(f64::max)
+            })
+            .unwrap_or(1.0)
+            .max(1.0)
+    }
+
+    /// `f` per occurrence, one sample per run that traced the phase and gives it.
+    fn per(&self, f: &dyn Fn(&phases::PhaseRun) -> Option<f64>) -> Samples {
+        let env = self.pf.env;
+        let mut s = Samples::new(env.params.clone());
+        for (ri, pr) in &self.pf.g.runs {
+            if let Some(v) = f(pr) {
+                s.push(row(&env.runs[*ri], &env.params), v / self.of(*ri));
+            }
+        }
+        s
+    }
+}
+
+/// A pipeline's depth, fitted to the traced depths with the source's process grid as the
+/// hypothesis, and reported.
+fn fit_depth(pf: &PhaseFit<'_>, notes: &mut Notes) -> Fitted {
+    let (env, first) = (pf.env, pf.first);
+    let mut cands = vec![
+        vec![Expr::var("P"), Expr::one()],
+        vec![Expr::var("P")],
+        vec![Expr::var("P").sqrt(), Expr::one()],
+        vec![Expr::var("P").log2(), Expr::one()],
+        vec![Expr::one()],
+    ];
+    // on the program's process grid a wavefront crosses every extent (Px + Py - 2)
+    // or one of them: the source's hypothesis, which log2(P) would otherwise match
+    // at P = 4, 8, 16 and miss beyond
+    let hyp = grid_depth(&env.grids);
+    if let Some(d) = env.grids.iter().next() {
+        for k in 0..*d {
+            if let Some(x) = Expr::dims(&Expr::var("P"), *d, k) {
+                cands.insert(0, vec![x, Expr::one()]);
+            }
+        }
+    }
+    let d = fit_quantity(
+        &pf.by(&|pr| f64::from(pr.depth)),
+        hyp.as_ref(),
+        &cands,
+        true,
+        env.qopts,
+    );
+    notes.quantities.push(QuantityReport {
+        what: "depth".into(),
+        site: first,
+        line: pf.line(first),
+        file: env.file_of(first),
+        source: hyp
+            .as_ref()
+            .map_or_else(|| "measured".into(), |h| format!("{h} (the grid's)")),
+        fit: d.clone(),
+    });
+    d
+}
+
+/// W: computation inside the phase, one interval's (a pipeline's stage) and per occurrence
+/// (the entries a processor makes inside one occurrence, usually one each, reported where
+/// they vary).
+fn inside(
+    occ: &Occurrences<'_, '_>,
+    compute: &BTreeMap<u32, Fitted>,
+    notes: &mut Notes,
+) -> ([Expr; 3], [Expr; 3]) {
+    let (pf, env) = (occ.pf, occ.pf.env);
+    let g = pf.g;
+    let entries: BTreeMap<u32, Fitted> = g
+        .overlapped
+        .iter()
+        .filter_map(|&c| {
+            let n = varying_count(&occ.per(&|pr| pr.inside.get(&c).copied()), env.qopts)?;
+            notes.quantities.push(QuantityReport {
+                what: "entries".into(),
+                site: c,
+                line: pf.line(c),
+                file: env.file_of(c),
+                source: "measured: per occurrence of the phase, per processor".into(),
+                fit: n.clone(),
+            });
+            Some((c, n))
+        })
+        .collect();
+    let w: [Expr; 3] = BOUNDS.map(|b| {
+        g.overlapped
+            .iter()
+            .filter_map(|c| compute.get(c).map(|f: &Fitted| f.at(b).clone()))
+            .sum()
+    });
+    let w_occ: [Expr; 3] = BOUNDS.map(|b| {
+        g.overlapped
+            .iter()
+            .filter_map(|c| {
+                let per = compute.get(c)?.at(b).clone();
+                Some(
+                    entries
+                        .get(c)
+                        .map_or(per.clone(), |n| per * n.at(b).clone()),
+                )
+            })
+            .sum()
+    });
+    (w, w_occ)
+}
+
+/// The cost per occurrence and the fill of a point-to-point phase at each bound, from its size
+/// per message, `k` messages per rank per occurrence, its depth (pipelines), the computation
+/// inside it (`w` one interval's, `w_occ` one occurrence's) and where it communicates
+/// (`presence`).
+fn occurrence_cost(
+    pf: &PhaseFit<'_>,
+    presence: &Expr,
+    bytes: &Fitted,
+    k: &Expr,
+    depth: Option<&Fitted>,
+    w: &[Expr; 3],
+    w_occ: &[Expr; 3],
+) -> PhaseCost {
+    let machine = pf.env.machine;
+    let (d_lo, d_hi) = (pf.d_lo, pf.d_hi);
+    let pp = &machine.point_to_point;
+    let m = |b: Bound| bytes.at(b).clone();
+    let sub = |cm: &crate::machine::CostModel, b: Bound| -> Expr {
+        cm.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi)
+    };
+    let mut per = [Expr::zero(), Expr::zero(), Expr::zero()];
+    let mut fill = [Expr::zero(), Expr::zero(), Expr::zero()];
+    for b in BOUNDS {
+        let (tau, s, r) = (
+            sub(&pp.tau, b),
+            sub(&pp.send_overhead, b),
+            sub(&pp.recv_overhead, b),
+        );
+        let i = bidx(b);
+        // communication costs only where the phase exists; its computation always runs
+        let (tau, s, r) = (presence * tau, presence * s, presence * r);
+        match pf.g.kind {
+            PhaseKind::Synchronous => {
+                // Above the eager limit a send posted before the receiver's computation
+                // waits for it (rendezvous): τ + W instead of max(τ, W), a step in m where
+                // the runs' sizes straddle the limit.
+                let eager = Expr::max(tau.clone(), w_occ[i].clone());
+                let rdv = tau + w_occ[i].clone();
+                let wait = match pp.eager_limit {
+                    Some(_) if machine.rendezvous(d_lo.min(d_hi)) => rdv,
+                    Some(e) if machine.rendezvous(d_hi) => {
+                        let step =
+                            Expr::min(Expr::one(), (m(b) / Expr::num(e as f64 + 1.0)).floor());
+                        eager.clone() + step * (rdv - eager)
+                    }
+                    _ => eager,
+                };
+                per[i] = wait + k * (s + r);
+            }
+            _ => {
+                let o = presence * Expr::num(pp.o);
+                per[i] = k * (s.clone() + r.clone() + o) + w_occ[i].clone();
+                let d = depth.map_or(Expr::zero(), |d| d.at(b).clone());
+                fill[i] = d * (tau + s + r + w[i].clone());
+            }
+        }
+    }
+    PhaseCost {
+        per,
+        fill,
+        synchronous: pf.g.kind != PhaseKind::Pipeline,
+    }
+}
+
+/// A count per occurrence of a phase (messages per rank, a computation's entries inside it)
+/// that changes beyond the traced processor counts: a law of the parameters fitted to the runs.
+/// Such counts vary where the phase's anchor sits above the loops that repeat it — a
+/// master/worker farm's sites meet at the IF choosing each rank's role, so one occurrence
+/// holds every task (NTASKS/(P - 1) per worker). `None` (the caller keeps the largest run's
+/// count) when the runs at the two largest P all give one whole number: a count that grows
+/// only at small P (a grid's neighbours: 1 on a 1 × 2 grid, 2 from 2 × 2 up) has settled.
+fn varying_count(s: &Samples, qopts: &QuantityOptions) -> Option<Fitted> {
+    let pi = s.params.iter().position(|v| v == "P");
+    let mut ps: Vec<f64> = s
+        .points
+        .iter()
+        .filter_map(|x| pi.and_then(|i| x.get(i).copied()))
+        .collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let top: Vec<f64> = ps.iter().rev().take(2).copied().collect();
+    let settled: Vec<f64> = s
+        .points
+        .iter()
+        .zip(&s.values)
+        .filter(|(x, _)| pi.is_none_or(|i| x.get(i).is_some_and(|p| top.contains(p))))
+        .map(|(_, v)| *v)
+        .collect();
+    let first = settled.first()?.round();
+    if settled.iter().all(|v| (v - first).abs() < 0.25) {
+        return None;
+    }
+    Some(fit_quantity(s, None, &[], true, qopts))
+}

@@ -1,0 +1,278 @@
+//! Stage 2 of the build: what the communication phases tell the computation fits before any
+//! phase is costed — which phases there are, where each communicates (a ramp in P), each
+//! point-to-point phase's size per message, and the computation loops that may rewrite data a
+//! phase has just sent, with the machine's least time for that as a floor of their cost.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::{CommFacts, LoopNode, Node, NodeData};
+use symbolic::Expr;
+
+use super::env::{row, source_expr, Env};
+use super::tree::{compute_below, parent_paths};
+use super::{bidx, BOUNDS};
+use crate::machine::CostModel;
+use crate::observe::RunObs;
+use crate::phases::{self, Phase, PhaseKind};
+use crate::quantity::{fit_quantity, Fitted, Floor, Samples};
+
+/// The phases the runs show and what the computation fits take from them.
+pub(super) struct PhaseContext {
+    pub(super) found: Vec<Phase>,
+    /// Computation sites inside a pipeline: costed at the typical processor, not the slowest.
+    pub(super) in_pipeline: BTreeSet<u32>,
+    /// Per phase, [`presence`] of its critical runs.
+    pub(super) presences: Vec<Expr>,
+    /// [`parent_paths`] of the APT.
+    pub(super) paths: BTreeMap<u32, Vec<u32>>,
+    /// Per point-to-point phase: the source's size per message, if any, and the fitted one.
+    pub(super) phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)>,
+    /// Computation sites below a phase that communicates only from some P up, with its ramp.
+    pub(super) communicating: BTreeMap<u32, Expr>,
+    /// Computation loops that may rewrite a phase's sent data, with the floor of their cost.
+    pub(super) floors: BTreeMap<u32, Floor>,
+}
+
+/// Finds the phases in the runs and derives what [`PhaseContext`] holds.
+pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
+    let found: Vec<Phase> = phases::find(env.runs);
+    // computation inside a pipeline runs once per hop on successive processors (the chain pays
+    // the typical processor); elsewhere the processors meet at every exchange or collective, so
+    // the slowest one sets the pace
+    let in_pipeline: BTreeSet<u32> = found
+        .iter()
+        .filter(|g| g.kind == PhaseKind::Pipeline)
+        .flat_map(|g| g.overlapped.iter().copied())
+        .collect();
+    let critical = phases::critical_runs(&found);
+    let presences: Vec<Expr> = critical.iter().map(|on| presence(env.runs, on)).collect();
+    let paths = parent_paths(env.apt);
+    // the size per message of each point-to-point phase: the source's expression where it
+    // has one, fitted to the traced sizes (costed below, and the size of a rewrite here)
+    let mut phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)> = BTreeMap::new();
+    for (gi, g) in found.iter().enumerate() {
+        if g.kind != PhaseKind::Collective {
+            let src = send_source(g, &env.nodes, &env.consts, &env.params);
+            let f = non_negative(fit_quantity(
+                &phase_samples(g, env.runs, &env.params, &|pr| pr.bytes),
+                src.as_ref(),
+                &[],
+                true,
+                env.qopts,
+            ));
+            phase_bytes.insert(gi, (src, f));
+        }
+    }
+    let mut pc = PhaseContext {
+        found,
+        in_pipeline,
+        presences,
+        paths,
+        phase_bytes,
+        communicating: BTreeMap::new(),
+        floors: BTreeMap::new(),
+    };
+    ramps_and_floors(env, &mut pc);
+    pc
+}
+
+/// Fills [`PhaseContext::communicating`] and [`PhaseContext::floors`]: a loop under a
+/// point-to-point phase that may rewrite data one of the phase's sends has just given to
+/// another core: the sheet's least time for that, at that send's size, where the phase
+/// communicates, is a floor of its cost.
+fn ramps_and_floors(env: &Env<'_>, pc: &mut PhaseContext) {
+    // a computation phase that repeats with a communication phase some runs lack (P = 1: under
+    // the phase's APT ancestor) may cost differently where the phase communicates: the data it
+    // touches was just sent or received, and its cache lines move between cores
+    let routines: BTreeMap<&str, &Node> = env
+        .apt
+        .routines
+        .iter()
+        .filter_map(|r| match &r.data {
+            NodeData::Routine { name, .. } => Some((name.as_str(), r)),
+            _ => None,
+        })
+        .collect();
+    for (gi, g) in pc.found.iter().enumerate() {
+        let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
+            continue;
+        };
+        let Some(anchor_node) = env.nodes.get(&anchor) else {
+            continue;
+        };
+        let below = compute_below(anchor_node, &routines);
+        let ramp = &pc.presences[gi];
+        if ramp.as_const().is_none() {
+            for (site, _) in &below {
+                pc.communicating
+                    .entry(*site)
+                    .or_insert_with(|| ramp.clone());
+            }
+        }
+        let Some(rw) = &env.machine.point_to_point.rewrite else {
+            continue;
+        };
+        let sends = send_floors(env, pc, gi, g, anchor, rw);
+        for (site, via) in &below {
+            let Some(NodeData::Loop(l)) = env.nodes.get(site).map(|n| &n.data) else {
+                continue;
+            };
+            if let Some(floor) = rewrite_floor(env, l, *via, &sends) {
+                let floor = match pc.floors.remove(site) {
+                    Some(old) => Floor {
+                        bounds: BOUNDS.map(|b| {
+                            Expr::max(old.bounds[bidx(b)].clone(), floor.bounds[bidx(b)].clone())
+                        }),
+                        proven: old.proven || floor.proven,
+                    },
+                    None => floor,
+                };
+                pc.floors.insert(*site, floor);
+            }
+        }
+    }
+}
+
+/// The sends of phase `g` (index `gi`) in the anchor's routine (names elsewhere are another
+/// scope's), each with its floor: the whole rewrite table (it rises and falls with the size,
+/// so the traced sizes' regimes extended would not give it at other sizes), at the send's
+/// source size or the phase's fitted one, where the phase communicates.
+fn send_floors<'s>(
+    env: &'s Env<'_>,
+    pc: &PhaseContext,
+    gi: usize,
+    g: &Phase,
+    anchor: u32,
+    rw: &CostModel,
+) -> Vec<(&'s CommFacts, [Expr; 3])> {
+    let ramp = &pc.presences[gi];
+    let home = pc.paths.get(&anchor).and_then(|p| p.first());
+    g.sites
+        .iter()
+        .filter(|s| pc.paths.get(s).and_then(|p| p.first()) == home)
+        .filter_map(|s| match env.nodes.get(s).map(|n| &n.data) {
+            Some(NodeData::Comm(c)) if c.buffer.is_some() => {
+                let own = c.bytes.as_ref().and_then(|b| env.source(b));
+                let floor = BOUNDS.map(|b| {
+                    let m = own
+                        .clone()
+                        .or_else(|| pc.phase_bytes.get(&gi).map(|(_, f)| f.at(b).clone()))
+                        .unwrap_or_else(Expr::zero);
+                    ramp * rw.piecewise(b, &m, &Expr::int(2), 0.0, f64::MAX)
+                });
+                Some((c, floor))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The floor of computation loop `l` (reached through the call at `via`, if any) from the
+/// `sends` it may rewrite: the largest of theirs, proven when the writes are known and name a
+/// buffer sent from its start (a row sent from the middle of an array the loop writes
+/// elsewhere is only a candidate). None when it rewrites none of them.
+fn rewrite_floor(
+    env: &Env<'_>,
+    l: &LoopNode,
+    via: Option<u32>,
+    sends: &[(&CommFacts, [Expr; 3])],
+) -> Option<Floor> {
+    let rewrites = |c: &CommFacts| match via {
+        None => apt::may_rewrite(l, c),
+        Some(call) => apt::call_may_rewrite(env.apt, apt::SiteId(call), c),
+    };
+    let rewritten: Vec<&(&CommFacts, [Expr; 3])> =
+        sends.iter().filter(|(c, _)| rewrites(c)).collect();
+    let first = rewritten.first()?;
+    let known = match via {
+        None => l.writes.is_some(),
+        Some(call) => env
+            .apt
+            .call_writes
+            .get(&apt::SiteId(call))
+            .is_some_and(|w| w.is_ok()),
+    };
+    let proven = known
+        && rewritten.iter().any(|(c, _)| {
+            c.buffer_from_start && matches!(c.buffer, Some(apt::SendBuffer::Named(_)))
+        });
+    let mut bounds = first.1.clone();
+    for (_, f) in &rewritten[1..] {
+        bounds = BOUNDS.map(|b| Expr::max(bounds[bidx(b)].clone(), f[bidx(b)].clone()));
+    }
+    Some(Floor { bounds, proven })
+}
+
+/// Whether a phase communicates at P, as a factor: 1, or — when the runs in which it costs the
+/// critical processor time (`on`, [`phases::critical_runs`]) are exactly those from some
+/// processor count up (no peers at P = 1, no east-west neighbours on a 1 × 2 grid, one of two
+/// north-south neighbours on a 2 × 2 grid) — `min(1, max(0, (P − P0)/(P1 − P0)))`, P0 the
+/// largest P without it, P1 the smallest with it.
+pub(super) fn presence(runs: &[RunObs], on: &BTreeSet<usize>) -> Expr {
+    let p = |r: &RunObs| r.p() as f64;
+    let absent = runs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !on.contains(i))
+        .map(|(_, r)| p(r))
+        .fold(f64::NAN, f64::max);
+    let present = on
+        .iter()
+        .filter_map(|i| runs.get(*i))
+        .map(p)
+        .fold(f64::NAN, f64::min);
+    if absent.is_nan() || present.is_nan() || absent >= present {
+        return Expr::one();
+    }
+    let ramp = (Expr::var("P") - Expr::num(absent)) / Expr::num(present - absent);
+    Expr::min(Expr::one(), Expr::max(Expr::zero(), ramp))
+}
+
+/// A size fitted by regression with a negative term (`9.275*N/sqrt(P) - 21`) goes below zero
+/// outside the traced range, where a message cost must not: clamped at 0.
+pub(super) fn non_negative(f: Fitted) -> Fitted {
+    let signed = |e: &Expr| e.terms().iter().any(|t| t.coef() < 0.0);
+    if !f.origin.by_regression() || !(signed(&f.expr) || signed(&f.lo) || signed(&f.hi)) {
+        return f;
+    }
+    let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
+    Fitted {
+        expr: clamp(&f.expr),
+        lo: clamp(&f.lo),
+        hi: clamp(&f.hi),
+        ..f
+    }
+}
+
+/// One value per run that traced phase `g`.
+pub(super) fn phase_samples(
+    g: &Phase,
+    runs: &[RunObs],
+    params: &[String],
+    f: &dyn Fn(&phases::PhaseRun) -> f64,
+) -> Samples {
+    let mut s = Samples::new(params.to_vec());
+    for (ri, pr) in &g.runs {
+        s.push(row(&runs[*ri], params), f(pr));
+    }
+    s
+}
+
+/// A point-to-point phase's size per message in the source: the first of its sites that
+/// gives one.
+pub(super) fn send_source(
+    g: &Phase,
+    nodes: &BTreeMap<u32, &Node>,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    g.sites
+        .iter()
+        .find_map(|s| match nodes.get(s).map(|n| &n.data) {
+            Some(NodeData::Comm(c)) => c
+                .bytes
+                .as_ref()
+                .and_then(|b| source_expr(b, consts, params)),
+            _ => None,
+        })
+}

@@ -1,0 +1,296 @@
+//! Stage 1 of the build: the trip count of every loop and the share of every IF's first arm,
+//! each from the source where it gives one that matches the runs (a trip count, a comparison
+//! of run parameters, a mean over the ranks or a loop's iterations), fitted to the traced
+//! counts otherwise.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::{IfNode, LoopNode, Node, NodeData};
+use symbolic::Expr;
+
+use super::env::{Env, Notes};
+use super::QuantityReport;
+use crate::observe::RunObs;
+use crate::quantity::{fit_quantity, Fitted, Samples};
+
+/// The fitted loop trip counts and branch shares, by site.
+pub(super) struct SiteFits {
+    pub(super) trips: BTreeMap<u32, Fitted>,
+    pub(super) probs: BTreeMap<u32, Fitted>,
+    /// Branch sites whose share changes with a parameter no law fits (warned as such).
+    pub(super) unexplained: BTreeSet<u32>,
+}
+
+/// Fits every loop's trip count and every IF's share, in site order; reports each fit and
+/// warns where the source's count holds a parameter no run set or no run recorded an arm.
+pub(super) fn fit_sites(env: &Env<'_>, notes: &mut Notes) -> SiteFits {
+    let mut fits = SiteFits {
+        trips: BTreeMap::new(),
+        probs: BTreeMap::new(),
+        unexplained: BTreeSet::new(),
+    };
+    let outer = crate::share::enclosing(env.apt);
+    let share_ctx = crate::share::Context {
+        consts: &env.consts,
+        params: &env.params,
+        fortran: crate::share::is_fortran(env.apt),
+    };
+    for n in env.nodes.values() {
+        let site = n.site.0;
+        match &n.data {
+            NodeData::Loop(l) => {
+                if let Some(f) = fit_trip(env, n, l, notes) {
+                    fits.trips.insert(site, f);
+                }
+            }
+            NodeData::If(i) => {
+                let s = env.samples_of(&|r| {
+                    let (t, f) = (r.branch_total(site, 0), r.branch_total(site, 1));
+                    (t + f > 0).then(|| t as f64 / (t + f) as f64)
+                });
+                let src = if i.cond.is_empty() {
+                    "unresolved".to_string()
+                } else {
+                    i.cond.clone()
+                };
+                let from_source = source_branch(env, i, &s, &src, outer.get(&site), &share_ctx);
+                let f = match from_source {
+                    Some(q) => Some(q),
+                    None => fit_branch(env, n, &s, &src, notes, &mut fits.unexplained),
+                };
+                if let Some((f, source)) = f {
+                    notes.quantities.push(QuantityReport {
+                        what: "branch".into(),
+                        site,
+                        line: n.line,
+                        file: env.file_of(site),
+                        source,
+                        fit: f.clone(),
+                    });
+                    fits.probs.insert(site, f);
+                }
+            }
+            _ => {}
+        }
+    }
+    fits
+}
+
+/// A loop's trip count: the source's where no run traced the loop, else fitted to the traced
+/// iterations per entry with the source's as the hypothesis (or its cap as a bound).
+fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<Fitted> {
+    let site = n.site.0;
+    let s = env.samples_of(&|r| {
+        r.loop_totals(site)
+            .filter(|(c, _)| *c > 0)
+            .map(|(c, it)| it as f64 / c as f64)
+    });
+    let src = env.source(&l.trip);
+    if s.values.is_empty() {
+        return src.map(|e| {
+            Fitted {
+                lo: e.clone(),
+                hi: e.clone(),
+                ..Fitted::constant(0.0)
+            }
+            .with_expr(e)
+        });
+    }
+    let cap = l.cap.as_ref().and_then(|c| env.source(c));
+    let f = match (&src, &cap) {
+        (None, Some(c)) => crate::quantity::fit_capped(&s, c, env.qopts),
+        _ => fit_quantity(&s, src.as_ref(), &[], true, env.qopts),
+    };
+    // the source's count in a parameter the runs never set (a program argument
+    // left at its default): T holds the traced value, and should say so
+    if let (None, Some(e)) = (&src, l.trip.expr()) {
+        let unset: Vec<String> = e
+            .subs_all(&env.consts)
+            .vars()
+            .into_iter()
+            .filter(|v| !env.params.contains(v) && v != "P" && v != apt::params::RANK)
+            .collect();
+        if !unset.is_empty() && f.expr.vars().is_empty() {
+            notes.warnings.push(format!(
+                "trip count at {} is {} in the source, but no run set {}: T holds it at the traced {}; profile with --param {}=… to have it in T",
+                env.at(site),
+                l.trip.text(),
+                unset.join(", "),
+                f.expr,
+                unset[0]
+            ));
+        }
+    }
+    notes.quantities.push(QuantityReport {
+        what: "trip".into(),
+        site,
+        line: n.line,
+        file: env.file_of(site),
+        source: match (&src, &cap) {
+            (None, Some(c)) => format!("{} (at most {c})", l.trip.text()),
+            _ => l.trip.text(),
+        },
+        fit: f.clone(),
+    });
+    Some(f)
+}
+
+/// An IF's share from its condition, with the report's source text: the condition's own 0/1
+/// value, or its mean over the ranks or a loop's iterations, where it gives every traced share
+/// (`s`).
+fn source_branch(
+    env: &Env<'_>,
+    i: &IfNode,
+    s: &Samples,
+    src: &str,
+    outer: Option<&Vec<crate::share::Outer>>,
+    share_ctx: &crate::share::Context<'_>,
+) -> Option<(Fitted, String)> {
+    // a condition on run parameters alone is its own probability, 0 or 1 per run:
+    // taken when it matches every traced share, or when the traces have none (an
+    // arm codegen could not mark)
+    let ind = (i.unresolved.is_none() && i.vars.iter().all(|v| env.params.contains(v)))
+        .then(|| indicator(&i.cond))
+        .flatten()
+        // with no traced share to check it against, only a comparison of integer
+        // polynomials (no C integer division the symbolic sides would make exact)
+        .filter(|(_, integral)| *integral || !s.values.is_empty())
+        .map(|(e, _)| e);
+    if let Some(e) = ind.filter(|e| {
+        s.points.iter().zip(&s.values).all(|(row, v)| {
+            let at = |name: &str| s.params.iter().position(|p| p == name).map(|k| row[k]);
+            e.eval(&at).is_ok_and(|x| (x - v).abs() <= 1e-9)
+        })
+    }) {
+        let f = Fitted {
+            expr: e.clone(),
+            lo: e.clone(),
+            hi: e,
+            origin: crate::quantity::Origin::Source,
+            points: s.values.len(),
+            ..Fitted::constant(0.0)
+        };
+        return Some((f, src.to_string()));
+    }
+    // a condition on the rank, or on a loop index through `mod`: its mean over the
+    // ranks or the iterations, where it gives every traced share
+    let d = outer
+        .filter(|_| i.unresolved.is_none())
+        .and_then(|o| crate::share::source_share(&i.cond, o, share_ctx, s))?;
+    let f = Fitted {
+        lo: d.expr.clone(),
+        hi: d.expr.clone(),
+        points: s.values.len(),
+        ..Fitted::constant(0.0)
+    }
+    .with_expr(d.expr);
+    Some((f, format!("{src}, mean over {}", d.over)))
+}
+
+/// An IF's share fitted to the traced shares `s` (a constant, or with a term in 1/P or
+/// 1/sqrt(P)); none, with a warning when arms under it ran, where no run recorded an arm.
+/// A share that changes with a parameter no law fits is warned about and put in
+/// `unexplained`.
+fn fit_branch(
+    env: &Env<'_>,
+    n: &Node,
+    s: &Samples,
+    src: &str,
+    notes: &mut Notes,
+    unexplained: &mut BTreeSet<u32>,
+) -> Option<(Fitted, String)> {
+    let site = n.site.0;
+    if s.values.is_empty() && ran_under(n, env.runs) {
+        notes.warnings.push(format!(
+            "branch at {} (site {site}): no run recorded which arm it took (`{}`), so its arms are not charged",
+            env.at(site),
+            src
+        ));
+    }
+    if s.values.is_empty() {
+        return None;
+    }
+    let inv_p = Expr::var("P").powi(-1);
+    // 1/sqrt(P): edges of a square-ish process grid
+    let inv_sqrt_p = Expr::var("P").sqrt().powi(-1);
+    let cands = vec![
+        vec![Expr::one()],
+        vec![Expr::one(), inv_p],
+        vec![Expr::one(), inv_sqrt_p],
+    ];
+    // simplest law first: with few processor counts several fit exactly
+    let mut f = crate::quantity::fit_probability(s, &cands[..2]);
+    if f.r2 < 0.99 {
+        f = crate::quantity::fit_probability(s, &cands);
+    }
+    if let Some(why) = crate::quantity::share_unexplained(s, &f) {
+        notes.warnings.push(format!(
+            "branch at {} (site {site}, `{}`): {why}",
+            env.at(site),
+            src
+        ));
+        unexplained.insert(site);
+    }
+    Some((f, src.to_string()))
+}
+
+/// Whether some run executed a loop, computation or call under `n`'s arms (an IF whose arms
+/// ran though no arm count was recorded: its arms were not marked).
+pub(super) fn ran_under(n: &Node, runs: &[RunObs]) -> bool {
+    fn sites(n: &Node, out: &mut Vec<u32>) {
+        for c in n.children.iter().chain(&n.else_children) {
+            out.push(c.site.0);
+            sites(c, out);
+        }
+    }
+    let mut under = Vec::new();
+    sites(n, &mut under);
+    runs.iter().flat_map(|r| &r.ranks).any(|k| {
+        under.iter().any(|s| {
+            k.loops.get(s).is_some_and(|(e, _)| *e > 0)
+                || k.entries.get(s).is_some_and(|v| !v.is_empty())
+                || k.calls.get(s).is_some_and(|c| *c > 0)
+        })
+    })
+}
+
+/// The 0/1 value of a comparison `lhs op rhs` of integer-valued sides (`METHOD == 1`,
+/// `K < N`), as an expression: with d = rhs − lhs, `<` is min(1, max(0, d)), `<=` is
+/// min(1, max(0, d + 1)), `==` is 1 − min(1, max(d, −d)) and `!=` its complement. None for
+/// anything else (a compound condition, a side that does not parse). Beside it, whether both
+/// sides are polynomials with integer coefficients (then it is exact for integer parameters;
+/// `N / 2 == 3` is not, C divides integers).
+pub(super) fn indicator(cond: &str) -> Option<(Expr, bool)> {
+    let ops = ["==", "!=", "<=", ">=", "<", ">"];
+    let (op, at) = ops
+        .iter()
+        .find_map(|op| cond.find(op).map(|at| (*op, at)))?;
+    let (l, r) = (&cond[..at], &cond[at + op.len()..]);
+    if ops.iter().any(|o| r.contains(o)) || l.contains("&&") || l.contains("||") {
+        return None;
+    }
+    let (l, r) = (
+        symbolic::parse(l.trim()).ok()?,
+        symbolic::parse(r.trim()).ok()?,
+    );
+    let integral = |e: &Expr| {
+        e.terms().iter().all(|t| {
+            t.coef().fract() == 0.0
+                && t.factors().iter().all(|(a, q)| {
+                    matches!(a, symbolic::Atom::Var(_)) && q.is_integer() && !q.is_negative()
+                })
+        })
+    };
+    let exact = integral(&l) && integral(&r);
+    let clamp = |x: Expr| Expr::min(Expr::one(), Expr::max(Expr::zero(), x));
+    let abs = |x: Expr| Expr::max(x.clone(), Expr::zero() - x);
+    let e = match op {
+        "<" => clamp(r - l),
+        "<=" => clamp(r - l + Expr::one()),
+        ">" => clamp(l - r),
+        ">=" => clamp(l - r + Expr::one()),
+        "==" => Expr::one() - Expr::min(Expr::one(), abs(r - l)),
+        _ => Expr::min(Expr::one(), abs(r - l)),
+    };
+    Some((e, exact))
+}

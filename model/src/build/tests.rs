@@ -1,0 +1,167 @@
+//! Unit tests of the build's parts: the process grid's wavefront depth, clamped sizes,
+//! comparisons as indicators, stand-in collectives and parameters T misses.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use symbolic::Expr;
+
+use super::diagnose::missing_params;
+use super::fit_params;
+use super::phase_context::non_negative;
+use super::sheet::{sheet_bytes, sheet_op_named};
+use super::sites::indicator;
+use super::tree::{grid_depth, process_grids};
+use crate::machine::CollectiveOp;
+use crate::observe::RunObs;
+use crate::quantity::Fitted;
+
+fn load(prog: &str) -> Vec<RunObs> {
+    crate::observe::testdata_runs(prog, "smpi-c")
+}
+
+/// A wavefront over MPI_Dims_create's grid: the depth hypothesis is Px + Py - 2 in the
+/// grid's extents (log2(P) matches P = 4, 8, 16 and misses beyond: 2·5 - 2 = 8 at P = 32,
+/// where the 8 x 4 grid gives 10); a program without a grid has none.
+#[test]
+fn a_process_grid_gives_the_wavefront_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wave.c");
+    std::fs::write(
+        &path,
+        r#"#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+int size, dims[2] = {0, 0}, n = atoi(argv[1]), i;
+double a[4096];
+MPI_Init(&argc, &argv);
+MPI_Comm_size(MPI_COMM_WORLD, &size);
+MPI_Dims_create(size, 2, dims);
+for (i = 0; i < n / dims[0]; i++) a[i] = 0.0;
+MPI_Finalize();
+return 0;
+}
+"#,
+    )
+    .unwrap();
+    let apt = apt::load(&path, &Default::default(), &Default::default())
+        .unwrap()
+        .1;
+    let grids = process_grids(&apt);
+    assert_eq!(grids, BTreeSet::from([2]));
+    let d = grid_depth(&grids).unwrap();
+    assert_eq!(d.to_string(), "dims(P, 2, 0) + dims(P, 2, 1) - 2");
+    let at = |p: f64| d.eval(&|v| (v == "P").then_some(p)).unwrap();
+    assert_eq!(
+        [at(4.0), at(8.0), at(16.0), at(32.0)],
+        [2.0, 4.0, 6.0, 10.0]
+    );
+    assert_eq!(grid_depth(&BTreeSet::new()), None);
+    assert_eq!(grid_depth(&BTreeSet::from([2, 3])), None);
+}
+
+#[test]
+fn a_regression_size_with_a_negative_term_is_clamped_at_zero() {
+    let e = Expr::num(9.275) * Expr::var("N") / Expr::var("P").sqrt() - Expr::num(21.0);
+    let f = Fitted {
+        origin: crate::quantity::Origin::Regression,
+        ..Fitted::constant(0.0).with_expr(e.clone())
+    };
+    let g = non_negative(f);
+    let at = |n: f64| {
+        g.expr
+            .eval(&|v| Some(if v == "N" { n } else { 64.0 }))
+            .unwrap()
+    };
+    assert_eq!(at(8.0), 0.0);
+    assert!((at(1024.0) - (9.275 * 128.0 - 21.0)).abs() < 1e-9);
+    // the source's own expression is left alone
+    let src = Fitted::constant(0.0).with_expr(e.clone());
+    assert_eq!(non_negative(src).expr, e);
+}
+
+/// A comparison of integer parameters is its own 0/1 value; compound ones are not read.
+#[test]
+fn a_comparison_is_an_indicator() {
+    let at = |c: &str, m: f64, k: f64| {
+        indicator(c)
+            .unwrap()
+            .0
+            .eval(&|v| Some(if v == "M" { m } else { k }))
+            .unwrap()
+    };
+    for (c, m, k, want) in [
+        ("M == 1", 1.0, 0.0, 1.0),
+        ("M == 1", 2.0, 0.0, 0.0),
+        ("M != 1", 3.0, 0.0, 1.0),
+        ("M < K", 3.0, 4.0, 1.0),
+        ("M < K", 4.0, 4.0, 0.0),
+        ("M <= K", 4.0, 4.0, 1.0),
+        ("M > K", 5.0, 4.0, 1.0),
+        ("M >= K", 3.0, 4.0, 0.0),
+    ] {
+        assert_eq!(at(c, m, k), want, "{c} at M={m}, K={k}");
+    }
+    assert!(indicator("M == 1").unwrap().1);
+    // C divides integers: N/2 == 3 at N = 7 is true, the symbolic side is 3.5
+    assert!(!indicator("N/2 == 3").unwrap().1);
+    assert!(indicator("M == 1 || M == 2").is_none());
+    assert!(indicator("rank").is_none());
+}
+
+/// Collectives the sheet does not list are costed as their regular counterparts, an
+/// Alltoallv's size (all a rank sends) shared among the P ranks; point-to-point is not one.
+#[test]
+fn unlisted_collectives_stand_in_for_their_counterparts() {
+    let s = sheet_op_named("Allreduce").unwrap();
+    assert!(s.op == CollectiveOp::Allreduce && !s.stand_in && !s.per_pair);
+    let s = sheet_op_named("Allgatherv").unwrap();
+    assert!(s.op == CollectiveOp::Allgather && s.stand_in && !s.per_pair);
+    let s = sheet_op_named("Alltoallv").unwrap();
+    assert!(s.op == CollectiveOp::Alltoall && s.per_pair);
+    let b = sheet_bytes(s, &(Expr::num(8.0) * Expr::var("N")), &Expr::var("P"));
+    assert_eq!(b, Expr::num(8.0) * Expr::var("N") / Expr::var("P"));
+    assert_eq!(sheet_op_named("Ibcast").unwrap().op, CollectiveOp::Bcast);
+    assert!(sheet_op_named("Send").is_none() && sheet_op_named("Waitall").is_none());
+}
+
+/// The recorded shift runs vary ITERS (20, 100) and their time with it: a T without ITERS
+/// is flagged, naming two runs that differ only in ITERS; a T with it, or a parameter the
+/// time does not follow, is not.
+#[test]
+fn a_varied_parameter_missing_from_t_is_flagged() {
+    let runs = load("shift");
+    let params = fit_params(&runs);
+    assert_eq!(params, ["ITERS", "N", "P"]);
+    let t = Expr::var("N") / Expr::var("P");
+    let w = missing_params(&t, &runs, &params, &BTreeMap::new());
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("ITERS varies across the runs"), "{}", w[0]);
+    assert!(
+        w[0].contains("ITERS=20") && w[0].contains("ITERS=100"),
+        "{}",
+        w[0]
+    );
+    let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
+    assert!(missing_params(&t, &runs, &params, &BTreeMap::new()).is_empty());
+    // the runs at ITERS = 20 only: ITERS took one value; fine when T has it from the source
+    let some: Vec<RunObs> = runs
+        .into_iter()
+        .filter(|r| r.params.get("ITERS") == Some(&20.0))
+        .collect();
+    assert!(missing_params(&t, &some, &params, &BTreeMap::new()).is_empty());
+    let t = Expr::var("N") / Expr::var("P");
+    let w = missing_params(&t, &some, &params, &BTreeMap::new());
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("ITERS took one value (20)"), "{}", w[0]);
+    // the runs at one P: said, since no fit saw P
+    let one_p: Vec<RunObs> = some
+        .into_iter()
+        .filter(|r| r.params.get("P") == Some(&16.0))
+        .collect();
+    assert!(one_p.len() > 1);
+    let t = Expr::var("ITERS") * Expr::var("N") / Expr::var("P");
+    let w = missing_params(&t, &one_p, &params, &BTreeMap::new());
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("every run had P = 16"), "{}", w[0]);
+}

@@ -1,0 +1,176 @@
+//! Walks over the APT the build needs: each site's path from its routine, the loops and
+//! computation phases below a node, the process grids the source builds, which IFs split the
+//! ranks, and a site's executions from one rank's counters.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use apt::{Apt, Attr, Node, NodeData};
+use symbolic::Expr;
+
+use crate::observe::RunObs;
+
+/// Each site's path of sites from its routine down to itself.
+pub(super) fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
+    fn go(n: &Node, path: &mut Vec<u32>, out: &mut BTreeMap<u32, Vec<u32>>) {
+        path.push(n.site.0);
+        out.insert(n.site.0, path.clone());
+        for c in n.children.iter().chain(&n.else_children) {
+            go(c, path, out);
+        }
+        path.pop();
+    }
+    let mut out = BTreeMap::new();
+    for r in &apt.routines {
+        go(r, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Sites of the loops below `n` (or `n` itself) that hold no loop: their iterations, summed,
+/// count the innermost bodies a computation phase executes.
+pub(super) fn leaf_loops(n: &Node) -> Vec<u32> {
+    fn go(n: &Node, out: &mut Vec<u32>) -> bool {
+        let mut has_loop = false;
+        for c in n.children.iter().chain(&n.else_children) {
+            has_loop |= go(c, out);
+        }
+        let is_loop = matches!(n.data, NodeData::Loop(_));
+        if is_loop && !has_loop {
+            out.push(n.site.0);
+        }
+        is_loop || has_loop
+    }
+    let mut out = Vec::new();
+    go(n, &mut out);
+    out
+}
+
+/// The computation phases below `anchor`: in its routine, and through the calls below it in
+/// their routines (each with the outermost call it is reached through, whose arguments name
+/// what it writes in the anchor's routine).
+pub(super) fn compute_below(
+    anchor: &Node,
+    routines: &BTreeMap<&str, &Node>,
+) -> Vec<(u32, Option<u32>)> {
+    fn go(
+        n: &Node,
+        via: Option<u32>,
+        routines: &BTreeMap<&str, &Node>,
+        stack: &mut Vec<String>,
+        out: &mut Vec<(u32, Option<u32>)>,
+    ) {
+        for c in n.children.iter().chain(&n.else_children) {
+            match &c.data {
+                NodeData::Loop(l) if l.compute => out.push((c.site.0, via)),
+                NodeData::Call { callee, .. } => {
+                    if let Some(r) = routines.get(callee.as_str()) {
+                        if !stack.contains(callee) {
+                            stack.push(callee.clone());
+                            go(r, via.or(Some(c.site.0)), routines, stack, out);
+                            stack.pop();
+                        }
+                    }
+                }
+                _ => go(c, via, routines, stack, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(anchor, None, routines, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The dimensions of the process grids the source builds with `MPI_Dims_create` over all
+/// ranks: the `d` of every `dims(P, d, k)` in a loop's trip or a message's size or peer.
+pub(super) fn process_grids(apt: &Apt) -> BTreeSet<u32> {
+    fn walk(e: &Expr, out: &mut BTreeSet<u32>) {
+        for t in e.terms() {
+            for (a, _) in t.factors() {
+                if let symbolic::Atom::Dims { n, d, .. } = a {
+                    if **n == Expr::var("P") {
+                        out.insert(*d);
+                    }
+                }
+                for x in a.args() {
+                    walk(x, out);
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for n in apt.nodes() {
+        let attrs: Vec<&Attr> = match &n.data {
+            NodeData::Loop(l) => vec![&l.trip],
+            NodeData::Comm(c) => [&c.bytes, &c.peer, &c.source, &c.recv_bytes]
+                .into_iter()
+                .flatten()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for e in attrs.into_iter().filter_map(Attr::expr) {
+            walk(e, &mut out);
+        }
+    }
+    out
+}
+
+/// A wavefront's depth across the one process grid of the source (`Σ dims(P, d, k) - d`), or
+/// none when it has no grid or several.
+pub(super) fn grid_depth(grids: &BTreeSet<u32>) -> Option<Expr> {
+    let [d] = grids.iter().copied().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let p = Expr::var("P");
+    let sum: Option<Expr> = (0..d).map(|k| Expr::dims(&p, d, k)).sum();
+    Some(sum? - Expr::num(f64::from(d)))
+}
+
+/// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
+/// run the fraction of evaluations that took the IF arm differs by more than a half between
+/// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).
+pub(super) fn rank_split(nodes: &BTreeMap<u32, &Node>, runs: &[RunObs]) -> BTreeSet<u32> {
+    nodes
+        .values()
+        .filter_map(|n| match &n.data {
+            NodeData::If(i) => Some((n.site.0, i)),
+            _ => None,
+        })
+        .filter(|(site, i)| {
+            i.vars.contains("rank")
+                || runs.iter().any(|r| {
+                    let fracs = r.ranks.iter().filter_map(|k| {
+                        let t = k.branches.get(&(*site, 0)).copied().unwrap_or(0);
+                        let f = k.branches.get(&(*site, 1)).copied().unwrap_or(0);
+                        (t + f > 0).then(|| t as f64 / (t + f) as f64)
+                    });
+                    let (lo, hi) = fracs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                        (lo.min(x), hi.max(x))
+                    });
+                    hi - lo > 0.5
+                })
+        })
+        .map(|(site, _)| site)
+        .collect()
+}
+
+/// Executions of a site on one rank from the counters (loops: iterations; IF: arm taken;
+/// routines: calls from every call site naming them, none for the main program).
+pub(super) fn executions(
+    r: &crate::observe::RankObs,
+    n: &Node,
+    nodes: &BTreeMap<u32, &Node>,
+) -> Option<f64> {
+    let s = n.site.0;
+    match &n.data {
+        NodeData::Loop(_) => r.loops.get(&s).map(|(_, it)| *it as f64),
+        NodeData::If(_) => r.branches.get(&(s, 0)).map(|c| *c as f64),
+        NodeData::Call { .. } => r.calls.get(&s).map(|c| *c as f64),
+        NodeData::Routine { name, .. } => nodes
+            .values()
+            .filter(|c| matches!(&c.data, NodeData::Call { callee, .. } if callee == name))
+            .filter_map(|c| r.calls.get(&c.site.0))
+            .map(|c| *c as f64)
+            .reduce(|a, b| a + b),
+        _ => None,
+    }
+}
