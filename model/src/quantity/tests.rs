@@ -1,0 +1,177 @@
+//! Tests of fitting counts: caps, inert parameters, bands, source hypotheses, power laws.
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+
+pub(super) fn samples(f: impl Fn(f64, f64) -> f64) -> Samples {
+    let mut s = Samples::new(vec!["N".into(), "P".into()]);
+    for n in [64.0, 128.0, 256.0] {
+        for p in [2.0, 4.0, 8.0, 16.0] {
+            s.push(vec![n, p], f(n, p));
+        }
+    }
+    s
+}
+
+#[test]
+fn a_capped_count_is_the_cap_or_the_law_of_the_runs_below_it() {
+    // CG-like: min(MAXIT, 1.875 N - 1) iterations
+    let mut s = Samples::new(vec!["MAXIT".into(), "N".into()]);
+    for n in [32.0, 64.0, 128.0] {
+        for m in [100.0, 200.0] {
+            s.push(vec![m, n], f64::min(m, 1.875 * n - 1.0));
+        }
+    }
+    let cap = Expr::var("MAXIT");
+    let f = fit_capped(&s, &cap, &QuantityOptions::default());
+    let at = |m: f64, n: f64| {
+        f.expr
+            .eval(&|v| Some(if v == "MAXIT" { m } else { n }))
+            .unwrap()
+    };
+    // (the law is fitted to three runs below the cap: within 2%)
+    assert!((at(5000.0, 32.0) / 59.0 - 1.0).abs() < 0.02, "{}", f.expr);
+    assert!((at(200.0, 1024.0) - 200.0).abs() < 1e-9, "{}", f.expr);
+    assert!(
+        (at(5000.0, 1024.0) / 1919.0 - 1.0).abs() < 0.02,
+        "{}",
+        f.expr
+    );
+    assert_eq!(f.points, 6);
+    // every run at its cap: the cap, exactly
+    let mut all = Samples::new(vec!["MAXIT".into(), "N".into()]);
+    for m in [10.0, 20.0] {
+        all.push(vec![m, 64.0], m);
+    }
+    let g = fit_capped(&all, &cap, &QuantityOptions::default());
+    assert_eq!(g.expr, cap);
+    assert_eq!(g.origin, Origin::Source);
+}
+
+/// A count that two runs differing only in NSTEPS measure the same has no law in NSTEPS,
+/// however the free search would like to use it.
+#[test]
+fn a_parameter_the_count_does_not_follow_stays_out_of_its_law() {
+    let mut s = Samples::new(vec!["N".into(), "NSTEPS".into(), "P".into()]);
+    for n in [32.0, 48.0, 64.0] {
+        for steps in [10.0, 20.0] {
+            for p in [1.0, 2.0, 4.0, 8.0, 16.0] {
+                // a 3-D face: (N / cbrt P)^2 rounded, plus a constant halo
+                let v = (n / f64::cbrt(p)).floor().powi(2) + 6.0;
+                s.push(vec![n, steps, p], v);
+            }
+        }
+    }
+    let f = fit_quantity(&s, None, &[], true, &QuantityOptions::default());
+    assert!(!f.expr.vars().contains("NSTEPS"), "{}", f.expr);
+    let inert = without_inert(&s).unwrap();
+    assert_eq!(inert.params, ["N", "P"]);
+    // a parameter with no pair of runs differing in it alone is kept
+    let mut t = Samples::new(vec!["N".into(), "P".into()]);
+    t.push(vec![32.0, 1.0], 5.0);
+    t.push(vec![64.0, 2.0], 5.0);
+    assert!(without_inert(&t).is_none());
+}
+
+#[test]
+fn a_fit_from_one_run_has_a_finite_band() {
+    let mut s = Samples::new(vec!["N".into(), "P".into()]);
+    s.push(vec![64.0, 4.0], 3e-3);
+    // a computation's cost per entry scaled by its work, N/P: one coefficient, one point
+    let w = Expr::var("N") / Expr::var("P");
+    let f = fit_scaled(&s, &w, None, None, &Expr::var("P"), None);
+    let at = |e: &Expr| {
+        e.eval(&|n| Some(if n == "N" { 128.0 } else { 8.0 }))
+            .unwrap()
+    };
+    let (lo, mid, hi) = (at(&f.lo), at(&f.expr), at(&f.hi));
+    assert!(lo.is_finite() && mid.is_finite() && hi.is_finite(), "{f:?}");
+    assert!(lo <= mid && mid <= hi, "{lo} {mid} {hi}");
+}
+
+#[test]
+fn retain_keeps_points_and_values_together() {
+    let mut s = samples(|n, p| n / p);
+    s.retain(|v| v >= 16.0);
+    assert_eq!(s.values.len(), s.points.len());
+    assert_eq!(s.values.len(), 9); // 2 + 3 + 4 of the 12 (N / P with N = 64, 128, 256)
+    for (pt, v) in s.points.iter().zip(&s.values) {
+        assert_eq!(pt[0] / pt[1], *v);
+        assert!(*v >= 16.0);
+    }
+}
+
+#[test]
+fn source_expression_accepted_or_scaled() {
+    let src = symbolic::parse("N/P").unwrap();
+    let o = QuantityOptions::default();
+    let f = fit_quantity(&samples(|n, p| n / p), Some(&src), &[], false, &o);
+    assert_eq!(f.origin, Origin::Source);
+    let g = fit_quantity(&samples(|n, p| 3e-9 * n / p), Some(&src), &[], false, &o);
+    assert_eq!(g.origin, Origin::SourceScaled);
+    assert!((g.expr.terms()[0].coef() - 3e-9).abs() < 1e-15);
+}
+
+#[test]
+fn counters_fit_one_power_law() {
+    let o = QuantityOptions::default();
+    let f = fit_quantity(&samples(|n, p| n / p), None, &[], true, &o);
+    assert_eq!(f.expr.to_string(), "N/P");
+    // a process grid's x extent N/Px, Px the largest divisor of P not above sqrt(P): no
+    // power law is exact; the one-term law in sqrt(P) is exact at square P
+    let px = |p: f64| {
+        (1..=p as u64)
+            .filter(|d| d * d <= p as u64 && (p as u64).is_multiple_of(*d))
+            .max()
+    };
+    let g = fit_quantity(
+        &samples(|n, p| n / px(p).unwrap_or(1) as f64),
+        None,
+        &[],
+        true,
+        &o,
+    );
+    let t = g.expr.terms();
+    assert!(g.expr.to_string().contains("N/sqrt(P)"), "{}", g.expr);
+    assert!(t.len() <= 2, "{}", g.expr);
+}
+
+/// A worker's share N/(P − 1) and a 3-D block's edge N/cbrt(P) are exact laws of their own,
+/// not the nearest law in halves of P.
+#[test]
+fn counters_in_p_minus_1_and_cube_roots() {
+    let o = QuantityOptions::default();
+    let f = fit_quantity(&samples(|n, p| n / (p - 1.0)), None, &[], true, &o);
+    let at = |e: &Expr, n: f64, p: f64| e.eval(&|v| Some(if v == "N" { n } else { p })).unwrap();
+    assert!(
+        (at(&f.expr, 1024.0, 64.0) - 1024.0 / 63.0).abs() < 1e-6,
+        "{}",
+        f.expr
+    );
+    let mut s = Samples::new(vec!["N".into(), "P".into()]);
+    for n in [32.0, 48.0, 64.0] {
+        for p in [1.0, 8.0, 27.0, 64.0] {
+            s.push(vec![n, p], n / f64::cbrt(p));
+        }
+    }
+    let g = fit_quantity(&s, None, &[], true, &o);
+    assert!((at(&g.expr, 96.0, 512.0) - 12.0).abs() < 1e-6, "{}", g.expr);
+}
+
+#[test]
+fn depth_regression_is_tidy() {
+    let cands = vec![
+        vec![Expr::one()],
+        vec![Expr::var("P"), Expr::one()],
+        vec![Expr::var("P")],
+    ];
+    let f = fit_quantity(
+        &samples(|_, p| p - 1.0),
+        None,
+        &cands,
+        true,
+        &QuantityOptions::default(),
+    );
+    assert_eq!(f.expr.to_string(), "P - 1");
+    assert!(f.origin.by_regression());
+}
