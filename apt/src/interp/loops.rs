@@ -1,0 +1,273 @@
+//! Loops: counted and while trip counts (capped when the loop may leave early), sums over
+//! the enclosing loops, and the inputs a loop reads.
+use std::collections::BTreeSet;
+
+use frontend::{InputOrigin, SrcExpr, SrcExprKind, StmtId, StmtKind};
+use symbolic::Expr;
+
+use crate::cap;
+use crate::procs::user_proc;
+use crate::rules::trip_count;
+use crate::value::{input_with_default, Val};
+use crate::Attr;
+
+use super::{touched, ActiveLoop, Analysis, Env, LoopFacts};
+
+impl Analysis<'_> {
+    pub(super) fn loop_symbol(&self, var: &str) -> String {
+        if self.params.is_param(var) {
+            format!("{var}_loop")
+        } else {
+            var.to_string()
+        }
+    }
+
+    pub(super) fn counted_loop(
+        &mut self,
+        id: StmtId,
+        l: &frontend::Loop,
+        env: &mut Env,
+        line: u32,
+    ) {
+        let lo = self.ev(&l.lo, env, None);
+        let hi = self.ev(&l.hi, env, None);
+        let step = self.ev(&l.step, env, None);
+        let mut defined = self.procs.block_defs(self.prog, &l.body);
+        let mut trip = trip_count(&lo, &hi, &step);
+        // C re-evaluates the condition every iteration (Fortran fixes the count at entry)
+        if self.prog.language == frontend::Language::C {
+            let changed =
+                l.hi.vars()
+                    .into_iter()
+                    .chain(l.step.vars())
+                    .find(|v| touched(&defined, v) && !self.is_array(v));
+            if let Some(v) = changed {
+                trip = Attr::Unresolved(format!(
+                    "bound `{v}` changes in the loop body at line {line}"
+                ));
+            }
+        }
+        // left by `break`/`return`: the counted trip is only an upper bound
+        let mut cap = None;
+        if let (Attr::Expr(t), Some((exit, what))) = (
+            &trip,
+            cap::early_exit(
+                self.prog,
+                self.sources,
+                self.prog.stmt(id).map_or(l.header_span, |s| s.span),
+                &l.body,
+                l.end_label,
+            ),
+        ) {
+            let at = self.prog.stmt(exit).map_or(line, |x| self.line(x.span));
+            cap = Some(Attr::Expr(t.clone()));
+            trip = Attr::Unresolved(format!("exits early ({what} at line {at})"));
+        }
+        let total = match &trip {
+            Attr::Expr(t) => self.trip_total(t),
+            _ => None,
+        };
+        let sym = self.loop_symbol(&l.var);
+        self.facts.loops.insert(
+            id,
+            LoopFacts {
+                trip,
+                cap,
+                total,
+                var: Some(l.var.clone()),
+                sym: Some(sym.clone()),
+                lo: lo.clone(),
+                hi: hi.clone(),
+                step: step.clone(),
+            },
+        );
+        defined.insert(l.var.clone());
+        let reason = format!("assigned in loop at line {line}");
+        let mut inner = env.clone();
+        self.set_unknown(&mut inner, defined.iter().cloned(), &reason);
+        inner.insert(l.var.clone(), Val::Known(Expr::var(&sym)));
+        self.stack.push(ActiveLoop { sym, lo, hi, step });
+        self.block(&l.body, &mut inner);
+        self.stack.pop();
+        // Conservative: the loop may run zero times, and values mention its variable.
+        let before = env.clone();
+        self.set_unknown(env, defined.iter().cloned(), &reason);
+        self.inputs_after_loop(&[&l.body], &defined, &before, env);
+    }
+
+    /// After a loop: a variable whose one write in the loop stores a value read at run time
+    /// (an option a `getopt` loop parses, `case 'n': n = atoi(optarg)`; `n =
+    /// atoi(argv[++i])` in a loop over the arguments) holds that input, or the value it had
+    /// before when that is a constant default (the loop may not set it).
+    pub(super) fn inputs_after_loop(
+        &self,
+        blocks: &[&frontend::Block],
+        defined: &BTreeSet<String>,
+        before: &Env,
+        env: &mut Env,
+    ) {
+        let prog = self.prog;
+        let is_read = |e: &SrcExpr| match &e.kind {
+            SrcExprKind::Input(o) => *o != InputOrigin::File,
+            SrcExprKind::Cast { expr, .. } => {
+                matches!(&expr.kind, SrcExprKind::Input(o) if *o != InputOrigin::File)
+            }
+            _ => false,
+        };
+        for v in defined {
+            let Some(read) = self.read_into.get(v) else {
+                continue;
+            };
+            if !read
+                .known()
+                .and_then(Expr::as_var)
+                .is_some_and(|x| self.params.is_input(x))
+            {
+                continue;
+            }
+            let mut writes = blocks
+                .iter()
+                .flat_map(|b| prog.walk(b))
+                .filter_map(|id| prog.stmt(id))
+                .filter(|s| {
+                    matches!(&s.kind, StmtKind::Loop(l) if l.var == *v)
+                        || self.procs.stmt_defs(prog, s).contains(v)
+                });
+            let (Some(only), None) = (writes.next(), writes.next()) else {
+                continue;
+            };
+            let reads = match &only.kind {
+                StmtKind::Assign(a) => {
+                    matches!(&a.target.kind, SrcExprKind::Var(x) if x == v) && is_read(&a.value)
+                }
+                StmtKind::Input(i) => i.origin != InputOrigin::File,
+                _ => false,
+            };
+            if !reads {
+                continue;
+            }
+            let after = match before.get(v) {
+                None => Some(read.clone()),
+                Some(b) => input_with_default(&[b, read], &|n| self.params.is_input(n), &|n| {
+                    self.params.is_constant(n)
+                }),
+            };
+            if let Some(a) = after {
+                env.insert(v.clone(), a);
+            }
+        }
+    }
+
+    /// Trip count and cap of a while loop at entry (`env` after its initialiser, before the
+    /// body's writes are forgotten): a conjunct `it < limit` of the condition whose counter
+    /// every iteration increases by a constant, with `limit` unchanged by the loop, bounds the
+    /// trip by the iterations the counter takes from its entry value to `limit` (at least one
+    /// when the test follows the body: C `do … while`); the trip is
+    /// that bound exactly when nothing else ends the loop ([`crate::cap`]).
+    pub(super) fn while_trip(
+        &mut self,
+        w: &frontend::While,
+        span: frontend::Span,
+        env: &Env,
+        defined: &BTreeSet<String>,
+        line: u32,
+    ) -> (Attr, Option<Attr>) {
+        let plain = || (Attr::Unresolved("while loop".into()), None);
+        let Some(cond) = &w.cond else {
+            return plain();
+        };
+        let prog = self.prog;
+        let parts = cap::conjuncts(cond);
+        let found = parts.iter().find_map(|c| {
+            let t = cap::counter_test(c)?;
+            let invariant = !self.is_array(t.var)
+                && t.limit.vars().iter().all(|v| !touched(defined, v))
+                && t.limit.walk().iter().all(|e| match &e.kind {
+                    SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
+                        user_proc(prog, &self.procs.names, self.cur, name).is_none()
+                    }
+                    _ => true,
+                });
+            if !invariant {
+                return None;
+            }
+            let step = cap::counter_step(prog, &self.procs, w, t.var)?;
+            Some((t, step))
+        });
+        let Some((t, step)) = found else {
+            return plain();
+        };
+        let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
+        let hi = match self.ev(t.limit, env, None) {
+            Val::Known(e) if t.inclusive => Val::Known(e),
+            Val::Known(e) => Val::Known(e - Expr::one()),
+            other => other,
+        };
+        let Attr::Expr(bound) = trip_count(&start, &hi, &Val::Known(Expr::int(step))) else {
+            return plain();
+        };
+        // `do { … } while (it < maxit)` runs its body once even when entered at the limit
+        let bound = if w.post_test {
+            Expr::max(Expr::one(), bound)
+        } else {
+            bound
+        };
+        let exit =
+            cap::early_exit(prog, self.sources, span, &w.body, w.end_label).map(|(id, what)| {
+                let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
+                format!("{what} at line {at}")
+            });
+        let why = match (parts.len() > 1, exit) {
+            (false, None) => return (Attr::Expr(bound), None),
+            (true, None) => format!("condition at line {line}"),
+            (false, Some(x)) => x,
+            (true, Some(x)) => format!("condition at line {line}, {x}"),
+        };
+        (
+            Attr::Unresolved(format!("exits early ({why})")),
+            Some(Attr::Expr(bound)),
+        )
+    }
+
+    /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.
+    pub(super) fn trip_total(&self, trip: &Expr) -> Option<Attr> {
+        let mut total = trip.clone();
+        let mut mentioned = false;
+        for l in self.stack.iter().rev() {
+            if !total.contains_var(&l.sym) {
+                continue;
+            }
+            mentioned = true;
+            let (Some(lo), Some(hi), Some(step)) = (
+                l.lo.known(),
+                l.hi.known(),
+                l.step.known().and_then(|s| s.as_const()),
+            ) else {
+                return Some(Attr::Unresolved(format!(
+                    "bounds of the loop over `{}` are unresolved",
+                    l.sym
+                )));
+            };
+            let sum = if step == 1.0 {
+                symbolic::sum_over(&total, &l.sym, lo, hi)
+            } else if step == -1.0 {
+                symbolic::sum_over(&total, &l.sym, hi, lo)
+            } else {
+                return Some(Attr::Unresolved(format!(
+                    "loop over `{}` has a non-unit step",
+                    l.sym
+                )));
+            };
+            match sum {
+                Some(s) => total = s,
+                None => {
+                    return Some(Attr::Unresolved(format!(
+                        "no closed form for the sum over `{}`",
+                        l.sym
+                    )))
+                }
+            }
+        }
+        mentioned.then_some(Attr::Expr(total))
+    }
+}

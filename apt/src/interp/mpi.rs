@@ -1,0 +1,204 @@
+//! MPI calls: rank and size, each call's communication facts, what the call writes (a
+//! broadcast gives every rank the root's value), derived datatype sizes, and notes on
+//! neighbours that are `MPI_PROC_NULL` at the grid's edge.
+
+use frontend::{path_under, BinOp, MpiOp, Role, SrcExpr, SrcExprKind, StmtId, UnOp};
+use symbolic::Expr;
+
+use crate::comm::comm_facts;
+use crate::value::{Special, Val};
+
+use super::scope::Cx;
+use super::{stale_paths, Analysis, Env};
+
+/// The variable (or access path) whose storage a written MPI buffer argument starts in:
+/// `g` for `g`, `ibuf` for `ibuf(1)` / `&ibuf[0]` / `ibuf + k`.
+pub(super) fn written_root(e: &SrcExpr) -> Option<&str> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some(v),
+        SrcExprKind::Index { array, .. } => Some(array),
+        SrcExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub,
+            lhs,
+            ..
+        } => written_root(lhs),
+        SrcExprKind::Unary { operand, .. } => written_root(operand),
+        SrcExprKind::Cast { expr, .. } => written_root(expr),
+        _ => None,
+    }
+}
+
+/// The variable a handle argument names: `comm` or C `&comm`.
+pub(super) fn handle_var(e: &SrcExpr) -> Option<&str> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some(v),
+        SrcExprKind::Unary {
+            op: UnOp::AddrOf,
+            operand,
+        } => match &operand.kind {
+            SrcExprKind::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Analysis<'_> {
+    pub(super) fn mpi(&mut self, id: StmtId, m: &frontend::MpiCall, env: &mut Env, line: u32) {
+        // MPI_COMM_WORLD as written or through a variable holding it, or a Cartesian grid
+        // of it (ranks as in MPI_COMM_WORLD: crate::cart)
+        let world = match m.arg(Role::Comm) {
+            Some(a) => {
+                self.ev(&a.expr, env, None) == Val::Special(Special::CommWorld)
+                    || handle_var(&a.expr).is_some_and(|c| crate::cart::stored(env, c).is_some())
+            }
+            None => false,
+        };
+        let out_var = |role: Role| match m.arg(role).map(|a| &a.expr.kind) {
+            Some(SrcExprKind::Var(v)) => Some(v.clone()),
+            _ => None,
+        };
+        match m.op {
+            MpiOp::CommSize | MpiOp::CommRank => {
+                let role = if m.op == MpiOp::CommSize {
+                    Role::Size
+                } else {
+                    Role::Rank
+                };
+                if let Some(v) = out_var(role) {
+                    let val = if world {
+                        let p = if m.op == MpiOp::CommSize {
+                            self.params.comm_size(&v, line)
+                        } else {
+                            self.params.comm_rank(&v, line)
+                        };
+                        Val::Known(Expr::var(&p))
+                    } else {
+                        Val::unknown(format!(
+                            "{} of a communicator other than MPI_COMM_WORLD at line {line}",
+                            m.name
+                        ))
+                    };
+                    env.insert(v, val);
+                }
+                return;
+            }
+            _ => {}
+        }
+        let facts = {
+            let mut cx = Cx {
+                an: self,
+                env,
+                target: None,
+            };
+            comm_facts(m, &mut cx)
+        };
+        if let Some(mut f) = facts {
+            if matches!(m.op, MpiOp::Start | MpiOp::Startall) {
+                self.started(m, &mut f);
+            }
+            self.facts.comms.insert(id, f);
+            self.note_edges(m, env, line);
+        }
+        if m.op.is_persistent_init() {
+            self.request_init(m, env);
+        }
+        let balanced = (m.op == MpiOp::DimsCreate)
+            .then(|| self.dims_create(m, env, line))
+            .flatten();
+        for a in &m.args {
+            // committing a type keeps its handle (and the size kept under it)
+            if a.role.is_written_by(m.op) && m.op != MpiOp::TypeCommit {
+                let bcast = matches!(m.op, MpiOp::Bcast | MpiOp::Ibcast) && a.role == Role::Buffer;
+                // a broadcast gives every rank the root's value: unchanged if every rank
+                // already had it, else what the root read at run time
+                let after = |v: &str, env: &Env| match (bcast, env.get(v), self.read_into.get(v)) {
+                    (true, Some(b @ (Val::Known(_) | Val::Special(_))), _) => b.clone(),
+                    (true, _, Some(read)) => read.clone(),
+                    _ => Val::unknown(format!("set by {} at line {line}", m.name)),
+                };
+                if let SrcExprKind::Var(v) = &a.expr.kind {
+                    let x = after(v, env);
+                    env.insert(v.clone(), x);
+                }
+                // the elements and members of the buffer (from `&a[k]` or `a + k` on, the
+                // whole array)
+                if let Some(root) = written_root(&a.expr) {
+                    let mut paths = stale_paths(env, root);
+                    paths.extend(
+                        self.read_into
+                            .keys()
+                            .filter(|k| path_under(k, root) && !env.contains_key(*k))
+                            .cloned(),
+                    );
+                    for p in paths {
+                        let x = after(&p, env);
+                        env.insert(p, x);
+                    }
+                }
+            }
+        }
+        // after the handle's old paths were dropped above
+        let derived = {
+            let mut cx = Cx {
+                an: self,
+                env,
+                target: None,
+            };
+            crate::comm::derived_size(m, &mut cx)
+        };
+        if let Some((path, size)) = derived {
+            env.insert(path, size);
+        }
+        match m.op {
+            MpiOp::CartCreate => {
+                if let Some((comm, grid)) = self.cart_create(m, env) {
+                    env.extend(crate::cart::store(&comm, &grid));
+                }
+            }
+            MpiOp::CartShift => self.cart_shift(m, env, line),
+            MpiOp::CartCoords => self.cart_coords(m, env),
+            _ => {}
+        }
+        if let Some(b) = balanced {
+            env.extend(b.elements);
+            if let Some(note) = b.note {
+                self.notes.insert(line, note);
+            }
+        }
+        if let Some(r) = &m.result {
+            if let SrcExprKind::Var(v) = &r.kind {
+                env.insert(
+                    v.clone(),
+                    Val::unknown(format!("returned by {} at line {line}", m.name)),
+                );
+            }
+        }
+    }
+
+    /// A COMM node's peer is the neighbour (its attribute); where the neighbour is
+    /// `MPI_PROC_NULL` (the edge of the process grid) the note at its line says.
+    pub(super) fn note_edges(&mut self, m: &frontend::MpiCall, env: &Env, line: u32) {
+        let mut said = Vec::new();
+        for role in [Role::Peer, Role::Dest, Role::Source] {
+            let Some(a) = m.arg(role) else { continue };
+            // evaluated again: only a variable, which records nothing twice
+            let SrcExprKind::Var(v) = &a.expr.kind else {
+                continue;
+            };
+            if let Val::OrNull(o) = self.ev(&a.expr, env, None) {
+                said.push(format!("`{v}` is {}", o.text()));
+            }
+        }
+        if !said.is_empty() {
+            let note = format!("{} at line {line}: {}", m.name, said.join("; "));
+            self.notes
+                .entry(line)
+                .and_modify(|n| {
+                    n.push_str("; ");
+                    n.push_str(&note);
+                })
+                .or_insert(note);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Expression evaluation at one program point: the [`Scope`] the value evaluator asks for
+//! variables, user calls, inputs, stored elements and declared array bounds.
+
+use frontend::{path_root, DeclKind, InputOrigin, Span, SrcExpr};
+use symbolic::Expr;
+
+use crate::procs::user_proc;
+use crate::value::{eval, Scope, Special, Val};
+
+use super::{Analysis, Env};
+
+/// Scope of expression evaluation at one program point.
+pub(super) struct Cx<'a, 'p> {
+    pub(super) an: &'a mut Analysis<'p>,
+    pub(super) env: &'a Env,
+    /// The variable being defined (names a parameter read at run time).
+    pub(super) target: Option<&'a str>,
+}
+
+impl Scope for Cx<'_, '_> {
+    fn var(&mut self, name: &str) -> Val {
+        if let Some(v) = self.env.get(name) {
+            return v.clone();
+        }
+        match name.to_ascii_uppercase().as_str() {
+            "MPI_ANY_SOURCE" | "MPI_ANY_TAG" => return Val::Special(Special::Wildcard),
+            "MPI_PROC_NULL" => return Val::Special(Special::ProcNull),
+            "MPI_COMM_WORLD" => return Val::Special(Special::CommWorld),
+            u if u.starts_with("MPI_") => return Val::unknown(format!("MPI constant `{name}`")),
+            _ => {}
+        }
+        let prog = self.an.prog;
+        match prog.decl(self.an.cur, name).map(|d| &d.kind) {
+            Some(DeclKind::Array { .. }) => Val::unknown(format!("held in array `{name}`")),
+            // a C `const` whose initialiser is not a number: evaluated where it is used
+            Some(DeclKind::Constant { value, .. }) => {
+                let env = self.env;
+                let mut inner = Cx {
+                    an: &mut *self.an,
+                    env,
+                    target: Some(name),
+                };
+                eval(value, &mut inner)
+            }
+            _ => Val::unknown(format!(
+                "`{name}` has no known value here{}",
+                self.an.through_pointer(name, self.env)
+            )),
+        }
+    }
+
+    fn is_user_proc(&self, name: &str) -> bool {
+        user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name).is_some()
+    }
+
+    fn element(&mut self, path: &str) -> Option<Val> {
+        // an unknown element keeps the array's reason (`held in array `nbr``)
+        self.env
+            .get(path)
+            .filter(|v| matches!(v, Val::Known(_) | Val::OrNull(_)))
+            .cloned()
+    }
+
+    fn user_call(&mut self, name: &str, args: Vec<Val>, exprs: &[SrcExpr], span: Span) {
+        if let Some(callee) = user_proc(self.an.prog, &self.an.procs.names, self.an.cur, name) {
+            let line = self.line(span);
+            self.an.record_call(callee, args, exprs, self.env, line);
+        }
+    }
+
+    fn input(&mut self, origin: &InputOrigin, span: Span) -> Val {
+        let line = self.line(span);
+        let var = self.target.unwrap_or("input");
+        let v = match self.an.params.input(origin, var, line) {
+            Some(p) => Val::Known(Expr::var(&p)),
+            None => Val::unknown(format!("read from a file at line {line}")),
+        };
+        if let Some(t) = self.target {
+            self.an.read_into.insert(t.to_string(), v.clone());
+        }
+        v
+    }
+
+    fn line(&self, span: Span) -> u32 {
+        self.an.sources.first_line(span)
+    }
+
+    fn is_input(&self, name: &str) -> bool {
+        self.an.params.is_input(name)
+    }
+
+    fn is_constant(&self, name: &str) -> bool {
+        self.an.params.is_constant(name)
+    }
+
+    fn stored(&mut self, path: &str) -> Option<Val> {
+        self.env.get(path).cloned()
+    }
+
+    fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>> {
+        let prog = self.an.prog;
+        let Some(DeclKind::Array { dims, .. }) = prog.decl(self.an.cur, array).map(|d| &d.kind)
+        else {
+            return None;
+        };
+        let env = self.env;
+        let mut ev = |e: &SrcExpr| {
+            eval(
+                e,
+                &mut Cx {
+                    an: &mut *self.an,
+                    env,
+                    target: None,
+                },
+            )
+        };
+        Some(
+            dims.iter()
+                .map(|d| match d {
+                    frontend::Dim::Bounds { lo, hi } => Some((ev(lo), ev(hi))),
+                    frontend::Dim::Extent(n) => {
+                        let hi = match ev(n) {
+                            Val::Known(x) => Val::Known(x - Expr::one()),
+                            other => other,
+                        };
+                        Some((Val::Known(Expr::zero()), hi))
+                    }
+                    frontend::Dim::Assumed => None,
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Analysis<'_> {
+    /// Why a path under a pointer last assigned an address is not known: ` (`L0` is
+    /// `&lev[0]` from line 126; `lev`: assigned in loop at line 113)`, or nothing.
+    pub(super) fn through_pointer(&self, path: &str, env: &Env) -> String {
+        let root = path_root(path);
+        let Some((target, base, line)) = self.points_to.get(root).filter(|_| root != path) else {
+            return String::new();
+        };
+        let why = match env.get(base) {
+            Some(Val::Unknown(r)) if r.starts_with(&format!("`{base}`")) => r.clone(),
+            Some(Val::Unknown(r)) => format!("`{base}`: {r}"),
+            _ => format!("`{path}` is not followed through the pointer"),
+        };
+        format!(" (`{root}` is `&{target}` from line {line}; {why})")
+    }
+}

@@ -1,0 +1,322 @@
+//! The transfer function of each statement kind: assignments, input, calls, while loops,
+//! branches (merging the arms that fall through), opaque statements and ALLOCATE.
+
+use frontend::{path_root, MpiOp, SrcExpr, SrcExprKind, StmtId, StmtKind, UnOp};
+use symbolic::Expr;
+
+use crate::pointers::pointer_call;
+use crate::procs::user_proc;
+use crate::rules::merge;
+use crate::value::{min_max, or_null, pure_test, short, Val};
+use crate::Attr;
+
+use super::scope::Cx;
+use super::summary::CallAt;
+use super::{Analysis, Cond, Env, LoopFacts};
+
+impl Analysis<'_> {
+    pub(super) fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
+        let prog = self.prog;
+        match &s.kind {
+            StmtKind::Assign(a) => {
+                self.array_op(id, s, env);
+                let chain = crate::pointers::chain_conds(prog, &self.procs.names, s.proc, &a.value);
+                if !chain.is_empty() {
+                    let conds: Vec<Cond> = chain.into_iter().map(|c| self.cond(c, env)).collect();
+                    self.pointer_conds.insert(id, conds);
+                }
+                let reason = format!(
+                    "assigned at line {line} through `{}`",
+                    short(self.sources.text(a.target.span))
+                );
+                if let SrcExprKind::Var(p) = &a.target.kind {
+                    self.points_to.remove(p);
+                    if let SrcExprKind::Unary {
+                        op: UnOp::AddrOf,
+                        operand,
+                    } = &a.value.kind
+                    {
+                        if let Some(base) = operand.base_var() {
+                            let target = short(self.sources.text(operand.span));
+                            self.points_to
+                                .insert(p.clone(), (target, base.to_string(), line));
+                        }
+                    }
+                }
+                match a.target.path() {
+                    Some(x) => {
+                        let v = self.ev(&a.value, env, Some(&x));
+                        // a logical stored in an array (`periods(1) = .true.`) is 1 or 0
+                        // for the MPI calls that read it
+                        let v = match &a.value.kind {
+                            SrcExprKind::Bool(b) if self.is_array(path_root(&x)) => {
+                                Val::Known(Expr::int(i64::from(*b)))
+                            }
+                            _ => v,
+                        };
+                        if !matches!(a.target.kind, SrcExprKind::Var(_)) {
+                            // `a[0] = …` through a pointer `a`: as before, `a` itself
+                            let scalars = self.scalars(&s.defs);
+                            self.set_unknown(env, scalars, &reason);
+                        }
+                        self.kill_paths(env, &x, &reason);
+                        self.note_store(&x, &v);
+                        env.insert(x, v);
+                    }
+                    None => {
+                        let arrays: Vec<&String> =
+                            s.defs.iter().filter(|d| self.is_array(d)).collect();
+                        for d in arrays {
+                            self.kill_paths(env, d, &reason);
+                        }
+                        for e in [&a.target, &a.value] {
+                            let _ = self.ev(e, env, None);
+                        }
+                        let scalars = self.scalars(&s.defs);
+                        if !scalars.is_empty() {
+                            self.set_unknown(env, scalars, &reason);
+                        }
+                    }
+                }
+            }
+            StmtKind::Input(inp) => {
+                let reason = format!("read at line {line}");
+                for t in &inp.targets {
+                    let Some(x) = t.path() else {
+                        // `scanf("%d", &a[i])`, `read *, (a(i), i = 1, n)`: any element
+                        if let Some(b) = t.base_var() {
+                            self.kill_paths(env, b, &reason);
+                        }
+                        continue;
+                    };
+                    self.kill_paths(env, &x, &reason);
+                    // a whole array read (`read *, g`) leaves its elements unknown
+                    if self.is_array(&x) {
+                        continue;
+                    }
+                    let v = match self.params.input(&inp.origin, &x, line) {
+                        Some(p) => Val::Known(Expr::var(&p)),
+                        None => Val::unknown(format!("read from a file at line {line}")),
+                    };
+                    self.read_into.insert(x.clone(), v.clone());
+                    env.insert(x, v);
+                }
+            }
+            StmtKind::Mpi(m) => self.mpi(id, m, env, line),
+            StmtKind::Call(c) => {
+                let callee = user_proc(prog, &self.procs.names, s.proc, &c.name);
+                let vals: Vec<Val> = c.args.iter().map(|a| self.ev(a, env, None)).collect();
+                let reason = format!("modified by call to `{}` at line {line}", c.name);
+                match callee {
+                    Some(cid) => {
+                        if !self.summarizing {
+                            self.record_call(cid, vals.clone(), &c.args, env, line);
+                        }
+                        let defs = self.procs.call_defs(s, cid, &c.args);
+                        self.set_unknown(env, defs.iter().cloned(), &reason);
+                        // elements of global arrays it writes (its summary restores those
+                        // it leaves known)
+                        let arrays = self.procs.mod_global_arrays.get(cid.0 as usize).cloned();
+                        for a in arrays.into_iter().flatten() {
+                            self.kill_paths(env, &a, &reason);
+                        }
+                        let at = CallAt {
+                            callee: &c.name,
+                            line,
+                            reason: &reason,
+                        };
+                        self.apply_summary(cid, &c.args, &vals, env, &at);
+                        self.apply_fields(cid, &c.args, &vals, &defs, env, &at);
+                    }
+                    None => match pointer_call(prog, &self.procs.names, s) {
+                        Some(pc) => self.pointer_call(id, s, &pc, vals, env, line, &reason),
+                        None => self.set_unknown(env, s.defs.clone(), &reason),
+                    },
+                }
+            }
+            StmtKind::Loop(l) => self.counted_loop(id, l, env, line),
+            StmtKind::While(w) => {
+                self.block(&w.init, env);
+                let mut defined = self.procs.block_defs(prog, &w.body);
+                defined.extend(self.procs.block_defs(prog, &w.update));
+                let reason = format!("assigned in loop at line {line}");
+                let (trip, cap) = self.while_trip(w, s.span, env, &defined, line);
+                let total = match &trip {
+                    Attr::Expr(t) => self.trip_total(t),
+                    _ => None,
+                };
+                let before = env.clone();
+                self.set_unknown(env, defined.iter().cloned(), &reason);
+                if let Some(c) = &w.cond {
+                    let _ = self.ev(c, env, None);
+                }
+                self.facts.loops.insert(
+                    id,
+                    LoopFacts {
+                        trip,
+                        cap,
+                        total,
+                        var: None,
+                        sym: None,
+                        lo: Val::unknown("while loop"),
+                        hi: Val::unknown("while loop"),
+                        step: Val::unknown("while loop"),
+                    },
+                );
+                let mut inner = env.clone();
+                self.block(&w.body, &mut inner);
+                self.block(&w.update, &mut inner);
+                self.set_unknown(env, defined.iter().cloned(), &reason);
+                self.inputs_after_loop(&[&w.body, &w.update], &defined, &before, env);
+            }
+            StmtKind::If(i) => {
+                // `if (x < y) m = x; else m = y;` (or no else, `m = y` before it) is `min(x, y)`
+                let test = match i.arms.as_slice() {
+                    [arm] => pure_test(
+                        &arm.cond,
+                        &mut Cx {
+                            an: self,
+                            env,
+                            target: None,
+                        },
+                    ),
+                    _ => None,
+                };
+                let conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
+                self.facts.conds.insert(id, conds);
+                let mut outs = Vec::new();
+                for arm in &i.arms {
+                    let mut e = env.clone();
+                    // inside `if (left != MPI_PROC_NULL)` a neighbour with an edge is the
+                    // neighbour; it has its edge again after
+                    let edge = self.not_null(&arm.cond, env);
+                    if let Some((v, o)) = &edge {
+                        e.insert(v.clone(), Val::Known(o.peer.clone()));
+                    }
+                    self.block(&arm.body, &mut e);
+                    if let Some((v, o)) = edge {
+                        if e.get(&v) == Some(&Val::Known(o.peer.clone())) {
+                            e.insert(v, Val::OrNull(o));
+                        }
+                    }
+                    if !self.terminates(&arm.body) {
+                        outs.push(e);
+                    }
+                }
+                match &i.else_body {
+                    Some(b) => {
+                        let mut e = env.clone();
+                        self.block(b, &mut e);
+                        if !self.terminates(b) {
+                            outs.push(e);
+                        }
+                    }
+                    None => outs.push(env.clone()),
+                }
+                // and `if (left < 0) left = MPI_PROC_NULL` a neighbour with its edge
+                let chosen = match (&test, outs.as_slice()) {
+                    (Some(t @ (op, x, y)), [then, other]) => then
+                        .iter()
+                        .filter_map(|(k, a)| {
+                            let b = other.get(k)?;
+                            (a != b)
+                                .then(|| min_max(*op, x, y, a, b).or_else(|| or_null(t, a, b)))
+                                .flatten()
+                                .map(|v| (k.clone(), v))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                if !outs.is_empty() {
+                    let params = &self.params;
+                    *env = merge(outs, line, &|n| params.is_input(n), &|n| {
+                        params.is_constant(n)
+                    });
+                    env.extend(chosen);
+                }
+            }
+            StmtKind::Return { value } => {
+                if let Some(v) = value {
+                    let _ = self.ev(v, env, None);
+                }
+            }
+            StmtKind::Break | StmtKind::Continue => {}
+            StmtKind::Opaque(o) => {
+                let scalars = self.scalars(&s.defs);
+                let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
+                let arrays: Vec<&String> = s.defs.iter().filter(|d| self.is_array(d)).collect();
+                for d in arrays {
+                    self.kill_paths(env, d, &reason);
+                }
+                if !scalars.is_empty() {
+                    self.set_unknown(env, scalars, &reason);
+                }
+                // the bounds an ALLOCATE gives, for lbound/ubound/size and array syntax
+                for a in &o.allocations {
+                    for (k, d) in a.dims.iter().enumerate() {
+                        let (lo, hi) = match d {
+                            frontend::Dim::Bounds { lo, hi } => {
+                                (self.ev(lo, env, None), self.ev(hi, env, None))
+                            }
+                            frontend::Dim::Extent(e) => {
+                                (Val::Known(Expr::one()), self.ev(e, env, None))
+                            }
+                            frontend::Dim::Assumed => continue,
+                        };
+                        env.insert(crate::value::bound_path(&a.array, k + 1, false), lo);
+                        env.insert(crate::value::bound_path(&a.array, k + 1, true), hi);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A Fortran array-syntax statement: an implicit loop whose trip is the number of
+    /// elements it visits ([`crate::array`]).
+    pub(super) fn array_op(&mut self, id: StmtId, s: &frontend::Stmt, env: &Env) {
+        let prog = self.prog;
+        let Some(op) = frontend::array_op(prog, s) else {
+            return;
+        };
+        let trip = {
+            let mut ev = |e: &SrcExpr| self.ev(e, env, None);
+            crate::array::extent(prog, s.proc, &op, &mut ev)
+        };
+        let total = match &trip {
+            Attr::Expr(t) => self.trip_total(t),
+            _ => None,
+        };
+        let none = || Val::unknown("array syntax");
+        self.facts.loops.insert(
+            id,
+            LoopFacts {
+                trip,
+                cap: None,
+                total,
+                var: None,
+                sym: None,
+                lo: none(),
+                hi: none(),
+                step: none(),
+            },
+        );
+    }
+
+    /// Whether control never falls out of the end of `block`: one of its statements stops
+    /// the process or returns (what follows it is dead).
+    pub(super) fn terminates(&self, block: &[StmtId]) -> bool {
+        block
+            .iter()
+            .filter_map(|id| self.prog.stmt(*id))
+            .any(|s| match &s.kind {
+                StmtKind::Return { .. } => true,
+                StmtKind::Mpi(m) => m.op == MpiOp::Abort,
+                StmtKind::Call(c) => matches!(
+                    c.name.to_ascii_lowercase().as_str(),
+                    "exit" | "abort" | "_exit"
+                ),
+                StmtKind::Opaque(o) => o.text.trim_start().to_ascii_lowercase().starts_with("stop"),
+                _ => false,
+            })
+    }
+}
