@@ -456,6 +456,8 @@ mod tests_gotos;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]
+mod tests_json;
+#[cfg(test)]
 mod tests_minmax;
 #[cfg(test)]
 mod tests_paths;

@@ -9,17 +9,26 @@
 //! `cap`, the bound the source proves on a trip that may end early), and
 //! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
 //!
-//! Text: computation phases also show `writes={…}` (or `writes=? (reason)`), COMM nodes that
-//! send data `buffer={…}` (followed by `(from an offset)` when the buffer argument is not its
-//! variable's start, [`crate::CommFacts::buffer_from_start`]), CALL nodes what the call may write in the caller's names
-//! (`writes={…}`, [`crate::call_may_rewrite`]). JSON leaves them out: it is saved as each
-//! run directory's `apt.json`, which `cli` compares whole with today's APT of the source.
+//! What may be overwritten, in both forms: computation phases show what they write
+//! (JSON `"writes": [names]`, or `{"unresolved": reason}`; text `writes={…}` or
+//! `writes=? (reason)`), CALL nodes what the call may write in the caller's names (the same,
+//! [`crate::call_may_rewrite`]), COMM nodes that send data their buffer (JSON `"buffer"` as
+//! names or `{"unresolved": reason}` with `"buffer_from_start"`, false when the buffer
+//! argument is not its variable's start, [`crate::CommFacts::buffer_from_start`]; text
+//! `buffer={…}`, followed by `(from an offset)`). [`to_json`] leaves them out: it is saved as
+//! each run directory's `apt.json`, which tests compare whole with today's APT of the source;
+//! [`to_json_with_writes`] (`augur apt --json`) has them.
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::{Apt, Attr, CommFacts, Node, NodeData, SendBuffer};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::{Apt, Attr, CommFacts, Node, NodeData, SendBuffer, SiteId};
+
+/// What each CALL node may write ([`Apt::call_writes`]).
+type CallWrites = BTreeMap<SiteId, Result<BTreeSet<String>, String>>;
 
 fn attr_json(a: &Attr) -> Value {
     match a {
@@ -28,7 +37,7 @@ fn attr_json(a: &Attr) -> Value {
     }
 }
 
-fn comm_json(m: &mut Map<String, Value>, c: &CommFacts) {
+fn comm_json(m: &mut Map<String, Value>, c: &CommFacts, writes: bool) {
     m.insert("op".into(), Value::String(c.op.name().to_string()));
     let fields = [
         ("peer", &c.peer),
@@ -44,15 +53,46 @@ fn comm_json(m: &mut Map<String, Value>, c: &CommFacts) {
             m.insert(k.into(), attr_json(v));
         }
     }
+    if !writes {
+        return;
+    }
+    match &c.buffer {
+        Some(SendBuffer::Named(names)) => {
+            m.insert("buffer".into(), names_json(names));
+            m.insert("buffer_from_start".into(), Value::Bool(c.buffer_from_start));
+        }
+        Some(SendBuffer::Unknown(r)) => {
+            m.insert("buffer".into(), json!({ "unresolved": r }));
+        }
+        None => {}
+    }
 }
 
-fn names_text(names: &std::collections::BTreeSet<String>) -> String {
+fn names_json(names: &BTreeSet<String>) -> Value {
+    Value::Array(names.iter().cloned().map(Value::String).collect())
+}
+
+/// Names written, or `{"unresolved": reason}` when some write cannot be named.
+fn writes_json(w: Result<&BTreeSet<String>, &String>) -> Value {
+    match w {
+        Ok(names) => names_json(names),
+        Err(r) => json!({ "unresolved": r }),
+    }
+}
+
+fn names_text(names: &BTreeSet<String>) -> String {
     let v: Vec<&str> = names.iter().map(String::as_str).collect();
     format!("{{{}}}", v.join(","))
 }
 
-/// One node and its subtree as JSON.
+/// One node and its subtree as JSON, as in [`to_json`].
 pub fn node_json(n: &Node) -> Value {
+    node_value(n, None)
+}
+
+/// `writes`: what CALL nodes may write when the JSON carries writes and buffers
+/// ([`to_json_with_writes`]).
+fn node_value(n: &Node, writes: Option<&CallWrites>) -> Value {
     let mut m = Map::new();
     m.insert("kind".into(), Value::String(n.kind().as_str().into()));
     m.insert("site".into(), json!(n.site.0));
@@ -85,6 +125,14 @@ pub fn node_json(n: &Node) -> Value {
             if let Some(w) = &l.work {
                 m.insert("work".into(), attr_json(w));
             }
+            if writes.is_some() {
+                if let Some(w) = &l.writes {
+                    m.insert("writes".into(), writes_json(Ok(w)));
+                }
+                if let Some(r) = &l.writes_unknown {
+                    m.insert("writes".into(), writes_json(Err(r)));
+                }
+            }
         }
         NodeData::If(i) => {
             m.insert("cond".into(), Value::String(i.cond.clone()));
@@ -94,24 +142,43 @@ pub fn node_json(n: &Node) -> Value {
         }
         NodeData::Call { callee, .. } => {
             m.insert("callee".into(), Value::String(callee.clone()));
+            if let Some(w) = writes.and_then(|c| c.get(&n.site)) {
+                m.insert("writes".into(), writes_json(w.as_ref()));
+            }
         }
-        NodeData::Comm(c) => comm_json(&mut m, c),
+        NodeData::Comm(c) => comm_json(&mut m, c, writes.is_some()),
     }
     m.insert(
         "children".into(),
-        Value::Array(n.children.iter().map(node_json).collect()),
+        Value::Array(n.children.iter().map(|c| node_value(c, writes)).collect()),
     );
     if !n.else_children.is_empty() {
         m.insert(
             "else".into(),
-            Value::Array(n.else_children.iter().map(node_json).collect()),
+            Value::Array(
+                n.else_children
+                    .iter()
+                    .map(|c| node_value(c, writes))
+                    .collect(),
+            ),
         );
     }
     Value::Object(m)
 }
 
-/// The whole APT as JSON.
+/// The whole APT as JSON: the form each run directory saves as `apt.json` (without what
+/// phases and calls may write and what sends read, which the recorded runs predate).
 pub fn to_json(apt: &Apt) -> Value {
+    apt_value(apt, None)
+}
+
+/// The whole APT as JSON with what phases and calls may write and the buffers sends read:
+/// everything the text form shows (`augur apt --json`).
+pub fn to_json_with_writes(apt: &Apt) -> Value {
+    apt_value(apt, Some(&apt.call_writes))
+}
+
+fn apt_value(apt: &Apt, writes: Option<&CallWrites>) -> Value {
     let params: Vec<Value> = apt
         .params
         .iter()
@@ -127,7 +194,7 @@ pub fn to_json(apt: &Apt) -> Value {
         "file": apt.file.display().to_string(),
         "language": match apt.language { frontend::Language::C => "c", frontend::Language::Fortran => "fortran" },
         "params": params,
-        "routines": apt.routines.iter().map(node_json).collect::<Vec<_>>(),
+        "routines": apt.routines.iter().map(|r| node_value(r, writes)).collect::<Vec<_>>(),
     });
     if !apt.notes.is_empty() {
         let notes: Vec<Value> = apt

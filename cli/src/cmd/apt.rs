@@ -65,7 +65,7 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         // serialise first: a closed pipe must surface as the io::Error main treats as success
-        let text = serde_json::to_string_pretty(&apt::render::to_json(&tree))
+        let text = serde_json::to_string_pretty(&apt::render::to_json_with_writes(&tree))
             .context("serialising the APT")?;
         out.write_all(text.as_bytes())?;
         writeln!(out)?;
