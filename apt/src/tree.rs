@@ -4,7 +4,7 @@
 //! Site ids: sequential from 0 in pre-order (node, then its `children`, then its
 //! `else_children`) over the routines in source order. They depend only on the source text
 //! and the options, so the same source gives the same ids.
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{ProcId, Program, Sources, StmtId, StmtKind};
 use symbolic::Expr;
@@ -133,6 +133,15 @@ impl Builder<'_> {
     }
 
     fn block(&self, block: &[StmtId]) -> Vec<Node> {
+        self.block_then(block, &[])
+    }
+
+    /// The nodes of `block` followed, on every path that falls out of its end
+    /// ([`frontend::falls_through`]), by those of `then` in order: the statements after the
+    /// IFs that may leave early enclosing it ([`frontend::If::leaves_early`]), up to the
+    /// innermost loop body or the routine. Such statements sit once on each path that reaches
+    /// them (copies share their site ids: [`number`]).
+    fn block_then(&self, block: &[StmtId], then: &[&[StmtId]]) -> Vec<Node> {
         let mut out = Vec::new();
         for (j, &id) in block.iter().enumerate() {
             let Some(s) = self.prog.stmt(id) else {
@@ -155,19 +164,21 @@ impl Builder<'_> {
                 StmtKind::If(i) => {
                     self.calls_in(id, &mut out);
                     let conds = self.facts.conds.get(&id);
-                    let mut rest = i
-                        .else_body
-                        .as_ref()
-                        .map(|b| self.block(b))
-                        .unwrap_or_default();
-                    // what follows an arm that leaves the block runs only when it is not taken
+                    // what follows an IF that may leave the block runs only on the paths that
+                    // fall out of it: after each arm and the else
                     let early = i.leaves_early(self.prog);
+                    let mut after: Vec<&[StmtId]> = Vec::new();
                     if early {
-                        rest.extend(self.block(block.get(j + 1..).unwrap_or(&[])));
+                        after.push(block.get(j + 1..).unwrap_or(&[]));
+                        after.extend_from_slice(then);
                     }
+                    let mut rest = match &i.else_body {
+                        Some(b) => self.block_then(b, &after),
+                        None => self.seq(&after),
+                    };
                     // else-if chains become nested IF nodes in the else branch, innermost first
                     for (k, arm) in i.arms.iter().enumerate().rev() {
-                        let children = self.block(&arm.body);
+                        let children = self.block_then(&arm.body, &after);
                         if children.is_empty() && rest.is_empty() {
                             continue;
                         }
@@ -189,7 +200,7 @@ impl Builder<'_> {
                     }
                     out.extend(rest);
                     if early {
-                        break;
+                        return out;
                     }
                 }
                 StmtKind::Mpi(m) if is_comm(m.op) => {
@@ -215,7 +226,18 @@ impl Builder<'_> {
                 _ => self.calls_in(id, &mut out),
             }
         }
+        if !then.is_empty() && frontend::falls_through(self.prog, block) {
+            out.extend(self.seq(then));
+        }
         out
+    }
+
+    /// The nodes of `blocks` run one after the other (each falling into the next).
+    fn seq(&self, blocks: &[&[StmtId]]) -> Vec<Node> {
+        match blocks.split_first() {
+            Some((first, more)) => self.block_then(first, more),
+            None => Vec::new(),
+        }
     }
 
     fn loop_node(&self, id: StmtId, line: u32, children: Vec<Node>) -> Node {
@@ -350,47 +372,177 @@ fn sum_body(body: &Expr, sym: &str, f: &LoopFacts) -> Attr {
     }
 }
 
-/// Assigns site ids in pre-order and returns the site table (index = id).
-pub fn number(routines: &mut [Node], prog: &Program) -> Vec<Site> {
-    let mut sites = Vec::new();
-    // iterative pre-order with an explicit stack: safe on any depth
-    fn visit(n: &mut Node, cur: ProcId, sites: &mut Vec<Site>, prog: &Program) {
-        let mut work: Vec<(&mut Node, ProcId)> = vec![(n, cur)];
-        while let Some((n, cur)) = work.pop() {
-            let id = SiteId(u32::try_from(sites.len()).unwrap_or(u32::MAX));
-            n.site = id;
-            let (proc, span) = match (&n.data, n.stmt.and_then(|s| prog.stmt(s))) {
-                (NodeData::Routine { proc, .. }, _) => (*proc, prog.proc(*proc).map(|p| p.span)),
-                (_, Some(s)) => (s.proc, Some(s.span)),
-                _ => (cur, None),
-            };
-            let span = span.unwrap_or(frontend::Span::new(prog.main_file, 0, 0));
-            sites.push(Site {
-                id,
-                kind: n.data.kind(),
-                proc,
-                stmt: n.stmt,
-                arm: n.arm,
-                span,
-                line: n.line,
+/// A node's identity across the copies of the statements that follow an IF that may leave
+/// early ([`Builder::block_then`]): routine, statement, arm, kind, callee or routine name,
+/// and its rank among its siblings with all of those equal (`f(f(x))`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    proc: ProcId,
+    stmt: Option<StmtId>,
+    arm: Option<u32>,
+    kind: NodeKind,
+    name: String,
+    nth: usize,
+}
+
+/// The keys of sibling nodes, in order.
+fn keys(nodes: &[Node], proc: ProcId, prog: &Program) -> Vec<Key> {
+    let mut out: Vec<Key> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        let (proc, name) = match &n.data {
+            NodeData::Routine { proc, name } => (*proc, name.clone()),
+            NodeData::Call { callee, .. } => (stmt_proc(n, prog, proc), callee.clone()),
+            _ => (stmt_proc(n, prog, proc), String::new()),
+        };
+        let mut k = Key {
+            proc,
+            stmt: n.stmt,
+            arm: n.arm,
+            kind: n.kind(),
+            name,
+            nth: 0,
+        };
+        k.nth = out
+            .iter()
+            .filter(|o| {
+                Key {
+                    nth: 0,
+                    ..(*o).clone()
+                } == k
+            })
+            .count();
+        out.push(k);
+    }
+    out
+}
+
+/// The routine a node's statement is in (`cur` for routines).
+fn stmt_proc(n: &Node, prog: &Program, cur: ProcId) -> ProcId {
+    n.stmt.and_then(|s| prog.stmt(s)).map_or(cur, |s| s.proc)
+}
+
+/// The statements an IF node's chain stands for: the IR `if` and everything in its arms and
+/// else (a call through a pointer: its call statement).
+fn if_scope(stmt: StmtId, prog: &Program) -> BTreeSet<StmtId> {
+    let mut out = BTreeSet::from([stmt]);
+    if let Some(StmtKind::If(i)) = prog.stmt(stmt).map(|s| &s.kind) {
+        for a in &i.arms {
+            out.extend(prog.walk(&a.body));
+        }
+        if let Some(b) = &i.else_body {
+            out.extend(prog.walk(b));
+        }
+    }
+    out
+}
+
+/// Numbering state: ids by key, the site table, and the open IF scopes (the statements of
+/// an IF chain, and the nodes met under it that follow it, numbered once it is done).
+struct Numbering<'p, 'n> {
+    prog: &'p Program,
+    ids: BTreeMap<Key, SiteId>,
+    sites: Vec<Site>,
+    scopes: Vec<IfScope<'n>>,
+}
+
+/// An IF chain being numbered: its statement, the statements it stands for ([`if_scope`]),
+/// and the nodes met under it of statements after it.
+struct IfScope<'n> {
+    stmt: StmtId,
+    stmts: BTreeSet<StmtId>,
+    later: Vec<(&'n Node, Key, ProcId)>,
+}
+
+impl<'n> Numbering<'_, 'n> {
+    fn visit(&mut self, n: &'n Node, key: Key, cur: ProcId) {
+        // a statement after the innermost open IF: numbered when that IF is done
+        if let (Some(s), Some(scope)) = (n.stmt, self.scopes.last_mut()) {
+            if !scope.stmts.contains(&s) {
+                scope.later.push((n, key, cur));
+                return;
+            }
+        }
+        if self.ids.contains_key(&key) {
+            return; // a copy of a node numbered already
+        }
+        let id = SiteId(u32::try_from(self.sites.len()).unwrap_or(u32::MAX));
+        self.ids.insert(key, id);
+        let prog = self.prog;
+        let (proc, span) = match (&n.data, n.stmt.and_then(|s| prog.stmt(s))) {
+            (NodeData::Routine { proc, .. }, _) => (*proc, prog.proc(*proc).map(|p| p.span)),
+            (_, Some(s)) => (s.proc, Some(s.span)),
+            _ => (cur, None),
+        };
+        let span = span.unwrap_or(frontend::Span::new(prog.main_file, 0, 0));
+        self.sites.push(Site {
+            id,
+            kind: n.data.kind(),
+            proc,
+            stmt: n.stmt,
+            arm: n.arm,
+            span,
+            line: n.line,
+        });
+        let opens = match (&n.data, n.stmt) {
+            (NodeData::If(_), Some(s)) => self.scopes.last().is_none_or(|top| top.stmt != s),
+            _ => false,
+        };
+        if let (true, Some(s)) = (opens, n.stmt) {
+            self.scopes.push(IfScope {
+                stmt: s,
+                stmts: if_scope(s, prog),
+                later: Vec::new(),
             });
-            let kids: Vec<&mut Node> = n
-                .children
-                .iter_mut()
-                .chain(n.else_children.iter_mut())
-                .collect();
-            for k in kids.into_iter().rev() {
-                work.push((k, proc));
+        }
+        for list in [&n.children, &n.else_children] {
+            for (c, k) in list.iter().zip(keys(list, proc, prog)) {
+                self.visit(c, k, proc);
+            }
+        }
+        if opens {
+            if let Some(scope) = self.scopes.pop() {
+                for (c, k, p) in scope.later {
+                    self.visit(c, k, p);
+                }
             }
         }
     }
-    for r in routines.iter_mut() {
-        let proc = match &r.data {
-            NodeData::Routine { proc, .. } => *proc,
-            _ => ProcId(0),
+}
+
+/// Assigns site ids and returns the site table (index = id). Ids run in pre-order, except
+/// that the nodes an IF that may leave early holds of the statements after it are numbered
+/// after the whole IF (where the IR, and so the instrumentation plan, has them), once: their
+/// copies on the other paths that reach them take the same ids.
+pub fn number(routines: &mut [Node], prog: &Program) -> Vec<Site> {
+    let ids = {
+        let mut num = Numbering {
+            prog,
+            ids: BTreeMap::new(),
+            sites: Vec::new(),
+            scopes: Vec::new(),
         };
-        visit(r, proc, &mut sites, prog);
+        for (r, k) in routines.iter().zip(keys(routines, ProcId(0), prog)) {
+            let proc = match &r.data {
+                NodeData::Routine { proc, .. } => *proc,
+                _ => ProcId(0),
+            };
+            num.visit(r, k, proc);
+        }
+        (num.ids, num.sites)
+    };
+    let (ids, sites) = ids;
+    fn set(nodes: &mut [Node], cur: ProcId, prog: &Program, ids: &BTreeMap<Key, SiteId>) {
+        let ks = keys(nodes, cur, prog);
+        for (n, k) in nodes.iter_mut().zip(ks) {
+            let proc = k.proc;
+            if let Some(id) = ids.get(&k) {
+                n.site = *id;
+            }
+            set(&mut n.children, proc, prog, ids);
+            set(&mut n.else_children, proc, prog, ids);
+        }
     }
+    set(routines, ProcId(0), prog, &ids);
     sites
 }
 

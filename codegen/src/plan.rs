@@ -395,6 +395,13 @@ impl PlanBuilder<'_> {
 
     /// Pre-order over `block`; `in_phase`: inside a computation phase already.
     fn block(&mut self, block: &[StmtId], in_phase: bool) {
+        self.block_then(block, in_phase, false);
+    }
+
+    /// As [`Self::block`]; `then`: the statements that follow `block` on the paths falling
+    /// out of its end (after IFs that may leave early, as apt's tree builder places them)
+    /// hold a node, so IF arms that fall through hold one too.
+    fn block_then(&mut self, block: &[StmtId], in_phase: bool, then: bool) {
         for (j, &id) in block.iter().enumerate() {
             let Some(s) = self.prog.stmt(id) else {
                 continue;
@@ -424,13 +431,23 @@ impl PlanBuilder<'_> {
                 }
                 StmtKind::If(i) => {
                     self.calls(s);
+                    // after an IF that may leave early, the rest of the block (and what
+                    // follows it) sits on every path that falls out of the IF
+                    let after = i.leaves_early(self.prog) && {
+                        let rest = block.get(j + 1..).unwrap_or(&[]);
+                        self.has_node(rest) || (then && frontend::falls_through(self.prog, rest))
+                    };
+                    let holds = |b: &[StmtId]| {
+                        self.has_node(b) || (after && frontend::falls_through(self.prog, b))
+                    };
                     // arm k is a node when it or anything after it holds a node
                     let mut keep = vec![false; i.arms.len()];
-                    let mut rest = i.else_body.as_ref().is_some_and(|b| self.has_node(b))
-                        || (i.leaves_early(self.prog)
-                            && self.has_node(block.get(j + 1..).unwrap_or(&[])));
+                    let mut rest = match &i.else_body {
+                        Some(b) => holds(b),
+                        None => after,
+                    };
                     for (k, arm) in i.arms.iter().enumerate().rev() {
-                        rest = rest || self.has_node(&arm.body);
+                        rest = rest || holds(&arm.body);
                         keep[k] = rest;
                     }
                     for (k, arm) in i.arms.iter().enumerate() {
@@ -442,10 +459,10 @@ impl PlanBuilder<'_> {
                                 },
                             );
                         }
-                        self.block(&arm.body, in_phase);
+                        self.block_then(&arm.body, in_phase, after);
                     }
                     if let Some(e) = &i.else_body {
-                        self.block(e, in_phase);
+                        self.block_then(e, in_phase, after);
                     }
                 }
                 StmtKind::Mpi(m) if is_comm(m.op) => self.push(id, Role::Comm),

@@ -620,25 +620,72 @@ pub struct IfArm {
 }
 
 impl If {
-    /// An IF of one arm that ends by leaving its block — `return`, C `continue`/`break`,
-    /// Fortran `CYCLE`/`EXIT` (`if (l == last) { smooth(L, 8); return; }`, `IF (N .LE. 0)
-    /// RETURN`, `if (skip[i]) continue;`) — and no else that does: the statements after it in
-    /// its block run only when the arm is not taken, as if they were its else. The APT and the
-    /// instrumentation plan both read them so (their site order must agree).
+    /// An IF that may leave its block — an arm or the else holds, directly or in an IF nested
+    /// in it (not in a loop, not in a `switch`/`SELECT CASE`), a `return`, C
+    /// `continue`/`break` or Fortran `CYCLE`/`EXIT` (`if (l == last) { smooth(L, 8); return;
+    /// }`, `IF (N .LE. 0) RETURN`, `if (a) { if (b) return; x(); }`, `if (c) { work(); if
+    /// (done) break; }`) — and may also fall out of its end ([`falls_through`]): the
+    /// statements after it in its block, and after its block in the enclosing IF arms that
+    /// may leave, run only on the paths that fall out of it, as if they followed each of them.
+    /// Not a `switch` (a `break` there leaves the switch). The APT and the instrumentation
+    /// plan both read them so (their site order must agree).
     pub fn leaves_early(&self, prog: &Program) -> bool {
-        let ends_by_leaving = |b: &[StmtId]| {
-            b.last().and_then(|&id| prog.stmt(id)).is_some_and(|s| {
-                matches!(
-                    s.kind,
-                    StmtKind::Return { .. } | StmtKind::Continue | StmtKind::Break
-                )
-            })
-        };
         self.switch.is_none()
-            && self.arms.len() == 1
-            && self.arms.first().is_some_and(|a| ends_by_leaving(&a.body))
-            && !self.else_body.as_deref().is_some_and(ends_by_leaving)
+            && (self.arms.iter().any(|a| may_leave(prog, &a.body))
+                || self
+                    .else_body
+                    .as_deref()
+                    .is_some_and(|b| may_leave(prog, b)))
+            && self.falls_through(prog)
     }
+
+    /// Whether control may come out of the end of this IF: it has no else, or some arm or the
+    /// else falls through ([`falls_through`]).
+    pub fn falls_through(&self, prog: &Program) -> bool {
+        self.else_body.is_none()
+            || self.arms.iter().any(|a| falls_through(prog, &a.body))
+            || self
+                .else_body
+                .as_deref()
+                .is_some_and(|b| falls_through(prog, b))
+    }
+}
+
+/// `return`, C `continue`/`break`, Fortran `CYCLE`/`EXIT`: what [`If::leaves_early`] leaves by.
+fn is_leave(s: &Stmt) -> bool {
+    matches!(
+        s.kind,
+        StmtKind::Return { .. } | StmtKind::Continue | StmtKind::Break
+    )
+}
+
+/// Whether `block` holds a leave ([`is_leave`]) directly or in an IF (not a switch) nested in
+/// it, loops not entered.
+fn may_leave(prog: &Program, block: &[StmtId]) -> bool {
+    block
+        .iter()
+        .filter_map(|&id| prog.stmt(id))
+        .any(|s| match &s.kind {
+            StmtKind::If(i) if i.switch.is_none() => {
+                i.arms.iter().any(|a| may_leave(prog, &a.body))
+                    || i.else_body.as_deref().is_some_and(|b| may_leave(prog, b))
+            }
+            _ => is_leave(s),
+        })
+}
+
+/// Whether control may come out of the end of `block`: none of its statements is a leave
+/// ([`is_leave`]) or an IF (not a switch) that never falls through ([`If::falls_through`]).
+/// Anything else (loops, `goto`, `exit()`) counts as falling through.
+pub fn falls_through(prog: &Program, block: &[StmtId]) -> bool {
+    block
+        .iter()
+        .filter_map(|&id| prog.stmt(id))
+        .all(|s| match &s.kind {
+            // a `break` in a C switch leaves the switch only; SELECT CASE is read alike
+            StmtKind::If(i) => i.switch.is_some() || i.falls_through(prog),
+            _ => !is_leave(s),
+        })
 }
 
 /// A call statement to a non-MPI procedure (user or library): C `f(a);`, Fortran

@@ -1,0 +1,141 @@
+//! IFs that may leave early from a nested IF (`if (a) { if (b) return; x(); } y();`, an arm
+//! `{ work(); if (done) break; }`, Fortran RETURN/CYCLE/EXIT): the APT puts what follows them
+//! on every path that falls out of them, its copies sharing one site id, and the
+//! instrumentation plan built from the IR alone gives the same statements the same ids.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use apt::{Node, NodeData};
+use codegen::Plan;
+
+fn load(name: &str) -> (frontend::Lowered, apt::Apt) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let lowered = frontend::load(&src, &frontend::Options::default()).unwrap();
+    assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    (lowered, tree)
+}
+
+/// Every node's site, with how many times it sits in the tree.
+fn occurrences(nodes: &[Node], out: &mut BTreeMap<u32, usize>) {
+    for n in nodes {
+        *out.entry(n.site.0).or_default() += 1;
+        occurrences(&n.children, out);
+        occurrences(&n.else_children, out);
+    }
+}
+
+fn routine<'a>(tree: &'a apt::Apt, name: &str) -> &'a Node {
+    tree.routines
+        .iter()
+        .find(|r| matches!(&r.data, NodeData::Routine { name: n, .. } if n.eq_ignore_ascii_case(name)))
+        .unwrap()
+}
+
+/// Sites of the CALL nodes of `callee` below `nodes`.
+fn calls_of(nodes: &[Node], callee: &str, out: &mut Vec<u32>) {
+    for n in nodes {
+        if matches!(&n.data, NodeData::Call { callee: c, .. } if c.eq_ignore_ascii_case(callee)) {
+            out.push(n.site.0);
+        }
+        calls_of(&n.children, callee, out);
+        calls_of(&n.else_children, callee, out);
+    }
+}
+
+fn check(name: &str) {
+    let (lowered, tree) = load(name);
+    let from_apt = Plan::from_apt(&tree, &lowered.program);
+    let from_program = Plan::from_program(&lowered.program);
+    assert_eq!(
+        from_apt, from_program,
+        "{name}: same statements, roles and site ids"
+    );
+    // every site but the routines is marked, each id once, and the table is in id order
+    let sites: BTreeSet<u32> = tree
+        .sites
+        .iter()
+        .filter(|s| s.kind != apt::NodeKind::Routine)
+        .map(|s| s.id.0)
+        .collect();
+    let marked: BTreeSet<u32> = from_apt
+        .marks()
+        .iter()
+        .map(|m| m.site)
+        .filter(|s| (*s as usize) < tree.sites.len())
+        .collect();
+    assert_eq!(sites, marked, "{name}");
+    let ids: Vec<u32> = from_apt.marks().iter().map(|m| m.site).collect();
+    assert_eq!(
+        ids.len(),
+        ids.iter().collect::<BTreeSet<_>>().len(),
+        "{name}"
+    );
+    for (k, s) in tree.sites.iter().enumerate() {
+        assert_eq!(s.id.0 as usize, k, "{name}");
+    }
+    // every node's site is in the table, and every site is in the tree
+    let mut seen = BTreeMap::new();
+    occurrences(&tree.routines, &mut seen);
+    assert_eq!(
+        seen.keys().copied().collect::<Vec<_>>(),
+        (0..tree.sites.len() as u32).collect::<Vec<_>>(),
+        "{name}"
+    );
+
+    // step: `y(l)` after `if (a > 0) { if (b > 0) return; x(l); }` sits after x (a taken, b
+    // not) and in a's else, under one site
+    let step = routine(&tree, "step");
+    assert_eq!(step.children.len(), 1, "{name}: {:#?}", step.children);
+    let a = &step.children[0];
+    let mut ys = Vec::new();
+    calls_of(std::slice::from_ref(a), "y", &mut ys);
+    assert_eq!(ys.len(), 2, "{name}: {a:#?}");
+    assert_eq!(ys[0], ys[1], "{name}");
+    let b = &a.children[0];
+    assert!(matches!(b.data, NodeData::If(_)), "{name}: {a:#?}");
+    assert!(b.children.is_empty(), "{name}: {b:#?}");
+    let mut after_b = Vec::new();
+    calls_of(&b.else_children, "x", &mut after_b);
+    calls_of(&b.else_children, "y", &mut after_b);
+    assert_eq!(after_b.len(), 2, "{name}: {b:#?}");
+    let mut in_else = Vec::new();
+    calls_of(&a.else_children, "y", &mut in_else);
+    assert_eq!(in_else, [ys[0]], "{name}");
+
+    // the loop: the Allreduce after an arm `{ work(i); if (i > 50) break; }` and an else-if
+    // arm `{ if (i > 70) continue; }` sits on the three paths that reach it, under one site
+    let comms: Vec<u32> = tree
+        .nodes()
+        .iter()
+        .filter(|n| matches!(&n.data, NodeData::Comm(c) if c.op == frontend::MpiOp::Allreduce))
+        .map(|n| n.site.0)
+        .collect();
+    assert_eq!(comms.len(), 3, "{name}");
+    assert!(comms.iter().all(|c| *c == comms[0]), "{name}: {comms:?}");
+}
+
+#[test]
+fn plan_and_apt_agree_on_nested_early_exits_in_c() {
+    check("early_exits.c");
+    // after `if (rank == 0) { x(1); } else { if (n > 10) { …; return 0; } work(3); }` the
+    // barrier sits after x(1) and after work(3): one site
+    let (_, tree) = load("early_exits.c");
+    let barriers: Vec<u32> = tree
+        .nodes()
+        .iter()
+        .filter(|n| matches!(&n.data, NodeData::Comm(c) if c.op == frontend::MpiOp::Barrier))
+        .map(|n| n.site.0)
+        .collect();
+    assert_eq!(barriers.len(), 2, "{barriers:?}");
+    assert_eq!(barriers[0], barriers[1]);
+}
+
+#[test]
+fn plan_and_apt_agree_on_nested_early_exits_in_fortran() {
+    check("early_exits.f90");
+}
