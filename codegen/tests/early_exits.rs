@@ -122,7 +122,7 @@ fn check(name: &str) {
 #[test]
 fn plan_and_apt_agree_on_nested_early_exits_in_c() {
     check("early_exits.c");
-    // after `if (rank == 0) { x(1); } else { if (n > 10) { …; return 0; } work(3); }` the
+    // after `if (rank == 0) { x(1); } else { if (n > 1000) { …; return 0; } work(3); }` the
     // barrier sits after x(1) and after work(3): one site
     let (_, tree) = load("early_exits.c");
     let barriers: Vec<u32> = tree

@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     x(1);
   } else {
-    if (n > 10) {
+    if (n > 1000) {
       y(2);
       MPI_Finalize();
       return 0;
