@@ -4,7 +4,7 @@
 //! fitting with model selection. Depends on no augur crate.
 //!
 //! Text syntax: `+ - * / ^` (or `**`), parentheses, numbers (`3e-6`), identifiers, and the
-//! functions `sqrt cbrt log2 ln log log10 max min ceil floor`, and `dims(n, d, k)`, the k-th
+//! functions `sqrt cbrt log2 ln log log10 max min ceil floor`, `mod(a, b)` (`a - b*floor(a/b)`), and `dims(n, d, k)`, the k-th
 //! extent of `MPI_Dims_create(n, d)` (Open MPI's factoring). Exponents are rational constants.
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
 //!
@@ -25,6 +25,9 @@ mod factored;
 pub mod fit;
 mod parse;
 mod print;
+mod print_mod;
+mod print_readable;
+mod print_step;
 mod query;
 mod rational;
 mod roots;
@@ -37,8 +40,8 @@ pub use compile::Compiled;
 pub use diff::{Cond, Derivative, Piece};
 pub use dims::{dims_create, MAX_DIMS};
 pub use expr::{Atom, Expr, Term};
-pub use factored::Readable;
 pub use parse::{parse, ParseError};
+pub use print_readable::Readable;
 pub use query::EvalError;
 pub use rational::Rational;
 pub use roots::Method;

@@ -3,7 +3,8 @@
 //! Grammar: `sum := prod (('+'|'-') prod)*`, `prod := unary (('*'|'/') unary)*`,
 //! `unary := ('-'|'+') unary | power`, `power := primary (('^'|'**') unary)?` (right-assoc),
 //! `primary := number | ident | ident '(' sum (',' sum)* ')' | '(' sum ')'`.
-//! Functions: sqrt cbrt log2 ln log (natural; `log(x, b)` base b) log10 max min ceil floor, and
+//! Functions: sqrt cbrt log2 ln log (natural; `log(x, b)` base b) log10 max min ceil floor,
+//! `mod(a, b)` (`a - b*floor(a/b)`), and
 //! `dims(n, d, k)` (the k-th extent of `MPI_Dims_create(n, d)`; `d`, `k` whole constants).
 //! Exponents must be rational constants; `inf` and `nan` are numbers.
 
@@ -326,6 +327,11 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         },
         "ceil" | "ceiling" => arity(1).map(|_| one(&mut args).ceil()),
         "floor" => arity(1).map(|_| one(&mut args).floor()),
+        // floored remainder, as the printers show `a - b*floor(a/b)`
+        "mod" | "Mod" => arity(2).map(|_| {
+            let (a, b) = (&args[0], &args[1]);
+            a - &(b * &(a / b).floor())
+        }),
         "dims" => {
             arity(3)?;
             let whole = |e: &Expr| {
@@ -354,7 +360,7 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         _ => Err(err(
             col,
             format!(
-                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor dims)"
+                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor mod dims)"
             ),
         )),
     }

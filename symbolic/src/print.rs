@@ -21,6 +21,9 @@ pub(crate) struct Printer {
     exact: bool,
     /// Sums inside functions and powers print factored too (the reading form).
     factor: bool,
+    /// Indicators print as brackets (`[N/P >= 8192]`, see `print_step.rs`); not in text that
+    /// must parse back.
+    brackets: bool,
 }
 
 /// Growth of an expression as its variables grow: (positive degree, log degree, negative degree).
@@ -144,7 +147,22 @@ impl Printer {
             style: Style::Text,
             exact,
             factor: false,
+            brackets: false,
         }
+    }
+
+    /// LaTeX (4 significant digits), indicators as brackets when `brackets`.
+    pub(crate) fn latex(brackets: bool) -> Printer {
+        Printer {
+            style: Style::Latex,
+            exact: false,
+            factor: false,
+            brackets,
+        }
+    }
+
+    pub(crate) fn is_latex(&self) -> bool {
+        self.style == Style::Latex
     }
 
     /// Text in the reading form: every sum, also inside functions, factored.
@@ -161,6 +179,32 @@ impl Printer {
         } else {
             short_number(x)
         };
+        self.styled(s)
+    }
+
+    /// `x` with 4 significant digits in exponent form when it is 10^6 or more, whole or not
+    /// (`2.353e10`), as [`Printer::number`] otherwise.
+    pub(crate) fn number_sig4(&self, x: f64) -> String {
+        if self.exact || !x.is_finite() || x.abs() < 1e6 {
+            return self.number(x);
+        }
+        let s = format!("{x:.3e}");
+        let s = match s.split_once('e') {
+            Some((m, e)) => {
+                let m = if m.contains('.') {
+                    m.trim_end_matches('0').trim_end_matches('.')
+                } else {
+                    m
+                };
+                format!("{m}e{e}")
+            }
+            None => s,
+        };
+        self.styled(s)
+    }
+
+    /// A number's text in this style (`10^{…}` in LaTeX, `oo` in Python).
+    fn styled(&self, s: String) -> String {
         if self.style == Style::Latex {
             if let Some((m, e)) = s.split_once('e') {
                 let m = if m == "1" {
@@ -188,6 +232,43 @@ impl Printer {
     }
 
     pub(crate) fn expr(&self, e: &Expr) -> String {
+        let Some((folded, mods)) = crate::print_mod::fold(e) else {
+            return self.sum(e);
+        };
+        let mut out = self.sum(&folded);
+        for (i, m) in mods.iter().enumerate() {
+            let ph = crate::print_mod::placeholder(i);
+            let whole = out == ph;
+            out = out.replace(&ph, &self.modulo(m, whole));
+        }
+        out
+    }
+
+    /// `a mod b` in this style; in LaTeX in parentheses unless it is the `whole` expression.
+    fn modulo(&self, m: &crate::print_mod::Mod, whole: bool) -> String {
+        match self.style {
+            Style::Text => format!("mod({}, {})", self.expr(&m.a), self.expr(&m.b)),
+            Style::Python => format!("Mod({}, {})", self.expr(&m.a), self.expr(&m.b)),
+            Style::Latex => {
+                let operand = |x: &Expr| {
+                    if x.as_const().is_some() || x.as_atom().is_some() {
+                        self.expr(x)
+                    } else {
+                        format!("\\left({}\\right)", self.expr(x))
+                    }
+                };
+                let s = format!("{} \\bmod {}", operand(&m.a), operand(&m.b));
+                if whole {
+                    s
+                } else {
+                    format!("\\left({s}\\right)")
+                }
+            }
+        }
+    }
+
+    /// A sum with no `mod` left to fold.
+    fn sum(&self, e: &Expr) -> String {
         if self.factor {
             return crate::factored::factored(e, self);
         }
@@ -327,7 +408,13 @@ impl Printer {
 
     pub(crate) fn atom(&self, a: &Atom) -> String {
         match (self.style, a) {
+            (Style::Latex, Atom::Var(v)) => latex_name(v),
             (_, Atom::Var(v)) => v.clone(),
+            (Style::Latex, Atom::Min(_))
+                if self.brackets && crate::print_step::step(a).is_some() =>
+            {
+                crate::print_step::step(a).map_or_else(String::new, |s| self.step(&s))
+            }
             (Style::Latex, Atom::Log2(x)) => match x.as_var() {
                 Some(v) => format!("\\log_2 {v}"),
                 None => format!("\\log_2\\left({}\\right)", self.expr(x)),
@@ -359,6 +446,28 @@ impl Printer {
     }
 }
 
+/// A variable in LaTeX: trailing digits as a subscript (`s1` → `s_{1}`, `x_2` → `x_{2}`), other
+/// names with `_` as one escaped word (`NX_LOCAL` → `\mathit{NX\_LOCAL}`).
+fn latex_name(v: &str) -> String {
+    let base = v.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &v[base.len()..];
+    let base_clean = base.strip_suffix('_').unwrap_or(base);
+    let plain = |b: &str| {
+        if b.contains('_') {
+            format!("\\mathit{{{}}}", b.replace('_', "\\_"))
+        } else {
+            b.to_string()
+        }
+    };
+    if !digits.is_empty()
+        && !base_clean.is_empty()
+        && base_clean.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        return format!("{}_{{{digits}}}", plain(base_clean));
+    }
+    plain(v)
+}
+
 impl Expr {
     /// Text with full-precision coefficients: `parse(e.to_text_exact()) == e`.
     pub fn to_text_exact(&self) -> String {
@@ -367,12 +476,7 @@ impl Expr {
 
     /// LaTeX (4 significant digits).
     pub fn to_latex(&self) -> String {
-        Printer {
-            style: Style::Latex,
-            exact: false,
-            factor: false,
-        }
-        .expr(self)
+        Printer::latex(true).expr(self)
     }
 
     /// A sympy expression (full precision); assumes `from sympy import *`, the symbols, and
@@ -382,6 +486,7 @@ impl Expr {
             style: Style::Python,
             exact: true,
             factor: false,
+            brackets: false,
         }
         .expr(self)
     }
@@ -416,6 +521,7 @@ impl fmt::Display for Expr {
                 style: Style::Text,
                 exact: f.alternate(),
                 factor: false,
+                brackets: false,
             }
             .expr(self),
         )

@@ -24,6 +24,8 @@ fn python_output_evaluates_identically_in_sympy() {
         "1/(max(N, P)*(N + 1)) - 0.5/sqrt(P + 1)",
         "N/dims(P, 2, 0) + dims(P, 2, 1) - 2 + K*dims(P, 3, 0)*dims(P, 3, 2)",
         "dims(P + 60, 3, 1) + N/dims(2*P, 2, 0)",
+        // printed as Mod(K, dims(P, 2, 1)) and 2*Mod(N + 1, P)
+        "K - dims(P, 2, 1)*floor(K/dims(P, 2, 1)) + 2*(N + 1) - 2*P*floor((N + 1)/P)",
     ];
     let (n, p, k) = (1000.0, 12.0, 37.0);
     let mut script =
