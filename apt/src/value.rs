@@ -2,10 +2,16 @@
 //!
 //! A value is a symbolic expression over program parameters (`N`, `P`, `rank`, loop
 //! variables), an MPI wildcard/null constant, or unknown with the reason naming the culprit.
-//! Semantics chosen here (the model fits constants, so exactness of rounding does not matter):
-//! integer division is exact division; C `%` and Fortran `mod(a, b)` are `a - b*floor(a/b)`;
-//! type conversions (`dble`, `int`, casts) are the identity; `abs(x)` is `max(x, -x)`.
-use frontend::{BinOp, InputOrigin, Span, SrcExpr, SrcExprKind, UnOp};
+//! Semantics chosen here: integer division is exact division (the model fits constants);
+//! C `%` and Fortran `mod(a, b)` are `a - b*floor(a/b)`; `abs(x)` is `max(x, -x)`.
+//! Conversions to an integer (C casts to an integer type, Fortran `int`/`nint`, C `round`,
+//! `trunc`) of a value that may be fractional are exact: truncation toward zero is `floor(x)`
+//! where `x ≥ 0` can be shown (`ceil(x)` where `x ≤ 0`), rounding half away from zero is
+//! `floor(x + 1/2)`; the sign unknown, the value is unknown with that reason. An operand that
+//! is already an integer (integer-typed, apt's exact form of an integer division included)
+//! converts to itself. Conversions to a real type (`(double)`, `dble`, `real`) are the identity.
+use frontend::{BaseType, BinOp, InputOrigin, Span, SrcExpr, SrcExprKind, UnOp};
+use symbolic::Atom;
 use symbolic::{Expr, Rational};
 
 /// An MPI constant that is not a number for the model.
@@ -248,7 +254,14 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
                 }
             }
         }
-        SrcExprKind::Cast { expr, .. } => eval(expr, s),
+        SrcExprKind::Cast { ty, expr } => {
+            let v = eval(expr, s);
+            if ty.base == BaseType::Integer && ty.pointer == 0 {
+                to_integer(ToInt::Trunc, v, Some(expr), &format!("a cast to `{}`", ty.text))
+            } else {
+                v
+            }
+        }
         SrcExprKind::Input(origin) => s.input(origin, e.span),
         SrcExprKind::Opaque { text, .. } => {
             Val::unknown(format!("expression `{}` not analysed", short(text)))
@@ -393,6 +406,167 @@ fn map2(a: Val, b: Val, f: impl FnOnce(Expr, Expr) -> Val) -> Val {
 /// `a - b*floor(a/b)`: C `%` and Fortran `mod` on the model's positive operands.
 pub fn modulo(a: &Expr, b: &Expr) -> Expr {
     a - b * (a / b).floor()
+}
+
+/// How a conversion to an integer treats a fractional value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToInt {
+    /// Toward zero: C casts, Fortran `int`/`aint`, C `trunc`.
+    Trunc,
+    /// To the nearest, halves away from zero: Fortran `nint`/`anint`, C `round`/`lround`.
+    Round,
+}
+
+/// The value `v` of `operand` converted to an integer by `what` (`a cast to `int``, `nint`).
+///
+/// An operand that is an integer already (see [`integral_source`], [`integral`]) is its
+/// value: no needless `floor` around apt's exact form of an integer division. Otherwise
+/// truncation is `floor(x)` / `ceil(x)` and rounding `floor(x + 1/2)` / `ceil(x - 1/2)` by the
+/// sign [`lower_bound`] shows; neither shown, the value is unknown and the reason says so.
+fn to_integer(how: ToInt, v: Val, operand: Option<&SrcExpr>, what: &str) -> Val {
+    let Val::Known(x) = v else {
+        return v;
+    };
+    let real = operand.is_some_and(|o| o.ty == Some(BaseType::Real));
+    if operand.is_some_and(integral_source) || integral(&x, !real) {
+        return Val::Known(x);
+    }
+    let half = Expr::num(0.5);
+    let (down, up) = match how {
+        ToInt::Trunc => (x.clone(), x.clone()),
+        ToInt::Round => (&x + &half, &x - &half),
+    };
+    if lower_bound(&down) >= 0.0 {
+        Val::Known(down.floor())
+    } else if lower_bound(&-&up) >= 0.0 {
+        Val::Known(up.ceil())
+    } else {
+        let rounds = match how {
+            ToInt::Trunc => "truncates toward zero",
+            ToInt::Round => "rounds halves away from zero",
+        };
+        Val::unknown(format!(
+            "{what} of `{x}`, which augur cannot show is ≥ 0 or ≤ 0 (it {rounds})"
+        ))
+    }
+}
+
+/// `floor(x)` (`ceil(x)` when `up`), `x` itself when it is an integer already.
+fn rounded(x: Expr, up: bool) -> Expr {
+    if integral(&x, true) {
+        x
+    } else if up {
+        x.ceil()
+    } else {
+        x.floor()
+    }
+}
+
+/// Whether a program expression has an integer value by its form: integer-typed (an integer
+/// division too, which apt keeps exact), an integer literal, a conversion or `+ - *` of such,
+/// or a call to a rounding function.
+fn integral_source(e: &SrcExpr) -> bool {
+    if e.ty == Some(BaseType::Integer) {
+        return true;
+    }
+    match &e.kind {
+        SrcExprKind::Int(_) => true,
+        SrcExprKind::Real { value, .. } => value.fract() == 0.0,
+        SrcExprKind::Cast { expr, .. } => integral_source(expr),
+        SrcExprKind::Unary {
+            op: UnOp::Neg | UnOp::Plus,
+            operand,
+        } => integral_source(operand),
+        SrcExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+            lhs,
+            rhs,
+        } => integral_source(lhs) && integral_source(rhs),
+        SrcExprKind::Call { name, .. } => matches!(
+            name.to_ascii_lowercase().as_str(),
+            "floor" | "ceil" | "ceiling" | "round" | "lround" | "llround" | "trunc" | "aint"
+                | "dint" | "anint" | "dnint"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether `x` is an integer for all integer values of its variables (`vars`: whether the
+/// variables are integers; false for a real-typed operand): integer coefficients, whole
+/// non-negative powers, and atoms that are integers (`floor`, `ceil`, `dims`, `max`/`min` of
+/// integers). A sufficient test: `N/P` is not one.
+fn integral(x: &Expr, vars: bool) -> bool {
+    x.terms().iter().all(|t| {
+        t.coef().fract() == 0.0
+            && t.factors().iter().all(|(a, q)| {
+                q.is_integer() && !q.is_negative() && integral_atom(a, vars)
+            })
+    })
+}
+
+fn integral_atom(a: &Atom, vars: bool) -> bool {
+    match a {
+        Atom::Var(_) => vars,
+        Atom::Floor(_) | Atom::Ceil(_) | Atom::Dims { .. } => true,
+        Atom::Max(l) | Atom::Min(l) => l.iter().all(|x| integral(x, vars)),
+        Atom::Pow(b) => integral(b, vars),
+        Atom::Log2(_) => false,
+    }
+}
+
+/// A lower bound of `x` over positive values of its variables (`-inf` when none is seen),
+/// `P` (the number of processes) being at least 1. The symbolic engine's own bound
+/// (`canon::lower_bound`, private to it) with that one fact added, so that `log2(P)` is
+/// non-negative: a constant term counts its value, a positive multiple of factors each at
+/// least 0 the product of their bounds (0 with a decreasing factor), anything else `-inf`.
+fn lower_bound(x: &Expr) -> f64 {
+    let mut sum = 0.0;
+    for t in x.terms() {
+        if t.is_constant() {
+            sum += t.coef();
+            continue;
+        }
+        if t.coef() <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        let mut prod = t.coef();
+        for (a, q) in t.factors() {
+            let b = atom_lower_bound(a);
+            if q.is_negative() {
+                if b <= 0.0 {
+                    return f64::NEG_INFINITY;
+                }
+                prod = 0.0;
+            } else if b >= 0.0 {
+                prod *= q.pow_f64(b);
+            } else {
+                return f64::NEG_INFINITY;
+            }
+        }
+        sum += prod;
+    }
+    sum
+}
+
+fn atom_lower_bound(a: &Atom) -> f64 {
+    match a {
+        Atom::Var(v) if v == crate::params::P => 1.0,
+        Atom::Var(_) => f64::MIN_POSITIVE,
+        Atom::Floor(x) => lower_bound(x).floor(),
+        Atom::Ceil(x) => lower_bound(x).ceil(),
+        Atom::Dims { .. } => 1.0,
+        Atom::Max(l) => l.iter().map(lower_bound).fold(f64::NEG_INFINITY, f64::max),
+        Atom::Min(l) => l.iter().map(lower_bound).fold(f64::INFINITY, f64::min),
+        Atom::Log2(x) => {
+            let b = lower_bound(x);
+            if b > 0.0 {
+                b.log2()
+            } else {
+                f64::NEG_INFINITY
+            }
+        }
+        Atom::Pow(b) => lower_bound(b),
+    }
 }
 
 /// Expressions with more terms than this are given up on: repeated products of sums in
@@ -587,10 +761,15 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
                 Val::Known(Expr::max_of(exprs))
             }
         }
-        "dble" | "real" | "float" | "sngl" | "dfloat" | "int" | "ifix" | "idint" | "nint"
-        | "idnint" | "int8" | "dint" | "anint" | "dnint" | "cmplx" | "dcmplx" => first(),
-        "floor" => map1(first(), |e| e.floor()),
-        "ceiling" | "ceil" => map1(first(), |e| e.ceil()),
+        "dble" | "real" | "float" | "sngl" | "dfloat" | "cmplx" | "dcmplx" => first(),
+        "int" | "ifix" | "idint" | "int2" | "int8" | "aint" | "dint" | "trunc" | "truncf" => {
+            to_integer(ToInt::Trunc, first(), args.first(), &format!("`{name}`"))
+        }
+        "nint" | "idnint" | "anint" | "dnint" | "round" | "roundf" | "lround" | "llround" => {
+            to_integer(ToInt::Round, first(), args.first(), &format!("`{name}`"))
+        }
+        "floor" | "floorf" => map1(first(), |e| rounded(e, false)),
+        "ceiling" | "ceil" | "ceilf" => map1(first(), |e| rounded(e, true)),
         "sqrt" | "dsqrt" => map1(first(), |e| e.sqrt()),
         "cbrt" => map1(first(), |e| {
             e.pow(Rational::new(1, 3).unwrap_or(Rational::ONE))
