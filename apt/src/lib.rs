@@ -306,6 +306,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         sources,
         facts: &an.facts,
         names: &an.procs.names,
+        nested_exits: frontend::nested_exits_fit(prog),
     };
     let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
     let comm_procs = tree::communicating(&routines, prog.procs.len());
@@ -443,6 +444,8 @@ mod tests_alloc;
 mod tests_call_kills;
 #[cfg(test)]
 mod tests_calls;
+#[cfg(test)]
+mod tests_casts;
 #[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]

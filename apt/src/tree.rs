@@ -22,6 +22,9 @@ pub struct Builder<'a> {
     pub sources: &'a Sources,
     pub facts: &'a Facts,
     pub names: &'a ProcNames,
+    /// [`frontend::nested_exits_fit`]: IFs leave early by [`frontend::If::leaves_early`], or
+    /// else by [`frontend::If::leaves_directly`] (the instrumentation plan decides alike).
+    pub nested_exits: bool,
 }
 
 fn node(stmt: Option<StmtId>, line: u32, data: NodeData, children: Vec<Node>) -> Node {
@@ -166,7 +169,11 @@ impl Builder<'_> {
                     let conds = self.facts.conds.get(&id);
                     // what follows an IF that may leave the block runs only on the paths that
                     // fall out of it: after each arm and the else
-                    let early = i.leaves_early(self.prog);
+                    let early = if self.nested_exits {
+                        i.leaves_early(self.prog)
+                    } else {
+                        i.leaves_directly(self.prog)
+                    };
                     let mut after: Vec<&[StmtId]> = Vec::new();
                     if early {
                         after.push(block.get(j + 1..).unwrap_or(&[]));

@@ -140,6 +140,7 @@ impl Plan {
             comm_procs,
             marks: Vec::new(),
             next: 0,
+            nested_exits: frontend::nested_exits_fit(prog),
         };
         for p in &prog.procs {
             // the APT's ROUTINE node takes the procedure's first id
@@ -315,6 +316,8 @@ struct PlanBuilder<'a> {
     comm_procs: BTreeSet<ProcId>,
     marks: Vec<Mark>,
     next: u32,
+    /// [`frontend::nested_exits_fit`]: which rule says an IF leaves early (as the APT's).
+    nested_exits: bool,
 }
 
 impl PlanBuilder<'_> {
@@ -433,7 +436,12 @@ impl PlanBuilder<'_> {
                     self.calls(s);
                     // after an IF that may leave early, the rest of the block (and what
                     // follows it) sits on every path that falls out of the IF
-                    let after = i.leaves_early(self.prog) && {
+                    let early = if self.nested_exits {
+                        i.leaves_early(self.prog)
+                    } else {
+                        i.leaves_directly(self.prog)
+                    };
+                    let after = early && {
                         let rest = block.get(j + 1..).unwrap_or(&[]);
                         self.has_node(rest) || (then && frontend::falls_through(self.prog, rest))
                     };

@@ -139,3 +139,42 @@ fn plan_and_apt_agree_on_nested_early_exits_in_c() {
 fn plan_and_apt_agree_on_nested_early_exits_in_fortran() {
     check("early_exits.f90");
 }
+
+/// Thirty IFs in a row, each able to return from a nested IF, would put 2^30 copies of what
+/// follows the last on its paths: past the budget ([`frontend::nested_exits_fit`]) both the
+/// APT and the plan take the direct rule (an arm ending in a leave), and still agree.
+#[test]
+fn many_nested_exits_in_a_row_fall_back_to_the_direct_rule_in_both() {
+    let mut body = String::new();
+    for k in 0..30 {
+        body.push_str(&format!(
+            "  if (a > {k}) {{ if (b > {k}) return; x({k}); }}\n"
+        ));
+    }
+    let src = format!(
+        "static void x(int k) {{ (void)k; }}\nstatic void f(int a, int b) {{\n{body}  x(99);\n}}\n\
+         int main(void) {{ f(1, 2); return 0; }}\n"
+    );
+    let lowered = frontend::load_str("many.c", &src, &frontend::Options::default()).unwrap();
+    assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
+    assert!(!frontend::nested_exits_fit(&lowered.program));
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    let from_apt = Plan::from_apt(&tree, &lowered.program);
+    assert_eq!(from_apt, Plan::from_program(&lowered.program));
+    let mut xs = Vec::new();
+    calls_of(&tree.routines, "x", &mut xs);
+    assert_eq!(xs.len(), 31, "{xs:?}");
+    // a few in a row stay within it
+    let few = src.replace(&body, &body[..body.find("  if (a > 3)").unwrap()]);
+    let lowered = frontend::load_str("few.c", &few, &frontend::Options::default()).unwrap();
+    assert!(frontend::nested_exits_fit(&lowered.program));
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    assert_eq!(
+        Plan::from_apt(&tree, &lowered.program),
+        Plan::from_program(&lowered.program)
+    );
+    let mut xs = Vec::new();
+    calls_of(&tree.routines, "x", &mut xs);
+    // x(99) after three such IFs sits on 2^3 paths, x(k) inside IF k on 2^k
+    assert_eq!(xs.len(), 1 + 2 + 4 + 8, "{xs:?}");
+}

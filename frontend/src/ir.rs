@@ -639,6 +639,18 @@ impl If {
             && self.falls_through(prog)
     }
 
+    /// The rule of [`Self::leaves_early`] where following nested exits would copy too much
+    /// ([`nested_exits_fit`]): one arm, ending in a leave, and an else that does not.
+    pub fn leaves_directly(&self, prog: &Program) -> bool {
+        let ends_by_leaving =
+            |b: &[StmtId]| b.last().and_then(|&id| prog.stmt(id)).is_some_and(is_leave);
+        self.switch.is_none()
+            && self.arms.len() == 1
+            && self.arms.first().is_some_and(|a| ends_by_leaving(&a.body))
+            && !self.else_body.as_deref().is_some_and(ends_by_leaving)
+            && self.falls_through(prog)
+    }
+
     /// Whether control may come out of the end of this IF: it has no else, or some arm or the
     /// else falls through ([`falls_through`]).
     pub fn falls_through(&self, prog: &Program) -> bool {
@@ -648,6 +660,61 @@ impl If {
                 .else_body
                 .as_deref()
                 .is_some_and(|b| falls_through(prog, b))
+    }
+}
+
+/// Statements placed, at most, when the statements after IFs that may leave early are put on
+/// every path out of them ([`nested_exits_fit`]).
+const NESTED_EXITS_BUDGET: usize = 50_000;
+
+/// Whether `prog` can follow nested early exits ([`If::leaves_early`]) within a budget of
+/// statement copies: each path out of such an IF takes a copy of what follows it, so IFs in a
+/// row multiply them. When not, every IF takes the direct rule ([`If::leaves_directly`]),
+/// which copies nothing. The APT and the instrumentation plan both decide by this.
+pub fn nested_exits_fit(prog: &Program) -> bool {
+    let mut budget = NESTED_EXITS_BUDGET;
+    prog.procs
+        .iter()
+        .all(|p| placed(prog, &p.body, &[], &mut budget))
+}
+
+/// Counts the statements of `block` followed by `then` as the APT places them, down from
+/// `budget`; false when it runs out.
+fn placed(prog: &Program, block: &[StmtId], then: &[&[StmtId]], budget: &mut usize) -> bool {
+    for (j, &id) in block.iter().enumerate() {
+        let Some(s) = prog.stmt(id) else { continue };
+        let Some(left) = budget.checked_sub(1) else {
+            return false;
+        };
+        *budget = left;
+        if let StmtKind::If(i) = &s.kind {
+            if i.leaves_early(prog) {
+                let mut after: Vec<&[StmtId]> = vec![block.get(j + 1..).unwrap_or(&[])];
+                after.extend_from_slice(then);
+                let arms = i.arms.iter().all(|a| placed(prog, &a.body, &after, budget));
+                return arms
+                    && match &i.else_body {
+                        Some(b) => placed(prog, b, &after, budget),
+                        None => placed_seq(prog, &after, budget),
+                    };
+            }
+        }
+        if !s
+            .kind
+            .blocks()
+            .into_iter()
+            .all(|b| placed(prog, b, &[], budget))
+        {
+            return false;
+        }
+    }
+    then.is_empty() || !falls_through(prog, block) || placed_seq(prog, then, budget)
+}
+
+fn placed_seq(prog: &Program, blocks: &[&[StmtId]], budget: &mut usize) -> bool {
+    match blocks.split_first() {
+        Some((first, more)) => placed(prog, first, more, budget),
+        None => true,
     }
 }
 
