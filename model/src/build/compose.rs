@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use apt::{Attr, Node, NodeData};
 use symbolic::Expr;
 
-use super::sheet::{collective_op, sheet_bytes, sheet_op};
 use super::bidx;
+use super::sheet::{collective_op, sheet_bytes, sheet_op};
 use crate::machine::{Bound, Machine};
 use crate::observe::RunObs;
 use crate::quantity::Fitted;
