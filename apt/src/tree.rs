@@ -2,8 +2,10 @@
 //! computation phases (outermost loops without communication) and their work, and site ids.
 //!
 //! Site ids: sequential from 0 in pre-order (node, then its `children`, then its
-//! `else_children`) over the routines in source order. They depend only on the source text
-//! and the options, so the same source gives the same ids.
+//! `else_children`) over the routines in source order, except that the statements after an
+//! IF that may leave early, which sit on every path out of it, are numbered once after the
+//! whole IF (where the IR has them) and their copies share those ids ([`number`]). They
+//! depend only on the source text and the options, so the same source gives the same ids.
 use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{ProcId, Program, Sources, StmtId, StmtKind};
