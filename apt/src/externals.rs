@@ -282,11 +282,63 @@ pub(crate) fn is_library(lang: Language, name: &str) -> bool {
     {
         return true;
     }
+    is_computing(lang, name)
+        || match lang {
+            Language::C => C_LIBRARY.binary_search(&name).is_ok(),
+            Language::Fortran => FORTRAN_INTRINSICS.binary_search(&lower.as_str()).is_ok(),
+        }
+}
+
+/// Library routines whose time grows with their arguments: sorts, searches and copies of the C
+/// library, BLAS and LAPACK (Fortran names, C's `dgemm_`, `cblas_*`, `LAPACKE_*`), FFTW
+/// execution, Fortran's `matmul`. Library routines all the same (no source to give, and they
+/// write only what their arguments name), but not harmless like `printf`: the APT has no
+/// node for them, so their time is not a computation site's unless they run inside one.
+pub fn is_computing(lang: Language, name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
     match lang {
-        Language::C => C_LIBRARY.binary_search(&name).is_ok(),
-        Language::Fortran => FORTRAN_INTRINSICS.binary_search(&lower.as_str()).is_ok(),
+        Language::C => {
+            C_COMPUTING.binary_search(&name).is_ok()
+                || C_COMPUTING_PREFIXES.iter().any(|p| name.starts_with(p))
+                || blas_lapack(name.strip_suffix('_').unwrap_or(name))
+        }
+        Language::Fortran => {
+            FORTRAN_COMPUTING.binary_search(&lower.as_str()).is_ok() || blas_lapack(&lower)
+        }
     }
 }
+
+/// A BLAS or LAPACK routine's name (lower case, no trailing underscore): a precision letter
+/// (s, d, c, z) and a routine of [`BLAS_LAPACK`], or `i?amax`.
+fn blas_lapack(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some('s' | 'd' | 'c' | 'z') => BLAS_LAPACK.binary_search(&chars.as_str()).is_ok(),
+        Some('i') => matches!(name, "isamax" | "idamax" | "icamax" | "izamax"),
+        _ => false,
+    }
+}
+
+/// C library routines that compute over their arguments (sorted).
+const C_COMPUTING: &[&str] = &["bsearch", "memcpy", "memmove", "memset", "qsort"];
+
+/// Name prefixes of C numerical library interfaces.
+const C_COMPUTING_PREFIXES: &[&str] = &["LAPACKE_", "cblas_", "fftw_execute", "fftw_mpi_execute"];
+
+/// Fortran intrinsics that compute over whole arrays and are not array assignments by
+/// themselves (sorted, lower case).
+const FORTRAN_COMPUTING: &[&str] = &["matmul"];
+
+/// BLAS (levels 1 to 3) and common LAPACK drivers and factorisations, without the precision
+/// letter (sorted).
+const BLAS_LAPACK: &[&str] = &[
+    "asum", "axpby", "axpy", "copy", "dot", "dotc", "dotu", "gbmv", "gbsv", "geev", "gels", "gemm",
+    "gemv", "geqrf", "ger", "gerc", "geru", "gesdd", "gesv", "gesvd", "getrf", "getri", "getrs",
+    "gtsv", "heev", "hemm", "hemv", "her", "her2k", "herk", "nrm2", "orgqr", "posv", "potrf",
+    "potri", "potrs", "pttrf", "rot", "rotg", "sbmv", "scal", "spmv", "swap", "syev", "syevd",
+    "symm", "symv", "syr", "syr2k", "syrk", "sytrf", "tbsv", "trmm", "trmv", "trsm", "trsv",
+    "trtrs", "ungqr",
+];
 
 /// C standard library, POSIX and libm functions MPI programs call (sorted).
 const C_LIBRARY: &[&str] = &[
@@ -308,7 +360,6 @@ const C_LIBRARY: &[&str] = &[
     "atoi",
     "atol",
     "atoll",
-    "bsearch",
     "calloc",
     "cbrt",
     "ceil",
@@ -387,9 +438,6 @@ const C_LIBRARY: &[&str] = &[
     "malloc",
     "memchr",
     "memcmp",
-    "memcpy",
-    "memmove",
-    "memset",
     "modf",
     "nanosleep",
     "nearbyint",
@@ -402,7 +450,6 @@ const C_LIBRARY: &[&str] = &[
     "putc",
     "putchar",
     "puts",
-    "qsort",
     "rand",
     "rand_r",
     "random",
@@ -611,7 +658,6 @@ const FORTRAN_INTRINSICS: &[&str] = &[
     "log10",
     "log_gamma",
     "logical",
-    "matmul",
     "max",
     "max0",
     "max1",
@@ -689,8 +735,49 @@ mod tests {
 
     #[test]
     fn tables_are_sorted() {
-        assert!(C_LIBRARY.windows(2).all(|w| w[0] < w[1]));
-        assert!(FORTRAN_INTRINSICS.windows(2).all(|w| w[0] < w[1]));
+        for t in [
+            C_LIBRARY,
+            FORTRAN_INTRINSICS,
+            C_COMPUTING,
+            FORTRAN_COMPUTING,
+            BLAS_LAPACK,
+        ] {
+            assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+        }
+    }
+
+    /// trial7 #2: sorts, copies and BLAS are library routines that compute, not harmless ones
+    #[test]
+    fn computing_library_routines_are_told_from_harmless_ones() {
+        let c = |n| is_computing(Language::C, n);
+        let f = |n| is_computing(Language::Fortran, n);
+        for n in [
+            "qsort",
+            "memcpy",
+            "memmove",
+            "memset",
+            "bsearch",
+            "dgemm_",
+            "dgemm",
+            "cblas_dgemm",
+            "LAPACKE_dgesv",
+            "zgemv_",
+            "idamax_",
+            "fftw_execute",
+        ] {
+            assert!(c(n) && is_library(Language::C, n), "{n}");
+        }
+        for n in [
+            "printf", "malloc", "sqrt", "strlen", "dot", "dsolve", "gemm", "d",
+        ] {
+            assert!(!c(n), "{n}");
+        }
+        for n in ["DGEMM", "daxpy", "ddot", "matmul", "zheev"] {
+            assert!(f(n) && is_library(Language::Fortran, n), "{n}");
+        }
+        for n in ["sum", "sqrt", "step", "dsweep"] {
+            assert!(!f(n), "{n}");
+        }
     }
 
     #[test]

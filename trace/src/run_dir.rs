@@ -71,6 +71,14 @@ pub struct RunRecord {
     /// or its copy with this configuration's `{NAME}` placeholders substituted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<String>,
+    /// The host's online cores when the run started; absent in manifests written before it
+    /// was recorded. With `np` it says whether native ranks shared cores (oversubscription).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    /// The host's 1-minute load average (`/proc/loadavg`) at the start of the kept repetition;
+    /// absent where the host does not report one (never 0 for unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<f64>,
 }
 
 /// One execution of a configuration. `RunRecord::wall_seconds` is the kept repetition's.
@@ -82,6 +90,9 @@ pub struct Repetition {
     /// (host wall natively, simulated under SMPI); absent when the repetition did not end ok.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_seconds: Option<f64>,
+    /// The host's 1-minute load average when this repetition started (absent where unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_average: Option<f64>,
 }
 
 /// The whole manifest.
@@ -501,9 +512,12 @@ mod tests {
             repetitions: vec![Repetition {
                 wall_seconds: 60.0,
                 trace_seconds: None,
+                load_average: Some(0.42),
             }],
             kept: Some(0),
             stdin: None,
+            cores: Some(2),
+            load_average: Some(0.42),
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
@@ -555,11 +569,16 @@ mod tests {
         assert!(m.is_done("N=8,P=1"));
         assert!(m.runs[0].repetitions.is_empty());
         assert_eq!(m.runs[0].kept, None);
+        // nor the host's cores and load: unknown, not 0
+        assert_eq!((m.runs[0].cores, m.runs[0].load_average), (None, None));
         // and a record without repetitions is written back without the new keys
         rd.save_manifest(&m).unwrap();
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
         assert!(
-            !text.contains("repetitions") && !text.contains("kept"),
+            !text.contains("repetitions")
+                && !text.contains("kept")
+                && !text.contains("cores")
+                && !text.contains("load_average"),
             "{text}"
         );
     }

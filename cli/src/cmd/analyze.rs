@@ -16,6 +16,8 @@ use symbolic::Expr;
 use super::source_opts::SourceOpts;
 use super::sources;
 
+mod limits;
+
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// The program's C or Fortran sources (those `augur profile` ran), the one holding the main
@@ -137,6 +139,10 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     for w in &source_warnings {
         eprintln!("warning: {w}");
     }
+    // what the model cannot see (untraced MPI, jumps, computing library calls) and the host
+    // facts that make native timings suspect: read before the fit's own diagnosis
+    source_warnings.extend(limits::warnings(&lowered, &tree));
+    source_warnings.extend(super::profile::host::warnings(&manifest.runs));
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);
@@ -159,18 +165,9 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     if args.json {
         out.write_all(m.to_json().as_bytes())?;
     } else if args.latex {
-        // each repeated step or clamp named once, as in the text form
-        let (t, defs) = m.t.readable().named(&m.t);
-        writeln!(out, "T = {}", t.to_latex())?;
-        for (i, (name, def)) in defs.iter().enumerate() {
-            let lead = if i == 0 { "\\text{where } " } else { "" };
-            writeln!(
-                out,
-                "{lead}{} = {}",
-                Expr::var(name).to_latex(),
-                def.to_latex()
-            )?;
-        }
+        // one aligned block: T broken into lines, then each step or clamp named in the
+        // text form, typeset
+        out.write_all(m.t.readable().latex(&m.t, "T").as_bytes())?;
     } else if args.python {
         // a script: sympy, the definitions it needs (`dims`) and the symbols, then the
         // assignments, each name before its first use

@@ -14,6 +14,7 @@
 
 mod build;
 mod grid;
+pub mod host;
 mod instrument;
 mod launch;
 
@@ -287,6 +288,10 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         pb.inc(1);
     }
     pb.finish_and_clear();
+    // over every recorded run, as analyze will see them
+    for w in host::warnings(&manifest.runs) {
+        eprintln!("warning: {w}");
+    }
 
     let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     let summary = Summary {
@@ -507,6 +512,8 @@ struct RepOutcome {
     wall_seconds: f64,
     /// The slowest rank's MPI_Init-to-end time from the traces (ok executions only).
     trace_seconds: Option<f64>,
+    /// The host's cores and load just before the launch.
+    host: host::HostFacts,
 }
 
 /// Runs one configuration `ctx.repeat` times and leaves a clean `runs/<config>/` holding the
@@ -573,6 +580,7 @@ fn run_config(
         .map(|(_, r)| trace::Repetition {
             wall_seconds: r.wall_seconds,
             trace_seconds: r.trace_seconds,
+            load_average: r.host.load_average,
         })
         .collect();
     let Some((_, chosen)) = reps.into_iter().nth(kept) else {
@@ -598,6 +606,8 @@ fn run_config(
         repetitions,
         kept: Some(kept),
         stdin: ctx.stdin.map(|p| p.display().to_string()),
+        cores: chosen.host.cores,
+        load_average: chosen.host.load_average,
     })
 }
 
@@ -625,6 +635,7 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
     // in 4.1); the tracer opens AUGUR_STDIN as the other ranks' standard input at MPI_Init.
     // Under SMPI the ranks are threads of one process and share the launcher's.
     let mut env: Vec<(&str, &Path)> = vec![("AUGUR_TRACE_DIR", dir)];
+    let host = host::sample();
     if let Some(input) = ctx.stdin {
         env.push(("AUGUR_STDIN", input));
     }
@@ -680,6 +691,7 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
         exit_code,
         wall_seconds: round_ms(took.as_secs_f64()),
         trace_seconds: trace_seconds.map(|t| (t * 1e6).round() / 1e6),
+        host,
     })
 }
 

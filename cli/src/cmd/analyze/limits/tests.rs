@@ -1,0 +1,125 @@
+//! The warnings of `limits` on small programs: each construct named once with its lines, and
+//! what runs inside a computation phase told from what does not.
+
+use super::*;
+
+fn warnings_of(name: &str, text: &str) -> Vec<String> {
+    let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
+    let tree = apt::build(&l, &apt::AptOptions::default());
+    warnings(&l, &tree)
+}
+
+/// trial7 #3: a halo exchange whose z faces go by MPI_Put between two fences
+const HEAT: &str = "#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int rank, size, n = atoi(argv[1]), it, i;
+  double *u = malloc(n * sizeof(double)), *face = malloc(n * sizeof(double));
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Win_create(face, n * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  for (it = 0; it < 10; it++) {
+    MPI_Sendrecv(u, n, MPI_DOUBLE, (rank + 1) % size, 0, face, n, MPI_DOUBLE, (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Win_fence(0, win);
+    MPI_Put(u, n, MPI_DOUBLE, (rank + 1) % size, 0, n, MPI_DOUBLE, win);
+    MPI_Win_fence(0, win);
+    for (i = 0; i < n; i++)
+      u[i] = 0.5 * (u[i] + face[i]);
+  }
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
+";
+
+#[test]
+fn one_sided_calls_are_one_warning_naming_each_line() {
+    let w = warnings_of("heat3d.c", HEAT);
+    let rma: Vec<&String> = w.iter().filter(|w| w.contains("one-sided")).collect();
+    assert_eq!(rma.len(), 1, "{w:#?}");
+    assert_eq!(
+        rma[0],
+        "one-sided communication MPI_Win_create at heat3d.c:10, MPI_Win_fence at heat3d.c lines 13 and 15, MPI_Put at heat3d.c:14, MPI_Win_free at heat3d.c:19 are not traced (augur models no RMA windows or epochs): their time is in the unexplained overhead (time outside computation phases), which is a fit, not a model of it; the data they move is in no phase, so T does not grow with their message sizes"
+    );
+    assert_eq!(w.len(), 1, "{w:#?}");
+}
+
+/// trial7 #2: sample sort; the local sorts outside every loop, one inside a computation phase
+const SORT: &str = "#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+static int cmp(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+void dgemm_(const char *, const char *, int *, int *, int *, double *, double *, int *, double *, int *, double *, double *, int *);
+static void gemm(int n, double *a, double *b, double *c) {
+  double one = 1.0;
+  dgemm_(\"N\", \"N\", &n, &n, &n, &one, a, &n, b, &n, &one, c, &n);
+}
+int main(int argc, char **argv) {
+  int rank, size, n = atoi(argv[1]), r, x;
+  int *keys = malloc(n * sizeof(int)), *all = malloc(n * sizeof(int));
+  double *a = malloc(n * n * sizeof(double));
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  qsort(keys, n, sizeof(int), cmp);
+  memcpy(all, keys, n * sizeof(int));
+  memcpy(&x, keys, sizeof(int));
+  for (r = 0; r < 4; r++) {
+    qsort(keys, n, sizeof(int), cmp);
+    gemm(n, a, a, a);
+  }
+  MPI_Gather(keys, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  qsort(all, size, sizeof(int), cmp);
+  MPI_Finalize();
+  return 0;
+}
+";
+
+#[test]
+fn computing_library_calls_outside_phases_are_named() {
+    let w = warnings_of("ssort.c", SORT);
+    assert_eq!(
+        w,
+        vec![
+            "library calls that compute, qsort at ssort.c lines 17 and 24, memcpy at ssort.c:18: their time is not a computation site; they are in the overhead fit (time outside computation phases), which does not follow their sizes"
+                .to_string()
+        ]
+    );
+}
+
+#[test]
+fn a_routine_called_outside_phases_is_not_covered() {
+    // the same gemm called once more from main, outside the loop: its dgemm_ is now named
+    let text = SORT.replace(
+        "  MPI_Gather(",
+        "  gemm(n, a, a, a);\n  MPI_Gather(",
+    );
+    let w = warnings_of("ssort.c", &text);
+    assert!(w[0].contains(", dgemm_ at ssort.c:8"), "{w:#?}");
+}
+
+#[test]
+fn gotos_and_fortran_blas_are_named() {
+    let w = warnings_of(
+        "g.c",
+        "#include <mpi.h>\nint main(int argc, char **argv) {\n  int i = 0;\n  MPI_Init(&argc, &argv);\nagain:\n  i++;\n  if (i > 3) goto out;\n  if (i < 10) goto again;\nout:\n  MPI_Finalize();\n  return 0;\n}\n",
+    );
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(
+        w[0].starts_with("`goto` is not analysed at g.c lines 7 and 8: control flow through these jumps is ignored"),
+        "{w:#?}"
+    );
+    let f = warnings_of(
+        "m.f90",
+        "program m\n  use mpi\n  implicit none\n  integer :: ierr, n\n  double precision :: a(4,4), s, ddot\n  call MPI_Init(ierr)\n  n = 4\n  call DGEMM('N', 'N', n, n, n, 1.0d0, a, n, a, n, 0.0d0, a, n)\n  s = ddot(n, a, 1, a, 1)\n  call MPI_Finalize(ierr)\nend program m\n",
+    );
+    assert_eq!(
+        f,
+        vec![
+            "library calls that compute, dgemm at m.f90:8, ddot at m.f90:9: their time is not a computation site; they are in the overhead fit (time outside computation phases), which does not follow their sizes"
+                .to_string()
+        ],
+    );
+}

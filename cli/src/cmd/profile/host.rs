@@ -1,0 +1,253 @@
+//! Host facts recorded with each run (online cores, 1-minute load average at its start) and
+//! what they say about native timings: ranks time-shared cores (oversubscription), or the host
+//! was busy with other work. `profile` warns after its grid and `analyze` in its warnings.
+
+use trace::RunRecord;
+
+/// What the host said just before a run started.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostFacts {
+    /// Online cores (`None` when the host does not say).
+    pub cores: Option<u32>,
+    /// 1-minute load average from `/proc/loadavg` (`None` where there is no such file).
+    pub load_average: Option<f64>,
+}
+
+/// Reads the host's facts now.
+pub fn sample() -> HostFacts {
+    HostFacts {
+        cores: online_cores(),
+        load_average: std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|t| parse_loadavg(&t)),
+    }
+}
+
+/// Online cores: Linux's `/sys/devices/system/cpu/online` (`0-1`, `0,2-5`), else what the
+/// standard library sees as available.
+fn online_cores() -> Option<u32> {
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|t| parse_cpu_list(&t))
+        .or_else(|| {
+            std::thread::available_parallelism()
+                .ok()
+                .and_then(|n| u32::try_from(n.get()).ok())
+        })
+}
+
+/// The number of CPUs in a kernel CPU list (`0-3,8,10-11` → 7).
+fn parse_cpu_list(text: &str) -> Option<u32> {
+    let mut n = 0u32;
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?),
+            None => {
+                let c = part.trim().parse::<u32>().ok()?;
+                (c, c)
+            }
+        };
+        n = n.checked_add(hi.checked_sub(lo)?.checked_add(1)?)?;
+    }
+    (n > 0).then_some(n)
+}
+
+/// The 1-minute load average: the first field of `/proc/loadavg` (`9.48 9.82 7.96 14/184 …`).
+fn parse_loadavg(text: &str) -> Option<f64> {
+    text.split_whitespace()
+        .next()?
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+/// Whether a run was simulated (SMPI: every rank a context of one process, so no core sharing
+/// between ranks and no host load in simulated time to speak of here).
+pub fn simulated(r: &RunRecord) -> bool {
+    r.mpi.starts_with("SimGrid")
+        || r.launcher
+            .first()
+            .is_some_and(|l| std::path::Path::new(l).ends_with("smpirun"))
+}
+
+/// `4` for 4.0, `11.3` otherwise: load averages read like `uptime` prints them.
+fn load_text(v: f64) -> String {
+    if (v - v.round()).abs() < 0.05 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The warnings the host facts of the ok native runs call for: one for the rank counts that
+/// exceeded the cores, one for the runs that started with the load average above the cores.
+/// Runs without the facts (older manifests) say nothing.
+pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
+    let native: Vec<&RunRecord> = runs
+        .iter()
+        .filter(|r| r.status.is_ok() && !simulated(r))
+        .collect();
+    let mut out = Vec::new();
+    // (P, cores) pairs that time-shared, in order of P
+    let mut over: Vec<(u32, u32)> = native
+        .iter()
+        .filter_map(|r| r.cores.filter(|&c| r.np > c).map(|c| (r.np, c)))
+        .collect();
+    over.sort_unstable();
+    over.dedup();
+    if !over.is_empty() {
+        let ps: Vec<String> = over.iter().map(|(p, _)| format!("P = {p}")).collect();
+        let mut cores: Vec<u32> = over.iter().map(|&(_, c)| c).collect();
+        cores.sort_unstable();
+        cores.dedup();
+        let ranks: Vec<String> = over.iter().map(|(p, _)| p.to_string()).collect();
+        let on = match cores.as_slice() {
+            [c] => format!("{c} cores"),
+            _ => "fewer cores".into(),
+        };
+        out.push(format!(
+            "the {} runs ran {} ranks on {on}; their compute rates include time sharing, so costs fitted as laws in P from them are suspect (profile those rank counts under SMPI, or on a host with as many cores)",
+            and_list(&ps),
+            and_list(&ranks),
+        ));
+    }
+    let busy: Vec<(&RunRecord, f64, u32)> = native
+        .iter()
+        .filter_map(|r| match (r.load_average, r.cores) {
+            (Some(l), Some(c)) if l > f64::from(c) => Some((*r, l, c)),
+            _ => None,
+        })
+        .collect();
+    if let Some(&(worst, load, cores)) = busy.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        let which = if busy.len() == native.len() {
+            format!("every run ({})", busy.len())
+        } else {
+            format!("{} of {} runs", busy.len(), native.len())
+        };
+        out.push(format!(
+            "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {which}); native timings then include other work, so misfits may be the host's, not the model's: re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
+            load_text(load),
+            worst.config,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use trace::RunStatus;
+
+    fn rec(np: u32, cores: Option<u32>, load: Option<f64>, mpi: &str) -> RunRecord {
+        let params: BTreeMap<String, f64> = [("N".to_string(), 64.0)].into();
+        RunRecord {
+            config: trace::config_id(&params, np),
+            params,
+            np,
+            mpi: mpi.into(),
+            launcher: vec![if mpi.starts_with("SimGrid") {
+                "smpirun".into()
+            } else {
+                "mpirun".into()
+            }],
+            host: "h".into(),
+            date: "2026-11-21T05:17:23Z".into(),
+            status: RunStatus::Ok,
+            wall_seconds: 1.0,
+            exit_code: Some(0),
+            repetitions: Vec::new(),
+            kept: None,
+            stdin: None,
+            cores,
+            load_average: load,
+        }
+    }
+    const OMPI: &str = "Open MPI 4.1.4";
+
+    #[test]
+    fn parses_cpu_lists_and_loadavg() {
+        assert_eq!(parse_cpu_list("0-1\n"), Some(2));
+        assert_eq!(parse_cpu_list("0-3,8,10-11"), Some(7));
+        assert_eq!(parse_cpu_list("0"), Some(1));
+        assert_eq!(parse_cpu_list(""), None);
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("x"), None);
+        assert_eq!(parse_loadavg("9.48 9.82 7.96 14/184 10435\n"), Some(9.48));
+        assert_eq!(parse_loadavg(""), None);
+        assert_eq!(parse_loadavg("nan 1 1"), None);
+    }
+
+    #[test]
+    fn oversubscribed_native_runs_are_named_by_rank_count() {
+        let runs = vec![
+            rec(1, Some(2), Some(0.2), OMPI),
+            rec(2, Some(2), Some(0.3), OMPI),
+            rec(4, Some(2), Some(0.4), OMPI),
+            rec(4, Some(2), Some(0.5), OMPI),
+        ];
+        let w = warnings(&runs);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("the P = 4 runs ran 4 ranks on 2 cores; their compute rates include time sharing"),
+            "{w:?}"
+        );
+        let more = vec![rec(4, Some(2), None, OMPI), rec(8, Some(2), None, OMPI)];
+        let w = warnings(&more);
+        assert!(
+            w[0].starts_with("the P = 4 and P = 8 runs ran 4 and 8 ranks on 2 cores;"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn a_busy_host_is_named_with_its_worst_load() {
+        let runs = vec![
+            rec(1, Some(2), Some(11.2), OMPI),
+            rec(2, Some(2), Some(1.0), OMPI),
+        ];
+        let w = warnings(&runs);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("the host was busy: load 11.2 on 2 cores at the start of N=64,P=1 (the 1-minute load average exceeded the cores at the start of 1 of 2 runs)"),
+            "{w:?}"
+        );
+        let all = vec![rec(2, Some(2), Some(3.0), OMPI)];
+        assert!(warnings(&all)[0].contains("load 3 on 2 cores"), "{:?}", warnings(&all));
+        assert!(warnings(&all)[0].contains("every run (1)"));
+    }
+
+    #[test]
+    fn smpi_runs_failed_runs_and_old_records_say_nothing() {
+        let smpi = "SimGrid SMPI 3.32";
+        let mut failed = rec(8, Some(2), Some(20.0), OMPI);
+        failed.status = RunStatus::Failed {
+            reason: "x".into(),
+        };
+        let runs = vec![
+            rec(64, Some(2), Some(20.0), smpi),
+            rec(16, None, None, OMPI),
+            failed,
+        ];
+        assert!(warnings(&runs).is_empty(), "{:?}", warnings(&runs));
+    }
+
+    #[test]
+    fn this_host_reports_its_cores() {
+        let f = sample();
+        assert!(f.cores.is_some_and(|c| c >= 1), "{f:?}");
+        if std::path::Path::new("/proc/loadavg").exists() {
+            assert!(f.load_average.is_some(), "{f:?}");
+        }
+    }
+}
