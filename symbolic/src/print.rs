@@ -446,26 +446,30 @@ impl Printer {
     }
 }
 
-/// A variable in LaTeX: trailing digits as a subscript (`s1` → `s_{1}`, `x_2` → `x_{2}`), other
-/// names with `_` as one escaped word (`NX_LOCAL` → `\mathit{NX\_LOCAL}`).
+/// A variable in LaTeX: trailing digits as a subscript (`s1` → `s_{1}`, `x_2` → `x_{2}`), a
+/// name of several letters as one italic word (`ITERS` → `\mathit{ITERS}`, not the product
+/// of five letters; `NX_LOCAL` → `\mathit{NX\_LOCAL}`).
 fn latex_name(v: &str) -> String {
     let base = v.trim_end_matches(|c: char| c.is_ascii_digit());
     let digits = &v[base.len()..];
     let base_clean = base.strip_suffix('_').unwrap_or(base);
-    let plain = |b: &str| {
-        if b.contains('_') {
-            format!("\\mathit{{{}}}", b.replace('_', "\\_"))
-        } else {
-            b.to_string()
-        }
-    };
     if !digits.is_empty()
         && !base_clean.is_empty()
         && base_clean.chars().all(|c| c.is_ascii_alphabetic())
     {
-        return format!("{}_{{{digits}}}", plain(base_clean));
+        return format!("{}_{{{digits}}}", latex_word(base_clean));
     }
-    plain(v)
+    latex_word(v)
+}
+
+/// One letter as it is, a longer name as one italic word, `_` escaped; the printers'
+/// placeholders (`~0~`, not identifiers) untouched.
+fn latex_word(b: &str) -> String {
+    if b.chars().count() <= 1 || b.contains(|c: char| c.is_control() || c == '~') {
+        b.to_string()
+    } else {
+        format!("\\mathit{{{}}}", b.replace('_', "\\_"))
+    }
 }
 
 impl Expr {
@@ -556,6 +560,25 @@ mod tests {
         assert_eq!(short_number(12345678.9), "1.235e7");
         assert_eq!(exact_number(1.0 / 3.0).parse::<f64>().ok(), Some(1.0 / 3.0));
         assert_eq!(exact_number(1e-300), "1e-300");
+    }
+
+    /// `--latex` printed the names `s1` and `ITERS` as `s1` (s times 1) and `ITERS` (a product
+    /// of five letters).
+    #[test]
+    fn latex_names() {
+        assert_eq!(latex_name("s1"), "s_{1}");
+        assert_eq!(latex_name("s12"), "s_{12}");
+        assert_eq!(latex_name("x_2"), "x_{2}");
+        assert_eq!(latex_name("N"), "N");
+        assert_eq!(latex_name("ITERS"), "\\mathit{ITERS}");
+        assert_eq!(latex_name("NX_LOCAL"), "\\mathit{NX\\_LOCAL}");
+        assert_eq!(
+            crate::parse("2*ITERS*s1/P")
+                .map(|e| e.to_latex())
+                .ok()
+                .as_deref(),
+            Some("\\frac{2 \\cdot \\mathit{ITERS} s_{1}}{P}")
+        );
     }
 
     #[test]

@@ -215,13 +215,13 @@ mod tests {
         let e = parse("-floor(rank/dims(P, 2, 1))*dims(P, 2, 1) + rank").unwrap();
         assert_eq!(
             e.to_latex(),
-            "rank \\bmod \\mathrm{dims}\\left(P, 2, 1\\right)"
+            "\\mathit{rank} \\bmod \\mathrm{dims}\\left(P, 2, 1\\right)"
         );
         assert_eq!(e.to_python(), "Mod(rank, dims(P, 2, 1))");
         let e = parse("N + rank + 1 - P*floor((rank + 1)/P)").unwrap();
         assert_eq!(
             e.to_latex(),
-            "N + \\left(\\left(rank + 1\\right) \\bmod P\\right)"
+            "N + \\left(\\left(\\mathit{rank} + 1\\right) \\bmod P\\right)"
         );
     }
 }

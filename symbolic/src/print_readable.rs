@@ -28,8 +28,38 @@ pub struct Readable {
 /// A repeated sub-expression shorter than this is left inline.
 const NAME_MIN_LEN: usize = 16;
 
-/// LaTeX source characters per line of a long sum before it breaks.
-const LATEX_LINE: usize = 90;
+/// Width (in typeset characters, see `latex_width`) of a line of a long sum before it breaks.
+const LATEX_LINE: usize = 64;
+
+/// About how many characters `s` takes typeset: a command (`\\cdot`, `\\log`) counts 1,
+/// braces and `\\left`/`\\right` nothing, a fraction its numerator and denominator.
+fn latex_width(s: &str) -> usize {
+    let mut n = 0;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let mut name = String::new();
+                while let Some(&d) = chars.peek() {
+                    if !d.is_ascii_alphabetic() {
+                        break;
+                    }
+                    name.push(d);
+                    chars.next();
+                }
+                if !matches!(
+                    name.as_str(),
+                    "left" | "right" | "frac" | "mathit" | "mathrm"
+                ) {
+                    n += 1;
+                }
+            }
+            '{' | '}' | '^' | '_' => {}
+            _ => n += 1,
+        }
+    }
+    n
+}
 
 fn count_atoms(e: &Expr, counts: &mut Vec<(Atom, usize)>) {
     for t in e.terms() {
@@ -93,7 +123,8 @@ impl Readable {
                 (0, _) => format!("-{term}"),
                 (_, s) => format!("{s} {term}"),
             };
-            if used > 0 && used + piece.len() > LATEX_LINE {
+            let width = latex_width(&piece);
+            if used > 0 && used + width > LATEX_LINE {
                 rows.push(line);
                 line = "&\\quad ".to_string();
                 used = 0;
@@ -101,7 +132,7 @@ impl Readable {
             if used > 0 {
                 line.push(' ');
             }
-            used += piece.len() + 1;
+            used += width + 1;
             line.push_str(&piece);
         }
         rows.push(line);
