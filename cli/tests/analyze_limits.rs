@@ -78,13 +78,14 @@ fn named<'a>(warnings: &'a [String], what: &str) -> Vec<&'a String> {
     warnings.iter().filter(|w| w.contains(what)).collect()
 }
 
-/// Native runs at P = 1, 2 and 3: this 2-core host runs P = 3 oversubscribed.
+/// Native runs at P = 2 and 3 (Open MPI 4.1 cannot make a window on one rank): this 2-core
+/// host runs P = 3 oversubscribed.
 #[test]
 fn native_runs_name_untraced_constructs_and_the_hosts_facts() {
     need("mpicc");
     need("mpirun");
     let tmp = tempfile::tempdir().unwrap();
-    let (m, w, profile_err) = profile_and_analyze(tmp.path(), &[], "1,2,3");
+    let (m, w, profile_err) = profile_and_analyze(tmp.path(), &[], "2,3");
 
     let rma = named(&w, "one-sided communication");
     assert_eq!(rma.len(), 1, "{w:#?}");
@@ -101,7 +102,7 @@ fn native_runs_name_untraced_constructs_and_the_hosts_facts() {
     );
 
     // the manifest holds the host's facts of every run
-    assert_eq!(m.runs.len(), 6);
+    assert_eq!(m.runs.len(), 4);
     let cores = m.runs[0].cores.expect("cores recorded");
     for r in &m.runs {
         assert_eq!(r.cores, Some(cores), "{r:?}");
@@ -114,7 +115,7 @@ fn native_runs_name_untraced_constructs_and_the_hosts_facts() {
         }
     }
     // and the warnings say what it recorded, in profile and in analyze alike
-    let over: Vec<u32> = [1, 2, 3].into_iter().filter(|&p| p > cores).collect();
+    let over: Vec<u32> = [2, 3].into_iter().filter(|&p| p > cores).collect();
     let shared = named(&w, "their compute rates include time sharing");
     if over.is_empty() {
         assert!(shared.is_empty(), "{w:#?}");

@@ -129,7 +129,10 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
         .collect();
     if let Some(&(worst, load, cores)) = busy.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
         let which = if busy.len() == native.len() {
-            format!("every run ({})", busy.len())
+            match busy.len() {
+                1 => "the run".to_string(),
+                n => format!("all {n} runs"),
+            }
         } else {
             format!("{} of {} runs", busy.len(), native.len())
         };
@@ -224,7 +227,7 @@ mod tests {
         );
         let all = vec![rec(2, Some(2), Some(3.0), OMPI)];
         assert!(warnings(&all)[0].contains("load 3 on 2 cores"), "{:?}", warnings(&all));
-        assert!(warnings(&all)[0].contains("every run (1)"));
+        assert!(warnings(&all)[0].contains("at the start of the run)"));
     }
 
     #[test]
