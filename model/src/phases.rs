@@ -16,6 +16,9 @@ use crate::observe::RunObs;
 pub enum PhaseKind {
     Synchronous,
     Pipeline,
+    /// A hub serving the other processors (master/worker, a task farm): asynchronous like a
+    /// pipeline, but its workers run side by side rather than in stages.
+    Star,
     Collective,
 }
 
@@ -23,7 +26,8 @@ impl From<&cpg::PhaseKind> for PhaseKind {
     fn from(k: &cpg::PhaseKind) -> Self {
         match k {
             cpg::PhaseKind::Synchronous => PhaseKind::Synchronous,
-            cpg::PhaseKind::Pipeline | cpg::PhaseKind::Star => PhaseKind::Pipeline,
+            cpg::PhaseKind::Pipeline => PhaseKind::Pipeline,
+            cpg::PhaseKind::Star => PhaseKind::Star,
             cpg::PhaseKind::Collective { .. } => PhaseKind::Collective,
         }
     }
@@ -46,6 +50,8 @@ pub struct PhaseRun {
     pub max_msgs_per_rank: u64,
     /// Mean bytes per message.
     pub bytes: f64,
+    /// Mean bytes per message by sending site.
+    pub site_bytes: BTreeMap<u32, f64>,
     pub messages: u64,
     /// Computation-phase site → its entries inside the phase per processor that ran it there
     /// (cpg's overlap occurrences over processors).
@@ -111,6 +117,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         depth: g.depth.unwrap_or(0),
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
                         bytes: g.bytes.mean,
+                        site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.mean)).collect(),
                         messages: g.messages,
                         inside: g
                             .compute

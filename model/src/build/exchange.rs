@@ -1,8 +1,9 @@
 //! A point-to-point phase's cost (seed 004 §4): a loosely synchronous exchange costs
 //! `max(τ(m), W) + k(s + r)` per occurrence (τ + W above the eager limit), a pipeline
-//! `k(s + r + o) + W` per occurrence plus a fill of `D(τ(m) + s + r + W)`, with τ, s, r costed
-//! only where the phase communicates; its counts per occurrence from the runs, measured
-//! against its anchor's executions.
+//! `k(s + r + o) + W` per occurrence plus a fill of `D(τ(m) + s + r + W)`, a star (a hub and its
+//! workers) the same per occurrence plus `2(τ(m) + s + r)` (a task out, the last answer back),
+//! with τ, s, r costed only where the phase communicates; its counts per occurrence from the
+//! runs, measured against its anchor's executions.
 
 use std::collections::BTreeMap;
 
@@ -61,7 +62,7 @@ pub(super) fn cost_exchange(
             "phase {gi} ({}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
             env.at(anchor),
             match g.kind {
-                PhaseKind::Pipeline => "a pipeline",
+                PhaseKind::Pipeline | PhaseKind::Star => "a pipeline",
                 _ => "loosely synchronous",
             }
         ));
@@ -119,7 +120,7 @@ pub(super) fn cost_exchange(
         bytes: bytes.expr.clone(),
         msgs,
         cost: cost.per[1].clone(),
-        fill: (g.kind == PhaseKind::Pipeline).then(|| cost.fill[1].clone()),
+        fill: matches!(g.kind, PhaseKind::Pipeline | PhaseKind::Star).then(|| cost.fill[1].clone()),
         total: Expr::zero(),
         overlapped: g.overlapped.iter().copied().collect(),
         runs_seen: g.runs.len(),
@@ -303,6 +304,13 @@ fn occurrence_cost(
                 };
                 per[i] = wait + k * (s + r);
             }
+            PhaseKind::Star => {
+                // the workers run side by side, each its tasks back to back: the run waits
+                // for the first task's way out and the last answer's way back, no stage
+                let o = presence * Expr::num(pp.o);
+                per[i] = k * (s.clone() + r.clone() + o) + w_occ[i].clone();
+                fill[i] = Expr::int(2) * (tau + s + r);
+            }
             _ => {
                 let o = presence * Expr::num(pp.o);
                 per[i] = k * (s.clone() + r.clone() + o) + w_occ[i].clone();
@@ -314,7 +322,7 @@ fn occurrence_cost(
     PhaseCost {
         per,
         fill,
-        synchronous: pf.g.kind != PhaseKind::Pipeline,
+        synchronous: pf.g.kind == PhaseKind::Synchronous,
     }
 }
 

@@ -41,7 +41,7 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
     // the slowest one sets the pace
     let in_pipeline: BTreeSet<u32> = found
         .iter()
-        .filter(|g| g.kind == PhaseKind::Pipeline)
+        .filter(|g| matches!(g.kind, PhaseKind::Pipeline | PhaseKind::Star))
         .flat_map(|g| g.overlapped.iter().copied())
         .collect();
     let critical = phases::critical_runs(&found);
@@ -52,9 +52,20 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
     let mut phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)> = BTreeMap::new();
     for (gi, g) in found.iter().enumerate() {
         if g.kind != PhaseKind::Collective {
-            let src = send_source(g, &env.nodes, &env.consts, &env.params);
+            let together = g.kind == PhaseKind::Synchronous;
+            let src = if together {
+                largest_send_source(g, &env.nodes, &env.consts, &env.params)
+            } else {
+                send_source(g, &env.nodes, &env.consts, &env.params)
+            };
             let f = non_negative(fit_quantity(
-                &phase_samples(g, env.runs, &env.params, &|pr| pr.bytes),
+                &phase_samples(g, env.runs, &env.params, &|pr| {
+                    if together {
+                        pr.site_bytes.values().copied().fold(pr.bytes, f64::max)
+                    } else {
+                        pr.bytes
+                    }
+                }),
                 src.as_ref(),
                 &[],
                 true,
@@ -256,6 +267,42 @@ pub(super) fn phase_samples(
         s.push(row(&runs[*ri], params), f(pr));
     }
     s
+}
+
+/// A loosely synchronous exchange's size per message in the source: its messages travel
+/// together, so the largest of its sending sites' sizes (a halo's rows or its columns, as the
+/// grid's shape has it) when the source gives every one; else [`send_source`]'s.
+fn largest_send_source(
+    g: &Phase,
+    nodes: &BTreeMap<u32, &Node>,
+    consts: &BTreeMap<String, Expr>,
+    params: &[String],
+) -> Option<Expr> {
+    let sending: BTreeSet<u32> = g
+        .runs
+        .values()
+        .flat_map(|pr| pr.site_bytes.keys().copied())
+        .collect();
+    let mut sizes: Vec<Expr> = Vec::new();
+    for s in &sending {
+        let own = match nodes.get(s).map(|n| &n.data) {
+            Some(NodeData::Comm(c)) => c
+                .bytes
+                .as_ref()
+                .and_then(|b| source_expr(b, consts, params)),
+            _ => None,
+        };
+        match own {
+            Some(e) if !sizes.contains(&e) => sizes.push(e),
+            Some(_) => {}
+            None => return send_source(g, nodes, consts, params),
+        }
+    }
+    match sizes.len() {
+        0 => send_source(g, nodes, consts, params),
+        1 => sizes.pop(),
+        _ => Some(Expr::max_of(sizes)),
+    }
 }
 
 /// A point-to-point phase's size per message in the source: the first of its sites that
