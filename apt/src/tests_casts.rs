@@ -235,3 +235,58 @@ fn fixed_form_fortran_nint_of_a_square_root() {
     let trips: Vec<String> = loops(&apt).iter().map(|l| text(&l.trip)).collect();
     assert_eq!(trips, ["N/floor(sqrt(P) + 0.5)", "floor(0.75*N)"]);
 }
+
+/// Integer typedefs of the C library truncate like `int` (tree-sitter reads `(MPI_Aint)(x)`
+/// as a call, which stays "not analysed").
+#[test]
+fn integer_typedefs_of_the_c_library_truncate() {
+    let t = c_trips(
+        "v1 = (intptr_t)(n * 0.5);
+    v2 = (ssize_t)(n * 0.5) + (uint16_t)(m * 0.25);
+    v3 = (int64_t)(sqrt((double)size) + 0.5);
+    v4 = (unsigned long)(n / size);",
+        4,
+    );
+    assert_eq!(text(&t[0]), "floor(0.5*N)");
+    assert_eq!(text(&t[1]), "floor(0.25*M) + floor(0.5*N)");
+    assert_eq!(text(&t[2]), "floor(sqrt(P) + 0.5)");
+    assert_eq!(text(&t[3]), "N/P");
+}
+
+/// The pointer depth of a cast's type is kept: `(int *)` is a pointer, `(double)` a real.
+#[test]
+fn cast_types_keep_their_pointer_depth() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, *ip;
+    double x;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    ip = (int *)malloc(sizeof(int) * n);
+    x = (double)n;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let lowered = frontend::load_str("ptr.c", src, &frontend::Options::default()).unwrap();
+    let mut casts = Vec::new();
+    for st in &lowered.program.stmts {
+        let frontend::StmtKind::Assign(a) = &st.kind else {
+            continue;
+        };
+        for x in a.value.walk() {
+            if let frontend::SrcExprKind::Cast { ty, .. } = &x.kind {
+                casts.push((ty.text.clone(), ty.pointer, ty.base));
+            }
+        }
+    }
+    assert_eq!(
+        casts,
+        [
+            ("int *".to_string(), 1, frontend::BaseType::Integer),
+            ("double".to_string(), 0, frontend::BaseType::Real)
+        ]
+    );
+}

@@ -262,7 +262,7 @@ impl<'a> CLower<'a> {
             "cast_expression" => {
                 let ty = n
                     .field("type")
-                    .map(|t| c_type(self.text(t)))
+                    .map(|t| cast_type(self.text(t)))
                     .unwrap_or_else(|| c_type(""));
                 let Some(v) = n.field("value") else {
                     return self.opaque_e(n);
@@ -383,4 +383,30 @@ pub(super) fn input_expr(
         }
         _ => None,
     }
+}
+
+/// The target type of a cast: [`c_type`] with its pointer depth (`(double *)` is a pointer,
+/// not a real), and the integer typedefs of the C library and MPI `c_type` does not know
+/// (`(MPI_Aint)`, `(ssize_t)`, `(uint16_t)`) read as integers, so that a cast to one
+/// truncates like `(long)` does.
+fn cast_type(text: &str) -> VarType {
+    let pointer = u8::try_from(text.matches('*').count()).unwrap_or(u8::MAX);
+    let base = text.replace('*', " ");
+    let mut ty = c_type(&base);
+    if ty.base == BaseType::Other {
+        let bytes = match base.split_whitespace().last().unwrap_or("") {
+            "int8_t" | "uint8_t" => Some(1),
+            "int16_t" | "uint16_t" => Some(2),
+            "MPI_Fint" => Some(4),
+            "ssize_t" | "intptr_t" | "uintptr_t" | "intmax_t" | "uintmax_t" | "off_t"
+            | "MPI_Aint" | "MPI_Offset" | "MPI_Count" => Some(8),
+            _ => None,
+        };
+        if let Some(b) = bytes {
+            ty = VarType::new(BaseType::Integer, Some(b), "");
+        }
+    }
+    ty.pointer = pointer;
+    ty.text = text.trim().to_string();
+    ty
 }
