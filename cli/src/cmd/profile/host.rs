@@ -202,7 +202,9 @@ mod tests {
         let w = warnings(&runs);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].starts_with("the P = 4 runs ran 4 ranks on 2 cores; their compute rates include time sharing"),
+            w[0].starts_with(
+                "the P = 4 runs ran 4 ranks on 2 cores; their compute rates include time sharing"
+            ),
             "{w:?}"
         );
         let more = vec![rec(4, Some(2), None, OMPI), rec(8, Some(2), None, OMPI)];
@@ -226,7 +228,11 @@ mod tests {
             "{w:?}"
         );
         let all = vec![rec(2, Some(2), Some(3.0), OMPI)];
-        assert!(warnings(&all)[0].contains("load 3 on 2 cores"), "{:?}", warnings(&all));
+        assert!(
+            warnings(&all)[0].contains("load 3 on 2 cores"),
+            "{:?}",
+            warnings(&all)
+        );
         assert!(warnings(&all)[0].contains("at the start of the run)"));
     }
 
@@ -234,9 +240,7 @@ mod tests {
     fn smpi_runs_failed_runs_and_old_records_say_nothing() {
         let smpi = "SimGrid SMPI 3.32";
         let mut failed = rec(8, Some(2), Some(20.0), OMPI);
-        failed.status = RunStatus::Failed {
-            reason: "x".into(),
-        };
+        failed.status = RunStatus::Failed { reason: "x".into() };
         let runs = vec![
             rec(64, Some(2), Some(20.0), smpi),
             rec(16, None, None, OMPI),

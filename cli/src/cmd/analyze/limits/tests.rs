@@ -92,10 +92,7 @@ fn computing_library_calls_outside_phases_are_named() {
 #[test]
 fn a_routine_called_outside_phases_is_not_covered() {
     // the same gemm called once more from main, outside the loop: its dgemm_ is now named
-    let text = SORT.replace(
-        "  MPI_Gather(",
-        "  gemm(n, a, a, a);\n  MPI_Gather(",
-    );
+    let text = SORT.replace("  MPI_Gather(", "  gemm(n, a, a, a);\n  MPI_Gather(");
     let w = warnings_of("ssort.c", &text);
     assert!(w[0].contains(", dgemm_ at ssort.c:8"), "{w:#?}");
 }
