@@ -267,6 +267,48 @@ fn predict_rejects_what_the_model_cannot_answer() {
     }
 }
 
+/// `--latex` is one aligned block: T broken into lines, names subscripted, the where-list
+/// typeset; and every threshold step, in the text as in LaTeX, is an Iverson bracket (trial 6
+/// item 11: one flat line with `s1`, and stencil's compute-threshold step over its cost
+/// `N^2*(a*min(N^2, 16777216) + b)/P` printed as `min(floor(…), 1)` in `where`).
+#[test]
+fn latex_is_typeset_and_steps_are_brackets() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze("stencil", tmp.path());
+    let src = common::root().join("testdata/stencil/stencil.c");
+    let runs = tmp.path().join("stencil");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["analyze", src.to_str().unwrap(), "--runs", runs.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = common::run(&args);
+        assert!(o.status.success());
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let tex = run(&["--latex"]);
+    assert!(tex.starts_with("\\begin{aligned}\nT &= "), "{tex}");
+    assert!(tex.ends_with("\\end{aligned}\n"), "{tex}");
+    assert!(tex.contains("\n&\\quad "), "broken into lines: {tex}");
+    assert!(tex.contains("\n\\text{where } s_{1} &= "), "{tex}");
+    assert!(!tex.contains("s1") && !tex.contains("lfloor"), "{tex}");
+    assert!(
+        tex.lines()
+            .any(|l| l.contains("&= \\left[") && l.contains("s_{1}") && l.contains("\\geq")),
+        "the threshold on the cost, over the name of its min: {tex}"
+    );
+    let text = run(&[]);
+    let defs: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("  at the slowest"))
+        .filter(|l| l.trim_start().starts_with("where ") || l.starts_with("        s"))
+        .collect();
+    assert!(defs.len() >= 3, "{text}");
+    assert!(defs.iter().all(|d| !d.contains("floor(")), "{defs:?}");
+    assert!(
+        defs.iter().any(|d| d.contains(" = [N^2/P*(s1 + ") && d.contains(" >= ")),
+        "{defs:?}"
+    );
+}
+
 /// The human T is factored with its repeated steps named; substituting the definitions back
 /// gives the model's T (checked by value at a few configurations).
 #[test]

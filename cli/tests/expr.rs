@@ -79,6 +79,21 @@ fn solve_picks_feasible_max_branch() {
     assert!(t <= best + 1e-9 && best - t < 1e-3, "{t} vs brute {best}");
 }
 
+/// C's `%` reaches an expression as `a - b*floor(a/b)`; it prints back as `mod` (trial 6 item
+/// 11: `-floor(rank/dims(P, 2, 1))*dims(P, 2, 1) + rank`), in every form, and parses.
+#[test]
+fn a_remainder_prints_as_mod() {
+    let flat = "-floor(rank/dims(P, 2, 1))*dims(P, 2, 1) + rank";
+    let (_, out, _) = augur(&["expr", "simplify", flat]);
+    assert_eq!(out, "mod(rank, dims(P, 2, 1))\n");
+    let (_, out, _) = augur(&["expr", "simplify", flat, "--latex"]);
+    assert_eq!(out, "\\mathit{rank} \\bmod \\mathrm{dims}\\left(P, 2, 1\\right)\n");
+    let (_, out, _) = augur(&["expr", "simplify", "2*N - 2*K*floor(N/K) + 1"]);
+    assert_eq!(out, "2*mod(N, K) + 1\n");
+    let (code, out, _) = augur(&["expr", "eval", "mod(N, K)", "--at", "N=17,K=5"]);
+    assert_eq!((code, out.trim()), (0, "2"));
+}
+
 #[test]
 fn simplify_eval_diff() {
     let (_, out, _) = augur(&["expr", "simplify", "2*N*K/P + N*K/P"]);

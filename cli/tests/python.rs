@@ -71,6 +71,23 @@ fn an_expression_with_dims_runs_in_python_as_printed() {
     assert_eq!(python(&format!("{out}print({last})\n")), "dims(P, 2, 0)");
 }
 
+/// A remainder prints as sympy's `Mod` (floored, as augur evaluates `a - b*floor(a/b)`) and
+/// runs as printed.
+#[test]
+fn a_remainder_runs_in_python_as_printed() {
+    need("python3");
+    let e = "N - dims(P, 2, 1)*floor(N/dims(P, 2, 1)) + 3*K - 3*P*floor(K/P)";
+    let out = augur(&["expr", "simplify", e, "--python"]);
+    assert!(out.lines().last().unwrap().contains("Mod("), "{out}");
+    for (at, sympy) in [
+        ("N=17,P=12,K=5", "{N: 17, P: 12, K: 5}"),
+        ("N=9,P=7,K=20", "{N: 9, P: 7, K: 20}"),
+    ] {
+        let want: f64 = augur(&["expr", "eval", e, "--at", at]).trim().parse().unwrap();
+        assert_eq!(evaluate_last(&out, sympy), want, "{at}: {out}");
+    }
+}
+
 #[test]
 fn without_dims_the_python_form_stays_one_line() {
     let out = augur(&["expr", "simplify", "N^2/P + log2(P)", "--python"]);

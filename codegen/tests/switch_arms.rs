@@ -74,11 +74,11 @@ fn switch_arm_counts_under_open_mpi() {
     assert_eq!(
         ifs,
         vec![
-            (2, 15, "rank - 3*floor(0.3333*rank) == 0".to_string()),
+            (2, 15, "mod(rank, 3) == 0".to_string()),
             (
                 4,
                 20,
-                "rank - 3*floor(0.3333*rank) == 1 || rank - 3*floor(0.3333*rank) == 2".to_string()
+                "mod(rank, 3) == 1 || mod(rank, 3) == 2".to_string()
             ),
             (6, 29, "METHOD == 1".to_string()),
             (8, 33, "METHOD == 2".to_string()),
