@@ -120,3 +120,70 @@ fn gotos_and_fortran_blas_are_named() {
         ],
     );
 }
+
+#[test]
+fn unknown_mpi_functions_are_sorted_into_kinds() {
+    assert_eq!(kind_of(codes::UNKNOWN_MPI, "MPI_Put"), Some(Kind::OneSided));
+    assert_eq!(
+        kind_of(codes::UNKNOWN_MPI, "MPI_WIN_FENCE"),
+        Some(Kind::OneSided)
+    );
+    assert_eq!(
+        kind_of(codes::UNKNOWN_MPI, "mpi_fetch_and_op"),
+        Some(Kind::OneSided)
+    );
+    assert_eq!(
+        kind_of(codes::UNKNOWN_MPI, "MPI_File_write_all"),
+        Some(Kind::MpiIo)
+    );
+    assert_eq!(
+        kind_of(codes::UNKNOWN_MPI, "MPI_Putter"),
+        Some(Kind::UnknownMpi)
+    );
+    assert_eq!(kind_of(codes::NONDETERMINISTIC, "MPI_Waitany"), None);
+    assert_eq!(subject("`MPI_Put` is not in augur's MPI table"), "MPI_Put");
+    assert_eq!(subject("no quotes"), "no quotes");
+}
+
+#[test]
+fn long_line_lists_are_cut() {
+    let places: Vec<At> = (1..=11)
+        .map(|line| At {
+            file: "a.c".into(),
+            line,
+            phase: None,
+        })
+        .chain([At {
+            file: "b.c".into(),
+            line: 4,
+            phase: Some(2),
+        }])
+        .collect();
+    assert_eq!(
+        places_text(&places).unwrap(),
+        "a.c lines 1, 2, 3, 4, 5, 6, 7, 8 and 3 more and b.c:4"
+    );
+    let refs: Vec<&At> = places.iter().collect();
+    assert_eq!(
+        untimed(&refs[10..], "their"),
+        "their time is in the unexplained overhead (time outside computation phases), which is a fit, not a model of it; b.c:4 is inside the computation phase at line 2, whose fitted cost per iteration includes it"
+    );
+}
+
+/// MPI-IO and a function outside augur's table in Fortran, one warning each
+#[test]
+fn mpi_io_and_unknown_functions_in_fortran() {
+    let w = warnings_of(
+        "io.f90",
+        "program io\n  use mpi\n  implicit none\n  integer :: ierr, fh, i\n  double precision :: a(100)\n  call MPI_Init(ierr)\n  call MPI_File_open(MPI_COMM_WORLD, 'x', MPI_MODE_WRONLY, MPI_INFO_NULL, fh, ierr)\n  do i = 1, 10\n    call MPI_Pcontrol(1)\n    a(i) = i\n  end do\n  call MPI_File_close(fh, ierr)\n  call MPI_Finalize(ierr)\nend program io\n",
+    );
+    assert_eq!(w.len(), 2, "{w:#?}");
+    assert!(
+        w[0].starts_with("MPI-IO MPI_File_open at io.f90:7, MPI_File_close at io.f90:12 are not traced (augur does not model parallel I/O): their time is in the unexplained overhead"),
+        "{w:#?}"
+    );
+    assert_eq!(
+        w[1],
+        "MPI functions outside augur's table, MPI_Pcontrol at io.f90:9, is not traced: io.f90:9 is inside the computation phase at line 8, whose fitted cost per iteration includes it; if it communicates, that communication is in no phase"
+    );
+}
