@@ -278,7 +278,12 @@ fn latex_is_typeset_and_steps_are_brackets() {
     let src = common::root().join("testdata/stencil/stencil.c");
     let runs = tmp.path().join("stencil");
     let run = |extra: &[&str]| {
-        let mut args = vec!["analyze", src.to_str().unwrap(), "--runs", runs.to_str().unwrap()];
+        let mut args = vec![
+            "analyze",
+            src.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+        ];
         args.extend_from_slice(extra);
         let o = common::run(&args);
         assert!(o.status.success());
@@ -304,7 +309,8 @@ fn latex_is_typeset_and_steps_are_brackets() {
     assert!(defs.len() >= 3, "{text}");
     assert!(defs.iter().all(|d| !d.contains("floor(")), "{defs:?}");
     assert!(
-        defs.iter().any(|d| d.contains(" = [N^2/P*(s1 + ") && d.contains(" >= ")),
+        defs.iter()
+            .any(|d| d.contains(" = [N^2/P*(s1 + ") && d.contains(" >= ")),
         "{defs:?}"
     );
 }

@@ -87,7 +87,10 @@ fn a_remainder_prints_as_mod() {
     let (_, out, _) = augur(&["expr", "simplify", flat]);
     assert_eq!(out, "mod(rank, dims(P, 2, 1))\n");
     let (_, out, _) = augur(&["expr", "simplify", flat, "--latex"]);
-    assert_eq!(out, "\\mathit{rank} \\bmod \\mathrm{dims}\\left(P, 2, 1\\right)\n");
+    assert_eq!(
+        out,
+        "\\mathit{rank} \\bmod \\mathrm{dims}\\left(P, 2, 1\\right)\n"
+    );
     let (_, out, _) = augur(&["expr", "simplify", "2*N - 2*K*floor(N/K) + 1"]);
     assert_eq!(out, "2*mod(N, K) + 1\n");
     let (code, out, _) = augur(&["expr", "eval", "mod(N, K)", "--at", "N=17,K=5"]);

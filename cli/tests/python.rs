@@ -83,7 +83,10 @@ fn a_remainder_runs_in_python_as_printed() {
         ("N=17,P=12,K=5", "{N: 17, P: 12, K: 5}"),
         ("N=9,P=7,K=20", "{N: 9, P: 7, K: 20}"),
     ] {
-        let want: f64 = augur(&["expr", "eval", e, "--at", at]).trim().parse().unwrap();
+        let want: f64 = augur(&["expr", "eval", e, "--at", at])
+            .trim()
+            .parse()
+            .unwrap();
         assert_eq!(evaluate_last(&out, sympy), want, "{at}: {out}");
     }
 }

@@ -75,11 +75,7 @@ fn switch_arm_counts_under_open_mpi() {
         ifs,
         vec![
             (2, 15, "mod(rank, 3) == 0".to_string()),
-            (
-                4,
-                20,
-                "mod(rank, 3) == 1 || mod(rank, 3) == 2".to_string()
-            ),
+            (4, 20, "mod(rank, 3) == 1 || mod(rank, 3) == 2".to_string()),
             (6, 29, "METHOD == 1".to_string()),
             (8, 33, "METHOD == 2".to_string()),
             (10, 38, "default".to_string()),
