@@ -77,10 +77,25 @@ impl<'p> PhaseFit<'p> {
             site: self.first,
             line: self.line(self.first),
             file: self.env.file_of(self.first),
-            source: src.map_or_else(|| "unresolved".into(), |e| e.to_string()),
+            source: src.map_or_else(|| self.why_unsized(), |e| e.to_string()),
             fit: f.clone(),
         };
         (f, rep)
+    }
+
+    /// Why the source gives no size per message for the phase: the first of its sites' reasons.
+    fn why_unsized(&self) -> String {
+        self.g
+            .sites
+            .iter()
+            .find_map(|s| match self.env.nodes.get(s).map(|n| &n.data) {
+                Some(apt::NodeData::Comm(c)) => match &c.bytes {
+                    Some(apt::Attr::Unresolved(why)) => Some(format!("unresolved ({why})")),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_else(|| "unresolved".into())
     }
 
     /// The size per message fitted to the traced sizes, `src` the hypothesis, and its report.

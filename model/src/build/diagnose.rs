@@ -46,6 +46,30 @@ pub(super) fn fit_warnings(env: &Env<'_>, unexplained: &BTreeSet<u32>, notes: &m
     }
 }
 
+/// Warns about each size per message reported from `from` on (the phase costs') that
+/// regression filled: the phase's cost follows a law of the traced sizes, not the source.
+pub(super) fn size_warnings(env: &Env<'_>, from: usize, notes: &mut Notes) {
+    let filled: Vec<String> = notes.quantities[from.min(notes.quantities.len())..]
+        .iter()
+        .filter(|q| q.what == "bytes" && q.fit.origin.by_regression() && q.fit.points > 0)
+        .map(|q| {
+            let exact = if q.fit.max_rel_err <= 1e-6 {
+                ", exact on every traced run"
+            } else {
+                ""
+            };
+            format!(
+                "size per message at {} (site {}) is {}: filled by regression{exact}: {}",
+                env.at(q.site),
+                q.site,
+                q.source,
+                q.fit.expr
+            )
+        })
+        .collect();
+    notes.warnings.extend(filled);
+}
+
 /// The recursive routines and their executions per call from outside their cycle, counted in
 /// the runs; each reported and warned about (its levels are costed as the mean execution).
 pub(super) fn recursion(

@@ -152,7 +152,9 @@ pub fn build(
     let pc = phase_context::phase_context(&env);
     let computation = compute::fit_computation(&env, &sites.trips, &pc, &mut notes);
     diagnose::fit_warnings(&env, &sites.unexplained, &mut notes);
+    let sized = notes.quantities.len();
     let costs = costs::cost_phases(&env, &pc, &computation.compute, &mut notes);
+    diagnose::size_warnings(&env, sized, &mut notes);
     let mut compute_rep = computation.reports;
     for c in &mut compute_rep {
         c.inside_phase = pc.found.iter().position(|g| g.overlapped.contains(&c.site));

@@ -14,7 +14,7 @@ use super::{bidx, BOUNDS};
 use crate::machine::CostModel;
 use crate::observe::RunObs;
 use crate::phases::{self, Phase, PhaseKind};
-use crate::quantity::{fit_quantity, Fitted, Floor, Samples};
+use crate::quantity::{fit_quantity, Fitted, Floor, Origin, Samples};
 
 /// The phases the runs show and what the computation fits take from them.
 pub(super) struct PhaseContext {
@@ -58,19 +58,25 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
             } else {
                 send_source(g, &env.nodes, &env.consts, &env.params)
             };
-            let f = non_negative(fit_quantity(
-                &phase_samples(g, env.runs, &env.params, &|pr| {
-                    if together {
-                        pr.site_bytes.values().copied().fold(pr.bytes, f64::max)
-                    } else {
-                        pr.bytes
-                    }
-                }),
-                src.as_ref(),
-                &[],
-                true,
-                env.qopts,
-            ));
+            let samples = phase_samples(g, env.runs, &env.params, &|pr| {
+                if together {
+                    pr.site_bytes.values().copied().fold(pr.bytes, f64::max)
+                } else {
+                    pr.bytes
+                }
+            });
+            let faces = if src.is_none() {
+                grid_size_candidates(env)
+            } else {
+                Vec::new()
+            };
+            let mut f = fit_quantity(&samples, src.as_ref(), &faces, true, env.qopts);
+            // sizes are whole byte counts: a grid's face that does not give every traced
+            // size is not the size, whatever the regression's tolerance
+            if !faces.is_empty() && f.origin == Origin::Regression && f.max_rel_err > 1e-6 {
+                f = fit_quantity(&samples, None, &[], true, env.qopts);
+            }
+            let f = non_negative(f);
             phase_bytes.insert(gi, (src, f));
         }
     }
@@ -267,6 +273,30 @@ pub(super) fn phase_samples(
         s.push(row(&runs[*ri], params), f(pr));
     }
     s
+}
+
+/// Sizes of the blocks of the program's process grids, the hypotheses for a size per message
+/// the source does not give (a derived datatype augur does not size): for each parameter X
+/// other than P, an edge `X/dims(P, d, k)` and, on grids of three or more dimensions, a face
+/// `X²/(dims(P, d, j)·dims(P, d, k))`.
+fn grid_size_candidates(env: &Env<'_>) -> Vec<Vec<Expr>> {
+    let p = Expr::var("P");
+    let mut out = Vec::new();
+    for &d in &env.grids {
+        let ext: Vec<Expr> = (0..d).filter_map(|k| Expr::dims(&p, d, k)).collect();
+        for x in env.params.iter().filter(|v| *v != "P") {
+            let x = Expr::var(x);
+            for (j, ej) in ext.iter().enumerate() {
+                out.push(vec![&x / ej]);
+                if d >= 3 {
+                    for ek in &ext[j + 1..] {
+                        out.push(vec![x.clone() * x.clone() / (ej.clone() * ek.clone())]);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A loosely synchronous exchange's size per message in the source: its messages travel
