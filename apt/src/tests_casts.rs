@@ -110,6 +110,14 @@ fn rounded_square_roots_are_exact_on_square_counts() {
         assert_eq!(eval(&t[0], &at), 144.0 / root, "P = {p}");
         assert_eq!(eval(&t[1], &at), 144.0 / root, "P = {p}");
     }
+    // the compiled evaluator the fits use agrees
+    for trip in &t {
+        let x = trip.expr().unwrap();
+        let c = symbolic::Compiled::new(x, &["N", "P"]).unwrap();
+        for (p, root) in [(4.0, 2.0), (9.0, 3.0), (16.0, 4.0)] {
+            assert_eq!(c.eval(&[144.0, p]), 144.0 / root, "{x} at P = {p}");
+        }
+    }
     // between squares the two differ: round(sqrt(8)) = 3, floor(sqrt(8)) = 2
     let at = [("N", 144.0), ("P", 8.0)];
     assert_eq!(eval(&t[0], &at), 48.0);
