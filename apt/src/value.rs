@@ -257,7 +257,12 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
         SrcExprKind::Cast { ty, expr } => {
             let v = eval(expr, s);
             if ty.base == BaseType::Integer && ty.pointer == 0 {
-                to_integer(ToInt::Trunc, v, Some(expr), &format!("a cast to `{}`", ty.text))
+                to_integer(
+                    ToInt::Trunc,
+                    v,
+                    Some(expr),
+                    &format!("a cast to `{}`", ty.text),
+                )
             } else {
                 v
             }
@@ -451,6 +456,23 @@ fn to_integer(how: ToInt, v: Val, operand: Option<&SrcExpr>, what: &str) -> Val 
     }
 }
 
+/// The value `v` of `value` as a variable of type `target` holds it: a real stored into an
+/// integer variable is truncated (`int q; q = sqrt(p) + 0.5;`, Fortran `q = sqrt(real(p))`)
+/// like a cast; anything else is `v`. For the assignment rule (`interp`), which does not call
+/// it yet.
+pub fn stored_as(target: Option<BaseType>, v: Val, value: &SrcExpr) -> Val {
+    if target == Some(BaseType::Integer) && value.ty == Some(BaseType::Real) {
+        to_integer(
+            ToInt::Trunc,
+            v,
+            Some(value),
+            "a real stored in an integer variable",
+        )
+    } else {
+        v
+    }
+}
+
 /// `floor(x)` (`ceil(x)` when `up`), `x` itself when it is an integer already.
 fn rounded(x: Expr, up: bool) -> Expr {
     if integral(&x, true) {
@@ -484,8 +506,17 @@ fn integral_source(e: &SrcExpr) -> bool {
         } => integral_source(lhs) && integral_source(rhs),
         SrcExprKind::Call { name, .. } => matches!(
             name.to_ascii_lowercase().as_str(),
-            "floor" | "ceil" | "ceiling" | "round" | "lround" | "llround" | "trunc" | "aint"
-                | "dint" | "anint" | "dnint"
+            "floor"
+                | "ceil"
+                | "ceiling"
+                | "round"
+                | "lround"
+                | "llround"
+                | "trunc"
+                | "aint"
+                | "dint"
+                | "anint"
+                | "dnint"
         ),
         _ => false,
     }
@@ -498,9 +529,9 @@ fn integral_source(e: &SrcExpr) -> bool {
 fn integral(x: &Expr, vars: bool) -> bool {
     x.terms().iter().all(|t| {
         t.coef().fract() == 0.0
-            && t.factors().iter().all(|(a, q)| {
-                q.is_integer() && !q.is_negative() && integral_atom(a, vars)
-            })
+            && t.factors()
+                .iter()
+                .all(|(a, q)| q.is_integer() && !q.is_negative() && integral_atom(a, vars))
     })
 }
 
@@ -793,6 +824,27 @@ fn call(name: &str, args: &[SrcExpr], span: Span, s: &mut dyn Scope) -> Val {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reals_stored_in_integer_variables_truncate() {
+        let span = frontend::Span::new(frontend::FileId(0), 0, 0);
+        let real = SrcExpr::var("x", span).with_type(Some(BaseType::Real));
+        let int = SrcExpr::var("x", span).with_type(Some(BaseType::Integer));
+        let root = Val::Known(Expr::var("P").sqrt() + Expr::num(0.5));
+        let stored = |t, v: &Val, e: &SrcExpr| match stored_as(t, v.clone(), e) {
+            Val::Known(x) => x.to_string(),
+            other => format!("{other:?}"),
+        };
+        let int_t = Some(BaseType::Integer);
+        assert_eq!(stored(int_t, &root, &real), "floor(sqrt(P) + 0.5)");
+        assert_eq!(stored(Some(BaseType::Real), &root, &real), "sqrt(P) + 0.5");
+        let ratio = Val::Known(Expr::var("N") / Expr::var("P"));
+        assert_eq!(stored(int_t, &ratio, &int), "N/P");
+        let signless = Val::Known(Expr::var("rank") - Expr::num(2.5));
+        assert!(
+            matches!(stored_as(int_t, signless, &real), Val::Unknown(r) if r.contains("cannot show"))
+        );
+    }
 
     #[test]
     fn small_rationals() {
