@@ -156,7 +156,8 @@ fn real_casts_and_c_rounding_functions() {
     v6 = (int)ceil((double)n / size);",
         6,
     );
-    assert_eq!(text(&t[0]), "0.5*N");
+    // the double `t` is the value; stored in the int `v1` it is truncated
+    assert_eq!(text(&t[0]), "floor(0.5*N)");
     assert_eq!(text(&t[1]), "floor(log2(P))");
     assert_eq!(text(&t[2]), "floor(0.3*N + 0.5)");
     assert_eq!(text(&t[3]), "floor(N/P + 0.5)");
@@ -297,4 +298,25 @@ int main(int argc, char **argv) {
             ("double".to_string(), 0, frontend::BaseType::Real)
         ]
     );
+}
+
+/// `q = sqrt(size) + 0.5;` into an int, and Fortran `q = sqrt(real(nprocs))` into an integer:
+/// the store truncates as the cast would.
+#[test]
+fn a_real_stored_in_an_integer_variable_is_truncated() {
+    let t = c_trips(
+        "q = sqrt((double)size) + 0.5;
+    v1 = n / q;
+    t = sqrt((double)size);
+    v2 = (int)t;",
+        2,
+    );
+    assert_eq!(text(&t[0]), "N/floor(sqrt(P) + 0.5)");
+    assert_eq!(text(&t[1]), "floor(sqrt(P))");
+    let t = f_trips(
+        "  q = sqrt(real(nprocs))
+  v1 = n / q",
+        1,
+    );
+    assert_eq!(text(&t[0]), "N/floor(sqrt(P))");
 }

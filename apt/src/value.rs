@@ -458,8 +458,7 @@ fn to_integer(how: ToInt, v: Val, operand: Option<&SrcExpr>, what: &str) -> Val 
 
 /// The value `v` of `value` as a variable of type `target` holds it: a real stored into an
 /// integer variable is truncated (`int q; q = sqrt(p) + 0.5;`, Fortran `q = sqrt(real(p))`)
-/// like a cast; anything else is `v`. For the assignment rule (`interp`), which does not call
-/// it yet.
+/// like a cast; anything else is `v`. The assignment rule (`interp`) applies it.
 pub fn stored_as(target: Option<BaseType>, v: Val, value: &SrcExpr) -> Val {
     if target == Some(BaseType::Integer) && value.ty == Some(BaseType::Real) {
         to_integer(

@@ -54,6 +54,8 @@ impl Analysis<'_> {
                             }
                             _ => v,
                         };
+                        // a real stored in an integer variable is truncated, as a cast is
+                        let v = crate::value::stored_as(a.target.ty, v, &a.value);
                         if !matches!(a.target.kind, SrcExprKind::Var(_)) {
                             // `a[0] = …` through a pointer `a`: as before, `a` itself
                             let scalars = self.scalars(&s.defs);
