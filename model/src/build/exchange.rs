@@ -57,9 +57,23 @@ pub(super) fn cost_exchange(
             g.sites
         ));
     }
-    if !g.determinate {
+    // a Sendrecv posts its send with its receive: no processor receives before it sends, so
+    // a phase of Sendrecvs alone is loosely synchronous whatever the chains' length
+    let sendrecvs = g.sites.iter().all(|s| {
+        matches!(
+            env.nodes.get(s).map(|n| &n.data),
+            Some(apt::NodeData::Comm(c))
+                if matches!(c.op, frontend::MpiOp::Sendrecv | frontend::MpiOp::SendrecvReplace)
+        )
+    });
+    if !g.determinate && !sendrecvs {
+        let grid = if env.grids.is_empty() {
+            ""
+        } else {
+            " (on the process grid: at a P whose extent along this exchange's axis is 3 or more)"
+        };
         notes.warnings.push(format!(
-            "phase {gi} ({}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI) to classify it",
+            "phase {gi} ({}): in no traced run does a processor both send and receive in it (chains of two ranks), so a pipeline cannot be told from a loosely synchronous exchange; costed as {}, unverified beyond the traced P: profile at P >= 3 (e.g. under SMPI){grid} to classify it",
             env.at(anchor),
             match g.kind {
                 PhaseKind::Pipeline | PhaseKind::Star => "a pipeline",
