@@ -10,6 +10,7 @@ use symbolic::Expr;
 
 use super::bidx;
 use super::sheet::{collective_op, sheet_bytes, sheet_op};
+use super::tree::Paths;
 use crate::machine::{Bound, Machine};
 use crate::observe::RunObs;
 use crate::quantity::Fitted;
@@ -400,12 +401,7 @@ impl Ctx<'_> {
     /// Occurrences of a phase anchored at `site`: product of enclosing loop trips (and the
     /// anchor's own, when it is a loop and `own` is set) and branch probabilities, up to the
     /// routine, times the routine's own executions (Σ over its call sites) unless it is main.
-    pub(super) fn occurrences(
-        &self,
-        site: u32,
-        paths: &BTreeMap<u32, Vec<u32>>,
-        main: &str,
-    ) -> Expr {
+    pub(super) fn occurrences(&self, site: u32, paths: &Paths, main: &str) -> Expr {
         self.executions_of(site, true, paths, main, &mut Vec::new())
     }
 
@@ -413,30 +409,41 @@ impl Ctx<'_> {
         &self,
         site: u32,
         own: bool,
-        paths: &BTreeMap<u32, Vec<u32>>,
+        paths: &Paths,
         main: &str,
         stack: &mut Vec<String>,
     ) -> Expr {
         let by_site = &self.nodes;
-        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
-        let mut e = Expr::one();
-        for (k, s) in path.iter().enumerate() {
-            if let Some(n) = by_site.get(s) {
-                match &n.data {
-                    NodeData::Loop(_) if own || *s != site => e = e * self.trip(n, Bound::Avg),
-                    NodeData::If(_) if *s != site => {
-                        let p = self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
-                        // the path goes on through the arm taken with share p, or the other
-                        let next = path.get(k + 1);
-                        let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
-                        e = e * if other { Expr::one() - p } else { p };
+        let all = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
+        // a site on several paths (after an IF that may leave early) runs on each
+        let mut e = Expr::zero();
+        for path in all {
+            let mut on = Expr::one();
+            for (k, s) in path.iter().enumerate() {
+                if let Some(n) = by_site.get(s) {
+                    match &n.data {
+                        NodeData::Loop(_) if own || *s != site => {
+                            on = on * self.trip(n, Bound::Avg)
+                        }
+                        NodeData::If(_) if *s != site => {
+                            let p = self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
+                            // the path goes on through the arm taken with share p, or the other
+                            let next = path.get(k + 1);
+                            let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
+                            on = on * if other { Expr::one() - p } else { p };
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
+            e = e + on;
         }
-        let routine = path
+        if all.is_empty() {
+            e = Expr::one();
+        }
+        let routine = all
             .first()
+            .and_then(|p| p.first())
             .and_then(|r| by_site.get(r))
             .and_then(|n| match &n.data {
                 NodeData::Routine { name, .. } => Some(name.clone()),
@@ -460,9 +467,14 @@ impl Ctx<'_> {
     /// How often a pipeline anchored at `site` is filled: once per execution of the innermost
     /// loop that encloses it (or of the anchor, when the anchor is a loop), per iteration when
     /// that loop's body synchronises every iteration — as `node` charges it.
-    pub(super) fn fills(&self, site: u32, paths: &BTreeMap<u32, Vec<u32>>, main: &str) -> Expr {
+    pub(super) fn fills(&self, site: u32, paths: &Paths, main: &str) -> Expr {
         let by_site = &self.nodes;
-        let path = paths.get(&site).map(Vec::as_slice).unwrap_or(&[]);
+        // copies of a site after an early exit share their enclosing loops
+        let path = paths
+            .get(&site)
+            .and_then(|p| p.first())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let consumer = path
             .iter()
             .rev()

@@ -10,6 +10,7 @@ use symbolic::Expr;
 
 use super::compose::Ctx;
 use super::env::{Env, Notes};
+use super::tree::Paths;
 use super::{PhaseReport, QuantityReport, BOUNDS};
 use crate::observe::RunObs;
 use crate::quantity::QuantityOptions;
@@ -103,7 +104,7 @@ pub(super) fn recursion(
 pub(super) fn residual(
     env: &Env<'_>,
     ctx: &Ctx<'_>,
-    paths: &BTreeMap<u32, Vec<u32>>,
+    paths: &Paths,
     t: &mut [Expr; 3],
     notes: &mut Notes,
 ) {
@@ -163,12 +164,7 @@ pub(super) fn missing_params_warnings(env: &Env<'_>, t: &Expr, notes: &mut Notes
 
 /// Each phase's seconds of T: occurrences × cost + fills × fill, occurrences the product of
 /// enclosing trips × probs.
-pub(super) fn phase_totals(
-    ctx: &Ctx<'_>,
-    paths: &BTreeMap<u32, Vec<u32>>,
-    main: &str,
-    reports: &mut [PhaseReport],
-) {
+pub(super) fn phase_totals(ctx: &Ctx<'_>, paths: &Paths, main: &str, reports: &mut [PhaseReport]) {
     for p in reports {
         let occ = ctx.occurrences(p.ancestor, paths, main);
         let pc = &ctx.phase_cost[&p.id];

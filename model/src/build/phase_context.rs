@@ -9,7 +9,7 @@ use apt::{CommFacts, LoopNode, Node, NodeData};
 use symbolic::Expr;
 
 use super::env::{row, source_expr, Env};
-use super::tree::{compute_below, parent_paths};
+use super::tree::{compute_below, parent_paths, Paths};
 use super::{bidx, BOUNDS};
 use crate::machine::CostModel;
 use crate::observe::RunObs;
@@ -24,7 +24,7 @@ pub(super) struct PhaseContext {
     /// Per phase, [`presence`] of its critical runs.
     pub(super) presences: Vec<Expr>,
     /// [`parent_paths`] of the APT.
-    pub(super) paths: BTreeMap<u32, Vec<u32>>,
+    pub(super) paths: Paths,
     /// Per point-to-point phase: the source's size per message, if any, and the fitted one.
     pub(super) phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)>,
     /// Computation sites below a phase that communicates only from some P up, with its ramp.
@@ -163,10 +163,16 @@ fn send_floors<'s>(
     rw: &CostModel,
 ) -> Vec<(&'s CommFacts, [Expr; 3])> {
     let ramp = &pc.presences[gi];
-    let home = pc.paths.get(&anchor).and_then(|p| p.first());
+    let routine_of = |s: &u32| {
+        pc.paths
+            .get(s)
+            .and_then(|p| p.first())
+            .and_then(|p| p.first())
+    };
+    let home = routine_of(&anchor);
     g.sites
         .iter()
-        .filter(|s| pc.paths.get(s).and_then(|p| p.first()) == home)
+        .filter(|s| routine_of(s) == home)
         .filter_map(|s| match env.nodes.get(s).map(|n| &n.data) {
             Some(NodeData::Comm(c)) if c.buffer.is_some() => {
                 let own = c.bytes.as_ref().and_then(|b| env.source(b));

@@ -165,3 +165,45 @@ fn a_varied_parameter_missing_from_t_is_flagged() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].starts_with("every run had P = 16"), "{}", w[0]);
 }
+
+/// After `if (n > 4) { if (n > 8) return 0; x(); }` the loop that follows is placed on both
+/// paths that fall out of the IF (the APT's rule for nested early exits): it has two paths,
+/// and its executions are the sum over them, not the last one's.
+#[test]
+fn a_site_after_a_nested_early_exit_has_a_path_per_way_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exits.c");
+    std::fs::write(
+        &path,
+        r#"#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+int n = atoi(argv[1]), i;
+double a[4096];
+MPI_Init(&argc, &argv);
+if (n > 4) {
+    if (n > 8) { MPI_Finalize(); return 0; }
+    for (i = 0; i < n; i++) a[i] = 1.0;
+}
+for (i = 0; i < n; i++) a[i] = 0.0;
+MPI_Barrier(MPI_COMM_WORLD);
+MPI_Finalize();
+return 0;
+}
+"#,
+    )
+    .unwrap();
+    let apt = apt::load(&path, &Default::default(), &Default::default())
+        .unwrap()
+        .1;
+    let paths = super::tree::parent_paths(&apt);
+    let json = apt::render::to_json(&apt);
+    let twice: Vec<(&u32, usize)> = paths
+        .iter()
+        .filter(|(_, p)| p.len() > 1)
+        .map(|(s, p)| (s, p.len()))
+        .collect();
+    // the last loop and the barrier, each on the two ways out
+    assert_eq!(twice.len(), 2, "{paths:?}\n{json}");
+    assert!(twice.iter().all(|(_, n)| *n == 2), "{twice:?}");
+}

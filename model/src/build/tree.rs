@@ -9,11 +9,15 @@ use symbolic::Expr;
 
 use crate::observe::RunObs;
 
-/// Each site's path of sites from its routine down to itself.
-pub(super) fn parent_paths(apt: &Apt) -> BTreeMap<u32, Vec<u32>> {
-    fn go(n: &Node, path: &mut Vec<u32>, out: &mut BTreeMap<u32, Vec<u32>>) {
+/// Each site's paths of sites from its routine down to itself, in tree order.
+pub(super) type Paths = BTreeMap<u32, Vec<Vec<u32>>>;
+
+/// [`Paths`] of the APT: one per place a site is in the tree — several where the statements
+/// after an IF that may leave early are placed on each path that falls out of it.
+pub(super) fn parent_paths(apt: &Apt) -> Paths {
+    fn go(n: &Node, path: &mut Vec<u32>, out: &mut Paths) {
         path.push(n.site.0);
-        out.insert(n.site.0, path.clone());
+        out.entry(n.site.0).or_default().push(path.clone());
         for c in n.children.iter().chain(&n.else_children) {
             go(c, path, out);
         }
