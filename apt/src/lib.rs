@@ -36,6 +36,7 @@ pub mod pointers;
 pub mod procs;
 pub mod render;
 pub mod rules;
+pub mod strided;
 pub mod tree;
 pub mod value;
 pub mod writes;
@@ -476,6 +477,8 @@ mod tests_select;
 mod tests_setup_globals;
 #[cfg(test)]
 mod tests_shapes;
+#[cfg(test)]
+mod tests_tiles;
 #[cfg(test)]
 mod tests_writes;
 #[cfg(test)]

@@ -238,29 +238,38 @@ impl Analysis<'_> {
                 continue;
             }
             mentioned = true;
-            let (Some(lo), Some(hi), Some(step)) = (
-                l.lo.known(),
-                l.hi.known(),
-                l.step.known().and_then(|s| s.as_const()),
-            ) else {
+            let (Some(lo), Some(hi)) = (l.lo.known(), l.hi.known()) else {
                 return Some(Attr::Unresolved(format!(
                     "bounds of the loop over `{}` are unresolved",
                     l.sym
                 )));
             };
-            let sum = if step == 1.0 {
-                symbolic::sum_over(&total, &l.sym, lo, hi)
-            } else if step == -1.0 {
-                symbolic::sum_over(&total, &l.sym, hi, lo)
-            } else {
+            let Some(step) = l.step.known() else {
                 return Some(Attr::Unresolved(format!(
-                    "loop over `{}` has a non-unit step",
+                    "step of the loop over `{}` is unresolved",
                     l.sym
                 )));
             };
+            let sum = match step.as_const() {
+                Some(1.0) => symbolic::sum_over(&total, &l.sym, lo, hi).ok_or(None),
+                Some(-1.0) => symbolic::sum_over(&total, &l.sym, hi, lo).ok_or(None),
+                // a stride (`do l0 = 1, n, nb`), tiles included
+                _ => {
+                    crate::strided::sum_strided(&total, &l.sym, lo, hi, step).map_err(|e| match e {
+                        crate::strided::StridedError::Trip(r) => Some(r),
+                        crate::strided::StridedError::NoClosedForm => None,
+                    })
+                }
+            };
             match sum {
-                Some(s) => total = s,
-                None => {
+                Ok(s) => total = s,
+                Err(Some(r)) => {
+                    return Some(Attr::Unresolved(format!(
+                        "trip of the loop over `{}`: {r}",
+                        l.sym
+                    )))
+                }
+                Err(None) => {
                     return Some(Attr::Unresolved(format!(
                         "no closed form for the sum over `{}`",
                         l.sym

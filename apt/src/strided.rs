@@ -1,0 +1,240 @@
+//! Sums of a trip count over an enclosing loop whose step is not ±1 (`do l0 = 1, nlines,
+//! nb`; `for (i0 = 0; i0 < n; i0 += B)`), including the tile idiom whose inner loop runs to
+//! `min(l0 + nb - 1, nlines)`: that clamp is the full tile on every iteration but the last,
+//! and the end of the range on the last, so the inner trips add up to the range's length
+//! (trial 7 item 11).
+use symbolic::{Atom, Expr};
+
+use crate::rules::trip_count;
+use crate::value::Val;
+use crate::Attr;
+
+/// The iteration number of the strided loop inside the sum: not a name a program can
+/// declare, so it never meets a program symbol.
+const K: &str = "#k";
+
+/// Why a sum over a strided loop has no closed form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StridedError {
+    /// The loop's trip count is not an expression (zero step).
+    Trip(String),
+    /// The summand is not a polynomial in the iteration number (after the tile clamps).
+    NoClosedForm,
+}
+
+/// Σ of `body` over `var = lo, lo + step, …, ≤ hi` (Fortran semantics, `step` > 0 when it
+/// is a symbol; a negative constant steps down to `hi`). With `var = lo + step·k`, `k = 0 …
+/// T − 1` (`T` the loop's trip count), a summand polynomial in `var` sums in closed form.
+/// A clamp `min(var + step + c, hi + c + d)` (`d` 0 or 1, `c` free of `var`), the end of
+/// a tile, takes its first argument on the first `T − 1` iterations and its second on the
+/// last one (the last tile starts at most `hi` and ends past it): those parts are summed
+/// apart. Exact for loops that run at least once.
+pub fn sum_strided(
+    body: &Expr,
+    var: &str,
+    lo: &Expr,
+    hi: &Expr,
+    step: &Expr,
+) -> Result<Expr, StridedError> {
+    let trip = match trip_count(
+        &Val::Known(lo.clone()),
+        &Val::Known(hi.clone()),
+        &Val::Known(step.clone()),
+    ) {
+        Attr::Expr(t) => t,
+        Attr::Unresolved(r) => return Err(StridedError::Trip(r)),
+        _ => return Err(StridedError::Trip("step is an MPI constant".into())),
+    };
+    let at = |k: &Expr| lo + &(step * k);
+    let k = Expr::var(K);
+    let upward = step.as_const().is_none_or(|c| c > 0.0);
+    let clamps = if upward {
+        tile_clamps(body, var, hi, step)
+    } else {
+        Vec::new()
+    };
+    if clamps.is_empty() {
+        let s = symbolic::sum_over(
+            &body.subs(var, &at(&k)),
+            K,
+            &Expr::zero(),
+            &(&trip - Expr::one()),
+        )
+        .ok_or(StridedError::NoClosedForm)?;
+        return closed(s);
+    }
+    let mut full = body.clone();
+    let mut last = body.clone();
+    for (atom, inner, end) in &clamps {
+        full = full.replace_atom(atom, inner);
+        last = last.replace_atom(atom, end);
+    }
+    let before_last = symbolic::sum_over(
+        &full.subs(var, &at(&k)),
+        K,
+        &Expr::zero(),
+        &(&trip - Expr::int(2)),
+    )
+    .ok_or(StridedError::NoClosedForm)?;
+    let last = last.subs(var, &at(&(&trip - Expr::one())));
+    closed(before_last + last)
+}
+
+/// A sum still holding `var` or the iteration number (inside an atom `sum_over` let
+/// through: it refuses those) has no closed form.
+fn closed(s: Expr) -> Result<Expr, StridedError> {
+    if s.contains_var(K) {
+        Err(StridedError::NoClosedForm)
+    } else {
+        Ok(s)
+    }
+}
+
+/// The `min` atoms of `body` that end a tile of the loop over `var` (see [`sum_strided`]):
+/// (atom, its value on all iterations but the last, its value on the last).
+fn tile_clamps(body: &Expr, var: &str, hi: &Expr, step: &Expr) -> Vec<(Atom, Expr, Expr)> {
+    let mut out: Vec<(Atom, Expr, Expr)> = Vec::new();
+    for t in body.terms() {
+        for (a, _) in t.factors() {
+            let Atom::Min(args) = a else { continue };
+            if out.iter().any(|(seen, _, _)| seen == a) {
+                continue;
+            }
+            let [x, y] = args.as_slice() else { continue };
+            for (inner, end) in [(x, y), (y, x)] {
+                let c = inner - &Expr::var(var) - step;
+                if c.contains_var(var) || end.contains_var(var) {
+                    continue;
+                }
+                let d = end - hi - &c;
+                if matches!(d.as_const(), Some(d) if d == 0.0 || d == 1.0) {
+                    out.push((a.clone(), inner.clone(), end.clone()));
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use symbolic::parse;
+
+    /// Brute force: Σ body over var = lo, lo+step, … ≤ hi at the given values.
+    fn brute(body: &str, lo: &str, hi: &str, step: &str, vals: &[(&str, f64)]) -> f64 {
+        let at = |v: &str, x: Option<f64>| {
+            if v == "l0" && x.is_some() {
+                return x;
+            }
+            vals.iter().find(|(n, _)| *n == v).map(|(_, x)| *x)
+        };
+        let g = |s: &str| parse(s).unwrap().eval(&|v| at(v, None)).unwrap();
+        let (lo, hi, step) = (g(lo), g(hi), g(step));
+        let b = parse(body).unwrap();
+        let mut sum = 0.0;
+        let mut x = lo;
+        while (step > 0.0 && x <= hi) || (step < 0.0 && x >= hi) {
+            sum += b.eval(&|v| at(v, Some(x))).unwrap();
+            x += step;
+        }
+        sum
+    }
+
+    fn check(body: &str, lo: &str, hi: &str, step: &str, cases: &[&[(&str, f64)]]) -> Expr {
+        let s = sum_strided(
+            &parse(body).unwrap(),
+            "l0",
+            &parse(lo).unwrap(),
+            &parse(hi).unwrap(),
+            &parse(step).unwrap(),
+        )
+        .unwrap_or_else(|e| panic!("{body}: {e:?}"));
+        for vals in cases {
+            let got = s
+                .eval(&|v| vals.iter().find(|(n, _)| *n == v).map(|(_, x)| *x))
+                .unwrap();
+            let want = brute(body, lo, hi, step, vals);
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{body} at {vals:?}: {got} vs {want} ({s})"
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn fortran_tiles_add_up_to_the_range() {
+        // do l0 = 1, nlines, nb; do l = l0, min(l0 + nb - 1, nlines)
+        let cases: &[&[(&str, f64)]] = &[
+            &[("NLINES", 10.0), ("NB", 3.0)],
+            &[("NLINES", 12.0), ("NB", 4.0)],
+            &[("NLINES", 7.0), ("NB", 7.0)],
+            &[("NLINES", 5.0), ("NB", 9.0)],
+            &[("NLINES", 1.0), ("NB", 1.0)],
+        ];
+        let s = check(
+            "min(l0 + NB - 1, NLINES) - l0 + 1",
+            "1",
+            "NLINES",
+            "NB",
+            cases,
+        );
+        assert_eq!(s, parse("NLINES").unwrap());
+        // the work below the tile loop: (NLOC - 1) per line
+        let s = check(
+            "(NLOC - 1)*(min(l0 + NB - 1, NLINES) - l0 + 1)",
+            "1",
+            "NLINES",
+            "NB",
+            &[&[("NLINES", 10.0), ("NB", 3.0), ("NLOC", 6.0)]],
+        );
+        assert_eq!(s, parse("NLINES*NLOC - NLINES").unwrap());
+    }
+
+    #[test]
+    fn c_tiles_and_constant_steps() {
+        // for (i0 = 0; i0 < n; i0 += B) for (i = i0; i < min(i0 + B, n); i++)
+        let s = check(
+            "min(l0 + B, N) - l0",
+            "0",
+            "N - 1",
+            "B",
+            &[&[("N", 10.0), ("B", 4.0)], &[("N", 8.0), ("B", 4.0)]],
+        );
+        assert_eq!(s, parse("N").unwrap());
+        // a constant stride, upward and downward, polynomial summands
+        check("l0", "1", "N", "3", &[&[("N", 10.0)], &[("N", 12.0)]]);
+        check("N - l0", "N", "1", "-2", &[&[("N", 9.0)], &[("N", 10.0)]]);
+        check(
+            "min(l0 + 3, N) - l0 + 1",
+            "1",
+            "N",
+            "4",
+            &[&[("N", 10.0)], &[("N", 3.0)]],
+        );
+    }
+
+    #[test]
+    fn clamps_that_are_not_tile_ends_have_no_closed_form() {
+        // the clamp ends a tile twice as long as the step: it binds on the last two
+        let r = sum_strided(
+            &parse("min(l0 + 2*NB - 1, NLINES) - l0 + 1").unwrap(),
+            "l0",
+            &Expr::one(),
+            &Expr::var("NLINES"),
+            &Expr::var("NB"),
+        );
+        assert_eq!(r, Err(StridedError::NoClosedForm));
+        let r = sum_strided(
+            &parse("log2(l0)").unwrap(),
+            "l0",
+            &Expr::one(),
+            &Expr::var("N"),
+            &Expr::int(2),
+        );
+        assert_eq!(r, Err(StridedError::NoClosedForm));
+    }
+}

@@ -1,0 +1,104 @@
+//! Totals of loops nested in a strided loop (trial 7 item 11): lines processed in blocks of
+//! `nb` (`do l0 = 1, nlines, nb` / `do l = l0, min(l0 + nb - 1, nlines)`) add up to every
+//! line once; a stride the source does not give is named as such, not as unresolved bounds.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::{apt_of, e, eval, loops};
+use crate::Attr;
+
+/// F77 fixed form: a pipelined sweep over `nlines` lines in blocks of `nb`, each line a
+/// recurrence over `nloc - 1` points, one message per block.
+const BLOCKS_F: &str = "\
+      PROGRAM BLOCKS
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER NLINES, NLOC, NB, IERR, ME, NP, L0, L1, L, I, NG
+      INTEGER ISTAT(MPI_STATUS_SIZE)
+      DOUBLE PRECISION W(1000,1000), BUF(2000)
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, ME, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      READ(5,*) NLINES, NLOC, NB
+      DO 30 L0 = 1, NLINES, NB
+         L1 = MIN(L0+NB-1, NLINES)
+         NG = L1 - L0 + 1
+         IF (ME .GT. 0) CALL MPI_RECV(BUF, NG, MPI_DOUBLE_PRECISION,
+     &                   ME-1, 1, MPI_COMM_WORLD, ISTAT, IERR)
+         DO 20 L = L0, L1
+            DO 10 I = 2, NLOC
+               W(I,L) = W(I,L) - 0.5D0*W(I-1,L)
+   10       CONTINUE
+            BUF(L-L0+1) = W(NLOC,L)
+   20    CONTINUE
+         IF (ME .LT. NP-1) CALL MPI_SEND(BUF, NG, MPI_DOUBLE_PRECISION,
+     &                   ME+1, 1, MPI_COMM_WORLD, IERR)
+   30 CONTINUE
+      DO 50 L0 = 1, NLINES, 4
+         DO 40 L = L0, MIN(L0+3, NLINES)
+            W(1,L) = 0.0D0
+   40    CONTINUE
+   50 CONTINUE
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+
+#[test]
+fn lines_in_blocks_of_nb_add_up_to_every_line() {
+    let apt = apt_of("blocks.f", BLOCKS_F);
+    let l = loops(&apt);
+    assert_eq!(l[0].var.as_deref(), Some("l0"));
+    assert_eq!(l[0].trip, e("floor(NLINES/NB - 1/NB) + 1"));
+    // the block loop: one block's lines per entry, every line in total
+    assert_eq!(l[1].var.as_deref(), Some("l"));
+    assert_eq!(l[1].trip, e("min(l0 + NB - 1, NLINES) - l0 + 1"));
+    assert_eq!(l[1].trip_total, Some(e("NLINES")));
+    // its work per entry is (nloc - 1) per line of the block
+    let work = l[1].work.as_ref().unwrap().expr().unwrap();
+    let sum = crate::strided::sum_strided(
+        work,
+        "l0",
+        &symbolic::Expr::one(),
+        &symbolic::Expr::var("NLINES"),
+        &symbolic::Expr::var("NB"),
+    )
+    .unwrap();
+    assert_eq!(sum, symbolic::parse("NLINES*NLOC - NLINES").unwrap());
+    // a constant block of 4 written as MIN(L0+3, NLINES)
+    assert_eq!(l[4].trip_total, Some(e("NLINES")));
+    for n in [1.0, 4.0, 9.0] {
+        assert_eq!(eval(&l[3].trip, &[("NLINES", n)]), (n / 4.0).ceil());
+    }
+}
+
+#[test]
+fn a_stride_the_source_does_not_give_is_named_not_the_bounds() {
+    let src = "\
+      PROGRAM STRIDE
+      INCLUDE 'mpif.h'
+      INTEGER N, NB, IW(64), L0, L, IERR, ME
+      DOUBLE PRECISION W(100000)
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, ME, IERR)
+      READ(5,*) N
+      CALL MPI_BCAST(IW, 64, MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      NB = IW(ME+1)
+      DO 20 L0 = 1, N, NB
+         DO 10 L = L0, MIN(L0+3, N)
+            W(L) = 0.0D0
+   10    CONTINUE
+         CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
+   20 CONTINUE
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+    let apt = apt_of("stride.f", src);
+    let l = loops(&apt);
+    assert!(l[0].trip.unresolved().is_some(), "{:?}", l[0].trip);
+    assert_eq!(l[1].trip, e("min(l0 + 3, N) - l0 + 1"));
+    assert_eq!(
+        l[1].trip_total,
+        Some(Attr::Unresolved(
+            "step of the loop over `l0` is unresolved".into()
+        ))
+    );
+}
