@@ -544,59 +544,10 @@ fn integral_atom(a: &Atom, vars: bool) -> bool {
     }
 }
 
-/// A lower bound of `x` over positive values of its variables (`-inf` when none is seen),
-/// `P` (the number of processes) being at least 1. The symbolic engine's own bound
-/// (`canon::lower_bound`, private to it) with that one fact added, so that `log2(P)` is
-/// non-negative: a constant term counts its value, a positive multiple of factors each at
-/// least 0 the product of their bounds (0 with a decreasing factor), anything else `-inf`.
+/// A lower bound of `x` (`-inf` when none is shown): the symbolic engine's, with the one fact
+/// apt adds, that a processor count is at least 1 (so `log2(P)` and `P - 1` are at least 0).
 fn lower_bound(x: &Expr) -> f64 {
-    let mut sum = 0.0;
-    for t in x.terms() {
-        if t.is_constant() {
-            sum += t.coef();
-            continue;
-        }
-        if t.coef() <= 0.0 {
-            return f64::NEG_INFINITY;
-        }
-        let mut prod = t.coef();
-        for (a, q) in t.factors() {
-            let b = atom_lower_bound(a);
-            if q.is_negative() {
-                if b <= 0.0 {
-                    return f64::NEG_INFINITY;
-                }
-                prod = 0.0;
-            } else if b >= 0.0 {
-                prod *= q.pow_f64(b);
-            } else {
-                return f64::NEG_INFINITY;
-            }
-        }
-        sum += prod;
-    }
-    sum
-}
-
-fn atom_lower_bound(a: &Atom) -> f64 {
-    match a {
-        Atom::Var(v) if v == crate::params::P => 1.0,
-        Atom::Var(_) => f64::MIN_POSITIVE,
-        Atom::Floor(x) => lower_bound(x).floor(),
-        Atom::Ceil(x) => lower_bound(x).ceil(),
-        Atom::Dims { .. } => 1.0,
-        Atom::Max(l) => l.iter().map(lower_bound).fold(f64::NEG_INFINITY, f64::max),
-        Atom::Min(l) => l.iter().map(lower_bound).fold(f64::INFINITY, f64::min),
-        Atom::Log2(x) => {
-            let b = lower_bound(x);
-            if b > 0.0 {
-                b.log2()
-            } else {
-                f64::NEG_INFINITY
-            }
-        }
-        Atom::Pow(b) => lower_bound(b),
-    }
+    x.lower_bound_with(&|v| if v == crate::params::P { 1.0 } else { 0.0 })
 }
 
 /// Expressions with more terms than this are given up on: repeated products of sums in

@@ -355,6 +355,12 @@ pub(crate) fn provably_nonneg(e: &Expr) -> bool {
 /// best-bounded argument, `min` its worst; `log2(x)` at least log2 of x's bound when that is
 /// positive; a power base its bound. So `min(floor(0.02*N^2/P + 16.6), 1)` is 1.
 pub(crate) fn lower_bound(e: &Expr) -> f64 {
+    lower_bound_with(e, &|_| f64::MIN_POSITIVE)
+}
+
+/// [`lower_bound`] with each variable at least `var(name)` (a processor count is at least 1,
+/// so `log2(P)` and `P - 1` are at least 0).
+pub(crate) fn lower_bound_with(e: &Expr, var: &dyn Fn(&str) -> f64) -> f64 {
     let mut sum = 0.0;
     for t in &e.terms {
         if t.factors.is_empty() {
@@ -368,7 +374,7 @@ pub(crate) fn lower_bound(e: &Expr) -> f64 {
         // least 0 when a negative power (decreasing) is among them
         let mut prod = t.coef.0;
         for (a, q) in &t.factors {
-            let b = atom_lower_bound(a);
+            let b = atom_lower_bound(a, var);
             if q.is_negative() {
                 if b <= 0.0 {
                     return f64::NEG_INFINITY;
@@ -385,25 +391,26 @@ pub(crate) fn lower_bound(e: &Expr) -> f64 {
     sum
 }
 
-fn atom_lower_bound(a: &Atom) -> f64 {
+fn atom_lower_bound(a: &Atom, var: &dyn Fn(&str) -> f64) -> f64 {
+    let lb = |x: &Expr| lower_bound_with(x, var);
     match a {
-        // positive reals: > 0, as small as we like
-        Atom::Var(_) => f64::MIN_POSITIVE,
-        Atom::Floor(x) => lower_bound(x).floor(),
-        Atom::Ceil(x) => lower_bound(x).ceil(),
+        // positive reals: > 0, as small as we like, unless the caller knows more
+        Atom::Var(v) => var(v).max(f64::MIN_POSITIVE),
+        Atom::Floor(x) => lb(x).floor(),
+        Atom::Ceil(x) => lb(x).ceil(),
         // an extent of a grid of n ≥ 1 ranks (NaN, so no bound matters, otherwise)
         Atom::Dims { .. } => 1.0,
-        Atom::Max(l) => l.iter().map(lower_bound).fold(f64::NEG_INFINITY, f64::max),
-        Atom::Min(l) => l.iter().map(lower_bound).fold(f64::INFINITY, f64::min),
+        Atom::Max(l) => l.iter().map(lb).fold(f64::NEG_INFINITY, f64::max),
+        Atom::Min(l) => l.iter().map(lb).fold(f64::INFINITY, f64::min),
         Atom::Log2(x) => {
-            let b = lower_bound(x);
+            let b = lb(x);
             if b > 0.0 {
                 b.log2()
             } else {
                 f64::NEG_INFINITY
             }
         }
-        Atom::Pow(b) => lower_bound(b),
+        Atom::Pow(b) => lb(b),
     }
 }
 

@@ -211,6 +211,12 @@ impl Expr {
     }
 
     /// `max` of any non-empty list (empty gives zero).
+    /// A lower bound of the expression over positive variable values, each variable at least
+    /// `var(name)`; `-inf` when none is shown (the rules: `canon::lower_bound`).
+    pub fn lower_bound_with(&self, var: &dyn Fn(&str) -> f64) -> f64 {
+        crate::canon::lower_bound_with(self, var)
+    }
+
     pub fn max_of(args: Vec<Expr>) -> Expr {
         crate::canon::max_of(args)
     }
