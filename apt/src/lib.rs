@@ -30,6 +30,7 @@ pub mod cart;
 pub mod comm;
 pub mod dims;
 pub mod externals;
+pub mod halving;
 pub mod interp;
 pub mod params;
 pub mod pointers;
@@ -457,6 +458,8 @@ mod tests_early_return;
 mod tests_from_start;
 #[cfg(test)]
 mod tests_gotos;
+#[cfg(test)]
+mod tests_halving;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]

@@ -118,7 +118,7 @@ fn tile_clamps(body: &Expr, var: &str, hi: &Expr, step: &Expr) -> Vec<(Atom, Exp
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use symbolic::parse;

@@ -195,7 +195,7 @@ impl Analysis<'_> {
             Some((t, step))
         });
         let Some((t, step)) = found else {
-            return plain();
+            return self.halving_trip(w, span, env, line).unwrap_or_else(plain);
         };
         let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
         let hi = match self.ev(t.limit, env, None) {
@@ -212,21 +212,89 @@ impl Analysis<'_> {
         } else {
             bound
         };
+        match self.early_exit_why(w, span, parts.len() > 1, line) {
+            None => (Attr::Expr(bound), None),
+            Some(why) => (
+                Attr::Unresolved(format!("exits early ({why})")),
+                Some(Attr::Expr(bound)),
+            ),
+        }
+    }
+
+    /// What may end the while loop `w` before its trip count: the other conjuncts of its
+    /// condition (`more_conjuncts`), a `break`/`return`/… in its body ([`cap::early_exit`]).
+    fn early_exit_why(
+        &self,
+        w: &frontend::While,
+        span: frontend::Span,
+        more_conjuncts: bool,
+        line: u32,
+    ) -> Option<String> {
+        let prog = self.prog;
         let exit =
             cap::early_exit(prog, self.sources, span, &w.body, w.end_label).map(|(id, what)| {
                 let at = prog.stmt(id).map_or(line, |s| self.line(s.span));
                 format!("{what} at line {at}")
             });
-        let why = match (parts.len() > 1, exit) {
-            (false, None) => return (Attr::Expr(bound), None),
-            (true, None) => format!("condition at line {line}"),
-            (false, Some(x)) => x,
-            (true, Some(x)) => format!("condition at line {line}, {x}"),
+        match (more_conjuncts, exit) {
+            (false, None) => None,
+            (true, None) => Some(format!("condition at line {line}")),
+            (false, Some(x)) => Some(x),
+            (true, Some(x)) => Some(format!("condition at line {line}, {x}")),
+        }
+    }
+
+    /// The trip of a while loop that is a binary search ([`crate::halving`]): at most
+    /// ⌈log2(n + 2 − k)⌉ with n = hi − lo at entry (a note says so, and whether the data
+    /// can make it one fewer); the cap of a search that may end early; `None` when `w` is
+    /// no binary search.
+    fn halving_trip(
+        &mut self,
+        w: &frontend::While,
+        span: frontend::Span,
+        env: &Env,
+        line: u32,
+    ) -> Option<(Attr, Option<Attr>)> {
+        let prog = self.prog;
+        let cur = self.cur;
+        let is_int = |name: &str| {
+            prog.var_type(cur, name)
+                .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
+                && !matches!(
+                    prog.decl(cur, name).map(|d| &d.kind),
+                    Some(frontend::DeclKind::Array { .. })
+                )
         };
-        (
-            Attr::Unresolved(format!("exits early ({why})")),
-            Some(Attr::Expr(bound)),
-        )
+        let h = crate::halving::recognise(prog, &self.procs, w, &is_int)?;
+        let lo = self.ev(&SrcExpr::var(&h.lo, span), env, None);
+        let hi = self.ev(&SrcExpr::var(&h.hi, span), env, None);
+        let (Val::Known(lo), Val::Known(hi)) = (lo, hi) else {
+            return Some((
+                Attr::Unresolved("binary search over an interval of unknown length".into()),
+                None,
+            ));
+        };
+        let n = &hi - &lo;
+        let bound = h.bound(&n);
+        let fewer = if h.within_one {
+            ", or one fewer as the data fall"
+        } else {
+            ""
+        };
+        self.notes.insert(
+            line,
+            format!(
+                "while loop at line {line}: a binary search (halves `{} - {}` = {n} at entry each iteration): at most {bound} iterations{fewer}",
+                h.hi, h.lo
+            ),
+        );
+        Some(match self.early_exit_why(w, span, h.more_conjuncts, line) {
+            None => (Attr::Expr(bound), None),
+            Some(why) => (
+                Attr::Unresolved(format!("exits early ({why})")),
+                Some(Attr::Expr(bound)),
+            ),
+        })
     }
 
     /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.
