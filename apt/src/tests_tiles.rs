@@ -38,6 +38,13 @@ const BLOCKS_F: &str = "\
             W(1,L) = 0.0D0
    40    CONTINUE
    50 CONTINUE
+      DO 70 L0 = 1, NLINES, NB
+         DO 60 L = L0, MIN(L0+NB-1, NLINES)
+            DO 55 I = 2, NLOC
+               W(I,L) = 0.5D0*W(I,L)
+   55       CONTINUE
+   60    CONTINUE
+   70 CONTINUE
       CALL MPI_FINALIZE(IERR)
       END
 ";
@@ -63,8 +70,14 @@ fn lines_in_blocks_of_nb_add_up_to_every_line() {
     )
     .unwrap();
     assert_eq!(sum, symbolic::parse("NLINES*NLOC - NLINES").unwrap());
-    // a constant block of 4 written as MIN(L0+3, NLINES)
+    // a constant block of 4 written as MIN(L0+3, NLINES), a computation phase: its work
+    // is every line once
     assert_eq!(l[4].trip_total, Some(e("NLINES")));
+    assert!(l[3].compute);
+    assert_eq!(l[3].work, Some(e("NLINES")));
+    // the blocked nest without communication: its work is (nloc - 1) per line
+    assert!(l[5].compute);
+    assert_eq!(l[5].work, Some(e("NLINES*NLOC - NLINES")));
     for n in [1.0, 4.0, 9.0] {
         assert_eq!(eval(&l[3].trip, &[("NLINES", n)]), (n / 4.0).ceil());
     }

@@ -361,19 +361,17 @@ pub fn work(n: &Node, facts: &Facts) -> Attr {
 }
 
 fn sum_body(body: &Expr, sym: &str, f: &LoopFacts) -> Attr {
-    let (Some(lo), Some(hi), Some(step)) = (
-        f.lo.known(),
-        f.hi.known(),
-        f.step.known().and_then(|s| s.as_const()),
-    ) else {
+    let (Some(lo), Some(hi)) = (f.lo.known(), f.hi.known()) else {
         return Attr::Unresolved(format!("bounds of the loop over `{sym}` are unresolved"));
     };
-    let sum = if step == 1.0 {
-        symbolic::sum_over(body, sym, lo, hi)
-    } else if step == -1.0 {
-        symbolic::sum_over(body, sym, hi, lo)
-    } else {
-        None
+    let Some(step) = f.step.known() else {
+        return Attr::Unresolved(format!("step of the loop over `{sym}` is unresolved"));
+    };
+    let sum = match step.as_const() {
+        Some(1.0) => symbolic::sum_over(body, sym, lo, hi),
+        Some(-1.0) => symbolic::sum_over(body, sym, hi, lo),
+        // a stride, tiles included (`do l0 = 1, n, nb; do l = l0, min(l0 + nb - 1, n)`)
+        _ => crate::strided::sum_strided(body, sym, lo, hi, step).ok(),
     };
     match sum {
         Some(s) => Attr::Expr(s),
