@@ -541,6 +541,18 @@ int main(int argc, char **argv)
 }
 "#;
 
+/// The one point-to-point phase's size per message in `m`'s report.
+fn the_size_per_message(m: &serde_json::Value) -> &serde_json::Value {
+    let bytes: Vec<&serde_json::Value> = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == "bytes")
+        .collect();
+    assert_eq!(bytes.len(), 1, "{bytes:#?}");
+    bytes[0]
+}
+
 /// A 2-D halo's four directions posted together: its rows are n/dims[1] doubles, its columns
 /// n/dims[0], 2x apart on the 4 x 2 grid of P = 8. The exchange costs its larger message, as
 /// the source gives both (one site's law scaled to the mean fitted 7.45*N/dims(P, 2, 1)).
@@ -555,19 +567,12 @@ fn a_halo_of_rows_and_columns_costs_its_larger_message() {
         &["N=1024,2048"],
         &["{N}", "20"],
     );
-    let bytes: Vec<&serde_json::Value> = m["quantities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| q["what"] == "bytes")
-        .collect();
-    assert_eq!(bytes.len(), 1, "{bytes:#?}");
+    let bytes = the_size_per_message(&m);
     assert_eq!(
-        bytes[0]["source"], "max(8*N/dims(P, 2, 0), 8*N/dims(P, 2, 1))",
-        "{:#}",
-        bytes[0]
+        bytes["source"], "max(8*N/dims(P, 2, 0), 8*N/dims(P, 2, 1))",
+        "{bytes:#}"
     );
-    assert_eq!(bytes[0]["origin"], "source", "{:#}", bytes[0]);
+    assert_eq!(bytes["origin"], "source", "{bytes:#}");
 }
 
 const FACES3D: &str = r#"#include <mpi.h>
@@ -627,17 +632,10 @@ fn an_unsized_face_takes_the_grids_face_with_a_warning() {
         &["N=24,48"],
         &["{N}", "5"],
     );
-    let bytes: Vec<&serde_json::Value> = m["quantities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| q["what"] == "bytes")
-        .collect();
-    assert_eq!(bytes.len(), 1, "{bytes:#?}");
+    let bytes = the_size_per_message(&m);
     assert_eq!(
-        bytes[0]["expr"], "8*N^2/(dims(P, 3, 1)*dims(P, 3, 2))",
-        "{:#}",
-        bytes[0]
+        bytes["expr"], "8*N^2/(dims(P, 3, 1)*dims(P, 3, 2))",
+        "{bytes:#}"
     );
     let warnings = m["warnings"].as_array().unwrap();
     assert!(

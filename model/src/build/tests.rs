@@ -16,6 +16,16 @@ use crate::machine::CollectiveOp;
 use crate::observe::RunObs;
 use crate::quantity::Fitted;
 
+/// The APT of the C program `src`, written to a file `name`.
+fn apt_of(name: &str, src: &str) -> apt::Apt {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, src).unwrap();
+    apt::load(&path, &Default::default(), &Default::default())
+        .unwrap()
+        .1
+}
+
 fn load(prog: &str) -> Vec<RunObs> {
     crate::observe::testdata_runs(prog, "smpi-c")
 }
@@ -25,10 +35,8 @@ fn load(prog: &str) -> Vec<RunObs> {
 /// where the 8 x 4 grid gives 10); a program without a grid has none.
 #[test]
 fn a_process_grid_gives_the_wavefront_depth() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wave.c");
-    std::fs::write(
-        &path,
+    let apt = apt_of(
+        "wave.c",
         r#"#include <mpi.h>
 #include <stdlib.h>
 int main(int argc, char **argv) {
@@ -42,11 +50,7 @@ MPI_Finalize();
 return 0;
 }
 "#,
-    )
-    .unwrap();
-    let apt = apt::load(&path, &Default::default(), &Default::default())
-        .unwrap()
-        .1;
+    );
     let grids = process_grids(&apt);
     assert_eq!(grids, BTreeSet::from([2]));
     let d = grid_depth(&grids).unwrap();
@@ -171,10 +175,8 @@ fn a_varied_parameter_missing_from_t_is_flagged() {
 /// and its executions are the sum over them, not the last one's.
 #[test]
 fn a_site_after_a_nested_early_exit_has_a_path_per_way_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("exits.c");
-    std::fs::write(
-        &path,
+    let apt = apt_of(
+        "exits.c",
         r#"#include <mpi.h>
 #include <stdlib.h>
 int main(int argc, char **argv) {
@@ -191,11 +193,7 @@ MPI_Finalize();
 return 0;
 }
 "#,
-    )
-    .unwrap();
-    let apt = apt::load(&path, &Default::default(), &Default::default())
-        .unwrap()
-        .1;
+    );
     let paths = super::tree::parent_paths(&apt);
     let json = apt::render::to_json(&apt);
     let twice: Vec<(&u32, usize)> = paths
