@@ -32,6 +32,7 @@ pub mod dims;
 pub mod externals;
 pub mod halving;
 pub mod interp;
+pub mod limits;
 pub mod params;
 pub mod pointers;
 pub mod procs;

@@ -16,8 +16,6 @@ use symbolic::Expr;
 use super::source_opts::SourceOpts;
 use super::sources;
 
-mod limits;
-
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// The program's C or Fortran sources (those `augur profile` ran), the one holding the main
@@ -141,7 +139,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     // what the model cannot see (untraced MPI, jumps, computing library calls) and the host
     // facts that make native timings suspect: read before the fit's own diagnosis
-    source_warnings.extend(limits::warnings(&lowered, &tree));
+    source_warnings.extend(apt::limits::warnings(&lowered, &tree));
     source_warnings.extend(super::profile::host::warnings(&manifest.runs));
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;

@@ -3,11 +3,12 @@
 //! `goto`; calls whose arguments do not match their signature; missing include files) and
 //! library calls that compute (sorts, copies, BLAS) but are no computation site. One warning
 //! per kind of construct, listing its `file:line`s, and what it means for the model: time no
-//! site measures ends in the overhead fit, which is a fit, not a model of it.
+//! site measures ends in the overhead fit, which is a fit, not a model of it. `analyze` prints
+//! them with its own warnings.
 
 use std::collections::BTreeMap;
 
-use apt::{Apt, NodeData};
+use crate::{Apt, NodeData};
 use frontend::diagnostic::codes;
 use frontend::{Language, Lowered, ProcId, Program, Span, SrcExprKind, StmtKind};
 
@@ -347,12 +348,12 @@ fn untimed(places: &[&At], its: &str) -> String {
     }
 }
 
-/// The warning about library calls that compute ([`apt::externals::is_computing`]) outside
+/// The warning about library calls that compute ([`crate::externals::is_computing`]) outside
 /// every computation phase, naming each call; a `memcpy`/`memmove`/`memset` of a constant
 /// size (`sizeof(double)`) costs nothing worth naming.
 fn computing_calls(lowered: &Lowered, cover: &Coverage<'_>) -> Option<String> {
     let prog = &lowered.program;
-    let names = apt::procs::ProcNames::new(prog);
+    let names = crate::procs::ProcNames::new(prog);
     let mut found: Vec<(String, Vec<At>)> = Vec::new();
     let mut stack = Vec::new();
     for s in &prog.stmts {
@@ -360,15 +361,15 @@ fn computing_calls(lowered: &Lowered, cover: &Coverage<'_>) -> Option<String> {
         if let StmtKind::Call(c) = &s.kind {
             called.push((&c.name, &c.args));
         }
-        for top in apt::procs::stmt_exprs(s) {
-            apt::procs::for_each_expr(top, &mut stack, &mut |e| {
+        for top in crate::procs::stmt_exprs(s) {
+            crate::procs::for_each_expr(top, &mut stack, &mut |e| {
                 if let SrcExprKind::Call { name, args } = &e.kind {
                     called.push((name, args));
                 }
             });
         }
         for (name, args) in called {
-            if !apt::externals::is_computing(prog.language, name)
+            if !crate::externals::is_computing(prog.language, name)
                 || names.get(name).is_some()
                 || !callable(prog, s.proc, name)
                 || constant_copy(name, args)
@@ -443,5 +444,4 @@ fn constant_copy(name: &str, args: &[frontend::SrcExpr]) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests;

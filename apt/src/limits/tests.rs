@@ -1,11 +1,13 @@
 //! The warnings of `limits` on small programs: each construct named once with its lines, and
 //! what runs inside a computation phase told from what does not.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use super::*;
 
 fn warnings_of(name: &str, text: &str) -> Vec<String> {
     let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
-    let tree = apt::build(&l, &apt::AptOptions::default());
+    let tree = crate::build(&l, &crate::AptOptions::default());
     warnings(&l, &tree)
 }
 
