@@ -277,14 +277,14 @@ impl Analysis<'_> {
         let n = &hi - &lo;
         let bound = h.bound(&n);
         let fewer = if h.within_one {
-            ", or one fewer as the data fall"
+            " (one fewer for some data)"
         } else {
             ""
         };
         self.notes.insert(
             line,
             format!(
-                "while loop at line {line}: a binary search (halves `{} - {}` = {n} at entry each iteration): at most {bound} iterations{fewer}",
+                "while loop at line {line} is a binary search: each iteration halves `{} - {}` ({n} at entry), so it runs at most {bound} times{fewer}",
                 h.hi, h.lo
             ),
         );
