@@ -207,6 +207,22 @@ fn fortran_do_while_binary_search() {
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("ceil(log2(N + 1))"));
     assert!(note_on(&apt, 16).is_some_and(|n| n.contains("binary search")));
+    // LO .LE. HI over [1, N], leaving by EXIT when the key is found: capped
+    let found = FIND_F
+        .replace("      HI = N + 1\n", "      HI = N\n")
+        .replace("(LO .LT. HI)", "(LO .LE. HI)")
+        .replace(
+            "         IF (A(MID) .LE. S) THEN\n            LO = MID + 1\n",
+            "         IF (A(MID) .EQ. S) THEN\n            EXIT\n         ELSE IF (A(MID) .LT. S) THEN\n            LO = MID + 1\n",
+        )
+        .replace("            HI = MID\n", "            HI = MID - 1\n");
+    let apt = apt_of("find.f", &found);
+    let l = loops(&apt);
+    assert_eq!(
+        l[0].trip,
+        Attr::Unresolved("exits early (exit at line 19)".into())
+    );
+    assert_eq!(l[0].cap, Some(e("ceil(log2(N + 1))")));
     // HI read from the file: the length is unknown
     let unknown = FIND_F.replace("      HI = N + 1\n", "      READ(7,*) HI\n");
     let apt = apt_of("find.f", &unknown);
