@@ -654,3 +654,56 @@ fn an_unsized_face_takes_the_grids_face_with_a_warning() {
         "{warnings:#?}"
     );
 }
+
+const TILES: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, nb, l0, l, i, hi;
+    double s = 0.0, *a;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    nb = atoi(argv[2]);
+    a = calloc((size_t)n, sizeof(double));
+    for (l0 = 0; l0 < n; l0 += nb) {
+        hi = l0 + nb < n ? l0 + nb : n;
+        for (l = l0; l < hi; l++)
+            for (i = 0; i < 2000; i++)
+                a[l] += 1e-9 * (double)(i % 7);
+        MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rank == 0)
+        printf("tile %d %d %.3e\n", n, nb, a[0] + s);
+    free(a);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Tiles of NB lines, the last one short: the tile loop's count is in the enclosing loop's
+/// variable (`min(N, NB + l0) - l0`), and its mean per entry is apt's total over the tiles
+/// divided by their count, exact on every run (it was fitted by regression).
+#[test]
+fn a_tile_loops_mean_trip_comes_from_the_source_total() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "tile.c",
+        TILES,
+        "2",
+        &["N=100,250", "NB=8,16"],
+        &["{N}", "{NB}"],
+    );
+    let trip = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["what"] == "trip" && q["line"] == 17)
+        .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
+    assert_eq!(trip["origin"], "source", "{trip:#}");
+    assert_eq!(trip["expr"], "N/(floor(N/NB - 1/NB) + 1)", "{trip:#}");
+}

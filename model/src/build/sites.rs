@@ -85,7 +85,7 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
             .filter(|(c, _)| *c > 0)
             .map(|(c, it)| it as f64 / c as f64)
     });
-    let src = env.source(&l.trip);
+    let src = env.source(&l.trip).or_else(|| mean_trip(env, n, l));
     if s.values.is_empty() {
         return src.map(|e| {
             Fitted {
@@ -133,6 +133,25 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
         fit: f.clone(),
     });
     Some(f)
+}
+
+/// The mean trip per entry of a loop whose count the source gives in an enclosing loop's
+/// variable (a tile `min(l0 + NB - 1, N) - l0 + 1`): apt's total over those loops divided by
+/// their trip counts, in parameters only.
+fn mean_trip(env: &Env<'_>, n: &Node, l: &LoopNode) -> Option<Expr> {
+    let total = env.source(l.trip_total.as_ref()?)?;
+    let mentioned = l.trip.expr()?.vars();
+    let paths = super::tree::parent_paths(env.apt);
+    let path = paths.get(&n.site.0)?.first()?;
+    let mut entries = Expr::one();
+    for s in path.iter().filter(|s| **s != n.site.0) {
+        if let Some(NodeData::Loop(outer)) = env.nodes.get(s).map(|x| &x.data) {
+            if outer.var.as_ref().is_some_and(|v| mentioned.contains(v)) {
+                entries = entries * env.source(&outer.trip)?;
+            }
+        }
+    }
+    Some(total / entries)
 }
 
 /// An IF's share from its condition, with the report's source text: the condition's own 0/1
