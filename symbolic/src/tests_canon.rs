@@ -192,3 +192,21 @@ fn grid_extents_order_by_growth() {
         "N*(dims(P, 2, 0) + dims(P, 2, 1) + 3)"
     );
 }
+
+/// A caller that knows more about a variable (a processor count is at least 1) gets bounds
+/// the engine alone cannot give: `sqrt(P)` is at least 1, so a step `[sqrt(P) >= 1e-6]` is 1;
+/// `1 - 1/sqrt(P)` has no lower bound the rules show (it is 0 at P = 1).
+#[test]
+fn lower_bounds_with_what_the_caller_knows() {
+    let at_least_one = |v: &str| if v == "P" { 1.0 } else { 0.0 };
+    let p = Expr::var("P");
+    assert_eq!(p.sqrt().lower_bound_with(&at_least_one), 1.0);
+    assert!(p.sqrt().lower_bound_with(&|_| 0.0) < 1e-6);
+    assert_eq!(p.log2().lower_bound_with(&at_least_one), 0.0);
+    let e = Expr::num(3e-9) * Expr::var("N") + Expr::num(2e-6) * p.sqrt();
+    assert_eq!(e.lower_bound_with(&at_least_one), 2e-6);
+    assert_eq!(
+        (Expr::one() - Expr::one() / p.sqrt()).lower_bound_with(&at_least_one),
+        f64::NEG_INFINITY
+    );
+}

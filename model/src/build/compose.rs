@@ -303,7 +303,15 @@ impl Ctx<'_> {
                     let some = |x: Expr| match x.as_const() {
                         Some(c) => Expr::num(if c > 1e-6 { 1.0 } else { 0.0 }),
                         None => {
-                            Expr::min(Expr::one(), (x * Expr::var("P") * Expr::num(1e6)).floor())
+                            let summed = x * Expr::var("P");
+                            // taken at every P ≥ 1 (a share 1/sqrt(P): sqrt(P) ranks)
+                            if summed.lower_bound_with(&|v| if v == "P" { 1.0 } else { 0.0 })
+                                >= 1e-6
+                            {
+                                Expr::one()
+                            } else {
+                                Expr::min(Expr::one(), (summed * Expr::num(1e6)).floor())
+                            }
                         }
                     };
                     Expr::max(some(p.clone()) * tv, some(Expr::one() - p) * ev)

@@ -219,7 +219,7 @@ fn per_iteration(w: &Expr, f: &Fitted) -> Option<f64> {
 /// A burst of its own below the machine's compute threshold is not charged: the step where
 /// the cost reaches it. A burst shared with other computation is charged whole, so the step is
 /// only for sites whose entries are, all but a few (the last iteration runs into the code
-/// after the loop), between two MPI calls.
+/// after the loop), between two MPI calls, and whose cost can fall below the threshold.
 fn below_threshold(env: &Env<'_>, site: u32, f: Fitted) -> Fitted {
     match env.machine.compute_threshold.filter(|t| *t > 0.0) {
         Some(t)
@@ -228,7 +228,16 @@ fn below_threshold(env: &Env<'_>, site: u32, f: Fitted) -> Fitted {
                 .iter()
                 .all(|r| r.compute_alone(site).is_none_or(|a| a >= 0.9)) =>
         {
-            let step = |e: &Expr| e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one());
+            // a cost that reaches the threshold at every P ≥ 1 and every positive value of
+            // the other parameters (`sqrt(P)` times a coefficient above it) needs no step
+            let reaches = |e: &Expr| e.lower_bound_with(&|v| if v == "P" { 1.0 } else { 0.0 }) >= t;
+            let step = |e: &Expr| {
+                if reaches(e) {
+                    e.clone()
+                } else {
+                    e * &Expr::min((e / &Expr::num(t)).floor(), Expr::one())
+                }
+            };
             Fitted {
                 expr: step(&f.expr),
                 lo: step(&f.lo),
