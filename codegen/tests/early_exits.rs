@@ -4,11 +4,14 @@
 //! instrumentation plan built from the IR alone gives the same statements the same ids.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::{BTreeMap, BTreeSet};
+mod common;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use apt::{Node, NodeData};
 use codegen::Plan;
+use common::assert_every_site_marked_once;
 
 fn load(name: &str) -> (frontend::Lowered, apt::Apt) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -55,26 +58,8 @@ fn check(name: &str) {
         from_apt, from_program,
         "{name}: same statements, roles and site ids"
     );
-    // every site but the routines is marked, each id once, and the table is in id order
-    let sites: BTreeSet<u32> = tree
-        .sites
-        .iter()
-        .filter(|s| s.kind != apt::NodeKind::Routine)
-        .map(|s| s.id.0)
-        .collect();
-    let marked: BTreeSet<u32> = from_apt
-        .marks()
-        .iter()
-        .map(|m| m.site)
-        .filter(|s| (*s as usize) < tree.sites.len())
-        .collect();
-    assert_eq!(sites, marked, "{name}");
-    let ids: Vec<u32> = from_apt.marks().iter().map(|m| m.site).collect();
-    assert_eq!(
-        ids.len(),
-        ids.iter().collect::<BTreeSet<_>>().len(),
-        "{name}"
-    );
+    assert_every_site_marked_once(&tree, &from_apt, name);
+    // the table is in id order
     for (k, s) in tree.sites.iter().enumerate() {
         assert_eq!(s.id.0 as usize, k, "{name}");
     }

@@ -25,26 +25,7 @@ fn check(src: &std::path::Path, include_dirs: Vec<std::path::PathBuf>) {
     let lowered = frontend::load(src, &opts).unwrap();
     let tree = apt::build(&lowered, &apt::AptOptions::default());
     let from_apt = Plan::from_apt(&tree, &lowered.program);
-    // every APT site except routines is marked once, under its own id
-    let sites: BTreeSet<u32> = tree
-        .sites
-        .iter()
-        .filter(|s| s.kind != apt::NodeKind::Routine)
-        .map(|s| s.id.0)
-        .collect();
-    let marked: BTreeSet<u32> = from_apt
-        .marks()
-        .iter()
-        .map(|m| m.site)
-        .filter(|s| (*s as usize) < tree.sites.len())
-        .collect();
-    assert_eq!(sites, marked, "{}", src.display());
-    let ids: Vec<u32> = from_apt.marks().iter().map(|m| m.site).collect();
-    assert_eq!(
-        ids.len(),
-        ids.iter().collect::<BTreeSet<_>>().len(),
-        "site ids unique"
-    );
+    assert_every_site_marked_once(&tree, &from_apt, &src.display().to_string());
     let from_program = Plan::from_program(&lowered.program);
     assert_eq!(roles(&from_apt), roles(&from_program), "{}", src.display());
     assert_eq!(from_apt, from_program, "{}: same site ids", src.display());

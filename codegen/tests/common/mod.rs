@@ -628,3 +628,27 @@ pub fn check_traces(prog: &Program, plan: &Plan, ranks: &[RankTrace]) -> Result<
         Err(errors.join("\n"))
     }
 }
+
+/// Every APT site but the routines is marked by `plan`, each under its own id once, and no
+/// mark has an id twice (`what` names the program in messages).
+pub fn assert_every_site_marked_once(tree: &apt::Apt, plan: &Plan, what: &str) {
+    let sites: BTreeSet<u32> = tree
+        .sites
+        .iter()
+        .filter(|s| s.kind != apt::NodeKind::Routine)
+        .map(|s| s.id.0)
+        .collect();
+    let marked: BTreeSet<u32> = plan
+        .marks()
+        .iter()
+        .map(|m| m.site)
+        .filter(|s| (*s as usize) < tree.sites.len())
+        .collect();
+    assert_eq!(sites, marked, "{what}");
+    let ids: Vec<u32> = plan.marks().iter().map(|m| m.site).collect();
+    assert_eq!(
+        ids.len(),
+        ids.iter().collect::<BTreeSet<_>>().len(),
+        "{what}: site ids unique"
+    );
+}
