@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use apt::{Apt, Attr, Node, ParamOrigin};
 use symbolic::Expr;
 
-use super::tree::process_grids;
+use super::tree::{parent_paths, process_grids, Paths};
 use super::{fit_params, QuantityReport};
 use crate::machine::Machine;
 use crate::observe::RunObs;
@@ -25,6 +25,8 @@ pub(super) struct Env<'a> {
     pub(super) params: Vec<String>,
     /// [`process_grids`] of the APT.
     pub(super) grids: BTreeSet<u32>,
+    /// [`parent_paths`] of the APT.
+    pub(super) paths: Paths,
     /// The source's constants the runs did not set, at their defaults.
     pub(super) consts: BTreeMap<String, Expr>,
     /// Every APT node by site id.
@@ -66,6 +68,7 @@ impl<'a> Env<'a> {
             machine,
             qopts,
             grids: process_grids(apt),
+            paths: parent_paths(apt),
             consts,
             nodes: apt.nodes().into_iter().map(|n| (n.site.0, n)).collect(),
             main_dir: apt.file.parent().map(Path::to_path_buf).unwrap_or_default(),

@@ -194,9 +194,9 @@ pub fn build(
             v + f
         })
     });
-    diagnose::residual(&env, &ctx, &pc.paths, &mut t, &mut notes);
+    diagnose::residual(&env, &ctx, &env.paths, &mut t, &mut notes);
     diagnose::missing_params_warnings(&env, &t[1], &mut notes);
-    diagnose::phase_totals(&ctx, &pc.paths, main, &mut phase_rep);
+    diagnose::phase_totals(&ctx, &env.paths, main, &mut phase_rep);
     Built {
         t,
         phases: phase_rep,

@@ -9,7 +9,7 @@ use apt::{CommFacts, LoopNode, Node, NodeData};
 use symbolic::Expr;
 
 use super::env::{row, source_expr, Env};
-use super::tree::{compute_below, parent_paths, Paths};
+use super::tree::compute_below;
 use super::{bidx, BOUNDS};
 use crate::machine::CostModel;
 use crate::observe::RunObs;
@@ -23,8 +23,6 @@ pub(super) struct PhaseContext {
     pub(super) in_pipeline: BTreeSet<u32>,
     /// Per phase, [`presence`] of its critical runs.
     pub(super) presences: Vec<Expr>,
-    /// [`parent_paths`] of the APT.
-    pub(super) paths: Paths,
     /// Per point-to-point phase: the source's size per message, if any, and the fitted one.
     pub(super) phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)>,
     /// Computation sites below a phase that communicates only from some P up, with its ramp.
@@ -46,7 +44,6 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
         .collect();
     let critical = phases::critical_runs(&found);
     let presences: Vec<Expr> = critical.iter().map(|on| presence(env.runs, on)).collect();
-    let paths = parent_paths(env.apt);
     // the size per message of each point-to-point phase: the source's expression where it
     // has one, fitted to the traced sizes (costed below, and the size of a rewrite here)
     let mut phase_bytes: BTreeMap<usize, (Option<Expr>, Fitted)> = BTreeMap::new();
@@ -84,7 +81,6 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
         found,
         in_pipeline,
         presences,
-        paths,
         phase_bytes,
         communicating: BTreeMap::new(),
         floors: BTreeMap::new(),
@@ -164,7 +160,7 @@ fn send_floors<'s>(
 ) -> Vec<(&'s CommFacts, [Expr; 3])> {
     let ramp = &pc.presences[gi];
     let routine_of = |s: &u32| {
-        pc.paths
+        env.paths
             .get(s)
             .and_then(|p| p.first())
             .and_then(|p| p.first())

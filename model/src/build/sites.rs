@@ -141,8 +141,7 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
 fn mean_trip(env: &Env<'_>, n: &Node, l: &LoopNode) -> Option<Expr> {
     let total = env.source(l.trip_total.as_ref()?)?;
     let mentioned = l.trip.expr()?.vars();
-    let paths = super::tree::parent_paths(env.apt);
-    let path = paths.get(&n.site.0)?.first()?;
+    let path = env.paths.get(&n.site.0)?.first()?;
     let mut entries = Expr::one();
     for s in path.iter().filter(|s| **s != n.site.0) {
         if let Some(NodeData::Loop(outer)) = env.nodes.get(s).map(|x| &x.data) {
