@@ -12,15 +12,22 @@ use crate::rules::trip_count;
 use crate::value::{assumed, Val};
 use crate::Attr;
 
-/// Elements visited by `op`: the sum of its shapes' sizes. `ev` evaluates a source
-/// expression at the statement.
+/// Elements visited by `op`: the sum of its shapes' sizes, or of its library calls' work
+/// ([`crate::library::work`]). `ev` evaluates a source expression at the statement.
 pub fn extent(
     prog: &Program,
+    sources: &frontend::Sources,
     proc: ProcId,
     op: &ArrayOp<'_>,
     ev: &mut dyn FnMut(&SrcExpr) -> Val,
 ) -> Attr {
     let mut total = Expr::zero();
+    for call in &op.calls {
+        match crate::library::work(sources, call, ev) {
+            Attr::Expr(e) => total = total + e,
+            other => return other,
+        }
+    }
     for shape in &op.shapes {
         match size(prog, proc, shape, ev) {
             Attr::Expr(e) => total = total + e,

@@ -32,6 +32,7 @@ pub mod dims;
 pub mod externals;
 pub mod halving;
 pub mod interp;
+pub mod library;
 pub mod limits;
 pub mod params;
 pub mod pointers;
@@ -121,6 +122,9 @@ pub struct LoopNode {
     /// Fortran array syntax (an implicit loop over the elements a statement visits): the
     /// sections or arrays visited, as written (`unew(1:nx, j)`).
     pub array: Option<String>,
+    /// A call of a computing library routine (an implicit loop whose iterations are the
+    /// routine's work, [`frontend::library`]): the routines called, as written (`qsort`).
+    pub library: Option<String>,
     /// Iterations per entry.
     pub trip: Attr,
     /// A loop that may end early (a while loop whose condition also counts iterations, `it <
@@ -463,6 +467,8 @@ mod tests_gotos;
 mod tests_halving;
 #[cfg(test)]
 mod tests_idioms;
+#[cfg(test)]
+mod tests_library;
 #[cfg(test)]
 mod tests_json;
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! are a string (expression text in augur's syntax, `any`, `null`) or
 //! `{"unresolved": reason}`; loops instead carry `trip` or `unresolved` at top level (and
 //! `cap`, the bound the source proves on a trip that may end early), and
-//! Fortran array syntax (an implicit loop) carries `array`, the sections it visits.
+//! Fortran array syntax (an implicit loop) carries `array`, the sections it visits; a
+//! computing library call (an implicit loop too) `library`, the routines it calls.
 //!
 //! What may be overwritten, in both forms: computation phases show what they write
 //! (JSON `"writes": [names]`, or `{"unresolved": reason}`; text `writes={…}` or
@@ -110,6 +111,9 @@ fn node_value(n: &Node, writes: Option<&CallWrites>) -> Value {
             }
             if let Some(a) = &l.array {
                 m.insert("array".into(), Value::String(a.clone()));
+            }
+            if let Some(a) = &l.library {
+                m.insert("library".into(), Value::String(a.clone()));
             }
             match &l.trip {
                 Attr::Unresolved(r) => m.insert("unresolved".into(), Value::String(r.clone())),
@@ -245,6 +249,9 @@ fn node_line(n: &Node, depth: usize, width: usize, apt: &Apt, dir: &Path, out: &
             }
             if let Some(a) = &l.array {
                 let _ = write!(out, " array {a}");
+            }
+            if let Some(a) = &l.library {
+                let _ = write!(out, " library {a}");
             }
             let _ = write!(out, " trip={}", l.trip.text());
             opt("cap", &l.cap, out);

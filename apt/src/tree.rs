@@ -217,17 +217,21 @@ impl Builder<'_> {
                         out.push(node(Some(id), line, NodeData::Comm(f.clone()), Vec::new()));
                     }
                 }
-                StmtKind::Assign(_) => {
+                StmtKind::Assign(_) | StmtKind::Call(_) => {
                     self.calls_in(id, &mut out);
                     if let Some(op) = frontend::array_op(self.prog, s) {
                         let mut n = self.loop_node(id, line, Vec::new());
                         if let NodeData::Loop(l) = &mut n.data {
-                            let shapes: Vec<String> = op
-                                .shapes
-                                .iter()
-                                .map(|e| source_text(self.sources.text(e.span)))
-                                .collect();
-                            l.array = Some(shapes.join(", "));
+                            if op.kind == frontend::ArrayOpKind::Library {
+                                l.library = Some(crate::library::names(&op));
+                            } else {
+                                let shapes: Vec<String> = op
+                                    .shapes
+                                    .iter()
+                                    .map(|e| source_text(self.sources.text(e.span)))
+                                    .collect();
+                                l.array = Some(shapes.join(", "));
+                            }
                         }
                         out.push(n);
                     }
@@ -260,6 +264,7 @@ impl Builder<'_> {
             cap: f.and_then(|f| f.cap.clone()),
             trip_total: f.and_then(|f| f.total.clone()),
             array: None,
+            library: None,
             compute: false,
             work: None,
             writes: None,

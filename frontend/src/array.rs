@@ -11,9 +11,15 @@
 //! - otherwise each reduction intrinsic in the value visits the elements of its first
 //!   array-valued operand (`sum(a(1:n)) + maxval(b)` visits both);
 //! - a statement that calls a procedure of the program is not an array operation: the
-//!   callee's own nodes hold its work, and the APT keeps the call as a CALL node.
+//!   callee's own nodes hold its work, and the APT keeps the call as a CALL node;
+//! - a call of a computing library routine ([`crate::library`]) is an implicit loop too, of
+//!   kind [`ArrayOpKind::Library`]: a call statement in both languages (`qsort(...);`,
+//!   `call dgemm(...)`), and in Fortran an assignment whose value calls one (`s = ddot(...)`;
+//!   the whole statement is timed, as array syntax is). A C call inside a larger expression
+//!   is not one: codegen cannot wrap it (it may be a declaration's initialiser).
 use crate::intrinsics::{self, Class};
 use crate::ir::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
+use crate::library::{library_call, library_calls_in, LibraryCall};
 
 /// How an array operation visits its elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +28,9 @@ pub enum ArrayOpKind {
     Assign,
     /// Reductions, one shape per reduction call.
     Reduce,
+    /// Calls of computing library routines ([`ArrayOp::calls`], at least one; no shapes):
+    /// the work is the sum of their laws.
+    Library,
 }
 
 /// One array-syntax statement: the array expressions whose elements it visits (the number of
@@ -31,6 +40,8 @@ pub struct ArrayOp<'a> {
     pub kind: ArrayOpKind,
     /// `Var` (a whole array) or `Index` with a section or vector subscript.
     pub shapes: Vec<&'a SrcExpr>,
+    /// [`ArrayOpKind::Library`]: the library calls, in source order.
+    pub calls: Vec<LibraryCall<'a>>,
 }
 
 impl ArrayOp<'_> {
@@ -115,6 +126,17 @@ fn calls_user_proc(prog: &Program, s: &Stmt, exprs: &[&SrcExpr]) -> bool {
 
 /// The array operation statement `s` performs, if it is one (module doc).
 pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
+    if let StmtKind::Call(c) = &s.kind {
+        let exprs: Vec<&SrcExpr> = c.args.iter().collect();
+        if calls_user_proc(prog, s, &exprs) {
+            return None;
+        }
+        return library_call(prog, s.proc, &c.name, &c.args).map(|call| ArrayOp {
+            kind: ArrayOpKind::Library,
+            shapes: Vec::new(),
+            calls: vec![call],
+        });
+    }
     if prog.language != Language::Fortran {
         return None;
     }
@@ -132,12 +154,22 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
         return Some(ArrayOp {
             kind: ArrayOpKind::Assign,
             shapes: vec![&a.target],
+            calls: Vec::new(),
         });
     }
     let mut shapes = Vec::new();
     reductions(prog, s.proc, &a.value, &mut shapes);
-    (!shapes.is_empty()).then_some(ArrayOp {
-        kind: ArrayOpKind::Reduce,
-        shapes,
+    if !shapes.is_empty() {
+        return Some(ArrayOp {
+            kind: ArrayOpKind::Reduce,
+            shapes,
+            calls: Vec::new(),
+        });
+    }
+    let calls = library_calls_in(prog, s.proc, &[&a.value]);
+    (!calls.is_empty()).then_some(ArrayOp {
+        kind: ArrayOpKind::Library,
+        shapes: Vec::new(),
+        calls,
     })
 }

@@ -15,7 +15,8 @@
 //! - `lower::{c, fortran}` (one folder per language: `decl`, `stmt`, `loops`, `expr`): nodes
 //!   → IR through `lower::Builder` (arena, def/use sets, the one `mpi_table`); deeply nested
 //!   inputs are lowered on a big-stack worker thread.
-//! - `array`: which Fortran statements are array operations (implicit loops).
+//! - `array`: which statements are implicit loops: Fortran array operations and calls of
+//!   computing library routines (`library`, the table of those routines).
 //! - `dump`: text of the IR for snapshots and debugging.
 pub mod array;
 pub(crate) mod cpp;
@@ -24,6 +25,7 @@ pub mod dump;
 pub(crate) mod include;
 pub mod intrinsics;
 pub mod ir;
+pub mod library;
 pub(crate) mod labels;
 pub(crate) mod lower;
 pub(crate) mod macros;
@@ -34,6 +36,7 @@ pub(crate) mod source_map;
 pub mod types;
 
 pub use array::{array_op, ArrayOp, ArrayOpKind};
+pub use library::{LibraryCall, Law};
 pub use diagnostic::{Diagnostic, Severity};
 pub use ir::*;
 pub use mpi_table::{MpiOp, Role};

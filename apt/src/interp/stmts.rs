@@ -106,6 +106,9 @@ impl Analysis<'_> {
             }
             StmtKind::Mpi(m) => self.mpi(id, m, env, line),
             StmtKind::Call(c) => {
+                // a computing library routine: an implicit loop, its work from the arguments
+                // as they are before the call
+                self.array_op(id, s, env);
                 let callee = user_proc(prog, &self.procs.names, s.proc, &c.name);
                 let vals: Vec<Val> = c.args.iter().map(|a| self.ev(a, env, None)).collect();
                 let reason = format!("modified by call to `{}` at line {line}", c.name);
@@ -273,16 +276,17 @@ impl Analysis<'_> {
         }
     }
 
-    /// A Fortran array-syntax statement: an implicit loop whose trip is the number of
-    /// elements it visits ([`crate::array`]).
+    /// A Fortran array-syntax statement or a computing library call: an implicit loop whose
+    /// trip is the number of elements it visits or the call's work ([`crate::array`]).
     pub(super) fn array_op(&mut self, id: StmtId, s: &frontend::Stmt, env: &Env) {
         let prog = self.prog;
         let Some(op) = frontend::array_op(prog, s) else {
             return;
         };
+        let sources = self.sources;
         let trip = {
             let mut ev = |e: &SrcExpr| self.ev(e, env, None);
-            crate::array::extent(prog, s.proc, &op, &mut ev)
+            crate::array::extent(prog, sources, s.proc, &op, &mut ev)
         };
         let total = match &trip {
             Attr::Expr(t) => self.trip_total(t),
