@@ -1,7 +1,9 @@
 //! What defeats the analysis, said where `analyze` reports: constructs the front end could not
 //! follow (MPI functions outside augur's table, one-sided communication and MPI-IO among them;
 //! `goto`; calls whose arguments do not match their signature; missing include files) and
-//! library calls that compute (sorts, copies, BLAS) but are no computation site. One warning
+//! library calls that compute (sorts, copies, BLAS) but are no computation site (routines outside
+//! `frontend::library`'s table, calls inside C expressions), and library calls that are sites
+//! but whose work the source does not give. One warning
 //! per kind of construct, listing its `file:line`s, and what it means for the model: time no
 //! site measures ends in the overhead fit, which is a fit, not a model of it. `analyze` prints
 //! them with its own warnings.
@@ -18,7 +20,43 @@ pub fn warnings(lowered: &Lowered, tree: &Apt) -> Vec<String> {
     let cover = Coverage::new(lowered, tree);
     let mut out = diagnostic_warnings(lowered, &cover);
     out.extend(computing_calls(lowered, &cover));
+    out.extend(unresolved_library_sites(lowered, tree, &cover));
     out
+}
+
+/// The warning about computing library calls that are computation sites
+/// ([`frontend::array_op`]) whose work does not resolve from the source: which argument did
+/// not, and that the runs measure it.
+fn unresolved_library_sites(lowered: &Lowered, tree: &Apt, cover: &Coverage<'_>) -> Option<String> {
+    let mut found: Vec<(At, String, String)> = Vec::new();
+    for n in tree.nodes() {
+        let NodeData::Loop(l) = &n.data else { continue };
+        let (Some(names), Some(why)) = (&l.library, l.trip.unresolved()) else {
+            continue;
+        };
+        let Some(site) = tree.site(n.site) else {
+            continue;
+        };
+        let place = at(lowered, cover, Some(site.proc), site.span);
+        found.push((place, names.clone(), why.to_string()));
+    }
+    if found.is_empty() {
+        return None;
+    }
+    found.sort();
+    let parts: Vec<String> = found
+        .iter()
+        .map(|(p, name, why)| format!("{name} at {}:{} ({why})", p.file, p.line))
+        .collect();
+    let (its, they) = if found.len() == 1 {
+        ("its", "it is")
+    } else {
+        ("their", "they are")
+    };
+    Some(format!(
+        "library calls timed as computation sites whose work the source does not give, {}: {they} timed and {its} work per call is counted in the runs, then fitted by regression (not the routine's law)",
+        parts.join(", ")
+    ))
 }
 
 /// One occurrence of a construct: where, and the computation phase whose measured time holds
@@ -350,7 +388,8 @@ fn untimed(places: &[&At], its: &str) -> String {
 
 /// The warning about library calls that compute ([`crate::externals::is_computing`]) outside
 /// every computation phase, naming each call; a `memcpy`/`memmove`/`memset` of a constant
-/// size (`sizeof(double)`) costs nothing worth naming.
+/// size (`sizeof(double)`) costs nothing worth naming. The calls [`frontend::array_op`] makes
+/// implicit loops are computation phases themselves (or inside one) and are not named.
 fn computing_calls(lowered: &Lowered, cover: &Coverage<'_>) -> Option<String> {
     let prog = &lowered.program;
     let names = crate::procs::ProcNames::new(prog);
@@ -372,7 +411,7 @@ fn computing_calls(lowered: &Lowered, cover: &Coverage<'_>) -> Option<String> {
             if !crate::externals::is_computing(prog.language, name)
                 || names.get(name).is_some()
                 || !callable(prog, s.proc, name)
-                || constant_copy(name, args)
+                || frontend::library::constant_copy(name, args)
             {
                 continue;
             }
@@ -421,26 +460,6 @@ fn callable(prog: &Program, proc: ProcId, name: &str) -> bool {
                 && d.ty.base != frontend::BaseType::Character
         }),
     }
-}
-
-/// `memcpy(&x, buf, sizeof(double))`: a copy, move or fill whose size has no variable in it.
-fn constant_copy(name: &str, args: &[frontend::SrcExpr]) -> bool {
-    if !matches!(name, "memcpy" | "memmove" | "memset") {
-        return false;
-    }
-    let Some(size) = args.get(2) else {
-        return false;
-    };
-    fn constant(e: &frontend::SrcExpr) -> bool {
-        match &e.kind {
-            SrcExprKind::Int(_) | SrcExprKind::Real { .. } | SrcExprKind::SizeOf { .. } => true,
-            SrcExprKind::Unary { operand, .. } => constant(operand),
-            SrcExprKind::Binary { lhs, rhs, .. } => constant(lhs) && constant(rhs),
-            SrcExprKind::Cast { expr, .. } => constant(expr),
-            _ => false,
-        }
-    }
-    constant(size)
 }
 
 #[cfg(test)]

@@ -531,7 +531,11 @@ impl ProcFacts {
         match &s.kind {
             StmtKind::Call(c) => match user_proc(prog, &self.names, s.proc, &c.name) {
                 Some(callee) => self.call_defs(s, callee, &c.args),
-                None => s.defs.clone(),
+                // a computing library routine never writes its sizes
+                None => {
+                    let sizes = crate::library::sizes_read(prog, s);
+                    s.defs.difference(&sizes).cloned().collect()
+                }
             },
             _ => s.defs.clone(),
         }

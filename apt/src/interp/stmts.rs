@@ -135,7 +135,13 @@ impl Analysis<'_> {
                     }
                     None => match pointer_call(prog, &self.procs.names, s) {
                         Some(pc) => self.pointer_call(id, s, &pc, vals, env, line, &reason),
-                        None => self.set_unknown(env, s.defs.clone(), &reason),
+                        None => {
+                            // a computing library routine never writes its sizes (BLAS
+                            // declares them input; C passes them by value or as `const`)
+                            let sizes = crate::library::sizes_read(prog, s);
+                            let defs = s.defs.iter().filter(|d| !sizes.contains(*d)).cloned();
+                            self.set_unknown(env, defs.collect::<Vec<_>>(), &reason)
+                        }
                     },
                 }
             }
