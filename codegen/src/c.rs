@@ -12,6 +12,9 @@
 //!   (a `default: … break;` is added when there is none);
 //! - call through a function pointer: `{ if (p == f) { <branch markers> augur_call_enter(S); }
 //!   else … p(x); if (p == f) augur_call_exit(S); else … }`;
+//! - computing library call statement (an implicit loop, [`frontend::array_op`]): `{ long long
+//!   augur_n_S = <its work>; [augur_phase_begin(S);] augur_loop_enter(S); qsort(...);
+//!   augur_loop_exit(S, augur_n_S); [augur_phase_end(S);] }`;
 //! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
 //!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
 //! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
@@ -147,6 +150,9 @@ fn loop_marks(
     } else {
         Default::default()
     };
+    if let StmtKind::Call(_) = &s.kind {
+        return library_marks(ctx, s, site, (enter, pb, pe), d);
+    }
     if let Some(head) = goto_head(text, s) {
         return goto_loop_marks(ctx, s, site, (enter, pb, pe), head, d);
     }
@@ -176,6 +182,48 @@ fn loop_marks(
         }
         None => ctx.note(Some(s.span), "loop body not found: iterations not counted"),
     }
+    Ok(())
+}
+
+/// The markers of a computing library call statement (an implicit loop): its work, from the
+/// arguments as they are before the call, is the loop's count.
+fn library_marks(
+    ctx: &mut Ctx<'_>,
+    s: &Stmt,
+    site: u32,
+    (enter, pb, pe): (String, String, String),
+    d: i64,
+) -> Result<(), CodegenError> {
+    let file = s.span.file;
+    let text = ctx.text(file)?;
+    let end = c_stmt_end(text, s.span.end as usize);
+    let work = frontend::array_op(ctx.prog, s)
+        .filter(|op| op.kind == frontend::ArrayOpKind::Library)
+        .and_then(|op| {
+            op.calls
+                .iter()
+                .map(|c| crate::library::work_text(ctx.prog, ctx.sources, c))
+                .collect::<Option<Vec<String>>>()
+        })
+        .map(|w| w.join(" + "));
+    if work.is_none() {
+        ctx.note(
+            Some(s.span),
+            "library call whose sizes have side effects or span lines: its work is not counted (1 per call)",
+        );
+    }
+    let work = work.unwrap_or_else(|| "1".into());
+    let e = ctx.edits(file);
+    e.insert(
+        s.span.start as usize,
+        format!("{{ long long augur_n_{site} = {work}; {pb}{enter}"),
+        Key::before(2 * d),
+    );
+    e.insert(
+        end,
+        format!(" augur_loop_exit({site}, augur_n_{site});{pe} }}"),
+        Key::after(2 * d),
+    );
     Ok(())
 }
 

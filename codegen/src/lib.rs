@@ -12,6 +12,7 @@
 mod c;
 mod edit;
 mod fortran;
+mod library;
 pub mod plan;
 mod scan;
 pub mod wrapped;

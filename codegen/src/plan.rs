@@ -15,8 +15,9 @@ use serde::Serialize;
 pub enum Role {
     /// A counted or while loop: iterations per entry. `compute_phase`: the outermost loop of a
     /// computation phase, also timed (wall, thread CPU, MPI_Wtime) per entry. On a Fortran
-    /// array-syntax assignment ([`frontend::array_op`]): an implicit loop whose iterations are
-    /// the elements the statement visits.
+    /// array-syntax assignment or a computing library call ([`frontend::array_op`]): an
+    /// implicit loop whose iterations are the elements the statement visits, or the routine's
+    /// work.
     Loop {
         compute_phase: bool,
     },
@@ -474,10 +475,10 @@ impl PlanBuilder<'_> {
                     }
                 }
                 StmtKind::Mpi(m) if is_comm(m.op) => self.push(id, Role::Comm),
-                StmtKind::Assign(_) => {
+                StmtKind::Assign(_) | StmtKind::Call(_) => {
                     self.calls(s);
-                    // Fortran array syntax: an implicit loop (a statement of its own, so a
-                    // computation phase unless inside one)
+                    // Fortran array syntax or a computing library call: an implicit loop (a
+                    // statement of its own, so a computation phase unless inside one)
                     if frontend::array_op(self.prog, s).is_some() {
                         self.push(
                             id,

@@ -106,8 +106,9 @@ impl F<'_, '_> {
         (trip.len() <= limit).then_some(trip)
     }
 
-    /// Markers of an array-syntax statement marked as a loop: the loop's entry (and phase)
-    /// markers before it, the element count and exit markers after it.
+    /// Markers of an array-syntax statement or library call marked as a loop: the loop's entry
+    /// (and phase) markers before it, the element count (the call's work) and exit markers
+    /// after it.
     pub(super) fn array_loop(&mut self, s: &Stmt, site: u32, phase: bool) {
         let Some(op) = frontend::array_op(self.ctx.prog, s) else {
             self.ctx.note(
@@ -120,7 +121,11 @@ impl F<'_, '_> {
         if count.is_none() {
             self.ctx.note(
                 Some(s.span),
-                "array section written over several lines or too long to repeat: its elements are not counted (1 per execution)",
+                if op.kind == frontend::ArrayOpKind::Library {
+                    "library call whose sizes are written over several lines, have side effects or are too long to repeat: its work is not counted (1 per call)"
+                } else {
+                    "array section written over several lines or too long to repeat: its elements are not counted (1 per execution)"
+                },
             );
         }
         let set = format!("augur_n_{site} = {}", count.as_deref().unwrap_or("1"));
@@ -143,10 +148,14 @@ impl F<'_, '_> {
         self.lines.counters.entry(s.proc).or_default().insert(site);
     }
 
-    /// `size(a) + size(b(1:n, j))`: the elements an array operation visits, as source text
-    /// (`None` when a section is not on one line or the statement would be too long).
+    /// `size(a) + size(b(1:n, j))`: the elements an array operation visits, or the work of its
+    /// library calls ([`crate::library::work_text`]), as source text (`None` when a section
+    /// or size is not on one line or the statement would be too long).
     fn element_count(&self, op: &frontend::ArrayOp<'_>) -> Option<String> {
         let mut parts = Vec::new();
+        for c in &op.calls {
+            parts.push(crate::library::work_text(self.ctx.prog, self.ctx.sources, c)?);
+        }
         for e in &op.shapes {
             let t = self.ctx.sources.text(e.span).trim();
             let bad = t.is_empty() || t.contains(['\n', '\r', '!', '&', ';', '\'', '"']);
