@@ -468,9 +468,9 @@ mod tests_halving;
 #[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]
-mod tests_library;
-#[cfg(test)]
 mod tests_json;
+#[cfg(test)]
+mod tests_library;
 #[cfg(test)]
 mod tests_minmax;
 #[cfg(test)]

@@ -10,7 +10,11 @@ use crate::Attr;
 
 /// Work per execution of `call`: the law of [`frontend::Law`] over its size arguments. `ev`
 /// evaluates a source expression at the statement.
-pub fn work(sources: &Sources, call: &LibraryCall<'_>, ev: &mut dyn FnMut(&SrcExpr) -> Val) -> Attr {
+pub fn work(
+    sources: &Sources,
+    call: &LibraryCall<'_>,
+    ev: &mut dyn FnMut(&SrcExpr) -> Val,
+) -> Attr {
     let mut sizes = Vec::new();
     for (k, e) in call.sizes.iter().enumerate() {
         let role = call.role(k);
@@ -48,7 +52,10 @@ pub fn names(op: &frontend::ArrayOp<'_>) -> String {
 
 /// The variables a computing library call statement `s` passes as its sizes (`n` of `&n`),
 /// which it only reads; empty for any other statement.
-pub fn sizes_read(prog: &frontend::Program, s: &frontend::Stmt) -> std::collections::BTreeSet<String> {
+pub fn sizes_read(
+    prog: &frontend::Program,
+    s: &frontend::Stmt,
+) -> std::collections::BTreeSet<String> {
     let Some(op) = frontend::array_op(prog, s) else {
         return Default::default();
     };

@@ -98,14 +98,13 @@ fn a_local_qsort_is_a_timed_site_with_its_n_log_n_work() {
     let work = sort["work"].as_str().unwrap();
     assert!(work.contains("log2(NLOC)"), "{sort:#}");
     let origin = sort["origin"].as_str().unwrap();
-    assert!(
-        origin == "source" || origin == "source_scaled",
-        "{sort:#}"
-    );
+    assert!(origin == "source" || origin == "source_scaled", "{sort:#}");
     // no longer named as a library call whose time is in the overhead fit
     let warnings = m["warnings"].as_array().unwrap();
     assert!(
-        warnings.iter().all(|w| !w.as_str().unwrap().contains("qsort")),
+        warnings
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("qsort")),
         "{warnings:#?}"
     );
     let rows = m["validation"].as_array().expect("validation rows");

@@ -35,7 +35,11 @@ fn instrument(dir: &Path, name: &str, text: &str) -> (String, PathBuf, apt::Apt)
     assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
     let tree = apt::build(&lowered, &apt::AptOptions::default());
     let plan = codegen::Plan::from_apt(&tree, &lowered.program);
-    assert_eq!(plan, codegen::Plan::from_program(&lowered.program), "{name}");
+    assert_eq!(
+        plan,
+        codegen::Plan::from_program(&lowered.program),
+        "{name}"
+    );
     assert_every_site_marked_once(&tree, &plan, name);
     let out = codegen::instrument(&lowered.program, &lowered.sources, &plan).unwrap();
     let inst = dir.join("inst").join(&out.files[0].relative);
@@ -68,7 +72,10 @@ fn compiles(tool: &str, inst: &Path, rt: &Runtime, fortran: bool) {
     if fortran {
         cmd.args(augur_runtime::FORTRAN_FLAGS);
     }
-    cmd.arg("-c").arg(inst).arg("-o").arg(inst.with_extension("o"));
+    cmd.arg("-c")
+        .arg(inst)
+        .arg("-o")
+        .arg(inst.with_extension("o"));
     run(&mut cmd, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"));
 }
 
@@ -156,7 +163,12 @@ fn a_sort_counts_its_work_under_open_mpi() {
         .map(|r| (r, site_of(&tree, r)))
         .collect();
     // NLOC = 1000: 1000*log2(1000) = 9965.8 comparisons, 4000 bytes, log2(1001) = 9.97 probes
-    let want = [("qsort", 1, 9966), ("memcpy", 1, 4000), ("bsearch", 1, 10), ("memset", 3, 12000)];
+    let want = [
+        ("qsort", 1, 9966),
+        ("memcpy", 1, 4000),
+        ("bsearch", 1, 10),
+        ("memset", 3, 12000),
+    ];
     for r in &ranks {
         for ((name, site), (_, count, sum)) in sites.iter().zip(want) {
             let agg = r
@@ -169,7 +181,9 @@ fn a_sort_counts_its_work_under_open_mpi() {
         // the sort and the copy are computation phases at procedure level: timed
         for site in [sites[0].1, sites[1].1] {
             assert!(
-                r.events.iter().any(|e| matches!(e, trace::Event::Phase(p) if p.site == site)),
+                r.events
+                    .iter()
+                    .any(|e| matches!(e, trace::Event::Phase(p) if p.site == site)),
                 "no phase record for site {site}"
             );
         }

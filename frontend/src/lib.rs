@@ -25,8 +25,8 @@ pub mod dump;
 pub(crate) mod include;
 pub mod intrinsics;
 pub mod ir;
-pub mod library;
 pub(crate) mod labels;
+pub mod library;
 pub(crate) mod lower;
 pub(crate) mod macros;
 pub mod mpi_table;
@@ -36,9 +36,9 @@ pub(crate) mod source_map;
 pub mod types;
 
 pub use array::{array_op, ArrayOp, ArrayOpKind};
-pub use library::{LibraryCall, Law};
 pub use diagnostic::{Diagnostic, Severity};
 pub use ir::*;
+pub use library::{Law, LibraryCall};
 pub use mpi_table::{MpiOp, Role};
 
 use std::path::{Path, PathBuf};

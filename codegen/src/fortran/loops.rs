@@ -154,7 +154,11 @@ impl F<'_, '_> {
     fn element_count(&self, op: &frontend::ArrayOp<'_>) -> Option<String> {
         let mut parts = Vec::new();
         for c in &op.calls {
-            parts.push(crate::library::work_text(self.ctx.prog, self.ctx.sources, c)?);
+            parts.push(crate::library::work_text(
+                self.ctx.prog,
+                self.ctx.sources,
+                c,
+            )?);
         }
         for e in &op.shapes {
             let t = self.ctx.sources.text(e.span).trim();
