@@ -16,6 +16,9 @@ pub struct CommFacts {
     pub tag: Option<Attr>,
     /// Bytes sent (the contribution per process for collectives).
     pub bytes: Option<Attr>,
+    /// Where `bytes` changes with enclosing loops' variables (a remainder block `min(K, NZ -
+    /// kb)`), its mean over their iterations: the size per message in the run's parameters.
+    pub bytes_mean: Option<Attr>,
     /// Sendrecv: the source, receive tag and bytes received.
     pub source: Option<Attr>,
     pub recv_tag: Option<Attr>,
@@ -47,6 +50,14 @@ pub enum SendBuffer {
     /// Not a variable apt can name (`f(x)`, a pointer of unknown target, a started
     /// persistent request): why.
     Unknown(String),
+}
+
+impl CommFacts {
+    /// The size per message in the run's parameters: the mean over enclosing loops where the
+    /// size changes with them, else the size.
+    pub fn size(&self) -> Option<&Attr> {
+        self.bytes_mean.as_ref().or(self.bytes.as_ref())
+    }
 }
 
 /// Whether a call of `op` communicates (or completes or probes communication).
@@ -248,6 +259,7 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
         peer,
         tag,
         bytes,
+        bytes_mean: None,
         source,
         recv_tag,
         recv_bytes,

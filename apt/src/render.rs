@@ -44,6 +44,7 @@ fn comm_json(m: &mut Map<String, Value>, c: &CommFacts, writes: bool) {
         ("peer", &c.peer),
         ("tag", &c.tag),
         ("bytes", &c.bytes),
+        ("bytes_mean", &c.bytes_mean),
         ("source", &c.source),
         ("recv_tag", &c.recv_tag),
         ("recv_bytes", &c.recv_bytes),
@@ -290,6 +291,7 @@ fn node_line(n: &Node, depth: usize, width: usize, apt: &Apt, dir: &Path, out: &
             opt("peer", &c.peer, out);
             opt("tag", &c.tag, out);
             opt("bytes", &c.bytes, out);
+            opt("mean", &c.bytes_mean, out);
             opt("source", &c.source, out);
             opt("recv_tag", &c.recv_tag, out);
             opt("recv_bytes", &c.recv_bytes, out);

@@ -101,16 +101,21 @@ fn tile_clamps(body: &Expr, var: &str, hi: &Expr, step: &Expr) -> Vec<(Atom, Exp
                 continue;
             }
             let [x, y] = args.as_slice() else { continue };
-            for (inner, end) in [(x, y), (y, x)] {
-                let c = inner - &Expr::var(var) - step;
-                if c.contains_var(var) || end.contains_var(var) {
-                    continue;
-                }
-                let d = end - hi - &c;
-                if matches!(d.as_const(), Some(d) if d == 0.0 || d == 1.0) {
-                    out.push((a.clone(), inner.clone(), end.clone()));
-                    break;
-                }
+            // a tile's length is its end less its start: `min(K, N - kb)` is `min(kb + K, N)
+            // - kb`, so both arguments are tried as written and shifted by `var`
+            let found = [Expr::zero(), Expr::var(var)].iter().find_map(|shift| {
+                [(x, y), (y, x)].into_iter().find(|(inner, end)| {
+                    let c = *inner + shift - Expr::var(var) - step;
+                    let end = *end + shift;
+                    if c.contains_var(var) || end.contains_var(var) {
+                        return false;
+                    }
+                    let d = &end - hi - &c;
+                    matches!(d.as_const(), Some(d) if d == 0.0 || d == 1.0)
+                })
+            });
+            if let Some((inner, end)) = found {
+                out.push((a.clone(), inner.clone(), end.clone()));
             }
         }
     }
@@ -215,6 +220,21 @@ mod tests {
             "4",
             &[&[("N", 10.0)], &[("N", 3.0)]],
         );
+    }
+
+    #[test]
+    fn remainder_blocks_add_up_to_the_range() {
+        // for (kb = 0; kb < nz; kb += K) kk = min(K, nz - kb): the block's length, not its end
+        let cases: &[&[(&str, f64)]] = &[
+            &[("NZ", 128.0), ("K", 16.0), ("N", 3.0)],
+            &[("NZ", 100.0), ("K", 16.0), ("N", 3.0)],
+            &[("NZ", 5.0), ("K", 9.0), ("N", 3.0)],
+        ];
+        let s = check("min(K, NZ - l0)", "0", "NZ - 1", "K", cases);
+        assert_eq!(s, parse("NZ").unwrap());
+        // Fortran: do kb = 1, nz, k; kk = min(k, nz - kb + 1)
+        let s = check("8*N*min(K, NZ - l0 + 1)", "1", "NZ", "K", cases);
+        assert_eq!(s, parse("8*N*NZ").unwrap());
     }
 
     #[test]

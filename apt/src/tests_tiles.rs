@@ -3,7 +3,7 @@
 //! line once; a stride the source does not give is named as such, not as unresolved bounds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::tests::{apt_of, e, eval, loops};
+use crate::tests::{apt_of, comms, e, eval, loops};
 use crate::Attr;
 
 /// F77 fixed form: a pipelined sweep over `nlines` lines in blocks of `nb`, each line a
@@ -114,4 +114,65 @@ fn a_stride_the_source_does_not_give_is_named_not_the_bounds() {
             "step of the loop over `l0` is unresolved".into()
         ))
     );
+}
+
+/// C: a K-blocked sweep whose last block is the remainder (`kk = min(K, nz - kb)` as a
+/// conditional expression): each message's size changes with the block loop, so the size per
+/// message in the run's parameters is its mean over the blocks.
+const REMAINDER_C: &str = r#"#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    int rank, size, nz, K, n, kb, kk;
+    double buf[100000];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    n = atoi(argv[1]);
+    nz = atoi(argv[2]);
+    K = atoi(argv[3]);
+    for (kb = 0; kb < nz; kb += K) {
+        kk = (nz - kb < K) ? nz - kb : K;
+        if (rank > 0)
+            MPI_Recv(buf, n * kk, MPI_DOUBLE, rank - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank < size - 1)
+            MPI_Send(buf, n * kk, MPI_DOUBLE, rank + 1, 1, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_remainder_blocks_message_size_is_its_mean_over_the_blocks() {
+    let apt = apt_of("remainder.c", REMAINDER_C);
+    let c = comms(&apt);
+    let sized: Vec<_> = c.iter().filter(|c| c.bytes.is_some()).collect();
+    assert_eq!(sized.len(), 2, "{c:#?}");
+    for c in sized {
+        let mean = c.bytes_mean.as_ref().expect("a mean over the blocks");
+        assert_eq!(c.size(), Some(mean));
+        // 8 n per plane, nz planes over ceil(nz / K) messages, remainder or not
+        for (nz, k) in [(128.0, 16.0), (100.0, 16.0), (5.0, 9.0)] {
+            let got = eval(mean, &[("N", 10.0), ("NZ", nz), ("K", k)]);
+            let want = 8.0 * 10.0 * nz / (nz / k).ceil();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{mean:?} at NZ={nz}, K={k}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_block_of_lines_message_size_is_its_mean_over_the_blocks() {
+    let apt = apt_of("blocks.f", BLOCKS_F);
+    for c in comms(&apt).iter().filter(|c| c.bytes.is_some()) {
+        let mean = c.size().unwrap();
+        for (nl, nb) in [(10.0, 3.0), (12.0, 4.0), (5.0, 9.0)] {
+            let got = eval(mean, &[("NLINES", nl), ("NB", nb)]);
+            let want = 8.0 * nl / (nl / nb).ceil();
+            assert!((got - want).abs() < 1e-9, "{mean:?}: {got} vs {want}");
+        }
+    }
 }

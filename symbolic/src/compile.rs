@@ -271,8 +271,8 @@ fn step(op: &Op, r: impl Fn(usize) -> f64) -> f64 {
         Op::Log2(a) => r(a).log2(),
         Op::Max(a, b) => r(a).max(r(b)),
         Op::Min(a, b) => r(a).min(r(b)),
-        Op::Ceil(a) => r(a).ceil(),
-        Op::Floor(a) => r(a).floor(),
+        Op::Ceil(a) => crate::query::ceil(r(a)),
+        Op::Floor(a) => crate::query::floor(r(a)),
         Op::Dims(a, d, k) => crate::dims::extent(r(a), d, k),
     }
 }
@@ -282,6 +282,30 @@ fn step(op: &Op, r: impl Fn(usize) -> f64) -> f64 {
 mod tests {
     use super::*;
     use crate::parse;
+
+    /// An integer division's floor reached through fractions (10/3 − 1/3 is a few ulps below
+    /// 3 in floating point) is the integer, in both evaluators.
+    #[test]
+    fn floors_of_integer_divisions_are_exact() {
+        let e = parse("floor((N - 1)/NB) + ceil((N + 2)/NB)").unwrap();
+        let c = Compiled::new(&e, &["N", "NB"]).unwrap();
+        for (n, nb, want) in [
+            (10.0, 3.0, 7.0),
+            (12.0, 4.0, 6.0),
+            (7.0, 7.0, 2.0),
+            (100.0, 3.0, 67.0),
+        ] {
+            let tree = e
+                .eval(&|v| match v {
+                    "N" => Some(n),
+                    "NB" => Some(nb),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(tree, want, "N={n}, NB={nb}: {e}");
+            assert_eq!(c.eval(&[n, nb]), want, "N={n}, NB={nb}");
+        }
+    }
 
     #[test]
     fn matches_tree_evaluation() {

@@ -130,9 +130,27 @@ pub(crate) fn eval_atom(a: &Atom, lookup: &dyn Fn(&str) -> Option<f64>) -> Resul
             }
             m
         }
-        Atom::Ceil(x) => x.eval(lookup)?.ceil(),
-        Atom::Floor(x) => x.eval(lookup)?.floor(),
+        Atom::Ceil(x) => ceil(x.eval(lookup)?),
+        Atom::Floor(x) => floor(x.eval(lookup)?),
         Atom::Dims { n, d, k } => crate::dims::extent(n.eval(lookup)?, *d, *k),
         Atom::Pow(x) => x.eval(lookup)?,
     })
+}
+
+/// ⌊x⌋ of a value that is an integer in exact arithmetic but reached through fractions in
+/// floating point (`floor((N - 1)/NB)` evaluates `N/NB - 1/NB`: 10/3 − 1/3 is 2.9999999999999996
+/// at N = 10, NB = 3): within a few ulps of an integer, that integer. The floors and ceilings
+/// of a model are of integer divisions and counts, where such a value is exact.
+pub(crate) fn floor(x: f64) -> f64 {
+    let r = x.round();
+    if (x - r).abs() <= 1e-9 * r.abs().max(1.0) {
+        r
+    } else {
+        x.floor()
+    }
+}
+
+/// ⌈x⌉, as [`floor`] snapping values a few ulps from an integer to it.
+pub(crate) fn ceil(x: f64) -> f64 {
+    -floor(-x)
 }

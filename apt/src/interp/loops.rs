@@ -299,52 +299,65 @@ impl Analysis<'_> {
 
     /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.
     pub(super) fn trip_total(&self, trip: &Expr) -> Option<Attr> {
-        let mut total = trip.clone();
+        match self.sum_over_loops(trip, &Expr::one()) {
+            Ok(None) => None,
+            Ok(Some((total, _))) => Some(Attr::Expr(total)),
+            Err(why) => Some(Attr::Unresolved(why)),
+        }
+    }
+
+    /// The mean of `e` over the iterations of the enclosing loops whose symbols it mentions
+    /// (a message of `min(K, NZ - kb)` planes: `NZ/(floor((NZ - 1)/K) + 1)`): its sum over
+    /// them divided by their iterations. `None` when it mentions none.
+    pub(super) fn mean_over_loops(&self, e: &Expr) -> Option<Attr> {
+        match self.sum_over_loops(e, &Expr::one()) {
+            Ok(None) => None,
+            Ok(Some((total, count))) => Some(Attr::Expr(total / count)),
+            Err(why) => Some(Attr::Unresolved(why)),
+        }
+    }
+
+    /// Σ of `e`, and of `unit` over the same iterations, over the enclosing loops whose
+    /// symbols `e` mentions (or its sum so far: an inner loop's bounds in an outer one's
+    /// variable), innermost first; `None` when `e` mentions none.
+    fn sum_over_loops(&self, e: &Expr, unit: &Expr) -> Result<Option<(Expr, Expr)>, String> {
+        let mut total = e.clone();
+        let mut count = unit.clone();
         let mut mentioned = false;
         for l in self.stack.iter().rev() {
-            if !total.contains_var(&l.sym) {
+            if !total.contains_var(&l.sym) && !count.contains_var(&l.sym) {
                 continue;
             }
             mentioned = true;
-            let (Some(lo), Some(hi)) = (l.lo.known(), l.hi.known()) else {
-                return Some(Attr::Unresolved(format!(
-                    "bounds of the loop over `{}` are unresolved",
-                    l.sym
-                )));
-            };
-            let Some(step) = l.step.known() else {
-                return Some(Attr::Unresolved(format!(
-                    "step of the loop over `{}` is unresolved",
-                    l.sym
-                )));
-            };
-            let sum = match step.as_const() {
-                Some(1.0) => symbolic::sum_over(&total, &l.sym, lo, hi).ok_or(None),
-                Some(-1.0) => symbolic::sum_over(&total, &l.sym, hi, lo).ok_or(None),
-                // a stride (`do l0 = 1, n, nb`), tiles included
-                _ => {
-                    crate::strided::sum_strided(&total, &l.sym, lo, hi, step).map_err(|e| match e {
-                        crate::strided::StridedError::Trip(r) => Some(r),
-                        crate::strided::StridedError::NoClosedForm => None,
-                    })
-                }
-            };
-            match sum {
-                Ok(s) => total = s,
-                Err(Some(r)) => {
-                    return Some(Attr::Unresolved(format!(
-                        "trip of the loop over `{}`: {r}",
-                        l.sym
-                    )))
-                }
-                Err(None) => {
-                    return Some(Attr::Unresolved(format!(
-                        "no closed form for the sum over `{}`",
-                        l.sym
-                    )))
-                }
-            }
+            total = self.sum_over_loop(&total, l)?;
+            count = self.sum_over_loop(&count, l)?;
         }
-        mentioned.then_some(Attr::Expr(total))
+        Ok(mentioned.then_some((total, count)))
+    }
+
+    /// Σ of `e` over the iterations of the active loop `l`.
+    fn sum_over_loop(&self, e: &Expr, l: &ActiveLoop) -> Result<Expr, String> {
+        let (Some(lo), Some(hi)) = (l.lo.known(), l.hi.known()) else {
+            return Err(format!(
+                "bounds of the loop over `{}` are unresolved",
+                l.sym
+            ));
+        };
+        let Some(step) = l.step.known() else {
+            return Err(format!("step of the loop over `{}` is unresolved", l.sym));
+        };
+        let sum = match step.as_const() {
+            Some(1.0) => symbolic::sum_over(e, &l.sym, lo, hi).ok_or(None),
+            Some(-1.0) => symbolic::sum_over(e, &l.sym, hi, lo).ok_or(None),
+            // a stride (`do l0 = 1, n, nb`), tiles included
+            _ => crate::strided::sum_strided(e, &l.sym, lo, hi, step).map_err(|e| match e {
+                crate::strided::StridedError::Trip(r) => Some(r),
+                crate::strided::StridedError::NoClosedForm => None,
+            }),
+        };
+        sum.map_err(|r| match r {
+            Some(r) => format!("trip of the loop over `{}`: {r}", l.sym),
+            None => format!("no closed form for the sum over `{}`", l.sym),
+        })
     }
 }

@@ -7,6 +7,7 @@ use symbolic::Expr;
 
 use crate::comm::comm_facts;
 use crate::value::{Special, Val};
+use crate::Attr;
 
 use super::scope::Cx;
 use super::{stale_paths, Analysis, Env};
@@ -96,6 +97,9 @@ impl Analysis<'_> {
         if let Some(mut f) = facts {
             if matches!(m.op, MpiOp::Start | MpiOp::Startall) {
                 self.started(m, &mut f);
+            }
+            if let Some(Attr::Expr(b)) = &f.bytes {
+                f.bytes_mean = self.mean_over_loops(b);
             }
             self.facts.comms.insert(id, f);
             self.note_edges(m, env, line);

@@ -24,7 +24,7 @@ pub(super) fn cost_collective(
         NodeData::Comm(c) => Some(c),
         _ => None,
     })?;
-    let src = c.bytes.as_ref().and_then(|b| env.source(b));
+    let src = c.size().and_then(|b| env.source(b));
     let (bytes, rep) = pf.fit_bytes(src);
     notes.quantities.push(rep);
     let op = sheet_op(c);

@@ -89,7 +89,7 @@ impl<'p> PhaseFit<'p> {
             .sites
             .iter()
             .find_map(|s| match self.env.nodes.get(s).map(|n| &n.data) {
-                Some(apt::NodeData::Comm(c)) => match &c.bytes {
+                Some(apt::NodeData::Comm(c)) => match c.size() {
                     Some(apt::Attr::Unresolved(why)) => Some(format!("unresolved ({why})")),
                     _ => None,
                 },

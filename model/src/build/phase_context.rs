@@ -171,7 +171,7 @@ fn send_floors<'s>(
         .filter(|s| routine_of(s) == home)
         .filter_map(|s| match env.nodes.get(s).map(|n| &n.data) {
             Some(NodeData::Comm(c)) if c.buffer.is_some() => {
-                let own = c.bytes.as_ref().and_then(|b| env.source(b));
+                let own = c.size().and_then(|b| env.source(b));
                 let floor = BOUNDS.map(|b| {
                     let m = own
                         .clone()
@@ -318,10 +318,7 @@ fn largest_send_source(
     let mut sizes: Vec<Expr> = Vec::new();
     for s in &sending {
         let own = match nodes.get(s).map(|n| &n.data) {
-            Some(NodeData::Comm(c)) => c
-                .bytes
-                .as_ref()
-                .and_then(|b| source_expr(b, consts, params)),
+            Some(NodeData::Comm(c)) => c.size().and_then(|b| source_expr(b, consts, params)),
             _ => None,
         };
         match own {
@@ -348,10 +345,7 @@ pub(super) fn send_source(
     g.sites
         .iter()
         .find_map(|s| match nodes.get(s).map(|n| &n.data) {
-            Some(NodeData::Comm(c)) => c
-                .bytes
-                .as_ref()
-                .and_then(|b| source_expr(b, consts, params)),
+            Some(NodeData::Comm(c)) => c.size().and_then(|b| source_expr(b, consts, params)),
             _ => None,
         })
 }
