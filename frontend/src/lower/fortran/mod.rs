@@ -48,6 +48,10 @@ pub struct FLower<'a> {
     locals: BTreeMap<String, (VarType, bool)>,
     /// Character variables filled by `get_command_argument(i, v)`.
     argv_vars: BTreeMap<String, Option<u32>>,
+    /// NAMELIST groups → their variables, in order: the current unit's (its host's too) and,
+    /// under `module_namelists`, those of every module lowered so far.
+    namelists: BTreeMap<String, Vec<String>>,
+    module_namelists: BTreeMap<String, Vec<String>>,
     /// Variables visible to the next internal procedure from its host.
     host: BTreeMap<String, (VarType, bool)>,
     /// Terminator statements of a labelled DO nest, handed to the innermost loop.
@@ -85,6 +89,8 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         globals,
         locals: BTreeMap::new(),
         argv_vars: BTreeMap::new(),
+        namelists: BTreeMap::new(),
+        module_namelists: BTreeMap::new(),
         pending_terminator: None,
         host: BTreeMap::new(),
         module: None,
@@ -96,7 +102,10 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
     let mut loose = Vec::new();
     for n in children(root) {
         match n.kind() {
-            "program" | "subroutine" | "function" => l.unit(n),
+            "program" | "subroutine" | "function" => {
+                l.namelists.clear();
+                l.unit(n);
+            }
             "module" => l.module(n),
             // BLOCK DATA only initialises COMMON blocks; interface blocks declare
             "comment" | "include_statement" | "block_data" | "interface" => {}
@@ -118,6 +127,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
             Span::new(span.file, span.start, span.start),
         );
         l.locals.clear();
+        l.namelists.clear();
         l.jumps = l.collect_jumps(&loose);
         let body = l.stmts(&loose);
         if let Some(p) = l.b.proc_mut() {
@@ -360,6 +370,10 @@ impl<'a> FLower<'a> {
             match c.kind() {
                 "internal_procedures" => {}
                 "use_statement" => self.use_stmt(c, true),
+                "namelist_statement" => {
+                    let groups = self.namelist_groups(c);
+                    self.module_namelists.extend(groups);
+                }
                 k if is_decl(k) => self.decl_stmt(c),
                 _ => {}
             }
@@ -377,6 +391,7 @@ impl<'a> FLower<'a> {
             if c.kind() == "internal_procedures" {
                 for p in children(c) {
                     if matches!(p.kind(), "subroutine" | "function") {
+                        self.namelists.clear();
                         self.unit(p);
                     }
                 }
@@ -496,9 +511,11 @@ impl<'a> FLower<'a> {
             for p in children(ip) {
                 if matches!(p.kind(), "subroutine" | "function") {
                     let saved = self.locals.clone();
+                    let groups = self.namelists.clone();
                     self.host = saved.clone();
                     self.unit(p);
                     self.locals = saved;
+                    self.namelists = groups;
                 }
             }
         }

@@ -137,6 +137,10 @@ impl<'a> FLower<'a> {
             "if_statement" => self.if_stmt(n, label, out),
             "keyword_statement" => self.keyword(n, label, out),
             "read_statement" => self.read(n, label, out),
+            "namelist_statement" => {
+                let groups = self.namelist_groups(n);
+                self.namelists.extend(groups);
+            }
             "select_case_statement" => self.select(n, label, out),
             "arithmetic_if_statement" => {
                 self.b.diags.push(
@@ -490,7 +494,12 @@ impl<'a> FLower<'a> {
                 items.push(c);
             }
         }
-        let targets: Vec<SrcExpr> = items.into_iter().map(|c| self.target(c, 0)).collect();
+        let mut targets: Vec<SrcExpr> = items.into_iter().map(|c| self.target(c, 0)).collect();
+        if let Some(group) = self.namelist_read(&kids) {
+            // a namelist read may assign every variable of its group
+            let span = self.span(n);
+            targets.extend(group.into_iter().map(|v| SrcExpr::var(v, span)));
+        }
         if targets.is_empty() {
             return self.opaque(n, label, "read", BTreeSet::new(), out);
         }
@@ -499,6 +508,42 @@ impl<'a> FLower<'a> {
             label,
             StmtKind::Input(Input { targets, origin }),
         ));
+    }
+
+    /// `namelist /g/ a, b /h/ c`: each group's name and variables.
+    pub(super) fn namelist_groups(&self, n: Node) -> Vec<(String, Vec<String>)> {
+        children(n)
+            .into_iter()
+            .filter(|g| g.kind() == "variable_group")
+            .filter_map(|g| {
+                let kids = children(g);
+                let name = kids.iter().find(|k| k.kind() == "name")?;
+                let vars = kids
+                    .iter()
+                    .filter(|k| k.kind() == "identifier")
+                    .map(|k| norm(self.text(*k)))
+                    .collect();
+                Some((norm(self.text(*name)), vars))
+            })
+            .collect()
+    }
+
+    /// The variables of the group a READ names with `nml=g`, or as its format (`read(5, g)`);
+    /// `None` when it reads no known namelist group.
+    fn namelist_read(&self, kids: &[Node]) -> Option<Vec<String>> {
+        let group = kids.iter().find_map(|k| match k.kind() {
+            "keyword_argument" => k
+                .field("name")
+                .filter(|name| self.text(*name).trim().eq_ignore_ascii_case("nml"))
+                .and_then(|_| k.field("value"))
+                .map(|v| norm(self.text(v).trim())),
+            "format_identifier" => Some(norm(self.text(*k).trim())),
+            _ => None,
+        })?;
+        self.namelists
+            .get(&group)
+            .or_else(|| self.module_namelists.get(&group))
+            .cloned()
     }
 
     pub(super) fn cond_of(&mut self, n: Node) -> SrcExpr {
