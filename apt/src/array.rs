@@ -13,7 +13,8 @@ use crate::value::{assumed, Val};
 use crate::Attr;
 
 /// Elements visited by `op`: the sum of its shapes' sizes, or of its library calls' work
-/// ([`crate::library::work`]). `ev` evaluates a source expression at the statement.
+/// ([`crate::library::work`]), or for `c = matmul(a, b)` the multiply-adds `size(a) *
+/// columns(b)`. `ev` evaluates a source expression at the statement.
 pub fn extent(
     prog: &Program,
     sources: &frontend::Sources,
@@ -21,6 +22,22 @@ pub fn extent(
     op: &ArrayOp<'_>,
     ev: &mut dyn FnMut(&SrcExpr) -> Val,
 ) -> Attr {
+    if let Some((x, y)) = op.product {
+        // matmul: size(x) multiply-adds per column of y (a vector has one)
+        let ex = extents(prog, proc, x, ev);
+        let ey = extents(prog, proc, y, ev);
+        return match (ex, ey) {
+            (Ok(ex), Ok(ey)) => {
+                let cols = if ey.len() == 2 {
+                    ey.get(1).cloned().unwrap_or_else(Expr::one)
+                } else {
+                    Expr::one()
+                };
+                Attr::Expr(ex.into_iter().fold(cols, |n, x| n * x))
+            }
+            (Err(r), _) | (_, Err(r)) => Attr::Unresolved(r),
+        };
+    }
     let mut total = Expr::zero();
     for call in &op.calls {
         match crate::library::work(sources, call, ev) {

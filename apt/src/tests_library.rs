@@ -130,3 +130,43 @@ fn a_user_routine_named_like_blas_is_a_call() {
     let ls = loops(&apt);
     assert!(ls.iter().all(|l| l.library.is_none()), "{ls:#?}");
 }
+
+/// `c = matmul(a, b)` does size(a) * columns(b) multiply-adds, not size(c) element writes
+#[test]
+fn matmul_work_is_the_product_of_its_operands_extents() {
+    let apt = apt_of(
+        "mm.f90",
+        r#"
+program mm
+  use mpi
+  implicit none
+  integer, parameter :: n = 50
+  integer :: ierr
+  double precision :: a(n, 40), b(40, 30), c(n, 30), v(40), w(n), s
+  call MPI_Init(ierr)
+  c = matmul(a, b)
+  w = matmul(a, v)
+  c(1:10, :) = matmul(a(1:10, 1:20), b(1:20, :))
+  s = sum(c)
+  call MPI_Allreduce(s, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program mm
+"#,
+    );
+    let trips: Vec<&Attr> = loops(&apt)
+        .into_iter()
+        .filter(|l| l.array.is_some())
+        .map(|l| &l.trip)
+        .collect();
+    assert_eq!(
+        trips,
+        [
+            // the named constant n stays a symbol, N
+            &e("1200*N"),
+            &e("40*N"),
+            &e("6000"),
+            // the reduction still counts the elements it visits
+            &e("30*N")
+        ]
+    );
+}

@@ -101,8 +101,10 @@ const BLAS_F: &str = r#"program b
   implicit none
   integer :: ierr, n, k
   character(len=16) :: arg
-  double precision :: a(100, 100), s, ddot
+  double precision :: a(100, 100), s, ddot, c(100, 100), v(100)
   call MPI_Init(ierr)
+  c = matmul(a, a)
+  v = matmul(a, v)
   call get_command_argument(1, arg)
   read (arg, *) n
   call dgemm('N', 'N', n, n, n, 1.0d0, a, 100, a, 100, 0.0d0, a, 100)
@@ -145,6 +147,11 @@ fn blas_calls_are_marked_as_loops_and_compile() {
             f.contains(&format!("augur_n_{site} = {count}\n")),
             "{site}: {f}"
         );
+    }
+    // matmul: size(a) multiply-adds per column of the right operand, counted after the
+    // assignment (the target is a whole array)
+    for count in ["size(a) * size(a, 2)", "size(a)"] {
+        assert!(f.contains(&format!(" = {count}\n")), "{count}: {f}");
     }
     compiles("mpif90", &inst, &rt, true);
 }

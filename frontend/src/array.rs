@@ -16,7 +16,9 @@
 //!   kind [`ArrayOpKind::Library`]: a call statement in both languages (`qsort(...);`,
 //!   `call dgemm(...)`), and in Fortran an assignment whose value calls one (`s = ddot(...)`;
 //!   the whole statement is timed, as array syntax is). A C call inside a larger expression
-//!   is not one: codegen cannot wrap it (it may be a declaration's initialiser).
+//!   is not one: codegen cannot wrap it (it may be a declaration's initialiser);
+//! - an assignment whose value is `matmul(a, b)` visits the target's elements but does
+//!   `size(a) * columns(b)` multiply-adds ([`ArrayOp::product`]): that is its work.
 use crate::intrinsics::{self, Class};
 use crate::ir::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
 use crate::library::{library_call, library_calls_in, LibraryCall};
@@ -42,6 +44,9 @@ pub struct ArrayOp<'a> {
     pub shapes: Vec<&'a SrcExpr>,
     /// [`ArrayOpKind::Library`]: the library calls, in source order.
     pub calls: Vec<LibraryCall<'a>>,
+    /// `c = matmul(a, b)`: the operands `a`, `b`; the work is `size(a)` times the columns of
+    /// `b` (1 for a vector), not the target's elements.
+    pub product: Option<(&'a SrcExpr, &'a SrcExpr)>,
 }
 
 impl ArrayOp<'_> {
@@ -85,6 +90,26 @@ pub fn is_array_valued(prog: &Program, proc: ProcId, e: &SrcExpr) -> bool {
             args.iter().any(|a| is_array_valued(prog, proc, a))
         }
         _ => false,
+    }
+}
+
+/// The rank of a whole array or section (`None` for anything else): a whole array's declared
+/// rank, a section's number of ranges and vector subscripts.
+pub fn rank(prog: &Program, proc: ProcId, e: &SrcExpr) -> Option<usize> {
+    match &e.kind {
+        SrcExprKind::Var(v) => match prog.decl(proc, v).map(|d| &d.kind) {
+            Some(DeclKind::Array { dims, .. }) => Some(dims.len()),
+            _ => None,
+        },
+        SrcExprKind::Index { array, indices } if is_array(prog, proc, array) => Some(
+            indices
+                .iter()
+                .filter(|i| {
+                    matches!(i.kind, SrcExprKind::Range { .. }) || is_array_valued(prog, proc, i)
+                })
+                .count(),
+        ),
+        _ => None,
     }
 }
 
@@ -135,6 +160,7 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
             kind: ArrayOpKind::Library,
             shapes: Vec::new(),
             calls: vec![call],
+            product: None,
         });
     }
     if prog.language != Language::Fortran {
@@ -151,10 +177,20 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
         SrcExprKind::Var(_) | SrcExprKind::Index { .. }
     ) && is_array_valued(prog, s.proc, &a.target);
     if target {
+        let product = match &a.value.kind {
+            SrcExprKind::Call { name, args } if name == "matmul" => match args.as_slice() {
+                [x, y] if is_array_valued(prog, s.proc, x) && is_array_valued(prog, s.proc, y) => {
+                    Some((x, y))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         return Some(ArrayOp {
             kind: ArrayOpKind::Assign,
             shapes: vec![&a.target],
             calls: Vec::new(),
+            product,
         });
     }
     let mut shapes = Vec::new();
@@ -164,6 +200,7 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
             kind: ArrayOpKind::Reduce,
             shapes,
             calls: Vec::new(),
+            product: None,
         });
     }
     let calls = library_calls_in(prog, s.proc, &[&a.value]);
@@ -171,5 +208,6 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
         kind: ArrayOpKind::Library,
         shapes: Vec::new(),
         calls,
+        product: None,
     })
 }

@@ -2,7 +2,7 @@
 //! end, and labelled-DO nests sharing one terminator split so every loop closes on its own.
 use std::collections::BTreeMap;
 
-use frontend::{FileId, Stmt, StmtId, StmtKind};
+use frontend::{FileId, ProcId, Stmt, StmtId, StmtKind};
 
 use super::in_files;
 use super::{code_of, exit_lines, F};
@@ -117,7 +117,7 @@ impl F<'_, '_> {
             );
             return;
         };
-        let count = self.element_count(&op);
+        let count = self.element_count(&op, s.proc);
         if count.is_none() {
             self.ctx.note(
                 Some(s.span),
@@ -149,24 +149,33 @@ impl F<'_, '_> {
     }
 
     /// `size(a) + size(b(1:n, j))`: the elements an array operation visits, or the work of its
-    /// library calls ([`crate::library::work_text`]), as source text (`None` when a section
-    /// or size is not on one line or the statement would be too long).
-    fn element_count(&self, op: &frontend::ArrayOp<'_>) -> Option<String> {
-        let mut parts = Vec::new();
-        for c in &op.calls {
-            parts.push(crate::library::work_text(
-                self.ctx.prog,
-                self.ctx.sources,
-                c,
-            )?);
-        }
-        for e in &op.shapes {
+    /// library calls ([`crate::library::work_text`]) or of its `matmul` (`size(a) * size(b,
+    /// 2)`), as source text (`None` when a section or size is not on one line or the
+    /// statement would be too long).
+    fn element_count(&self, op: &frontend::ArrayOp<'_>, proc: ProcId) -> Option<String> {
+        let one_line = |e: &frontend::SrcExpr| {
             let t = self.ctx.sources.text(e.span).trim();
             let bad = t.is_empty() || t.contains(['\n', '\r', '!', '&', ';', '\'', '"']);
-            if bad {
-                return None;
+            (!bad).then(|| t.to_string())
+        };
+        let mut parts = Vec::new();
+        if let Some((x, y)) = op.product {
+            let (tx, ty) = (one_line(x)?, one_line(y)?);
+            parts.push(match frontend::array::rank(self.ctx.prog, proc, y) {
+                Some(2) => format!("size({tx}) * size({ty}, 2)"),
+                _ => format!("size({tx})"),
+            });
+        } else {
+            for c in &op.calls {
+                parts.push(crate::library::work_text(
+                    self.ctx.prog,
+                    self.ctx.sources,
+                    c,
+                )?);
             }
-            parts.push(format!("size({t})"));
+            for e in &op.shapes {
+                parts.push(format!("size({})", one_line(e)?));
+            }
         }
         let text = parts.join(" + ");
         let limit = match self.form {
