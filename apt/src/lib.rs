@@ -30,6 +30,7 @@ pub mod cart;
 pub mod comm;
 pub mod dims;
 pub mod externals;
+pub mod geometric;
 pub mod halving;
 pub mod interp;
 pub mod library;
@@ -464,6 +465,8 @@ mod tests_from_start;
 #[cfg(test)]
 mod tests_gotos;
 #[cfg(test)]
+mod tests_geometric;
+#[cfg(test)]
 mod tests_halving;
 #[cfg(test)]
 mod tests_idioms;
@@ -473,6 +476,8 @@ mod tests_json;
 mod tests_library;
 #[cfg(test)]
 mod tests_minmax;
+#[cfg(test)]
+mod tests_namelist;
 #[cfg(test)]
 mod tests_paths;
 #[cfg(test)]

@@ -172,7 +172,21 @@ impl Analysis<'_> {
         defined: &BTreeSet<String>,
         line: u32,
     ) -> (Attr, Option<Attr>) {
-        let plain = || (Attr::Unresolved("while loop".into()), None);
+        // a C `for` whose counter has no constant step is still written `for`
+        let is_for = self.prog.language == frontend::Language::C
+            && self
+                .sources
+                .text(w.header_span)
+                .trim_start()
+                .starts_with("for");
+        let plain = || {
+            let why = if is_for {
+                "for loop without a counter stepped by a constant against an unchanged bound"
+            } else {
+                "while loop"
+            };
+            (Attr::Unresolved(why.into()), None)
+        };
         let Some(cond) = &w.cond else {
             return plain();
         };
@@ -195,7 +209,10 @@ impl Analysis<'_> {
             Some((t, step))
         });
         let Some((t, step)) = found else {
-            return self.halving_trip(w, span, env, line).unwrap_or_else(plain);
+            return self
+                .geometric_trip(w, span, env, defined, line)
+                .or_else(|| self.halving_trip(w, span, env, line))
+                .unwrap_or_else(plain);
         };
         let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
         let hi = match self.ev(t.limit, env, None) {
@@ -242,6 +259,80 @@ impl Analysis<'_> {
             (false, Some(x)) => Some(x),
             (true, Some(x)) => Some(format!("condition at line {line}, {x}")),
         }
+    }
+
+    /// The trip of a while loop whose counter is multiplied or divided by a constant each
+    /// iteration ([`crate::geometric`]), with a note saying so; `None` when `w` is no such loop.
+    fn geometric_trip(
+        &mut self,
+        w: &frontend::While,
+        span: frontend::Span,
+        env: &Env,
+        defined: &BTreeSet<String>,
+        line: u32,
+    ) -> Option<(Attr, Option<Attr>)> {
+        let prog = self.prog;
+        let cur = self.cur;
+        let is_int = |name: &str| {
+            prog.var_type(cur, name)
+                .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
+                && !self.is_array(name)
+        };
+        let invariant = |limit: &SrcExpr| self.invariant_bound(limit, defined);
+        let g = crate::geometric::recognise(prog, &self.procs, w, &is_int, &invariant)?;
+        let start = self.ev(&SrcExpr::var(&g.var, span), env, None);
+        let bound = match g.limit {
+            Some(l) => self.ev(l, env, None),
+            None => Val::Known(Expr::zero()),
+        };
+        let (start, bound) = match (start, bound) {
+            (Val::Known(s), Val::Known(b)) => (s, b),
+            (Val::Known(_), other) | (other, _) => {
+                let why = match other {
+                    Val::Unknown(r) => r,
+                    _ => "an MPI constant".into(),
+                };
+                return Some((
+                    Attr::Unresolved(format!(
+                        "`{}` is multiplied or divided by a constant each iteration, but its start or bound is unresolved: {why}",
+                        g.var
+                    )),
+                    None,
+                ));
+            }
+        };
+        let trip = g.trip(&start, &bound);
+        let how = if g.up { "multiplies" } else { "divides" };
+        self.notes.insert(
+            line,
+            format!(
+                "loop at line {line} is geometric: each iteration {how} `{}` by {}, so it runs {trip} times",
+                g.var, g.factor
+            ),
+        );
+        Some(match self.early_exit_why(w, span, g.more_conjuncts, line) {
+            None => (Attr::Expr(trip), None),
+            Some(why) => (
+                Attr::Unresolved(format!("exits early ({why})")),
+                Some(Attr::Expr(trip)),
+            ),
+        })
+    }
+
+    /// `limit` keeps its value through a loop that writes `defined`: no variable it reads is
+    /// written there, none is an array, and it calls no user procedure.
+    fn invariant_bound(&self, limit: &SrcExpr, defined: &BTreeSet<String>) -> bool {
+        let prog = self.prog;
+        limit
+            .vars()
+            .iter()
+            .all(|v| !touched(defined, v) && !self.is_array(v))
+            && limit.walk().iter().all(|e| match &e.kind {
+                SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
+                    user_proc(prog, &self.procs.names, self.cur, name).is_none()
+                }
+                _ => true,
+            })
     }
 
     /// The trip of a while loop that is a binary search ([`crate::halving`]): at most
