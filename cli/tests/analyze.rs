@@ -199,17 +199,22 @@ fn analyze_of_an_edited_source_warns_and_still_models() {
     });
     let o = augur(&["analyze", &src, "--runs", &runs, "--json"]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    // no model on mismatched sites (trial 8 item 7: a nonsense model, exit 0)
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("site ids of") && err.contains("no longer match the traces'"),
+        err.contains("site ids of")
+            && err.contains("do not match the traces'")
+            && err.contains("no model is built")
+            && err.contains("analyze the source as profiled, or re-run `augur profile --force`"),
         "{err}"
     );
+    assert!(!std::path::Path::new(&runs).join("model.json").exists());
 }
 
 /// An unchanged source whose sites this augur numbers differently from the one that profiled
-/// it (a construct it now sees as a loop): warned, not silently misread.
+/// it (a construct it now sees as a loop): refused, not silently misread.
 #[test]
-fn analyze_warns_when_the_traces_site_ids_are_not_todays() {
+fn analyze_refuses_when_the_traces_site_ids_are_not_todays() {
     let tmp = tempfile::tempdir().unwrap();
     let (src, runs) = shift_copy(tmp.path(), str::to_string);
     let apt_json = std::path::Path::new(&runs).join("apt.json");
@@ -220,11 +225,12 @@ fn analyze_warns_when_the_traces_site_ids_are_not_todays() {
     std::fs::write(&apt_json, format!("{a}\"if\"{b}")).unwrap();
     let o = augur(&["analyze", &src, "--runs", &runs, "--json"]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(!err.contains("has changed since"), "{err}");
     assert!(
-        err.contains("no longer match the traces'")
-            && err.contains("numbers its sites differently"),
+        err.contains("do not match the traces'")
+            && err.contains("numbers its sites differently")
+            && err.contains("re-run `augur profile --force`"),
         "{err}"
     );
 }

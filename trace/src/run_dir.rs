@@ -79,6 +79,10 @@ pub struct RunRecord {
     /// absent where the host does not report one (never 0 for unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_average: Option<f64>,
+    /// `OMP_NUM_THREADS` as the ranks saw it (the environment `augur profile` ran in); absent
+    /// when it was unset, and in manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omp_num_threads: Option<String>,
 }
 
 /// One execution of a configuration. `RunRecord::wall_seconds` is the kept repetition's.
@@ -113,8 +117,42 @@ pub struct Manifest {
     /// `augur profile --stdin FILE`: the input template as given, and its hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<SourceRecord>,
+    /// How the sources were read and compiled (`-D`, `-I`, `--form`, `--cflags`): the site ids in
+    /// the traces are those of the program these give, so analysis reads the sources the same
+    /// way. Written by every profile (`{}` for none); absent (unknown) in manifests written
+    /// before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<SourceOptions>,
+    /// The program's arguments of the latest `augur profile`, with their `{NAME}` placeholders
+    /// (without ARGS, one `{NAME}` per `--param` in the order given): which argument carries
+    /// which parameter. Absent in manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
     /// Runs in insertion order; at most one per config id.
     pub runs: Vec<RunRecord>,
+}
+
+/// The options of `augur profile` that change which program its sources are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceOptions {
+    /// `-D NAME[=VALUE]`, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defines: Vec<String>,
+    /// `-I DIR`, as given (relative to the directory `augur profile` ran in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include_dirs: Vec<String>,
+    /// `--form` (`c`, `fixed`, `free`); absent when the file extensions decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    /// Extra compiler flags (`--cflags`), split at whitespace, passed to every compile and link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cflags: Vec<String>,
+}
+
+impl SourceOptions {
+    pub fn is_empty(&self) -> bool {
+        *self == SourceOptions::default()
+    }
 }
 
 /// A file the runs depend on, by path (as given to `augur profile`) and content.
@@ -144,6 +182,8 @@ impl Manifest {
             source_hash: source_hash(source_bytes),
             sources: Vec::new(),
             stdin: None,
+            options: None,
+            args: None,
             runs: Vec::new(),
         }
     }
@@ -173,12 +213,13 @@ impl Manifest {
         }
     }
 
-    /// Whether `other` was recorded from the same sources (by content, in the same order) and
-    /// the same `--stdin` input.
+    /// Whether `other` was recorded from the same sources (by content, in the same order), read
+    /// and compiled with the same options, and the same `--stdin` input.
     pub fn same_inputs(&self, other: &Manifest) -> bool {
         let hashes =
             |m: &Manifest| -> Vec<String> { m.all_sources().into_iter().map(|s| s.hash).collect() };
         hashes(self) == hashes(other)
+            && self.options.clone().unwrap_or_default() == other.options.clone().unwrap_or_default()
             && self.stdin.as_ref().map(|s| &s.hash) == other.stdin.as_ref().map(|s| &s.hash)
     }
 
@@ -518,6 +559,7 @@ mod tests {
             stdin: None,
             cores: Some(2),
             load_average: Some(0.42),
+            omp_num_threads: Some("2".into()),
         };
         m.upsert(run.clone());
         assert!(!m.is_done("N=64,P=2"));
@@ -569,8 +611,10 @@ mod tests {
         assert!(m.is_done("N=8,P=1"));
         assert!(m.runs[0].repetitions.is_empty());
         assert_eq!(m.runs[0].kept, None);
-        // nor the host's cores and load: unknown, not 0
+        // nor the host's cores and load: unknown, not 0; nor OMP_NUM_THREADS, nor -D/-I/--form
         assert_eq!((m.runs[0].cores, m.runs[0].load_average), (None, None));
+        assert_eq!(m.runs[0].omp_num_threads, None);
+        assert_eq!(m.options, None);
         // and a record without repetitions is written back without the new keys
         rd.save_manifest(&m).unwrap();
         let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
@@ -578,7 +622,10 @@ mod tests {
             !text.contains("repetitions")
                 && !text.contains("kept")
                 && !text.contains("cores")
-                && !text.contains("load_average"),
+                && !text.contains("load_average")
+                && !text.contains("omp_num_threads")
+                && !text.contains("options")
+                && !text.contains("args"),
             "{text}"
         );
     }
@@ -608,6 +655,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let rd = RunDir::at(dir.path());
         rd.save_manifest(&m).unwrap();
+        assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
+    }
+
+    #[test]
+    fn source_options_roundtrip_and_tell_programs_apart() {
+        let files = vec![(PathBuf::from("h.c"), b"int main(){}".to_vec())];
+        let mut m = Manifest::for_sources(&files);
+        m.options = Some(SourceOptions {
+            defines: vec!["USE_NONBLOCKING".into(), "NB=4".into()],
+            include_dirs: vec!["inc".into()],
+            form: Some("c".into()),
+            cflags: vec!["-fopenmp".into()],
+        });
+        // the same file with another -D is another program: its runs do not mix
+        assert!(!Manifest::for_sources(&files).same_inputs(&m));
+        let mut same = Manifest::for_sources(&files);
+        same.options = m.options.clone();
+        assert!(same.same_inputs(&m));
+        // none recorded (an older manifest) and none given are the same options
+        let mut none = Manifest::for_sources(&files);
+        none.options = Some(SourceOptions::default());
+        assert!(none.same_inputs(&Manifest::for_sources(&files)));
+        let dir = tempfile::tempdir().unwrap();
+        let rd = RunDir::at(dir.path());
+        rd.save_manifest(&m).unwrap();
+        let text = std::fs::read_to_string(rd.manifest_path()).unwrap();
+        assert!(
+            text.contains("\"defines\": [\n      \"USE_NONBLOCKING\""),
+            "{text}"
+        );
         assert_eq!(rd.load_manifest().unwrap().unwrap(), m);
     }
 

@@ -94,15 +94,35 @@ pub fn load_machine(spec: Option<&str>, simulated: bool) -> Result<Machine> {
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
-    let fopts = args.src.frontend_options();
+    // errors reading the manifest are reported by `load_runs` below
+    let recorded = trace::RunDir::at(&args.runs).load_manifest().ok().flatten();
+    // the sources are read as profile read them (`-D`, `-I`, `--form`), unless given here
+    let (src, mut option_warnings) = match recorded.as_ref().and_then(|m| m.options.as_ref()) {
+        Some(o) => args.src.with_recorded(o),
+        None => (args.src.clone(), Vec::new()),
+    };
+    if let Some(o) = recorded.as_ref().and_then(|m| m.options.as_ref()) {
+        let applied = super::source_opts::describe(o);
+        // said before anything can fail: a mismatch below is explained by them
+        for w in &option_warnings {
+            eprintln!("warning: {w}");
+        }
+        if !applied.is_empty() && option_warnings.is_empty() {
+            eprintln!(
+                "note: reading the sources with {applied}, as {} records",
+                args.runs.join(trace::run_dir::MANIFEST).display()
+            );
+        }
+    }
+    let fopts = src.frontend_options();
     let arg_names = if args.args.is_empty() {
         saved_arg_names(&args.runs)
     } else {
         args.args.clone()
     };
     let mut files = sources::canonical(&args.sources);
-    // the order profile numbered the sites in (errors reading the manifest are reported below)
-    if let Ok(Some(m)) = trace::RunDir::at(&args.runs).load_manifest() {
+    // the order profile numbered the sites in
+    if let Some(m) = &recorded {
         let recorded: Vec<String> = m.all_sources().into_iter().map(|s| s.path).collect();
         files = sources::in_recorded_order(files, &recorded);
     }
@@ -131,15 +151,23 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let (manifest, runs, mut warnings) = model::observe::load_runs(&args.runs)
         .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
     let read = sources::read_all(&files)?;
-    let mut source_warnings = check_source(&manifest, &read, &tree, &args.runs)?;
+    let read_with = ReadWith {
+        options: &src,
+        overridden: !option_warnings.is_empty(),
+    };
+    let mut source_warnings = check_source(&manifest, &read, &tree, &args.runs, &read_with)?;
+
     // the calls the APT cannot follow, once: communication inside them is not modelled
     source_warnings.extend(apt::externals::warnings(&lowered));
     for w in &source_warnings {
         eprintln!("warning: {w}");
     }
+    source_warnings.splice(0..0, option_warnings.drain(..));
     // what the model cannot see (untraced MPI, jumps, computing library calls) and the host
     // facts that make native timings suspect: read before the fit's own diagnosis
     source_warnings.extend(apt::limits::warnings(&lowered, &tree));
+    source_warnings.extend(untraced(&lowered, &tree, fopts.form, &files));
+    source_warnings.extend(parameter_reach(&manifest, &tree));
     source_warnings.extend(super::profile::host::warnings(&manifest.runs));
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
@@ -186,6 +214,87 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What the traces lack, from the same instrumentation `profile` made (its codegen notes):
+/// MPI calls without a runtime wrapper, with what becomes of their time, and the other notes
+/// (loops or branches left unmarked) as they are.
+fn untraced(
+    lowered: &frontend::Lowered,
+    tree: &apt::Apt,
+    form: frontend::Form,
+    files: &[PathBuf],
+) -> Vec<String> {
+    let main = files.first().map_or(Path::new("program"), PathBuf::as_path);
+    let Ok(inst) = super::profile::instrument::instrument(lowered, tree, form) else {
+        // profile could not have instrumented it either; its runs say what they recorded
+        return Vec::new();
+    };
+    let (mpi, other): (Vec<&codegen::Note>, Vec<&codegen::Note>) = inst
+        .notes
+        .iter()
+        .partition(|n| n.message.contains("has no runtime wrapper"));
+    let text = |n: &codegen::Note| super::profile::instrument::note_text(lowered, n, main);
+    let mut out = Vec::new();
+    if !mpi.is_empty() {
+        let list: Vec<String> = mpi
+            .iter()
+            .map(|n| {
+                let t = text(n);
+                // `file:line:col: `MPI_X` has no …` → `file:line:col (MPI_X)`
+                match (t.split_once(": `"), n.message.split('`').nth(1)) {
+                    (Some((at, _)), Some(name)) => format!("{name} at {at}"),
+                    _ => t,
+                }
+            })
+            .collect();
+        out.push(format!(
+            "MPI calls augur's tracer does not wrap, so the traces do not record them: {}; their time lands in whatever computation phase or residual (overhead) term surrounds them, and their communication is in no phase of the model (a misfit that grows with P may be theirs)",
+            list.join(", ")
+        ));
+    }
+    if !other.is_empty() {
+        let list: Vec<String> = other.iter().map(|n| text(n)).collect();
+        out.push(format!(
+            "the instrumentation could not mark everything, so the traces lack: {}",
+            list.join("; ")
+        ));
+    }
+    out
+}
+
+/// `profile`'s check that each parameter the runs vary reaches the program, over the runs
+/// recorded (nothing to check for a manifest without the program's arguments).
+fn parameter_reach(manifest: &trace::Manifest, tree: &apt::Apt) -> Vec<String> {
+    let Some(args) = &manifest.args else {
+        return Vec::new();
+    };
+    let stdin = manifest
+        .stdin
+        .as_ref()
+        .map(|s| std::fs::read_to_string(&s.path));
+    let stdin = match stdin {
+        None => None,
+        Some(Ok(text)) => Some(text),
+        // the template moved: it may carry any parameter, so say nothing rather than guess
+        Some(Err(_)) => return Vec::new(),
+    };
+    let via = super::profile::reach::Carriers {
+        args,
+        stdin: stdin.as_deref(),
+    };
+    super::profile::reach::warnings(
+        &super::profile::reach::varying(&manifest.runs),
+        via,
+        &tree.params,
+    )
+}
+
+/// How analyze read the sources: the options, and whether the command line overrode the
+/// recorded ones.
+struct ReadWith<'a> {
+    options: &'a SourceOpts,
+    overridden: bool,
+}
+
 /// Whether `files` (path, bytes; the main one first) are the program the runs in `dir` were
 /// recorded from. Another program (by name or language), or a different set of files, is an
 /// error; the same files edited since are a warning each (returned), and one more when the
@@ -195,6 +304,7 @@ fn check_source(
     files: &[(PathBuf, Vec<u8>)],
     tree: &apt::Apt,
     dir: &Path,
+    read_with: &ReadWith<'_>,
 ) -> Result<Vec<String>> {
     let Some((source, _)) = files.first() else {
         bail!("no source given");
@@ -282,16 +392,45 @@ fn check_source(
     if let Some(saved) = saved {
         let now = apt::render::to_json(tree);
         if site_shape(&saved) != site_shape(&now) {
-            let why = if edited {
-                "loops, branches, calls or communication were added, removed or moved"
+            let recorded = manifest
+                .options
+                .as_ref()
+                .map(super::source_opts::describe)
+                .unwrap_or_default();
+            let recorded = if recorded.is_empty() {
+                "no -D, -I or --form".to_string()
             } else {
-                "the source is unchanged, so this augur numbers its sites differently from the one that profiled it"
+                recorded
             };
-            warnings.push(format!(
-                "the site ids of {} no longer match the traces' ({}): {why}, so measured costs may be attributed to the wrong lines; re-run `augur profile` (with --force)",
+            let now_opts = {
+                let o = read_with.options.record(&[]).unwrap_or_default();
+                let t = super::source_opts::describe(&o);
+                if t.is_empty() {
+                    "none".to_string()
+                } else {
+                    t
+                }
+            };
+            let why = if read_with.overridden {
+                format!(
+                    "the runs were profiled with {recorded}, and the options given here ({now_opts}) make another program of the sources: leave them out (analyze reads the sources as profiled) or give the profile's"
+                )
+            } else if edited {
+                "loops, branches, calls or communication were added, removed or moved since the profile: analyze the source as profiled, or re-run `augur profile --force` to model this version".to_string()
+            } else if manifest.options.is_none() {
+                format!(
+                    "the source is unchanged, and the manifest does not record the profile's -D, -I or --form (it predates their recording): pass the ones the profile was given (here: {now_opts}); if it was given the same, this augur numbers its sites differently from the one that profiled it: re-run `augur profile --force`"
+                )
+            } else {
+                format!(
+                    "the source and its options ({recorded}, as recorded) are unchanged, so this augur numbers its sites differently from the one that profiled it: re-run `augur profile --force`"
+                )
+            };
+            bail!(
+                "the site ids of {} do not match the traces' ({}), so measured costs would be attributed to the wrong lines and no model is built: {why}",
                 source.display(),
                 dir.join("apt.json").display()
-            ));
+            );
         }
     }
     Ok(warnings)

@@ -51,6 +51,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
             eprintln!("warning: at {}: {w}", p.at);
         }
         if p.t.is_none() {
+            // the warning above named the term
             eprintln!("error: at {}: T is not a finite number here: the model is not defined at these values", p.at);
             failed = true;
         } else if p.band.is_none() {
@@ -248,6 +249,9 @@ fn evaluate(
     let t = eval(&m.t)?;
     let a = eval(&m.t_min)?;
     let b = eval(&m.t_max)?;
+    if !t.is_finite() {
+        warnings.push(non_finite_cause(&m.t, &values));
+    }
     let t = t.is_finite().then_some(t);
     let band = match t {
         Some(t) if a.is_finite() && b.is_finite() => Some((a.min(b).min(t), a.max(b).max(t))),
@@ -260,6 +264,54 @@ fn evaluate(
         band,
         warnings,
     })
+}
+
+/// Which part of `t` is not a finite number at `values`: the first term of its sum that is not,
+/// and inside it the innermost subexpression that is not while its arguments are (a `log2` of a
+/// negative number, a power of 0 with a negative exponent), the one to blame.
+fn non_finite_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>) -> String {
+    let bad =
+        |e: &symbolic::Expr| model::analysis::eval(e, values).map_or(true, |v| !v.is_finite());
+    let Some(term) = t
+        .terms()
+        .iter()
+        .map(|term| term.monomial() * symbolic::Expr::num(term.coef()))
+        .find(|e| bad(e))
+    else {
+        return "T is not a finite number here, though each of its terms is (their sum overflows)"
+            .into();
+    };
+    // descend while some argument is itself not finite
+    let mut origin = term.clone();
+    loop {
+        let next = origin.terms().iter().find_map(|tm| {
+            tm.factors().iter().find_map(|(atom, _)| {
+                let a = symbolic::Expr::from_atom(atom);
+                if !bad(&a) {
+                    return None;
+                }
+                // an argument that is itself not finite is closer to the cause
+                Some(
+                    atom.args()
+                        .into_iter()
+                        .find(|x| bad(x))
+                        .cloned()
+                        .unwrap_or(a),
+                )
+            })
+        });
+        match next {
+            Some(n) if n != origin => origin = n,
+            _ => break,
+        }
+    }
+    let value =
+        model::analysis::eval(&origin, values).map_or("undefined".to_string(), |v| v.to_string());
+    if origin == term {
+        format!("T is not a finite number here: its term {term} is {value}")
+    } else {
+        format!("T is not a finite number here: in its term {term}, {origin} is {value}")
+    }
 }
 
 #[cfg(test)]
@@ -371,6 +423,39 @@ mod tests {
         let m = model("N/(P - 2)", "N/(P - 2)", &["N", "P"], runs);
         let p = evaluate(&m, &traced, "", at("N=0,P=2")).unwrap();
         assert_eq!((p.t, p.band), (None, None));
+    }
+
+    /// Trial 8 item 6: `"t": null, "warnings": []` at P=1 for a sub-communicator size fitted as
+    /// P^3 - 4.081; the warning names the term and the log2 whose argument went negative.
+    #[test]
+    fn a_non_finite_t_names_its_term() {
+        let runs: &[&[(&str, f64)]] = &[&[("M", 1000.0), ("P", 2.0)], &[("M", 8000.0), ("P", 4.0)]];
+        let m = model(
+            "0.001*M/P + 2e-6*M*log2(P^3 - 4.081)",
+            "0.001*M/P",
+            &["M", "P"],
+            runs,
+        );
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("M=1000,P=1")).unwrap();
+        assert_eq!(p.t, None);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        let w = &p.warnings[0];
+        assert!(
+            w.starts_with("T is not a finite number here: in its term ")
+                && w.contains("log2(P^3 - 4.081) is NaN"),
+            "{w}"
+        );
+        // a term that is itself the cause
+        let m = model("M/(P - 1)", "M/(P - 1)", &["M", "P"], runs);
+        let p = evaluate(&m, &traced, "", at("M=1000,P=1")).unwrap();
+        assert_eq!(
+            p.warnings,
+            ["T is not a finite number here: its term M/(P - 1) is inf"]
+        );
+        // finite T: no such warning
+        let p = evaluate(&m, &traced, "", at("M=1000,P=2")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     #[test]

@@ -15,8 +15,9 @@
 mod build;
 mod grid;
 pub mod host;
-mod instrument;
+pub mod instrument;
 mod launch;
+pub mod reach;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -90,6 +91,10 @@ pub struct ProfileArgs {
     /// from stdin profiled over the grid)
     #[arg(long, value_name = "FILE")]
     pub stdin: Option<PathBuf>,
+    /// Extra flags for every compile and link of the program (not the runtime's), split at
+    /// whitespace, e.g. --cflags "-fopenmp" for MPI+OpenMP (recorded in the manifest)
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
     /// Print the summary as JSON
     #[arg(long)]
     pub json: bool,
@@ -102,6 +107,26 @@ impl ProfileArgs {
     /// The sources in canonical order (`sources::canonical`): the main one first.
     pub fn files(&self) -> Vec<PathBuf> {
         super::sources::canonical(&self.sources)
+    }
+
+    /// `--cflags` split at whitespace.
+    pub fn cflags(&self) -> Vec<String> {
+        self.cflags
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The program's arguments with their placeholders, as run: ARGS, or without ARGS one
+    /// `{NAME}` per `--param` in the order given.
+    pub fn args_template(&self, params: &[grid::Param]) -> Vec<String> {
+        if self.args.is_empty() {
+            params.iter().map(|p| format!("{{{}}}", p.name)).collect()
+        } else {
+            self.args.clone()
+        }
     }
 
     /// The main source, which names the program and its run directory.
@@ -188,6 +213,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
 
     let rd = run_dir(&args)?;
     let mut manifest = open_manifest(&rd, &args, &sources, stdin.as_ref())?;
+    manifest.args = Some(args.args_template(&params));
     let mpi = launch::mpi_implementation(args.launcher).with_context(|| {
         format!(
             "`{}` not found or not runnable: install MPI (see ../shared/REFERENCE.md)",
@@ -214,6 +240,24 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
     let prepared = instrument::prepare(&args)?;
     for w in &prepared.warnings {
         eprintln!("{w}");
+    }
+    let varying: Vec<(String, Vec<String>)> = params
+        .iter()
+        .filter(|p| p.values.len() > 1)
+        .map(|p| {
+            (
+                p.name.clone(),
+                p.values.iter().map(|(t, _)| t.clone()).collect(),
+            )
+        })
+        .collect();
+    let template = args.args_template(&params);
+    let via = reach::Carriers {
+        args: &template,
+        stdin: stdin.as_ref().map(|s| s.text.as_str()),
+    };
+    for w in reach::warnings(&varying, via, &prepared.params) {
+        eprintln!("warning: {w}");
     }
     trace::write_atomic(
         &rd.root().join(instrument::APT_FILE),
@@ -335,11 +379,20 @@ fn open_manifest(
 ) -> Result<Manifest> {
     let mut fresh = Manifest::for_sources(sources);
     fresh.stdin = stdin.map(|s| s.record.clone());
+    fresh.options = Some(
+        args.src
+            .record(&args.cflags())
+            .context("bad include directory")?,
+    );
     let Some(old) = rd.load_manifest()? else {
         return Ok(fresh);
     };
     if old.same_inputs(&fresh) && !args.force {
-        return Ok(old);
+        // the same options (none recorded counts as none given): recorded from now on
+        return Ok(Manifest {
+            options: fresh.options,
+            ..old
+        });
     }
     // with nothing recorded ok (an earlier profile stopped at the build, or every run failed)
     // there is nothing to mix up: replaced without --force, its runs removed as with it
@@ -397,6 +450,27 @@ fn changed_inputs(old: &Manifest, new: &Manifest) -> String {
         .collect();
     if !edited.is_empty() {
         return format!("a different version of {}", edited.join(", "));
+    }
+    if old.options.clone().unwrap_or_default() != new.options.clone().unwrap_or_default() {
+        let text = |m: &Manifest| {
+            let o = m.options.clone().unwrap_or_default();
+            let mut t = super::source_opts::describe(&o);
+            if !o.cflags.is_empty() {
+                t = format!("{t} --cflags \"{}\"", o.cflags.join(" "))
+                    .trim_start()
+                    .to_string();
+            }
+            if t.is_empty() {
+                "none".to_string()
+            } else {
+                t
+            }
+        };
+        return format!(
+            "other options (-D, -I, --form, --cflags: {} there, {} now)",
+            text(old),
+            text(new)
+        );
     }
     let stdin = |m: &Manifest| {
         m.stdin
@@ -608,6 +682,7 @@ fn run_config(
         stdin: ctx.stdin.map(|p| p.display().to_string()),
         cores: chosen.host.cores,
         load_average: chosen.host.load_average,
+        omp_num_threads: std::env::var("OMP_NUM_THREADS").ok(),
     })
 }
 

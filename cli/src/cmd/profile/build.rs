@@ -37,6 +37,9 @@ pub struct BuildInput {
     pub include_dirs: Vec<PathBuf>,
     /// `-D NAME[=VALUE]` passed on to the C compiler.
     pub defines: Vec<String>,
+    /// `--cflags`: passed to every compile of the program's sources and to the link (the
+    /// runtime's units are compiled without them).
+    pub cflags: Vec<String>,
     /// Executable name inside the build directory.
     pub exe_name: String,
 }
@@ -88,6 +91,7 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
         } else {
             v.extend(input.defines.iter().map(|d| format!("-D{d}")));
         }
+        v.extend(input.cflags.iter().cloned());
         // The build directory first: edited includes shadow the originals.
         v.push(format!("-I{}", build.display()));
         v.extend(
@@ -141,6 +145,7 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
         if input.lang.is_fortran() {
             link.extend(augur_runtime::FORTRAN_FLAGS.iter().map(|s| s.to_string()));
         }
+        link.extend(input.cflags.iter().cloned());
         link.extend(["-o".into(), p(&build.join(&input.exe_name))]);
         link.extend(link_objs);
     }
@@ -321,6 +326,28 @@ pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<Pat
 /// resolve with what to do about them, else the compiler's first error lines.
 fn failure(output: &str, prog: &str, status: &str, input: &BuildInput) -> String {
     let undefined = undefined_symbols(output, input.lang.is_fortran());
+    let (omp, undefined): (Vec<String>, Vec<String>) =
+        undefined.into_iter().partition(|s| is_openmp(s));
+    if !omp.is_empty() {
+        let list: Vec<String> = omp.iter().map(|s| format!("`{s}`")).collect();
+        let others = if undefined.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (also undefined: {}, which no given source defines)",
+                undefined
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return format!(
+            "linking the instrumented program failed ({prog}, {status}): undefined reference to {}: {} the OpenMP runtime's, linked only when compiling with OpenMP: add --cflags \"-fopenmp\" (and set OMP_NUM_THREADS for the runs){others}",
+            list.join(", "),
+            if omp.len() == 1 { "it is" } else { "they are" }
+        );
+    }
     if !undefined.is_empty() {
         let list: Vec<String> = undefined.iter().map(|s| format!("`{s}`")).collect();
         let given = if input.others.is_empty() {
@@ -358,6 +385,12 @@ fn failure(output: &str, prog: &str, status: &str, input: &BuildInput) -> String
         "compiling the instrumented program failed ({prog}, {status}): {}",
         lines.join("\n  ")
     )
+}
+
+/// Whether a symbol belongs to the OpenMP runtime (`omp_get_max_threads`, GCC's `GOMP_parallel`,
+/// Fortran's `omp_get_wtime_` without its underscore).
+fn is_openmp(sym: &str) -> bool {
+    sym.starts_with("omp_") || sym.starts_with("GOMP_") || sym.starts_with("__kmpc_")
 }
 
 /// The symbols of `undefined reference to `x'` lines (GNU ld), each once, in order; Fortran's
@@ -413,6 +446,7 @@ mod tests {
             files: vec![("p.f".into(), "x".into())],
             include_dirs: vec!["/src".into()],
             defines: vec!["X=1".into()],
+            cflags: Vec::new(),
             exe_name: "p".into(),
         }
     }
@@ -560,6 +594,61 @@ mod tests {
         assert!(
             msg.ends_with("x.c:3:5: error: 'y' undeclared\n  x.c:4:5: error: expected ';'"),
             "{msg}"
+        );
+    }
+
+    /// Trial 8: `omp_get_max_threads` was blamed on a missing source file.
+    #[test]
+    fn openmp_symbols_ask_for_fopenmp_not_for_sources() {
+        let ld = "/usr/bin/ld: hybrid.o: in function `main':\n\
+                  hybrid.c:(.text+0x1c4): undefined reference to `omp_get_max_threads'\n\
+                  hybrid.c:(.text+0x1f0): undefined reference to `GOMP_parallel'\n\
+                  collect2: error: ld returned 1 exit status\n";
+        let msg = failure(ld, "mpicc", "exit status: 1", &input(Lang::C));
+        assert!(
+            msg.contains("undefined reference to `omp_get_max_threads`, `GOMP_parallel`: they are the OpenMP runtime's, linked only when compiling with OpenMP: add --cflags \"-fopenmp\""),
+            "{msg}"
+        );
+        assert!(!msg.contains("give the source files"), "{msg}");
+        let f = "x.f90:(.text+0x9): undefined reference to `omp_get_wtime_'\nx.f90:(.text+0x9): undefined reference to `helper_'\n";
+        let msg = failure(f, "mpif90", "exit status: 1", &input(Lang::FortranFree));
+        assert!(
+            msg.contains("`omp_get_wtime`: it is the OpenMP runtime's")
+                && msg.contains("(also undefined: `helper`, which no given source defines)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn cflags_reach_every_compile_and_the_link() {
+        let mut c = input(Lang::C);
+        c.cflags = vec!["-fopenmp".into(), "-O3".into()];
+        let cmds = commands(&c, Launcher::Mpirun, Path::new("/b"));
+        assert!(
+            !cmds[0].contains(&"-fopenmp".to_string()),
+            "not the runtime's"
+        );
+        assert_eq!(
+            cmds[1].join(" "),
+            "mpicc -O2 -DX=1 -fopenmp -O3 -I/b -I/src -o /b/p /b/p.f /b/augur_trace.o -lm"
+        );
+        let mut two = input(Lang::FortranFree);
+        two.main = "a.f90".into();
+        two.others = vec![("b.f90".into(), Lang::FortranFree)];
+        two.files = vec![
+            ("a.f90".into(), "program a\nend\n".into()),
+            ("b.f90".into(), "subroutine b\nend\n".into()),
+        ];
+        two.cflags = vec!["-fopenmp".into()];
+        let cmds = commands(&two, Launcher::Smpirun, Path::new("/b"));
+        let text: Vec<String> = cmds.iter().map(|c| c.join(" ")).collect();
+        assert!(
+            text[2].contains("-fopenmp") && text[3].contains("-fopenmp"),
+            "{text:#?}"
+        );
+        assert!(
+            text[4].starts_with("smpif90 -O2 -fallow-argument-mismatch -fopenmp -o /b/p"),
+            "{text:#?}"
         );
     }
 

@@ -137,12 +137,46 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
             format!("{} of {} runs", busy.len(), native.len())
         };
         out.push(format!(
-            "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {which}); native timings then include other work, so misfits may be the host's, not the model's: re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
+            "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {which}); native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
             load_text(load),
             worst.config,
         ));
     }
+    out.extend(thread_counts(runs));
     out
+}
+
+/// Runs of one directory recorded with different `OMP_NUM_THREADS` (unset counts as one value
+/// of its own): their compute rates are of different programs, and one model would mix them.
+fn thread_counts(runs: &[RunRecord]) -> Option<String> {
+    let mut by: std::collections::BTreeMap<Option<&str>, Vec<&str>> = Default::default();
+    for r in runs.iter().filter(|r| r.status.is_ok()) {
+        by.entry(r.omp_num_threads.as_deref())
+            .or_default()
+            .push(&r.config);
+    }
+    if by.len() < 2 {
+        return None;
+    }
+    let parts: Vec<String> = by
+        .iter()
+        .map(|(t, configs)| {
+            let t = t.map_or("unset".to_string(), |t| format!("`{t}`"));
+            format!("{t} in {} (e.g. {})", count(configs.len()), configs[0])
+        })
+        .collect();
+    Some(format!(
+        "the runs were recorded with different OMP_NUM_THREADS ({}): each thread count is another program's compute rate, so one model of them all mixes them; profile each thread count into its own directory (--out)",
+        parts.join(", ")
+    ))
+}
+
+fn count(n: usize) -> String {
+    if n == 1 {
+        "1 run".into()
+    } else {
+        format!("{n} runs")
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +208,7 @@ mod tests {
             stdin: None,
             cores,
             load_average: load,
+            omp_num_threads: None,
         }
     }
     const OMPI: &str = "Open MPI 4.1.4";
@@ -247,6 +282,25 @@ mod tests {
             failed,
         ];
         assert!(warnings(&runs).is_empty(), "{:?}", warnings(&runs));
+    }
+
+    #[test]
+    fn runs_of_different_thread_counts_are_named() {
+        let mut one = rec(2, Some(2), None, OMPI);
+        one.omp_num_threads = Some("1".into());
+        let mut two = rec(2, Some(2), None, OMPI);
+        two.params.insert("N".into(), 128.0);
+        two.config = trace::config_id(&two.params, 2);
+        two.omp_num_threads = Some("2".into());
+        let unset = rec(1, Some(2), None, OMPI);
+        let w = warnings(&[one.clone(), two.clone(), unset]);
+        assert_eq!(
+            w,
+            ["the runs were recorded with different OMP_NUM_THREADS (unset in 1 run (e.g. N=64,P=1), `1` in 1 run (e.g. N=64,P=2), `2` in 1 run (e.g. N=128,P=2)): each thread count is another program's compute rate, so one model of them all mixes them; profile each thread count into its own directory (--out)"]
+        );
+        let mut same = two.clone();
+        same.omp_num_threads = one.omp_num_threads.clone();
+        assert!(warnings(&[one, same]).is_empty());
     }
 
     #[test]

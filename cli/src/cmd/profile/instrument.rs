@@ -15,6 +15,8 @@ pub const APT_FILE: &str = "apt.json";
 pub struct Prepared {
     pub input: BuildInput,
     pub apt_json: String,
+    /// The program's inputs the APT found (which `--param` reaches it).
+    pub params: Vec<apt::ProgParam>,
     /// Lines to print as they are: the front end's diagnostics rendered (`warning[code]: …`
     /// with their snippet) and instrumentation notes prefixed `warning: `.
     pub warnings: Vec<String>,
@@ -77,38 +79,13 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree))
         .context("cannot serialise the APT")?;
     apt_json.push('\n');
-    let plan = codegen::Plan::from_apt(&tree, &lowered.program);
-    let fortran_form = |f: frontend::Form| match f {
-        frontend::Form::Fixed => Some(codegen::FortranForm::Fixed),
-        frontend::Form::Free => Some(codegen::FortranForm::Free),
-        _ => None,
-    };
-    let copts = codegen::Options {
-        form: fortran_form(opts.form),
-        forms: lowered
-            .forms
-            .iter()
-            .filter_map(|(id, f)| Some((*id, fortran_form(*f)?)))
-            .collect(),
-    };
-    let inst = codegen::instrument_with(&lowered.program, &lowered.sources, &plan, &copts)
+    let inst = instrument(&lowered, &tree, opts.form)
         .with_context(|| format!("cannot instrument {names}"))?;
-    for n in &inst.notes {
-        warnings.push(match n.span {
-            Some(sp) => {
-                let lc = lowered.sources.start(sp);
-                let path = lowered.sources.path(sp.file).unwrap_or(args.source());
-                format!(
-                    "warning: {}:{}:{}: {}",
-                    path.display(),
-                    lc.line,
-                    lc.col,
-                    n.message
-                )
-            }
-            None => format!("warning: {}", n.message),
-        });
-    }
+    warnings.extend(
+        inst.notes
+            .iter()
+            .map(|n| format!("warning: {}", note_text(&lowered, n, args.source()))),
+    );
     let mut include_dirs: Vec<PathBuf> = Vec::new();
     for d in sources
         .iter()
@@ -163,9 +140,11 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
             files,
             include_dirs,
             defines: args.src.define.clone(),
+            cflags: args.cflags(),
             exe_name,
         },
         apt_json,
+        params: tree.params.clone(),
         warnings,
         lines: SourceLines {
             files: inst
@@ -178,6 +157,45 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
                 .collect(),
         },
     })
+}
+
+/// The instrumented program, as `profile` builds it: the one place the instrumentation plan and
+/// the code generator's options are made, so `analyze` names what the traces lack (codegen's
+/// notes: MPI calls without a runtime wrapper, loops whose body was not found) from the same
+/// run of codegen `profile` made.
+pub fn instrument(
+    lowered: &frontend::Lowered,
+    tree: &apt::Apt,
+    form: frontend::Form,
+) -> Result<codegen::Instrumented, codegen::CodegenError> {
+    let plan = codegen::Plan::from_apt(tree, &lowered.program);
+    let fortran_form = |f: frontend::Form| match f {
+        frontend::Form::Fixed => Some(codegen::FortranForm::Fixed),
+        frontend::Form::Free => Some(codegen::FortranForm::Free),
+        _ => None,
+    };
+    let copts = codegen::Options {
+        form: fortran_form(form),
+        forms: lowered
+            .forms
+            .iter()
+            .filter_map(|(id, f)| Some((*id, fortran_form(*f)?)))
+            .collect(),
+    };
+    codegen::instrument_with(&lowered.program, &lowered.sources, &plan, &copts)
+}
+
+/// A codegen note as `path:line:col: message` (`fallback` names the file of a note without a
+/// span's file).
+pub fn note_text(lowered: &frontend::Lowered, n: &codegen::Note, fallback: &Path) -> String {
+    match n.span {
+        Some(sp) => {
+            let lc = lowered.sources.start(sp);
+            let path = lowered.sources.path(sp.file).unwrap_or(fallback);
+            format!("{}:{}:{}: {}", path.display(), lc.line, lc.col, n.message)
+        }
+        None => n.message.clone(),
+    }
 }
 
 /// The language of one source as the compiler must read it: the form the front end read it in
