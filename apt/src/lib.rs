@@ -495,6 +495,8 @@ mod tests_shapes;
 #[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
+mod tests_uneven;
+#[cfg(test)]
 mod tests_writes;
 #[cfg(test)]
 mod tests_writes_particles;

@@ -238,6 +238,12 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
             if let Some(v) = test.as_ref().and_then(|t| or_null(t, &a, &b)) {
                 return v;
             }
+            if let Some(v) = test
+                .as_ref()
+                .and_then(|t| indicator_choice(cond, t, &a, &b))
+            {
+                return v;
+            }
             choose(a, b, s.line(cond.span), s)
         }
         SrcExprKind::SizeOf { ty, expr } => {
@@ -379,6 +385,90 @@ pub fn min_max(op: BinOp, x: &Val, y: &Val, a: &Val, b: &Val) -> Option<Val> {
     }))
 }
 
+/// `x op y ? a : b` (and `if (x op y) v = a` with `b` before it or in the else arm) for an
+/// ordering test of integer sides that reads a remainder, `a - b` a constant:
+/// `b + (a - b)·[x op y]`, the bracket exact on integers as `min(max(d, 0), 1)` with
+/// `d = y - x` for `<` (`+ 1` for `<=`; `x - y` for `>`, `>=`).
+/// The uneven block split `nloc = n/p; if (rank < mod(n, p)) nloc = nloc + 1` is so
+/// `floor(N/P) + [rank < N - P*floor(N/P)]`: a quotient whose remainder the test reads is an
+/// integer division, so it is floored in `a` and `b` (apt keeps other divisions exact).
+/// `None` when the sides are not integers, or `a`, `b` or the sides are not known.
+pub fn indicator_choice(cond: &SrcExpr, test: &(BinOp, Val, Val), a: &Val, b: &Val) -> Option<Val> {
+    let SrcExprKind::Binary { lhs, rhs, .. } = &cond.kind else {
+        return None;
+    };
+    if !integral_source(lhs) || !integral_source(rhs) {
+        return None;
+    }
+    let (op, Val::Known(x), Val::Known(y)) = test else {
+        return None;
+    };
+    let (Val::Known(a), Val::Known(b)) = (a, b) else {
+        return None;
+    };
+    // only the split idiom: one more (or fewer) where the test reads a remainder; other
+    // choices stay "chosen by a condition" (a bracket of any test would hide them in T)
+    let reads_remainder = [x, y]
+        .iter()
+        .flat_map(|e| e.terms())
+        .flat_map(|t| t.factors())
+        .any(|(atom, _)| matches!(atom, Atom::Floor(q) if q.terms().len() == 1));
+    if !reads_remainder || !(a - b).as_const().is_some_and(|c| c != 0.0) {
+        return None;
+    }
+    let d = match op {
+        BinOp::Lt => y - x,
+        BinOp::Le => y - x + Expr::one(),
+        BinOp::Gt => x - y,
+        BinOp::Ge => x - y + Expr::one(),
+        _ => return None,
+    };
+    let bracket = Expr::min(Expr::max(d, Expr::zero()), Expr::one());
+    Some(Val::Known(floor_split_quotients(&(b + (a - b) * bracket))))
+}
+
+/// `e` with each term `c·q` floored to `c·floor(q)` where `q` is a quotient whose floor a
+/// bracket of [`indicator_choice`] reads (`min(max(d, 0), 1)` with `floor(q)` in `d`, from a
+/// remainder): the program divided the same integers, so that division is an integer one.
+pub(crate) fn floor_split_quotients(e: &Expr) -> Expr {
+    let mut quotients: Vec<Expr> = Vec::new();
+    for t in e.terms() {
+        for (atom, _) in t.factors() {
+            let Atom::Min(args) = atom else { continue };
+            let [one, clamp] = args.as_slice() else {
+                continue;
+            };
+            let Some(Atom::Max(inner)) = clamp.as_atom() else {
+                continue;
+            };
+            let [zero, d] = inner.as_slice() else {
+                continue;
+            };
+            if one.as_const() != Some(1.0) || !zero.is_zero() {
+                continue;
+            }
+            for f in d.terms().iter().flat_map(|t| t.factors()) {
+                if let (Atom::Floor(q), _) = f {
+                    if q.terms().len() == 1 && !quotients.contains(q) {
+                        quotients.push((**q).clone());
+                    }
+                }
+            }
+        }
+    }
+    if quotients.is_empty() {
+        return e.clone();
+    }
+    e.terms()
+        .iter()
+        .map(|t| {
+            let m = t.monomial();
+            let m = if quotients.contains(&m) { m.floor() } else { m };
+            Expr::num(t.coef()) * m
+        })
+        .sum()
+}
+
 /// `c ? a : b` / `merge(a, b, c)`: one value only when both agree.
 fn choose(a: Val, b: Val, line: u32, s: &dyn Scope) -> Val {
     if a == b {
@@ -460,6 +550,11 @@ fn to_integer(how: ToInt, v: Val, operand: Option<&SrcExpr>, what: &str) -> Val 
 /// integer variable is truncated (`int q; q = sqrt(p) + 0.5;`, Fortran `q = sqrt(real(p))`)
 /// like a cast; anything else is `v`. The assignment rule (`interp`) applies it.
 pub fn stored_as(target: Option<BaseType>, v: Val, value: &SrcExpr) -> Val {
+    // `n/p + (rank < n % p ? 1 : 0)`: the quotient beside the bracket is an integer one
+    let v = match v {
+        Val::Known(e) if target == Some(BaseType::Integer) => Val::Known(floor_split_quotients(&e)),
+        other => other,
+    };
     if target == Some(BaseType::Integer) && value.ty == Some(BaseType::Real) {
         to_integer(
             ToInt::Trunc,

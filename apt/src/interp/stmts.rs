@@ -7,7 +7,7 @@ use symbolic::Expr;
 use crate::pointers::pointer_call;
 use crate::procs::user_proc;
 use crate::rules::merge;
-use crate::value::{min_max, or_null, pure_test, short, Val};
+use crate::value::{indicator_choice, min_max, or_null, pure_test, short, Val};
 use crate::Attr;
 
 use super::scope::Cx;
@@ -231,7 +231,14 @@ impl Analysis<'_> {
                         .filter_map(|(k, a)| {
                             let b = other.get(k)?;
                             (a != b)
-                                .then(|| min_max(*op, x, y, a, b).or_else(|| or_null(t, a, b)))
+                                .then(|| {
+                                    min_max(*op, x, y, a, b)
+                                        .or_else(|| or_null(t, a, b))
+                                        .or_else(|| {
+                                            let arm = i.arms.first()?;
+                                            indicator_choice(&arm.cond, t, a, b)
+                                        })
+                                })
                                 .flatten()
                                 .map(|v| (k.clone(), v))
                         })

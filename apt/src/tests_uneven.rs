@@ -1,0 +1,117 @@
+//! The uneven block split (trial 8 item 8): `nloc = n/p; if (rank < mod(n, p)) nloc = nloc + 1`
+//! (and C's `n/p + (rank < n%p ? 1 : 0)`) is `floor(N/P) + [rank < N mod P]`, exact at every
+//! rank; a parameterless setup routine setting it from module variables reaches the caller.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use crate::tests::{apt_of, eval, loops};
+use crate::Attr;
+
+/// Rows of `rank` in a split of `n` over `p` as the programs compute them.
+fn rows(n: f64, p: f64, rank: f64) -> f64 {
+    (n / p).floor() + if rank < n % p { 1.0 } else { 0.0 }
+}
+
+fn check_all_ranks(trip: &Attr) {
+    for (n, p) in [
+        (10.0, 4.0),
+        (1000.0, 7.0),
+        (12.0, 3.0),
+        (5.0, 8.0),
+        (200_001.0, 16.0),
+    ] {
+        for r in 0..(p as i64) {
+            let r = r as f64;
+            assert_eq!(
+                eval(trip, &[("N", n), ("P", p), ("rank", r)]),
+                rows(n, p, r),
+                "{trip:?} at N={n} P={p} rank={r}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fortran_uneven_split_is_floor_plus_a_bracket() {
+    let src = r#"
+program split
+  use mpi
+  implicit none
+  integer :: n, nloc, rank, nprocs, ierr, i
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  read(*,*) n
+  nloc = n / nprocs
+  if (rank < mod(n, nprocs)) nloc = nloc + 1
+  do i = 1, nloc
+  end do
+  nloc = n / nprocs
+  if (rank .ge. mod(n, nprocs)) then
+    nloc = nloc - 1
+  end if
+  do i = 0, nloc
+  end do
+  call MPI_Finalize(ierr)
+end program split
+"#;
+    let apt = apt_of("split.f90", src);
+    let l = loops(&apt);
+    check_all_ranks(&l[0].trip);
+    check_all_ranks(&l[1].trip);
+}
+
+#[test]
+fn c_uneven_split_with_a_conditional_expression() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, p, rank, nloc, i;
+    double s = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    n = atoi(argv[1]);
+    nloc = n / p + (rank < n % p ? 1 : 0);
+    for (i = 0; i < nloc; i++) s += i;
+    nloc = n / p;
+    if (rank < n % p) nloc++;
+    for (i = 0; i < nloc; i++) s += i;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("split.c", src);
+    let l = loops(&apt);
+    check_all_ranks(&l[0].trip);
+    check_all_ranks(&l[1].trip);
+}
+
+#[test]
+fn a_real_test_or_an_equality_is_no_bracket() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n, p, rank, m, i;
+    double x, s = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    n = atoi(argv[1]);
+    x = atof(argv[2]);
+    m = n;
+    if (x < 0.5) m = n + 1;
+    for (i = 0; i < m; i++) s += i;
+    m = n;
+    if (rank == 0) m = n + 1;
+    for (i = 0; i < m; i++) s += i;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("nob.c", src);
+    let l = loops(&apt);
+    assert!(matches!(&l[0].trip, Attr::Unresolved(_)), "{:?}", l[0].trip);
+    assert!(matches!(&l[1].trip, Attr::Unresolved(_)), "{:?}", l[1].trip);
+}
