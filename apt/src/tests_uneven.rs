@@ -1,6 +1,7 @@
 //! The uneven block split (trial 8 item 8): `nloc = n/p; if (rank < mod(n, p)) nloc = nloc + 1`
 //! (and C's `n/p + (rank < n%p ? 1 : 0)`) is `floor(N/P) + [rank < N mod P]`, exact at every
-//! rank; a parameterless setup routine setting it from module variables reaches the caller.
+//! rank; a parameterless setup routine setting it from module variables it only reads reaches
+//! the caller (the globals stand as symbols in its summary, bound at the call).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::tests::{apt_of, eval, loops};
@@ -114,4 +115,67 @@ int main(int argc, char **argv) {
     let l = loops(&apt);
     assert!(matches!(&l[0].trip, Attr::Unresolved(_)), "{:?}", l[0].trip);
     assert!(matches!(&l[1].trip, Attr::Unresolved(_)), "{:?}", l[1].trip);
+}
+
+const MODULE_SPLIT: &str = r#"
+module st
+  implicit none
+  integer :: n, nloc, rank, nprocs
+contains
+  subroutine decompose()
+    nloc = n / nprocs
+    if (rank < mod(n, nprocs)) nloc = nloc + 1
+  end subroutine decompose
+  subroutine work()
+    integer :: i
+    double precision :: s
+    s = 0
+    do i = 1, nloc
+      s = s + i
+    end do
+  end subroutine work
+end module st
+
+program main
+  use mpi
+  use st
+  implicit none
+  integer :: ierr, i
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  read(*,*) n
+  call decompose()
+  call work()
+  do i = 1, nloc
+  end do
+  call MPI_Finalize(ierr)
+end program main
+"#;
+
+#[test]
+fn module_split_set_by_a_parameterless_routine() {
+    let apt = apt_of("modglob.f90", MODULE_SPLIT);
+    let l = loops(&apt);
+    // the loop in `work` (its entry value from the call site) and the one in the main program
+    assert_eq!(l.len(), 2);
+    for x in &l {
+        check_all_ranks(&x.trip);
+    }
+}
+
+#[test]
+fn a_global_the_routine_also_writes_is_not_followed() {
+    // `n` is read and written by the routine: its entry value is not the caller's after it
+    let src = MODULE_SPLIT.replace(
+        "    nloc = n / nprocs
+    if",
+        "    nloc = n / nprocs
+    n = n + 0
+    if",
+    );
+    let apt = apt_of("modglob.f90", &src);
+    let l = loops(&apt);
+    let r = l[l.len() - 1].trip.unresolved().unwrap_or_default();
+    assert!(r.contains("not followed"), "{:?}", l[l.len() - 1].trip);
 }

@@ -10,7 +10,7 @@ use crate::procs::{user_proc, CallSite};
 use crate::rules::agree;
 use crate::value::Val;
 
-use super::summary::ENTRY;
+use super::summary::{glob_symbol, ENTRY};
 use super::{touched, Analysis, Env};
 
 /// A path as a report names it: `a[#ubound1]` (where an array's bound is kept) is
@@ -28,12 +28,25 @@ pub(super) fn path_text(path: &str) -> String {
 }
 
 impl Analysis<'_> {
-    /// Entry environment of the summary pass: constants known, everything else unknown.
+    /// Entry environment of the summary pass: constants known, each scalar global the
+    /// procedure does not write standing as its [`glob_symbol`] (the call completes it with
+    /// the caller's value, which the call does not change), everything else unknown.
     pub(super) fn summary_entry_env(&mut self, id: ProcId) -> Env {
         let mut env = self.constants_env(id);
+        let written = self
+            .procs
+            .mod_globals
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         if let Some(p) = self.prog.proc(id) {
             for g in self.procs.globals.get(id.0 as usize).into_iter().flatten() {
-                env.insert(g.clone(), Val::unknown(ENTRY));
+                let v = if written.contains(g) || self.is_array(g) {
+                    Val::unknown(ENTRY)
+                } else {
+                    Val::Known(Expr::var(&glob_symbol(g)))
+                };
+                env.insert(g.clone(), v);
             }
             for f in &p.params {
                 env.insert(f.name.clone(), Val::unknown(ENTRY));

@@ -36,6 +36,16 @@ pub(super) fn arg_index(sym: &str) -> Option<usize> {
     sym.strip_prefix("__augur_arg")?.parse().ok()
 }
 
+/// The symbol standing for global `g`'s entry value in the summary of a procedure that
+/// reads it and does not write it (a setup routine computing `nloc` from `n` and `nprocs`).
+pub(super) fn glob_symbol(g: &str) -> String {
+    format!("__augur_glob_{g}")
+}
+
+fn glob_name(sym: &str) -> Option<&str> {
+    sym.strip_prefix("__augur_glob_")
+}
+
 /// A call statement whose summary is applied: for the reasons of what it leaves unknown.
 pub(super) struct CallAt<'a> {
     pub(super) callee: &'a str,
@@ -45,15 +55,38 @@ pub(super) struct CallAt<'a> {
 }
 
 /// A callee's exit value `v` of `name` in the caller: its [`arg_symbol`]s replaced by the
-/// call's argument values. Unknown, naming `name` and the call, when it depends on what the
-/// callee found at entry in a global or on an argument whose value is not known here.
-pub(super) fn bind_args(v: &Val, vals: &[Val], name: &str, call: &CallAt<'_>) -> Val {
+/// call's argument values, its [`glob_symbol`]s by the caller's values of those globals
+/// (`globals`, as they are at the call). Unknown, naming `name` and the call, when it depends
+/// on what the callee found at entry in a global it writes, or in a global or on an
+/// argument whose value is not known here.
+pub(super) fn bind_args(
+    v: &Val,
+    vals: &[Val],
+    globals: &Env,
+    name: &str,
+    call: &CallAt<'_>,
+) -> Val {
     let CallAt { callee, line, .. } = call;
     let set = format!("`{name}`: assigned by call to `{callee}` at line {line}");
     // the argument values `vars` mention, or why one is not known
     let bindings = |vars: BTreeSet<String>| -> Result<BTreeMap<String, Expr>, Val> {
         let mut map = BTreeMap::new();
         for x in vars {
+            if let Some(g) = glob_name(&x) {
+                match globals.get(g) {
+                    Some(Val::Known(a)) => {
+                        map.insert(x.clone(), a.clone());
+                    }
+                    Some(Val::Unknown(r)) => {
+                        return Err(Val::unknown(format!("{set} from `{g}`: {r}")))
+                    }
+                    Some(_) => return Err(Val::unknown(format!("{set} from `{g}`, not a number"))),
+                    None => return Err(Val::unknown(format!(
+                        "{set}, not followed (it depends on `{g}` as the callee found it at entry)"
+                    ))),
+                }
+                continue;
+            }
             let Some(j) = arg_index(&x) else { continue };
             match vals.get(j) {
                 Some(Val::Known(a)) => {
@@ -181,6 +214,8 @@ impl Analysis<'_> {
         let Some(sum) = self.summaries.get(&callee) else {
             return;
         };
+        // the globals the callee reads and does not write: the call left them as they were
+        let globals = env.clone();
         for (g, v) in &sum.globals {
             if self
                 .procs
@@ -188,7 +223,7 @@ impl Analysis<'_> {
                 .get(self.cur.0 as usize)
                 .is_some_and(|gs| gs.contains(path_root(g)))
             {
-                env.insert(g.clone(), bind_args(v, vals, path_root(g), call));
+                env.insert(g.clone(), bind_args(v, vals, &globals, path_root(g), call));
             }
         }
         for (k, v) in &sum.formals {
@@ -197,7 +232,7 @@ impl Analysis<'_> {
                     .get(x)
                     .is_some_and(|old| *old == Val::unknown(call.reason))
                 {
-                    env.insert(x.clone(), bind_args(v, vals, x, call));
+                    env.insert(x.clone(), bind_args(v, vals, &globals, x, call));
                 }
             }
         }
@@ -217,6 +252,7 @@ impl Analysis<'_> {
         let Some(fields) = self.summaries.get(&callee).map(|s| s.fields.clone()) else {
             return;
         };
+        let globals = env.clone();
         for (k, fields) in &fields {
             let Some((root, addr)) = args.get(*k).and_then(arg_root) else {
                 continue;
@@ -232,7 +268,7 @@ impl Analysis<'_> {
                     continue;
                 };
                 let path = format!("{root}{rest}");
-                let v = bind_args(v, vals, &path, call);
+                let v = bind_args(v, vals, &globals, &path, call);
                 self.note_store(&path, &v);
                 env.insert(path, v);
             }
