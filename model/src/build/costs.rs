@@ -60,6 +60,47 @@ impl<'p> PhaseFit<'p> {
         }
     }
 
+    /// This phase with its size range widened to where the model will be used: `bytes` (the
+    /// fitted size per message) at the largest traced run with P 64 times larger, or one other
+    /// parameter 16 times larger. A size that grows with P (a reduce-scatter's vector of 256·P
+    /// bytes, traced up to 512 B) reaches the sheet's large-message regimes there instead of
+    /// carrying the small-message law to any size; a size the parameters do not move adds no
+    /// regime.
+    pub(super) fn reaching(&self, bytes: &Expr) -> PhaseFit<'p> {
+        let env = self.env;
+        let (mut lo, mut hi) = (self.d_lo, self.d_hi);
+        let largest = self
+            .g
+            .runs
+            .keys()
+            .map(|ri| &env.runs[*ri])
+            .max_by(|a, b| a.p().cmp(&b.p()).then(a.time.total_cmp(&b.time)));
+        if let Some(run) = largest {
+            for scaled in &env.params {
+                let k = if scaled == "P" { 64.0 } else { 16.0 };
+                let at = |v: &str| {
+                    run.params
+                        .get(v)
+                        .map(|x| if v == scaled { x * k } else { *x })
+                };
+                if let Ok(d) = bytes.eval(&at) {
+                    if d.is_finite() && d >= 0.0 {
+                        lo = lo.min(d);
+                        hi = hi.max(d);
+                    }
+                }
+            }
+        }
+        PhaseFit {
+            env,
+            g: self.g,
+            gi: self.gi,
+            first: self.first,
+            d_lo: lo,
+            d_hi: hi,
+        }
+    }
+
     /// One value per run that traced the phase.
     pub(super) fn by(&self, f: &dyn Fn(&phases::PhaseRun) -> f64) -> Samples {
         phase_samples(self.g, self.env.runs, &self.env.params, f)

@@ -98,6 +98,7 @@ pub(super) fn cost_exchange(
         None => pf.fit_bytes(send_source(g, &env.nodes, &env.consts, &env.params)),
     };
     notes.quantities.push(rep);
+    let pf = &pf.reaching(&bytes.expr);
     let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
     let (w, w_occ) = inside(&occ, compute, notes);
     let k = msgs_law

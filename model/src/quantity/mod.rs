@@ -339,15 +339,31 @@ pub fn fit_quantity(
     } else {
         None
     };
-    if let Some((f, _)) = monomial.as_ref().filter(|(f, _)| f.max_rel_err <= 0.25) {
+    if let Some((f, _)) = monomial
+        .as_ref()
+        .filter(|(f, _)| f.max_rel_err <= o.exact_tol)
+    {
         return f.clone();
     }
-    match fit::search_pmnf(&params, &s.points, &s.values, &opts) {
+    let pmnf = fit::search_pmnf(&params, &s.points, &s.values, &opts);
+    // an inexact one-term law stands unless the free search gives every run exactly (a
+    // recursive-doubling loop's log2(P) rounds, which `1.272*sqrt(P) - 0.7511` misses by 10%)
+    let pmnf_exact = pmnf
+        .as_ref()
+        .is_ok_and(|r| from_fit(r, Origin::Pmnf, n).max_rel_err <= o.exact_tol);
+    if let Some((f, _)) = monomial
+        .as_ref()
+        .filter(|(f, _)| f.max_rel_err <= 0.25 && !pmnf_exact)
+    {
+        return f.clone();
+    }
+    match pmnf {
         // the one-term law unless the free search predicts held-out runs clearly better
         Ok(r)
-            if monomial
-                .as_ref()
-                .is_some_and(|(_, loo)| *loo <= 1.5 * r.loo_rel_error) =>
+            if !pmnf_exact
+                && monomial
+                    .as_ref()
+                    .is_some_and(|(_, loo)| *loo <= 1.5 * r.loo_rel_error) =>
         {
             monomial
                 .map(|(f, _)| f)

@@ -175,3 +175,18 @@ fn depth_regression_is_tidy() {
     assert_eq!(f.expr.to_string(), "P - 1");
     assert!(f.origin.by_regression());
 }
+
+/// Trial 8: a recursive-doubling loop runs log2(P) rounds; from P = 2..16 a one-term power law
+/// with a constant (`1.272*sqrt(P) - 0.7511`) comes within 10% and used to stand, giving 40
+/// rounds at P = 1024 instead of 10. A law that gives every run exactly wins.
+#[test]
+fn an_exact_law_beats_an_inexact_power_law() {
+    let s = samples(|_, p| p.log2());
+    let f = fit_quantity(&s, None, &[], true, &QuantityOptions::default());
+    let at = |p: f64| {
+        f.expr
+            .eval(&|v| Some(if v == "P" { p } else { 64.0 }))
+            .unwrap()
+    };
+    assert!((at(1024.0) - 10.0).abs() < 1e-6, "{}", f.expr);
+}
