@@ -350,3 +350,20 @@ fn analyze_names_mpi_calls_the_tracer_does_not_wrap() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(&format!("  - {expected}")), "{out}");
 }
+
+/// Trial 8 item 11: `apt -D "=5"` and `-D 1X=5` were accepted silently (exit 0).
+#[test]
+fn a_define_that_names_no_macro_is_a_usage_error() {
+    let src = common::root().join("testdata/shift/shift.c");
+    for (d, says) in [
+        ("=5", "`=5` names no macro"),
+        ("1X=5", "`1X` is not a macro name"),
+    ] {
+        let o = augur(&["apt", s(&src), "-D", d]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+    let o = augur(&["apt", s(&src), "-D", "X_1=5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -269,6 +269,13 @@ mod tests {
             warnings(&all)
         );
         assert!(warnings(&all)[0].contains("at the start of the run)"));
+        // trial 8 item 11: the fit's "off structurally, not by noise" (runs all on one side)
+        // must not read as contradicting it
+        assert!(
+            warnings(&all)[0].contains("misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure)"),
+            "{:?}",
+            warnings(&all)
+        );
     }
 
     #[test]
