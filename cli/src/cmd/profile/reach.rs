@@ -40,7 +40,7 @@ pub fn warnings(
             values.join(", ")
         );
         let how = format!(
-            "give {name} the way the program reads it: as a command-line argument (`-- … {holder} …`) if it reads argv, or in a --stdin FILE holding `{holder}` if it reads standard input (`scanf`, `read(*,*)`, `read(*, nml=…)`); a size read from an input file of its own takes one --out directory per value"
+            "give {name} the way the program reads it: as a command-line argument (`-- … {holder} …`) if it reads argv, or in a --stdin FILE holding `{holder}` if it reads standard input (`scanf`, `read(*,*)`, `read(*, nml=…)`); --param cannot vary a size the program reads from an input file of its own (make it read the size from argv or standard input)"
         );
         if positions.is_empty() && !in_stdin {
             out.push(format!(
