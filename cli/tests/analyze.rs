@@ -316,7 +316,7 @@ fn latex_is_typeset_and_steps_are_brackets() {
     assert!(defs.iter().all(|d| !d.contains("floor(")), "{defs:?}");
     assert!(
         defs.iter()
-            .any(|d| d.contains(" = [N^2/P*(s1 + ") && d.contains(" >= ")),
+            .any(|d| d.contains(" = [N^2/P*(s") && d.contains(" >= ")),
         "{defs:?}"
     );
 }

@@ -98,7 +98,9 @@ fn native_runs_name_untraced_constructs_and_the_hosts_facts() {
     let lib = named(&w, "library calls that compute");
     assert_eq!(lib.len(), 1, "{w:#?}");
     assert!(
-        lib[0].starts_with("library calls that compute, bsearch at ring.c:27: its time is not a computation site"),
+        lib[0].starts_with(
+            "library calls that compute, bsearch at ring.c:27: its time is not a computation site"
+        ),
         "{w:#?}"
     );
 
