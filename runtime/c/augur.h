@@ -109,6 +109,26 @@ int augur_MPI_Reduce_scatter(int site, const void *sendbuf, void *recvbuf, const
                              MPI_Op op, MPI_Comm comm);
 int augur_MPI_Scan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm);
+int augur_MPI_Exscan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm);
+int augur_MPI_Reduce_scatter_block(int site, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
+                                   MPI_Op op, MPI_Comm comm);
+
+/* Nonblocking collectives: the request is completed by the wrapped Wait/Waitall/Waitany/Test. */
+int augur_MPI_Ibarrier(int site, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Ibcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Ireduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Iallreduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Ialltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Igather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Iallgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req);
+int augur_MPI_Iscatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *req);
 int augur_MPI_Abort(int site, MPI_Comm comm, int errorcode);
 
 #ifdef __cplusplus

@@ -66,6 +66,18 @@ void mpi_scatterv_(void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *r
 void mpi_reduce_scatter_(void *sbuf, void *rbuf, F *rcounts, F *dt, F *op, F *comm, F *ierr);
 void mpi_scan_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr);
 void mpi_abort_(F *comm, F *errorcode, F *ierr);
+void mpi_exscan_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr);
+void mpi_reduce_scatter_block_(void *sbuf, void *rbuf, F *rcount, F *dt, F *op, F *comm, F *ierr);
+void mpi_ibarrier_(F *comm, F *req, F *ierr);
+void mpi_ibcast_(void *buf, F *count, F *dt, F *root, F *comm, F *req, F *ierr);
+void mpi_ireduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *req, F *ierr);
+void mpi_iallreduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *req, F *ierr);
+void mpi_ialltoall_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr);
+void mpi_igather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
+                  F *ierr);
+void mpi_iallgather_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm, F *req, F *ierr);
+void mpi_iscatter_(void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root, F *comm, F *req,
+                   F *ierr);
 
 /* Addresses the Fortran constants MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE and MPI_IN_PLACE have
  * in the caller. Open MPI exports them to C (MPI_F_STATUS_IGNORE, MPI-3) or as common blocks;
@@ -652,6 +664,102 @@ void augur_mpi_scan_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F 
   MPI_Comm c = MPI_Comm_f2c(*comm);
   augur_mpi_rec r = frec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
   ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_exscan_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_exscan_(sbuf, rbuf, count, dt, op, comm, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_mpi_rec r = frec(AUGUR_OP_EXSCAN, site, AUGUR_PEER_NONE, 0, fbytes(count, dt), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_reduce_scatter_block_(F *site, void *sbuf, void *rbuf, F *rcount, F *dt, F *op, F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_reduce_scatter_block_(sbuf, rbuf, rcount, dt, op, comm, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = fbytes(rcount, dt);
+  int32_t n = augur_comm_size(c);
+  augur_mpi_rec r = frec(AUGUR_OP_REDUCE_SCATTER_BLOCK, site, AUGUR_PEER_NONE, 0, b < 0 || n < 0 ? -1 : b * n, c);
+  ffinish(&r, t0, ierr);
+}
+
+/* Nonblocking collectives: the start record and the request as the C wrappers make them. */
+static void ficoll(uint8_t op, F *site, int32_t peer, int64_t bytes, MPI_Comm c, F *req, augur_stamp t0, F *ierr) {
+  augur_mpi_rec r = frec(op, site, peer, 0, bytes, c);
+  if (*ierr == MPI_SUCCESS) r.req_id = augur_req_add_coll(MPI_Request_f2c(*req), op, r.site, peer, bytes, c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_ibarrier_(F *site, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_ibarrier_(comm, req, ierr));
+  ficoll(AUGUR_OP_IBARRIER, site, AUGUR_PEER_NONE, 0, MPI_Comm_f2c(*comm), req, t0, ierr);
+}
+
+void augur_mpi_ibcast_(F *site, void *buf, F *count, F *dt, F *root, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_ibcast_(buf, count, dt, root, comm, req, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  ficoll(AUGUR_OP_IBCAST, site, augur_world_peer(c, *root), fbytes(count, dt), c, req, t0, ierr);
+}
+
+void augur_mpi_ireduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *req,
+                        F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_ireduce_(sbuf, rbuf, count, dt, op, root, comm, req, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  ficoll(AUGUR_OP_IREDUCE, site, augur_world_peer(c, *root), fbytes(count, dt), c, req, t0, ierr);
+}
+
+void augur_mpi_iallreduce_(F *site, void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_iallreduce_(sbuf, rbuf, count, dt, op, comm, req, ierr));
+  ficoll(AUGUR_OP_IALLREDUCE, site, AUGUR_PEER_NONE, fbytes(count, dt), MPI_Comm_f2c(*comm), req, t0, ierr);
+}
+
+void augur_mpi_ialltoall_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                          F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_ialltoall_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr));
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  ficoll(AUGUR_OP_IALLTOALL, site, AUGUR_PEER_NONE, b, MPI_Comm_f2c(*comm), req, t0, ierr);
+}
+
+void augur_mpi_igather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                        F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_igather_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  ficoll(AUGUR_OP_IGATHER, site, augur_world_peer(c, *root), b, c, req, t0, ierr);
+}
+
+void augur_mpi_iallgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *comm,
+                           F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_iallgather_(sbuf, scount, stype, rbuf, rcount, rtype, comm, req, ierr));
+  int64_t b = sbuf == F_IN_PLACE ? fbytes(rcount, rtype) : fbytes(scount, stype);
+  ficoll(AUGUR_OP_IALLGATHER, site, AUGUR_PEER_NONE, b, MPI_Comm_f2c(*comm), req, t0, ierr);
+}
+
+void augur_mpi_iscatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
+                         F *comm, F *req, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_iscatter_(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, ierr));
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  int64_t b = rbuf == F_IN_PLACE ? fbytes(scount, stype) : fbytes(rcount, rtype);
+  ficoll(AUGUR_OP_ISCATTER, site, augur_world_peer(c, *root), b, c, req, t0, ierr);
 }
 
 void augur_mpi_abort_(F *site, F *comm, F *errorcode, F *ierr) {

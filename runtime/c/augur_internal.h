@@ -80,7 +80,12 @@ enum augur_op {
    * recorded as the Isend/Issend/Irecv it starts (flag AUGUR_F_STARTED, the Start's site) */
   AUGUR_OP_SEND_INIT = 32, AUGUR_OP_SSEND_INIT = 33, AUGUR_OP_BSEND_INIT = 34, AUGUR_OP_RSEND_INIT = 35,
   AUGUR_OP_RECV_INIT = 36, AUGUR_OP_START = 37, AUGUR_OP_STARTALL = 38, AUGUR_OP_REQUEST_FREE = 39,
-  AUGUR_OP_PROBE = 40, AUGUR_OP_IPROBE = 41
+  AUGUR_OP_PROBE = 40, AUGUR_OP_IPROBE = 41,
+  AUGUR_OP_EXSCAN = 42, AUGUR_OP_REDUCE_SCATTER_BLOCK = 43,
+  /* nonblocking collectives: the record is the start (request id, collective's bytes and
+   * communicator size); the Part of the wait that completes the request carries the same op */
+  AUGUR_OP_IBARRIER = 44, AUGUR_OP_IBCAST = 45, AUGUR_OP_IREDUCE = 46, AUGUR_OP_IALLREDUCE = 47,
+  AUGUR_OP_IALLTOALL = 48, AUGUR_OP_IGATHER = 49, AUGUR_OP_IALLGATHER = 50, AUGUR_OP_ISCATTER = 51
 };
 
 /* Peer encodings besides world ranks >= 0. */
@@ -121,7 +126,10 @@ typedef struct {
 typedef struct {
   uint64_t id;
   uint32_t site;
-  uint8_t op, persistent, active;
+  /* `instant`: complete when posted (to MPI_PROC_NULL, or a collective over one process), so
+   * the MPI library may hand out its handle again while this request is live (see "Shared
+   * handles" in augur_trace.c) */
+  uint8_t op, persistent, active, instant;
   int32_t peer, tag;
   int64_t bytes;
   MPI_Comm comm;
@@ -138,6 +146,11 @@ int32_t augur_comm_size(MPI_Comm comm);
 int64_t augur_type_bytes(int count, MPI_Datatype dt);
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm);
+/* Registers the request of a nonblocking collective (`op` IBARRIER..ISCATTER) started at
+ * `site`; its id, or 0 when not recorded. The completion's Part carries `op`, `peer` (root or
+ * none) and `bytes`. */
+uint64_t augur_req_add_coll(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int64_t bytes,
+                            MPI_Comm comm);
 /* Completes `handle`: 1 and its entry if it was pending. A non-persistent entry leaves the
  * table; a persistent one stays, inactive. An inactive persistent request is no anomaly (0). */
 int augur_req_take(MPI_Request handle, augur_req *out);

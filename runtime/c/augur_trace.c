@@ -729,16 +729,18 @@ static int queue_take(augur_state *s, MPI_Request handle, augur_req *out) {
   return 1;
 }
 
-/* The entry for a new nonblocking request to `peer`: queued or in the table (see above). */
-static augur_req *req_new(augur_state *s, MPI_Request handle, int32_t peer) {
+/* The entry for a new nonblocking request, `instant` when it completes as it is posted (to
+ * MPI_PROC_NULL, or a collective over one process: Open MPI's libnbc then returns the same
+ * &ompi_request_empty): queued or in the table (see above). */
+static augur_req *req_new(augur_state *s, MPI_Request handle, int instant) {
   if (!req_recording(s, handle)) return NULL;
   uint64_t key = handle_key(handle);
-  int null = peer == AUGUR_PEER_PROC_NULL;
   req_slot *q = s->q_head < s->q_len ? queue_find(s, key) : NULL;
-  if (null && (q || (s->req_cap && req_slot_of(s, key, 0)->key))) add_shared(s, key);
-  if (!null && q && q->r.peer == AUGUR_PEER_PROC_NULL) add_shared(s, key);
-  if (null || is_shared(s, key)) return queue_insert(s, handle);
-  return req_insert(s, handle);
+  if (instant && (q || (s->req_cap && req_slot_of(s, key, 0)->key))) add_shared(s, key);
+  if (!instant && q && q->r.instant) add_shared(s, key);
+  augur_req *r = instant || is_shared(s, key) ? queue_insert(s, handle) : req_insert(s, handle);
+  if (r) r->instant = (uint8_t)(instant != 0);
+  return r;
 }
 
 /* Learns the shared handle values (see above): natively, two requests of each kind posted to
@@ -764,13 +766,28 @@ static void learn_shared(augur_state *s) {
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm) {
   augur_state *s = st();
-  augur_req *r = req_new(s, handle, peer);
+  augur_req *r = req_new(s, handle, peer == AUGUR_PEER_PROC_NULL);
   if (!r) return 0;
   r->id = s->next_req++;
   r->site = site;
   r->op = op;
   r->peer = peer;
   r->tag = tag;
+  r->bytes = bytes;
+  r->comm = comm;
+  return r->id;
+}
+
+uint64_t augur_req_add_coll(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int64_t bytes,
+                            MPI_Comm comm) {
+  augur_state *s = st();
+  augur_req *r = req_new(s, handle, augur_comm_size(comm) == 1);
+  if (!r) return 0;
+  r->id = s->next_req++;
+  r->site = site;
+  r->op = op;
+  r->peer = peer;
+  r->tag = 0;
   r->bytes = bytes;
   r->comm = comm;
   return r->id;
@@ -1704,6 +1721,117 @@ int augur_MPI_Scan(int site, const void *sendbuf, void *recvbuf, int count, MPI_
   AUGUR_MPI(rc = MPI_Scan(sendbuf, recvbuf, count, dt, op, comm));
   augur_mpi_rec r = rec(AUGUR_OP_SCAN, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
   return finish(&r, t0, rc);
+}
+
+int augur_MPI_Exscan(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Exscan(sendbuf, recvbuf, count, dt, op, comm));
+  augur_mpi_rec r = rec(AUGUR_OP_EXSCAN, site, AUGUR_PEER_NONE, 0, augur_type_bytes(count, dt), comm);
+  return finish(&r, t0, rc);
+}
+
+/* Reduce_scatter_block: bytes = the whole input vector (recvcount × group size), as
+ * Reduce_scatter records. */
+int augur_MPI_Reduce_scatter_block(int site, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
+                                   MPI_Op op, MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm));
+  int64_t b = augur_type_bytes(recvcount, dt);
+  int32_t n = augur_comm_size(comm);
+  augur_mpi_rec r = rec(AUGUR_OP_REDUCE_SCATTER_BLOCK, site, AUGUR_PEER_NONE, 0, b < 0 || n < 0 ? -1 : b * n, comm);
+  return finish(&r, t0, rc);
+}
+
+/* ---------------------------------------------------------------- nonblocking collectives
+ * The record is the start: peer (root), bytes as the blocking counterpart records them, the
+ * communicator size and a fresh request id; the wait that completes the request writes a Part
+ * with the same op, site, peer and bytes. The collective's time is the start's plus what the
+ * completing wait blocks for; the computation between them overlaps it. */
+
+static int icoll_finish(uint8_t op, int site, int32_t peer, int64_t bytes, MPI_Comm comm, MPI_Request *req,
+                        augur_stamp t0, int rc) {
+  augur_mpi_rec r = rec(op, site, peer, 0, bytes, comm);
+  if (rc == MPI_SUCCESS) r.req_id = augur_req_add_coll(*req, op, r.site, peer, bytes, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Ibarrier(int site, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Ibarrier(comm, req));
+  return icoll_finish(AUGUR_OP_IBARRIER, site, AUGUR_PEER_NONE, 0, comm, req, t0, rc);
+}
+
+int augur_MPI_Ibcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Ibcast(buf, count, dt, root, comm, req));
+  return icoll_finish(AUGUR_OP_IBCAST, site, root_peer(comm, root), augur_type_bytes(count, dt), comm, req, t0, rc);
+}
+
+int augur_MPI_Ireduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, req));
+  return icoll_finish(AUGUR_OP_IREDUCE, site, root_peer(comm, root), augur_type_bytes(count, dt), comm, req, t0, rc);
+}
+
+int augur_MPI_Iallreduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, req));
+  return icoll_finish(AUGUR_OP_IALLREDUCE, site, AUGUR_PEER_NONE, augur_type_bytes(count, dt), comm, req, t0, rc);
+}
+
+int augur_MPI_Ialltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req));
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  return icoll_finish(AUGUR_OP_IALLTOALL, site, AUGUR_PEER_NONE, b, comm, req, t0, rc);
+}
+
+int augur_MPI_Igather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req));
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  return icoll_finish(AUGUR_OP_IGATHER, site, root_peer(comm, root), b, comm, req, t0, rc);
+}
+
+int augur_MPI_Iallgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req));
+  int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
+  return icoll_finish(AUGUR_OP_IALLGATHER, site, AUGUR_PEER_NONE, b, comm, req, t0, rc);
+}
+
+int augur_MPI_Iscatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *req) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req));
+  int64_t b = recvbuf == MPI_IN_PLACE ? augur_type_bytes(sendcount, sendtype) : augur_type_bytes(recvcount, recvtype);
+  return icoll_finish(AUGUR_OP_ISCATTER, site, root_peer(comm, root), b, comm, req, t0, rc);
 }
 
 /* Abort: the event and everything buffered are written (no trailer: the run did not finish). */

@@ -126,6 +126,16 @@ ops! {
     RequestFree = 39, "MPI_Request_free";
     Probe = 40, "MPI_Probe";
     Iprobe = 41, "MPI_Iprobe";
+    Exscan = 42, "MPI_Exscan";
+    ReduceScatterBlock = 43, "MPI_Reduce_scatter_block";
+    Ibarrier = 44, "MPI_Ibarrier";
+    Ibcast = 45, "MPI_Ibcast";
+    Ireduce = 46, "MPI_Ireduce";
+    Iallreduce = 47, "MPI_Iallreduce";
+    Ialltoall = 48, "MPI_Ialltoall";
+    Igather = 49, "MPI_Igather";
+    Iallgather = 50, "MPI_Iallgather";
+    Iscatter = 51, "MPI_Iscatter";
 }
 
 impl Op {
@@ -174,6 +184,23 @@ impl Op {
                 | Op::Scatterv
                 | Op::ReduceScatter
                 | Op::Scan
+                | Op::Exscan
+                | Op::ReduceScatterBlock
+        ) || self.is_nonblocking_collective()
+    }
+    /// Nonblocking collectives: the record is the start (request id, the collective's bytes
+    /// and communicator size); the Part of the call that completes the request has the same op.
+    pub fn is_nonblocking_collective(self) -> bool {
+        matches!(
+            self,
+            Op::Ibarrier
+                | Op::Ibcast
+                | Op::Ireduce
+                | Op::Iallreduce
+                | Op::Ialltoall
+                | Op::Igather
+                | Op::Iallgather
+                | Op::Iscatter
         )
     }
 }
@@ -247,7 +274,8 @@ pub struct MpiCall {
     pub comm_size: i32,
     /// Number of `Part` records that follow this one.
     pub nparts: u32,
-    /// Request id assigned at Isend/Irecv, or the completed request at Wait/Waitany/Test; 0 if none.
+    /// Request id assigned at Isend/Irecv/a nonblocking collective, or the completed request at
+    /// Wait/Waitany/Test; 0 if none.
     pub req_id: u64,
     pub start: Stamp,
     pub end: Stamp,
@@ -256,7 +284,8 @@ pub struct MpiCall {
 /// The completion of one request, or the receive half of a Sendrecv (record kind 2).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Part {
-    /// Op of the request's originating call (Isend, Issend, Irecv), or Recv for a Sendrecv.
+    /// Op of the request's originating call (Isend, Issend, Irecv, a nonblocking collective),
+    /// or Recv for a Sendrecv.
     pub op: Op,
     pub flags: u16,
     /// Site of the originating call (Sendrecv: the Sendrecv's site).
