@@ -29,6 +29,7 @@
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 
 use crate::edit::Key;
+use crate::omp;
 use crate::plan::{callees, expr_calls, pointer_call, Role};
 use crate::scan::{
     c_find_keyword, c_label_at, c_stmt_end, find_call, next_non_blank, skip_c_trivia,
@@ -38,6 +39,14 @@ use crate::{CodegenError, Ctx};
 
 pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
     let prog = ctx.prog;
+    for s in &prog.stmts {
+        if matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_)) {
+            let text = ctx.text(s.span.file)?;
+            if omp::c_directives(text, s.span.start as usize).is_some_and(|d| d.threads) {
+                ctx.threaded.insert(s.id);
+            }
+        }
+    }
     for s in &prog.stmts {
         let d = ctx.depth(s.id);
         let marks = ctx.plan.of_stmt(s.id).to_vec();
@@ -108,10 +117,22 @@ fn mpi(ctx: &mut Ctx<'_>, s: &Stmt, site: u32) -> Result<(), CodegenError> {
     } else {
         format!("{site}, ")
     };
+    if ctx.in_threads(s.id) {
+        ctx.note(
+            Some(s.span),
+            format!("`{}` inside an OpenMP parallel loop: the tracer's per-rank record is not thread-safe", m.name),
+        );
+    }
     let e = ctx.edits(s.span.file);
     e.insert(name_at, "augur_", Key::inline(0));
     e.insert(paren + 1, args, Key::inline(0));
     Ok(())
+}
+
+/// `code` (marker calls) made safe to run from several threads of a parallel loop at once:
+/// one thread at a time records into the runtime's per-rank aggregates.
+fn guarded(code: &str) -> String {
+    format!("\n#pragma omp critical (augur)\n{{ {} }}\n", code.trim())
 }
 
 /// Where the body of a loop starts: `{`, `;` (empty body) or the single statement.
@@ -161,17 +182,47 @@ fn loop_marks(
         StmtKind::While(w) if w.post_test => w.end_span.end as usize,
         _ => end,
     };
+    let dirs = omp::c_directives(text, start);
+    let nested = ctx.in_threads(s.id);
+    if let Some(dirs) = &dirs {
+        omp_notes(ctx, s, dirs);
+    }
+    if nested && phase {
+        ctx.note(
+            Some(s.span),
+            "a computation phase inside an OpenMP parallel loop: its timer is not thread-safe",
+        );
+    }
+    let exit = format!("augur_loop_exit({site}, augur_n_{site});{pe}");
+    let shared = dirs.as_ref().is_some_and(|d| d.worksharing);
+    let exit = if nested || shared {
+        guarded(&exit)
+    } else {
+        format!(" {exit}")
+    };
     let e = ctx.edits(file);
-    e.insert(
-        start,
-        format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
-        Key::before(2 * d),
-    );
-    e.insert(
-        end,
-        format!(" augur_loop_exit({site}, augur_n_{site});{pe} }}"),
-        Key::after(2 * d),
-    );
+    match &dirs {
+        // the markers go before the directives, which must stay right before their loop; a
+        // counter the loop's threads share is summed by a reduction
+        Some(dirs) => {
+            e.insert(
+                dirs.start,
+                format!("{{ long long augur_n_{site} = 0; {pb}{enter}\n"),
+                Key::before(2 * d),
+            );
+            // (a worksharing loop's counter is private to each thread of its region)
+            let clauses = if dirs.worksharing { &[][..] } else { &dirs.clause_at[..] };
+            for &at in clauses {
+                e.insert(at, format!(" reduction(+:augur_n_{site})"), Key::inline(0));
+            }
+        }
+        None => e.insert(
+            start,
+            format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
+            Key::before(2 * d),
+        ),
+    }
+    e.insert(end, format!("{exit} }}"), Key::after(2 * d));
     let inc = format!("augur_n_{site}++;");
     match body_char {
         Some(b'{') => e.insert(body + 1, format!(" {inc} "), Key::before(2 * d + 1)),
@@ -183,6 +234,28 @@ fn loop_marks(
         None => ctx.note(Some(s.span), "loop body not found: iterations not counted"),
     }
     Ok(())
+}
+
+/// What the instrumented program cannot count exactly under some OpenMP directives.
+fn omp_notes(ctx: &mut Ctx<'_>, s: &Stmt, dirs: &omp::Directives) {
+    if dirs.collapse {
+        ctx.note(
+            Some(s.span),
+            "OpenMP `collapse`: the markers of the collapsed inner loops break the loop nest the directive needs; remove `collapse` to profile",
+        );
+    }
+    if dirs.worksharing {
+        ctx.note(
+            Some(s.span),
+            "OpenMP `for` without `parallel`: inside a parallel region every thread runs the loop's markers (counts are per thread); use `parallel for` to profile",
+        );
+    }
+    if dirs.region {
+        ctx.note(
+            Some(s.span),
+            "a loop that is a whole OpenMP `parallel` region runs once per thread: its iterations are counted once per thread",
+        );
+    }
 }
 
 /// The markers of a computing library call statement (an implicit loop): its work, from the
@@ -341,6 +414,8 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let file = s.span.file;
     let key = 2 * d + 1;
     let text = ctx.text(file)?;
+    let threads = ctx.in_threads(s.id);
+    let guard = |c: String| if threads && !c.is_empty() { guarded(&c) } else { c };
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)
@@ -349,7 +424,7 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         if let Some(site) = marks.get(&j) {
             c.push_str(&format!("augur_branch({site}, 0); "));
         }
-        c
+        guard(c)
     };
     let mut plan_edits = Vec::new();
     for (j, arm) in i.arms.iter().enumerate() {
@@ -360,10 +435,12 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         let pos = skip_c_trivia_parens(text, arm.cond.span.end as usize);
         plan_edits.push((pos, block_end(ctx, text, &arm.body), code));
     }
-    let rest: String = marks
-        .values()
-        .map(|site| format!("augur_branch({site}, 1); "))
-        .collect();
+    let rest: String = guard(
+        marks
+            .values()
+            .map(|site| format!("augur_branch({site}, 1); "))
+            .collect(),
+    );
     let last_end = i.arms.last().map(|a| {
         block_end(ctx, text, &a.body)
             .unwrap_or_else(|| skip_c_trivia_parens(text, a.cond.span.end as usize))
@@ -407,6 +484,8 @@ fn switch_branches(
     }
     let file = s.span.file;
     let text = ctx.text(file)?;
+    let threads = ctx.in_threads(s.id);
+    let guard = |c: String| if threads && !c.is_empty() { guarded(&c) } else { c };
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)
@@ -415,12 +494,14 @@ fn switch_branches(
         if let Some(site) = marks.get(&j) {
             c.push_str(&format!(" augur_branch({site}, 0);"));
         }
-        c
+        guard(c)
     };
-    let rest: String = marks
-        .values()
-        .map(|site| format!(" augur_branch({site}, 1);"))
-        .collect();
+    let rest: String = guard(
+        marks
+            .values()
+            .map(|site| format!(" augur_branch({site}, 1);"))
+            .collect(),
+    );
     let colon = |end: u32| {
         let at = skip_c_trivia(text, end as usize);
         (text.as_bytes().get(at) == Some(&b':')).then_some(at + 1)
@@ -479,6 +560,12 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
         .collect();
     if sites.is_empty() {
         return Ok(());
+    }
+    if ctx.in_threads(s.id) {
+        ctx.note(
+            Some(s.span),
+            "a call inside an OpenMP parallel loop: its timer is not thread-safe",
+        );
     }
     if let Some(pc) = pointer_call(ctx.prog, s) {
         return pointer_marks(ctx, s, d, &pc.var, &sites);

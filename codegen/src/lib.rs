@@ -13,6 +13,7 @@ mod c;
 mod edit;
 mod fortran;
 mod library;
+mod omp;
 pub mod plan;
 mod scan;
 pub mod wrapped;
@@ -140,6 +141,7 @@ pub fn instrument_with(
         wrapped: &wrapped,
         edits: BTreeMap::new(),
         notes: Vec::new(),
+        threaded: BTreeSet::new(),
     };
     let form = match prog.language {
         Language::C => {
@@ -328,6 +330,8 @@ pub(crate) struct Ctx<'a> {
     pub wrapped: &'a Wrapped,
     pub edits: BTreeMap<FileId, Edits>,
     pub notes: Vec<Note>,
+    /// Loops whose iterations run on several OpenMP threads (filled by the emitter first).
+    pub threaded: BTreeSet<StmtId>,
 }
 
 impl Ctx<'_> {
@@ -442,6 +446,19 @@ impl Ctx<'_> {
     /// Whether an IR `if` stands for a C `switch` or a Fortran `SELECT CASE`.
     pub fn is_switch(&self, i: &frontend::If) -> bool {
         i.switch.is_some()
+    }
+
+    /// Whether `id` lies inside a loop whose iterations run on several OpenMP threads: its
+    /// markers are reached by several threads at once.
+    pub fn in_threads(&self, id: StmtId) -> bool {
+        let mut cur = self.prog.stmt(id).and_then(|s| s.parent);
+        while let Some(p) = cur {
+            if self.threaded.contains(&p) {
+                return true;
+            }
+            cur = self.prog.stmt(p).and_then(|s| s.parent);
+        }
+        false
     }
 
     /// Whether `id` lies inside the computation phase of an enclosing loop.
