@@ -163,3 +163,31 @@ fn c_parallel_loops_count_exactly_with_two_threads() {
         .sum();
     assert_eq!(branch, 120, "the row test inside the parallel loop");
 }
+
+#[test]
+fn fortran_parallel_do_counts_exactly_with_two_threads() {
+    let (l, plan, ranks, text) = run_hybrid(&data("openmp.f90"), &["40"]);
+    let fill = loop_site(&l, &plan, "! fill");
+    // counted at entry before the directive; the nested loop's counter private to the threads
+    assert!(
+        text.contains(&format!(
+            "  augur_n_{fill} = (n) - (1) + 1\n  if (augur_n_{fill} .lt. 0) augur_n_{fill} = 0\n  call augur_phase_begin({fill})\n  call augur_loop_enter({fill})\n!$omp parallel do private(i) &\n!$omp& private(augur_n_"
+        )),
+        "{text}"
+    );
+    // n = 40; the even columns j of the triangle hold j iterations: 420 per step
+    check_counts(
+        &l,
+        &plan,
+        &ranks,
+        &[
+            ("! fill", 1, 40),
+            ("! fill column", 40, 1600),
+            ("! steps", 1, 3),
+            ("! triangle", 3, 120),
+            ("! triangle column", 60, 1260),
+            ("! while", 120, 240),
+            ("! half", 3, 60),
+        ],
+    );
+}

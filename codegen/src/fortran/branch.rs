@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use frontend::{Stmt, StmtKind};
 
 use super::in_files;
-use super::{code_of, is_comment, F};
+use super::{code_of, guarded, is_comment, F};
 use crate::edit::Key;
 use crate::{CodegenError, FortranForm};
 
@@ -87,6 +87,7 @@ impl F<'_, '_> {
             let f = self.file(file)?;
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let inner = self.inner_indent(&first);
+            let threads = self.ctx.in_threads(s.id);
             let code_for = |j: u32| -> Vec<String> {
                 let mut c: Vec<String> = marks
                     .range(..j)
@@ -95,14 +96,26 @@ impl F<'_, '_> {
                 if let Some(site) = marks.get(&j) {
                     c.push(format!("call augur_branch({site}, 0)"));
                 }
-                c
+                guarded(c, threads)
             };
-            let rest: Vec<String> = marks
-                .values()
-                .map(|site| format!("call augur_branch({site}, 1)"))
-                .collect();
-            let lines =
-                |v: &[String]| -> String { v.iter().map(|c| format!("{inner}{c}\n")).collect() };
+            let rest: Vec<String> = guarded(
+                marks
+                    .values()
+                    .map(|site| format!("call augur_branch({site}, 1)"))
+                    .collect(),
+                threads,
+            );
+            let lines = |v: &[String]| -> String {
+                v.iter()
+                    .map(|c| {
+                        if c.starts_with("!$omp") {
+                            format!("{c}\n")
+                        } else {
+                            format!("{inner}{c}\n")
+                        }
+                    })
+                    .collect()
+            };
             if let Some((_, body_start)) = self.converted.get(&s.id).copied() {
                 // the converted logical IF: markers after THEN, ELSE before END IF
                 let e = self.ctx.edits(file);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use frontend::{FileId, ProcId, Stmt, StmtId, StmtKind};
 
 use super::in_files;
-use super::{code_of, exit_lines, F};
+use super::{code_of, exit_lines, guarded, F};
 use crate::edit::Key;
 use crate::plan::user_proc;
 use crate::{CodegenError, FortranForm};
@@ -240,11 +240,13 @@ impl F<'_, '_> {
                 let b = self.lines.before.entry(target).or_default();
                 b.splice(0..0, exit_lines(site, phase));
             } else {
+                let guard = self.ctx.in_threads(s.id)
+                    || self.omp.get(&s.id).is_some_and(|o| o.worksharing());
                 self.lines
                     .after
                     .entry(s.id)
                     .or_default()
-                    .extend(exit_lines(site, phase));
+                    .extend(guarded(exit_lines(site, phase), guard));
             }
         }
         for ((file, line, _label), mut loops) in groups {
@@ -289,7 +291,7 @@ impl F<'_, '_> {
                         FortranForm::Free => self.render(&like, &format!("{fresh} continue")),
                     });
                 }
-                for l in exit_lines(site, phase) {
+                for l in guarded(exit_lines(site, phase), self.ctx.in_threads(*id)) {
                     text.push_str(&self.render(&like, &l));
                 }
                 self.ctx.edits(file).insert(at, text, Key::after(2 * d));

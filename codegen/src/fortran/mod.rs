@@ -27,6 +27,7 @@
 //!   would pass column 72 (fixed) or 132 (free).
 mod branch;
 mod loops;
+mod openmp;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -58,6 +59,8 @@ struct F<'c, 'a> {
     converted: BTreeMap<StmtId, (usize, usize)>,
     fresh: BTreeMap<FileId, u64>,
     used: BTreeMap<FileId, BTreeSet<u64>>,
+    /// Loops under `!$omp` directives (their markers go outside them).
+    omp: BTreeMap<StmtId, openmp::Omp>,
 }
 
 /// Instruments the procedures of the files in `only` (every procedure when `None`), all
@@ -75,9 +78,12 @@ pub(crate) fn instrument(
         converted: BTreeMap::new(),
         fresh: BTreeMap::new(),
         used: BTreeMap::new(),
+        omp: BTreeMap::new(),
     };
+    f.find_directives()?;
     f.collect()?;
     f.loop_ends()?;
+    f.clauses()?;
     f.convert_logical_ifs()?;
     f.branches()?;
     f.materialize()?;
@@ -94,6 +100,18 @@ fn in_files(prog: &frontend::Program, only: Option<&BTreeSet<FileId>>, proc: Pro
             .proc(proc)
             .is_some_and(|p| files.contains(&p.span.file)),
     }
+}
+
+/// Marker lines made safe to run from several threads of a parallel loop at once (`threads`):
+/// one thread at a time records into the runtime's per-rank aggregates.
+fn guarded(lines: Vec<String>, threads: bool) -> Vec<String> {
+    if !threads || lines.is_empty() {
+        return lines;
+    }
+    let mut v = vec!["!$omp critical (augur)".to_string()];
+    v.extend(lines);
+    v.push("!$omp end critical (augur)".to_string());
+    v
 }
 
 fn exit_lines(site: u32, phase: bool) -> Vec<String> {
@@ -132,8 +150,12 @@ impl<'a> F<'_, 'a> {
         prog.stmt(id)
     }
 
-    /// An inserted line: indented like `like` (a line of original text).
+    /// An inserted line: indented like `like` (a line of original text); a directive starts in
+    /// column 1 (fixed form needs its sentinel there).
     fn render(&self, like: &str, code: &str) -> String {
+        if code.starts_with("!$omp") {
+            return format!("{code}\n");
+        }
         match self.form {
             FortranForm::Fixed => {
                 let body = like.get(6..).unwrap_or("");
@@ -220,6 +242,7 @@ impl<'a> F<'_, 'a> {
                         if trip.is_none() {
                             self.increment(s, site)?;
                         }
+                        self.counter_sharing(s, site, trip.is_none());
                     }
                     Role::Call { callee } => {
                         let (enter, exit) = (
@@ -351,8 +374,14 @@ impl<'a> F<'_, 'a> {
             let d = self.ctx.depth(id);
             let file = s.span.file;
             let f = self.file(file)?;
-            let first = self.ctx.sources.first_line(s.span);
-            let like = f.line_text(first).to_string();
+            let like = f
+                .line_text(self.ctx.sources.first_line(s.span))
+                .to_string();
+            // before the loop's directives, which must stay right before it
+            let first = self
+                .omp
+                .get(&id)
+                .map_or(self.ctx.sources.first_line(s.span), |o| o.first);
             if let Some(ifs) = body_of.get(&id) {
                 let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
                 let inner = self.inner_indent(&like);
@@ -409,7 +438,12 @@ impl<'a> F<'_, 'a> {
             let file = s.span.file;
             let f = self.file(file)?;
             let like = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
-            let last = self.ctx.sources.last_line(s.span);
+            // after the loop's `!$omp end …` directive
+            let last = self
+                .omp
+                .get(&id)
+                .and_then(|o| o.end)
+                .unwrap_or(self.ctx.sources.last_line(s.span));
             let at = f.line_start(last + 1) as usize;
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
                 "\n"
