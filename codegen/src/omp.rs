@@ -111,14 +111,45 @@ fn c_clause_at(text: &str, ls: usize, le: usize) -> usize {
     ls + line.get(..cut).unwrap_or("").trim_end().len()
 }
 
+/// `_Pragma("…")` operators filling `seg` (blank text around them allowed): for each, the
+/// offset (in `seg`) of its `_Pragma`, of its string's closing quote, and the string's text.
+/// `None` when `seg` holds anything else.
+fn pragma_ops(seg: &str) -> Option<Vec<(usize, usize, &str)>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    loop {
+        let rest = seg.get(pos..)?;
+        let t = rest.trim_start();
+        if t.is_empty() {
+            return (!out.is_empty()).then_some(out);
+        }
+        let at = pos + rest.len() - t.len();
+        let after = t.strip_prefix("_Pragma")?.trim_start().strip_prefix('(')?;
+        let after_t = after.trim_start().strip_prefix('"')?;
+        let open = seg.len() - after_t.len();
+        let close = open + after_t.find('"')?;
+        let tail = seg.get(close + 1..)?.trim_start().strip_prefix(')')?;
+        out.push((at, close, seg.get(open..close)?));
+        pos = seg.len() - tail.len();
+    }
+}
+
+/// Adds the `_Pragma` operators of `seg` (at byte `base` of the text) to `out`.
+fn add_pragma_ops(ops: &[(usize, usize, &str)], base: usize, out: &mut Directives) {
+    for &(_, close, body) in ops {
+        if let Some(omp) = body.trim_start().strip_prefix("omp") {
+            if omp.starts_with(|c: char| c.is_ascii_whitespace()) && classify(omp, out, false) {
+                out.clause_at.push(base + close);
+            }
+        }
+    }
+}
+
 /// The directives on the lines before a C loop starting at byte `loop_start`: consecutive
 /// `#pragma` lines (with `\` continuations), balanced `#if`/`#endif` around them, blank and
 /// `//` lines between. `None` when no `#pragma` precedes the loop.
 pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> {
     let ls = line_start(text, loop_start);
-    if !text.get(ls..loop_start)?.trim().is_empty() {
-        return None;
-    }
     let mut out = Directives {
         start: ls,
         clause_at: Vec::new(),
@@ -128,10 +159,18 @@ pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> 
         region: false,
     };
     let mut found = false;
+    let mut balanced_start = None;
+    let pre = text.get(ls..loop_start)?;
+    if !pre.trim().is_empty() {
+        // `_Pragma("omp …") for (…)` on one line
+        let ops = pragma_ops(pre)?;
+        add_pragma_ops(&ops, ls, &mut out);
+        found = true;
+        balanced_start = ops.first().map(|o| ls + o.0);
+    }
     let mut cur = ls;
     // `#endif`s seen minus `#if`s: a start is only taken where the conditionals balance
     let mut depth = 0i32;
-    let mut balanced_start = None;
     while cur > 0 {
         let le = cur - 1;
         let pls = line_start(text, le);
@@ -153,7 +192,18 @@ pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> 
         }
         let logical = text.get(s..le)?.trim_start();
         let Some(d) = logical.strip_prefix('#') else {
-            break;
+            match pragma_ops(line) {
+                Some(ops) => {
+                    add_pragma_ops(&ops, pls, &mut out);
+                    found = true;
+                    cur = pls;
+                    if depth == 0 {
+                        balanced_start = Some(pls);
+                    }
+                    continue;
+                }
+                None => break,
+            }
         };
         let d = d.trim_start();
         let word: String = d
@@ -351,6 +401,19 @@ mod tests {
         assert_eq!(c("y(); for (;;) ;\n"), None);
         // `#pragma ompx` is not OpenMP
         assert!(c("#pragma ompx parallel for\nfor (;;) ;\n").unwrap().clause_at.is_empty());
+    }
+
+    #[test]
+    fn c_pragma_operators() {
+        let t = "x();\n  _Pragma(\"omp parallel for\") for (i = 0; i < n; i++) ;\n";
+        let d = c(t).unwrap();
+        assert_eq!(d.start, t.find("_Pragma").unwrap());
+        assert!(d.threads);
+        assert_eq!(&t[d.clause_at[0]..d.clause_at[0] + 2], "\")");
+        let t = "x();\n_Pragma(\"omp simd\")\nfor (;;) ;\n";
+        let d = c(t).unwrap();
+        assert_eq!((d.start, d.threads, d.clause_at.len()), (5, false, 1));
+        assert_eq!(c("x(); f(1) for (;;) ;\n"), None);
     }
 
     #[test]
