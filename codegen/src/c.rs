@@ -25,6 +25,13 @@
 //! - `return` inside marked loops, and `goto` out of them: `{ <exit markers of the loops left,
 //!   innermost first> return ...; }`.
 //!
+//! - loop under directives (`#pragma` / `_Pragma("…")` right before it, [`crate::omp`]): the
+//!   opening markers go before the first directive, which must stay next to its loop (`{ long
+//!   long augur_n_S = 0; … ⏎#pragma omp parallel for … reduction(+:augur_n_S)⏎for …`); each
+//!   OpenMP loop directive (not a bare worksharing `for`, whose counter is per thread) sums the
+//!   counter as a reduction; exit and branch markers inside a loop run by several threads are
+//!   `#pragma omp critical (augur)` blocks (the runtime's per-rank record is not thread-safe).
+//!
 //! Key depths: a construct at nesting depth d wraps itself at 2d and its bodies at 2d+1.
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 

@@ -23,6 +23,10 @@
 //!   markers around it, its count being the number of elements it visits, `size(section)`
 //!   (taken after the statement when the target is a whole array, which the assignment may
 //!   allocate);
+//! - a DO under `!$omp` directives: its opening lines go before the first directive, its
+//!   closing lines after `!$omp end …`; counters get `reduction`/`private` clauses on
+//!   continuation lines and markers inside a parallel loop run in `!$omp critical (augur)`
+//!   ([`openmp`]);
 //! - `call mpi_send(` → `call augur_mpi_send(S, `, split onto a continuation line when the line
 //!   would pass column 72 (fixed) or 132 (free).
 mod branch;
@@ -223,6 +227,12 @@ impl<'a> F<'_, 'a> {
                     }
                     Role::Loop { compute_phase } => {
                         let site = m.site;
+                        if *compute_phase && self.ctx.in_threads(s.id) {
+                            self.ctx.note(
+                                Some(s.span),
+                                "a computation phase inside an OpenMP parallel loop: its timer is not thread-safe",
+                            );
+                        }
                         let trip = self.entry_trip(s);
                         let b = self.lines.before.entry(s.id).or_default();
                         match &trip {
@@ -245,6 +255,12 @@ impl<'a> F<'_, 'a> {
                         self.counter_sharing(s, site, trip.is_none());
                     }
                     Role::Call { callee } => {
+                        if self.ctx.in_threads(s.id) {
+                            self.ctx.note(
+                                Some(s.span),
+                                "a call inside an OpenMP parallel loop: its timer is not thread-safe",
+                            );
+                        }
                         let (enter, exit) = (
                             format!("call augur_call_enter({})", m.site),
                             format!("call augur_call_exit({})", m.site),
@@ -346,6 +362,12 @@ impl<'a> F<'_, 'a> {
         } else {
             add
         };
+        if self.ctx.in_threads(s.id) {
+            self.ctx.note(
+                Some(s.span),
+                format!("`{}` inside an OpenMP parallel loop: the tracer's per-rank record is not thread-safe", m.name),
+            );
+        }
         let e = self.ctx.edits(s.span.file);
         e.insert(name_at, "augur_", Key::inline(0));
         e.insert(paren + 1, args, Key::inline(0));
