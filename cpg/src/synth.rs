@@ -175,6 +175,37 @@ impl RankScript {
         self
     }
 
+    /// A nonblocking collective's start as the runtime records it: a collective record with a
+    /// request id, which it returns.
+    pub fn icoll(&mut self, site: u32, op: Op, bytes: i64) -> u64 {
+        let r = self.next_req;
+        self.next_req += 1;
+        self.call(op, site, Peer::None, 0, bytes, r, &[]);
+        r
+    }
+
+    /// The Wait completing the nonblocking collective `req` started at `coll_site`.
+    pub fn wait_coll(
+        &mut self,
+        site: u32,
+        req: u64,
+        op: Op,
+        coll_site: u32,
+        bytes: i64,
+    ) -> &mut Self {
+        let part = Part {
+            op,
+            flags: 0,
+            site: coll_site,
+            peer: Peer::None,
+            tag: 0,
+            bytes,
+            req_id: req,
+        };
+        self.call(Op::Wait, site, Peer::None, 0, 0, req, &[part]);
+        self
+    }
+
     pub fn coll(&mut self, site: u32, op: Op, bytes: i64) -> &mut Self {
         self.call(op, site, Peer::None, 0, bytes, 0, &[]);
         self

@@ -406,6 +406,40 @@ fn collectives_are_phases_and_dependences_follow_program_order() {
     );
 }
 
+#[test]
+fn a_nonblocking_collective_is_a_collective_phase_and_its_wait_matches_nothing() {
+    // Iallreduce (site 7) started, compute (site 4) overlapping it, Wait (site 9)
+    let ranks = world(4, |_, s| {
+        for _ in 0..3 {
+            let req = s.icoll(7, Op::Iallreduce, 8);
+            s.compute(4, 1000);
+            s.wait_coll(9, req, Op::Iallreduce, 7, 8);
+        }
+    });
+    let c = build(&ranks);
+    let ids: Vec<&str> = c.phases().iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, vec!["g7"]);
+    let g7 = c.phase("g7").unwrap();
+    assert_eq!(
+        g7.kind,
+        PhaseKind::Collective {
+            op: "MPI_Iallreduce".into()
+        }
+    );
+    assert_eq!(
+        (
+            g7.comm_size,
+            g7.bytes.mean,
+            g7.messages,
+            g7.per_processor.mean
+        ),
+        (4, 8.0, 12, 3.0)
+    );
+    let s = c.summary();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert!(s.unmatched_sends.is_empty() && s.unmatched_recvs.is_empty());
+}
+
 /// A Px x Py wavefront: receive west (site 6) and north (site 16), compute, send east (3),
 /// south (13), all under the loop (site 1).
 fn wavefront(px: i64, py: i64) -> Vec<trace::RankTrace> {
