@@ -28,9 +28,13 @@
 //! - loop under directives (`#pragma` / `_Pragma("…")` right before it, [`crate::omp`]): the
 //!   opening markers go before the first directive, which must stay next to its loop (`{ long
 //!   long augur_n_S = 0; … ⏎#pragma omp parallel for … reduction(+:augur_n_S)⏎for …`); each
-//!   OpenMP loop directive (not a bare worksharing `for`, whose counter is per thread) sums the
-//!   counter as a reduction; exit and branch markers inside a loop run by several threads are
-//!   `#pragma omp critical (augur)` blocks (the runtime's per-rank record is not thread-safe).
+//!   OpenMP loop directive sums the counter as a reduction; exit and branch markers inside a
+//!   loop run by several threads are `#pragma omp critical (augur)` blocks (the runtime's
+//!   per-rank record is not thread-safe); a bare worksharing `#pragma omp for` (every thread of
+//!   the enclosing region runs what is around it) gets `{ static long long augur_s_S; #pragma
+//!   omp single { augur_s_S = 0; <enter> } long long augur_n_S = 0; <directives> for …;
+//!   #pragma omp atomic augur_s_S += augur_n_S; #pragma omp barrier #pragma omp single {
+//!   <exit with augur_s_S> } }` (one thread opens and closes; each counts its share).
 //!
 //! Key depths: a construct at nesting depth d wraps itself at 2d and its bodies at 2d+1.
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
@@ -201,33 +205,30 @@ fn loop_marks(
         );
     }
     let exit = format!("augur_loop_exit({site}, augur_n_{site});{pe}");
-    let shared = dirs.as_ref().is_some_and(|d| d.worksharing);
-    let exit = if nested || shared {
-        guarded(&exit)
-    } else {
-        format!(" {exit}")
-    };
     let e = ctx.edits(file);
-    match &dirs {
-        // the markers go before the directives, which must stay right before their loop; a
-        // counter the loop's threads share is summed by a reduction
-        Some(dirs) => {
-            e.insert(
-                dirs.start,
-                format!("{{ long long augur_n_{site} = 0; {pb}{enter}\n"),
-                Key::before(2 * d),
-            );
-            // (a worksharing loop's counter is private to each thread of its region)
-            let clauses = if dirs.worksharing { &[][..] } else { &dirs.clause_at[..] };
-            for &at in clauses {
-                e.insert(at, format!(" reduction(+:augur_n_{site})"), Key::inline(0));
-            }
-        }
-        None => e.insert(
-            start,
-            format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
-            Key::before(2 * d),
+    let (open, exit) = match &dirs {
+        // a worksharing loop: every thread of the enclosing region runs what is around it; one
+        // of them opens and closes, the counter is shared (static) and summed by a reduction
+        Some(dirs) if dirs.worksharing => (
+            format!("{{ static long long augur_s_{site};\n#pragma omp single\n{{ augur_s_{site} = 0; {pb}{enter}}}\nlong long augur_n_{site} = 0;\n"),
+            format!("\n#pragma omp atomic\naugur_s_{site} += augur_n_{site};\n#pragma omp barrier\n#pragma omp single\n{{ {} }}\n", exit.replace(&format!(", augur_n_{site})"), &format!(", augur_s_{site})"))),
         ),
+        // the markers go before the directives, which must stay right before their loop
+        Some(_) => (
+            format!("{{ long long augur_n_{site} = 0; {pb}{enter}\n"),
+            if nested { guarded(&exit) } else { format!(" {exit}") },
+        ),
+        None => (
+            format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
+            if nested { guarded(&exit) } else { format!(" {exit}") },
+        ),
+    };
+    e.insert(dirs.as_ref().map_or(start, |d| d.start), open, Key::before(2 * d));
+    // a counter the loop's threads share is summed by a reduction (a worksharing loop's is
+    // each thread's own, added up after it)
+    let clauses = dirs.as_ref().filter(|d| !d.worksharing);
+    for &at in clauses.map_or(&[][..], |d| &d.clause_at[..]) {
+        e.insert(at, format!(" reduction(+:augur_n_{site})"), Key::inline(0));
     }
     e.insert(end, format!("{exit} }}"), Key::after(2 * d));
     let inc = format!("augur_n_{site}++;");
@@ -249,12 +250,6 @@ fn omp_notes(ctx: &mut Ctx<'_>, s: &Stmt, dirs: &omp::Directives) {
         ctx.note(
             Some(s.span),
             "OpenMP `collapse`: the markers of the collapsed inner loops break the loop nest the directive needs; remove `collapse` to profile",
-        );
-    }
-    if dirs.worksharing {
-        ctx.note(
-            Some(s.span),
-            "OpenMP `for` without `parallel`: inside a parallel region every thread runs the loop's markers (counts are per thread); use `parallel for` to profile",
         );
     }
     if dirs.region {

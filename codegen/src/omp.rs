@@ -26,6 +26,12 @@ pub(crate) struct Directives {
     pub worksharing: bool,
     /// `parallel` with no loop construct: every thread runs the whole loop.
     pub region: bool,
+    /// The first construct word of each directive (`parallel`, `do`, …), nearest the loop first.
+    pub names: Vec<String>,
+    loop_at: Vec<usize>,
+    region_at: Vec<usize>,
+    parallel: bool,
+    ws_loop: bool,
 }
 
 /// The words of an OpenMP directive after its sentinel (`parallel`, `for`, `private`, …).
@@ -57,27 +63,55 @@ fn construct(d: &str) -> Vec<String> {
         .collect()
 }
 
-/// Adds one OpenMP directive's effect to `out`; whether it is a loop directive.
-fn classify(d: &str, out: &mut Directives, fortran: bool) -> bool {
+/// Adds one OpenMP directive (its text after the sentinel; clauses go at `at`) to `out`.
+fn classify(d: &str, at: usize, out: &mut Directives, fortran: bool) {
     let names = construct(d);
     let has = |n: &str| names.iter().any(|w| w == n);
-    let looped = has(if fortran { "do" } else { "for" })
-        || has("simd")
-        || has("taskloop")
-        || has("loop")
-        || has("distribute");
+    let ws = has(if fortran { "do" } else { "for" });
+    let looped = ws || has("simd") || has("taskloop") || has("loop") || has("distribute");
+    out.names.extend(names.first().cloned());
+    out.parallel |= has("parallel");
     if looped {
-        let parallel = has("parallel");
-        out.threads |= parallel || has("taskloop") || has("distribute") || has("loop");
-        out.worksharing |= !parallel && has(if fortran { "do" } else { "for" });
+        out.threads |= has("parallel") || ws || has("taskloop") || has("distribute") || has("loop");
+        out.ws_loop |= ws;
         out.collapse |= words(d).iter().any(|w| w == "collapse");
+        out.loop_at.push(at);
     } else if has("parallel") {
         out.threads = true;
-        out.region = true;
-        // every thread counts the whole loop into the shared counter: a reduction too
-        return true;
+        out.region_at.push(at);
     }
-    looped
+}
+
+impl Directives {
+    fn empty(start: usize) -> Directives {
+        Directives {
+            start,
+            clause_at: Vec::new(),
+            threads: false,
+            collapse: false,
+            worksharing: false,
+            region: false,
+            names: Vec::new(),
+            loop_at: Vec::new(),
+            region_at: Vec::new(),
+            parallel: false,
+            ws_loop: false,
+        }
+    }
+
+    /// The summary once every directive is read: a `parallel` above a worksharing loop
+    /// directive makes one construct with it (clauses go to the loop directive: a reduction on
+    /// both would privatise the counter twice).
+    fn finish(mut self) -> Directives {
+        self.worksharing = self.ws_loop && !self.parallel;
+        self.region = self.loop_at.is_empty() && !self.region_at.is_empty();
+        self.clause_at = if self.loop_at.is_empty() {
+            std::mem::take(&mut self.region_at)
+        } else {
+            std::mem::take(&mut self.loop_at)
+        };
+        self
+    }
 }
 
 /// Byte offset of the start of the line holding `pos`.
@@ -138,8 +172,8 @@ fn pragma_ops(seg: &str) -> Option<Vec<(usize, usize, &str)>> {
 fn add_pragma_ops(ops: &[(usize, usize, &str)], base: usize, out: &mut Directives) {
     for &(_, close, body) in ops {
         if let Some(omp) = body.trim_start().strip_prefix("omp") {
-            if omp.starts_with(|c: char| c.is_ascii_whitespace()) && classify(omp, out, false) {
-                out.clause_at.push(base + close);
+            if omp.starts_with(|c: char| c.is_ascii_whitespace()) {
+                classify(omp, base + close, out, false);
             }
         }
     }
@@ -150,14 +184,7 @@ fn add_pragma_ops(ops: &[(usize, usize, &str)], base: usize, out: &mut Directive
 /// `//` lines between. `None` when no `#pragma` precedes the loop.
 pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> {
     let ls = line_start(text, loop_start);
-    let mut out = Directives {
-        start: ls,
-        clause_at: Vec::new(),
-        threads: false,
-        collapse: false,
-        worksharing: false,
-        region: false,
-    };
+    let mut out = Directives::empty(ls);
     let mut found = false;
     let mut balanced_start = None;
     let pre = text.get(ls..loop_start)?;
@@ -215,10 +242,8 @@ pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> 
                 found = true;
                 let body = d.get(6..).unwrap_or("").trim_start();
                 if let Some(omp) = body.strip_prefix("omp") {
-                    if omp.starts_with(|c: char| c.is_ascii_whitespace())
-                        && classify(omp, &mut out, false)
-                    {
-                        out.clause_at.push(c_clause_at(text, pls, le));
+                    if omp.starts_with(|c: char| c.is_ascii_whitespace()) {
+                        classify(omp, c_clause_at(text, pls, le), &mut out, false);
                     }
                 }
             }
@@ -238,7 +263,7 @@ pub(crate) fn c_directives(text: &str, loop_start: usize) -> Option<Directives> 
         }
     }
     out.start = balanced_start?;
-    Some(out)
+    Some(out.finish())
 }
 
 /// An OpenMP directive line of Fortran (`!$omp …`; fixed form also `c$omp`, `*$omp` in
@@ -302,14 +327,7 @@ pub(crate) fn fortran_directives(
     do_line: u32,
     form: FortranForm,
 ) -> Option<Directives> {
-    let mut out = Directives {
-        start: 0,
-        clause_at: Vec::new(),
-        threads: false,
-        collapse: false,
-        worksharing: false,
-        region: false,
-    };
+    let mut out = Directives::empty(0);
     let mut line = do_line;
     let mut found = None;
     // the last line of the directive being read upwards, and its text so far
@@ -334,9 +352,7 @@ pub(crate) fn fortran_directives(
                     if d.starts_with("end") {
                         break;
                     }
-                    if classify(&d, &mut out, true) {
-                        out.clause_at.extend(last.map(|l| l as usize));
-                    }
+                    classify(&d, last.unwrap_or(line) as usize, &mut out, true);
                     found = Some(line);
                     last = None;
                     body.clear();
@@ -347,24 +363,40 @@ pub(crate) fn fortran_directives(
         }
     }
     out.start = found? as usize;
-    Some(out)
+    Some(out.finish())
 }
 
-/// The `!$omp end …` line closing a loop directive after a DO ending on `end_line`, if any.
-pub(crate) fn fortran_end(f: &SourceFile, end_line: u32, form: FortranForm) -> Option<u32> {
+/// The last of the `!$omp end …` lines right after a DO ending on `end_line` that close the
+/// loop's directives (`names`: [`Directives::names`], each closed once), if any.
+pub(crate) fn fortran_end(
+    f: &SourceFile,
+    end_line: u32,
+    form: FortranForm,
+    names: &[String],
+) -> Option<u32> {
+    let mut open: Vec<&String> = names.iter().collect();
     let mut line = end_line;
+    let mut last = None;
     while line < f.line_count() {
         line += 1;
         let text = f.line_text(line);
         if let Some((rest, false)) = f_directive(text, form) {
             let w = words(rest);
-            return (w.first().map(String::as_str) == Some("end")).then_some(line);
+            if w.first().map(String::as_str) != Some("end") {
+                break;
+            }
+            let Some(k) = w.get(1).and_then(|n| open.iter().position(|o| *o == n)) else {
+                break;
+            };
+            open.remove(k);
+            last = Some(line);
+            continue;
         }
         if !f_plain_comment(text, form) {
-            return None;
+            break;
         }
     }
-    None
+    last
 }
 
 #[cfg(test)]
@@ -392,7 +424,7 @@ mod tests {
         let simd = c("#pragma omp simd reduction(+:s)\nfor (;;) ;\n").unwrap();
         assert!(!simd.threads && simd.clause_at.len() == 1);
         let ws = c("#pragma omp for collapse(2)\nfor (;;) ;\n").unwrap();
-        assert!(ws.worksharing && ws.collapse && !ws.threads);
+        assert!(ws.worksharing && ws.collapse && ws.threads);
         let other = c("y();\n#pragma GCC ivdep\n\nfor (;;) ;\n").unwrap();
         assert_eq!((other.start, other.clause_at.len(), other.threads), (5, 0, false));
         let region = c("#pragma omp parallel\nfor (;;) ;\n").unwrap();
@@ -435,11 +467,21 @@ mod tests {
         let f = file("x = 1\n!$omp parallel do &\n!$omp& private(j)\n! note\ndo i = 1, n\nend do\n!$OMP END PARALLEL DO\n");
         let d = fortran_directives(&f, 5, FortranForm::Free).unwrap();
         assert_eq!((d.start, d.clause_at.clone(), d.threads), (2, vec![3], true));
-        assert_eq!(fortran_end(&f, 6, FortranForm::Free), Some(7));
+        assert_eq!(fortran_end(&f, 6, FortranForm::Free, &d.names), Some(7));
+        // a region around a worksharing DO closes after both ends; a region begun earlier
+        // (code between) is not the loop's
+        let r = file("!$omp parallel\n!$omp do\ndo i = 1, n\nend do\n!$omp end do nowait\n!$omp end parallel\n");
+        let d = fortran_directives(&r, 3, FortranForm::Free).unwrap();
+        assert_eq!((d.start, d.clause_at.clone(), d.worksharing, d.threads), (1, vec![2], false, true));
+        assert_eq!(fortran_end(&r, 4, FortranForm::Free, &d.names), Some(6));
+        let w = file("!$omp parallel\nx = 1\n!$omp do\ndo i = 1, n\nend do\n!$omp end do\n!$omp end parallel\n");
+        let d = fortran_directives(&w, 4, FortranForm::Free).unwrap();
+        assert_eq!((d.start, d.worksharing), (3, true));
+        assert_eq!(fortran_end(&w, 5, FortranForm::Free, &d.names), Some(6));
         let g = file("c$omp parallel do\nc$omp& private(j)\n      do i = 1, n\n      end do\n      x = 1\n");
         let d = fortran_directives(&g, 3, FortranForm::Fixed).unwrap();
         assert_eq!((d.start, d.clause_at.clone()), (1, vec![2]));
-        assert_eq!(fortran_end(&g, 4, FortranForm::Fixed), None);
+        assert_eq!(fortran_end(&g, 4, FortranForm::Fixed, &d.names), None);
         let h = file("!$omp end parallel do\ndo i = 1, n\nend do\n");
         assert_eq!(fortran_directives(&h, 2, FortranForm::Free), None);
     }

@@ -153,6 +153,8 @@ fn c_parallel_loops_count_exactly_with_two_threads() {
             ("/* triangle row */", 60, 1200),
             ("/* simd */", 3, 120),
             ("/* ivdep */", 3, 120),
+            ("/* shared */", 1, 40),
+            ("/* shared inner */", 40, 120),
         ],
     );
     let branch: u64 = ranks[0]
@@ -188,6 +190,8 @@ fn fortran_parallel_do_counts_exactly_with_two_threads() {
             ("! triangle column", 60, 1260),
             ("! while", 120, 240),
             ("! half", 3, 60),
+            ("! shared", 1, 40),
+            ("! shared inner", 40, 120),
         ],
     );
 }

@@ -240,8 +240,7 @@ impl F<'_, '_> {
                 let b = self.lines.before.entry(target).or_default();
                 b.splice(0..0, exit_lines(site, phase));
             } else {
-                let guard = self.ctx.in_threads(s.id)
-                    || self.omp.get(&s.id).is_some_and(|o| o.worksharing());
+                let guard = self.ctx.in_threads(s.id);
                 self.lines
                     .after
                     .entry(s.id)

@@ -88,6 +88,7 @@ pub(crate) fn instrument(
     f.collect()?;
     f.loop_ends()?;
     f.clauses()?;
+    f.single_worksharing();
     f.convert_logical_ifs()?;
     f.branches()?;
     f.materialize()?;

@@ -1,7 +1,8 @@
 //! Fortran DO loops under `!$omp` directives: markers outside the directives (before the
 //! first, after `!$omp end …`), and counters that several threads touch given data-sharing
 //! clauses: a loop counted in its body by the directive's threads is a `reduction`, the
-//! counters of loops nested in a parallel loop are `private` to its threads.
+//! counters of loops nested in a parallel loop are `private` to its threads; a worksharing
+//! `!$omp do` has its markers run by one thread (`!$omp single`).
 use frontend::{Stmt, StmtKind};
 
 use super::{in_files, F};
@@ -21,13 +22,6 @@ pub(super) struct Omp {
     clauses: Vec<String>,
 }
 
-impl Omp {
-    /// A worksharing `!$omp do` with no `parallel` of its own.
-    pub fn worksharing(&self) -> bool {
-        self.worksharing
-    }
-}
-
 impl F<'_, '_> {
     /// Finds the directives before every loop of this pass; loops run by several threads go
     /// into `ctx.threaded`.
@@ -45,15 +39,12 @@ impl F<'_, '_> {
             let Some(d) = omp::fortran_directives(f, line, self.form) else {
                 continue;
             };
-            let end = omp::fortran_end(f, self.ctx.sources.last_line(end), self.form);
+            let end = omp::fortran_end(f, self.ctx.sources.last_line(end), self.form, &d.names);
             if d.threads {
                 self.ctx.threaded.insert(s.id);
             }
             if d.collapse {
                 self.ctx.note(Some(s.span), "OpenMP `collapse`: the markers of the collapsed inner loops break the loop nest the directive needs; remove `collapse` to profile");
-            }
-            if d.worksharing {
-                self.ctx.note(Some(s.span), "OpenMP `do` without `parallel`: inside a parallel region every thread runs the loop's markers (counts are per thread); use `parallel do` to profile");
             }
             if d.region {
                 self.ctx.note(Some(s.span), "a loop that is a whole OpenMP `parallel` region runs once per thread: its iterations are counted once per thread");
@@ -81,7 +72,7 @@ impl F<'_, '_> {
     /// parallel loop (each of its threads runs the loop on its own).
     pub(super) fn counter_sharing(&mut self, s: &Stmt, site: u32, in_body: bool) {
         if in_body && self.ctx.threaded.contains(&s.id) {
-            if let Some(o) = self.omp.get_mut(&s.id).filter(|o| !o.worksharing) {
+            if let Some(o) = self.omp.get_mut(&s.id) {
                 o.clauses.push(format!("reduction(+:augur_n_{site})"));
             }
         }
@@ -94,6 +85,26 @@ impl F<'_, '_> {
                 return;
             }
             cur = self.stmt(p).and_then(|ps| ps.parent);
+        }
+    }
+
+    /// A worksharing `!$omp do` (no `parallel` of its own): every thread of the enclosing
+    /// region runs the lines around it, so one thread runs the opening lines and, after a
+    /// barrier (the loop's `nowait` skips its own), the closing lines; the counter is shared
+    /// in the region (a variable of the procedure the region is written in).
+    pub(super) fn single_worksharing(&mut self) {
+        for (id, o) in &self.omp {
+            if !o.worksharing {
+                continue;
+            }
+            if let Some(b) = self.lines.before.get_mut(id).filter(|b| !b.is_empty()) {
+                b.insert(0, "!$omp single".into());
+                b.push("!$omp end single".into());
+            }
+            if let Some(a) = self.lines.after.get_mut(id).filter(|a| !a.is_empty()) {
+                a.splice(0..0, ["!$omp barrier".to_string(), "!$omp single".to_string()]);
+                a.push("!$omp end single".into());
+            }
         }
     }
 

@@ -17,6 +17,13 @@ int main(int argc, char **argv)
     for (i = 0; i < n; i++)                 /* fill */
         for (j = 0; j < n; j++)             /* fill row */
             a[i * n + j] = (i + j + rank) % 5;
+#pragma omp parallel private(k)
+    {
+#pragma omp for nowait
+        for (i = 0; i < n; i++)             /* shared */
+            for (k = 0; k < 3; k++)         /* shared inner */
+                a[i * n + k] += 0.5;
+    }
     for (step = 0; step < 3; step++) {      /* steps */
 #ifdef _OPENMP
         #pragma omp parallel for reduction(+:s) \

@@ -22,6 +22,16 @@ program hybrid
     end do
   end do
 !$omp end parallel do
+!$omp parallel private(k)
+  k = 0
+!$omp do
+  do j = 1, n                          ! shared
+    do k = 1, 3                        ! shared inner
+      a(k, j) = a(k, j) + 0.5d0
+    end do
+  end do
+!$omp end do nowait
+!$omp end parallel
   do step = 1, 3                       ! steps
     !$omp parallel do private(i, k) &
     !$omp& reduction(+:s) schedule(dynamic, 3) ! rows
