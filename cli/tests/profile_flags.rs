@@ -302,6 +302,10 @@ fn analyze_names_mpi_calls_the_tracer_does_not_wrap() {
             "MPI_Iallreduce",
             "{\n        MPI_Request req;\n        double a = 1.0, b = 0.0;\n        MPI_Iallreduce(&a, &b, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);\n        MPI_Wait(&req, MPI_STATUS_IGNORE);\n    }",
         ),
+        (
+            "MPI_Testall",
+            "{\n        MPI_Request req = MPI_REQUEST_NULL;\n        int flag = 0;\n        MPI_Testall(1, &req, &flag, MPI_STATUSES_IGNORE);\n    }",
+        ),
     ];
     let Some((name, call)) = candidates.iter().find(|(n, _)| !wrapped.c(n)) else {
         panic!("every candidate has a runtime wrapper now: add an unwrapped MPI call to this test");
