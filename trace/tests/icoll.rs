@@ -46,7 +46,7 @@ fn expected(me: u32, p: u32, fortran: bool) -> BTreeMap<u32, Want> {
         return w;
     }
     // the half communicator holds the ranks of my parity
-    let half = ((p - me % 2 + 1) / 2) as i32;
+    let half = (p - me % 2).div_ceil(2) as i32;
     w.extend([
         (14, (Op::Exscan, Peer::None, 16, n)),
         (15, (Op::Iallreduce, Peer::None, 8, half)),
