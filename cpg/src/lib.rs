@@ -140,6 +140,11 @@ pub struct Overlap {
     pub cpu_mean: f64,
     /// Mean elapsed time per occurrence, seconds (MPI_Wtime, so simulated time under SMPI).
     pub wall_mean: f64,
+    /// Mean over the processors of their first occurrence's elapsed time, seconds: a
+    /// pipeline's fill waits for each stage's first block, which may run cold (its data first
+    /// touched there) where the later blocks run at `wall_mean`.
+    #[serde(default)]
+    pub first_wall_mean: f64,
 }
 
 /// One communication phase of one run.

@@ -20,6 +20,8 @@ struct Acc {
     processors: BTreeSet<u32>,
     cpu_ns: f64,
     wall_s: f64,
+    /// Elapsed time of each processor's first occurrence, summed over processors.
+    first_wall_s: f64,
 }
 
 /// The computation phases of one rank with their event index, outermost only.
@@ -51,6 +53,7 @@ impl OverlapScan {
         phases: &[(usize, &trace::Phase)],
         first: Dir,
     ) {
+        let mut seen: BTreeSet<u32> = BTreeSet::new();
         for w in events.windows(2) {
             let (&(d1, p1), &(d2, p2)) = match w {
                 [a, b] => (a, b),
@@ -68,11 +71,15 @@ impl OverlapScan {
                 a.processors.insert(rank);
                 a.cpu_ns += ph.cpu_ns as f64;
                 let wall = ph.end.wtime - ph.start.wtime;
-                a.wall_s += if wall.is_finite() {
+                let wall = if wall.is_finite() {
                     wall
                 } else {
                     ph.end.mono_ns.saturating_sub(ph.start.mono_ns) as f64 * 1e-9
                 };
+                a.wall_s += wall;
+                if seen.insert(ph.site) {
+                    a.first_wall_s += wall;
+                }
             }
         }
     }
@@ -88,6 +95,7 @@ impl OverlapScan {
                     processors: u32::try_from(a.processors.len()).unwrap_or(u32::MAX),
                     cpu_mean: a.cpu_ns / n * 1e-9,
                     wall_mean: a.wall_s / n,
+                    first_wall_mean: a.first_wall_s / a.processors.len().max(1) as f64,
                 }
             })
             .collect()

@@ -56,6 +56,10 @@ pub struct PhaseRun {
     /// Computation-phase site → its entries inside the phase per processor that ran it there
     /// (cpg's overlap occurrences over processors).
     pub inside: BTreeMap<u32, f64>,
+    /// The computation inside the phase, over its sites: a processor's first occurrence and
+    /// the mean occurrence, seconds (cpg's `first_wall_mean`, `wall_mean`; 0 where cpg has none).
+    pub first_stage: f64,
+    pub stage: f64,
 }
 
 /// One phase across runs (`cpg::PhaseSeries`).
@@ -129,6 +133,8 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                                 )
                             })
                             .collect(),
+                        first_stage: g.compute.iter().map(|o| o.first_wall_mean).sum(),
+                        stage: g.compute.iter().map(|o| o.wall_mean).sum(),
                     },
                 );
             }

@@ -86,6 +86,7 @@ pub(super) fn cost_collective(
     let cost = PhaseCost {
         per,
         fill: BOUNDS.map(|_| Expr::zero()),
+        cold: BOUNDS.map(|_| Expr::zero()),
         synchronous: true,
     };
     Some((cost, report))

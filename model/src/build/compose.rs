@@ -86,6 +86,9 @@ pub(super) fn rank_arms(
 pub(super) struct PhaseCost {
     pub(super) per: [Expr; 3],
     pub(super) fill: [Expr; 3],
+    /// Once per run: what a pipeline's fill waits beyond `fill` for the stages' cold first
+    /// blocks (zero elsewhere).
+    pub(super) cold: [Expr; 3],
     /// Loosely synchronous (or collective): it drains a pipeline sharing its loop.
     pub(super) synchronous: bool,
 }
