@@ -119,7 +119,10 @@ fn hybrid_openmp_program_profiles_natively_and_fits() {
     }
     // the instrumented copy keeps each directive right before its loop
     let built = std::fs::read_to_string(runs.join("build/hybrid.c")).unwrap();
-    for line in built.lines().filter(|l| l.contains("#pragma omp parallel for")) {
+    for line in built
+        .lines()
+        .filter(|l| l.contains("#pragma omp parallel for"))
+    {
         assert!(line.contains("reduction(+:augur_n_"), "{line}");
     }
     let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
@@ -129,10 +132,6 @@ fn hybrid_openmp_program_profiles_natively_and_fits() {
     assert_eq!(rows.len(), 4, "{:#}", model["validation"]);
     for r in rows {
         let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!(
-            (0.75..1.33).contains(&ratio),
-            "{r:#}\nT = {}",
-            model["t"]
-        );
+        assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {}", model["t"]);
     }
 }

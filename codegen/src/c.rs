@@ -223,7 +223,11 @@ fn loop_marks(
             if nested { guarded(&exit) } else { format!(" {exit}") },
         ),
     };
-    e.insert(dirs.as_ref().map_or(start, |d| d.start), open, Key::before(2 * d));
+    e.insert(
+        dirs.as_ref().map_or(start, |d| d.start),
+        open,
+        Key::before(2 * d),
+    );
     // a counter the loop's threads share is summed by a reduction (a worksharing loop's is
     // each thread's own, added up after it)
     let clauses = dirs.as_ref().filter(|d| !d.worksharing);
@@ -417,7 +421,13 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let key = 2 * d + 1;
     let text = ctx.text(file)?;
     let threads = ctx.in_threads(s.id);
-    let guard = |c: String| if threads && !c.is_empty() { guarded(&c) } else { c };
+    let guard = |c: String| {
+        if threads && !c.is_empty() {
+            guarded(&c)
+        } else {
+            c
+        }
+    };
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)
@@ -487,7 +497,13 @@ fn switch_branches(
     let file = s.span.file;
     let text = ctx.text(file)?;
     let threads = ctx.in_threads(s.id);
-    let guard = |c: String| if threads && !c.is_empty() { guarded(&c) } else { c };
+    let guard = |c: String| {
+        if threads && !c.is_empty() {
+            guarded(&c)
+        } else {
+            c
+        }
+    };
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)

@@ -416,7 +416,10 @@ mod tests {
         assert_eq!(d.start, 7);
         assert!(d.threads && !d.worksharing && !d.collapse);
         assert_eq!(d.clause_at.len(), 1);
-        assert_eq!(&t[..d.clause_at[0]], "x = 1;\n  #pragma omp parallel for \\\n     private(j)");
+        assert_eq!(
+            &t[..d.clause_at[0]],
+            "x = 1;\n  #pragma omp parallel for \\\n     private(j)"
+        );
     }
 
     #[test]
@@ -426,13 +429,19 @@ mod tests {
         let ws = c("#pragma omp for collapse(2)\nfor (;;) ;\n").unwrap();
         assert!(ws.worksharing && ws.collapse && ws.threads);
         let other = c("y();\n#pragma GCC ivdep\n\nfor (;;) ;\n").unwrap();
-        assert_eq!((other.start, other.clause_at.len(), other.threads), (5, 0, false));
+        assert_eq!(
+            (other.start, other.clause_at.len(), other.threads),
+            (5, 0, false)
+        );
         let region = c("#pragma omp parallel\nfor (;;) ;\n").unwrap();
         assert!(region.region && region.clause_at.len() == 1);
         assert_eq!(c("y();\nfor (;;) ;\n"), None);
         assert_eq!(c("y(); for (;;) ;\n"), None);
         // `#pragma ompx` is not OpenMP
-        assert!(c("#pragma ompx parallel for\nfor (;;) ;\n").unwrap().clause_at.is_empty());
+        assert!(c("#pragma ompx parallel for\nfor (;;) ;\n")
+            .unwrap()
+            .clause_at
+            .is_empty());
     }
 
     #[test]
@@ -466,19 +475,27 @@ mod tests {
     fn fortran_parallel_do() {
         let f = file("x = 1\n!$omp parallel do &\n!$omp& private(j)\n! note\ndo i = 1, n\nend do\n!$OMP END PARALLEL DO\n");
         let d = fortran_directives(&f, 5, FortranForm::Free).unwrap();
-        assert_eq!((d.start, d.clause_at.clone(), d.threads), (2, vec![3], true));
+        assert_eq!(
+            (d.start, d.clause_at.clone(), d.threads),
+            (2, vec![3], true)
+        );
         assert_eq!(fortran_end(&f, 6, FortranForm::Free, &d.names), Some(7));
         // a region around a worksharing DO closes after both ends; a region begun earlier
         // (code between) is not the loop's
         let r = file("!$omp parallel\n!$omp do\ndo i = 1, n\nend do\n!$omp end do nowait\n!$omp end parallel\n");
         let d = fortran_directives(&r, 3, FortranForm::Free).unwrap();
-        assert_eq!((d.start, d.clause_at.clone(), d.worksharing, d.threads), (1, vec![2], false, true));
+        assert_eq!(
+            (d.start, d.clause_at.clone(), d.worksharing, d.threads),
+            (1, vec![2], false, true)
+        );
         assert_eq!(fortran_end(&r, 4, FortranForm::Free, &d.names), Some(6));
         let w = file("!$omp parallel\nx = 1\n!$omp do\ndo i = 1, n\nend do\n!$omp end do\n!$omp end parallel\n");
         let d = fortran_directives(&w, 4, FortranForm::Free).unwrap();
         assert_eq!((d.start, d.worksharing), (3, true));
         assert_eq!(fortran_end(&w, 5, FortranForm::Free, &d.names), Some(6));
-        let g = file("c$omp parallel do\nc$omp& private(j)\n      do i = 1, n\n      end do\n      x = 1\n");
+        let g = file(
+            "c$omp parallel do\nc$omp& private(j)\n      do i = 1, n\n      end do\n      x = 1\n",
+        );
         let d = fortran_directives(&g, 3, FortranForm::Fixed).unwrap();
         assert_eq!((d.start, d.clause_at.clone()), (1, vec![2]));
         assert_eq!(fortran_end(&g, 4, FortranForm::Fixed, &d.names), None);

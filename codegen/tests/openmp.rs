@@ -19,7 +19,12 @@ use trace::AggKind;
 fn run_hybrid(
     src: &Path,
     args: &[&str],
-) -> (frontend::Lowered, codegen::Plan, Vec<trace::RankTrace>, String) {
+) -> (
+    frontend::Lowered,
+    codegen::Plan,
+    Vec<trace::RankTrace>,
+    String,
+) {
     need("mpirun");
     let fortran = src.extension().is_some_and(|e| e == "f90");
     let tool = if fortran { "mpif90" } else { "mpicc" };

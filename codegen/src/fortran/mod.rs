@@ -397,9 +397,7 @@ impl<'a> F<'_, 'a> {
             let d = self.ctx.depth(id);
             let file = s.span.file;
             let f = self.file(file)?;
-            let like = f
-                .line_text(self.ctx.sources.first_line(s.span))
-                .to_string();
+            let like = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             // before the loop's directives, which must stay right before it
             let first = self
                 .omp

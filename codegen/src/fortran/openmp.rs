@@ -102,7 +102,10 @@ impl F<'_, '_> {
                 b.push("!$omp end single".into());
             }
             if let Some(a) = self.lines.after.get_mut(id).filter(|a| !a.is_empty()) {
-                a.splice(0..0, ["!$omp barrier".to_string(), "!$omp single".to_string()]);
+                a.splice(
+                    0..0,
+                    ["!$omp barrier".to_string(), "!$omp single".to_string()],
+                );
                 a.push("!$omp end single".into());
             }
         }
@@ -144,14 +147,13 @@ impl F<'_, '_> {
                         } else {
                             ""
                         };
-                        let more: String = o
-                            .clauses
-                            .iter()
-                            .map(|c| format!("!$omp& {c}\n"))
-                            .collect();
-                        self.ctx
-                            .edits(file)
-                            .insert(at, format!("{prefix}{more}"), Key::after(-1000));
+                        let more: String =
+                            o.clauses.iter().map(|c| format!("!$omp& {c}\n")).collect();
+                        self.ctx.edits(file).insert(
+                            at,
+                            format!("{prefix}{more}"),
+                            Key::after(-1000),
+                        );
                     }
                 }
             }
