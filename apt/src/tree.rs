@@ -12,10 +12,11 @@ use frontend::{ProcId, Program, Sources, StmtId, StmtKind};
 use symbolic::Expr;
 
 use crate::comm::is_comm;
-use crate::interp::{Facts, LoopFacts};
+use crate::interp::Facts;
 use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{expr_calls, user_proc, ProcNames};
 use crate::rules::source_text;
+use crate::value::Val;
 use crate::{Attr, IfNode, LoopNode, Node, NodeData, NodeKind, Site, SiteId};
 
 #[derive(Debug)]
@@ -359,17 +360,34 @@ pub fn work(n: &Node, facts: &Facts) -> Attr {
         Attr::Expr(t) => t.clone(),
         other => return other.clone(),
     };
+    let in_more = f.more.iter().any(|x| body.contains_var(&x.sym));
     match f.sym.as_deref().filter(|s| body.contains_var(s)) {
-        None => Attr::Expr(trip * body),
-        Some(sym) => sum_body(&body, sym, f),
+        None if !in_more => Attr::Expr(trip * body),
+        Some(sym) if f.more.is_empty() => sum_body(&body, sym, &f.lo, &f.hi, &f.step),
+        _ => {
+            // DO CONCURRENT whose body depends on its indices: sum over each, last first
+            let mut sum = body;
+            let first = f.sym.as_deref().map(|s| (s, &f.lo, &f.hi, &f.step));
+            let more = f
+                .more
+                .iter()
+                .map(|x| (x.sym.as_str(), &x.lo, &x.hi, &x.step));
+            for (sym, lo, hi, step) in first.into_iter().chain(more).rev() {
+                sum = match sum_body(&sum, sym, lo, hi, step) {
+                    Attr::Expr(e) => e,
+                    other => return other,
+                };
+            }
+            Attr::Expr(sum)
+        }
     }
 }
 
-fn sum_body(body: &Expr, sym: &str, f: &LoopFacts) -> Attr {
-    let (Some(lo), Some(hi)) = (f.lo.known(), f.hi.known()) else {
+fn sum_body(body: &Expr, sym: &str, lo: &Val, hi: &Val, step: &Val) -> Attr {
+    let (Some(lo), Some(hi)) = (lo.known(), hi.known()) else {
         return Attr::Unresolved(format!("bounds of the loop over `{sym}` are unresolved"));
     };
-    let Some(step) = f.step.known() else {
+    let Some(step) = step.known() else {
         return Attr::Unresolved(format!("step of the loop over `{sym}` is unresolved"));
     };
     let sum = match step.as_const() {

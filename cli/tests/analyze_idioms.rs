@@ -777,3 +777,64 @@ fn a_pipelines_cold_first_blocks_are_charged_to_its_fill() {
         "{ratios:?}\nT = {t}"
     );
 }
+
+const IMBALANCED: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Rank-dependent load: rank r does (1 + r % 3) units of n, then all meet at a barrier. */
+int main(int argc, char **argv)
+{
+    int rank, n, it, i, m;
+    double s = 0.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    m = n + (n * rank) % (3 * n);
+    for (it = 0; it < 10; it++) {
+        for (i = 0; i < m; i++)
+            s += 1e-9 * i;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    printf("%g\n", s);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 9: a work the source gives in the rank (`N + mod(N*rank, 3*N)`) was fitted at its
+/// mean over the ranks, the slowest rank's excess became a log2(P) law of the rate, and nothing
+/// named the imbalance. The work is the slowest rank's, reported, with a warning.
+#[test]
+fn a_rank_dependent_work_is_the_slowest_ranks_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "imb.c",
+        IMBALANCED,
+        "2,4,8",
+        &["N=200000,400000"],
+        &["{N}"],
+    );
+    let work: Vec<&serde_json::Value> = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == "work")
+        .collect();
+    assert!(
+        work.iter().any(|q| q["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("the most over rank = 0..P-1")),
+        "{work:#?}"
+    );
+    let warnings = m["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.contains("its work depends on the rank") && w.contains("the slowest rank does")
+        }),
+        "{warnings:#?}"
+    );
+}

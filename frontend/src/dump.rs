@@ -215,14 +215,27 @@ fn dump_block(
         let label = s.label.map(|l| format!(" label {l}")).unwrap_or_default();
         let head = match &s.kind {
             StmtKind::Assign(a) => format!("assign {} = {}", a.target, a.value),
-            StmtKind::Loop(l) => format!(
-                "loop {} = {} .. {} step {} (end {})",
-                l.var,
-                l.lo,
-                l.hi,
-                l.step,
-                lines(sources, l.end_span)
-            ),
+            StmtKind::Loop(l) => {
+                let more: String = l.indices()[1..]
+                    .iter()
+                    .map(|(v, lo, hi, st)| format!(", {v} = {lo} .. {hi} step {st}"))
+                    .collect();
+                let mask = l.concurrent.as_ref().and_then(|c| c.mask.as_ref());
+                format!(
+                    "loop {}{} = {} .. {} step {}{more}{} (end {})",
+                    if l.concurrent.is_some() {
+                        "concurrent "
+                    } else {
+                        ""
+                    },
+                    l.var,
+                    l.lo,
+                    l.hi,
+                    l.step,
+                    mask.map(|m| format!(" mask {m}")).unwrap_or_default(),
+                    lines(sources, l.end_span)
+                )
+            }
             StmtKind::While(w) => format!(
                 "while{} {}",
                 if w.post_test { " (post-test)" } else { "" },

@@ -570,6 +570,45 @@ pub struct Loop {
     /// `100 END DO`); a `GOTO` to it from the body starts the next iteration, as `cycle` does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_label: Option<u32>,
+    /// Fortran `DO CONCURRENT (j = 1:ny, i = 1:nx, mask)`: `var`, `lo`, `hi`, `step` are its
+    /// first index; this holds the others. Its iterations are every combination of indices
+    /// (the product of the ranges), in no defined order: nothing may be inserted in its body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrent: Option<Concurrent>,
+}
+
+/// The header of a `DO CONCURRENT` beyond its first index (see [`Loop::concurrent`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Concurrent {
+    /// The other indices, in header order.
+    pub more: Vec<LoopIndex>,
+    /// The mask (`, a(i) > 0`): iterations where it is false do nothing.
+    pub mask: Option<SrcExpr>,
+}
+
+/// One index of a `DO CONCURRENT` header: `var = lo:hi[:step]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoopIndex {
+    pub var: String,
+    pub lo: SrcExpr,
+    pub hi: SrcExpr,
+    pub step: SrcExpr,
+}
+
+impl Loop {
+    /// Every index of the loop as `(var, lo, hi, step)`: the first, then a `DO CONCURRENT`'s
+    /// others.
+    pub fn indices(&self) -> Vec<(&str, &SrcExpr, &SrcExpr, &SrcExpr)> {
+        let mut out = vec![(self.var.as_str(), &self.lo, &self.hi, &self.step)];
+        if let Some(c) = &self.concurrent {
+            out.extend(
+                c.more
+                    .iter()
+                    .map(|x| (x.var.as_str(), &x.lo, &x.hi, &x.step)),
+            );
+        }
+        out
+    }
 }
 
 /// A loop that is not counted: C `while`, `do ... while`, a `for` whose header is not a

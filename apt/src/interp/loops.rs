@@ -11,7 +11,7 @@ use crate::rules::trip_count;
 use crate::value::{input_with_default, Val};
 use crate::Attr;
 
-use super::{touched, ActiveLoop, Analysis, Env, LoopFacts};
+use super::{touched, ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
 
 impl Analysis<'_> {
     pub(super) fn loop_symbol(&self, var: &str) -> String {
@@ -34,6 +34,21 @@ impl Analysis<'_> {
         let step = self.ev(&l.step, env, None);
         let mut defined = self.procs.block_defs(self.prog, &l.body);
         let mut trip = trip_count(&lo, &hi, &step);
+        // DO CONCURRENT: every combination of its indices
+        let mut more = Vec::new();
+        for (var, xlo, xhi, xstep) in l.indices().into_iter().skip(1) {
+            let x = IndexFacts {
+                sym: self.loop_symbol(var),
+                lo: self.ev(xlo, env, None),
+                hi: self.ev(xhi, env, None),
+                step: self.ev(xstep, env, None),
+            };
+            trip = match (trip, trip_count(&x.lo, &x.hi, &x.step)) {
+                (Attr::Expr(a), Attr::Expr(b)) => Attr::Expr(a * b),
+                (Attr::Expr(_), other) | (other, _) => other,
+            };
+            more.push(x);
+        }
         // C re-evaluates the condition every iteration (Fortran fixes the count at entry)
         if self.prog.language == frontend::Language::C {
             let changed =
@@ -79,16 +94,27 @@ impl Analysis<'_> {
                 lo: lo.clone(),
                 hi: hi.clone(),
                 step: step.clone(),
+                more: more.clone(),
             },
         );
         defined.insert(l.var.clone());
+        defined.extend(l.indices().into_iter().skip(1).map(|x| x.0.to_string()));
         let reason = format!("assigned in loop at line {line}");
         let mut inner = env.clone();
         self.set_unknown(&mut inner, defined.iter().cloned(), &reason);
         inner.insert(l.var.clone(), Val::Known(Expr::var(&sym)));
         self.stack.push(ActiveLoop { sym, lo, hi, step });
+        for ((var, ..), x) in l.indices().into_iter().skip(1).zip(&more) {
+            inner.insert(var.to_string(), Val::Known(Expr::var(&x.sym)));
+            self.stack.push(ActiveLoop {
+                sym: x.sym.clone(),
+                lo: x.lo.clone(),
+                hi: x.hi.clone(),
+                step: x.step.clone(),
+            });
+        }
         self.block(&l.body, &mut inner);
-        self.stack.pop();
+        self.stack.truncate(self.stack.len() - 1 - more.len());
         // Conservative: the loop may run zero times, and values mention its variable.
         let before = env.clone();
         self.set_unknown(env, defined.iter().cloned(), &reason);

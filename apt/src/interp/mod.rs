@@ -121,6 +121,18 @@ pub struct LoopFacts {
     pub lo: Val,
     pub hi: Val,
     pub step: Val,
+    /// A `DO CONCURRENT`'s indices after the first (`var`/`sym`/`lo`/`hi`/`step`), in header
+    /// order: its trip is the product of every index's.
+    pub more: Vec<IndexFacts>,
+}
+
+/// One more index of a `DO CONCURRENT` ([`LoopFacts::more`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexFacts {
+    pub sym: String,
+    pub lo: Val,
+    pub hi: Val,
+    pub step: Val,
 }
 
 /// One branch condition: symbolic text, or the source text and why it is not symbolic.

@@ -172,6 +172,7 @@ impl Analysis<'_> {
                         lo: Val::unknown("while loop"),
                         hi: Val::unknown("while loop"),
                         step: Val::unknown("while loop"),
+                        more: Vec::new(),
                     },
                 );
                 let mut inner = env.clone();
@@ -317,6 +318,7 @@ impl Analysis<'_> {
                 lo: none(),
                 hi: none(),
                 step: none(),
+                more: Vec::new(),
             },
         );
     }

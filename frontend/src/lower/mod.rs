@@ -386,9 +386,14 @@ fn defs_uses(kind: &StmtKind) -> (BTreeSet<String>, BTreeSet<String>) {
             uses.extend(a.value.vars());
         }
         StmtKind::Loop(l) => {
-            defs.insert(l.var.clone());
-            for e in [&l.lo, &l.hi, &l.step] {
-                uses.extend(e.vars());
+            for (var, lo, hi, step) in l.indices() {
+                defs.insert(var.to_string());
+                for e in [lo, hi, step] {
+                    uses.extend(e.vars());
+                }
+            }
+            if let Some(m) = l.concurrent.as_ref().and_then(|c| c.mask.as_ref()) {
+                uses.extend(m.vars());
             }
         }
         StmtKind::While(w) => {

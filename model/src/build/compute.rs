@@ -171,6 +171,9 @@ fn work_of(
     if let Some(w) = l.work.as_ref().and_then(|w| env.source(w)) {
         return Some(w);
     }
+    if let Some(w) = slowest_ranks_work(env, n, l, notes) {
+        return Some(w);
+    }
     let leaves = leaf_loops(n);
     let ws = env.samples_of(&|r| {
         let entries = r.compute_totals(site)?.0;
@@ -192,6 +195,60 @@ fn work_of(
         source: "unresolved (counted)".into(),
         fit: f.clone(),
     });
+    Some(f.expr)
+}
+
+/// A work per entry the source gives in the rank (`BASE + mod(BASE*rank, 3*BASE)`, an
+/// uneven split `floor(N/P) + [rank < mod(N, P)]`): the run waits for the slowest rank, whose
+/// time is what the samples hold, so the work is the largest over rank = 0..P−1, evaluated at
+/// each run and fitted as a law of the parameters (reported), with a warning naming the
+/// imbalance where the slowest rank does 10% more than the mean. None when the work does not
+/// mention the rank or a run's P is unknown.
+fn slowest_ranks_work(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<Expr> {
+    let mut known: Vec<String> = env.params.clone();
+    known.push("rank".into());
+    let w = source_expr(l.work.as_ref()?, &env.consts, &known)?;
+    if !w.contains_var("rank") {
+        return None;
+    }
+    let mut worst: Option<(f64, String)> = None;
+    let mut s = Samples::new(env.params.clone());
+    for r in env.runs {
+        let p = r.params.get("P").copied()?;
+        let at = |rank: f64| {
+            w.eval(&|v| {
+                if v == "rank" {
+                    Some(rank)
+                } else {
+                    r.params.get(v).copied()
+                }
+            })
+            .ok()
+        };
+        let per_rank: Vec<f64> = (0..p as usize).map(|k| at(k as f64)).collect::<Option<_>>()?;
+        let max = per_rank.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mean = per_rank.iter().sum::<f64>() / per_rank.len().max(1) as f64;
+        if mean > 0.0 && worst.as_ref().is_none_or(|(x, _)| max / mean > *x) {
+            worst = Some((max / mean, r.config.clone()));
+        }
+        s.push(super::env::row(r, &env.params), max);
+    }
+    let f = fit_quantity(&s, None, &[], true, env.qopts);
+    notes.quantities.push(QuantityReport {
+        what: "work".into(),
+        site: n.site.0,
+        line: n.line,
+        file: env.file_of(n.site.0),
+        source: format!("{w}, the most over rank = 0..P-1"),
+        fit: f.clone(),
+    });
+    if let Some((ratio, at)) = worst.filter(|(x, _)| *x > 1.1) {
+        notes.warnings.push(format!(
+            "computation at {}: its work depends on the rank ({w}): the slowest rank does {ratio:.2}x the mean at {at}; T charges the slowest rank's work ({}), the time every rank waits for",
+            env.at(n.site.0),
+            f.expr
+        ));
+    }
     Some(f.expr)
 }
 

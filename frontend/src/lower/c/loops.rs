@@ -57,6 +57,7 @@ impl<'a> CLower<'a> {
                 header_span,
                 end_span,
                 end_label: None,
+                concurrent: None,
             };
             self.b
                 .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());

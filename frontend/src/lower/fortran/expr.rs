@@ -58,6 +58,9 @@ impl<'a> FLower<'a> {
             }
             "identifier" => {
                 let name = norm(self.text(n));
+                if let Some(e) = self.alias(&name, span) {
+                    return e;
+                }
                 let ty = self.type_of(&name);
                 SrcExpr::var(name, span).with_type(ty)
             }
@@ -159,6 +162,12 @@ impl<'a> FLower<'a> {
                     .named_child(1)
                     .map(|a| self.args(a, d))
                     .unwrap_or_default();
+                if self.aliases.contains_key(&name) {
+                    return match self.alias_element(&name, args, span) {
+                        Some(e) => e,
+                        None => self.opaque_e(n),
+                    };
+                }
                 if self.is_array(&name) {
                     let ty = self.type_of(&name);
                     return SrcExpr {

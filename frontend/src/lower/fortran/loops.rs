@@ -86,41 +86,58 @@ impl<'a> FLower<'a> {
         let whiled = children(head)
             .into_iter()
             .find(|c| c.kind() == "while_statement");
-        if let Some(ctl) = control {
+        let mut header = control.and_then(|ctl| {
             let parts = children(ctl);
-            if parts.len() >= 3 {
-                let var = norm(self.text(parts[0]));
-                let lo = self.expr(parts[1], 0);
-                let hi = self.expr(parts[2], 0);
-                let step = match parts.get(3) {
-                    Some(s) => self.expr(*s, 0),
-                    None => SrcExpr::int(1, hi.span),
-                };
-                for e in [&lo, &hi, &step] {
-                    self.hoist_nested(e, out);
-                }
-                let id = self.b.alloc(span, label);
-                self.goto_exits.push(None);
-                self.do_ends.extend(end_label);
-                let body = self.body(&body_nodes, id, span);
-                self.do_ends
-                    .truncate(self.do_ends.len() - usize::from(end_label.is_some()));
-                self.goto_exits.pop();
-                let l = Loop {
-                    var,
-                    lo,
-                    hi,
-                    step,
-                    body,
-                    header_span,
-                    end_span,
-                    end_label,
-                };
-                self.b
-                    .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
-                out.push(id);
-                return;
+            if parts.len() < 3 {
+                return None;
             }
+            let var = norm(self.text(parts[0]));
+            let lo = self.expr(parts[1], 0);
+            let hi = self.expr(parts[2], 0);
+            let step = match parts.get(3) {
+                Some(s) => self.expr(*s, 0),
+                None => SrcExpr::int(1, hi.span),
+            };
+            Some((LoopIndex { var, lo, hi, step }, None))
+        });
+        if header.is_none() {
+            header = self.concurrent_header(head);
+        }
+        if let Some((first, concurrent)) = header {
+            let LoopIndex { var, lo, hi, step } = first;
+            let more = concurrent.iter().flat_map(|c: &Concurrent| &c.more);
+            let bounds = more.flat_map(|x| [&x.lo, &x.hi, &x.step]);
+            let mask = concurrent.iter().filter_map(|c| c.mask.as_ref());
+            let all: Vec<&SrcExpr> = [&lo, &hi, &step]
+                .into_iter()
+                .chain(bounds)
+                .chain(mask)
+                .collect();
+            for e in all {
+                self.hoist_nested(e, out);
+            }
+            let id = self.b.alloc(span, label);
+            self.goto_exits.push(None);
+            self.do_ends.extend(end_label);
+            let body = self.body(&body_nodes, id, span);
+            self.do_ends
+                .truncate(self.do_ends.len() - usize::from(end_label.is_some()));
+            self.goto_exits.pop();
+            let l = Loop {
+                var,
+                lo,
+                hi,
+                step,
+                body,
+                header_span,
+                end_span,
+                end_label,
+                concurrent,
+            };
+            self.b
+                .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
+            out.push(id);
+            return;
         }
         let cond = whiled.and_then(|w| w.named_child(0)).map(|c| {
             let inner = if c.kind() == "parenthesized_expression" {
@@ -153,6 +170,44 @@ impl<'a> FLower<'a> {
         self.b
             .fill(id, StmtKind::While(w), BTreeSet::new(), BTreeSet::new());
         out.push(id);
+    }
+
+    /// The indices and mask of `DO CONCURRENT (j = 1:ny, i = 1:nx, mask)` (its first index,
+    /// then the others); `None` for any other DO or a header without an index.
+    fn concurrent_header(&mut self, head: Node) -> Option<(LoopIndex, Option<Concurrent>)> {
+        let header = children(head)
+            .into_iter()
+            .find(|c| c.kind() == "concurrent_statement")
+            .and_then(|c| {
+                children(c)
+                    .into_iter()
+                    .find(|h| h.kind() == "concurrent_header")
+            })?;
+        let mut indices = Vec::new();
+        let mut mask = None;
+        for c in children(header) {
+            match c.kind() {
+                "concurrent_control" => {
+                    let var = c.named_child(0).filter(|v| v.kind() == "identifier")?;
+                    let var = norm(self.text(var));
+                    let lo = self.expr(c.field("initial")?, 0);
+                    let hi = self.expr(c.field("final")?, 0);
+                    let step = match c.field("step") {
+                        Some(s) => self.expr(s, 0),
+                        None => SrcExpr::int(1, hi.span),
+                    };
+                    indices.push(LoopIndex { var, lo, hi, step });
+                }
+                "concurrent_mask" => {
+                    mask = c.named_child(0).map(|m| self.expr(m, 0));
+                }
+                _ => {}
+            }
+        }
+        let mut indices = indices.into_iter();
+        let first = indices.next()?;
+        let more = indices.collect();
+        Some((first, Some(Concurrent { more, mask })))
     }
 
     /// The label of a labelled DO (`DO 10 I = ...` → 10).

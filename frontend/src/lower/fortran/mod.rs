@@ -66,6 +66,8 @@ pub struct FLower<'a> {
     /// Terminating labels of the DO loops being lowered: a GOTO to one is a `cycle`, which
     /// apt's loop analysis reads from the opaque jump (no warning).
     do_ends: Vec<u32>,
+    /// Associate names in scope → the selector each stands for ([`assoc`]).
+    aliases: BTreeMap<String, SrcExpr>,
 }
 
 pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
@@ -98,6 +100,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         goto_exits: Vec::new(),
         goto_notes: BTreeMap::new(),
         do_ends: Vec::new(),
+        aliases: BTreeMap::new(),
     };
     let mut loose = Vec::new();
     for n in children(root) {
@@ -458,6 +461,7 @@ impl<'a> FLower<'a> {
         // an internal procedure sees its host's variables (host association)
         self.locals = std::mem::take(&mut self.host);
         self.argv_vars.clear();
+        self.aliases.clear();
         if let Some(params) = header.and_then(|h| h.field("parameters")) {
             for p in children(params) {
                 let pname = norm(self.text(p));
@@ -540,6 +544,7 @@ fn is_decl(kind: &str) -> bool {
     )
 }
 
+mod assoc;
 mod decl;
 mod expr;
 mod goto;

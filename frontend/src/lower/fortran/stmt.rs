@@ -82,7 +82,9 @@ impl<'a> FLower<'a> {
         while let Some((x, callee)) = stack.pop() {
             if x.kind() == "identifier" {
                 let name = norm(self.text(x));
-                if !callee || self.is_array(&name) {
+                if self.aliases.contains_key(&name) {
+                    out.extend(self.alias_vars(&name));
+                } else if !callee || self.is_array(&name) {
                     out.insert(name);
                 }
             }
@@ -134,6 +136,8 @@ impl<'a> FLower<'a> {
             "assignment_statement" => self.assignment(n, label, out),
             "subroutine_call" => self.call(n, label, out),
             "do_loop" => self.do_loop(n, label, out),
+            "associate_statement" => self.associate(n, label, out),
+            "block_construct" => self.block_construct(n, label, out),
             "if_statement" => self.if_stmt(n, label, out),
             "keyword_statement" => self.keyword(n, label, out),
             "read_statement" => self.read(n, label, out),
@@ -332,6 +336,18 @@ impl<'a> FLower<'a> {
     pub(super) fn target(&mut self, n: Node, depth: usize) -> SrcExpr {
         if n.kind() == "call_expression" {
             if let Some(f) = n.named_child(0) {
+                let alias = (f.kind() == "identifier")
+                    .then(|| norm(self.text(f)))
+                    .filter(|name| self.aliases.contains_key(name));
+                if let Some(name) = alias {
+                    let indices = n
+                        .named_child(1)
+                        .map(|a| self.args(a, depth + 1))
+                        .unwrap_or_default();
+                    if let Some(e) = self.alias_element(&name, indices, self.span(n)) {
+                        return e;
+                    }
+                }
                 let path = (f.kind() == "derived_type_member_expression")
                     .then(|| self.member_path(f, depth + 1))
                     .flatten();
