@@ -205,34 +205,8 @@ fn work_of(
 /// imbalance where the slowest rank does 10% more than the mean. None when the work does not
 /// mention the rank or a run's P is unknown.
 fn slowest_ranks_work(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<Expr> {
-    let mut known: Vec<String> = env.params.clone();
-    known.push("rank".into());
-    let w = source_expr(l.work.as_ref()?, &env.consts, &known)?;
-    if !w.contains_var("rank") {
-        return None;
-    }
-    let mut worst: Option<(f64, String)> = None;
-    let mut s = Samples::new(env.params.clone());
-    for r in env.runs {
-        let p = r.params.get("P").copied()?;
-        let at = |rank: f64| {
-            w.eval(&|v| {
-                if v == "rank" {
-                    Some(rank)
-                } else {
-                    r.params.get(v).copied()
-                }
-            })
-            .ok()
-        };
-        let per_rank: Vec<f64> = (0..p as usize).map(|k| at(k as f64)).collect::<Option<_>>()?;
-        let max = per_rank.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mean = per_rank.iter().sum::<f64>() / per_rank.len().max(1) as f64;
-        if mean > 0.0 && worst.as_ref().is_none_or(|(x, _)| max / mean > *x) {
-            worst = Some((max / mean, r.config.clone()));
-        }
-        s.push(super::env::row(r, &env.params), max);
-    }
+    let w = env.source_in_rank(l.work.as_ref()?)?;
+    let (s, worst) = env.most_over_ranks(&w)?;
     let f = fit_quantity(&s, None, &[], true, env.qopts);
     notes.quantities.push(QuantityReport {
         what: "work".into(),

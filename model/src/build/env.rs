@@ -109,6 +109,45 @@ impl<'a> Env<'a> {
     pub(super) fn source(&self, a: &Attr) -> Option<Expr> {
         source_expr(a, &self.consts, &self.params)
     }
+
+    /// The source's expression of `a` where it mentions the rank besides the parameters
+    /// (`BASE + mod(BASE*rank, 3*BASE)`, a cap `mod(rank, 4) + 1`); None where it does not.
+    pub(super) fn source_in_rank(&self, a: &Attr) -> Option<Expr> {
+        let mut known = self.params.clone();
+        known.push(apt::params::RANK.into());
+        source_expr(a, &self.consts, &known).filter(|e| e.contains_var(apt::params::RANK))
+    }
+
+    /// `e` (in the rank and the parameters) at its largest over rank = 0..P−1, one sample per
+    /// run, and the run where the largest is furthest above the mean (max/mean, its
+    /// configuration). None when a run's P is unknown or `e` does not evaluate.
+    pub(super) fn most_over_ranks(&self, e: &Expr) -> Option<(Samples, Option<(f64, String)>)> {
+        let mut worst: Option<(f64, String)> = None;
+        let mut s = Samples::new(self.params.clone());
+        for r in self.runs {
+            let p = r.params.get("P").copied()?;
+            let at = |rank: f64| {
+                e.eval(&|v| {
+                    if v == apt::params::RANK {
+                        Some(rank)
+                    } else {
+                        r.params.get(v).copied()
+                    }
+                })
+                .ok()
+            };
+            let per_rank: Vec<f64> = (0..p as usize)
+                .map(|k| at(k as f64))
+                .collect::<Option<_>>()?;
+            let max = per_rank.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mean = per_rank.iter().sum::<f64>() / per_rank.len().max(1) as f64;
+            if mean > 0.0 && worst.as_ref().is_none_or(|(x, _)| max / mean > *x) {
+                worst = Some((max / mean, r.config.clone()));
+            }
+            s.push(row(r, &self.params), max);
+        }
+        Some((s, worst))
+    }
 }
 
 /// A run's values of `params` (0 for one it did not set).

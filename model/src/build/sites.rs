@@ -96,7 +96,14 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
             .with_expr(e)
         });
     }
-    let cap = l.cap.as_ref().and_then(|c| env.source(c));
+    // a cap in the rank (`mod(rank, 4) + 1`) bounds every rank's count by its largest
+    let cap = l.cap.as_ref().and_then(|c| {
+        env.source(c).or_else(|| {
+            let e = env.source_in_rank(c)?;
+            let (most, _) = env.most_over_ranks(&e)?;
+            Some(fit_quantity(&settled(&most), None, &[], true, env.qopts).expr)
+        })
+    });
     let f = match (&src, &cap) {
         (None, Some(c)) => crate::quantity::fit_capped(&s, c, env.qopts),
         _ => fit_quantity(&s, src.as_ref(), &[], true, env.qopts),
@@ -133,6 +140,45 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
         fit: f.clone(),
     });
     Some(f)
+}
+
+/// The samples at the two largest P, where they give the same value at the same other
+/// parameters (a bound that settles as P grows: the largest of `mod(rank, 4) + 1` over the
+/// ranks is 2 at P = 2 and 4 from P = 4 on, which a law through every run would bend); else
+/// all of them.
+pub(super) fn settled(s: &Samples) -> Samples {
+    let Some(pi) = s.params.iter().position(|v| v == "P") else {
+        return s.clone();
+    };
+    let mut ps: Vec<f64> = s.points.iter().map(|x| x[pi]).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let top: Vec<f64> = ps.iter().rev().take(2).copied().collect();
+    let mut out = Samples::new(s.params.clone());
+    for (x, v) in s.points.iter().zip(&s.values) {
+        if top.contains(&x[pi]) {
+            out.push(x.clone(), *v);
+        }
+    }
+    let others = |x: &[f64]| -> Vec<f64> {
+        x.iter()
+            .enumerate()
+            .filter(|(k, _)| *k != pi)
+            .map(|(_, v)| *v)
+            .collect()
+    };
+    let agree = out.points.iter().zip(&out.values).all(|(x, v)| {
+        out.points
+            .iter()
+            .zip(&out.values)
+            .filter(|(y, _)| others(y) == others(x))
+            .all(|(_, w)| (w - v).abs() <= 1e-9 * v.abs().max(1.0))
+    });
+    if ps.len() >= 3 && agree {
+        out
+    } else {
+        s.clone()
+    }
 }
 
 /// The mean trip per entry of a loop whose count the source gives in an enclosing loop's

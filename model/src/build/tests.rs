@@ -205,3 +205,27 @@ return 0;
     assert_eq!(twice.len(), 2, "{paths:?}\n{json}");
     assert!(twice.iter().all(|(_, n)| *n == 2), "{twice:?}");
 }
+
+/// Trial 9: a loop capped at `mod(rank, 4) + 1` iterations was fitted `1.187*P^(1/3)` (19 at
+/// P = 4096): the cap's largest over the ranks, 2 at P = 2 and 4 from P = 4 on, is fitted where
+/// it has settled, and bounds the count.
+#[test]
+fn a_cap_in_the_rank_settles_at_the_largest_p() {
+    use crate::quantity::{fit_quantity, QuantityOptions, Samples};
+    let mut s = Samples::new(vec!["N".into(), "P".into()]);
+    for n in [100.0, 200.0] {
+        for p in [2.0f64, 4.0, 8.0, 16.0] {
+            s.push(vec![n, p], p.min(4.0));
+        }
+    }
+    let settled = super::sites::settled(&s);
+    assert_eq!(settled.values.len(), 4);
+    let f = fit_quantity(&settled, None, &[], true, &QuantityOptions::default());
+    assert_eq!(f.expr, Expr::int(4), "{}", f.expr);
+    // a value still moving at the largest P keeps every run
+    let mut g = Samples::new(vec!["P".into()]);
+    for p in [2.0f64, 4.0, 8.0] {
+        g.push(vec![p], p);
+    }
+    assert_eq!(super::sites::settled(&g).values.len(), 3);
+}
