@@ -246,8 +246,13 @@ impl Analysis<'_> {
             Val::Known(e) => Val::Known(e - Expr::one()),
             other => other,
         };
-        let Attr::Expr(bound) = trip_count(&start, &hi, &Val::Known(Expr::int(step))) else {
-            return plain();
+        let bound = match trip_count(&start, &hi, &Val::Known(Expr::int(step))) {
+            Attr::Expr(b) => b,
+            // a counted while loop whose bounds are not known: say which
+            Attr::Unresolved(why) => {
+                return (Attr::Unresolved(format!("while loop over `{}`: {why}", t.var)), None)
+            }
+            _ => return plain(),
         };
         // `do { … } while (it < maxit)` runs its body once even when entered at the limit
         let bound = if w.post_test {

@@ -1,7 +1,9 @@
 //! Fortran loops built from GOTO → IR `While`: a post-test loop (`10 CONTINUE … IF (c) GOTO
 //! 10`, `post_test`) and a pre-test loop (`10 IF (c) GOTO 20 … GOTO 10` / `20 …`, condition
 //! negated); a `GOTO 20` to the statement after the loop, from its body outside inner loops,
-//! is a `Break`.
+//! is a `Break`. An arithmetic IF closes a post-test loop when the labels it jumps back with
+//! are the loop's and the others go to the statement after it (`10 CONTINUE … IF (K - N) 10,
+//! 30, 30` / `30 …`: `while K - N < 0`).
 //!
 //! Only structured loops: the closing GOTO is the only jump to the loop's label, no jump
 //! enters the body from outside, and the only jump out of the body goes to the label of the
@@ -113,6 +115,65 @@ impl<'a> FLower<'a> {
         goto_target(self.text(*body))
     }
 
+    /// `IF (e) l1, l2, l3` jumping back to one label (defined before it) for some signs of
+    /// `e` and forward to one other label for the rest: (the label jumped back to, which of
+    /// negative/zero/positive jump there).
+    fn arith_back(&self, n: Node<'a>) -> Option<(u32, [bool; 3])> {
+        if n.kind() != "arithmetic_if_statement" {
+            return None;
+        }
+        let labels: Vec<u32> = children(n)
+            .into_iter()
+            .filter(|c| c.kind() == "statement_label_reference")
+            .map(|c| parse_int(self.text(c)).and_then(|v| u32::try_from(v).ok()))
+            .collect::<Option<_>>()?;
+        let [_, _, _] = labels.as_slice() else {
+            return None;
+        };
+        let at = n.start_byte();
+        let before = |l: u32| self.jumps.defs.iter().any(|(d, p)| *d == l && *p < at);
+        let back: Vec<u32> = labels.iter().copied().filter(|l| before(*l)).collect();
+        let fwd: Vec<u32> = labels.iter().copied().filter(|l| !before(*l)).collect();
+        let (Some(&b), Some(&f)) = (back.first(), fwd.first()) else {
+            return None;
+        };
+        if back.iter().any(|l| *l != b) || fwd.iter().any(|l| *l != f) {
+            return None;
+        }
+        let signs = [labels[0] == b, labels[1] == b, labels[2] == b];
+        Some((b, signs))
+    }
+
+    /// The condition under which the statement closing a post-test loop jumps back: a
+    /// logical IF's, or the signs of an arithmetic IF's expression that jump back.
+    fn back_cond(&mut self, n: Node<'a>) -> SrcExpr {
+        let Some((_, signs)) = self.arith_back(n) else {
+            return self.cond_of(n);
+        };
+        let e = self.cond_of(n);
+        let op = match signs {
+            [true, false, false] => BinOp::Lt,
+            [true, true, false] => BinOp::Le,
+            [false, true, true] => BinOp::Ge,
+            [false, false, true] => BinOp::Gt,
+            [true, false, true] => BinOp::Ne,
+            _ => BinOp::Eq,
+        };
+        let span = e.span;
+        // `K - N < 0` is `K < N`, the form the loop analysis knows
+        let (l, r) = match e.kind {
+            SrcExprKind::Binary {
+                op: BinOp::Sub,
+                lhs,
+                rhs,
+            } => (*lhs, *rhs),
+            kind => (SrcExpr { kind, ..e }, SrcExpr::int(0, span)),
+        };
+        let mut c = SrcExpr::binary(op, l, r);
+        c.span = span;
+        c.with_type(Some(BaseType::Logical))
+    }
+
     fn plain_goto(&self, n: Node<'a>) -> Option<u32> {
         (n.kind() == "keyword_statement")
             .then(|| goto_target(self.text(n)))
@@ -151,7 +212,7 @@ impl<'a> FLower<'a> {
                 let header = self.span(node(shape.from)).cover(self.span(node(t)));
                 (negate(c), header, false)
             }
-            None => (self.cond_of(closing), self.span(node(shape.from)), true),
+            None => (self.back_cond(closing), self.span(node(shape.from)), true),
         };
         let id = self.b.alloc(span, None);
         let body_nodes = &nodes[items[shape.body].first..items[shape.to].first];
@@ -198,6 +259,8 @@ impl<'a> FLower<'a> {
     ) -> Item<u32> {
         let n = nodes[stmt];
         let step = if let Some(l) = self.if_goto(n) {
+            Step::IfGoto(l)
+        } else if let Some((l, _)) = self.arith_back(n) {
             Step::IfGoto(l)
         } else if let Some(l) = self.plain_goto(n) {
             Step::Goto(l)

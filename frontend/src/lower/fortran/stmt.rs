@@ -147,10 +147,14 @@ impl<'a> FLower<'a> {
             }
             "select_case_statement" => self.select(n, label, out),
             "arithmetic_if_statement" => {
+                let note = match self.goto_notes.remove(&n.start_byte()) {
+                    Some(why) => format!("not a loop: {why}; rewrite it as a block IF"),
+                    None => "only one closing a loop (jumping back to its first statement for some signs, to the statement after it for the others) is analysed; rewrite it as a block IF".into(),
+                };
                 self.b.diags.push(
                     Diagnostic::warning(codes::UNSUPPORTED, "arithmetic IF is not analysed")
                         .with_primary(self.span(n), "its jumps are ignored")
-                        .with_note("rewrite it as a block IF"),
+                        .with_note(note),
                 );
                 self.opaque(n, label, "arithmetic if", BTreeSet::new(), out);
             }
