@@ -455,6 +455,8 @@ mod tests_calls;
 #[cfg(test)]
 mod tests_casts;
 #[cfg(test)]
+mod tests_concurrent;
+#[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
