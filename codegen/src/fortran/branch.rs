@@ -14,7 +14,8 @@ impl F<'_, '_> {
     pub(super) fn convert_logical_ifs(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
         let only = self.only;
-        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
+        let skip = |s: &Stmt| !in_files(prog, only, s.proc) || Self::in_concurrent(prog, s);
+        for s in prog.stmts.iter().filter(|s| !skip(s)) {
             let StmtKind::If(i) = &s.kind else { continue };
             let logical =
                 i.end_span.start == s.span.start && i.arms.len() == 1 && i.else_body.is_none();
@@ -76,7 +77,8 @@ impl F<'_, '_> {
     pub(super) fn branches(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
         let only = self.only;
-        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
+        let skip = |s: &Stmt| !in_files(prog, only, s.proc) || Self::in_concurrent(prog, s);
+        for s in prog.stmts.iter().filter(|s| !skip(s)) {
             let StmtKind::If(i) = &s.kind else { continue };
             let marks = self.ctx.plan.branches_of(s.id);
             if marks.is_empty() {

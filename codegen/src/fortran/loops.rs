@@ -41,7 +41,13 @@ impl F<'_, '_> {
             return None;
         };
         let prog = self.ctx.prog;
-        for id in prog.walk(&l.body) {
+        // nothing may leave a DO CONCURRENT early (the standard forbids it)
+        let body = if l.concurrent.is_some() {
+            Vec::new()
+        } else {
+            prog.walk(&l.body)
+        };
+        for id in body {
             match &prog.stmt(id)?.kind {
                 StmtKind::Break | StmtKind::Return { .. } => return None,
                 // `cycle outer` in this loop ends it early
@@ -90,13 +96,25 @@ impl F<'_, '_> {
             let bad = t.is_empty() || t.contains(['\n', '\r', '!', '&', ';', '\'', '"']);
             (!bad).then(|| t.to_string())
         };
-        let lo = text(&l.lo)?;
-        let hi = text(&l.hi)?;
-        let trip = if l.step.as_int() == Some(1) {
-            format!("({hi}) - ({lo}) + 1")
+        let mut factors = Vec::new();
+        for (_, lo, hi, step) in l.indices() {
+            let (lo, hi) = (text(lo)?, text(hi)?);
+            factors.push(if step.as_int() == Some(1) {
+                format!("({hi}) - ({lo}) + 1")
+            } else {
+                let st = text(step)?;
+                format!("(({hi}) - ({lo}) + ({st})) / ({st})")
+            });
+        }
+        // DO CONCURRENT: every combination of its indices (each range empty below zero)
+        let trip = if factors.len() > 1 {
+            let f: Vec<String> = factors
+                .iter()
+                .map(|f| format!("int(max(0, {f}), 8)"))
+                .collect();
+            f.join(" * ")
         } else {
-            let st = text(&l.step)?;
-            format!("(({hi}) - ({lo}) + ({st})) / ({st})")
+            factors.concat()
         };
         // the assignment must fit in the line (fixed form: column 72)
         let limit = match self.form {
@@ -185,6 +203,19 @@ impl F<'_, '_> {
         (text.len() <= limit).then_some(text)
     }
 
+    /// Whether `s` is inside a DO CONCURRENT: no marker, counter or call may go there (the
+    /// construct's markers go around it; its inner loops and calls are its time).
+    pub(super) fn in_concurrent(prog: &frontend::Program, s: &Stmt) -> bool {
+        let mut cur = s.parent;
+        while let Some(p) = cur.and_then(|p| prog.stmt(p)) {
+            if matches!(&p.kind, StmtKind::Loop(l) if l.concurrent.is_some()) {
+                return true;
+            }
+            cur = p.parent;
+        }
+        false
+    }
+
     /// `augur_n_S = augur_n_S + 1` as the first line of the loop body.
     pub(super) fn increment(&mut self, s: &Stmt, site: u32) -> Result<(), CodegenError> {
         let header = match &s.kind {
@@ -218,7 +249,8 @@ impl F<'_, '_> {
         // (file, terminator line, label) → loops, outermost first (ascending start)
         let mut groups: BTreeMap<(FileId, u32, u32), Vec<StmtId>> = BTreeMap::new();
         let only = self.only;
-        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
+        let skip = |s: &Stmt| !in_files(prog, only, s.proc) || Self::in_concurrent(prog, s);
+        for s in prog.stmts.iter().filter(|s| !skip(s)) {
             let Some((site, phase)) = self.ctx.plan.loop_of(s.id) else {
                 continue;
             };
@@ -298,6 +330,32 @@ impl F<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The three labels of an arithmetic IF (`IF (e) 10, 60, 60`; case, blanks and continuation
+/// ampersands ignored).
+fn arith_if_labels(text: &str) -> Option<[u32; 3]> {
+    let compact: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '&')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let rest = compact.strip_prefix("if(")?;
+    let mut depth = 1;
+    let close = rest.char_indices().find_map(|(i, c)| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then_some(i)
+    })?;
+    let labels: Vec<u32> = rest
+        .get(close + 1..)?
+        .split(',')
+        .map(|l| l.parse().ok())
+        .collect::<Option<_>>()?;
+    labels.try_into().ok()
 }
 
 /// `goto 20` / `go to 20` → 20 (case and blanks ignored).
@@ -387,7 +445,12 @@ impl F<'_, '_> {
         let StmtKind::While(w) = &s.kind else {
             return None;
         };
-        goto_label(self.ctx.sources.text(w.end_span))?;
+        let end = self.ctx.sources.text(w.end_span);
+        // `IF (e) 10, 60, 60` closing the loop always jumps: to its head or past it
+        let arith = arith_if_labels(end);
+        if arith.is_none() {
+            goto_label(end)?;
+        }
         let prog = self.ctx.prog;
         let block: &[StmtId] = match s.parent {
             Some(p) => {
@@ -407,6 +470,9 @@ impl F<'_, '_> {
             .filter(|c| !c.is_whitespace())
             .collect::<String>()
             .to_ascii_lowercase();
+        if let Some(labels) = arith {
+            return labels.contains(&label).then_some(next.id);
+        }
         let want = format!("goto{label}");
         let jumps = compact
             .match_indices(&want)

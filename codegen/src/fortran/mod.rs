@@ -209,8 +209,22 @@ impl<'a> F<'_, 'a> {
     fn collect(&mut self) -> Result<(), CodegenError> {
         let prog = self.ctx.prog;
         let only = self.only;
-        for s in prog.stmts.iter().filter(|s| in_files(prog, only, s.proc)) {
+        let skip = |s: &Stmt| !in_files(prog, only, s.proc) || Self::in_concurrent(prog, s);
+        for s in prog.stmts.iter().filter(|s| !skip(s)) {
             let marks = self.ctx.plan.of_stmt(s.id).to_vec();
+            if let StmtKind::Loop(l) = &s.kind {
+                let marked = l.concurrent.is_some()
+                    && prog
+                        .walk(&l.body)
+                        .iter()
+                        .any(|b| !self.ctx.plan.of_stmt(*b).is_empty());
+                if marked {
+                    self.ctx.note(
+                        Some(s.span),
+                        "loops and calls inside DO CONCURRENT are not instrumented (no call may run there): their time is the construct's",
+                    );
+                }
+            }
             let compound = matches!(
                 s.kind,
                 StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::If(_)
@@ -250,7 +264,14 @@ impl<'a> F<'_, 'a> {
                             b.push(format!("call augur_loop_enter({site})"));
                         }
                         self.lines.counters.entry(s.proc).or_default().insert(site);
-                        if trip.is_none() {
+                        let concurrent =
+                            matches!(&s.kind, StmtKind::Loop(l) if l.concurrent.is_some());
+                        if trip.is_none() && concurrent {
+                            self.ctx.note(
+                                Some(s.span),
+                                "DO CONCURRENT bounds written over several lines, calling a function or too long to repeat: its iterations are not counted (0)",
+                            );
+                        } else if trip.is_none() {
                             self.increment(s, site)?;
                         }
                         self.counter_sharing(s, site, trip.is_none());
