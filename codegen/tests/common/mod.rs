@@ -487,7 +487,8 @@ impl Walk<'_> {
             }
         }
         match &s.kind {
-            StmtKind::Loop(l) => self.block(&l.body, body_ran),
+            // nothing inside a DO CONCURRENT is instrumented (its time is the construct's)
+            StmtKind::Loop(l) => self.block(&l.body, body_ran && l.concurrent.is_none()),
             StmtKind::While(w) => {
                 self.block(&w.init, ran);
                 self.block(&w.body, body_ran);
