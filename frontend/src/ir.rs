@@ -574,7 +574,7 @@ pub struct Loop {
     /// first index; this holds the others. Its iterations are every combination of indices
     /// (the product of the ranges), in no defined order: nothing may be inserted in its body.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub concurrent: Option<Concurrent>,
+    pub concurrent: Option<Box<Concurrent>>,
 }
 
 /// The header of a `DO CONCURRENT` beyond its first index (see [`Loop::concurrent`]).

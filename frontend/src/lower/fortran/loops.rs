@@ -105,7 +105,7 @@ impl<'a> FLower<'a> {
         }
         if let Some((first, concurrent)) = header {
             let LoopIndex { var, lo, hi, step } = first;
-            let more = concurrent.iter().flat_map(|c: &Concurrent| &c.more);
+            let more = concurrent.iter().flat_map(|c| &c.more);
             let bounds = more.flat_map(|x| [&x.lo, &x.hi, &x.step]);
             let mask = concurrent.iter().filter_map(|c| c.mask.as_ref());
             let all: Vec<&SrcExpr> = [&lo, &hi, &step]
@@ -174,7 +174,7 @@ impl<'a> FLower<'a> {
 
     /// The indices and mask of `DO CONCURRENT (j = 1:ny, i = 1:nx, mask)` (its first index,
     /// then the others); `None` for any other DO or a header without an index.
-    fn concurrent_header(&mut self, head: Node) -> Option<(LoopIndex, Option<Concurrent>)> {
+    fn concurrent_header(&mut self, head: Node) -> Option<(LoopIndex, Option<Box<Concurrent>>)> {
         let header = children(head)
             .into_iter()
             .find(|c| c.kind() == "concurrent_statement")
@@ -207,7 +207,7 @@ impl<'a> FLower<'a> {
         let mut indices = indices.into_iter();
         let first = indices.next()?;
         let more = indices.collect();
-        Some((first, Some(Concurrent { more, mask })))
+        Some((first, Some(Box::new(Concurrent { more, mask }))))
     }
 
     /// The label of a labelled DO (`DO 10 I = ...` → 10).
