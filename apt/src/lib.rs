@@ -471,6 +471,8 @@ mod tests_geometric;
 #[cfg(test)]
 mod tests_halving;
 #[cfg(test)]
+mod tests_host;
+#[cfg(test)]
 mod tests_idioms;
 #[cfg(test)]
 mod tests_json;

@@ -282,6 +282,21 @@ fn global_names(prog: &Program, proc: ProcId) -> BTreeSet<String> {
                 .filter(|d| d.common.is_some())
                 .map(|d| d.name.clone()),
         );
+        // an internal procedure sees its host's variables (and formals) not declared again
+        let mut host = p.host;
+        let mut seen = BTreeSet::new();
+        while let Some(h) = host.filter(|h| seen.insert(*h)).and_then(|h| prog.proc(h)) {
+            let own = |n: &str| p.decls.iter().any(|l| l.name == n);
+            out.extend(
+                h.decls
+                    .iter()
+                    .filter(|d| !matches!(d.kind, DeclKind::Constant { .. }))
+                    .map(|d| d.name.clone())
+                    .chain(h.params.iter().map(|f| f.name.clone()))
+                    .filter(|n| !own(n) && !p.params.iter().any(|f| &f.name == n)),
+            );
+            host = h.host;
+        }
     }
     out
 }

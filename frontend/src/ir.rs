@@ -360,6 +360,10 @@ pub struct Procedure {
     pub implicit: Vec<ImplicitRule>,
     /// Enclosing Fortran module, if the procedure is a module procedure.
     pub module: Option<String>,
+    /// Fortran internal procedure (after `contains` in a program or procedure): its host,
+    /// whose variables it sees by host association.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<ProcId>,
 }
 
 /// One Fortran IMPLICIT rule: names starting with `first..=last` (lower-case) have `ty`.

@@ -97,8 +97,16 @@ impl Analysis<'_> {
     ) {
         let args = args.iter().map(|v| self.scrub(v, line)).collect();
         let mut globals = BTreeMap::new();
-        if let Some(names) = self.procs.globals.get(self.cur.0 as usize) {
-            for g in names {
+        // the caller's globals, and its variables the callee sees by host association
+        let hosted = self.prog.proc(callee).and_then(|p| p.host) == Some(self.cur);
+        let names: BTreeSet<String> = std::iter::once(self.cur)
+            .chain(hosted.then_some(callee))
+            .filter_map(|p| self.procs.globals.get(p.0 as usize))
+            .flatten()
+            .cloned()
+            .collect();
+        {
+            for g in &names {
                 if let Some(v) = env.get(g) {
                     globals.insert(g.clone(), self.scrub(v, line));
                 }

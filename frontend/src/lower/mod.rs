@@ -74,6 +74,7 @@ impl Builder {
             implicit_none: self.prog.language == Language::C,
             implicit: Vec::new(),
             module: None,
+            host: None,
         });
         self.cur_proc = id;
         self.parent = None;

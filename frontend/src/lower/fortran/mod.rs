@@ -511,13 +511,18 @@ impl<'a> FLower<'a> {
             p.body = body;
         }
         // fill in parameter declarations that were only implicit
+        let host = self.b.cur_proc;
         for ip in internal {
             for p in children(ip) {
                 if matches!(p.kind(), "subroutine" | "function") {
                     let saved = self.locals.clone();
                     let groups = self.namelists.clone();
                     self.host = saved.clone();
+                    let next = self.b.prog.procs.len();
                     self.unit(p);
+                    if let Some(inner) = self.b.prog.procs.get_mut(next) {
+                        inner.host = Some(host);
+                    }
                     self.locals = saved;
                     self.namelists = groups;
                 }
