@@ -105,18 +105,16 @@ impl Analysis<'_> {
             .flatten()
             .cloned()
             .collect();
-        {
-            for g in &names {
-                if let Some(v) = env.get(g) {
-                    globals.insert(g.clone(), self.scrub(v, line));
-                }
-                for (k, v) in env
-                    .range::<str, _>((Bound::Excluded(g.as_str()), Bound::Unbounded))
-                    .take_while(|(k, _)| k.starts_with(g.as_str()))
-                    .filter(|(k, _)| path_under(k, g))
-                {
-                    globals.insert(k.clone(), self.scrub(v, line));
-                }
+        for g in &names {
+            if let Some(v) = env.get(g) {
+                globals.insert(g.clone(), self.scrub(v, line));
+            }
+            for (k, v) in env
+                .range::<str, _>((Bound::Excluded(g.as_str()), Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(g.as_str()))
+                .filter(|(k, _)| path_under(k, g))
+            {
+                globals.insert(k.clone(), self.scrub(v, line));
             }
         }
         let mut fields = BTreeMap::new();
