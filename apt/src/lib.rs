@@ -465,9 +465,9 @@ mod tests_early_return;
 #[cfg(test)]
 mod tests_from_start;
 #[cfg(test)]
-mod tests_gotos;
-#[cfg(test)]
 mod tests_geometric;
+#[cfg(test)]
+mod tests_gotos;
 #[cfg(test)]
 mod tests_halving;
 #[cfg(test)]

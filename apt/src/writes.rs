@@ -787,7 +787,8 @@ impl<'a> Writes<'a> {
         let proc = s.proc;
         match &s.kind {
             StmtKind::Loop(l) => {
-                acc.own.extend(l.indices().into_iter().map(|x| x.0.to_string()));
+                acc.own
+                    .extend(l.indices().into_iter().map(|x| x.0.to_string()));
             }
             StmtKind::Assign(a) => match &strip(&a.target).kind {
                 SrcExprKind::Var(v) if is_plain(v) => {

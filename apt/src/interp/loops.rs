@@ -250,7 +250,10 @@ impl Analysis<'_> {
             Attr::Expr(b) => b,
             // a counted while loop whose bounds are not known: say which
             Attr::Unresolved(why) => {
-                return (Attr::Unresolved(format!("while loop over `{}`: {why}", t.var)), None)
+                return (
+                    Attr::Unresolved(format!("while loop over `{}`: {why}", t.var)),
+                    None,
+                )
             }
             _ => return plain(),
         };

@@ -81,9 +81,11 @@ pub(super) fn bind_args(
                         return Err(Val::unknown(format!("{set} from `{g}`: {r}")))
                     }
                     Some(_) => return Err(Val::unknown(format!("{set} from `{g}`, not a number"))),
-                    None => return Err(Val::unknown(format!(
+                    None => {
+                        return Err(Val::unknown(format!(
                         "{set}, not followed (it depends on `{g}` as the callee found it at entry)"
-                    ))),
+                    )))
+                    }
                 }
                 continue;
             }

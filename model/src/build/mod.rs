@@ -189,7 +189,11 @@ pub fn build(
         recursion,
     };
     let mut t = BOUNDS.map(|b| {
-        let cold: Expr = ctx.phase_cost.values().map(|c| c.cold[bidx(b)].clone()).sum();
+        let cold: Expr = ctx
+            .phase_cost
+            .values()
+            .map(|c| c.cold[bidx(b)].clone())
+            .sum();
         ctx.routines.get(main).map_or(Expr::zero(), |r| {
             let (v, f) = ctx.node(r, b, &mut Vec::new());
             v + f + cold
