@@ -217,10 +217,11 @@ fn walk_apt(n: &Node, parent: Option<u32>, out: &mut Vec<Flat>) {
             None,
         ),
         NodeData::Loop(l) => (
-            match (&l.var, &l.array) {
-                (Some(v), _) => format!("loop {v}"),
-                (None, Some(a)) => format!("array {a}"),
-                (None, None) => "loop while".to_string(),
+            match (&l.var, &l.array, &l.library) {
+                (Some(v), _, _) => format!("loop {v}"),
+                (None, Some(a), _) => format!("array {a}"),
+                (None, None, Some(r)) => format!("library {r}"),
+                (None, None, None) => "loop while".to_string(),
             },
             l.compute,
             None,
@@ -277,10 +278,12 @@ fn walk_json(v: &Value, parent: Option<u32>, out: &mut Vec<Flat>) -> Result<(), 
             let label = match (
                 v.get("var").and_then(Value::as_str),
                 v.get("array").and_then(Value::as_str),
+                v.get("library").and_then(Value::as_str),
             ) {
-                (Some(var), _) => format!("loop {var}"),
-                (None, Some(a)) => format!("array {a}"),
-                (None, None) => "loop while".to_string(),
+                (Some(var), _, _) => format!("loop {var}"),
+                (None, Some(a), _) => format!("array {a}"),
+                (None, None, Some(r)) => format!("library {r}"),
+                (None, None, None) => "loop while".to_string(),
             };
             (NodeKind::Loop, label, None, None)
         }
@@ -361,9 +364,11 @@ mod tests {
             r#"{"routines": [{"kind": "routine", "name": "main", "site": 0, "line": 1, "children": [
               {"kind": "loop", "array": "u(1:n, j)", "compute": true, "site": 1, "line": 2, "children": []},
               {"kind": "loop", "site": 2, "line": 3, "children": []},
-              {"kind": "loop", "var": "i", "site": 3, "line": 4, "children": []}]}]}"#,
+              {"kind": "loop", "var": "i", "site": 3, "line": 4, "children": []},
+              {"kind": "loop", "library": "qsort", "compute": true, "site": 4, "line": 5, "children": []}]}]}"#,
         )
         .unwrap();
+        assert_eq!(t.get(4).unwrap().label, "library qsort");
         assert_eq!(t.get(1).unwrap().label, "array u(1:n, j)");
         assert_eq!(t.get(2).unwrap().label, "loop while");
         assert_eq!(t.get(3).unwrap().label, "loop i");
