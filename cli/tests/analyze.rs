@@ -314,11 +314,65 @@ fn latex_is_typeset_and_steps_are_brackets() {
         .collect();
     assert!(defs.len() >= 3, "{text}");
     assert!(defs.iter().all(|d| !d.contains("floor(")), "{defs:?}");
+    // the compute-threshold step is 1 in every traced run: T is shown without it, and the
+    // line saying where T changes form names it as a bracket
+    let beyond: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("  at the slowest"))
+        .filter(|l| l.starts_with("  (beyond them it changes form where "))
+        .collect();
+    assert!(beyond.iter().all(|l| !l.contains("floor(")), "{beyond:?}");
     assert!(
-        defs.iter()
-            .any(|d| d.contains(" = [N^2/P*(s") && d.contains(" >= ")),
-        "{defs:?}"
+        beyond
+            .iter()
+            .any(|l| l.contains("[N^2/P*(min(N^2, 16777216) + ") && l.ends_with(" turn 0)")),
+        "{text}"
     );
+}
+
+/// The human T is T over the traced runs: the README's pge1 runs (K = 32, 64) all send
+/// 16*K and 8*K bytes below the SMPI sheet's next point-to-point regimes, so T reads without
+/// those six steps (`- 1.995e-10*s3 - 3.885e-10*s4 …`), the line below names where it changes
+/// form, and the saved model keeps them (and agrees with the T shown at every traced run).
+#[test]
+fn human_t_is_the_form_over_the_traced_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("pge1", tmp.path());
+    let src = common::root().join("testdata/pge1/pge1.c");
+    let runs = tmp.path().join("pge1");
+    let o = common::run(&[
+        "analyze",
+        src.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines = text.lines().skip(1);
+    let t_line = lines.next().unwrap();
+    let shown = symbolic::parse(t_line.split_once(" = ").unwrap().1).unwrap();
+    assert!(!t_line.contains('[') && !t_line.contains("s1"), "{text}");
+    assert!(
+        text.contains("(T as it is over the traced runs: K 32..64, N "),
+        "{text}"
+    );
+    let beyond = text
+        .lines()
+        .find(|l| l.starts_with("  (beyond them it changes form where [K >= "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(beyond.ends_with(" turn 1)"), "{beyond}");
+    let flat = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    assert!(flat.to_string().contains("floor("), "the saved T keeps its steps: {flat}");
+    for v in m["validation"].as_array().unwrap() {
+        let at: std::collections::BTreeMap<String, f64> = v["params"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, x)| (k.clone(), x.as_f64().unwrap()))
+            .collect();
+        let (a, b) = (flat.eval_map(&at).unwrap(), shown.eval_map(&at).unwrap());
+        assert!((a - b).abs() <= 1e-3 * a, "{at:?}: {a} saved, {b} shown");
+    }
 }
 
 /// The human T is factored with its repeated steps named; substituting the definitions back

@@ -35,6 +35,7 @@ mod solve;
 mod sum;
 #[cfg(test)]
 mod tests_canon;
+mod within;
 
 pub use compile::Compiled;
 pub use diff::{Cond, Derivative, Piece};
@@ -47,3 +48,4 @@ pub use rational::Rational;
 pub use roots::Method;
 pub use solve::{minimize, Candidate, Solution, SolveError, SolveOptions};
 pub use sum::sum_over;
+pub use within::Within;

@@ -494,11 +494,76 @@ fn short(v: &serde_json::Value) -> String {
 }
 
 /// A cost expression as T is printed: factored, in T's names for steps and clamps.
-fn shown(names: &symbolic::Readable, v: &serde_json::Value) -> String {
+/// A cost from the model file as T is shown: over the traced runs (`pts`), in T's names.
+fn shown(
+    names: &symbolic::Readable,
+    pts: &[BTreeMap<String, f64>],
+    v: &serde_json::Value,
+) -> String {
     match v.as_str().map(symbolic::parse) {
-        Some(Ok(e)) => names.show(&e),
+        Some(Ok(e)) => names.show(&e.within(pts).expr),
         _ => s(v),
     }
+}
+
+/// How many of the steps T loses over the traced runs are listed by name.
+const FIXED_SHOWN: usize = 8;
+
+/// Says where the T shown holds: the traced runs' ranges, and the steps (regimes of the
+/// machine sheet, thresholds) that keep one value over them, at which T changes form beyond.
+fn write_within(
+    out: &mut impl Write,
+    params: &[String],
+    pts: &[BTreeMap<String, f64>],
+    fixed: &[(String, f64)],
+) -> Result<()> {
+    if fixed.is_empty() {
+        return Ok(());
+    }
+    let ranges: Vec<String> = params
+        .iter()
+        .filter_map(|p| {
+            let vs: Vec<f64> = pts.iter().filter_map(|pt| pt.get(p).copied()).collect();
+            let lo = vs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = vs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (!vs.is_empty()).then(|| {
+                if lo == hi {
+                    format!("{p} {lo}")
+                } else {
+                    format!("{p} {lo}..{hi}")
+                }
+            })
+        })
+        .collect();
+    writeln!(
+        out,
+        "  (T as it is over the traced runs: {})",
+        ranges.join(", ")
+    )?;
+    for (v, turn) in [(0.0, "1"), (1.0, "0")] {
+        let steps: Vec<&str> = fixed
+            .iter()
+            .filter(|(_, x)| *x == v)
+            .map(|(t, _)| t.as_str())
+            .collect();
+        if steps.is_empty() {
+            continue;
+        }
+        let more = steps.len().saturating_sub(FIXED_SHOWN);
+        let mut list = steps[..steps.len().min(FIXED_SHOWN)].join(", ");
+        if more > 0 {
+            list.push_str(&format!(" and {more} more"));
+        }
+        writeln!(
+            out,
+            "  (beyond them it changes form where {list} turn {turn})"
+        )?;
+    }
+    writeln!(
+        out,
+        "  (predict, --json, --latex and model.json keep every step)"
+    )?;
+    Ok(())
 }
 
 fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
@@ -544,7 +609,12 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             ""
         }
     )?;
-    let names = write_t(out, &m.params, &m.t)?;
+    // T over the traced runs: the steps that keep one value there (the machine sheet's
+    // regimes beyond the traced sizes) take it
+    let pts: Vec<BTreeMap<String, f64>> = m.validation.iter().map(|v| v.params.clone()).collect();
+    let within = m.t.within(&pts);
+    let names = write_t(out, &m.params, &within.expr)?;
+    write_within(out, &m.params, &pts, &within.fixed)?;
     let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(
@@ -558,7 +628,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     if !top.is_empty() {
         let parts: Vec<String> = top
             .iter()
-            .map(|(e, share)| format!("{:.0}% {}", 100.0 * share, names.show(e)))
+            .map(|(e, share)| format!("{:.0}% {}", 100.0 * share, names.show(&e.within(&pts).expr)))
             .collect();
         writeln!(out, "  largest terms there: {}", parts.join(", "))?;
     }
@@ -580,10 +650,13 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             short(&p["depth"]),
             short(&p["bytes"]),
             share(m, &p["total"], t_large),
-            shown(&names, &p["cost"]),
+            shown(&names, &pts, &p["cost"]),
             p["fill"]
                 .as_str()
-                .map(|f| format!(" + fill {}", shown(&names, &serde_json::Value::from(f))))
+                .map(|f| format!(
+                    " + fill {}",
+                    shown(&names, &pts, &serde_json::Value::from(f))
+                ))
                 .unwrap_or_default(),
             p["overlaps_with"]
                 .as_u64()
@@ -607,7 +680,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&c["work"]),
             num(&c["r2"]),
             s(&c["origin"]),
-            shown(&names, &c["cost"]),
+            shown(&names, &pts, &c["cost"]),
             c["inside_phase"]
                 .as_u64()
                 .map(|g| format!("  (inside phase {g})"))
