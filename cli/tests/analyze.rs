@@ -359,10 +359,13 @@ fn human_t_is_the_form_over_the_traced_runs() {
     let beyond = text
         .lines()
         .find(|l| l.starts_with("  (beyond them it changes form where [K >= "))
-        .unwrap_or_else(|| panic!("{text}"));
+        .expect("a line saying where T changes form");
     assert!(beyond.ends_with(" turn 1)"), "{beyond}");
     let flat = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
-    assert!(flat.to_string().contains("floor("), "the saved T keeps its steps: {flat}");
+    assert!(
+        flat.to_string().contains("floor("),
+        "the saved T keeps its steps: {flat}"
+    );
     for v in m["validation"].as_array().unwrap() {
         let at: std::collections::BTreeMap<String, f64> = v["params"]
             .as_object()
