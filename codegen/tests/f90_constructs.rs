@@ -14,55 +14,9 @@ mod common;
 
 use common::*;
 
-/// Runs `file` and checks rank 0's loop records: (line, executions, iterations).
-fn check(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
-    let c = file.ends_with(".c");
-    let tool = match (c, fixed) {
-        (true, _) => "mpicc",
-        (false, true) => "mpif77",
-        (false, false) => "mpif90",
-    };
-    for t in [tool, "mpirun"] {
-        need(t);
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let case = Case {
-        name: file.replace('.', "_"),
-        lang: if c { Lang::C } else { Lang::Fortran },
-        fixed,
-        src: data.join(file),
-        include_dirs: Vec::new(),
-        args: Vec::new(),
-    };
-    let (lowered, _plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
-    let tree = apt::build(&lowered, &apt::AptOptions::default());
-    let r0 = ranks.iter().find(|r| r.header.rank == 0).unwrap();
-    for &(line, count, sum) in want {
-        let site = tree
-            .nodes()
-            .into_iter()
-            .find(|n| n.line == line && matches!(&n.data, apt::NodeData::Loop(_)))
-            .unwrap_or_else(|| panic!("{file}: no loop at line {line}"))
-            .site
-            .0;
-        let agg = r0
-            .aggregates
-            .iter()
-            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
-            .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
-        assert_eq!(
-            (agg.count, agg.sum),
-            (count, sum),
-            "{file} line {line}: (executions, iterations)"
-        );
-    }
-}
-
 #[test]
 fn a_loop_closed_by_an_arithmetic_if_is_traced_as_a_loop() {
-    check(
+    check_loop_records(
         "arif.f",
         true,
         &[
@@ -75,7 +29,7 @@ fn a_loop_closed_by_an_arithmetic_if_is_traced_as_a_loop() {
 
 #[test]
 fn do_concurrent_builds_and_counts_every_index() {
-    check(
+    check_loop_records(
         "concurrent.f90",
         false,
         &[

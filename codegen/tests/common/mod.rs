@@ -653,3 +653,49 @@ pub fn assert_every_site_marked_once(tree: &apt::Apt, plan: &Plan, what: &str) {
         "{what}: site ids unique"
     );
 }
+
+/// Runs tests/data/`file` (instrumented, under Open MPI at P=2) and checks rank 0's loop records: (line, executions, iterations).
+pub fn check_loop_records(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
+    let c = file.ends_with(".c");
+    let tool = match (c, fixed) {
+        (true, _) => "mpicc",
+        (false, true) => "mpif77",
+        (false, false) => "mpif90",
+    };
+    for t in [tool, "mpirun"] {
+        need(t);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let case = Case {
+        name: file.replace('.', "_"),
+        lang: if c { Lang::C } else { Lang::Fortran },
+        fixed,
+        src: data.join(file),
+        include_dirs: Vec::new(),
+        args: Vec::new(),
+    };
+    let (lowered, _plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
+    let tree = apt::build(&lowered, &apt::AptOptions::default());
+    let r0 = ranks.iter().find(|r| r.header.rank == 0).unwrap();
+    for &(line, count, sum) in want {
+        let site = tree
+            .nodes()
+            .into_iter()
+            .find(|n| n.line == line && matches!(&n.data, apt::NodeData::Loop(_)))
+            .unwrap_or_else(|| panic!("{file}: no loop at line {line}"))
+            .site
+            .0;
+        let agg = r0
+            .aggregates
+            .iter()
+            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
+            .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
+        assert_eq!(
+            (agg.count, agg.sum),
+            (count, sum),
+            "{file} line {line}: (executions, iterations)"
+        );
+    }
+}
