@@ -263,7 +263,20 @@ impl Analysis<'_> {
         } else {
             bound
         };
-        match self.early_exit_why(w, span, parts.len() > 1, line) {
+        self.capped(w, span, parts.len() > 1, line, bound)
+    }
+
+    /// A while loop's trip `bound`: exact when nothing may end the loop before it, else
+    /// unresolved with the reason ([`Self::early_exit_why`]) and `bound` as its cap.
+    fn capped(
+        &self,
+        w: &frontend::While,
+        span: frontend::Span,
+        more_conjuncts: bool,
+        line: u32,
+        bound: Expr,
+    ) -> (Attr, Option<Attr>) {
+        match self.early_exit_why(w, span, more_conjuncts, line) {
             None => (Attr::Expr(bound), None),
             Some(why) => (
                 Attr::Unresolved(format!("exits early ({why})")),
@@ -344,13 +357,7 @@ impl Analysis<'_> {
                 g.var, g.factor
             ),
         );
-        Some(match self.early_exit_why(w, span, g.more_conjuncts, line) {
-            None => (Attr::Expr(trip), None),
-            Some(why) => (
-                Attr::Unresolved(format!("exits early ({why})")),
-                Some(Attr::Expr(trip)),
-            ),
-        })
+        Some(self.capped(w, span, g.more_conjuncts, line, trip))
     }
 
     /// `limit` keeps its value through a loop that writes `defined`: no variable it reads is
@@ -413,13 +420,7 @@ impl Analysis<'_> {
                 h.hi, h.lo
             ),
         );
-        Some(match self.early_exit_why(w, span, h.more_conjuncts, line) {
-            None => (Attr::Expr(bound), None),
-            Some(why) => (
-                Attr::Unresolved(format!("exits early ({why})")),
-                Some(Attr::Expr(bound)),
-            ),
-        })
+        Some(self.capped(w, span, h.more_conjuncts, line, bound))
     }
 
     /// Σ of `trip` over the enclosing loops whose symbols it mentions, innermost first.
