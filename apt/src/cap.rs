@@ -265,10 +265,15 @@ fn jump_name(sources: &Sources, span: Span, keyword: &str) -> Option<String> {
     (!word.is_empty()).then(|| word.to_string())
 }
 
-/// The positive constant by which every iteration of `w` increases `var`: exactly one
-/// statement of the body and update writes `var`, it is `var = var + c` at their top level
-/// (run on every iteration), and when it is in the body no `continue` can skip it.
-pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> Option<i64> {
+/// The one statement of `w`'s body and update that writes `var`, when it runs on every
+/// iteration (at their top level, and no `continue` can skip it in the body) and is an
+/// assignment `var = …`: a loop counter's update.
+pub fn sole_update<'p>(
+    prog: &'p Program,
+    procs: &ProcFacts,
+    w: &While,
+    var: &str,
+) -> Option<&'p frontend::Assign> {
     let mut writers = Vec::new();
     for id in prog.walk(&w.body).into_iter().chain(prog.walk(&w.update)) {
         let s = prog.stmt(id)?;
@@ -297,6 +302,14 @@ pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> 
     if !matches!(&a.target.kind, SrcExprKind::Var(v) if v == var) {
         return None;
     }
+    Some(a)
+}
+
+/// The positive constant by which every iteration of `w` increases `var`: exactly one
+/// statement of the body and update writes `var`, it is `var = var + c` at their top level
+/// (run on every iteration), and when it is in the body no `continue` can skip it.
+pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> Option<i64> {
+    let a = sole_update(prog, procs, w, var)?;
     let SrcExprKind::Binary {
         op: BinOp::Add,
         lhs,

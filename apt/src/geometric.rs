@@ -142,37 +142,7 @@ fn test(e: &SrcExpr) -> Option<(&str, Option<&SrcExpr>, bool, bool)> {
 /// The one update of `var`, run exactly once per iteration (as [`cap::counter_step`] asks):
 /// the factor, whether it multiplies, whether it truncates (a shift).
 fn update(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> Option<(f64, bool, bool)> {
-    let mut writers = Vec::new();
-    for id in prog.walk(&w.body).into_iter().chain(prog.walk(&w.update)) {
-        let s = prog.stmt(id)?;
-        let loop_var = matches!(&s.kind, frontend::StmtKind::Loop(l) if l.var == var);
-        if loop_var || procs.stmt_defs(prog, s).contains(var) {
-            writers.push(id);
-        }
-    }
-    let [id] = writers.as_slice() else {
-        return None;
-    };
-    let in_body = w.body.contains(id);
-    if !in_body && !w.update.contains(id) {
-        return None;
-    }
-    if in_body
-        && cap::own_stmts(prog, &w.body).into_iter().any(|c| {
-            matches!(
-                prog.stmt(c).map(|s| &s.kind),
-                Some(frontend::StmtKind::Continue)
-            )
-        })
-    {
-        return None;
-    }
-    let frontend::StmtKind::Assign(a) = &prog.stmt(*id)?.kind else {
-        return None;
-    };
-    if !matches!(&a.target.kind, SrcExprKind::Var(v) if v == var) {
-        return None;
-    }
+    let a = cap::sole_update(prog, procs, w, var)?;
     let SrcExprKind::Binary { op, lhs, rhs } = &a.value.kind else {
         return None;
     };
