@@ -30,7 +30,13 @@ fn main() -> ExitCode {
     let loaded = frontend::load(path.as_ref(), &fopts);
     let t1 = std::time::Instant::now();
     let result = loaded.map(|l| {
-        let tree = apt::build(&l, &apt::AptOptions { arg_names });
+        let tree = apt::build(
+            &l,
+            &apt::AptOptions {
+                arg_names,
+                ..Default::default()
+            },
+        );
         (l, tree)
     });
     if args.iter().any(|a| a == "--time") {

@@ -292,6 +292,10 @@ pub struct AptOptions {
     /// Names of the command-line arguments in order (`["N", "K"]` names `argv[1]` `N`);
     /// unnamed arguments take the upper-cased name of the variable they are read into.
     pub arg_names: Vec<String>,
+    /// Whose `MPI_Dims_create` the grids follow: that of the library the program's runs use
+    /// (`augur analyze` takes it from the runs), since some rank counts split differently
+    /// (SimGrid SMPI makes 9 ranks 9 × 1, Open MPI 3 × 3).
+    pub dims_rule: symbolic::DimsRule,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -307,7 +311,7 @@ pub fn build(lowered: &Lowered, opts: &AptOptions) -> Apt {
 
 /// [`build`] from the program and its sources.
 pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Apt {
-    let mut an = interp::Analysis::new(prog, sources, opts.arg_names.clone());
+    let mut an = interp::Analysis::new(prog, sources, opts);
     an.run();
     let b = tree::Builder {
         prog,

@@ -404,7 +404,13 @@ int main(int argc, char **argv) {
 "#;
     let lowered = frontend::load_str("cube.c", SRC, &frontend::Options::default()).unwrap();
     let names = ["N", "N", "N", "NSTEPS"].map(String::from).to_vec();
-    let apt = crate::build(&lowered, &crate::AptOptions { arg_names: names });
+    let apt = crate::build(
+        &lowered,
+        &crate::AptOptions {
+            arg_names: names,
+            ..Default::default()
+        },
+    );
     let l = loops(&apt);
     assert_eq!(l[1].trip, e("N^2"));
     assert_eq!(l[2].trip, e("N"));

@@ -55,6 +55,7 @@ fn cases() -> Vec<Case> {
                 &fopts,
                 &AptOptions {
                     arg_names: params.clone(),
+                    ..Default::default()
                 },
             )
             .unwrap();

@@ -64,7 +64,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             include_dirs,
             ..Default::default()
         };
-        let (lowered, tree) = apt::load(&src, &fopts, &apt::AptOptions { arg_names })?;
+        let (lowered, tree) = apt::load(
+            &src,
+            &fopts,
+            &apt::AptOptions {
+                arg_names,
+                ..Default::default()
+            },
+        )?;
         let Some(main) = lowered.program.main_proc().map(|p| p.name.clone()) else {
             continue;
         };

@@ -294,6 +294,7 @@ fn recorded_apt_matches_todays_sources_and_includes() {
             &lowered,
             &apt::AptOptions {
                 arg_names: argv.into_iter().map(|(_, n)| n).collect(),
+                ..Default::default()
             },
         );
         let mut fresh = apt::render::to_json(&tree);

@@ -160,14 +160,14 @@ pub(crate) fn term_expr(coef: f64, mut factors: Vec<(Atom, Rational)>) -> Expr {
 /// of one sign, as (index of `k = 0`, the `q` nearest zero): that much of it is `n^q`.
 fn whole_grid(factors: &[(Atom, Rational)]) -> Option<(usize, Rational)> {
     for (i, (a, q0)) in factors.iter().enumerate() {
-        let Atom::Dims { n, d, k: 0 } = a else {
+        let Atom::Dims { n, d, rule, k: 0 } = a else {
             continue;
         };
         // sorted: the extents of one (n, d) are adjacent, by k
         let group = factors.get(i..i + *d as usize)?;
         let whole = group.iter().enumerate().all(|(j, (b, q))| {
             q.is_negative() == q0.is_negative()
-                && matches!(b, Atom::Dims { n: m, d: e, k } if m == n && e == d && *k as usize == j)
+                && matches!(b, Atom::Dims { n: m, d: e, rule: r, k } if m == n && e == d && r == rule && *k as usize == j)
         });
         if whole {
             let m = group.iter().map(|(_, q)| *q).fold(*q0, |m, q| {
@@ -483,9 +483,15 @@ fn extremum(args: Vec<Expr>, is_max: bool) -> Expr {
 /// so in a `max` (`min`) the one with the smaller (larger) k makes the other redundant.
 fn extent_dominates(a: &Expr, b: &Expr, is_max: bool) -> bool {
     match (a.as_atom(), b.as_atom()) {
-        (Some(Atom::Dims { n, d, k: i }), Some(Atom::Dims { n: m, d: e, k: j }))
-            if n == m && d == e =>
-        {
+        (
+            Some(Atom::Dims { n, d, rule, k: i }),
+            Some(Atom::Dims {
+                n: m,
+                d: e,
+                rule: r,
+                k: j,
+            }),
+        ) if n == m && d == e && rule == r => {
             if is_max {
                 i <= j
             } else {
@@ -538,12 +544,12 @@ pub(crate) fn floor(e: &Expr) -> Expr {
     rounding(e, false)
 }
 
-pub(crate) fn dims(n: &Expr, d: u32, k: u32) -> Option<Expr> {
+pub(crate) fn dims(rule: crate::DimsRule, n: &Expr, d: u32, k: u32) -> Option<Expr> {
     if d == 0 || d > crate::dims::MAX_DIMS || k >= d {
         return None;
     }
     if let Some(c) = n.as_const() {
-        return Some(Expr::num(crate::dims::extent(c, d, k)));
+        return Some(Expr::num(crate::dims::extent(rule, c, d, k)));
     }
     if d == 1 {
         return Some(n.clone());
@@ -551,6 +557,7 @@ pub(crate) fn dims(n: &Expr, d: u32, k: u32) -> Option<Expr> {
     let atom = Atom::Dims {
         n: Box::new(n.clone()),
         d,
+        rule,
         k,
     };
     Some(term_expr(1.0, vec![(atom, Rational::ONE)]))
@@ -565,7 +572,9 @@ pub(crate) fn rebuild_atom(a: &Atom, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
         Atom::Min(l) => min_of(l.iter().map(&mut *f).collect()),
         Atom::Ceil(x) => ceil(&f(x)),
         Atom::Floor(x) => floor(&f(x)),
-        Atom::Dims { n, d, k } => dims(&f(n), *d, *k).unwrap_or_else(|| Expr::num(f64::NAN)),
+        Atom::Dims { n, d, rule, k } => {
+            dims(*rule, &f(n), *d, *k).unwrap_or_else(|| Expr::num(f64::NAN))
+        }
         Atom::Pow(b) => f(b),
     }
 }

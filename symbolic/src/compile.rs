@@ -27,7 +27,7 @@ enum Op {
     Ceil(usize),
     Floor(usize),
     /// `dims(a, d, k)`
-    Dims(usize, u32, u32),
+    Dims(usize, crate::DimsRule, u32, u32),
 }
 
 /// An expression lowered to a register program. Registers `0..slots` hold the arguments;
@@ -151,9 +151,9 @@ impl Builder<'_> {
                 let x = self.expr(x)?;
                 self.push(Op::Floor(x))
             }
-            Atom::Dims { n, d, k } => {
+            Atom::Dims { n, d, rule, k } => {
                 let x = self.expr(n)?;
-                self.push(Op::Dims(x, *d, *k))
+                self.push(Op::Dims(x, *rule, *d, *k))
             }
             Atom::Pow(x) => self.expr(x)?,
             Atom::Max(l) | Atom::Min(l) => {
@@ -273,7 +273,7 @@ fn step(op: &Op, r: impl Fn(usize) -> f64) -> f64 {
         Op::Min(a, b) => r(a).min(r(b)),
         Op::Ceil(a) => crate::query::ceil(r(a)),
         Op::Floor(a) => crate::query::floor(r(a)),
-        Op::Dims(a, d, k) => crate::dims::extent(r(a), d, k),
+        Op::Dims(a, rule, d, k) => crate::dims::extent(rule, r(a), d, k),
     }
 }
 

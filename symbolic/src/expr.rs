@@ -58,11 +58,14 @@ pub enum Atom {
     Ceil(Box<Expr>),
     Floor(Box<Expr>),
     /// `dims(n, d, k)`: the k-th extent (from 0) of `MPI_Dims_create(n, d, dims)` with `dims`
-    /// zeroed, as Open MPI factors `n` (see `dims.rs`); `1 ≤ k + 1 ≤ d ≤ 8`, `d ≥ 2`, `n` not
-    /// a constant. Only the product of all `d` extents, `n`, is known symbolically.
+    /// zeroed, as `rule`'s library factors `n` (see `dims.rs`; SimGrid's prints `smpi_dims`);
+    /// `1 ≤ k + 1 ≤ d ≤ 8`, `d ≥ 2`, `n` not a constant. Only the product of all `d` extents
+    /// of one rule, `n`, is known symbolically. `rule` comes before `k` so that one grid's
+    /// extents sort together.
     Dims {
         n: Box<Expr>,
         d: u32,
+        rule: crate::DimsRule,
         k: u32,
     },
     /// A non-monomial sum used as a power base: no common variable factor, dominant (first-printed) term with coefficient ±1.
@@ -233,10 +236,16 @@ impl Expr {
         crate::canon::floor(self)
     }
 
-    /// `dims(n, d, k)`, the k-th extent of `MPI_Dims_create(n, d)` (see [`Atom::Dims`]): a
-    /// number when `n` is one, `n` itself when `d = 1`; `None` unless `k < d ≤ 8`.
+    /// `dims(n, d, k)`, the k-th extent of Open MPI's `MPI_Dims_create(n, d)` (see
+    /// [`Atom::Dims`]): a number when `n` is one, `n` itself when `d = 1`; `None` unless
+    /// `k < d ≤ 8`.
     pub fn dims(n: &Expr, d: u32, k: u32) -> Option<Expr> {
-        crate::canon::dims(n, d, k)
+        crate::canon::dims(crate::DimsRule::OpenMpi, n, d, k)
+    }
+
+    /// As [`Expr::dims`], the extent `rule`'s library gives.
+    pub fn dims_by(rule: crate::DimsRule, n: &Expr, d: u32, k: u32) -> Option<Expr> {
+        crate::canon::dims(rule, n, d, k)
     }
 
     /// Rebuild an expression from one atom (re-canonicalising it).

@@ -5,7 +5,7 @@
 //!
 //! Text syntax: `+ - * / ^` (or `**`), parentheses, numbers (`3e-6`), identifiers, and the
 //! functions `sqrt cbrt log2 ln log log10 max min ceil floor`, `mod(a, b)` (`a - b*floor(a/b)`), and `dims(n, d, k)`, the k-th
-//! extent of `MPI_Dims_create(n, d)` (Open MPI's factoring). Exponents are rational constants.
+//! extent of `MPI_Dims_create(n, d)` (Open MPI's factoring; `smpi_dims(n, d, k)` SimGrid SMPI's). Exponents are rational constants.
 //! `ln`/`log10` are normalised to `log2·const`. Example: `N^2/(P*K) + K*log2(P) + 3*sqrt(N/P)`.
 //!
 //! Assumptions: variables are positive reals, and simplification treats the base of every
@@ -39,7 +39,7 @@ mod within;
 
 pub use compile::Compiled;
 pub use diff::{Cond, Derivative, Piece};
-pub use dims::{dims_create, MAX_DIMS};
+pub use dims::{dims_create, DimsRule, MAX_DIMS};
 pub use expr::{Atom, Expr, Term};
 pub use parse::{parse, ParseError};
 pub use print_readable::Readable;

@@ -332,26 +332,31 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
             let (a, b) = (&args[0], &args[1]);
             a - &(b * &(a / b).floor())
         }),
-        "dims" => {
+        "dims" | "smpi_dims" => {
             arity(3)?;
+            let rule = if name == "dims" {
+                crate::DimsRule::OpenMpi
+            } else {
+                crate::DimsRule::SimGrid
+            };
             let whole = |e: &Expr| {
                 e.as_const()
                     .filter(|c| c.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(c))
                     .map(|c| c as u32)
             };
             match (whole(&args[1]), whole(&args[2])) {
-                (Some(d), Some(k)) => Expr::dims(&args[0], d, k).ok_or_else(|| {
+                (Some(d), Some(k)) => Expr::dims_by(rule, &args[0], d, k).ok_or_else(|| {
                     err(
                         col,
                         format!(
-                            "`dims(n, d, k)` needs 0 <= k < d <= {}, got d = {d}, k = {k}",
+                            "`{name}(n, d, k)` needs 0 <= k < d <= {}, got d = {d}, k = {k}",
                             crate::dims::MAX_DIMS
                         ),
                     )
                 }),
                 _ => Err(err(
                     col,
-                    "`dims(n, d, k)` needs whole constants d (dimensions) and k (which extent, from 0)",
+                    format!("`{name}(n, d, k)` needs whole constants d (dimensions) and k (which extent, from 0)"),
                 )),
             }
         }
@@ -360,7 +365,7 @@ fn call(name: &str, mut args: Vec<Expr>, col: usize) -> Result<Expr, ParseError>
         _ => Err(err(
             col,
             format!(
-                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor mod dims)"
+                "unknown function `{name}` (known: sqrt cbrt log2 ln log log10 max min ceil floor mod dims smpi_dims)"
             ),
         )),
     }

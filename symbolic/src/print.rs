@@ -430,9 +430,11 @@ impl Printer {
             (Style::Python, Atom::Log2(x)) => format!("log({}, 2)", self.expr(x)),
             (Style::Python, Atom::Max(l)) => format!("Max({})", self.list(l)),
             (Style::Python, Atom::Min(l)) => format!("Min({})", self.list(l)),
-            (Style::Latex, Atom::Dims { n, d, k }) => {
-                format!("\\mathrm{{dims}}\\left({}, {d}, {k}\\right)", self.expr(n))
-            }
+            (Style::Latex, Atom::Dims { n, d, rule, k }) => format!(
+                "\\mathrm{{{}}}\\left({}, {d}, {k}\\right)",
+                rule.name().replace('_', "\\_"),
+                self.expr(n)
+            ),
             (Style::Python, Atom::Ceil(x)) => format!("ceiling({})", self.expr(x)),
             (_, Atom::Log2(x)) => format!("log2({})", self.expr(x)),
             (_, Atom::Max(l)) => format!("max({})", self.list(l)),
@@ -440,7 +442,9 @@ impl Printer {
             (_, Atom::Ceil(x)) => format!("ceil({})", self.expr(x)),
             (_, Atom::Floor(x)) => format!("floor({})", self.expr(x)),
             // Python: a sympy Function defined by `Expr::python_helpers`
-            (_, Atom::Dims { n, d, k }) => format!("dims({}, {d}, {k})", self.expr(n)),
+            (_, Atom::Dims { n, d, rule, k }) => {
+                format!("{}({}, {d}, {k})", rule.name(), self.expr(n))
+            }
             (_, Atom::Pow(x)) => format!("({})", self.expr(x)),
         }
     }

@@ -132,7 +132,7 @@ pub(crate) fn eval_atom(a: &Atom, lookup: &dyn Fn(&str) -> Option<f64>) -> Resul
         }
         Atom::Ceil(x) => ceil(x.eval(lookup)?),
         Atom::Floor(x) => floor(x.eval(lookup)?),
-        Atom::Dims { n, d, k } => crate::dims::extent(n.eval(lookup)?, *d, *k),
+        Atom::Dims { n, d, rule, k } => crate::dims::extent(*rule, n.eval(lookup)?, *d, *k),
         Atom::Pow(x) => x.eval(lookup)?,
     })
 }

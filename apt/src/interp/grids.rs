@@ -159,6 +159,12 @@ impl Analysis<'_> {
             Some(v) => crate::dims::is_zero(Some(v)),
             None => crate::dims::is_zero(env.get(&root)),
         };
-        crate::dims::balanced(&nnodes, &ndims, &root, lower, fortran, zero, line)
+        let grid = crate::dims::Grid {
+            root: &root,
+            lower,
+            fortran,
+            rule: self.dims_rule,
+        };
+        crate::dims::balanced(&nnodes, &ndims, &grid, zero, line)
     }
 }

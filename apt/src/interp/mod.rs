@@ -188,15 +188,18 @@ pub struct Analysis<'p> {
     /// `lev`, line)), to say why a path through them is not known (their targets' paths are
     /// not copied: a write through either name would leave the other stale).
     points_to: BTreeMap<String, (String, String, u32)>,
+    /// Whose `MPI_Dims_create` grids follow ([`crate::AptOptions::dims_rule`]).
+    dims_rule: symbolic::DimsRule,
 }
 
 impl<'p> Analysis<'p> {
-    pub fn new(prog: &'p Program, sources: &'p Sources, arg_names: Vec<String>) -> Self {
+    pub fn new(prog: &'p Program, sources: &'p Sources, opts: &crate::AptOptions) -> Self {
         Analysis {
             prog,
             sources,
             procs: ProcFacts::compute(prog),
-            params: Params::new(arg_names),
+            params: Params::new(opts.arg_names.clone()),
+            dims_rule: opts.dims_rule,
             facts: Facts::default(),
             sites: SiteMap::new(),
             cur: ProcId(0),

@@ -126,7 +126,16 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         let recorded: Vec<String> = m.all_sources().into_iter().map(|s| s.path).collect();
         files = sources::in_recorded_order(files, &recorded);
     }
-    let (lowered, tree) = sources::load(&files, &fopts, &apt::AptOptions { arg_names })?;
+    // the grids MPI_Dims_create made in the runs: their library's
+    let dims_rule = recorded
+        .as_ref()
+        .and_then(|m| m.runs.iter().find(|r| !r.mpi.is_empty()))
+        .map_or_else(Default::default, |r| symbolic::DimsRule::of_library(&r.mpi));
+    let opts = apt::AptOptions {
+        arg_names,
+        dims_rule,
+    };
+    let (lowered, tree) = sources::load(&files, &fopts, &opts)?;
     // as `profile` does: a model of a program the parser misread would be wrong
     for d in &lowered.diagnostics {
         if d.severity == frontend::Severity::Error {

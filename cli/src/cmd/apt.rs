@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::profile::Launcher;
 use super::source_opts::SourceOpts;
 use super::{sources, EXIT_FINDINGS, EXIT_INPUT};
 
@@ -22,6 +23,10 @@ pub struct AptArgs {
     /// Names of the command-line arguments in order (`N,K` names argv[1] `N`, argv[2] `K`)
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub args: Vec<String>,
+    /// Whose library's MPI_Dims_create the grids follow: mpirun (Open MPI, `dims(P, d, k)`) or
+    /// smpirun (SimGrid SMPI, `smpi_dims(P, d, k)`: 9 ranks make 9 x 1, not 3 x 3)
+    #[arg(long, value_enum, default_value_t = Launcher::Mpirun)]
+    pub launcher: Launcher,
     /// Print JSON
     #[arg(long)]
     pub json: bool,
@@ -31,6 +36,7 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
     let fopts = args.src.frontend_options();
     let opts = apt::AptOptions {
         arg_names: args.args.clone(),
+        dims_rule: args.launcher.dims_rule(),
     };
     let files = sources::canonical(&args.files);
     let (lowered, tree) = match frontend::load_files(&files, &fopts) {

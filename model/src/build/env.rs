@@ -24,7 +24,7 @@ pub(super) struct Env<'a> {
     /// [`fit_params`] of the runs.
     pub(super) params: Vec<String>,
     /// [`process_grids`] of the APT.
-    pub(super) grids: BTreeSet<u32>,
+    pub(super) grids: BTreeSet<super::tree::ProcGrid>,
     /// [`parent_paths`] of the APT.
     pub(super) paths: Paths,
     /// The source's constants the runs did not set, at their defaults.

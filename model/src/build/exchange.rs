@@ -200,11 +200,9 @@ fn fit_depth(pf: &PhaseFit<'_>, notes: &mut Notes) -> Fitted {
     // or one of them: the source's hypothesis, which log2(P) would otherwise match
     // at P = 4, 8, 16 and miss beyond
     let hyp = grid_depth(&env.grids);
-    if let Some(d) = env.grids.iter().next() {
-        for k in 0..*d {
-            if let Some(x) = Expr::dims(&Expr::var("P"), *d, k) {
-                cands.insert(0, vec![x, Expr::one()]);
-            }
+    if let Some(g) = env.grids.iter().next() {
+        for x in g.extents() {
+            cands.insert(0, vec![x, Expr::one()]);
         }
     }
     let d = fit_quantity(

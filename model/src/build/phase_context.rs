@@ -282,10 +282,9 @@ pub(super) fn phase_samples(
 /// other than P, an edge `X/dims(P, d, k)` and, on grids of three or more dimensions, a face
 /// `X²/(dims(P, d, j)·dims(P, d, k))`.
 fn grid_size_candidates(env: &Env<'_>) -> Vec<Vec<Expr>> {
-    let p = Expr::var("P");
     let mut out = Vec::new();
-    for &d in &env.grids {
-        let ext: Vec<Expr> = (0..d).filter_map(|k| Expr::dims(&p, d, k)).collect();
+    for g in &env.grids {
+        let (d, ext) = (g.d, g.extents());
         for x in env.params.iter().filter(|v| *v != "P") {
             let x = Expr::var(x);
             for (j, ej) in ext.iter().enumerate() {

@@ -4,26 +4,28 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use symbolic::Expr;
+use symbolic::{DimsRule, Expr};
 
 use super::diagnose::missing_params;
 use super::fit_params;
 use super::phase_context::non_negative;
 use super::sheet::{sheet_bytes, sheet_op_named};
 use super::sites::indicator;
-use super::tree::{grid_depth, process_grids};
+use super::tree::{grid_depth, process_grids, ProcGrid};
 use crate::machine::CollectiveOp;
 use crate::observe::RunObs;
 use crate::quantity::Fitted;
 
 /// The APT of the C program `src`, written to a file `name`.
 fn apt_of(name: &str, src: &str) -> apt::Apt {
+    apt_with(name, src, &Default::default())
+}
+
+fn apt_with(name: &str, src: &str, opts: &apt::AptOptions) -> apt::Apt {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     std::fs::write(&path, src).unwrap();
-    apt::load(&path, &Default::default(), &Default::default())
-        .unwrap()
-        .1
+    apt::load(&path, &Default::default(), opts).unwrap().1
 }
 
 fn load(prog: &str) -> Vec<RunObs> {
@@ -35,9 +37,43 @@ fn load(prog: &str) -> Vec<RunObs> {
 /// where the 8 x 4 grid gives 10); a program without a grid has none.
 #[test]
 fn a_process_grid_gives_the_wavefront_depth() {
-    let apt = apt_of(
-        "wave.c",
-        r#"#include <mpi.h>
+    let apt = apt_of("wave.c", WAVE);
+    let grids = process_grids(&apt);
+    let open_mpi = ProcGrid {
+        d: 2,
+        rule: DimsRule::OpenMpi,
+    };
+    assert_eq!(grids, BTreeSet::from([open_mpi]));
+    let d = grid_depth(&grids).unwrap();
+    assert_eq!(d.to_string(), "dims(P, 2, 0) + dims(P, 2, 1) - 2");
+    let at = |p: f64| d.eval(&|v| (v == "P").then_some(p)).unwrap();
+    assert_eq!(
+        [at(4.0), at(8.0), at(9.0), at(16.0), at(32.0)],
+        [2.0, 4.0, 4.0, 6.0, 10.0]
+    );
+    assert_eq!(grid_depth(&BTreeSet::new()), None);
+    let three = ProcGrid { d: 3, ..open_mpi };
+    assert_eq!(grid_depth(&BTreeSet::from([open_mpi, three])), None);
+}
+
+/// Runs under SMPI: the grid is SimGrid's, whose 9 ranks are 9 x 1 (depth 8, not 4).
+#[test]
+fn an_smpi_process_grid_gives_simgrids_depth() {
+    let opts = apt::AptOptions {
+        dims_rule: DimsRule::SimGrid,
+        ..Default::default()
+    };
+    let grids = process_grids(&apt_with("wave.c", WAVE, &opts));
+    let d = grid_depth(&grids).unwrap();
+    assert_eq!(d.to_string(), "smpi_dims(P, 2, 0) + smpi_dims(P, 2, 1) - 2");
+    let at = |p: f64| d.eval(&|v| (v == "P").then_some(p)).unwrap();
+    assert_eq!(
+        [at(4.0), at(8.0), at(9.0), at(16.0), at(36.0)],
+        [2.0, 4.0, 8.0, 6.0, 11.0]
+    );
+}
+
+const WAVE: &str = r#"#include <mpi.h>
 #include <stdlib.h>
 int main(int argc, char **argv) {
 int size, dims[2] = {0, 0}, n = atoi(argv[1]), i;
@@ -49,20 +85,7 @@ for (i = 0; i < n / dims[0]; i++) a[i] = 0.0;
 MPI_Finalize();
 return 0;
 }
-"#,
-    );
-    let grids = process_grids(&apt);
-    assert_eq!(grids, BTreeSet::from([2]));
-    let d = grid_depth(&grids).unwrap();
-    assert_eq!(d.to_string(), "dims(P, 2, 0) + dims(P, 2, 1) - 2");
-    let at = |p: f64| d.eval(&|v| (v == "P").then_some(p)).unwrap();
-    assert_eq!(
-        [at(4.0), at(8.0), at(16.0), at(32.0)],
-        [2.0, 4.0, 6.0, 10.0]
-    );
-    assert_eq!(grid_depth(&BTreeSet::new()), None);
-    assert_eq!(grid_depth(&BTreeSet::from([2, 3])), None);
-}
+"#;
 
 #[test]
 fn a_regression_size_with_a_negative_term_is_clamped_at_zero() {

@@ -84,15 +84,32 @@ pub(super) fn compute_below(
     out
 }
 
-/// The dimensions of the process grids the source builds with `MPI_Dims_create` over all
-/// ranks: the `d` of every `dims(P, d, k)` in a loop's trip or a message's size or peer.
-pub(super) fn process_grids(apt: &Apt) -> BTreeSet<u32> {
-    fn walk(e: &Expr, out: &mut BTreeSet<u32>) {
+/// A process grid over all ranks: its dimension count and whose `MPI_Dims_create` made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ProcGrid {
+    pub d: u32,
+    pub rule: symbolic::DimsRule,
+}
+
+impl ProcGrid {
+    /// Its extents `dims(P, d, k)`, k = 0..d-1.
+    pub(crate) fn extents(self) -> Vec<Expr> {
+        let p = Expr::var("P");
+        (0..self.d)
+            .filter_map(|k| Expr::dims_by(self.rule, &p, self.d, k))
+            .collect()
+    }
+}
+
+/// The process grids the source builds with `MPI_Dims_create` over all ranks: one per `d` (and
+/// rule) of a `dims(P, d, k)` in a loop's trip or a message's size or peer.
+pub(super) fn process_grids(apt: &Apt) -> BTreeSet<ProcGrid> {
+    fn walk(e: &Expr, out: &mut BTreeSet<ProcGrid>) {
         for t in e.terms() {
             for (a, _) in t.factors() {
-                if let symbolic::Atom::Dims { n, d, .. } = a {
+                if let symbolic::Atom::Dims { n, d, rule, .. } = a {
                     if **n == Expr::var("P") {
-                        out.insert(*d);
+                        out.insert(ProcGrid { d: *d, rule: *rule });
                     }
                 }
                 for x in a.args() {
@@ -120,13 +137,12 @@ pub(super) fn process_grids(apt: &Apt) -> BTreeSet<u32> {
 
 /// A wavefront's depth across the one process grid of the source (`Σ dims(P, d, k) - d`), or
 /// none when it has no grid or several.
-pub(super) fn grid_depth(grids: &BTreeSet<u32>) -> Option<Expr> {
-    let [d] = grids.iter().copied().collect::<Vec<_>>()[..] else {
+pub(super) fn grid_depth(grids: &BTreeSet<ProcGrid>) -> Option<Expr> {
+    let [g] = grids.iter().copied().collect::<Vec<_>>()[..] else {
         return None;
     };
-    let p = Expr::var("P");
-    let sum: Option<Expr> = (0..d).map(|k| Expr::dims(&p, d, k)).sum();
-    Some(sum? - Expr::num(f64::from(d)))
+    let sum: Expr = g.extents().into_iter().sum();
+    Some(sum - Expr::num(f64::from(g.d)))
 }
 
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some

@@ -147,9 +147,9 @@ pub(super) fn grid_extents(e: &Expr) -> Vec<Expr> {
         for t in e.terms() {
             for (a, _) in t.factors() {
                 match a {
-                    Atom::Dims { n, d, .. } if n.vars().iter().all(|v| v == "P") => {
+                    Atom::Dims { n, d, rule, .. } if n.vars().iter().all(|v| v == "P") => {
                         for j in 0..*d {
-                            if let Some(k) = Expr::dims(n, *d, j) {
+                            if let Some(k) = Expr::dims_by(*rule, n, *d, j) {
                                 if !out.contains(&k) {
                                     out.push(k);
                                 }

@@ -74,6 +74,8 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         &lowered,
         &apt::AptOptions {
             arg_names: arg_names(args),
+            // the grids the launcher's library makes
+            dims_rule: args.launcher.dims_rule(),
         },
     );
     let mut apt_json = serde_json::to_string_pretty(&apt::render::to_json(&tree))

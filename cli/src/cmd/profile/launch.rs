@@ -54,6 +54,14 @@ impl Launcher {
             Launcher::Smpirun => "smpirun",
         }
     }
+
+    /// Whose `MPI_Dims_create` the launched library is (the grids its runs have).
+    pub fn dims_rule(self) -> symbolic::DimsRule {
+        match self {
+            Launcher::Mpirun => symbolic::DimsRule::OpenMpi,
+            Launcher::Smpirun => symbolic::DimsRule::SimGrid,
+        }
+    }
 }
 
 /// Everything needed to turn (np, program argv) into a launcher command line.
