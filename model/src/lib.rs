@@ -18,6 +18,7 @@ pub mod quantity;
 mod recursion;
 mod residual;
 mod share;
+pub mod stragglers;
 
 pub use analysis::{analyze, analyze_dir, AnalyzeOptions, ModelFile, Validation};
 pub use error::ModelError;

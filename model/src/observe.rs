@@ -53,6 +53,8 @@ pub struct RunObs {
     pub cpg: cpg::RunSummary,
     /// Measured T: the slowest rank's time from MPI_Init to finalize.
     pub time: f64,
+    /// Repetitions the profile ran of this configuration (`--repeat`), 1 when it ran once.
+    pub repeated: u32,
 }
 
 impl RunObs {
@@ -230,6 +232,9 @@ pub fn load_runs(dir: &Path) -> Result<(Manifest, Vec<RunObs>, Vec<String>), Mod
             ranks,
             cpg: graph,
             time,
+            repeated: u32::try_from(rec.repetitions.len())
+                .unwrap_or(u32::MAX)
+                .max(1),
         });
     }
     if runs.is_empty() {

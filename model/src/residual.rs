@@ -190,6 +190,7 @@ mod tests {
             ranks: vec![RankObs::default(); p],
             cpg: cpg::RunSummary::default(),
             time,
+            repeated: 1,
         }
     }
 

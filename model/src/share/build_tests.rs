@@ -94,6 +94,7 @@ fn built(conds: &[(&str, Taken)]) -> (Built, Vec<u32>) {
                     ranks,
                     cpg: Default::default(),
                     time: 1e-3 * (2 * nstep - nout) as f64,
+                    repeated: 1,
                 });
             }
         }
