@@ -481,6 +481,18 @@ fn loc(file: &serde_json::Value, line: &serde_json::Value) -> String {
     }
 }
 
+/// A phase's MPI call lines, `19,22`; the first three and a count when there are more.
+fn call_lines(lines: &serde_json::Value) -> String {
+    let Some(all) = lines.as_array().filter(|a| !a.is_empty()) else {
+        return "-".into();
+    };
+    let mut text: Vec<String> = all.iter().take(3).map(s).collect();
+    if all.len() > 3 {
+        text.push(format!("+{}", all.len() - 3));
+    }
+    text.join(",")
+}
+
 fn num(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
@@ -628,7 +640,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(
         out,
-        "  at the slowest traced run ({}): {:.4e} s",
+        "  at the largest traced run ({}): {:.4e} s",
         cfg.join(","),
         t_large
     )?;
@@ -645,16 +657,17 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(out, "\ncommunication phases")?;
     writeln!(
         out,
-        "  {:<3} {:<12} {:>8} {:>10} {:>10} {:>12} {:>7}  cost per occurrence",
-        "id", "kind", "line", "procs", "depth", "bytes", "share"
+        "  {:<3} {:<12} {:>8} {:<12} {:>10} {:>10} {:>12} {:>7}  cost per occurrence",
+        "id", "kind", "line", "calls at", "procs", "depth", "bytes", "share"
     )?;
     for p in &m.phases {
         writeln!(
             out,
-            "  {:<3} {:<12} {:>8} {:>10} {:>10} {:>12} {:>7}  {}{}{}",
+            "  {:<3} {:<12} {:>8} {:<12} {:>10} {:>10} {:>12} {:>7}  {}{}{}",
             s(&p["id"]),
             s(&p["kind"]),
             loc(&p["ancestor_file"], &p["ancestor_line"]),
+            call_lines(&p["lines"]),
             short(&p["processors"]),
             short(&p["depth"]),
             short(&p["bytes"]),

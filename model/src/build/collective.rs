@@ -72,6 +72,7 @@ pub(super) fn cost_collective(
         ancestor: first,
         ancestor_line: pf.line(first),
         ancestor_file: env.file_of(first),
+        lines: pf.lines([first]),
         processors: group.expr.clone(),
         depth: None,
         bytes: bytes.expr.clone(),

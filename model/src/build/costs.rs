@@ -110,6 +110,13 @@ impl<'p> PhaseFit<'p> {
         self.env.nodes.get(&s).map_or(0, |n| n.line)
     }
 
+    /// The lines of `sites`, ascending, once each (0 for a site the tree does not hold).
+    pub(super) fn lines(&self, sites: impl IntoIterator<Item = u32>) -> Vec<u32> {
+        let lines: std::collections::BTreeSet<u32> =
+            sites.into_iter().map(|s| self.line(s)).collect();
+        lines.into_iter().collect()
+    }
+
     /// The size per message `f` (the source's expression `src` when it has one) and its
     /// report.
     pub(super) fn bytes_report(&self, src: Option<Expr>, f: Fitted) -> (Fitted, QuantityReport) {

@@ -135,6 +135,7 @@ pub(super) fn cost_exchange(
         ancestor: anchor,
         ancestor_line: pf.line(anchor),
         ancestor_file: env.file_of(anchor),
+        lines: pf.lines(g.sites.iter().copied()),
         processors: procs.expr.clone(),
         depth: depth.map(|d| d.expr),
         bytes: bytes.expr.clone(),

@@ -85,6 +85,9 @@ pub struct PhaseReport {
     /// As [`QuantityReport::file`], for `ancestor_line`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ancestor_file: Option<String>,
+    /// Lines of its MPI calls (`sites`), ascending, once each: where to look when the
+    /// ancestor is a routine holding several phases.
+    pub lines: Vec<u32>,
     pub processors: Expr,
     pub depth: Option<Expr>,
     pub bytes: Expr,
