@@ -53,7 +53,7 @@ fn digest(m: &Value) -> Value {
         "t": short(&m["t"]),
         "phases": list(
             "phases",
-            &["id", "kind", "sites", "ancestor_line", "processors", "depth", "bytes", "msgs",
+            &["id", "kind", "sites", "ancestor_line", "lines", "processors", "depth", "bytes", "msgs",
               "cost", "fill", "overlaps_with", "overlapped", "runs_seen"],
             &["processors", "depth", "bytes", "cost", "fill"],
         ),

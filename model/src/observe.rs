@@ -110,6 +110,34 @@ impl RunObs {
             .sum();
         Some(sum / n as f64)
     }
+    /// A computation phase's first entry apart from the rest: (the slowest rank's first entry,
+    /// the steady cost per entry over the entries after it, as [`Self::compute_occurrence_max`]
+    /// takes it, or the slowest rank's mean when the ranks entered it unequally often). `None`
+    /// unless every rank that entered it did so twice or more.
+    pub fn compute_first_entry(&self, site: u32) -> Option<(f64, f64)> {
+        let seqs: Vec<&Vec<f64>> = self
+            .ranks
+            .iter()
+            .filter_map(|r| r.entries.get(&site))
+            .filter(|s| !s.is_empty())
+            .collect();
+        if seqs.is_empty() || seqs.iter().any(|s| s.len() < 2) {
+            return None;
+        }
+        let first = seqs.iter().map(|s| s[0]).fold(0.0, f64::max);
+        let n = seqs[0].len();
+        let steady = if seqs.iter().all(|s| s.len() == n) {
+            (1..n)
+                .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
+                .sum::<f64>()
+                / (n - 1) as f64
+        } else {
+            seqs.iter()
+                .map(|s| s[1..].iter().sum::<f64>() / (s.len() - 1) as f64)
+                .fold(0.0, f64::max)
+        };
+        Some((first, steady))
+    }
     /// The share of a computation phase's entries, over all ranks, that were a burst of their
     /// own (between two MPI calls); `None` when no rank entered it.
     pub fn compute_alone(&self, site: u32) -> Option<f64> {

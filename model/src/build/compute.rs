@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use apt::{Attr, LoopNode, Node, NodeData};
 use symbolic::Expr;
 
-use super::env::{source_expr, Env, Notes};
+use super::cold;
+use super::env::{row, source_expr, Env, Notes};
 use super::phase_context::PhaseContext;
 use super::tree::leaf_loops;
 use super::{ComputeReport, QuantityReport};
@@ -19,6 +20,8 @@ use crate::quantity::{fit_quantity, Fitted, Samples};
 pub(super) struct Computation {
     pub(super) compute: BTreeMap<u32, Fitted>,
     pub(super) reports: Vec<ComputeReport>,
+    /// The excess of a cold first entry, seconds, charged once per run ([`cold`]).
+    pub(super) cold: BTreeMap<u32, Fitted>,
 }
 
 /// Fits every computation phase the runs traced, after the trip counts (`trips`) it may be
@@ -32,6 +35,7 @@ pub(super) fn fit_computation(
     let mut out = Computation {
         compute: BTreeMap::new(),
         reports: Vec::new(),
+        cold: BTreeMap::new(),
     };
     for n in env.nodes.values() {
         let site = n.site.0;
@@ -41,15 +45,20 @@ pub(super) fn fit_computation(
         if !l.compute {
             continue;
         }
-        let Some((s, traced)) = compute_samples(env, site, pc, notes) else {
-            continue;
-        };
-        let (f, w, work) = if s.values.is_empty() {
-            let mut f = Fitted::constant(0.0);
-            f.points = traced;
-            (f, None, None)
+        let (f, w, work) = if let Some((fit, cold)) = steady_and_cold(env, n, l, trips, pc, notes) {
+            out.cold.insert(site, cold);
+            fit
         } else {
-            fit_compute(env, n, l, &s, trips, pc, notes)
+            let Some((s, traced)) = compute_samples(env, site, pc, PerEntry::All, notes) else {
+                continue;
+            };
+            if s.values.is_empty() {
+                let mut f = Fitted::constant(0.0);
+                f.points = traced;
+                (f, None, None)
+            } else {
+                fit_compute(env, n, l, &s, trips, pc, notes)
+            }
         };
         out.reports.push(ComputeReport {
             site,
@@ -70,17 +79,80 @@ pub(super) fn fit_computation(
     out
 }
 
+/// Which entries a computation's cost per entry is taken over.
+#[derive(Clone, Copy, PartialEq)]
+enum PerEntry {
+    All,
+    /// The entries after each processor's first ([`steady_and_cold`]).
+    Steady,
+}
+
+/// A computation outside pipelines whose first entry the runs agree is cold
+/// ([`cold::runs_agree`], and worth 1% of the runs' time on average): its cost per entry fitted
+/// to the entries after the first, and the first entry's excess as a share of it (reported,
+/// charged once per run). None, adding nothing to `notes`, when the runs do not show one or
+/// the excess does not follow the steady cost ([`cold::share_of`]).
+fn steady_and_cold(
+    env: &Env<'_>,
+    n: &Node,
+    l: &LoopNode,
+    trips: &BTreeMap<u32, Fitted>,
+    pc: &PhaseContext,
+    notes: &mut Notes,
+) -> Option<((Fitted, Option<f64>, Option<Expr>), Fitted)> {
+    let site = n.site.0;
+    if pc.in_pipeline.contains(&site) {
+        return None;
+    }
+    let mut excess = Samples::new(env.params.clone());
+    let (mut ratios, mut shares) = (Vec::new(), Vec::new());
+    for r in env.runs {
+        if !r.compute_totals(site).is_some_and(|(c, _)| c > 0) {
+            continue;
+        }
+        // every run that traced it entered it twice or more, or its runs cannot be split
+        let (first, steady) = r.compute_first_entry(site).filter(|(_, s)| *s > 0.0)?;
+        ratios.push(first / steady - 1.0);
+        excess.push(row(r, &env.params), (first - steady).max(0.0));
+        shares.push((first - steady).max(0.0) / r.time);
+    }
+    let share = shares.iter().sum::<f64>() / shares.len().max(1) as f64;
+    if !cold::runs_agree(&ratios) || share < 0.01 {
+        return None;
+    }
+    let mut scratch = Notes::default();
+    let (s, _) = compute_samples(env, site, pc, PerEntry::Steady, &mut scratch)?;
+    if s.values.is_empty() {
+        return None;
+    }
+    let fit = fit_compute(env, n, l, &s, trips, pc, &mut scratch);
+    let cold = cold::share_of(&excess, &fit.0.expr)?;
+    notes.append(scratch);
+    notes.quantities.push(QuantityReport {
+        what: "cold".into(),
+        site,
+        line: n.line,
+        file: env.file_of(site),
+        source: "measured: the first entry less the steady cost per entry, seconds (its data first touched there; charged once per run, the cost per entry fitted to the entries after it)".into(),
+        fit: cold.clone(),
+    });
+    Some((fit, cold))
+}
+
 /// The traced seconds per entry of computation `site` (a pipeline's mean, elsewhere the
-/// slowest processor's), without the runs a simulator's compute threshold made say nothing,
-/// and how many runs traced it. None when no run did.
+/// slowest processor's) over the entries `which` says, without the runs a simulator's compute
+/// threshold made say nothing, and how many runs traced it. None when no run did.
 fn compute_samples(
     env: &Env<'_>,
     site: u32,
     pc: &PhaseContext,
+    which: PerEntry,
     notes: &mut Notes,
 ) -> Option<(Samples, usize)> {
     let mut s = env.samples_of(&|r| {
-        if pc.in_pipeline.contains(&site) {
+        if which == PerEntry::Steady {
+            r.compute_first_entry(site).map(|(_, steady)| steady)
+        } else if pc.in_pipeline.contains(&site) {
             r.compute_totals(site)
                 .filter(|(c, _)| *c > 0)
                 .map(|(c, t)| t / c as f64)

@@ -17,10 +17,10 @@ use crate::quantity::QuantityOptions;
 
 /// Warns about each quantity reported so far that regression filled, or that is unresolved in
 /// the source and came out the same in every run; a branch share in `unexplained` has its own
-/// warning, which says more.
+/// warning, which says more, and a cold first entry's excess is a measurement no source says.
 pub(super) fn fit_warnings(env: &Env<'_>, unexplained: &BTreeSet<u32>, notes: &mut Notes) {
     for q in &notes.quantities {
-        if q.what == "branch" && unexplained.contains(&q.site) {
+        if (q.what == "branch" && unexplained.contains(&q.site)) || q.what == "cold" {
             continue;
         }
         if q.fit.origin.by_regression() && q.fit.points > 0 {

@@ -42,6 +42,14 @@ pub(super) struct Notes {
     pub(super) quantities: Vec<QuantityReport>,
 }
 
+impl Notes {
+    /// `other`'s notes after these.
+    pub(super) fn append(&mut self, other: Notes) {
+        self.warnings.extend(other.warnings);
+        self.quantities.extend(other.quantities);
+    }
+}
+
 impl<'a> Env<'a> {
     pub(super) fn new(
         apt: &'a Apt,

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use apt::Node;
 use symbolic::Expr;
 
+use super::cold;
 use super::compose::PhaseCost;
 use super::costs::PhaseFit;
 use super::env::{row, Notes};
@@ -245,68 +246,12 @@ fn cold_excess(occ: &Occurrences<'_, '_>, w: &Expr, notes: &mut Notes) -> Option
             );
         }
     }
-    let n = ratios.len();
-    let mean = ratios.iter().sum::<f64>() / n.max(1) as f64;
-    let cold = ratios.iter().filter(|r| **r > 0.1).count();
-    if n < 2 || mean <= 0.15 || cold * 5 < n * 4 {
+    // charged D times, an excess that does not follow the stage moved the testdata
+    // pipelines' P <= 8 → P predictions 4-5 points the wrong way: [`cold::share_of`] drops it
+    if !cold::runs_agree(&ratios) {
         return None;
     }
-    let ws: Vec<Option<f64>> = s
-        .points
-        .iter()
-        .map(|r| {
-            w.eval(&|v| s.params.iter().position(|p| p == v).map(|k| r[k]))
-                .ok()
-                .filter(|x| x.is_finite() && *x > 0.0)
-        })
-        .collect();
-    let mean_of = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
-    let miss = |pred: &dyn Fn(usize) -> f64| {
-        mean_of(
-            &s.values
-                .iter()
-                .enumerate()
-                .map(|(i, y)| (pred(i) - y).abs() / y.max(1e-300))
-                .collect::<Vec<f64>>(),
-        )
-    };
-    // a share of the stage, the data first touched there; an excess that does not follow the
-    // stage (a fixed start-up on tiny stages, SMPI's first-call costs) is not charged: charged
-    // D times, it moved the testdata pipelines' P <= 8 → P predictions 4-5 points the wrong way
-    let ws: Vec<f64> = ws.into_iter().collect::<Option<Vec<f64>>>()?;
-    let alpha = mean_of(
-        &s.values
-            .iter()
-            .zip(&ws)
-            .map(|(y, w)| y / w)
-            .collect::<Vec<f64>>(),
-    );
-    let preds: Vec<f64> = ws.iter().map(|w| alpha * w).collect();
-    let c = mean_of(&s.values);
-    let ss_tot: f64 = s.values.iter().map(|y| (y - c).powi(2)).sum();
-    let ss_res: f64 = s
-        .values
-        .iter()
-        .zip(&preds)
-        .map(|(y, p)| (y - p).powi(2))
-        .sum();
-    let r2 = if ss_tot > 0.0 {
-        1.0 - ss_res / ss_tot
-    } else {
-        1.0
-    };
-    if r2 < 0.5 {
-        return None;
-    }
-    let e = Expr::num(alpha) * w.clone();
-    let mut fit = Fitted::constant(0.0);
-    fit.expr = e.clone();
-    fit.lo = e.clone();
-    fit.hi = e;
-    fit.origin = crate::quantity::Origin::Regression;
-    fit.r2 = r2;
-    fit.max_rel_err = miss(&|i| preds[i]);
-    fit.points = n;
+    let fit = cold::share_of(&s, w)?;
     notes.quantities.push(QuantityReport {
         what: "cold".into(),
         site: pf.first,

@@ -9,6 +9,7 @@
 //! Depth convention: D counts hops of the longest chain (P − 1 for a chain through P ranks, as
 //! seed 004 §3 reports), so the fill is D stages (the seed's `D − 1` counts processors).
 
+mod cold;
 mod collective;
 mod compose;
 mod compute;
@@ -174,6 +175,7 @@ pub fn build(
         BOUNDS.map(|b| Expr::num(machine.point_to_point.send_overhead.eval_bound(2.0, 0.0, b)));
     let recursion = diagnose::recursion(&env, qopts, &mut notes);
     let rank_split = tree::rank_split(&env.nodes, runs);
+    let compute_cold = computation.cold;
     let ctx = Ctx {
         nodes: env.nodes.clone(),
         machine,
@@ -196,6 +198,7 @@ pub fn build(
             .phase_cost
             .values()
             .map(|c| c.cold[bidx(b)].clone())
+            .chain(compute_cold.values().map(|c| c.at(b).clone()))
             .sum();
         ctx.routines.get(main).map_or(Expr::zero(), |r| {
             let (v, f) = ctx.node(r, b, &mut Vec::new());

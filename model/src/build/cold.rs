@@ -1,0 +1,115 @@
+//! A cold first entry: the first time a processor runs a piece of computation it first-touches
+//! its data (calloc'd or COMMON pages, caches), and pays more than every entry after. Averaged
+//! into the cost per entry it is charged once per entry, so a model fitted to runs of K entries
+//! misses runs of other K both ways (trial 11, ft at K = 2 and 200: −79% and +95%; trial 5's
+//! wavefront, whose fill waits for every stage's first block). The excess is measured per run
+//! (first entry less the steady cost), kept when the runs agree on it, and charged once per
+//! run as a share of the steady cost per entry.
+
+use symbolic::Expr;
+
+use crate::quantity::{Fitted, Origin, Samples};
+
+/// The runs agree that the first entry is cold: its excess over the steady cost (`ratios`,
+/// first / steady − 1, one per run) above 10% in four runs of five and 15% on average, over
+/// two runs or more.
+pub(super) fn runs_agree(ratios: &[f64]) -> bool {
+    let n = ratios.len();
+    let mean = ratios.iter().sum::<f64>() / n.max(1) as f64;
+    let cold = ratios.iter().filter(|r| **r > 0.1).count();
+    n >= 2 && mean > 0.15 && cold * 5 >= n * 4
+}
+
+/// The excess per run (`excess`, seconds) as a share α of the steady cost per entry `w`
+/// (evaluated at each run's parameters): α·w, the data first touched being the data the entry
+/// works on. None when `w` does not evaluate at a run or α·w explains less than half the
+/// excesses' variance (R² < 0.5): an excess that does not follow the work (a fixed start-up, a
+/// simulator's first-call costs) is not charged.
+pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
+    let ws: Vec<f64> = excess
+        .points
+        .iter()
+        .map(|r| {
+            w.eval(&|v| excess.params.iter().position(|p| p == v).map(|k| r[k]))
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+        })
+        .collect::<Option<Vec<f64>>>()?;
+    let n = excess.values.len();
+    if n == 0 {
+        return None;
+    }
+    let mean_of = |xs: &mut dyn Iterator<Item = f64>| xs.sum::<f64>() / n as f64;
+    let alpha = mean_of(&mut excess.values.iter().zip(&ws).map(|(y, w)| y / w));
+    let preds: Vec<f64> = ws.iter().map(|w| alpha * w).collect();
+    let c = mean_of(&mut excess.values.iter().copied());
+    let ss_tot: f64 = excess.values.iter().map(|y| (y - c).powi(2)).sum();
+    let ss_res: f64 = excess
+        .values
+        .iter()
+        .zip(&preds)
+        .map(|(y, p)| (y - p).powi(2))
+        .sum();
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        1.0
+    };
+    if r2 < 0.5 {
+        return None;
+    }
+    let e = Expr::num(alpha) * w.clone();
+    let mut fit = Fitted::constant(0.0);
+    fit.expr = e.clone();
+    fit.lo = e.clone();
+    fit.hi = e;
+    fit.origin = Origin::Regression;
+    fit.r2 = r2;
+    fit.max_rel_err = excess
+        .values
+        .iter()
+        .zip(&preds)
+        .map(|(y, p)| (p - y).abs() / y.max(1e-300))
+        .fold(0.0, f64::max);
+    fit.points = n;
+    Some(fit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_agree_when_most_first_entries_are_well_above_the_rest() {
+        assert!(runs_agree(&[0.3, 0.5, 0.2, 0.4]));
+        // one run warm is noise; two of four is not agreement
+        assert!(runs_agree(&[0.3, 0.5, 0.2, 0.4, 0.02]));
+        assert!(!runs_agree(&[0.3, 0.5, 0.02, 0.01]));
+        // slightly slower first entries are the usual warm-up, not first touch
+        assert!(!runs_agree(&[0.12, 0.13, 0.11]));
+        assert!(!runs_agree(&[0.9]));
+    }
+
+    /// ft's first pass: 4x the steady pass at every size, the steady pass 2e-9·N.
+    #[test]
+    fn an_excess_that_follows_the_work_is_a_share_of_it() {
+        let mut s = Samples::new(vec!["N".into()]);
+        for n in [1e4, 2e4, 4e4, 8e4] {
+            s.push(vec![n], 3.0 * 2e-9 * n * (1.0 + 0.01 * (n / 1e4).sin()));
+        }
+        let w = Expr::num(2e-9) * Expr::var("N");
+        let f = share_of(&s, &w).unwrap();
+        let at = f.expr.eval(&|_| Some(5e4)).unwrap();
+        assert!((at / (3.0 * 2e-9 * 5e4) - 1.0).abs() < 0.02, "{}", f.expr);
+        assert!(f.r2 > 0.99);
+    }
+
+    #[test]
+    fn an_excess_that_does_not_follow_the_work_is_not_charged() {
+        let mut s = Samples::new(vec!["N".into()]);
+        for (n, y) in [(1e4, 5e-4), (2e4, 1e-4), (4e4, 6e-4), (8e4, 1e-4)] {
+            s.push(vec![n], y);
+        }
+        assert!(share_of(&s, &(Expr::num(2e-9) * Expr::var("N"))).is_none());
+    }
+}
