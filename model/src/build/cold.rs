@@ -76,6 +76,7 @@ pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

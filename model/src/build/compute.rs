@@ -79,6 +79,10 @@ pub(super) fn fit_computation(
     out
 }
 
+/// A computation's cost per entry, its seconds per innermost iteration when the work is known,
+/// and its work per entry.
+type CostFit = (Fitted, Option<f64>, Option<Expr>);
+
 /// Which entries a computation's cost per entry is taken over.
 #[derive(Clone, Copy, PartialEq)]
 enum PerEntry {
@@ -99,7 +103,7 @@ fn steady_and_cold(
     trips: &BTreeMap<u32, Fitted>,
     pc: &PhaseContext,
     notes: &mut Notes,
-) -> Option<((Fitted, Option<f64>, Option<Expr>), Fitted)> {
+) -> Option<(CostFit, Fitted)> {
     let site = n.site.0;
     if pc.in_pipeline.contains(&site) {
         return None;
@@ -107,7 +111,7 @@ fn steady_and_cold(
     let mut excess = Samples::new(env.params.clone());
     let (mut ratios, mut shares) = (Vec::new(), Vec::new());
     for r in env.runs {
-        if !r.compute_totals(site).is_some_and(|(c, _)| c > 0) {
+        if r.compute_totals(site).is_none_or(|(c, _)| c == 0) {
             continue;
         }
         // every run that traced it entered it twice or more, or its runs cannot be split
@@ -198,7 +202,7 @@ fn fit_compute(
     trips: &BTreeMap<u32, Fitted>,
     pc: &PhaseContext,
     notes: &mut Notes,
-) -> (Fitted, Option<f64>, Option<Expr>) {
+) -> CostFit {
     let site = n.site.0;
     let work = work_of(env, n, l, s.values.len(), trips, notes);
     // the outer loop's trip count, when the nest has inner loops: a candidate
