@@ -22,11 +22,21 @@ pub struct Within {
     pub fixed: Vec<(String, f64)>,
 }
 
+/// `min(floor(x), 1)` or `min(ceil(x), 1)`: 0 or 1 wherever x is non-negative, a step even
+/// when [`step`] cannot read its threshold (a floor of several terms that may be negative).
+fn unit_min(a: &Atom) -> bool {
+    let Atom::Min(args) = a else { return false };
+    let [one, f] = args.as_slice() else {
+        return false;
+    };
+    one.as_const() == Some(1.0) && matches!(f.as_atom(), Some(Atom::Floor(_) | Atom::Ceil(_)))
+}
+
 /// Every atom of `e` that reads as a step, nested ones too, each once, in order of appearance.
 fn steps_in(e: &Expr, out: &mut Vec<Atom>) {
     for t in e.terms() {
         for (a, _) in t.factors() {
-            if step(a).is_some() && !out.contains(a) {
+            if (step(a).is_some() || unit_min(a)) && !out.contains(a) {
                 out.push(a.clone());
             }
             for x in a.args() {
@@ -64,14 +74,20 @@ impl Expr {
                 };
                 let binary = v0 == 0.0 || v0 == 1.0;
                 if binary && values.all(|v| v == Some(v0)) {
-                    if let Some(s) = step(&a) {
-                        let (lhs, at) = match &s {
-                            Step::AtLeast(l, at) | Step::AtMost(l, at) | Step::Not(l, at) => {
-                                (p.expr(l), *at)
-                            }
-                            Step::Clamp(x) => (p.expr(x), 0.0),
-                        };
-                        fixed.push((lhs, at, p.step(&s), v0));
+                    match step(&a) {
+                        Some(s) => {
+                            let (lhs, at) = match &s {
+                                Step::AtLeast(l, at) | Step::AtMost(l, at) | Step::Not(l, at) => {
+                                    (p.expr(l), *at)
+                                }
+                                Step::Clamp(x) => (p.expr(x), 0.0),
+                            };
+                            fixed.push((lhs, at, p.step(&s), v0));
+                        }
+                        None => {
+                            let text = p.expr(&x);
+                            fixed.push((text.clone(), 0.0, text, v0));
+                        }
                     }
                     e = e.replace_atom(&a, &Expr::num(v0));
                     continue 'outer;
@@ -136,5 +152,33 @@ mod tests {
         let w = e.within(&[at(&[("P", 32.0)])]);
         assert_eq!(w.expr, parse("N*min(floor(N/64), 1) + 1").unwrap());
         assert_eq!(e.within(&[]).expr, e);
+    }
+
+    /// A step [`step`] cannot read (a floor of terms of both signs: no threshold in one
+    /// variable) that is 1 in every run stayed in the reading form as a name; any
+    /// `min(floor(x), 1)` constant over the points is its value.
+    #[test]
+    fn a_unit_min_of_any_floor_constant_over_the_points_is_its_value() {
+        let e = parse("N^2*min(floor(N/64 - P/4), 1)/P + P").unwrap();
+        let mut found = Vec::new();
+        steps_in(&e, &mut found);
+        assert_eq!(found.len(), 1);
+        assert!(step(&found[0]).is_none());
+        let pts = [
+            at(&[("N", 512.0), ("P", 2.0)]),
+            at(&[("N", 4096.0), ("P", 16.0)]),
+        ];
+        let w = e.within(&pts);
+        assert_eq!(w.expr, parse("N^2/P + P").unwrap());
+        assert_eq!(
+            w.fixed,
+            vec![("min(floor(0.01562*N - 0.25*P), 1)".to_string(), 1.0)]
+        );
+        // where the floor is 0 at one point and 1 at another it stays
+        let small = [
+            at(&[("N", 64.0), ("P", 16.0)]),
+            at(&[("N", 4096.0), ("P", 2.0)]),
+        ];
+        assert_eq!(e.within(&small).expr, e);
     }
 }

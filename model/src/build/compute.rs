@@ -94,8 +94,8 @@ enum PerEntry {
 /// A computation outside pipelines whose first entry the runs agree is cold
 /// ([`cold::runs_agree`], and worth 1% of the runs' time on average): its cost per entry fitted
 /// to the entries after the first, and the first entry's excess as a share of it (reported,
-/// charged once per run). None, adding nothing to `notes`, when the runs do not show one or
-/// the excess does not follow the steady cost ([`cold::share_of`]).
+/// charged once per run: [`cold::once`]). None, adding nothing to `notes`, when the runs do
+/// not show one.
 fn steady_and_cold(
     env: &Env<'_>,
     n: &Node,
@@ -130,7 +130,7 @@ fn steady_and_cold(
         return None;
     }
     let fit = fit_compute(env, n, l, &s, trips, pc, &mut scratch);
-    let cold = cold::share_of(&excess, &fit.0.expr)?;
+    let cold = cold::once(&excess, &fit.0.expr)?;
     notes.append(scratch);
     notes.quantities.push(QuantityReport {
         what: "cold".into(),
