@@ -60,6 +60,7 @@ pub(super) fn fit_computation(
                 fit_compute(env, n, l, &s, trips, pc, notes)
             }
         };
+        loose_fit_warning(env, site, &f, out.cold.get(&site), work.as_ref(), notes);
         out.reports.push(ComputeReport {
             site,
             line: n.line,
@@ -82,6 +83,56 @@ pub(super) fn fit_computation(
 /// A computation's cost per entry, its seconds per innermost iteration when the work is known,
 /// and its work per entry.
 type CostFit = (Fitted, Option<f64>, Option<Expr>);
+
+/// Warns when a computation's cost per entry follows its fitted law loosely (R² below 0.9,
+/// over three runs or more) and that moves T: in some run the slowest rank's time there and
+/// what T charges for its entries (`f` each, the cold first entry's excess once) differ by over
+/// 10% of the run's time. Trial 11's sor initialisation, fitted per column at R² 0.77, was
+/// taken without a word; a loose fit of a loop that is a sliver of T says nothing worth one.
+fn loose_fit_warning(
+    env: &Env<'_>,
+    site: u32,
+    f: &Fitted,
+    cold: Option<&Fitted>,
+    work: Option<&Expr>,
+    notes: &mut Notes,
+) {
+    if f.points < 3 || f.r2 >= 0.9 || !f.r2.is_finite() {
+        return;
+    }
+    let at = |e: &Expr, r: &crate::observe::RunObs| {
+        e.eval(&|v| r.params.get(v).copied()).unwrap_or(f64::NAN)
+    };
+    let worst = env
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let (count, measured) = r
+                .ranks
+                .iter()
+                .filter_map(|k| k.compute(site))
+                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+            let charged = at(&f.expr, r) * count as f64 + cold.map_or(0.0, |c| at(&c.expr, r));
+            let off = (charged - measured) / r.time;
+            off.is_finite().then_some((r, measured, charged, off))
+        })
+        .max_by(|a, b| a.3.abs().total_cmp(&b.3.abs()));
+    let Some((run, measured, charged, off)) = worst.filter(|w| w.3.abs() > 0.1) else {
+        return;
+    };
+    let law = work.map_or_else(
+        || "its fitted law".to_string(),
+        |w| format!("its work ({w})"),
+    );
+    notes.warnings.push(format!(
+        "computation at {} (site {site}): its cost per entry follows {law} loosely (R² {:.2} over {} runs), and that moves T: at {} its slowest rank spent {measured:.3e} s there, T charges {charged:.3e} s ({:+.0}% of the run's time); something the law lacks (cache or first-touch effects, data-dependent work, a disturbed run) is in its times",
+        env.at(site),
+        f.r2,
+        f.points,
+        run.config,
+        100.0 * off
+    ));
+}
 
 /// Which entries a computation's cost per entry is taken over.
 #[derive(Clone, Copy, PartialEq)]
