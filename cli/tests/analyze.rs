@@ -309,7 +309,7 @@ fn latex_is_typeset_and_steps_are_brackets() {
     let text = run(&[]);
     let defs: Vec<&str> = text
         .lines()
-        .take_while(|l| !l.starts_with("  at the slowest"))
+        .take_while(|l| !l.starts_with("  at the largest"))
         .filter(|l| l.trim_start().starts_with("where ") || l.starts_with("        s"))
         .collect();
     assert!(defs.len() >= 3, "{text}");
@@ -318,7 +318,7 @@ fn latex_is_typeset_and_steps_are_brackets() {
     // line saying where T changes form names it as a bracket
     let beyond: Vec<&str> = text
         .lines()
-        .take_while(|l| !l.starts_with("  at the slowest"))
+        .take_while(|l| !l.starts_with("  at the largest"))
         .filter(|l| l.starts_with("  (beyond them it changes form where "))
         .collect();
     assert!(beyond.iter().all(|l| !l.contains("floor(")), "{beyond:?}");
@@ -361,6 +361,35 @@ fn human_t_is_the_form_over_the_traced_runs() {
         .find(|l| l.starts_with("  (beyond them it changes form where [K >= "))
         .expect("a line saying where T changes form");
     assert!(beyond.ends_with(" turn 1)"), "{beyond}");
+    // shares of T at the largest traced configuration, the most ranks (trial 11: at the
+    // slowest run, P = 1, every phase's share read 0.0%)
+    let most = m["validation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["params"]["P"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let at_line = text
+        .lines()
+        .find(|l| l.starts_with("  at the largest traced run ("))
+        .expect("where the shares are taken");
+    assert!(at_line.contains(&format!("P={most}")), "{at_line}");
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "communication phases")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(table[0].contains(" line calls at "), "{table:?}");
+    let shares: Vec<f64> = table[1..]
+        .iter()
+        .filter_map(|row| {
+            row.split_whitespace()
+                .find_map(|c| c.strip_suffix('%').and_then(|x| x.parse::<f64>().ok()))
+        })
+        .collect();
+    assert_eq!(shares.len(), table.len() - 1, "{table:?}");
+    assert!(shares.iter().any(|x| *x >= 1.0), "{table:?}");
     let flat = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
     assert!(
         flat.to_string().contains("floor("),
