@@ -493,6 +493,8 @@ mod tests_peers;
 #[cfg(test)]
 mod tests_recursion;
 #[cfg(test)]
+mod tests_red_black;
+#[cfg(test)]
 mod tests_requests;
 #[cfg(test)]
 mod tests_select;
