@@ -1,5 +1,5 @@
-//! A red-black sweep (trial 11's sor: `DO I = ISTART, N - 1, 2` with `ISTART = MOD(J + IT, 2)
-//! + 2`): its rows alternate in start, and summed over the rows its points are the trip count
+//! A red-black sweep (trial 11's sor: `DO I = ISTART, N - 1, 2` with
+//! `ISTART = MOD(J + IT, 2) + 2`): its rows alternate in start, and summed over the rows its points are the trip count
 //! over one period's rows (the row loop's work was unresolved and fitted by regression).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -60,7 +60,7 @@ fn period(a: &Atom, var: &str) -> Option<(i64, Expr)> {
     }
     let m = 1.0 / step?;
     let r = m.round();
-    ((m - r).abs() <= 1e-9 * m.abs() && r >= 2.0 && r <= 64.0).then(|| (r as i64, rest))
+    ((m - r).abs() <= 1e-9 * m.abs() && (2.0..=64.0).contains(&r)).then_some((r as i64, rest))
 }
 
 /// Σ_{var=lo}^{hi} of a body where `var` appears only through residues `mod(var + c, m)`
@@ -203,8 +203,8 @@ mod tests {
         );
     }
 
-    /// Trial 11's sor: `DO I = MOD(J + IT, 2) + 2, N - 1, 2` has `ceil(N/2 - mod(J + IT, 2)/2)
-    /// - 1` iterations; summed over J = 2..N-1 it was unresolved. Over whole periods the sum is
+    /// Trial 11's sor: `DO I = MOD(J + IT, 2) + 2, N - 1, 2` has
+    /// `ceil(N/2 - mod(J + IT, 2)/2) - 1` iterations; summed over J = 2..N-1 it was unresolved. Over whole periods the sum is
     /// exact; over an odd count of rows within half a row.
     #[test]
     fn a_red_black_sweep_sums_over_its_period() {
