@@ -33,6 +33,8 @@ struct Point {
     t: Option<f64>,
     band: Option<(f64, f64)>,
     warnings: Vec<String>,
+    /// What to know that is no fault: P beyond the traced ones (the point of predicting).
+    notes: Vec<String>,
 }
 
 pub fn run(args: PredictArgs) -> Result<ExitCode> {
@@ -49,6 +51,9 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
     for p in &points {
         for w in &p.warnings {
             eprintln!("warning: at {}: {w}", p.at);
+        }
+        for n in &p.notes {
+            eprintln!("note: at {}: {n}", p.at);
         }
         if p.t.is_none() {
             // the warning above named the term
@@ -70,6 +75,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                     "min": p.band.map(|b| b.0),
                     "max": p.band.map(|b| b.1),
                     "warnings": p.warnings,
+                    "notes": p.notes,
                 })
             })
             .collect();
@@ -245,6 +251,28 @@ fn evaluate(
             ));
         }
     }
+    // P beyond the traced ones is what predicting is for, but by how far is worth a line
+    // (trial 12: P = 64 from runs at 2..16 said nothing, and missed by 20-60% under SMPI)
+    let mut notes = Vec::new();
+    if let (Some(p), Some(most)) = (
+        values.get("P"),
+        traced
+            .get("P")
+            .map(values_of)
+            .and_then(|s| s.into_iter().reduce(f64::max)),
+    ) {
+        if *p > most {
+            let r = p / most;
+            let times = if r == r.round() {
+                format!("{r}")
+            } else {
+                format!("{r:.2}")
+            };
+            notes.push(format!(
+                "P={p} is {times}x the largest traced P ({most}): T extrapolates its laws in P there; the band is the fit's spread over the runs, not the error of the extrapolation (check one run at a larger P, e.g. under SMPI)"
+            ));
+        }
+    }
     let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
     let t = eval(&m.t)?;
     let a = eval(&m.t_min)?;
@@ -263,6 +291,7 @@ fn evaluate(
         t,
         band,
         warnings,
+        notes,
     })
 }
 
@@ -392,6 +421,14 @@ mod tests {
         let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
         let p = evaluate(&m, &traced, "", at("N=100,L=4,P=4096")).unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+        assert!(
+            p.notes[0].starts_with("P=4096 is 1024x the largest traced P (4)"),
+            "{:?}",
+            p.notes
+        );
+        let p = evaluate(&m, &traced, "", at("N=100,L=4,P=4")).unwrap();
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
         let p = evaluate(&m, &traced, "", at("N=100,L=7,P=16")).unwrap();
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert!(

@@ -313,7 +313,7 @@ fn work_of(
     if leaves.is_empty() || ws.values.len() < traced {
         return measured_work(n, trips, &env.consts, &env.params);
     }
-    let f = fit_quantity(&ws, None, &[], true, env.qopts);
+    let f = super::phase_context::fit_whole_count(env, &ws, None);
     notes.quantities.push(QuantityReport {
         what: "work".into(),
         site,

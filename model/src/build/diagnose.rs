@@ -19,18 +19,23 @@ use crate::quantity::QuantityOptions;
 /// the source and came out the same in every run; a branch share in `unexplained` has its own
 /// warning, which says more, and a cold first entry's excess is a measurement no source says.
 pub(super) fn fit_warnings(env: &Env<'_>, unexplained: &BTreeSet<u32>, notes: &mut Notes) {
+    // one line per kind and law: a halo's four loops over one edge fitted alike are one fact
+    // (trial 12: twelve lines for one program)
+    let mut filled: Vec<(&str, String, Vec<u32>)> = Vec::new();
+    let start = notes.warnings.len();
     for q in &notes.quantities {
         if (q.what == "branch" && unexplained.contains(&q.site)) || q.what == "cold" {
             continue;
         }
         if q.fit.origin.by_regression() && q.fit.points > 0 {
-            notes.warnings.push(format!(
-                "{} at {} (site {}) filled by regression: {}",
-                q.what,
-                env.at(q.site),
-                q.site,
-                q.fit.expr
-            ));
+            let law = q.fit.expr.to_string();
+            match filled
+                .iter_mut()
+                .find(|(w, l, _)| *w == q.what && *l == law)
+            {
+                Some((_, _, sites)) => sites.push(q.site),
+                None => filled.push((&q.what, law, vec![q.site])),
+            }
         } else if q.fit.origin == crate::quantity::Origin::Constant
             && q.fit.points > 1
             && q.source.starts_with("unresolved")
@@ -45,6 +50,37 @@ pub(super) fn fit_warnings(env: &Env<'_>, unexplained: &BTreeSet<u32>, notes: &m
             ));
         }
     }
+    let mut lines: Vec<String> = filled
+        .into_iter()
+        .map(|(what, law, sites)| {
+            let at: Vec<String> = sites.iter().map(|s| env.at(*s)).collect();
+            let ids: Vec<String> = sites.iter().map(u32::to_string).collect();
+            if sites.len() == 1 {
+                format!(
+                    "{what} at {} (site {}) filled by regression: {law}",
+                    at[0], ids[0]
+                )
+            } else {
+                let at = if sites.iter().all(|s| env.file_of(*s).is_none()) {
+                    let lines: Vec<String> = at
+                        .iter()
+                        .map(|a| a.trim_start_matches("line ").to_string())
+                        .collect();
+                    format!("lines {}", lines.join(", "))
+                } else {
+                    at.join(", ")
+                };
+                format!(
+                    "{what} at {at} (sites {}) filled by regression: {law}",
+                    ids.join(", ")
+                )
+            }
+        })
+        .collect();
+    // before this stage's other warnings, after the earlier stages'
+    let rest = notes.warnings.split_off(start);
+    lines.extend(rest);
+    notes.warnings.extend(lines);
 }
 
 /// Warns about each size per message reported from `from` on (the phase costs') that

@@ -93,7 +93,15 @@ pub(super) fn cost_exchange(
         .map(|(ri, pr)| (pr.max_msgs_per_rank as f64 / occ.of(ri)).round())
         .filter(|m| *m >= 1.0)
         .unwrap_or(1.0);
-    let msgs_law = varying_count(&occ.per(&|pr| Some(pr.max_msgs_per_rank as f64)), env.qopts);
+    // a law in P stays within what the source can send (trial 12: a 4-neighbour halo's
+    // counts 1, 2, 3, 4 at P = 2..16 fitted log2(P), 6 messages at P = 64)
+    let msgs_law =
+        varying_count(&occ.per(&|pr| Some(pr.max_msgs_per_rank as f64)), env.qopts).map(|f| {
+            match sends_per_occurrence(pf, anchor) {
+                Some(most) if most >= msgs => capped_at(f, most),
+                _ => f,
+            }
+        });
     let (bytes, rep) = match pc.phase_bytes.get(&gi).cloned() {
         Some((src, f)) => pf.bytes_report(src, f),
         None => pf.fit_bytes(send_source(g, &env.nodes, &env.consts, &env.params)),
@@ -380,6 +388,60 @@ fn occurrence_cost(
         fill,
         cold: BOUNDS.map(|_| Expr::zero()),
         synchronous: pf.g.kind == PhaseKind::Synchronous,
+    }
+}
+
+/// The most messages a rank can send in one occurrence of the phase, by its source: one per
+/// sending site, where each lies under the anchor with no loop between them (a halo's four
+/// Isends: 4). None when a send sits in a loop below the anchor or outside its routine's tree
+/// under it, or a persistent request is started.
+fn sends_per_occurrence(pf: &PhaseFit<'_>, anchor: u32) -> Option<f64> {
+    let env = pf.env;
+    let mut sends = 0.0;
+    for s in &pf.g.sites {
+        let Some(apt::NodeData::Comm(c)) = env.nodes.get(s).map(|n| &n.data) else {
+            return None;
+        };
+        use frontend::MpiOp as Op;
+        match c.op {
+            Op::Start | Op::Startall => return None,
+            Op::Send
+            | Op::Ssend
+            | Op::Rsend
+            | Op::Bsend
+            | Op::Isend
+            | Op::Issend
+            | Op::Irsend
+            | Op::Ibsend
+            | Op::Sendrecv
+            | Op::SendrecvReplace => {}
+            _ => continue,
+        }
+        for path in env.paths.get(s)? {
+            let at = path.iter().position(|x| *x == anchor)?;
+            let between = &path[at + 1..path.len().saturating_sub(1)];
+            if between.iter().any(|x| {
+                matches!(
+                    env.nodes.get(x).map(|n| &n.data),
+                    Some(apt::NodeData::Loop(_))
+                )
+            }) {
+                return None;
+            }
+        }
+        sends += 1.0;
+    }
+    (sends >= 1.0).then_some(sends)
+}
+
+/// `f` no larger than `most`, its bounds too.
+fn capped_at(f: Fitted, most: f64) -> Fitted {
+    let cap = |e: &Expr| Expr::min(e.clone(), Expr::num(most));
+    Fitted {
+        expr: cap(&f.expr),
+        lo: cap(&f.lo),
+        hi: cap(&f.hi),
+        ..f
     }
 }
 

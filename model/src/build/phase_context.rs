@@ -62,18 +62,7 @@ pub(super) fn phase_context(env: &Env<'_>) -> PhaseContext {
                     pr.bytes
                 }
             });
-            let faces = if src.is_none() {
-                grid_size_candidates(env)
-            } else {
-                Vec::new()
-            };
-            let mut f = fit_quantity(&samples, src.as_ref(), &faces, true, env.qopts);
-            // sizes are whole byte counts: a grid's face that does not give every traced
-            // size is not the size, whatever the regression's tolerance
-            if !faces.is_empty() && f.origin == Origin::Regression && f.max_rel_err > 1e-6 {
-                f = fit_quantity(&samples, None, &[], true, env.qopts);
-            }
-            let f = non_negative(f);
+            let f = non_negative(fit_whole_count(env, &samples, src.as_ref()));
             phase_bytes.insert(gi, (src, f));
         }
     }
@@ -281,6 +270,24 @@ pub(super) fn phase_samples(
 /// the source does not give (a derived datatype augur does not size): for each parameter X
 /// other than P, an edge `X/dims(P, d, k)` and, on grids of three or more dimensions, a face
 /// `X²/(dims(P, d, j)·dims(P, d, k))`.
+/// A whole count per run (bytes per message, a loop's trip per entry) fitted with the source's
+/// `src`, else with the process grid's faces (`N/dims(P, 2, k)`) as candidates, kept only
+/// where one gives every traced count: a face that does not give each one is not the count,
+/// whatever the regression's tolerance; else the free search. Trial 12: a halo's rows were
+/// `8*N/smpi_dims(P, 2, 1)` while the loops over the same rows fitted `1.138*N/sqrt(P)`.
+pub(super) fn fit_whole_count(env: &Env<'_>, s: &Samples, src: Option<&Expr>) -> Fitted {
+    let faces = if src.is_none() {
+        grid_size_candidates(env)
+    } else {
+        Vec::new()
+    };
+    let f = fit_quantity(s, src, &faces, true, env.qopts);
+    if !faces.is_empty() && f.origin == Origin::Regression && f.max_rel_err > 1e-6 {
+        return fit_quantity(s, None, &[], true, env.qopts);
+    }
+    f
+}
+
 fn grid_size_candidates(env: &Env<'_>) -> Vec<Vec<Expr>> {
     let mut out = Vec::new();
     for g in &env.grids {

@@ -106,7 +106,7 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
     });
     let f = match (&src, &cap) {
         (None, Some(c)) => crate::quantity::fit_capped(&s, c, env.qopts),
-        _ => fit_quantity(&s, src.as_ref(), &[], true, env.qopts),
+        _ => super::phase_context::fit_whole_count(env, &s, src.as_ref()),
     };
     // the source's count in a parameter the runs never set (a program argument
     // left at its default): T holds the traced value, and should say so
