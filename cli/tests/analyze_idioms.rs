@@ -217,6 +217,8 @@ int main(int argc, char **argv)
 /// rows were `8*N/smpi_dims(P, 2, 1)`; and the messages per rank, 1, 2, 3, 4 at P = 2..16 on
 /// the grid, fitted `log2(P)`: 6 messages at P = 64 from four Isends. The loops take the grid's
 /// extents where those give every traced count, and the messages stay within the four sends.
+/// Its MPI_Cart_create, untraced, had its time (16 ms on the last rank at P = 64 under SMPI)
+/// in no term of T: it is traced now, a collective charged at its traced time per call.
 #[test]
 fn a_cart_halos_loops_take_the_grid_and_its_messages_stay_four() {
     let tmp = tempfile::tempdir().unwrap();
@@ -246,6 +248,24 @@ fn a_cart_halos_loops_take_the_grid_and_its_messages_stay_four() {
         "{:#}",
         trip_at(51)
     );
+    // the grid's creation is a collective of its own, charged at its traced time per call
+    // (SMPI's MPI_Cart_create costs 10 ms at P = 256, unseen before it was traced)
+    let phases = m["phases"].as_array().unwrap();
+    assert!(
+        phases
+            .iter()
+            .any(|p| p["kind"] == "collective" && p["lines"] == serde_json::json!([19])),
+        "{phases:#?}"
+    );
+    let call = qs
+        .iter()
+        .find(|q| q["what"] == "call" && q["line"] == 19)
+        .unwrap_or_else(|| panic!("no traced cost for MPI_Cart_create: {qs:#?}"));
+    let per_call = symbolic::parse(call["expr"].as_str().unwrap()).unwrap();
+    let at16 = per_call
+        .eval(&|name| (name == "P").then_some(16.0).or(Some(512.0)))
+        .unwrap();
+    assert!(at16 > 0.0, "{call:#}");
     // messages per rank: a law (1, 2, 3, 4 at P = 2..16), never above the four sends
     let msgs: Vec<&serde_json::Value> = qs.iter().filter(|q| q["what"] == "msgs").collect();
     assert_eq!(msgs.len(), 1, "{qs:#?}");

@@ -196,6 +196,10 @@ pub struct Phase {
     /// Intervals of the phase's kind (send→recv, recv→send) over all processors.
     pub intervals: u64,
     pub compute: Vec<Overlap>,
+    /// Collectives: each processor's mean seconds per call (its wait for the others included);
+    /// `max` is what the slowest processor spends. Point-to-point phases: empty.
+    #[serde(default)]
+    pub call_seconds: Stats,
 }
 
 /// Whether two consecutive phases under one ancestor depend on each other.

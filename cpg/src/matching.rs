@@ -58,6 +58,8 @@ pub struct CollCall {
     pub bytes: i64,
     pub comm: i32,
     pub at: usize,
+    /// The call's duration on this rank, seconds (MPI_Wtime: simulated under SMPI).
+    pub seconds: f64,
 }
 
 /// Everything one rank did, in its event order.
@@ -228,12 +230,19 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
                 }
             }
         } else if c.op.is_collective() {
+            let wall = call.end.wtime - call.start.wtime;
+            let seconds = if wall.is_finite() {
+                wall
+            } else {
+                call.end.mono_ns.saturating_sub(call.start.mono_ns) as f64 * 1e-9
+            };
             out.coll.push(CollCall {
                 site: c.site,
                 op: c.op,
                 bytes: c.bytes,
                 comm: c.comm_size,
                 at: i,
+                seconds: seconds.max(0.0),
             });
         }
     }

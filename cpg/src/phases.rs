@@ -515,6 +515,7 @@ fn describe_p2p(
         comm_size,
         intervals,
         compute: scan.finish(),
+        call_seconds: Stats::default(),
     }
 }
 
@@ -538,6 +539,7 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
     struct Acc {
         op: String,
         calls: BTreeMap<u32, u64>,
+        seconds: BTreeMap<u32, f64>,
         bytes: Vec<f64>,
         comm: i32,
     }
@@ -547,10 +549,12 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
             let a = by_site.entry(c.site).or_insert_with(|| Acc {
                 op: c.op.mpi_name().to_string(),
                 calls: BTreeMap::new(),
+                seconds: BTreeMap::new(),
                 bytes: Vec::new(),
                 comm: 0,
             });
             *a.calls.entry(r.rank).or_default() += 1;
+            *a.seconds.entry(r.rank).or_default() += c.seconds;
             a.bytes.push(c.bytes as f64);
             a.comm = a.comm.max(c.comm);
         }
@@ -581,6 +585,11 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                 comm_size: a.comm,
                 intervals: 0,
                 compute: Vec::new(),
+                call_seconds: Stats::of(
+                    a.calls
+                        .iter()
+                        .map(|(r, n)| a.seconds.get(r).copied().unwrap_or(0.0) / *n as f64),
+                ),
                 processors: procs,
             }
         })

@@ -627,6 +627,19 @@ impl MpiOp {
                 | MpiOp::Igather
                 | MpiOp::Iallgather
                 | MpiOp::Iscatter
+        ) || self.makes_communicator()
+    }
+    /// Collective calls that make a communicator (`MPI_Comm_split`, `MPI_Cart_create`, …):
+    /// they move no user data, but every rank of the old communicator takes part, and a
+    /// simulator's implementation of them is O(P) (SMPI 3.32: MPI_Comm_split 20 ms at P = 256).
+    pub fn makes_communicator(self) -> bool {
+        matches!(
+            self,
+            MpiOp::CommSplit
+                | MpiOp::CommDup
+                | MpiOp::CommCreate
+                | MpiOp::CartCreate
+                | MpiOp::CartSub
         )
     }
 }

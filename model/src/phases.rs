@@ -60,6 +60,8 @@ pub struct PhaseRun {
     /// the mean occurrence, seconds (cpg's `first_wall_mean`, `wall_mean`; 0 where cpg has none).
     pub first_stage: f64,
     pub stage: f64,
+    /// Collectives: the slowest processor's mean seconds per call (cpg's `call_seconds.max`).
+    pub call_seconds: f64,
 }
 
 /// One phase across runs (`cpg::PhaseSeries`).
@@ -120,6 +122,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         comm_size: u32::try_from(g.comm_size).unwrap_or(0),
                         depth: g.depth.unwrap_or(0),
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
+                        call_seconds: g.call_seconds.max.max(0.0),
                         bytes: g.bytes.mean,
                         site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.mean)).collect(),
                         messages: g.messages,

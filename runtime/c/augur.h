@@ -77,6 +77,12 @@ int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_S
 int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status);
 
 int augur_MPI_Barrier(int site, MPI_Comm comm);
+int augur_MPI_Comm_split(int site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int augur_MPI_Comm_dup(int site, MPI_Comm comm, MPI_Comm *newcomm);
+int augur_MPI_Comm_create(int site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int augur_MPI_Cart_create(int site, MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                          MPI_Comm *newcomm);
+int augur_MPI_Cart_sub(int site, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 int augur_MPI_Bcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int augur_MPI_Reduce(int site, const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                      int root, MPI_Comm comm);

@@ -45,6 +45,11 @@ void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr);
 void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr);
 void mpi_test_(F *req, F *flag, F *status, F *ierr);
 void mpi_barrier_(F *comm, F *ierr);
+void mpi_comm_split_(F *comm, F *color, F *key, F *newcomm, F *ierr);
+void mpi_comm_dup_(F *comm, F *newcomm, F *ierr);
+void mpi_comm_create_(F *comm, F *group, F *newcomm, F *ierr);
+void mpi_cart_create_(F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr);
+void mpi_cart_sub_(F *comm, F *remain, F *newcomm, F *ierr);
 void mpi_bcast_(void *buf, F *count, F *dt, F *root, F *comm, F *ierr);
 void mpi_reduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr);
 void mpi_allreduce_(void *sbuf, void *rbuf, F *count, F *dt, F *op, F *comm, F *ierr);
@@ -514,6 +519,47 @@ void augur_mpi_barrier_(F *site, F *comm, F *ierr) {
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_barrier_(comm, ierr));
   augur_mpi_rec r = frec(AUGUR_OP_BARRIER, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+/* Communicator constructors: collective over `comm`, recorded with its size and no bytes. */
+void augur_mpi_comm_split_(F *site, F *comm, F *color, F *key, F *newcomm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_comm_split_(comm, color, key, newcomm, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_COMM_SPLIT, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_comm_dup_(F *site, F *comm, F *newcomm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_comm_dup_(comm, newcomm, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_COMM_DUP, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_comm_create_(F *site, F *comm, F *group, F *newcomm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_comm_create_(comm, group, newcomm, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_COMM_CREATE, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_cart_create_(F *site, F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_cart_create_(comm, ndims, dims, periods, reorder, newcomm, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_CART_CREATE, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_cart_sub_(F *site, F *comm, F *remain, F *newcomm, F *ierr) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_cart_sub_(comm, remain, newcomm, ierr));
+  augur_mpi_rec r = frec(AUGUR_OP_CART_SUB, site, AUGUR_PEER_NONE, 0, 0, MPI_Comm_f2c(*comm));
   ffinish(&r, t0, ierr);
 }
 

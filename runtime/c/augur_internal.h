@@ -85,7 +85,10 @@ enum augur_op {
   /* nonblocking collectives: the record is the start (request id, collective's bytes and
    * communicator size); the Part of the wait that completes the request carries the same op */
   AUGUR_OP_IBARRIER = 44, AUGUR_OP_IBCAST = 45, AUGUR_OP_IREDUCE = 46, AUGUR_OP_IALLREDUCE = 47,
-  AUGUR_OP_IALLTOALL = 48, AUGUR_OP_IGATHER = 49, AUGUR_OP_IALLGATHER = 50, AUGUR_OP_ISCATTER = 51
+  AUGUR_OP_IALLTOALL = 48, AUGUR_OP_IGATHER = 49, AUGUR_OP_IALLGATHER = 50, AUGUR_OP_ISCATTER = 51,
+  /* collectives that make a communicator: no bytes, the old communicator's size */
+  AUGUR_OP_COMM_SPLIT = 52, AUGUR_OP_COMM_DUP = 53, AUGUR_OP_COMM_CREATE = 54, AUGUR_OP_CART_CREATE = 55,
+  AUGUR_OP_CART_SUB = 56
 };
 
 /* Peer encodings besides world ranks >= 0. */

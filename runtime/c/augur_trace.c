@@ -1550,6 +1550,54 @@ int augur_MPI_Barrier(int site, MPI_Comm comm) {
   return finish(&r, t0, rc);
 }
 
+/* Communicator constructors: collective over `comm`, recorded with its size and no bytes. */
+int augur_MPI_Comm_split(int site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Comm_split(comm, color, key, newcomm));
+  augur_mpi_rec r = rec(AUGUR_OP_COMM_SPLIT, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Comm_dup(int site, MPI_Comm comm, MPI_Comm *newcomm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Comm_dup(comm, newcomm));
+  augur_mpi_rec r = rec(AUGUR_OP_COMM_DUP, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Comm_create(int site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Comm_create(comm, group, newcomm));
+  augur_mpi_rec r = rec(AUGUR_OP_COMM_CREATE, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Cart_create(int site, MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                          MPI_Comm *newcomm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  /* SMPI 3.32 and Open MPI 4.1 declare dims and periods without const */
+  AUGUR_MPI(rc = MPI_Cart_create(comm, ndims, (int *)dims, (int *)periods, reorder, newcomm));
+  augur_mpi_rec r = rec(AUGUR_OP_CART_CREATE, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Cart_sub(int site, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Cart_sub(comm, (int *)remain_dims, newcomm));
+  augur_mpi_rec r = rec(AUGUR_OP_CART_SUB, site, AUGUR_PEER_NONE, 0, 0, comm);
+  return finish(&r, t0, rc);
+}
+
 int augur_MPI_Bcast(int site, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
   AUGUR_ENTRY;
   augur_stamp t0 = augur_now();

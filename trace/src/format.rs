@@ -136,6 +136,11 @@ ops! {
     Igather = 49, "MPI_Igather";
     Iallgather = 50, "MPI_Iallgather";
     Iscatter = 51, "MPI_Iscatter";
+    CommSplit = 52, "MPI_Comm_split";
+    CommDup = 53, "MPI_Comm_dup";
+    CommCreate = 54, "MPI_Comm_create";
+    CartCreate = 55, "MPI_Cart_create";
+    CartSub = 56, "MPI_Cart_sub";
 }
 
 impl Op {
@@ -187,6 +192,14 @@ impl Op {
                 | Op::Exscan
                 | Op::ReduceScatterBlock
         ) || self.is_nonblocking_collective()
+            || self.makes_communicator()
+    }
+    /// Collectives that make a communicator: no bytes, the old communicator's size.
+    pub fn makes_communicator(self) -> bool {
+        matches!(
+            self,
+            Op::CommSplit | Op::CommDup | Op::CommCreate | Op::CartCreate | Op::CartSub
+        )
     }
     /// Nonblocking collectives: the record is the start (request id, the collective's bytes
     /// and communicator size); the Part of the call that completes the request has the same op.

@@ -30,12 +30,27 @@ pub(super) fn cost_collective(
     let pf = &pf.reaching(&bytes.expr);
     let op = sheet_op(c);
     let cost = op.and_then(|s| env.machine.collective(s.op).map(|cm| (s, cm)));
+    // without a sheet cost (a communicator's creation: SMPI's MPI_Comm_split takes 20 ms at
+    // P = 256, O(P)), the slowest rank's traced seconds per call, as a law of the parameters
+    let measured = if cost.is_none() {
+        measured_per_call(pf, notes)
+    } else {
+        None
+    };
     match (op, &cost) {
-        (_, None) => notes.warnings.push(format!(
-            "collective {:?} at {} (site {first}): the machine sheet has no cost for it; not charged",
-            c.op,
-            env.at(first)
-        )),
+        (_, None) => notes.warnings.push(match &measured {
+            Some(f) => format!(
+                "collective {:?} at {} (site {first}): the machine sheet has no cost for it; charged at the slowest rank's traced time per call, fitted over the runs: {}",
+                c.op,
+                env.at(first),
+                f.expr
+            ),
+            None => format!(
+                "collective {:?} at {} (site {first}): the machine sheet has no cost for it and the runs traced no time for it; not charged",
+                c.op,
+                env.at(first)
+            ),
+        }),
         (Some(s), Some(_)) if s.stand_in => notes.warnings.push(format!(
             "collective {:?} at {} (site {first}): the machine sheet has no cost for it; costed as {}{}",
             c.op,
@@ -50,10 +65,10 @@ pub(super) fn cost_collective(
         _ => {}
     }
     let group = group(pf);
-    let per = BOUNDS.map(|b| {
-        cost.as_ref().map_or(Expr::zero(), |(s, cm)| {
-            per_call(pf, *s, cm, &bytes, &group, b)
-        })
+    let per = BOUNDS.map(|b| match (&cost, &measured) {
+        (Some((s, cm)), _) => per_call(pf, *s, cm, &bytes, &group, b),
+        (None, Some(f)) => Expr::max(f.at(b).clone(), Expr::zero()),
+        (None, None) => Expr::zero(),
     });
     // a sheet law with a negative constant goes below 0 at P = 1, where one rank's
     // collective costs nothing: clamped there only
@@ -91,6 +106,27 @@ pub(super) fn cost_collective(
         synchronous: true,
     };
     Some((cost, report))
+}
+
+/// A collective's cost per call from the runs: the slowest processor's mean seconds per call,
+/// fitted over the runs and reported. None when no run traced a time for it.
+fn measured_per_call(pf: &PhaseFit<'_>, notes: &mut Notes) -> Option<Fitted> {
+    let s = pf.by(&|pr| pr.call_seconds);
+    if s.values.is_empty() || s.values.iter().all(|v| *v <= 0.0) {
+        return None;
+    }
+    let f = fit_quantity(&s, None, &[], false, pf.env.qopts);
+    notes.quantities.push(super::QuantityReport {
+        what: "call".into(),
+        site: pf.first,
+        line: pf.line(pf.first),
+        file: pf.env.file_of(pf.first),
+        source:
+            "measured: the slowest rank's seconds per call (the machine sheet has no cost for it)"
+                .into(),
+        fit: f.clone(),
+    });
+    Some(f)
 }
 
 /// The ranks one call spans: the communicator's size as traced (a row of a split
