@@ -157,8 +157,18 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
             sources::names(&files)
         );
     };
-    let (manifest, runs, mut warnings) = model::observe::load_runs(&args.runs)
+    let (manifest, mut runs, mut warnings) = model::observe::load_runs(&args.runs)
         .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
+    // a parameter nothing carried to the program is no parameter of T (trial 12: T(N, P,
+    // STEPS) from runs that all ran 10 steps, "errors grow with STEPS")
+    for name in never_carried(&manifest) {
+        for r in &mut runs {
+            r.params.remove(&name);
+        }
+        warnings.push(format!(
+            "{name} is left out of T: no {{{name}}} in the program's arguments or --stdin template carried it, so every run had the same input, and runs that differ only in their {name} label are repeats of one configuration"
+        ));
+    }
     let read = sources::read_all(&files)?;
     let read_with = ReadWith {
         options: &src,
@@ -268,6 +278,32 @@ fn untraced(
         ));
     }
     out
+}
+
+/// The parameters the runs vary that nothing carried to the program ([`uncarried`]), with the
+/// `--stdin` template read as `profile` had it (none when it moved: it may carry any).
+///
+/// [`uncarried`]: super::profile::reach::uncarried
+fn never_carried(manifest: &trace::Manifest) -> Vec<String> {
+    let Some(args) = &manifest.args else {
+        return Vec::new();
+    };
+    let stdin = match manifest
+        .stdin
+        .as_ref()
+        .map(|s| std::fs::read_to_string(&s.path))
+    {
+        None => None,
+        Some(Ok(text)) => Some(text),
+        Some(Err(_)) => return Vec::new(),
+    };
+    super::profile::reach::uncarried(
+        &super::profile::reach::varying(&manifest.runs),
+        super::profile::reach::Carriers {
+            args,
+            stdin: stdin.as_deref(),
+        },
+    )
 }
 
 /// `profile`'s check that each parameter the runs vary reaches the program, over the runs

@@ -17,6 +17,20 @@ pub struct Carriers<'a> {
     pub stdin: Option<&'a str>,
 }
 
+/// The parameters in `varying` that nothing carried to the program: no `{NAME}` in its
+/// arguments or the `--stdin` template, so every run had the same input whatever its label.
+pub fn uncarried(varying: &[(String, Vec<String>)], via: Carriers<'_>) -> Vec<String> {
+    varying
+        .iter()
+        .filter(|(name, _)| {
+            let holder = format!("{{{name}}}");
+            !via.args.iter().any(|a| a.contains(&holder))
+                && !via.stdin.is_some_and(|t| t.contains(&holder))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 /// A warning for each parameter in `varying` (name, the values it took) that does not reach
 /// the program, given the APT's inputs `params`.
 pub fn warnings(
@@ -109,6 +123,26 @@ pub fn varying(runs: &[trace::RunRecord]) -> Vec<(String, Vec<String>)> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Trial 12: `--param STEPS=5,10 -- {N} 10`: STEPS reached no run; N did.
+    #[test]
+    fn a_parameter_no_placeholder_carries_is_uncarried() {
+        let varying = vec![
+            ("N".to_string(), vec!["256".to_string(), "512".to_string()]),
+            ("STEPS".to_string(), vec!["5".to_string(), "10".to_string()]),
+        ];
+        let args = ["{N}".to_string(), "10".to_string()];
+        let via = Carriers {
+            args: &args,
+            stdin: None,
+        };
+        assert_eq!(uncarried(&varying, via), ["STEPS"]);
+        let via = Carriers {
+            args: &args,
+            stdin: Some("&size nsteps = {STEPS} /"),
+        };
+        assert!(uncarried(&varying, via).is_empty());
+    }
 
     fn param(name: &str, origin: ParamOrigin) -> ProgParam {
         ProgParam {
