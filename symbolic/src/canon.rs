@@ -370,6 +370,26 @@ pub(crate) fn lower_bound_with(e: &Expr, var: &dyn Fn(&str) -> f64) -> f64 {
         if t.coef.0 <= 0.0 {
             return f64::NEG_INFINITY;
         }
+        // an extent of n ranks is at most n: dims(n, d, k)^-q ≥ n^-q, so `P/dims(P, 2, 0)`
+        // is at least 1 (a compute step `[P/dims(P, 2, 0) >= 1e-6]` was kept as if it could
+        // turn 0: trial 12)
+        if t.factors.iter().any(|(a, q)| {
+            q.is_negative() && matches!(a, Atom::Dims { n, .. } if n.as_atom().is_some())
+        }) {
+            let factors: Vec<(Atom, Rational)> = t
+                .factors
+                .iter()
+                .map(|(a, q)| match a {
+                    Atom::Dims { n, .. } if q.is_negative() => match n.as_atom() {
+                        Some(base) => (base.clone(), *q),
+                        None => (a.clone(), *q),
+                    },
+                    _ => (a.clone(), *q),
+                })
+                .collect();
+            sum += lower_bound_with(&term_expr(t.coef.0, factors), var);
+            continue;
+        }
         // factors ≥ their bounds ≥ 0: the product is at least the bounds' product, and at
         // least 0 when a negative power (decreasing) is among them
         let mut prod = t.coef.0;

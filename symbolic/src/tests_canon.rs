@@ -210,3 +210,19 @@ fn lower_bounds_with_what_the_caller_knows() {
         f64::NEG_INFINITY
     );
 }
+
+/// An extent of a grid of P ranks is at most P: `P/dims(P, 2, 0)` is at least 1 where P is,
+/// so a compute step on it is 1 (trial 12: `[P/smpi_dims(P, 2, 0) >= 1e-6]` was kept).
+#[test]
+fn a_count_over_one_of_its_grid_extents_is_at_least_one() {
+    let at_least_one = |v: &str| if v == "P" { 1.0 } else { 0.0 };
+    let p = Expr::var("P");
+    for rule in [crate::DimsRule::OpenMpi, crate::DimsRule::SimGrid] {
+        let d0 = Expr::dims_by(rule, &p, 2, 0).unwrap();
+        let e = Expr::num(3e-9) * (&p / &d0);
+        assert_eq!(e.lower_bound_with(&at_least_one), 3e-9, "{e}");
+        // without the count over it, an extent's inverse is only positive
+        let inv = Expr::one() / &d0;
+        assert_eq!(inv.lower_bound_with(&at_least_one), 0.0, "{inv}");
+    }
+}

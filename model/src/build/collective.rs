@@ -26,7 +26,10 @@ pub(super) fn cost_collective(
     })?;
     let src = c.size().and_then(|b| env.source(b));
     let (bytes, rep) = pf.fit_bytes(src);
-    notes.quantities.push(rep);
+    // a communicator's creation moves no data of the program's: no size to report
+    if !c.op.makes_communicator() {
+        notes.quantities.push(rep);
+    }
     let pf = &pf.reaching(&bytes.expr);
     let op = sheet_op(c);
     let cost = op.and_then(|s| env.machine.collective(s.op).map(|cm| (s, cm)));
