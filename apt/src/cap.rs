@@ -275,7 +275,12 @@ pub fn sole_update<'p>(
     var: &str,
 ) -> Option<&'p frontend::Assign> {
     let mut writers = Vec::new();
+    // an update on the way out (`if (done) { it++; break; }`) changes no iteration's count
+    let leaving = exiting_arms(prog, &w.body);
     for id in prog.walk(&w.body).into_iter().chain(prog.walk(&w.update)) {
+        if leaving.contains(&id) {
+            continue;
+        }
         let s = prog.stmt(id)?;
         let loop_var = matches!(&s.kind, StmtKind::Loop(l) if l.var == var);
         if loop_var || procs.stmt_defs(prog, s).contains(var) {
@@ -303,6 +308,33 @@ pub fn sole_update<'p>(
         return None;
     }
     Some(a)
+}
+
+/// The statements of the IF arms among `body`'s own statements (not in inner loops) that end
+/// by leaving the loop (`break`, `return`): they run only on the iteration that leaves, so a
+/// counter they update counts no iteration (trial 12: `{ it++; break; }` made a counted loop
+/// unresolved).
+fn exiting_arms(prog: &Program, body: &[StmtId]) -> std::collections::BTreeSet<StmtId> {
+    let mut out = std::collections::BTreeSet::new();
+    for id in own_stmts(prog, body) {
+        let Some(StmtKind::If(i)) = prog.stmt(id).map(|s| &s.kind) else {
+            continue;
+        };
+        if i.switch.is_some() {
+            continue;
+        }
+        let blocks = i.arms.iter().map(|a| &a.body).chain(i.else_body.as_ref());
+        for b in blocks {
+            let leaves = b
+                .last()
+                .and_then(|&l| prog.stmt(l))
+                .is_some_and(|l| matches!(l.kind, StmtKind::Break | StmtKind::Return { .. }));
+            if leaves {
+                out.extend(prog.walk(b));
+            }
+        }
+    }
+    out
 }
 
 /// The positive constant by which every iteration of `w` increases `var`: exactly one

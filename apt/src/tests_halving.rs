@@ -273,3 +273,30 @@ fn the_bound_is_the_most_iterations_and_at_most_one_more_than_the_least() {
         }
     }
 }
+
+/// Trial 12: a convergence loop that counts its last iteration on the way out
+/// (`if (resid < tol) { it++; break; }`) is the counted loop with an early exit, capped by its
+/// bound, as with a plain `break`; the update on the way out counts no iteration.
+#[test]
+fn an_update_on_the_way_out_leaves_the_loop_counted() {
+    let src = r#"#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    int it, iters;
+    double resid = 1.0, g;
+    MPI_Init(&argc, &argv);
+    iters = atoi(argv[1]);
+    for (it = 0; it < iters; it++) {
+        resid = 0.5 * resid;
+        MPI_Allreduce(&resid, &g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (g < 1e-8) { it++; break; }
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("conv.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].cap, Some(e("ITERS")), "{:?}", l[0]);
+}

@@ -856,7 +856,10 @@ fn fmt_repetitions(times: &[f64]) -> String {
         return String::new();
     }
     let list: Vec<String> = times.iter().map(|w| format!("{w:.4e}")).collect();
-    format!("  (repetitions' traced T {} s; the median kept)", list.join(" "))
+    format!(
+        "  (repetitions' traced T {} s; the median kept)",
+        list.join(" ")
+    )
 }
 
 fn fmt_secs(d: Duration) -> String {
