@@ -182,7 +182,9 @@ pub fn analyze(
     let mut warnings = built.warnings.clone();
     // what the source analysis says about its values (the MPI whose MPI_Dims_create factoring
     // the dims(P, d, k) extents follow, PROC_NULL neighbours, calls through pointers)
-    warnings.extend(apt.notes.iter().map(|(_, text)| text.clone()));
+    warnings.extend(grouped_notes(
+        apt.notes.iter().map(|(_, text)| text.as_str()),
+    ));
     let simulated = runs.iter().any(|r| r.smpi);
     if !simulated {
         let nondet = nondeterminism(runs);
@@ -306,6 +308,40 @@ fn misfit(validation: &[Validation], repeated: u32) -> Option<String> {
         100.0 * worst.loo_error,
         worst.config
     ))
+}
+
+/// The source analysis's notes, one line per fact: notes that say the same of several calls
+/// (`MPI_Irecv at line 60: \`north\` is …` and `MPI_Isend at line 64: \`north\` is …`) are one,
+/// naming every call (trial 12: eight lines for a halo's four neighbours).
+fn grouped_notes<'a>(notes: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<(Vec<&str>, &str)> = Vec::new();
+    for text in notes {
+        let split = text
+            .find(" at line ")
+            .and_then(|at| text[at..].find(": ").map(|c| at + c))
+            .filter(|c| !text[..*c].contains(": "));
+        let Some(c) = split else {
+            out.push((Vec::new(), text));
+            continue;
+        };
+        let (call, fact) = (&text[..c], &text[c + 2..]);
+        match out
+            .iter_mut()
+            .find(|(calls, f)| !calls.is_empty() && *f == fact)
+        {
+            Some((calls, _)) => calls.push(call),
+            None => out.push((vec![call], fact)),
+        }
+    }
+    out.into_iter()
+        .map(|(calls, fact)| {
+            if calls.is_empty() {
+                fact.to_string()
+            } else {
+                format!("{}: {fact}", calls.join(" and "))
+            }
+        })
+        .collect()
 }
 
 /// One warning per run whose ranks straggled at a computation site ([`stragglers`]), naming
@@ -770,6 +806,24 @@ mod tests {
         assert!(
             w.contains("the P=2 runs are off by 4% to 61% either way (mean |error| 36%), the other runs within 6%: the runs at P = 2 are noisy"),
             "{w}"
+        );
+    }
+
+    #[test]
+    fn notes_saying_the_same_of_several_calls_are_one() {
+        let notes = [
+            "MPI_Irecv at line 60: `north` is rank - 4 where rank >= 4, else MPI_PROC_NULL (no message)",
+            "MPI_Dims_create at line 25: dims[0] is 4",
+            "MPI_Isend at line 64: `north` is rank - 4 where rank >= 4, else MPI_PROC_NULL (no message)",
+            "a note without a call",
+        ];
+        assert_eq!(
+            grouped_notes(notes.into_iter()),
+            [
+                "MPI_Irecv at line 60 and MPI_Isend at line 64: `north` is rank - 4 where rank >= 4, else MPI_PROC_NULL (no message)",
+                "MPI_Dims_create at line 25: dims[0] is 4",
+                "a note without a call",
+            ]
         );
     }
 
