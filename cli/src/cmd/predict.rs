@@ -174,8 +174,19 @@ fn check_values(
             .iter()
             .filter_map(|k| known.iter().find(|p| p.eq_ignore_ascii_case(k)))
             .collect();
+        // what analyze said of a name T does not have (held at its traced value, or left
+        // out because nothing carried it): trial 12 got a bare "unknown" for STEPS
+        let said: Vec<&str> = unknown
+            .iter()
+            .filter_map(|k| {
+                m.warnings.iter().map(String::as_str).find(|w| {
+                    w.contains(&format!("no run set {k}"))
+                        || w.starts_with(&format!("{k} is left out of T"))
+                })
+            })
+            .collect();
         bail!(
-            "{} {} unknown{} (the model's parameters: {})",
+            "{} {} unknown{} (the model's parameters: {}){}",
             quoted(&unknown),
             if unknown.len() == 1 { "is" } else { "are" },
             if hints.is_empty() {
@@ -186,7 +197,12 @@ fn check_values(
                     quoted(&hints)
                 )
             },
-            known.join(", ")
+            known.join(", "),
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!("; the model says: {}", said.join("; "))
+            }
         );
     }
     for (k, v) in values {
@@ -373,6 +389,19 @@ mod tests {
     fn check(m: &ModelFile, s: &str) -> Result<()> {
         let traced = traced_values(m, Path::new("/nonexistent/model.json"));
         check_values(m, &traced, &at(s))
+    }
+
+    /// Trial 12: `--at …,STEPS=100` on a model that held STEPS at its traced value said only
+    /// "unknown"; it says what analyze said of it.
+    #[test]
+    fn an_unknown_name_the_model_held_says_so() {
+        let mut m = model("N/P", "N/P", &["N", "P"], &[&[("N", 64.0), ("P", 2.0)]]);
+        m.warnings.push(
+            "trip count at line 68 is STEPS in the source, but no run set STEPS: T holds it at the traced 10; profile with --param STEPS=… to have it in T".into(),
+        );
+        let err = format!("{:#}", check(&m, "N=64,P=2,STEPS=100").unwrap_err());
+        assert!(err.contains("`STEPS` is unknown"), "{err}");
+        assert!(err.contains("T holds it at the traced 10"), "{err}");
     }
 
     #[test]
