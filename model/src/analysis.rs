@@ -97,6 +97,9 @@ pub struct AnalyzeOptions {
     pub quantity: QuantityOptions,
     /// Skip the leave-one-out validation (fast, for tests of composition only).
     pub no_validation: bool,
+    /// The runs' host was busy or oversubscribed (the caller's warnings say so): a misfit may
+    /// be the host's, and the diagnosis says so rather than blame the model alone.
+    pub host_disturbed: bool,
 }
 
 /// Evaluates an expression at named values.
@@ -192,7 +195,14 @@ pub fn analyze(
     }
     warnings.extend(straggler_warnings(runs, &built.compute));
     let repeated = runs.iter().map(|r| r.repeated).min().unwrap_or(1);
-    warnings.extend(misfit(&validation, repeated));
+    warnings.extend(misfit(&validation, repeated).map(|w| {
+        if opts.host_disturbed {
+            // trial 12: "the host was busy" and "off structurally, not by noise" side by side
+            format!("{w} (but the host was busy or its cores oversubscribed during these runs, as warned above: re-run them on an idle host before reading this as the model's)")
+        } else {
+            w
+        }
+    }));
     let ser = |v: &dyn erased::Ser| v.value();
     ModelFile {
         schema: MODEL_SCHEMA,

@@ -187,7 +187,9 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     source_warnings.extend(apt::limits::warnings(&lowered, &tree));
     source_warnings.extend(untraced(&lowered, &tree, fopts.form, &files));
     source_warnings.extend(parameter_reach(&manifest, &tree));
-    source_warnings.extend(super::profile::host::warnings(&manifest.runs));
+    let host = super::profile::host::warnings(&manifest.runs);
+    let host_disturbed = !host.is_empty();
+    source_warnings.extend(host);
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);
@@ -198,7 +200,10 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         &manifest.program,
         &runs,
         &machine,
-        &AnalyzeOptions::default(),
+        &AnalyzeOptions {
+            host_disturbed,
+            ..AnalyzeOptions::default()
+        },
     );
     warnings.append(&mut m.warnings);
     m.warnings = warnings;
