@@ -382,12 +382,12 @@ fn straggler_warnings(runs: &[RunObs], compute: &[ComputeReport]) -> Vec<String>
 }
 
 /// What to do about runs that are noisy: repeat them, or, when every run already was the
-/// median of `repeated` repetitions, look at the host.
+/// fastest of `repeated` repetitions, look at the host.
 fn noise_advice(repeated: u32) -> String {
     if repeated >= 2 {
-        format!("each run is already the median of {repeated} repetitions, so every repetition was disturbed: look for ranks sharing cores or another load on the host")
+        format!("each run is already the fastest of {repeated} repetitions, so every repetition was disturbed: look for ranks sharing cores or another load on the host")
     } else {
-        "profile again with --repeat 3 to keep the median of several".into()
+        "profile again with --repeat 3 to keep the fastest of several".into()
     }
 }
 
@@ -850,7 +850,7 @@ mod tests {
         let noisy = misfit(&v, 3).unwrap();
         assert!(noisy.contains("the runs at P = 2 are noisy"), "{noisy}");
         assert!(
-            noisy.contains("already the median of 3 repetitions") && !noisy.contains("--repeat"),
+            noisy.contains("already the fastest of 3 repetitions") && !noisy.contains("--repeat"),
             "{noisy}"
         );
         for r in &mut v {

@@ -64,7 +64,7 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repetitions: Vec<Repetition>,
     /// Index in `repetitions` of the one whose traces are in `runs/<config>/`: for an ok run the
-    /// median by `trace_seconds`, for a failed one the repetition that failed.
+    /// fastest by `trace_seconds`, for a failed one the repetition that failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<usize>,
     /// The file every rank read as standard input (`augur profile --stdin FILE`): FILE itself,

@@ -147,7 +147,7 @@ struct Row {
     reason: Option<String>,
     wall_seconds: f64,
     /// Every repetition's time as analysis measures it (the traces' T: simulated under SMPI),
-    /// when there were several; the one kept is their median.
+    /// when there were several; the one kept is the fastest.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     repetitions: Vec<f64>,
 }
@@ -857,7 +857,7 @@ fn fmt_repetitions(times: &[f64]) -> String {
     }
     let list: Vec<String> = times.iter().map(|w| format!("{w:.4e}")).collect();
     format!(
-        "  (repetitions' traced T {} s; the median kept)",
+        "  (repetitions' traced T {} s; the fastest kept)",
         list.join(" ")
     )
 }
