@@ -503,6 +503,8 @@ mod tests_setup_globals;
 #[cfg(test)]
 mod tests_shapes;
 #[cfg(test)]
+mod tests_shifts;
+#[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
 mod tests_uneven;
