@@ -37,7 +37,17 @@ pub fn work(
     }
     let first = sizes.first().cloned().unwrap_or_else(Expr::one);
     Attr::Expr(match call.routine.law {
-        Law::NLogN => first.clone() * first.log2(),
+        // n log n of a size that is 0 at one rank (sorting P(P - 1) samples) is 0 there, not
+        // 0 * log2(0) (trial 13: T undefined at P = 1)
+        Law::NLogN => {
+            let at_one = first.eval(&|_| Some(1.0));
+            let inner = if at_one.is_ok_and(|v| v < 1.0) {
+                Expr::max(first.clone(), Expr::one())
+            } else {
+                first.clone()
+            };
+            first.clone() * inner.log2()
+        }
         Law::Log => (first + Expr::one()).log2(),
         Law::Product => sizes.into_iter().fold(Expr::one(), |a, x| a * x),
     })

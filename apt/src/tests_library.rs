@@ -170,3 +170,34 @@ end program mm
         ]
     );
 }
+
+/// Trial 13's sample sort sorts P(P - 1) samples: none at P = 1, where its n log n work is 0,
+/// not 0 * log2(0) (T was undefined at P = 1).
+#[test]
+fn sorting_nothing_at_one_rank_costs_nothing() {
+    let src = r#"#include <mpi.h>
+#include <stdlib.h>
+static int cmp(const void *a, const void *b) { return *(const long *)a < *(const long *)b ? -1 : 1; }
+int main(int argc, char **argv)
+{
+    int size;
+    long *all;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    all = calloc((size_t)size * size, sizeof(long));
+    qsort(all, (size_t)size * (size - 1), sizeof(long), cmp);
+    free(all);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("samples.c", src);
+    let ls = loops(&apt);
+    let sort = library(&ls, "qsort");
+    let Attr::Expr(w) = sort[0].work.clone().unwrap() else {
+        panic!("{:?}", sort[0].work);
+    };
+    let at = |p: f64| eval(&Attr::Expr(w.clone()), &[("P", p)]);
+    assert_eq!(at(1.0), 0.0, "{w}");
+    assert!((at(4.0) - 12.0 * 12f64.log2()).abs() < 1e-9, "{w}");
+}
