@@ -261,7 +261,9 @@ fn a_cart_halos_loops_take_the_grid_and_its_messages_stay_four() {
         .iter()
         .find(|q| q["what"] == "call" && q["line"] == 19)
         .unwrap_or_else(|| panic!("no traced cost for MPI_Cart_create: {qs:#?}"));
+    // a law in P alone: the grid's creation moves none of the program's data
     let per_call = symbolic::parse(call["expr"].as_str().unwrap()).unwrap();
+    assert!(!per_call.contains_var("N"), "{call:#}");
     let at16 = per_call
         .eval(&|name| (name == "P").then_some(16.0).or(Some(512.0)))
         .unwrap();

@@ -36,7 +36,7 @@ pub(super) fn cost_collective(
     // without a sheet cost (a communicator's creation: SMPI's MPI_Comm_split takes 20 ms at
     // P = 256, O(P)), the slowest rank's traced seconds per call, as a law of the parameters
     let measured = if cost.is_none() {
-        measured_per_call(pf, notes)
+        measured_per_call(pf, c.op.makes_communicator(), notes)
     } else {
         None
     };
@@ -112,11 +112,23 @@ pub(super) fn cost_collective(
 }
 
 /// A collective's cost per call from the runs: the slowest processor's mean seconds per call,
-/// fitted over the runs and reported. None when no run traced a time for it.
-fn measured_per_call(pf: &PhaseFit<'_>, notes: &mut Notes) -> Option<Fitted> {
-    let s = pf.by(&|pr| pr.call_seconds);
+/// fitted over the runs and reported. A communicator's creation (`in_p_only`) moves none of
+/// the program's data: its law is in P alone (trial 13: MPI_Cart_create's tens of µs of
+/// noise fitted `1.222e-8*N^(3/4)*log2(N)^2 - …`, growing with N). None when no run traced a
+/// time for it.
+fn measured_per_call(pf: &PhaseFit<'_>, in_p_only: bool, notes: &mut Notes) -> Option<Fitted> {
+    let mut s = pf.by(&|pr| pr.call_seconds);
     if s.values.is_empty() || s.values.iter().all(|v| *v <= 0.0) {
         return None;
+    }
+    if in_p_only {
+        if let Some(pi) = s.params.iter().position(|v| v == "P") {
+            let mut only = crate::quantity::Samples::new(vec!["P".into()]);
+            for (x, v) in s.points.iter().zip(&s.values) {
+                only.push(vec![x[pi]], *v);
+            }
+            s = only;
+        }
     }
     let f = fit_quantity(&s, None, &[], false, pf.env.qopts);
     notes.quantities.push(super::QuantityReport {
