@@ -78,6 +78,7 @@ pub struct Params {
     /// Origin key → index in `list`.
     by_key: BTreeMap<String, usize>,
     arg_names: Vec<String>,
+    stdin_names: Vec<Option<String>>,
 }
 
 impl Params {
@@ -86,7 +87,15 @@ impl Params {
             list: Vec::new(),
             by_key: BTreeMap::new(),
             arg_names,
+            stdin_names: Vec::new(),
         }
+    }
+
+    /// As [`Self::new`], with the names of the values read from standard input in order
+    /// ([`crate::AptOptions::stdin_names`]).
+    pub fn with_stdin_names(mut self, stdin_names: Vec<Option<String>>) -> Self {
+        self.stdin_names = stdin_names;
+        self
     }
 
     pub fn list(&self) -> &[ProgParam] {
@@ -189,7 +198,21 @@ impl Params {
                 };
                 (key, ParamOrigin::Argv { index: *idx }, wanted)
             }
-            InputOrigin::Stdin => (format!("stdin:{var}"), ParamOrigin::Stdin, upper),
+            InputOrigin::Stdin => {
+                let key = format!("stdin:{var}");
+                // the k-th value read (a new one: a value read again keeps its name)
+                let named = (!self.by_key.contains_key(&key))
+                    .then(|| {
+                        let k = self
+                            .list
+                            .iter()
+                            .filter(|p| p.origin == ParamOrigin::Stdin)
+                            .count();
+                        self.stdin_names.get(k).cloned().flatten()
+                    })
+                    .flatten();
+                (key, ParamOrigin::Stdin, named.unwrap_or(upper))
+            }
             InputOrigin::Env(n) => (
                 format!("env:{}", n.clone().unwrap_or_else(|| var.to_string())),
                 ParamOrigin::Env { name: n.clone() },

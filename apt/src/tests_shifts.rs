@@ -30,3 +30,44 @@ int main(int argc, char **argv)
     assert_eq!(l[1].trip, e("floor(N/2)"), "{:?}", l[1]);
     assert_eq!(l[2].trip, e("2"), "{:?}", l[2]);
 }
+
+/// Trial 13's F77 solver read its size into a buffer (`READ(5,*) IBUF(1), IBUF(2)`) and
+/// broadcast it; with the `--stdin` template `{N} 40` the first value read is N, so the loops
+/// over it are in N, not in a parameter IBUF_1 no run sets.
+#[test]
+fn a_value_read_from_stdin_takes_its_templates_name() {
+    let src = "\
+      PROGRAM HEAT
+      INCLUDE 'mpif.h'
+      INTEGER IBUF(2), N, NITER, I, IT, IERR, ME
+      DOUBLE PRECISION S
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, ME, IERR)
+      IF (ME .EQ. 0) READ(5,*) IBUF(1), IBUF(2)
+      CALL MPI_BCAST(IBUF, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      N = IBUF(1)
+      NITER = IBUF(2)
+      S = 0.0D0
+      DO 20 IT = 1, NITER
+         DO 10 I = 1, N
+            S = S + 1.0D-9 * I
+   10    CONTINUE
+   20 CONTINUE
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+    let lowered = frontend::load_str("heat.f", src, &frontend::Options::default()).unwrap();
+    let named = crate::build(
+        &lowered,
+        &crate::AptOptions {
+            stdin_names: vec![Some("N".into()), None],
+            ..Default::default()
+        },
+    );
+    let l = loops(&named);
+    assert_eq!(l[1].trip, e("N"), "{:?}", l[1]);
+    assert_eq!(l[0].trip, e("IBUF_2"), "{:?}", l[0]);
+    // without the template's names the buffer's element names the parameter
+    let plain = apt_of("heat.f", src);
+    assert_eq!(loops(&plain)[1].trip, e("IBUF_1"));
+}

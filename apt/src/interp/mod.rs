@@ -198,7 +198,7 @@ impl<'p> Analysis<'p> {
             prog,
             sources,
             procs: ProcFacts::compute(prog),
-            params: Params::new(opts.arg_names.clone()),
+            params: Params::new(opts.arg_names.clone()).with_stdin_names(opts.stdin_names.clone()),
             dims_rule: opts.dims_rule,
             facts: Facts::default(),
             sites: SiteMap::new(),

@@ -131,8 +131,16 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         .as_ref()
         .and_then(|m| m.runs.iter().find(|r| !r.mpi.is_empty()))
         .map_or_else(Default::default, |r| symbolic::DimsRule::of_library(&r.mpi));
+    // the values read from standard input, named as profile named them
+    let stdin_names = recorded
+        .as_ref()
+        .and_then(|m| stdin_template(m, &args.runs))
+        .and_then(Result::ok)
+        .map(|t| super::profile::reach::stdin_names(&t))
+        .unwrap_or_default();
     let opts = apt::AptOptions {
         arg_names,
+        stdin_names,
         dims_rule,
     };
     let (lowered, tree) = sources::load(&files, &fopts, &opts)?;
@@ -161,7 +169,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot read the runs in {}", args.runs.display()))?;
     // a parameter nothing carried to the program is no parameter of T (trial 12: T(N, P,
     // STEPS) from runs that all ran 10 steps, "errors grow with STEPS")
-    for name in never_carried(&manifest) {
+    for name in never_carried(&manifest, &args.runs) {
         for r in &mut runs {
             r.params.remove(&name);
         }
@@ -186,7 +194,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     // facts that make native timings suspect: read before the fit's own diagnosis
     source_warnings.extend(apt::limits::warnings(&lowered, &tree));
     source_warnings.extend(untraced(&lowered, &tree, fopts.form, &files));
-    source_warnings.extend(parameter_reach(&manifest, &tree));
+    source_warnings.extend(parameter_reach(&manifest, &args.runs, &tree));
     let host = super::profile::host::warnings(&manifest.runs);
     let host_disturbed = !host.is_empty();
     source_warnings.extend(host);
@@ -285,19 +293,28 @@ fn untraced(
     out
 }
 
+/// The `--stdin` template the runs were profiled with (`None` without one): its recorded path
+/// as given to `profile` (relative to where it ran), else beside the runs directory.
+fn stdin_template(manifest: &trace::Manifest, runs: &Path) -> Option<std::io::Result<String>> {
+    let s = manifest.stdin.as_ref()?;
+    let given = Path::new(&s.path);
+    Some(std::fs::read_to_string(given).or_else(|e| {
+        match runs.parent().filter(|_| given.is_relative()) {
+            Some(dir) => std::fs::read_to_string(dir.join(given)).map_err(|_| e),
+            None => Err(e),
+        }
+    }))
+}
+
 /// The parameters the runs vary that nothing carried to the program ([`uncarried`]), with the
 /// `--stdin` template read as `profile` had it (none when it moved: it may carry any).
 ///
 /// [`uncarried`]: super::profile::reach::uncarried
-fn never_carried(manifest: &trace::Manifest) -> Vec<String> {
+fn never_carried(manifest: &trace::Manifest, runs: &Path) -> Vec<String> {
     let Some(args) = &manifest.args else {
         return Vec::new();
     };
-    let stdin = match manifest
-        .stdin
-        .as_ref()
-        .map(|s| std::fs::read_to_string(&s.path))
-    {
+    let stdin = match stdin_template(manifest, runs) {
         None => None,
         Some(Ok(text)) => Some(text),
         Some(Err(_)) => return Vec::new(),
@@ -313,15 +330,11 @@ fn never_carried(manifest: &trace::Manifest) -> Vec<String> {
 
 /// `profile`'s check that each parameter the runs vary reaches the program, over the runs
 /// recorded (nothing to check for a manifest without the program's arguments).
-fn parameter_reach(manifest: &trace::Manifest, tree: &apt::Apt) -> Vec<String> {
+fn parameter_reach(manifest: &trace::Manifest, runs: &Path, tree: &apt::Apt) -> Vec<String> {
     let Some(args) = &manifest.args else {
         return Vec::new();
     };
-    let stdin = manifest
-        .stdin
-        .as_ref()
-        .map(|s| std::fs::read_to_string(&s.path));
-    let stdin = match stdin {
+    let stdin = match stdin_template(manifest, runs) {
         None => None,
         Some(Ok(text)) => Some(text),
         // the template moved: it may carry any parameter, so say nothing rather than guess

@@ -36,6 +36,7 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
     let fopts = args.src.frontend_options();
     let opts = apt::AptOptions {
         arg_names: args.args.clone(),
+        stdin_names: Vec::new(),
         dims_rule: args.launcher.dims_rule(),
     };
     let files = sources::canonical(&args.files);

@@ -74,6 +74,12 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
         &lowered,
         &apt::AptOptions {
             arg_names: arg_names(args),
+            stdin_names: args
+                .stdin
+                .as_ref()
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .map(|t| super::reach::stdin_names(&t))
+                .unwrap_or_default(),
             // the grids the launcher's library makes
             dims_rule: args.launcher.dims_rule(),
         },

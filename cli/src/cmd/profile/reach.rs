@@ -17,6 +17,27 @@ pub struct Carriers<'a> {
     pub stdin: Option<&'a str>,
 }
 
+/// Names of the values a program reads from standard input, in order, from the `--stdin`
+/// template (`{N} 40` → `[Some(N), None]`): the k-th whitespace- or comma-separated token,
+/// where it is a `{NAME}` placeholder. Empty for a NAMELIST or `key = value` template, whose
+/// values are found by name, not position (trial 13: `READ(5,*) IBUF(1)` from `{N} 40` was a
+/// parameter IBUF_1, so no source expression was in N).
+pub fn stdin_names(template: &str) -> Vec<Option<String>> {
+    if template.contains(['&', '=', '$']) {
+        return Vec::new();
+    }
+    template
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .filter(|n| !n.is_empty() && !n.contains(['{', '}']))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
 /// The parameters in `varying` that nothing carried to the program: no `{NAME}` in its
 /// arguments or the `--stdin` template, so every run had the same input whatever its label.
 pub fn uncarried(varying: &[(String, Vec<String>)], via: Carriers<'_>) -> Vec<String> {
@@ -123,6 +144,16 @@ pub fn varying(runs: &[trace::RunRecord]) -> Vec<(String, Vec<String>)> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdin_values_are_named_by_their_placeholders_in_order() {
+        assert_eq!(
+            stdin_names("{N} 40\n{NITER}"),
+            [Some("N".to_string()), None, Some("NITER".to_string())]
+        );
+        assert_eq!(stdin_names("{N}, 2.5, {K}").len(), 3);
+        assert!(stdin_names("&size n = {N} /").is_empty());
+    }
 
     /// Trial 12: `--param STEPS=5,10 -- {N} 10`: STEPS reached no run; N did.
     #[test]
