@@ -264,6 +264,10 @@ pub struct Apt {
     /// factoring `MPI_Dims_create`'s (exact) extents follow, where Cart_shift neighbours are
     /// `MPI_PROC_NULL`, calls through pointers whose work is not in the model.
     pub notes: Vec<(u32, String)>,
+    /// The process grids `MPI_Dims_create` made of the P ranks, as (dimensions, rule): the
+    /// grid's faces are hypotheses for sizes and counts the source leaves unresolved, even
+    /// where no attribute holds its extents (sizes kept in arrays: trial 13).
+    pub grids: Vec<(u32, symbolic::DimsRule)>,
     /// Every CALL node: what the call may write, in the caller's names (the actual arguments
     /// bound to the formals the callee writes, transitively, and the globals, COMMON blocks,
     /// module and host variables it writes), named as [`LoopNode::writes`]; `Err` with the
@@ -348,6 +352,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         used.extend(n.symbols());
     }
     let notes = an.notes.clone().into_iter().collect();
+    let grids = an.grids.iter().copied().collect();
     let mut params = an.params;
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
     let file = sources
@@ -375,6 +380,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         routines,
         sites,
         notes,
+        grids,
         call_writes,
     }
 }

@@ -50,7 +50,9 @@ pub struct PhaseRun {
     pub max_msgs_per_rank: u64,
     /// Mean bytes per message.
     pub bytes: f64,
-    /// Mean bytes per message by sending site.
+    /// The largest bytes per message by sending site: a loosely synchronous exchange waits for
+    /// its largest message, and one site may send several sizes (a loop over a 3-D grid's
+    /// dimensions sending each face in turn; trial 13).
     pub site_bytes: BTreeMap<u32, f64>,
     pub messages: u64,
     /// Computation-phase site → its entries inside the phase per processor that ran it there
@@ -124,7 +126,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
                         call_seconds: g.call_seconds.max.max(0.0),
                         bytes: g.bytes.mean,
-                        site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.mean)).collect(),
+                        site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.max)).collect(),
                         messages: g.messages,
                         inside: g
                             .compute

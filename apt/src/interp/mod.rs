@@ -190,6 +190,8 @@ pub struct Analysis<'p> {
     points_to: BTreeMap<String, (String, String, u32)>,
     /// Whose `MPI_Dims_create` grids follow ([`crate::AptOptions::dims_rule`]).
     dims_rule: symbolic::DimsRule,
+    /// The process grids `MPI_Dims_create` made of the P ranks: (dimensions, rule).
+    pub grids: std::collections::BTreeSet<(u32, symbolic::DimsRule)>,
 }
 
 impl<'p> Analysis<'p> {
@@ -211,6 +213,7 @@ impl<'p> Analysis<'p> {
             pointer_conds: BTreeMap::new(),
             requests: BTreeMap::new(),
             points_to: BTreeMap::new(),
+            grids: std::collections::BTreeSet::new(),
         }
     }
 

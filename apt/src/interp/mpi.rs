@@ -165,6 +165,20 @@ impl Analysis<'_> {
             _ => {}
         }
         if let Some(b) = balanced {
+            // a grid of the P ranks, whether or not its extents reach a count the APT gives
+            for (_, v) in &b.elements {
+                if let Val::Known(e) = v {
+                    for t in e.terms() {
+                        for (a, _) in t.factors() {
+                            if let symbolic::Atom::Dims { n, d, rule, .. } = a {
+                                if **n == symbolic::Expr::var(crate::params::P) {
+                                    self.grids.insert((*d, *rule));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             env.extend(b.elements);
             if let Some(note) = b.note {
                 self.notes.insert(line, note);

@@ -118,7 +118,11 @@ pub(super) fn process_grids(apt: &Apt) -> BTreeSet<ProcGrid> {
             }
         }
     }
-    let mut out = BTreeSet::new();
+    let mut out: BTreeSet<ProcGrid> = apt
+        .grids
+        .iter()
+        .map(|&(d, rule)| ProcGrid { d, rule })
+        .collect();
     for n in apt.nodes() {
         let attrs: Vec<&Attr> = match &n.data {
             NodeData::Loop(l) => vec![&l.trip],
