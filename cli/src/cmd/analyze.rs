@@ -306,47 +306,50 @@ fn stdin_template(manifest: &trace::Manifest, runs: &Path) -> Option<std::io::Re
     }))
 }
 
-/// The parameters the runs vary that nothing carried to the program ([`uncarried`]), with the
-/// `--stdin` template read as `profile` had it (none when it moved: it may carry any).
-///
-/// [`uncarried`]: super::profile::reach::uncarried
-fn never_carried(manifest: &trace::Manifest, runs: &Path) -> Vec<String> {
-    let Some(args) = &manifest.args else {
-        return Vec::new();
-    };
+/// What carried the parameters to the program as `profile` ran it: its arguments and the
+/// `--stdin` template. `None` for a manifest without the arguments, or when the template moved
+/// (it may carry any parameter, so nothing is said rather than guessed).
+fn recorded_carriers(
+    manifest: &trace::Manifest,
+    runs: &Path,
+) -> Option<(Vec<String>, Option<String>)> {
+    let args = manifest.args.clone()?;
     let stdin = match stdin_template(manifest, runs) {
         None => None,
         Some(Ok(text)) => Some(text),
-        Some(Err(_)) => return Vec::new(),
+        Some(Err(_)) => return None,
+    };
+    Some((args, stdin))
+}
+
+/// The parameters the runs vary that nothing carried to the program ([`uncarried`]).
+///
+/// [`uncarried`]: super::profile::reach::uncarried
+fn never_carried(manifest: &trace::Manifest, runs: &Path) -> Vec<String> {
+    let Some((args, stdin)) = recorded_carriers(manifest, runs) else {
+        return Vec::new();
     };
     super::profile::reach::uncarried(
         &super::profile::reach::varying(&manifest.runs),
         super::profile::reach::Carriers {
-            args,
+            args: &args,
             stdin: stdin.as_deref(),
         },
     )
 }
 
 /// `profile`'s check that each parameter the runs vary reaches the program, over the runs
-/// recorded (nothing to check for a manifest without the program's arguments).
+/// recorded.
 fn parameter_reach(manifest: &trace::Manifest, runs: &Path, tree: &apt::Apt) -> Vec<String> {
-    let Some(args) = &manifest.args else {
+    let Some((args, stdin)) = recorded_carriers(manifest, runs) else {
         return Vec::new();
-    };
-    let stdin = match stdin_template(manifest, runs) {
-        None => None,
-        Some(Ok(text)) => Some(text),
-        // the template moved: it may carry any parameter, so say nothing rather than guess
-        Some(Err(_)) => return Vec::new(),
-    };
-    let via = super::profile::reach::Carriers {
-        args,
-        stdin: stdin.as_deref(),
     };
     super::profile::reach::warnings(
         &super::profile::reach::varying(&manifest.runs),
-        via,
+        super::profile::reach::Carriers {
+            args: &args,
+            stdin: stdin.as_deref(),
+        },
         &tree.params,
     )
 }
