@@ -582,6 +582,24 @@ impl MpiOp {
                 | MpiOp::RecvInit
         )
     }
+    /// Calls that send a message each time they run: point-to-point sends (blocking or not)
+    /// and both Sendrecv forms; not a persistent request's start (which request it starts is
+    /// not in the call).
+    pub fn sends(self) -> bool {
+        matches!(
+            self,
+            MpiOp::Send
+                | MpiOp::Ssend
+                | MpiOp::Rsend
+                | MpiOp::Bsend
+                | MpiOp::Isend
+                | MpiOp::Issend
+                | MpiOp::Irsend
+                | MpiOp::Ibsend
+                | MpiOp::Sendrecv
+                | MpiOp::SendrecvReplace
+        )
+    }
     /// Point-to-point sends and receives (blocking or not).
     pub fn is_point_to_point(self) -> bool {
         matches!(

@@ -732,22 +732,25 @@ mod tests {
             v
         };
         // within the target: nothing
-        assert!(misfit_once(&rows(&|_, p| 0.02 * p.log2())).is_none());
+        assert!(misfit(&rows(&|_, p| 0.02 * p.log2()), 1).is_none());
         // a pipeline charged its fill once: errors fall further below 0 as P grows
-        let w = misfit_once(&rows(&|_, p| -0.2 * p.log2())).unwrap();
+        let w = misfit(&rows(&|_, p| -0.2 * p.log2()), 1).unwrap();
         assert!(w.contains("fall with P"), "{w}");
         assert!(w.contains("worst -80.0% at N="), "{w}");
         // every run far too high: structural, whatever the trend
-        let w = misfit_once(&rows(&|n, p| 3.0 + 0.1 * (n + p).sin())).unwrap();
+        let w = misfit(&rows(&|n, p| 3.0 + 0.1 * (n + p).sin()), 1).unwrap();
         assert!(w.contains("8 of 8 runs are predicted too high"), "{w}");
         // large errors of both signs with no trend: noise
-        let w = misfit_once(&rows(&|n, p| {
-            if (n + p) as i64 % 3 == 0 {
-                0.4
-            } else {
-                -0.3
-            }
-        }))
+        let w = misfit(
+            &rows(&|n, p| {
+                if (n + p) as i64 % 3 == 0 {
+                    0.4
+                } else {
+                    -0.3
+                }
+            }),
+            1,
+        )
         .unwrap();
         assert!(w.contains("follow no parameter"), "{w}");
     }
@@ -835,10 +838,6 @@ mod tests {
                 "a note without a call",
             ]
         );
-    }
-
-    fn misfit_once(v: &[Validation]) -> Option<String> {
-        misfit(v, 1)
     }
 
     /// Trial 11 (sor, native, --repeat 3): the N=1024 runs fit best, but each left out was

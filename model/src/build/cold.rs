@@ -30,7 +30,7 @@ pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
 }
 
 /// The excess charged once per run: α·w ([`share_of`]) when it explains the excesses, else
-/// whichever of α·w and their mean misses them less (a noisy first entry, one sample per
+/// whichever of α·w and their mean misses them less at worst (a noisy first entry, one sample per
 /// rank, can hide the share in few runs; charged once, either is far closer than the excess
 /// spread over every entry).
 pub(super) fn once(excess: &Samples, w: &Expr) -> Option<Fitted> {
@@ -48,22 +48,8 @@ pub(super) fn once(excess: &Samples, w: &Expr) -> Option<Fitted> {
     flat.r2 = 0.0;
     flat.max_rel_err = worst(excess, &vec![mean; n]);
     flat.points = n;
-    let miss = |f: &Fitted| -> f64 {
-        excess
-            .points
-            .iter()
-            .zip(&excess.values)
-            .map(|(r, y)| {
-                let p = f
-                    .expr
-                    .eval(&|v| excess.params.iter().position(|p| p == v).map(|k| r[k]))
-                    .unwrap_or(f64::NAN);
-                (p - y).abs() / y.max(1e-300)
-            })
-            .sum::<f64>()
-    };
     match share {
-        Some(s) if miss(&s) < miss(&flat) => Some(s),
+        Some(s) if s.max_rel_err < flat.max_rel_err => Some(s),
         _ => Some(flat),
     }
 }

@@ -122,13 +122,7 @@ fn measured_per_call(pf: &PhaseFit<'_>, in_p_only: bool, notes: &mut Notes) -> O
         return None;
     }
     if in_p_only {
-        if let Some(pi) = s.params.iter().position(|v| v == "P") {
-            let mut only = crate::quantity::Samples::new(vec!["P".into()]);
-            for (x, v) in s.points.iter().zip(&s.values) {
-                only.push(vec![x[pi]], *v);
-            }
-            s = only;
-        }
+        s = s.only("P").unwrap_or(s);
     }
     let f = fit_quantity(&s, None, &[], false, pf.env.qopts);
     notes.quantities.push(super::QuantityReport {

@@ -402,20 +402,10 @@ fn sends_per_occurrence(pf: &PhaseFit<'_>, anchor: u32) -> Option<f64> {
         let Some(apt::NodeData::Comm(c)) = env.nodes.get(s).map(|n| &n.data) else {
             return None;
         };
-        use frontend::MpiOp as Op;
         match c.op {
-            Op::Start | Op::Startall => return None,
-            Op::Send
-            | Op::Ssend
-            | Op::Rsend
-            | Op::Bsend
-            | Op::Isend
-            | Op::Issend
-            | Op::Irsend
-            | Op::Ibsend
-            | Op::Sendrecv
-            | Op::SendrecvReplace => {}
-            _ => continue,
+            frontend::MpiOp::Start | frontend::MpiOp::Startall => return None,
+            op if !op.sends() => continue,
+            _ => {}
         }
         for path in env.paths.get(s)? {
             let at = path.iter().position(|x| *x == anchor)?;

@@ -110,6 +110,16 @@ impl Samples {
     }
 
     /// Keeps only the samples whose value passes `keep`, in their order.
+    /// The samples over parameter `name` alone (the others dropped); `None` without it.
+    pub fn only(&self, name: &str) -> Option<Samples> {
+        let k = self.params.iter().position(|v| v == name)?;
+        let mut out = Samples::new(vec![name.to_string()]);
+        for (x, v) in self.points.iter().zip(&self.values) {
+            out.push(vec![*x.get(k)?], *v);
+        }
+        Some(out)
+    }
+
     pub fn retain(&mut self, mut keep: impl FnMut(f64) -> bool) {
         let keep: Vec<bool> = self.values.iter().map(|v| keep(*v)).collect();
         let mut flags = keep.iter();
