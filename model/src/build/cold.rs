@@ -26,11 +26,11 @@ pub(super) fn runs_agree(ratios: &[f64]) -> bool {
 /// excesses' variance (R² < 0.5): an excess that does not follow the work (a fixed start-up, a
 /// simulator's first-call costs) is not charged where it would be charged many times over.
 pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
-    share_fit(excess, w).filter(|f| f.r2 >= 0.5)
+    share_fit(excess, w).map(|(f, _)| f).filter(|f| f.r2 >= 0.5)
 }
 
 /// The excess charged once per run: α·w ([`share_of`]) when it explains the excesses, else
-/// whichever of α·w and their mean misses them less at worst (a noisy first entry, one sample per
+/// whichever of α·w and their mean misses them less on average (a noisy first entry, one sample per
 /// rank, can hide the share in few runs; charged once, either is far closer than the excess
 /// spread over every entry).
 pub(super) fn once(excess: &Samples, w: &Expr) -> Option<Fitted> {
@@ -39,33 +39,37 @@ pub(super) fn once(excess: &Samples, w: &Expr) -> Option<Fitted> {
         return None;
     }
     let share = share_fit(excess, w);
-    if share.as_ref().is_some_and(|f| f.r2 >= 0.5) {
-        return share;
+    if let Some((f, _)) = share.as_ref().filter(|(f, _)| f.r2 >= 0.5) {
+        return Some(f.clone());
     }
     let mean = excess.values.iter().sum::<f64>() / n as f64;
+    let (worst, flat_miss) = misses(excess, &vec![mean; n]);
     let mut flat = Fitted::constant(mean);
     flat.origin = Origin::Regression;
     flat.r2 = 0.0;
-    flat.max_rel_err = worst(excess, &vec![mean; n]);
+    flat.max_rel_err = worst;
     flat.points = n;
     match share {
-        Some(s) if s.max_rel_err < flat.max_rel_err => Some(s),
+        Some((s, miss)) if miss < flat_miss => Some(s),
         _ => Some(flat),
     }
 }
 
-/// The largest relative miss of `preds` on the excesses.
-fn worst(excess: &Samples, preds: &[f64]) -> f64 {
-    excess
+/// The largest and the mean relative miss of `preds` on the excesses.
+fn misses(excess: &Samples, preds: &[f64]) -> (f64, f64) {
+    let rel: Vec<f64> = excess
         .values
         .iter()
         .zip(preds)
         .map(|(y, p)| (p - y).abs() / y.max(1e-300))
-        .fold(0.0, f64::max)
+        .collect();
+    let mean = rel.iter().sum::<f64>() / rel.len().max(1) as f64;
+    (rel.into_iter().fold(0.0, f64::max), mean)
 }
 
-/// α·w fitted to the excesses, with its R² (any: [`share_of`] and [`once`] judge it).
-fn share_fit(excess: &Samples, w: &Expr) -> Option<Fitted> {
+/// α·w fitted to the excesses, with its R² (any: [`share_of`] and [`once`] judge it) and its
+/// mean relative miss.
+fn share_fit(excess: &Samples, w: &Expr) -> Option<(Fitted, f64)> {
     let ws: Vec<f64> = excess
         .points
         .iter()
@@ -102,9 +106,10 @@ fn share_fit(excess: &Samples, w: &Expr) -> Option<Fitted> {
     fit.hi = e;
     fit.origin = Origin::Regression;
     fit.r2 = r2;
-    fit.max_rel_err = worst(excess, &preds);
+    let (worst, mean_miss) = misses(excess, &preds);
+    fit.max_rel_err = worst;
     fit.points = n;
-    Some(fit)
+    Some((fit, mean_miss))
 }
 
 #[cfg(test)]
