@@ -60,27 +60,6 @@ impl CommFacts {
     }
 }
 
-/// Whether a call of `op` communicates (or completes or probes communication).
-pub fn is_comm(op: MpiOp) -> bool {
-    use MpiOp::*;
-    op.is_point_to_point()
-        || op.is_collective()
-        || matches!(
-            op,
-            Start
-                | Startall
-                | Wait
-                | Waitall
-                | Waitany
-                | Waitsome
-                | Test
-                | Testall
-                | Testany
-                | Testsome
-                | Probe
-                | Iprobe
-        )
-}
 
 /// A value as an attribute: wildcards and `MPI_PROC_NULL` keep their meaning.
 pub fn attr(v: Val) -> Attr {
@@ -212,7 +191,7 @@ fn v_block(
 
 /// Attributes of a communication call; `None` when `m` is not communication.
 pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
-    if !is_comm(m.op) {
+    if !m.op.is_comm() {
         return None;
     }
     let peer = role_attr(m, &[Role::Peer, Role::Dest, Role::Root], s);

@@ -25,7 +25,7 @@ pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
         if let StmtKind::Call(c) = &s.kind {
             called.push(&c.name);
         }
-        for top in crate::procs::stmt_exprs(s) {
+        for top in s.exprs() {
             crate::procs::for_each_expr(top, &mut stack, &mut |e| {
                 if let SrcExprKind::Call { name, .. } = &e.kind {
                     called.push(name);
@@ -118,7 +118,7 @@ pub fn missing_modules(lowered: &Lowered) -> Vec<MissingModule> {
         if let StmtKind::Call(c) = &s.kind {
             called.push(c.name.clone());
         }
-        for top in crate::procs::stmt_exprs(s) {
+        for top in s.exprs() {
             crate::procs::for_each_expr(top, &mut stack, &mut |e| match &e.kind {
                 SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
                     called.push(name.clone())

@@ -400,7 +400,7 @@ fn computing_calls(lowered: &Lowered, cover: &Coverage<'_>) -> Option<String> {
         if let StmtKind::Call(c) = &s.kind {
             called.push((&c.name, &c.args));
         }
-        for top in crate::procs::stmt_exprs(s) {
+        for top in s.exprs() {
             crate::procs::for_each_expr(top, &mut stack, &mut |e| {
                 if let SrcExprKind::Call { name, args } = &e.kind {
                     called.push((name, args));

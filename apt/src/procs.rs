@@ -84,25 +84,6 @@ pub fn user_proc(prog: &Program, names: &ProcNames, proc: ProcId, name: &str) ->
     Some(callee)
 }
 
-/// Top-level expressions of a statement's own kind (not of nested bodies).
-pub fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
-    match &s.kind {
-        StmtKind::Assign(a) => vec![&a.target, &a.value],
-        StmtKind::Loop(l) => vec![&l.lo, &l.hi, &l.step],
-        StmtKind::While(w) => w.cond.iter().collect(),
-        StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
-        StmtKind::Call(c) => c.args.iter().collect(),
-        StmtKind::Mpi(m) => m
-            .args
-            .iter()
-            .map(|a| &a.expr)
-            .chain(m.result.iter())
-            .collect(),
-        StmtKind::Input(i) => i.targets.iter().collect(),
-        StmtKind::Return { value } => value.iter().collect(),
-        StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
-    }
-}
 
 /// Calls `f` on `top` and every sub-expression, pre-order, without allocating per node.
 pub fn for_each_expr<'a>(
@@ -151,7 +132,7 @@ pub fn expr_calls<'a>(
     let mut seen = std::collections::BTreeSet::new();
     let mut out = Vec::new();
     let mut stack = Vec::new();
-    for top in stmt_exprs(s) {
+    for top in s.exprs() {
         for_each_expr(top, &mut stack, &mut |e| {
             let (name, args) = match &e.kind {
                 SrcExprKind::Call { name, args } => (name, args),
@@ -192,7 +173,7 @@ fn has_side_effect(text: &str) -> bool {
 pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut stack = Vec::new();
-    for top in stmt_exprs(s) {
+    for top in s.exprs() {
         for_each_expr(top, &mut stack, &mut |e| {
             if let SrcExprKind::Opaque { text, vars } = &e.kind {
                 if has_side_effect(text) {
@@ -211,7 +192,7 @@ pub fn side_effect_vars(s: &Stmt) -> BTreeSet<String> {
 pub fn increments(s: &Stmt) -> BTreeMap<String, Option<i64>> {
     let mut out: BTreeMap<String, Option<i64>> = BTreeMap::new();
     let mut stack = Vec::new();
-    for top in stmt_exprs(s) {
+    for top in s.exprs() {
         for_each_expr(top, &mut stack, &mut |e| {
             let SrcExprKind::Opaque { text, vars } = &e.kind else {
                 return;

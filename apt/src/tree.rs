@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use frontend::{ProcId, Program, Sources, StmtId, StmtKind};
 use symbolic::Expr;
 
-use crate::comm::is_comm;
 use crate::interp::Facts;
 use crate::pointers::{pointer_call, PointerCall};
 use crate::procs::{expr_calls, user_proc, ProcNames};
@@ -213,7 +212,7 @@ impl Builder<'_> {
                         return out;
                     }
                 }
-                StmtKind::Mpi(m) if is_comm(m.op) => {
+                StmtKind::Mpi(m) if m.op.is_comm() => {
                     if let Some(f) = self.facts.comms.get(&id) {
                         out.push(node(Some(id), line, NodeData::Comm(f.clone()), Vec::new()));
                     }

@@ -31,7 +31,7 @@ use frontend::{
 };
 
 use crate::pointers::pointer_call;
-use crate::procs::{for_each_expr, stmt_exprs, user_proc, ProcFacts};
+use crate::procs::{for_each_expr, user_proc, ProcFacts};
 
 /// Names of storage (see the module doc).
 pub type Names = BTreeSet<String>;
@@ -382,7 +382,7 @@ impl<'a> Writes<'a> {
             }
         }
         let mut stack = Vec::new();
-        for top in stmt_exprs(s) {
+        for top in s.exprs() {
             for_each_expr(top, &mut stack, &mut |e| match &e.kind {
                 SrcExprKind::Call { name, args }
                 | SrcExprKind::Index {
@@ -1067,7 +1067,7 @@ impl<'a> Writes<'a> {
         let proc = s.proc;
         let mut found: Vec<(&str, &[SrcExpr], bool)> = Vec::new();
         let mut stack = Vec::new();
-        for top in stmt_exprs(s) {
+        for top in s.exprs() {
             for_each_expr(top, &mut stack, &mut |e| match &e.kind {
                 SrcExprKind::Call { name, args } => found.push((name, args, true)),
                 SrcExprKind::Index { array, indices } => found.push((array, indices, false)),

@@ -98,7 +98,7 @@ fn mpi(ctx: &mut Ctx<'_>, s: &Stmt, site: u32) -> Result<(), CodegenError> {
         return Ok(());
     };
     if !ctx.wrapped.c(&m.name) {
-        if crate::plan::is_comm(m.op) {
+        if m.op.is_comm() {
             ctx.note(
                 Some(s.span),
                 format!("`{}` has no runtime wrapper: not traced", m.name),

@@ -185,27 +185,6 @@ pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &
     }
 }
 
-/// MPI operations the APT calls communication (COMM nodes).
-pub fn is_comm(op: MpiOp) -> bool {
-    use MpiOp::*;
-    op.is_point_to_point()
-        || op.is_collective()
-        || matches!(
-            op,
-            Start
-                | Startall
-                | Wait
-                | Waitall
-                | Waitany
-                | Waitsome
-                | Test
-                | Testall
-                | Testany
-                | Testsome
-                | Probe
-                | Iprobe
-        )
-}
 
 /// The user procedure `name` called from `proc`, unless `name` is an array there.
 pub(crate) fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<ProcId> {
@@ -218,31 +197,12 @@ pub(crate) fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<Proc
     Some(callee.id)
 }
 
-/// Top-level expressions of a statement's own kind (not of nested bodies), in source order.
-pub(crate) fn stmt_exprs(s: &Stmt) -> Vec<&SrcExpr> {
-    match &s.kind {
-        StmtKind::Assign(a) => vec![&a.target, &a.value],
-        StmtKind::Loop(l) => vec![&l.lo, &l.hi, &l.step],
-        StmtKind::While(w) => w.cond.iter().collect(),
-        StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
-        StmtKind::Call(c) => c.args.iter().collect(),
-        StmtKind::Mpi(m) => m
-            .args
-            .iter()
-            .map(|a| &a.expr)
-            .chain(m.result.iter())
-            .collect(),
-        StmtKind::Input(i) => i.targets.iter().collect(),
-        StmtKind::Return { value } => value.iter().collect(),
-        StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
-    }
-}
 
 /// Calls of user procedures inside the statement's own expressions, pre-order: (callee
 /// name, the call expression).
 pub(crate) fn expr_calls<'a>(prog: &Program, s: &'a Stmt) -> Vec<(&'a str, &'a SrcExpr)> {
     let mut out = Vec::new();
-    for top in stmt_exprs(s) {
+    for top in s.exprs() {
         for e in top.walk() {
             let name = match &e.kind {
                 SrcExprKind::Call { name, .. } => name,
@@ -293,7 +253,7 @@ fn communicating(prog: &Program) -> BTreeSet<ProcId> {
     let mut direct: BTreeMap<ProcId, bool> = BTreeMap::new();
     let mut calls: BTreeMap<ProcId, BTreeSet<ProcId>> = BTreeMap::new();
     for s in &prog.stmts {
-        if matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op)) {
+        if matches!(&s.kind, StmtKind::Mpi(m) if m.op.is_comm()) {
             direct.insert(s.proc, true);
         }
         calls.entry(s.proc).or_default().extend(callees(prog, s));
@@ -338,7 +298,7 @@ impl PlanBuilder<'_> {
             .into_iter()
             .filter_map(|id| self.prog.stmt(id))
             .any(|s| {
-                matches!(&s.kind, StmtKind::Mpi(m) if is_comm(m.op))
+                matches!(&s.kind, StmtKind::Mpi(m) if m.op.is_comm())
                     || callees(self.prog, s)
                         .iter()
                         .any(|c| self.comm_procs.contains(c))
@@ -353,7 +313,7 @@ impl PlanBuilder<'_> {
             .filter_map(|id| self.prog.stmt(id))
             .any(|s| match &s.kind {
                 StmtKind::Loop(_) | StmtKind::While(_) => true,
-                StmtKind::Mpi(m) => is_comm(m.op),
+                StmtKind::Mpi(m) => m.op.is_comm(),
                 _ => {
                     !callees(self.prog, s).is_empty() || frontend::array_op(self.prog, s).is_some()
                 }
@@ -474,7 +434,7 @@ impl PlanBuilder<'_> {
                         self.block_then(e, in_phase, after);
                     }
                 }
-                StmtKind::Mpi(m) if is_comm(m.op) => self.push(id, Role::Comm),
+                StmtKind::Mpi(m) if m.op.is_comm() => self.push(id, Role::Comm),
                 StmtKind::Assign(_) | StmtKind::Call(_) => {
                     self.calls(s);
                     // Fortran array syntax or a computing library call: an implicit loop (a

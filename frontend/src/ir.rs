@@ -510,6 +510,29 @@ pub enum StmtKind {
     Opaque(Opaque),
 }
 
+impl Stmt {
+    /// Top-level expressions of the statement's own kind (not of nested bodies), in source
+    /// order.
+    pub fn exprs(&self) -> Vec<&SrcExpr> {
+        match &self.kind {
+            StmtKind::Assign(a) => vec![&a.target, &a.value],
+            StmtKind::Loop(l) => vec![&l.lo, &l.hi, &l.step],
+            StmtKind::While(w) => w.cond.iter().collect(),
+            StmtKind::If(i) => i.arms.iter().map(|a| &a.cond).collect(),
+            StmtKind::Call(c) => c.args.iter().collect(),
+            StmtKind::Mpi(m) => m
+                .args
+                .iter()
+                .map(|a| &a.expr)
+                .chain(m.result.iter())
+                .collect(),
+            StmtKind::Input(i) => i.targets.iter().collect(),
+            StmtKind::Return { value } => value.iter().collect(),
+            StmtKind::Break | StmtKind::Continue | StmtKind::Opaque(_) => Vec::new(),
+        }
+    }
+}
+
 impl StmtKind {
     /// Nested bodies in source order, which is id order (loop body; if arms then else;
     /// while init, update, body — a C `for` header precedes its body).

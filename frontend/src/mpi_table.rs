@@ -600,6 +600,27 @@ impl MpiOp {
                 | MpiOp::SendrecvReplace
         )
     }
+    /// Whether a call communicates, or completes or probes communication: what the APT calls
+    /// a COMM node and the skeleton keeps.
+    pub fn is_comm(self) -> bool {
+        self.is_point_to_point()
+            || self.is_collective()
+            || matches!(
+                self,
+                MpiOp::Start
+                    | MpiOp::Startall
+                    | MpiOp::Wait
+                    | MpiOp::Waitall
+                    | MpiOp::Waitany
+                    | MpiOp::Waitsome
+                    | MpiOp::Test
+                    | MpiOp::Testall
+                    | MpiOp::Testany
+                    | MpiOp::Testsome
+                    | MpiOp::Probe
+                    | MpiOp::Iprobe
+            )
+    }
     /// Point-to-point sends and receives (blocking or not).
     pub fn is_point_to_point(self) -> bool {
         matches!(

@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use frontend::{FileId, ProcId, SourceFile, Stmt, StmtId, StmtKind};
 
 use crate::edit::Key;
-use crate::plan::{callees, is_comm, Role};
+use crate::plan::{callees, Role};
 
 use crate::scan::{find_call, numbers};
 use crate::{CodegenError, Ctx, FortranForm};
@@ -345,7 +345,7 @@ impl<'a> F<'_, 'a> {
             return Ok(());
         };
         if !self.ctx.wrapped.fortran(&m.name) {
-            if is_comm(m.op) {
+            if m.op.is_comm() {
                 self.ctx.note(
                     Some(s.span),
                     format!("`{}` has no runtime wrapper: not traced", m.name),
