@@ -60,7 +60,6 @@ impl CommFacts {
     }
 }
 
-
 /// A value as an attribute: wildcards and `MPI_PROC_NULL` keep their meaning.
 pub fn attr(v: Val) -> Attr {
     match v {

@@ -84,7 +84,6 @@ pub fn user_proc(prog: &Program, names: &ProcNames, proc: ProcId, name: &str) ->
     Some(callee)
 }
 
-
 /// Calls `f` on `top` and every sub-expression, pre-order, without allocating per node.
 pub fn for_each_expr<'a>(
     top: &'a SrcExpr,

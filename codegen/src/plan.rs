@@ -185,7 +185,6 @@ pub(crate) fn add_mpi_setup_marks(prog: &Program, marks: &mut Vec<Mark>, next: &
     }
 }
 
-
 /// The user procedure `name` called from `proc`, unless `name` is an array there.
 pub(crate) fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<ProcId> {
     let callee = prog.proc_by_name(name)?;
@@ -196,7 +195,6 @@ pub(crate) fn user_proc(prog: &Program, proc: ProcId, name: &str) -> Option<Proc
     }
     Some(callee.id)
 }
-
 
 /// Calls of user procedures inside the statement's own expressions, pre-order: (callee
 /// name, the call expression).
