@@ -326,7 +326,8 @@ pub fn now_rfc3339() -> String {
     rfc3339(secs)
 }
 
-fn rfc3339(secs: u64) -> String {
+/// A Unix time as RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SSZ`).
+pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // civil-from-days (H. Hinnant): proleptic Gregorian date of a day count since 1970-01-01.
@@ -518,6 +519,7 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_795_238_243), "2026-11-21T05:17:23Z");
+        assert_eq!(rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
     }
 
     #[test]

@@ -122,27 +122,6 @@ fn join<T: ToString>(v: &[T]) -> String {
         .join(",")
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time (civil-from-days, proleptic Gregorian).
-fn utc_date(secs: u64) -> String {
-    let days = (secs / 86400) as i64;
-    let rem = secs % 86400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 /// Host names a platform XML declares (`<host id>`, `<cluster prefix radical suffix>`).
 fn platform_hosts(xml: &str) -> Vec<String> {
     fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
@@ -561,7 +540,7 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
             format!("{launcher}: {launcher_version}")
         },
         host: meta("host"),
-        date: utc_date(started),
+        date: trace::rfc3339(started),
         launch_np,
         group_sizes,
         p2p_sizes,
@@ -748,13 +727,6 @@ mod tests {
         assert!(parse_sizes("1,0", "--sizes").is_err());
         assert_eq!(parse_sizes("8, 64", "--sizes").ok(), Some(vec![8, 64]));
         assert_eq!(parse_sizes("64,8,64", "--sizes").ok(), Some(vec![8, 64]));
-    }
-
-    #[test]
-    fn dates_are_utc_civil() {
-        assert_eq!(utc_date(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc_date(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc_date(1_700_000_000), "2023-11-14T22:13:20Z");
     }
 
     #[test]
