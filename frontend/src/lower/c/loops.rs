@@ -45,7 +45,32 @@ impl<'a> CLower<'a> {
         let header_end = body_node.map_or(span.end, |b| self.span(b).start);
         let header_span = Span::new(span.file, span.start, header_end);
         let end_span = self.end_span(body_node.unwrap_or(n));
-        if let Some((var, lo, hi, step)) = self.counted(n) {
+        // `for (i = 1, j = 0; i < n; i++)`: counted over `i`, the other operands before it
+        let init = n.field("initializer");
+        let parts = init.map(super::stmt::comma_parts).unwrap_or_default();
+        let counted = if parts.len() > 1 {
+            parts.iter().enumerate().find_map(|(k, &p)| {
+                let c = self.counted(n, Some(p))?;
+                let others: Vec<Node> = parts
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, &q)| q)
+                    .collect();
+                // the others may not read or write the counter (they run before it is set)
+                let var = c.0.clone();
+                others
+                    .iter()
+                    .all(|q| !mentions(self.text(*q), &var))
+                    .then_some((c, others))
+            })
+        } else {
+            self.counted(n, init).map(|c| (c, Vec::new()))
+        };
+        if let Some(((var, lo, hi, step), others)) = counted {
+            for q in others {
+                self.expr_stmt(q, q, out);
+            }
             let id = self.b.alloc(span, None);
             let body = self.body(body_node, id);
             let l = Loop {
@@ -98,9 +123,14 @@ impl<'a> CLower<'a> {
         out.push(id);
     }
 
-    /// Recognises `for (v = lo; v OP bound; v += step)`; returns (var, lo, hi inclusive, step).
-    pub(super) fn counted(&mut self, n: Node<'a>) -> Option<(String, SrcExpr, SrcExpr, SrcExpr)> {
-        let init = n.field("initializer")?;
+    /// Recognises `for (v = lo; v OP bound; v += step)` with `init` its initializer (or one
+    /// operand of it); returns (var, lo, hi inclusive, step).
+    pub(super) fn counted(
+        &mut self,
+        n: Node<'a>,
+        init: Option<Node<'a>>,
+    ) -> Option<(String, SrcExpr, SrcExpr, SrcExpr)> {
+        let init = init?;
         let (var, lo_node) = match init.kind() {
             "assignment_expression" => {
                 let l = init
@@ -223,6 +253,14 @@ impl<'a> CLower<'a> {
         };
         Some((var, lo, hi, step))
     }
+}
+
+/// Whether C text names the identifier `var` anywhere.
+fn mentions(text: &str, var: &str) -> bool {
+    text.match_indices(var).any(|(i, _)| {
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        !text[..i].ends_with(word) && !text[i + var.len()..].starts_with(word)
+    })
 }
 
 /// Whether C text may assign `var`: an occurrence of the identifier followed by an

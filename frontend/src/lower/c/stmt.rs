@@ -494,6 +494,17 @@ impl<'a> CLower<'a> {
                         .push(span, None, StmtKind::Assign(Assign { target, value })),
                 );
             }
+            // `i = 1, j = 0`: each operand in turn
+            "comma_expression" => {
+                for part in comma_parts(e) {
+                    self.expr_stmt(stmt, part, out);
+                }
+            }
+            "parenthesized_expression" if e.named_child_count() == 1 => {
+                if let Some(inner) = e.named_child(0) {
+                    self.expr_stmt(stmt, inner, out);
+                }
+            }
             _ => {
                 let v = self.expr(e, 0);
                 self.hoist_nested(&v, out);
@@ -799,4 +810,18 @@ fn respan(e: &mut SrcExpr, span: Span) {
         respan(lhs, span);
         respan(rhs, span);
     }
+}
+
+/// The operands of a comma expression in order (`a, b, c` nests as `(a, b), c`).
+pub(super) fn comma_parts(e: Node) -> Vec<Node> {
+    if e.kind() != "comma_expression" {
+        return vec![e];
+    }
+    let mut out = Vec::new();
+    for f in ["left", "right"] {
+        if let Some(x) = e.child_by_field_name(f) {
+            out.extend(comma_parts(x));
+        }
+    }
+    out
 }
