@@ -330,8 +330,9 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     };
     let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
     let comm_procs = tree::communicating(&routines, prog.procs.len());
+    let loop_procs = tree::looping(&routines, prog.procs.len());
     for r in &mut routines {
-        tree::mark_compute(r, &comm_procs, &an.facts);
+        tree::mark_compute(r, &comm_procs, &loop_procs, &an.facts);
     }
     let w = writes::Writes::new(prog, sources, &an.procs);
     for r in &mut routines {

@@ -276,40 +276,59 @@ impl Builder<'_> {
 
 /// Procedures whose execution may communicate (directly or through calls).
 pub fn communicating(routines: &[Node], nprocs: usize) -> BTreeSet<ProcId> {
-    let mut comm = BTreeSet::new();
+    reaching(routines, nprocs, &|n| matches!(n.data, NodeData::Comm(_)))
+}
+
+/// Procedures whose execution may run a loop (directly or through calls).
+pub fn looping(routines: &[Node], nprocs: usize) -> BTreeSet<ProcId> {
+    reaching(routines, nprocs, &|n| matches!(n.data, NodeData::Loop(_)))
+}
+
+/// Procedures whose execution reaches a node `own` holds of, directly or through calls: the
+/// least fixed point over the call graph.
+fn reaching(routines: &[Node], nprocs: usize, own: &dyn Fn(&Node) -> bool) -> BTreeSet<ProcId> {
+    let mut set = BTreeSet::new();
     for _ in 0..=nprocs {
-        let before = comm.len();
+        let before = set.len();
         for r in routines {
             if let NodeData::Routine { proc, .. } = &r.data {
-                if r.children.iter().any(|c| has_comm(c, &comm)) {
-                    comm.insert(*proc);
+                if r.children.iter().any(|c| reaches(c, &set, own)) {
+                    set.insert(*proc);
                 }
             }
         }
-        if comm.len() == before {
+        if set.len() == before {
             break;
         }
     }
-    comm
+    set
 }
 
-fn has_comm(n: &Node, comm_procs: &BTreeSet<ProcId>) -> bool {
-    let own = match &n.data {
-        NodeData::Comm(_) => true,
-        NodeData::Call { proc, .. } => comm_procs.contains(proc),
-        _ => false,
-    };
-    own || n
+/// Whether `n` or a node below it holds `own`, or calls a procedure of `procs`.
+fn reaches(n: &Node, procs: &BTreeSet<ProcId>, own: &dyn Fn(&Node) -> bool) -> bool {
+    let here = own(n) || matches!(&n.data, NodeData::Call { proc, .. } if procs.contains(proc));
+    here || n
         .children
         .iter()
         .chain(&n.else_children)
-        .any(|c| has_comm(c, comm_procs))
+        .any(|c| reaches(c, procs, own))
 }
 
-/// Marks the outermost communication-free loops as computation phases and sets their work.
-pub fn mark_compute(n: &mut Node, comm_procs: &BTreeSet<ProcId>, facts: &Facts) {
+/// Marks the outermost loops that neither communicate nor call a routine with loops of its
+/// own as computation phases and sets their work. A loop that calls such a routine (a row
+/// FFT called once per row) is composed bottom-up instead: its trip count times the
+/// callee's computation phases, each fitted to its own work; one cost per iteration of the
+/// caller would have to fit the callee's work as a law of the caller's iterations.
+pub fn mark_compute(
+    n: &mut Node,
+    comm_procs: &BTreeSet<ProcId>,
+    loop_procs: &BTreeSet<ProcId>,
+    facts: &Facts,
+) {
     if let NodeData::Loop(_) = n.data {
-        if !has_comm(n, comm_procs) {
+        let is_comm = |m: &Node| matches!(m.data, NodeData::Comm(_));
+        let calls_loops = reaches(n, loop_procs, &|_| false);
+        if !reaches(n, comm_procs, &is_comm) && !calls_loops {
             let w = work(n, facts);
             if let NodeData::Loop(l) = &mut n.data {
                 l.compute = true;
@@ -319,7 +338,7 @@ pub fn mark_compute(n: &mut Node, comm_procs: &BTreeSet<ProcId>, facts: &Facts) 
         }
     }
     for c in n.children.iter_mut().chain(n.else_children.iter_mut()) {
-        mark_compute(c, comm_procs, facts);
+        mark_compute(c, comm_procs, loop_procs, facts);
     }
 }
 

@@ -136,9 +136,11 @@ impl Plan {
     /// [`Plan::from_apt`] on the same program (tested on every testdata program).
     pub fn from_program(prog: &Program) -> Plan {
         let comm_procs = communicating(prog);
+        let loop_procs = looping(prog);
         let mut b = PlanBuilder {
             prog,
             comm_procs,
+            loop_procs,
             marks: Vec::new(),
             next: 0,
             nested_exits: frontend::nested_exits_fit(prog),
@@ -248,24 +250,40 @@ pub(crate) fn callees(prog: &Program, s: &Stmt) -> Vec<ProcId> {
 
 /// Procedures that may communicate, directly or through calls (fixed point).
 fn communicating(prog: &Program) -> BTreeSet<ProcId> {
-    let mut direct: BTreeMap<ProcId, bool> = BTreeMap::new();
+    reaching(
+        prog,
+        &|s| matches!(&s.kind, StmtKind::Mpi(m) if m.op.is_comm()),
+    )
+}
+
+/// Procedures that may run a loop (an implicit one of array syntax or a computing library call
+/// included), directly or through calls: as apt's `tree::looping`.
+fn looping(prog: &Program) -> BTreeSet<ProcId> {
+    reaching(prog, &|s| {
+        matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_))
+            || frontend::array_op(prog, s).is_some()
+    })
+}
+
+/// Procedures with a statement `direct` holds of, or that call one of them (fixed point).
+fn reaching(prog: &Program, direct: &dyn Fn(&Stmt) -> bool) -> BTreeSet<ProcId> {
+    let mut set = BTreeSet::new();
     let mut calls: BTreeMap<ProcId, BTreeSet<ProcId>> = BTreeMap::new();
     for s in &prog.stmts {
-        if matches!(&s.kind, StmtKind::Mpi(m) if m.op.is_comm()) {
-            direct.insert(s.proc, true);
+        if direct(s) {
+            set.insert(s.proc);
         }
         calls.entry(s.proc).or_default().extend(callees(prog, s));
     }
-    let mut comm: BTreeSet<ProcId> = direct.keys().copied().collect();
     loop {
-        let before = comm.len();
+        let before = set.len();
         for (p, cs) in &calls {
-            if cs.iter().any(|c| comm.contains(c)) {
-                comm.insert(*p);
+            if cs.iter().any(|c| set.contains(c)) {
+                set.insert(*p);
             }
         }
-        if comm.len() == before {
-            return comm;
+        if set.len() == before {
+            return set;
         }
     }
 }
@@ -273,6 +291,8 @@ fn communicating(prog: &Program) -> BTreeSet<ProcId> {
 struct PlanBuilder<'a> {
     prog: &'a Program,
     comm_procs: BTreeSet<ProcId>,
+    /// [`looping`]: a loop calling one of these is not a computation phase (as apt's).
+    loop_procs: BTreeSet<ProcId>,
     marks: Vec<Mark>,
     next: u32,
     /// [`frontend::nested_exits_fit`]: which rule says an IF leaves early (as the APT's).
@@ -300,6 +320,19 @@ impl PlanBuilder<'_> {
                     || callees(self.prog, s)
                         .iter()
                         .any(|c| self.comm_procs.contains(c))
+            })
+    }
+
+    /// Whether the statements of `block` (and below) call a routine that runs loops.
+    fn calls_loops(&self, block: &[StmtId]) -> bool {
+        self.prog
+            .walk(block)
+            .into_iter()
+            .filter_map(|id| self.prog.stmt(id))
+            .any(|s| {
+                callees(self.prog, s)
+                    .iter()
+                    .any(|c| self.loop_procs.contains(c))
             })
     }
 
@@ -375,7 +408,16 @@ impl PlanBuilder<'_> {
                     }
                     self.calls(s);
                     let whole = [id];
-                    let phase = !in_phase && !self.communicates(&whole);
+                    // the loop's calls below its header (those in the header are its
+                    // siblings in the APT)
+                    let calls_loops = match &s.kind {
+                        StmtKind::Loop(l) => self.calls_loops(&l.body),
+                        StmtKind::While(w) => {
+                            self.calls_loops(&w.body) || self.calls_loops(&w.update)
+                        }
+                        _ => false,
+                    };
+                    let phase = !in_phase && !self.communicates(&whole) && !calls_loops;
                     self.push(
                         id,
                         Role::Loop {

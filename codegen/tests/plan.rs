@@ -46,6 +46,7 @@ fn from_program_agrees_with_from_apt() {
         "edge.f90",
         "arrays.f90",
         "pointer_calls.c",
+        "calls_in_loops.c",
     ] {
         check(&data.join(f), Vec::new());
     }
