@@ -28,6 +28,10 @@ pub struct RankObs {
     pub alone: BTreeMap<u32, u64>,
     /// Computation-phase site → the cost of each entry, in order.
     pub entries: BTreeMap<u32, Vec<f64>>,
+    /// Computation-phase site → for each entry, how many MPI calls the rank had made before
+    /// it: entries with the same count ran between the same two calls (a row FFT called for
+    /// every row between two transposes), where no other rank waits for any one of them.
+    pub between: BTreeMap<u32, Vec<u32>>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -38,6 +42,32 @@ impl RankObs {
         self.entries
             .get(&site)
             .map(|e| (e.len() as u64, e.iter().sum()))
+    }
+
+    /// A computation phase's entries from the `skip`-th on, summed over each stretch between
+    /// two MPI calls, in order; each entry a stretch of its own where the rank's MPI calls
+    /// were not counted.
+    fn stretches(&self, site: u32, skip: usize) -> Vec<f64> {
+        let Some(costs) = self.entries.get(&site) else {
+            return Vec::new();
+        };
+        let costs = costs.get(skip..).unwrap_or(&[]);
+        let Some(between) = self
+            .between
+            .get(&site)
+            .and_then(|b| b.get(skip..))
+            .filter(|b| b.len() == costs.len())
+        else {
+            return costs.to_vec();
+        };
+        let mut out: Vec<f64> = Vec::new();
+        for (k, (&c, &b)) in costs.iter().zip(between).enumerate() {
+            match out.last_mut() {
+                Some(last) if k > 0 && between[k - 1] == b => *last += c,
+                _ => out.push(c),
+            }
+        }
+        out
     }
 }
 
@@ -95,20 +125,35 @@ impl RunObs {
     /// The mean over occurrences of the largest cost over the ranks of a computation phase's
     /// k-th entry: what a loosely synchronous step waits for when each occurrence's slowest
     /// rank differs (noise). `None` unless every rank that entered it entered it equally often.
+    ///
+    /// Entries a rank runs one after another between two MPI calls are one occurrence, summed:
+    /// the others wait for the slowest rank's whole stretch, not for the slowest of each entry
+    /// (the maximum of each of a row FFT's N/P calls over P ranks grew with log2(P) where the
+    /// stretches' did not; trial 14).
     pub fn compute_occurrence_max(&self, site: u32) -> Option<f64> {
-        let seqs: Vec<&Vec<f64>> = self
+        self.occurrence_max(site, 0)
+    }
+
+    /// [`Self::compute_occurrence_max`] over the entries from the `skip`-th on.
+    fn occurrence_max(&self, site: u32, skip: usize) -> Option<f64> {
+        let entered: Vec<&RankObs> = self
             .ranks
             .iter()
-            .filter_map(|r| r.entries.get(&site))
+            .filter(|r| r.entries.contains_key(&site))
             .collect();
-        let n = seqs.first()?.len();
-        if n == 0 || seqs.iter().any(|s| s.len() != n) {
+        let n = entered.first()?.entries[&site].len();
+        if n <= skip || entered.iter().any(|r| r.entries[&site].len() != n) {
             return None;
         }
-        let sum: f64 = (0..n)
+        let seqs: Vec<Vec<f64>> = entered.iter().map(|r| r.stretches(site, skip)).collect();
+        let m = seqs[0].len();
+        if seqs.iter().any(|s| s.len() != m) {
+            return None;
+        }
+        let sum: f64 = (0..m)
             .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
             .sum();
-        Some(sum / n as f64)
+        Some(sum / (n - skip) as f64)
     }
     /// A computation phase's first entry apart from the rest: (the slowest rank's first entry,
     /// the steady cost per entry over the entries after it, as [`Self::compute_occurrence_max`]
@@ -125,17 +170,11 @@ impl RunObs {
             return None;
         }
         let first = seqs.iter().map(|s| s[0]).fold(0.0, f64::max);
-        let n = seqs[0].len();
-        let steady = if seqs.iter().all(|s| s.len() == n) {
-            (1..n)
-                .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
-                .sum::<f64>()
-                / (n - 1) as f64
-        } else {
+        let steady = self.occurrence_max(site, 1).unwrap_or_else(|| {
             seqs.iter()
                 .map(|s| s[1..].iter().sum::<f64>() / (s.len() - 1) as f64)
                 .fold(0.0, f64::max)
-        };
+        });
         Some((first, steady))
     }
     /// The share of a computation phase's entries, over all ranks, that were a burst of their
@@ -171,6 +210,7 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     let mut o = RankObs::default();
     let mut last_wtime = t.header.init_wtime;
     let is_phase = |k: usize| matches!(t.events.get(k), Some(Event::Phase(_)));
+    let mut calls = 0u32;
     for (k, e) in t.events.iter().enumerate() {
         match e {
             Event::Phase(p) => {
@@ -184,9 +224,13 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                     p.cpu_ns as f64 * 1e-9
                 };
                 o.entries.entry(p.site).or_default().push(cost.max(0.0));
+                o.between.entry(p.site).or_default().push(calls);
                 last_wtime = last_wtime.max(p.end.wtime);
             }
-            Event::Mpi { call, .. } => last_wtime = last_wtime.max(call.end.wtime),
+            Event::Mpi { call, .. } => {
+                calls += 1;
+                last_wtime = last_wtime.max(call.end.wtime);
+            }
         }
     }
     for a in &t.aggregates {
@@ -338,6 +382,40 @@ mod tests {
         // relaxation is a burst of its own
         assert_eq!(run.compute_alone(19), Some(0.0));
         assert_eq!(run.compute_alone(9999), None);
+    }
+
+    /// Entries a rank runs back to back between two MPI calls are one occurrence: the others
+    /// wait for the slowest rank's stretch, not for the slowest of each entry (trial 14: a row
+    /// FFT called N/P times between two transposes).
+    #[test]
+    fn entries_between_the_same_two_calls_are_one_occurrence() {
+        let mut run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
+        let rank = |costs: [f64; 4], between: [u32; 4]| super::RankObs {
+            entries: [(7, costs.to_vec())].into(),
+            between: [(7, between.to_vec())].into(),
+            ..Default::default()
+        };
+        // two stretches of two entries; the slowest entry alternates between the ranks
+        run.ranks = vec![
+            rank([1.0, 3.0, 1.0, 3.0], [0, 0, 2, 2]),
+            rank([3.0, 1.0, 3.0, 1.0], [1, 1, 3, 3]),
+        ];
+        assert_eq!(run.compute_occurrence_max(7), Some(2.0));
+        // the first entry apart, the steady part over entries 1..3: stretches (3), (1 + 3) on
+        // rank 0 and (1), (3 + 1) on rank 1
+        assert_eq!(run.compute_first_entry(7), Some((3.0, (3.0 + 4.0) / 3.0)));
+        // an MPI call between every two entries: each entry its own occurrence
+        run.ranks = vec![
+            rank([1.0, 3.0, 1.0, 3.0], [0, 1, 2, 3]),
+            rank([3.0, 1.0, 3.0, 1.0], [1, 2, 3, 4]),
+        ];
+        assert_eq!(run.compute_occurrence_max(7), Some(3.0));
+        // stretches the ranks do not share in number: no occurrence to take the maximum of
+        run.ranks = vec![
+            rank([1.0, 3.0, 1.0, 3.0], [0, 0, 0, 0]),
+            rank([3.0, 1.0, 3.0, 1.0], [1, 2, 3, 4]),
+        ];
+        assert_eq!(run.compute_occurrence_max(7), None);
     }
 
     /// Simulated shift at P = 2: the update sits between MPI_Send and MPI_Recv, a burst of its
