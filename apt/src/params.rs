@@ -79,6 +79,9 @@ pub struct Params {
     by_key: BTreeMap<String, usize>,
     arg_names: Vec<String>,
     stdin_names: Vec<Option<String>>,
+    /// Distinct values read from standard input so far: the next one's index in
+    /// `stdin_names`.
+    stdin_read: usize,
 }
 
 impl Params {
@@ -88,6 +91,7 @@ impl Params {
             by_key: BTreeMap::new(),
             arg_names,
             stdin_names: Vec::new(),
+            stdin_read: 0,
         }
     }
 
@@ -201,16 +205,23 @@ impl Params {
             InputOrigin::Stdin => {
                 let key = format!("stdin:{var}");
                 // the k-th value read (a new one: a value read again keeps its name)
-                let named = (!self.by_key.contains_key(&key))
-                    .then(|| {
-                        let k = self
-                            .list
-                            .iter()
-                            .filter(|p| p.origin == ParamOrigin::Stdin)
-                            .count();
-                        self.stdin_names.get(k).cloned().flatten()
-                    })
-                    .flatten();
+                let named = if self.by_key.contains_key(&key) {
+                    None
+                } else {
+                    let k = self.stdin_read;
+                    self.stdin_read += 1;
+                    self.stdin_names.get(k).cloned().flatten()
+                };
+                // a placeholder the template names twice (`{N} {N} {STEPS}` for NX = NY = N)
+                // is one parameter, as the same name twice in the arguments is
+                if let Some(i) = named.as_ref().and_then(|n| {
+                    self.list
+                        .iter()
+                        .position(|p| &p.name == n && p.origin == ParamOrigin::Stdin)
+                }) {
+                    self.by_key.insert(key, i);
+                    return named;
+                }
                 (key, ParamOrigin::Stdin, named.unwrap_or(upper))
             }
             InputOrigin::Env(n) => (

@@ -70,4 +70,43 @@ fn a_value_read_from_stdin_takes_its_templates_name() {
     // without the template's names the buffer's element names the parameter
     let plain = apt_of("heat.f", src);
     assert_eq!(loops(&plain)[1].trip, e("IBUF_1"));
+    // a name the template gives twice is one parameter, and the values after it keep their
+    // places (trial 14: `{N} {N} {NSTEP}` made the second a parameter N_2 no run sets)
+    let twice = crate::build(
+        &lowered,
+        &crate::AptOptions {
+            stdin_names: vec![Some("N".into()), Some("N".into())],
+            ..Default::default()
+        },
+    );
+    let l = loops(&twice);
+    assert_eq!((&l[0].trip, &l[1].trip), (&e("N"), &e("N")), "{l:?}");
+    let three = "\
+      PROGRAM HEAT3
+      INCLUDE 'mpif.h'
+      INTEGER NX, NY, NSTEP, I, J, IT, IERR
+      DOUBLE PRECISION S
+      CALL MPI_INIT(IERR)
+      READ(5,*) NX, NY, NSTEP
+      S = 0.0D0
+      DO 30 IT = 1, NSTEP
+         DO 20 J = 1, NY
+            DO 10 I = 1, NX
+               S = S + 1.0D-9 * I
+   10       CONTINUE
+   20    CONTINUE
+   30 CONTINUE
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+    let lowered = frontend::load_str("heat3.f", three, &frontend::Options::default()).unwrap();
+    let apt = crate::build(
+        &lowered,
+        &crate::AptOptions {
+            stdin_names: vec![Some("N".into()), Some("N".into()), Some("NSTEP".into())],
+            ..Default::default()
+        },
+    );
+    let trips: Vec<_> = loops(&apt).into_iter().map(|l| l.trip.clone()).collect();
+    assert_eq!(trips, vec![e("NSTEP"), e("N"), e("N")]);
 }
