@@ -1159,3 +1159,104 @@ fn a_rank_dependent_work_is_the_slowest_ranks_with_a_warning() {
         "{warnings:#?}"
     );
 }
+
+const NEIGHBOUR_LIST: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A 2-D halo posted in loops over the neighbours a rank found on its Cart grid: 1 to 4 of
+ * them, by where the rank sits. */
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, iters, it, i, k, lo, hi, nnbr = 0, nreq;
+    int dims[2] = {0, 0}, periods[2] = {0, 0}, nbr[4];
+    double *u, *halo;
+    MPI_Comm cart;
+    MPI_Request req[8];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    n = atoi(argv[1]);
+    iters = atoi(argv[2]);
+    MPI_Dims_create(nprocs, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    MPI_Comm_rank(cart, &rank);
+    MPI_Cart_shift(cart, 0, 1, &lo, &hi);
+    if (lo != MPI_PROC_NULL) nbr[nnbr++] = lo;
+    if (hi != MPI_PROC_NULL) nbr[nnbr++] = hi;
+    MPI_Cart_shift(cart, 1, 1, &lo, &hi);
+    if (lo != MPI_PROC_NULL) nbr[nnbr++] = lo;
+    if (hi != MPI_PROC_NULL) nbr[nnbr++] = hi;
+    u = calloc((size_t)n, sizeof(double));
+    halo = calloc((size_t)4 * n, sizeof(double));
+    for (it = 0; it < iters; it++) {
+        nreq = 0;
+        for (k = 0; k < nnbr; k++)
+            MPI_Irecv(&halo[k * n], n, MPI_DOUBLE, nbr[k], 0, cart, &req[nreq++]);
+        for (k = 0; k < nnbr; k++)
+            MPI_Isend(u, n, MPI_DOUBLE, nbr[k], 0, cart, &req[nreq++]);
+        MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        for (i = 0; i < n; i++)
+            u[i] = 0.5 * u[i] + 0.125 * (halo[i] + halo[n + i]);
+    }
+    if (rank == 0)
+        printf("nbr %d %.3e\n", nnbr, u[0]);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 14's Jacobi found its neighbours in a list (`if (lo != MPI_PROC_NULL) nbr[n++] =
+/// lo;`) and posted its halo in loops over it: their trip counts (1, 2, 2.5, 3 on average at P
+/// = 2..16) and the messages per rank (1, 2, 3, 4) were fitted as laws of P alone, log2(P),
+/// 0.8054*sqrt(P), 10 to 26 neighbours at P = 1024. Both are the grid's neighbour counts, exact
+/// at every traced P and bounded beyond: the mean over the ranks, and the most a rank has.
+#[test]
+fn a_loop_over_a_ranks_grid_neighbours_counts_them_on_the_grid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "nbrlist.c",
+        NEIGHBOUR_LIST,
+        "2,4,8,16",
+        &["N=512"],
+        &["{N}", "10"],
+    );
+    let qs = m["quantities"].as_array().unwrap();
+    let law = |what: &str, line: u64| {
+        let q = qs
+            .iter()
+            .find(|q| q["what"] == what && q["line"] == line)
+            .unwrap_or_else(|| panic!("no {what} at line {line}: {qs:#?}"));
+        (
+            symbolic::parse(q["expr"].as_str().unwrap()).unwrap(),
+            q.clone(),
+        )
+    };
+    let at = |e: &symbolic::Expr, p: f64| {
+        e.eval(&|name| (name == "P").then_some(p).or(Some(512.0)))
+            .unwrap()
+    };
+    // SimGrid's grids: 2 x 1, 2 x 2, 4 x 2, 4 x 4, then 8 x 8 and 32 x 32
+    let (trip, q) = law("trip", 31);
+    for (p, mean) in [
+        (2.0, 1.0),
+        (4.0, 2.0),
+        (8.0, 2.5),
+        (16.0, 3.0),
+        (64.0, 3.5),
+        (1024.0, 3.875),
+    ] {
+        assert!((at(&trip, p) - mean).abs() < 1e-9, "P = {p}: {q:#}");
+    }
+    let (msgs, q) = law("msgs", 32);
+    for (p, most) in [
+        (2.0, 1.0),
+        (4.0, 2.0),
+        (8.0, 3.0),
+        (16.0, 4.0),
+        (64.0, 4.0),
+        (1024.0, 4.0),
+    ] {
+        assert!((at(&msgs, p) - most).abs() < 1e-9, "P = {p}: {q:#}");
+    }
+}

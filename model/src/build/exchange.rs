@@ -19,7 +19,7 @@ use super::tree::{executions, grid_depth};
 use super::{bidx, PhaseReport, QuantityReport, BOUNDS};
 use crate::machine::Bound;
 use crate::phases::{self, PhaseKind};
-use crate::quantity::{fit_quantity, Fitted, QuantityOptions, Samples};
+use crate::quantity::{fit_quantity, Fitted, Samples};
 
 /// The cost of point-to-point phase `pf` with the computation inside it (`compute`): its
 /// anchor, cost and report; its sizes, depth and counts are reported. None, with a warning,
@@ -95,13 +95,12 @@ pub(super) fn cost_exchange(
         .unwrap_or(1.0);
     // a law in P stays within what the source can send (trial 12: a 4-neighbour halo's
     // counts 1, 2, 3, 4 at P = 2..16 fitted log2(P), 6 messages at P = 64)
-    let msgs_law =
-        varying_count(&occ.per(&|pr| Some(pr.max_msgs_per_rank as f64)), env.qopts).map(|f| {
-            match sends_per_occurrence(pf, anchor) {
-                Some(most) if most >= msgs => capped_at(f, most),
-                _ => f,
-            }
-        });
+    let msgs_law = varying_count(env, &occ.per(&|pr| Some(pr.max_msgs_per_rank as f64))).map(|f| {
+        match sends_per_occurrence(pf, anchor) {
+            Some(most) if most >= msgs => capped_at(f, most),
+            _ => f,
+        }
+    });
     let (bytes, rep) = match pc.phase_bytes.get(&gi).cloned() {
         Some((src, f)) => pf.bytes_report(src, f),
         None => pf.fit_bytes(send_source(g, &env.nodes, &env.consts, &env.params)),
@@ -285,7 +284,7 @@ fn inside(
         .overlapped
         .iter()
         .filter_map(|&c| {
-            let n = varying_count(&occ.per(&|pr| pr.inside.get(&c).copied()), env.qopts)?;
+            let n = varying_count(env, &occ.per(&|pr| pr.inside.get(&c).copied()))?;
             notes.quantities.push(QuantityReport {
                 what: "entries".into(),
                 site: c,
@@ -442,7 +441,7 @@ fn capped_at(f: Fitted, most: f64) -> Fitted {
 /// holds every task (NTASKS/(P - 1) per worker). `None` (the caller keeps the largest run's
 /// count) when the runs at the two largest P all give one whole number: a count that grows
 /// only at small P (a grid's neighbours: 1 on a 1 × 2 grid, 2 from 2 × 2 up) has settled.
-fn varying_count(s: &Samples, qopts: &QuantityOptions) -> Option<Fitted> {
+fn varying_count(env: &super::env::Env<'_>, s: &Samples) -> Option<Fitted> {
     let pi = s.params.iter().position(|v| v == "P");
     let mut ps: Vec<f64> = s
         .points
@@ -463,5 +462,5 @@ fn varying_count(s: &Samples, qopts: &QuantityOptions) -> Option<Fitted> {
     if settled.iter().all(|v| (v - first).abs() < 0.25) {
         return None;
     }
-    Some(fit_quantity(s, None, &[], true, qopts))
+    Some(super::phase_context::fit_whole_count(env, s, None))
 }

@@ -275,9 +275,16 @@ pub(super) fn phase_samples(
 /// where one gives every traced count: a face that does not give each one is not the count,
 /// whatever the regression's tolerance; else the free search. Trial 12: a halo's rows were
 /// `8*N/smpi_dims(P, 2, 1)` while the loops over the same rows fitted `1.138*N/sqrt(P)`.
+///
+/// The grid's neighbour counts are candidates too ([`grid_neighbour_candidates`]): a loop over
+/// the neighbours a rank found (`if (lo != MPI_PROC_NULL) nbr[n++] = lo;`), or the messages a
+/// rank sends to them, counted 1, 2, 2.5, 3 at P = 2..16 where laws of P alone grow without
+/// bound (trial 14: `log2(P)`, `0.8054*sqrt(P)`, 10 to 26 neighbours at P = 1024).
 pub(super) fn fit_whole_count(env: &Env<'_>, s: &Samples, src: Option<&Expr>) -> Fitted {
     let faces = if src.is_none() {
-        grid_size_candidates(env)
+        let mut c = grid_size_candidates(env);
+        c.extend(grid_neighbour_candidates(env));
+        c
     } else {
         Vec::new()
     };
@@ -286,6 +293,25 @@ pub(super) fn fit_whole_count(env: &Env<'_>, s: &Samples, src: Option<&Expr>) ->
         return fit_quantity(s, None, &[], true, env.qopts);
     }
     f
+}
+
+/// Neighbour counts on each process grid with extents `e`: the most a rank has (`min(e − 1,
+/// 2)` per extent, an interior rank's; `min(2(e − 1), 2)` where the grid wraps around) and
+/// their mean over the ranks (`2(e − 1)/e` per extent: the ends have one), which a loop's
+/// iterations per entry, summed over the ranks, give.
+fn grid_neighbour_candidates(env: &Env<'_>) -> Vec<Vec<Expr>> {
+    let mut out = Vec::new();
+    for g in &env.grids {
+        let ext = g.extents();
+        let sum = |f: &dyn Fn(&Expr) -> Expr| ext.iter().fold(Expr::zero(), |a, e| a + f(e));
+        let less = |e: &Expr| e.clone() - Expr::one();
+        out.push(vec![sum(&|e| Expr::min(less(e), Expr::int(2)))]);
+        out.push(vec![sum(&|e| {
+            Expr::min(Expr::int(2) * less(e), Expr::int(2))
+        })]);
+        out.push(vec![sum(&|e| Expr::int(2) * less(e) / e.clone())]);
+    }
+    out
 }
 
 fn grid_size_candidates(env: &Env<'_>) -> Vec<Vec<Expr>> {
