@@ -1260,3 +1260,61 @@ fn a_loop_over_a_ranks_grid_neighbours_counts_them_on_the_grid() {
         assert!((at(&msgs, p) - most).abs() < 1e-9, "P = {p}: {q:#}");
     }
 }
+
+const TREE_REDUCE: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NV 8
+
+/* A reduction to rank 0 written by hand over a binomial tree: a rank with bit `mask` set
+ * sends its partial sums to rank - mask and is done; the others add what rank + mask sends. */
+int main(int argc, char **argv)
+{
+    int nprocs, rank, iters, it, mask, i;
+    double r[NV], tmp[NV];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    iters = atoi(argv[1]);
+    for (it = 0; it < iters; it++) {
+        for (i = 0; i < NV; i++)
+            r[i] = rank + i + it;
+        for (mask = 1; mask < nprocs; mask *= 2) {
+            if (rank & mask) {
+                MPI_Send(r, NV, MPI_DOUBLE, rank - mask, 7, MPI_COMM_WORLD);
+                break;
+            }
+            if (rank + mask < nprocs) {
+                MPI_Recv(tmp, NV, MPI_DOUBLE, rank + mask, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (i = 0; i < NV; i++)
+                    r[i] += tmp[i];
+            }
+        }
+    }
+    if (rank == 0)
+        printf("sum %.3e\n", r[0]);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 14's hand-written binomial tree: its longest chain of messages, 1, 1, 2 at P = 2..4
+/// (a rank receives from its subtree before it sends up), was fitted `0.4118*P`. It is
+/// floor(log2(P)), exact at every P, powers of two or not.
+#[test]
+fn a_binomial_trees_depth_is_its_longest_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "tree.c",
+        TREE_REDUCE,
+        "2,3,4,6,8",
+        &["ITERS=10"],
+        &["{ITERS}"],
+    );
+    let phases = m["phases"].as_array().unwrap();
+    let tree: Vec<&serde_json::Value> = phases.iter().filter(|p| p["kind"] == "pipeline").collect();
+    assert_eq!(tree.len(), 1, "{phases:#?}");
+    assert_eq!(tree[0]["depth"], "floor(log2(P))", "{:#}", tree[0]);
+}

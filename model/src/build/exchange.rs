@@ -203,6 +203,10 @@ fn fit_depth(pf: &PhaseFit<'_>, notes: &mut Notes) -> Fitted {
         vec![Expr::var("P")],
         vec![Expr::var("P").sqrt(), Expr::one()],
         vec![Expr::var("P").log2(), Expr::one()],
+        // a binomial tree's longest chain (a reduction's: 1, 1, 2 at P = 2..4, trial 14's
+        // fitted 0.4118*P) and its rounds
+        vec![Expr::var("P").log2().floor()],
+        vec![Expr::var("P").log2().ceil()],
         vec![Expr::one()],
     ];
     // on the program's process grid a wavefront crosses every extent (Px + Py - 2)
