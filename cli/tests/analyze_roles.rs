@@ -110,21 +110,34 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
     // tasks of 200000 elements (runs of 5-40 ms; at 50000 the runs of a few ms moved by up to
     // 30% between launches on this host); one task in all, as before, was 0.02..0.85 of
     // every run; leave-one-out under the whole suite's load: 21.3% and 20.8% (alone, below
-    // 20%): the ratio bounds catch the defect, the held-out bound only a broken fit
-    within(&m, 6, 0.6..1.6, 0.3);
+    // 20%): the ratio bounds catch the defect (its median far below 0.85), the held-out
+    // bound only a broken fit
+    within(&m, 6, 0.85..1.3, 0.5..2.0, 0.3);
 }
 
-/// Every traced run's fitted T within `ratio` of the measured one, and the mean |error| of
-/// leave-one-out predictions under `loo`.
-fn within(m: &serde_json::Value, runs: usize, ratio: std::ops::Range<f64>, loo: f64) {
+/// The traced runs' fitted/measured T: their median within `median`, every one within
+/// `each` (a run disturbed by the suite's load moves alone: one SMPI run of six at 0.59 once,
+/// its neighbours at 1), and the mean |error| of leave-one-out predictions under `loo`.
+fn within(
+    m: &serde_json::Value,
+    runs: usize,
+    median: std::ops::Range<f64>,
+    each: std::ops::Range<f64>,
+    loo: f64,
+) {
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), runs, "{:#}", m["validation"]);
     let mut mean = 0.0;
+    let mut ratios = Vec::new();
     for r in rows {
         let x = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!(ratio.contains(&x), "{r:#}");
+        assert!(each.contains(&x), "{r:#}");
+        ratios.push(x);
         mean += r["loo_error"].as_f64().unwrap().abs() / runs as f64;
     }
+    ratios.sort_by(f64::total_cmp);
+    let mid = ratios[ratios.len() / 2];
+    assert!(median.contains(&mid), "median {mid}: {:#}", m["validation"]);
     assert!(mean < loo, "mean |LOO| {mean}: {:#}", m["validation"]);
 }
 
@@ -206,5 +219,5 @@ fn a_parity_ordered_exchange_does_not_count_the_step_inside_it() {
     // the step counted inside the exchange put T 3-7x above every run; runs of 1-5 ms
     // move by up to 30% between launches on this host (leave-one-out 20.5% once under the
     // whole suite's load; the ratio bounds catch the defect)
-    within(&m, 6, 0.6..1.6, 0.3);
+    within(&m, 6, 0.8..1.3, 0.45..2.5, 0.3);
 }

@@ -68,27 +68,43 @@ pub type PhaseOut = serde_json::Value;
 pub type ComputeOut = serde_json::Value;
 pub type QuantityOut = serde_json::Value;
 
-/// The additive terms of `t` that make up most of it at `at`, largest magnitude first, each
-/// with its share of `t` there (`k` at most): what to read first in a long closed form.
+/// The additive terms of `t` that add most to it at `at`, largest first, each with its share
+/// of `t` there (`k` at most): what to read first in a long closed form. Terms that subtract
+/// (a fit's negative coefficient) are left to [`subtracted_share`]: listed among these, a
+/// "-64%" reads as a cost.
 pub fn dominant_terms(t: &Expr, at: &BTreeMap<String, f64>, k: usize) -> Vec<(Expr, f64)> {
+    let mut parts: Vec<(Expr, f64)> = shares(t, at)
+        .into_iter()
+        .filter(|(_, v)| *v > 0.0)
+        .collect();
+    parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    parts.truncate(k);
+    parts
+}
+
+/// The share of `t` at `at` that its subtracting terms take off, as a negative fraction (0
+/// when none subtracts).
+pub fn subtracted_share(t: &Expr, at: &BTreeMap<String, f64>) -> f64 {
+    shares(t, at).into_iter().map(|(_, v)| v.min(0.0)).sum()
+}
+
+/// Each additive term of `t` with its share of `t` at `at`; empty where `t` does not evaluate
+/// or is 0 there.
+fn shares(t: &Expr, at: &BTreeMap<String, f64>) -> Vec<(Expr, f64)> {
     let Ok(total) = eval(t, at) else {
         return Vec::new();
     };
     if !total.is_finite() || total == 0.0 {
         return Vec::new();
     }
-    let mut parts: Vec<(Expr, f64)> = t
-        .terms()
+    t.terms()
         .iter()
         .filter_map(|term| {
             let e = term.monomial() * Expr::num(term.coef());
             let v = eval(&e, at).ok().filter(|v| v.is_finite())?;
             Some((e, v / total))
         })
-        .collect();
-    parts.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
-    parts.truncate(k);
-    parts
+        .collect()
 }
 
 /// Options of [`analyze`].
@@ -709,6 +725,13 @@ mod tests {
         assert!((d[0].1 - 1e-3 / 1.505e-3).abs() < 1e-9);
         assert!((d[1].1 - 5e-4 / 1.505e-3).abs() < 1e-9);
         assert!(dominant_terms(&t, &BTreeMap::new(), 2).is_empty());
+        assert_eq!(subtracted_share(&t, &at), 0.0);
+        // a term that subtracts is not among them, and its share is told apart
+        let t = t - Expr::num(1e-4) * Expr::var("P");
+        let d = dominant_terms(&t, &at, 4);
+        assert_eq!(d.len(), 3, "{d:?}");
+        assert!(d.iter().all(|(_, v)| *v > 0.0));
+        assert!((subtracted_share(&t, &at) + 4e-4 / 1.105e-3).abs() < 1e-9);
     }
 
     /// A model that misses its runs says so, and whether the errors follow a parameter.

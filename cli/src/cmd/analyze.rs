@@ -708,7 +708,13 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             .iter()
             .map(|(e, share)| format!("{:.0}% {}", 100.0 * share, names.show(&e.within(&pts).expr)))
             .collect();
-        writeln!(out, "  largest terms there: {}", parts.join(", "))?;
+        let minus = model::analysis::subtracted_share(&m.t, &m.largest);
+        let less = if minus < -0.01 {
+            format!("; terms that subtract: {:.0}%", 100.0 * minus)
+        } else {
+            String::new()
+        };
+        writeln!(out, "  largest terms there: {}{less}", parts.join(", "))?;
     }
 
     writeln!(out, "\ncommunication phases")?;
@@ -724,7 +730,11 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&p["id"]),
             s(&p["kind"]),
             loc(&p["ancestor_file"], &p["ancestor_line"]),
-            call_lines(&p["lines"]),
+            call_lines(if p["lines_at"].is_array() {
+                &p["lines_at"]
+            } else {
+                &p["lines"]
+            }),
             short(&p["processors"]),
             short(&p["depth"]),
             short(&p["bytes"]),

@@ -91,6 +91,7 @@ pub(super) fn cost_collective(
         ancestor_line: pf.line(first),
         ancestor_file: env.file_of(first),
         lines: pf.lines([first]),
+        lines_at: pf.lines_at([first]),
         processors: group.expr.clone(),
         depth: None,
         bytes: bytes.expr.clone(),

@@ -117,6 +117,24 @@ impl<'p> PhaseFit<'p> {
         lines.into_iter().collect()
     }
 
+    /// [`Self::lines`] as `file:line` in source order, when some site is outside the main
+    /// file; empty otherwise.
+    pub(super) fn lines_at(&self, sites: impl IntoIterator<Item = u32>) -> Vec<String> {
+        let at: std::collections::BTreeSet<(Option<String>, u32)> = sites
+            .into_iter()
+            .map(|s| (self.env.file_of(s), self.line(s)))
+            .collect();
+        if at.iter().all(|(f, _)| f.is_none()) {
+            return Vec::new();
+        }
+        at.into_iter()
+            .map(|(f, l)| match f {
+                Some(f) => format!("{f}:{l}"),
+                None => format!("{}:{l}", self.env.main_name()),
+            })
+            .collect()
+    }
+
     /// The size per message `f` (the source's expression `src` when it has one) and its
     /// report.
     pub(super) fn bytes_report(&self, src: Option<Expr>, f: Fitted) -> (Fitted, QuantityReport) {

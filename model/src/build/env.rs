@@ -33,6 +33,8 @@ pub(super) struct Env<'a> {
     pub(super) nodes: BTreeMap<u32, &'a Node>,
     /// The main source's directory: other files are reported relative to it.
     main_dir: PathBuf,
+    /// The main source's file name.
+    main_name: String,
 }
 
 /// What the stages report, in the order they add it.
@@ -80,11 +82,21 @@ impl<'a> Env<'a> {
             consts,
             nodes: apt.nodes().into_iter().map(|n| (n.site.0, n)).collect(),
             main_dir: apt.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            main_name: apt
+                .file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             params,
         }
     }
 
     /// The file of site `s` when it is not the main source, for reports.
+    /// The main source's file name (`heat_main.f`).
+    pub(super) fn main_name(&self) -> &str {
+        &self.main_name
+    }
+
     pub(super) fn file_of(&self, s: u32) -> Option<String> {
         let f = Path::new(self.nodes.get(&s)?.file.as_ref()?);
         Some(

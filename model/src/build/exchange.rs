@@ -31,11 +31,20 @@ pub(super) fn cost_exchange(
     notes: &mut Notes,
 ) -> Option<(u32, PhaseCost, PhaseReport)> {
     let (env, g, gi, first) = (pf.env, pf.g, pf.gi, pf.first);
-    let procs_c = vec![
-        vec![Expr::var("P")],
-        vec![Expr::var("P"), Expr::one()],
+    // all ranks, all but one row or column of a square grid (trial 14's Cannon skew: P - sqrt(P)
+    // where it was fitted 0.8205*P - 1.288), all but one row or column of the program's grid
+    let p = Expr::var("P");
+    let mut procs_c = vec![
+        vec![p.clone()],
+        vec![&p - &p.sqrt()],
+        vec![p.clone(), Expr::one()],
         vec![Expr::one()],
     ];
+    for g in &env.grids {
+        for x in g.extents() {
+            procs_c.insert(1, vec![&p - &x]);
+        }
+    }
     let procs = fit_quantity(
         &pf.by(&|pr| f64::from(pr.processors)),
         None,
@@ -144,6 +153,7 @@ pub(super) fn cost_exchange(
         ancestor_line: pf.line(anchor),
         ancestor_file: env.file_of(anchor),
         lines: pf.lines(g.sites.iter().copied()),
+        lines_at: pf.lines_at(g.sites.iter().copied()),
         processors: procs.expr.clone(),
         depth: depth.map(|d| d.expr),
         bytes: bytes.expr.clone(),

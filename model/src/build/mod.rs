@@ -89,6 +89,10 @@ pub struct PhaseReport {
     /// Lines of its MPI calls (`sites`), ascending, once each: where to look when the
     /// ancestor is a routine holding several phases.
     pub lines: Vec<u32>,
+    /// `lines` as `file:line`, when some call is in a file other than the main one (a
+    /// program of several files); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines_at: Vec<String>,
     pub processors: Expr,
     pub depth: Option<Expr>,
     pub bytes: Expr,

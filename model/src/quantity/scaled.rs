@@ -34,9 +34,10 @@ fn leading_term(s: &Samples, w: &Expr) -> Expr {
 }
 
 /// A cost per entry with the source's work expression `w`: `c·w`, plus, when it fits clearly
-/// better (leave-one-out), a fixed per-entry overhead `c0` and a cost per iteration of the
-/// nest's outer loop `c1·outer` (the outer loop's own trip count: loop overhead, and what the
-/// body does once per outer iteration, e.g. a first touch of a new row of a 2-D array). Never a
+/// better (leave-one-out), a fixed per-entry overhead `c0` and a cost per count of `outer`
+/// (`c1·outer`: per iteration of the nest's outer loop, its own trip count — loop overhead,
+/// and what the body does once per outer iteration, e.g. a first touch of a new row of a 2-D
+/// array; per entry of its innermost loops, their start-up in a deeper nest). Never a
 /// free PMNF search: timings of small loops are noisy, and free terms would extrapolate that
 /// noise.
 ///
@@ -61,7 +62,7 @@ fn leading_term(s: &Samples, w: &Expr) -> Expr {
 pub fn fit_scaled(
     s: &Samples,
     w: &Expr,
-    outer: Option<&Expr>,
+    outer: &[Expr],
     communicating: Option<&Expr>,
     sharers: &Expr,
     floor: Option<&Floor>,
@@ -73,8 +74,8 @@ pub fn fit_scaled(
         ..Default::default()
     };
     let mut hyps = vec![vec![w.clone()], vec![w.clone(), Expr::one()]];
-    // the outer trip count is a term of its own only when no term of `w` already has its shape
-    if let Some(o) = outer.filter(|o| {
+    // a count per entry is a term of its own only when no term of `w` already has its shape
+    for o in outer.iter().filter(|o| {
         o.as_const().is_none()
             && o.terms().len() == 1
             && w.terms()

@@ -36,7 +36,7 @@ fn a_floor_from_the_sheet_governs_the_runs_it_exceeds() {
     }
     let w = symbolic::parse("N/P").unwrap();
     let ramp = symbolic::parse("min(1, max(0, P - 1))").unwrap();
-    let f = fit_scaled(&all, &w, None, Some(&ramp), &Expr::var("P"), Some(&floor));
+    let f = fit_scaled(&all, &w, &[], Some(&ramp), &Expr::var("P"), Some(&floor));
     assert!(f.expr.to_string().starts_with("max("), "{}", f.expr);
     for (n, p) in [
         (16384.0, 1.0),
@@ -56,9 +56,9 @@ fn a_floor_from_the_sheet_governs_the_runs_it_exceeds() {
     // to the two P = 2 runs before the fall does not
     let (n, p) = (65536.0, 2.0);
     let want = at(&floor.bounds[1], n, p);
-    let g = fit_scaled(&held, &w, None, Some(&ramp), &Expr::var("P"), Some(&floor));
+    let g = fit_scaled(&held, &w, &[], Some(&ramp), &Expr::var("P"), Some(&floor));
     assert!((at(&g.expr, n, p) / want - 1.0).abs() < 0.01, "{}", g.expr);
-    let h = fit_scaled(&held, &w, None, Some(&ramp), &Expr::var("P"), None);
+    let h = fit_scaled(&held, &w, &[], Some(&ramp), &Expr::var("P"), None);
     assert!(at(&h.expr, n, p) / want > 1.3, "{}", h.expr);
     // where the source cannot tell whether the loop rewrites what was sent, the floor is
     // only a candidate: runs that never come near it keep their law
@@ -72,14 +72,14 @@ fn a_floor_from_the_sheet_governs_the_runs_it_exceeds() {
             plain.push(vec![n, p], law(n, p));
         }
     }
-    let k = fit_scaled(&plain, &w, None, Some(&ramp), &Expr::var("P"), Some(&maybe));
+    let k = fit_scaled(&plain, &w, &[], Some(&ramp), &Expr::var("P"), Some(&maybe));
     assert!(!k.expr.to_string().contains("max("), "{}", k.expr);
     // and a floor the runs do follow is taken even when not proven
     let both = Floor {
         bounds: floor.bounds.clone(),
         proven: false,
     };
-    let j = fit_scaled(&all, &w, None, Some(&ramp), &Expr::var("P"), Some(&both));
+    let j = fit_scaled(&all, &w, &[], Some(&ramp), &Expr::var("P"), Some(&both));
     assert!(j.expr.to_string().starts_with("max("), "{}", j.expr);
 }
 
@@ -112,7 +112,7 @@ fn a_proven_floor_is_kept_where_the_runs_cannot_judge_it() {
             bounds: floor_at(1e-10),
             proven,
         };
-        let f = fit_scaled(&low, &w, None, None, &Expr::var("P"), Some(&fl));
+        let f = fit_scaled(&low, &w, &[], None, &Expr::var("P"), Some(&fl));
         assert_eq!(f.expr.to_string().starts_with("max("), proven, "{}", f.expr);
         assert!((at(&f.expr, 65536.0, 2.0) / law(65536.0, 2.0) - 1.0).abs() < 1e-6);
     }
@@ -123,7 +123,7 @@ fn a_proven_floor_is_kept_where_the_runs_cannot_judge_it() {
         bounds: floor_at(2e-9),
         proven: true,
     };
-    let f = fit_scaled(&high, &w, None, None, &Expr::var("P"), Some(&fl));
+    let f = fit_scaled(&high, &w, &[], None, &Expr::var("P"), Some(&fl));
     assert!(f.expr.to_string().starts_with("max("), "{}", f.expr);
     assert!(at(&f.expr, 65536.0, 4.0) >= floor(65536.0, 4.0) * (1.0 - 1e-9));
     // a floor that does not evaluate (a parameter the runs do not have)
@@ -131,7 +131,7 @@ fn a_proven_floor_is_kept_where_the_runs_cannot_judge_it() {
         bounds: [Expr::var("Q"), Expr::var("Q"), Expr::var("Q")],
         proven: true,
     };
-    let g = fit_scaled(&low, &w, None, None, &Expr::var("P"), Some(&bad));
+    let g = fit_scaled(&low, &w, &[], None, &Expr::var("P"), Some(&bad));
     assert!(!g.expr.to_string().contains("max("), "{}", g.expr);
 }
 
@@ -143,7 +143,7 @@ fn scaled_cost_adds_a_cost_per_outer_iteration_when_it_earns_it() {
     let f = fit_scaled(
         &samples(|n, p| 3e-9 * n * n / p + 2e-6 * n),
         &w,
-        Some(&outer),
+        std::slice::from_ref(&outer),
         None,
         &Expr::var("P"),
         None,
@@ -158,7 +158,7 @@ fn scaled_cost_adds_a_cost_per_outer_iteration_when_it_earns_it() {
     let g = fit_scaled(
         &samples(|n, p| 3e-9 * n * n / p),
         &w,
-        Some(&outer),
+        std::slice::from_ref(&outer),
         None,
         &Expr::var("P"),
         None,
@@ -181,7 +181,7 @@ fn scaled_cost_follows_a_cost_per_element_that_grows_with_the_swept_volume() {
     // 1.6 ns per element, plus 0.2 ns per element per 10^4 elements swept by all ranks (at
     // N = 256, 1.3 ns: the data no longer fits)
     let cost = |n: f64, p: f64| (n * n / p + 2.0 * n + 4.0) * (1.6e-9 + 0.2e-9 * n * n / 1e4);
-    let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"), None);
+    let f = fit_scaled(&samples(cost), &w, &[], None, &Expr::var("P"), None);
     let at = |n: f64, p: f64| at_np(&f.expr, n, p);
     // between the traced sizes it follows the growth
     let rel = at(192.0, 4.0) / cost(192.0, 4.0) - 1.0;
@@ -197,11 +197,11 @@ fn slowest_rank_per_occurrence_grows_with_log2_of_the_ranks() {
     let w = symbolic::parse("N^2/P").unwrap();
     // the slowest of P ranks, noise of an exponential tail: 10% more per doubling
     let cost = |n: f64, p: f64| 2e-9 * n * n / p * (1.0 + 0.1 * p.log2());
-    let f = fit_scaled(&samples(cost), &w, None, None, &Expr::var("P"), None);
+    let f = fit_scaled(&samples(cost), &w, &[], None, &Expr::var("P"), None);
     let rel = at_np(&f.expr, 256.0, 256.0) / cost(256.0, 256.0) - 1.0;
     assert!(rel.abs() < 1e-6, "{rel} {}", f.expr);
     // inside a pipeline (one rank at a time) no such term is offered
-    let g = fit_scaled(&samples(cost), &w, None, None, &Expr::one(), None);
+    let g = fit_scaled(&samples(cost), &w, &[], None, &Expr::one(), None);
     assert!(!g.expr.to_string().contains("log2"), "{}", g.expr);
 }
 
@@ -216,7 +216,7 @@ fn scaled_cost_per_element_differs_where_the_phase_communicates() {
     }
     let w = symbolic::parse("N/P").unwrap();
     let ramp = symbolic::parse("min(1, max(0, P - 1))").unwrap();
-    let f = fit_scaled(&s, &w, None, Some(&ramp), &Expr::var("P"), None);
+    let f = fit_scaled(&s, &w, &[], Some(&ramp), &Expr::var("P"), None);
     let at = |n: f64, p: f64| at_np(&f.expr, n, p);
     for (p, c) in [(1.0, 0.6e-9), (2.0, 1.2e-9)] {
         let rel = at(32768.0, p) / (c * 32768.0 / p) - 1.0;
@@ -224,6 +224,6 @@ fn scaled_cost_per_element_differs_where_the_phase_communicates() {
     }
     // without the ramp one cost per element cannot serve both (at P = 1, 2 the log2(P)
     // spread outside pipelines is the ramp itself, so this is a pipeline's site)
-    let g = fit_scaled(&s, &w, None, None, &Expr::one(), None);
+    let g = fit_scaled(&s, &w, &[], None, &Expr::one(), None);
     assert!(g.max_rel_err > 0.1, "{}", g.expr);
 }

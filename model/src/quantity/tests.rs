@@ -79,7 +79,7 @@ fn a_fit_from_one_run_has_a_finite_band() {
     s.push(vec![64.0, 4.0], 3e-3);
     // a computation's cost per entry scaled by its work, N/P: one coefficient, one point
     let w = Expr::var("N") / Expr::var("P");
-    let f = fit_scaled(&s, &w, None, None, &Expr::var("P"), None);
+    let f = fit_scaled(&s, &w, &[], None, &Expr::var("P"), None);
     let at = |e: &Expr| {
         e.eval(&|n| Some(if n == "N" { 128.0 } else { 8.0 }))
             .unwrap()
