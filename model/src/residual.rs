@@ -146,11 +146,14 @@ pub fn fit_residual(
     if score >= 0.8 * base {
         return None;
     }
+    let largest = coefs.iter().map(|(c, _)| c.abs()).fold(0.0, f64::max);
     let band = |sign: f64| -> Expr {
         terms
             .iter()
             .zip(&coefs)
-            .map(|(t, (c, s))| t * Expr::num((c + sign * s).max(0.0)))
+            .map(|(t, (c, s))| {
+                t * Expr::num(crate::quantity::bound(*c, *s, sign, largest).max(0.0))
+            })
             .sum()
     };
     let expr = band(0.0);

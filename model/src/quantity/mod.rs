@@ -147,9 +147,23 @@ impl Default for QuantityOptions {
     }
 }
 
+/// A coefficient's bound `c + sign·e` (`e` its standard error), 0 where the sum cancels to
+/// rounding (a coefficient as uncertain as itself: `6.4e-40*N^2/P^2` in a printed bound), or
+/// where the bound is rounding beside the fit's largest coefficient `largest` (an exact fit's
+/// constant, `log2(P - 2.69e-16)`).
+pub(crate) fn bound(c: f64, e: f64, sign: f64, largest: f64) -> f64 {
+    let b = c + sign * e;
+    if b.abs() <= 1e-9 * c.abs().max(e) || b.abs() <= 1e-14 * largest {
+        0.0
+    } else {
+        b
+    }
+}
+
 fn from_fit(r: &FitResult, origin: Origin, n: usize) -> Fitted {
     // a coefficient the data cannot bound (as many terms as points: no residual degrees of
     // freedom, stderr NaN) is known only to its order of magnitude: ± itself
+    let largest = r.coeffs.iter().map(|c| c.coef.abs()).fold(0.0, f64::max);
     let band = |sign: f64| -> Expr {
         r.coeffs
             .iter()
@@ -159,7 +173,7 @@ fn from_fit(r: &FitResult, origin: Origin, n: usize) -> Fitted {
                 } else {
                     c.coef.abs()
                 };
-                &c.term * Expr::num(c.coef + sign * e)
+                &c.term * Expr::num(bound(c.coef, e, sign, largest))
             })
             .sum()
     };
