@@ -23,6 +23,7 @@
 //!   (those that send data name their send `buffer`; [`may_rewrite`] compares the two);
 //!   `MPI_Comm_size/rank`, `Init`, `Finalize`, `Wtime`, datatype and communicator
 //!   management are not.
+pub mod aborts;
 pub mod aliases;
 pub mod array;
 pub mod cap;
@@ -274,6 +275,8 @@ pub struct Apt {
     /// reason when some write cannot be named. See [`call_may_rewrite`].
     pub call_writes:
         std::collections::BTreeMap<SiteId, Result<std::collections::BTreeSet<String>, String>>,
+    /// The program's `MPI_Abort`s under IFs with resolved conditions ([`aborts::aborts`]).
+    pub aborts: Vec<aborts::AbortGuard>,
 }
 
 impl Apt {
@@ -348,10 +351,12 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         })
         .collect();
     tree::set_files(&mut routines, &sites, prog, sources);
+    let aborts = aborts::aborts(prog, sources, &an.facts);
     let mut used = std::collections::BTreeSet::new();
     for n in routines.iter().flat_map(|r| r.preorder()) {
         used.extend(n.symbols());
     }
+    used.extend(aborts.iter().flat_map(|a| a.vars.iter().cloned()));
     let notes = an.notes.clone().into_iter().collect();
     let grids = an.grids.iter().copied().collect();
     let mut params = an.params;
@@ -383,6 +388,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         notes,
         grids,
         call_writes,
+        aborts,
     }
 }
 

@@ -278,3 +278,50 @@ fn a_loop_calling_a_routine_that_loops_is_composed_from_its_phases() {
     assert!(!l.compute && l.work.is_none());
     assert_eq!(calls(&apt, "fft_row").len(), 1);
 }
+
+/// The MPI_Aborts a run's parameters decide: under IFs with resolved conditions (the arm's
+/// true, the earlier arms' false), not under a loop, not where a condition is unresolved.
+#[test]
+fn aborts_under_resolved_conditions_are_kept_with_them() {
+    let src = r#"
+#include <mpi.h>
+#include <math.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int size, rank, q, n, i;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc < 2)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    n = atoi(argv[1]);
+    q = (int)(sqrt((double)size) + 0.5);
+    if (q * q != size || n % q != 0) {
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    } else if (n > 4096) {
+        n = 4096;
+    } else {
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (i = 0; i < n; i++)
+        if (i > 100000)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("aborts.c", src);
+    let got: Vec<(u32, Vec<(String, bool)>)> = apt
+        .aborts
+        .iter()
+        .map(|a| (a.line, a.conds.clone()))
+        .collect();
+    let square = "floor(sqrt(P) + 0.5)^2 != P || mod(N, floor(sqrt(P) + 0.5)) != 0".to_string();
+    assert_eq!(
+        got,
+        vec![
+            (15, vec![(square.clone(), true)]),
+            (19, vec![(square, false), ("N > 4096".to_string(), false)]),
+        ]
+    );
+}

@@ -61,6 +61,126 @@ pub struct ModelFile {
     pub quantities: Vec<QuantityOut>,
     pub validation: Vec<Validation>,
     pub warnings: Vec<String>,
+    /// Where the program stops itself by the source ([`AbortOut`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aborts: Vec<AbortOut>,
+}
+
+/// An `MPI_Abort` the source reaches under conditions in the model's parameters: `guard` is 1
+/// where they hold (the program stops there: Cannon's P not a square) and 0 elsewhere.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AbortOut {
+    pub line: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The conditions, as the source analysis reads them (`floor(sqrt(P))^2 != P`).
+    pub when: String,
+    pub guard: Expr,
+}
+
+impl AbortOut {
+    /// `file:line`, or the line in the main file.
+    pub fn at(&self) -> String {
+        match &self.file {
+            Some(f) => format!("{f}:{}", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
+}
+
+/// The program's aborts whose conditions are comparisons in `params` (constants at their
+/// source values): each guard the product of its conditions' 0/1 indicators.
+fn abort_guards(apt: &Apt, params: &[String]) -> Vec<AbortOut> {
+    let consts: BTreeMap<String, Expr> = apt
+        .params
+        .iter()
+        .filter_map(|p| match p.origin {
+            apt::params::ParamOrigin::Constant { default } => {
+                Some((p.name.clone(), Expr::num(default)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    'aborts: for a in &apt.aborts {
+        let mut guard = Expr::one();
+        let mut when = Vec::new();
+        for (cond, holds) in &a.conds {
+            let Some(ind) = truth(cond) else {
+                continue 'aborts;
+            };
+            let ind = ind.subs_all(&consts);
+            if ind.vars().iter().any(|v| v != "P" && !params.contains(v)) {
+                continue 'aborts;
+            }
+            if *holds {
+                guard = guard * ind;
+                when.push(cond.clone());
+            } else {
+                guard = guard * (Expr::one() - ind);
+                when.push(format!("!({cond})"));
+            }
+        }
+        out.push(AbortOut {
+            line: a.line,
+            file: a.file.clone(),
+            when: when.join(" && "),
+            guard,
+        });
+    }
+    out
+}
+
+/// A condition's 0/1 value as an expression: comparisons by their indicator, joined by `||`
+/// (1 − Π(1 − x)), `&&` (Π x) and `!(…)` (1 − x), as the source analysis writes them. None
+/// where a part does not read.
+fn truth(cond: &str) -> Option<Expr> {
+    let cond = cond.trim();
+    // split at an operator outside parentheses
+    let split = |op: &str| -> Option<Vec<&str>> {
+        let (mut depth, mut parts, mut start) = (0i32, Vec::new(), 0);
+        let bytes = cond.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ if depth == 0 && cond[i..].starts_with(op) => {
+                    parts.push(&cond[start..i]);
+                    i += op.len();
+                    start = i;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        parts.push(&cond[start..]);
+        (parts.len() > 1).then_some(parts)
+    };
+    if let Some(parts) = split("||") {
+        let none = parts
+            .iter()
+            .map(|p| truth(p).map(|x| Expr::one() - x))
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Expr::one() - none.into_iter().fold(Expr::one(), |a, b| a * b));
+    }
+    if let Some(parts) = split("&&") {
+        let all = parts.iter().map(|p| truth(p)).collect::<Option<Vec<_>>>()?;
+        return Some(all.into_iter().fold(Expr::one(), |a, b| a * b));
+    }
+    fn inner(s: &str) -> Option<&str> {
+        s.strip_prefix('(').and_then(|s| s.strip_suffix(')'))
+    }
+    if let Some(rest) = cond.strip_prefix('!').and_then(inner) {
+        return Some(Expr::one() - truth(rest)?);
+    }
+    if let Some(rest) = inner(cond) {
+        if let Some(x) = truth(rest) {
+            return Some(x);
+        }
+    }
+    crate::build::sites::indicator(cond).map(|(e, _)| e)
 }
 
 /// Report rows in the file (plain data so the file reads back without the analysis types).
@@ -220,13 +340,15 @@ pub fn analyze(
         }
     }));
     let ser = |v: &dyn erased::Ser| v.value();
+    let params = fit_params(runs);
     ModelFile {
+        aborts: abort_guards(apt, &params),
         schema: MODEL_SCHEMA,
         program: program.into(),
         source: apt.file.display().to_string(),
         machine: machine.name.clone(),
         simulated,
-        params: fit_params(runs),
+        params,
         t: built.t[1].clone(),
         t_min: built.t[0].clone(),
         t_max: built.t[2].clone(),
@@ -732,6 +854,29 @@ mod tests {
         assert_eq!(d.len(), 3, "{d:?}");
         assert!(d.iter().all(|(_, v)| *v > 0.0));
         assert!((subtracted_share(&t, &at) + 4e-4 / 1.105e-3).abs() < 1e-9);
+    }
+
+    /// An abort's conditions as the source analysis writes them, 1 where they hold.
+    #[test]
+    fn conditions_read_as_their_truth() {
+        let at = |cond: &str, n: f64, p: f64| {
+            let Some(e) = truth(cond) else {
+                return f64::NAN;
+            };
+            let vals: BTreeMap<String, f64> = [("N".to_string(), n), ("P".to_string(), p)]
+                .into_iter()
+                .collect();
+            eval(&e, &vals).unwrap()
+        };
+        let square = "floor(sqrt(P) + 0.5)^2 != P || mod(N, floor(sqrt(P) + 0.5)) != 0";
+        assert_eq!(at(square, 576.0, 16.0), 0.0);
+        assert_eq!(at(square, 576.0, 8.0), 1.0);
+        assert_eq!(at(square, 577.0, 16.0), 1.0);
+        assert_eq!(at("!(N > 4096) && P >= 2", 100.0, 4.0), 1.0);
+        assert_eq!(at("!(N > 4096) && P >= 2", 5000.0, 4.0), 0.0);
+        assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 3.0), 0.0);
+        assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 5.0), 1.0);
+        assert!(truth("N < 8 || ").is_none());
     }
 
     /// A model that misses its runs says so, and whether the errors follow a parameter.

@@ -289,6 +289,16 @@ fn evaluate(
             ));
         }
     }
+    // the source stops the program here (Cannon's P not a square: trial 14 got a time)
+    for a in &m.aborts {
+        if model::analysis::eval(&a.guard, &values).is_ok_and(|g| g >= 0.5) {
+            warnings.push(format!(
+                "the program calls MPI_Abort here ({} when {}): no run has this time",
+                a.at(),
+                a.when
+            ));
+        }
+    }
     let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
     let t = eval(&m.t)?;
     let a = eval(&m.t_min)?;
@@ -438,6 +448,33 @@ mod tests {
         // a parameter with fractional values is not a count
         let m = model("X + P", "X + P", &["X", "P"], &[&[("X", -0.5), ("P", 2.0)]]);
         assert!(check(&m, "X=-2,P=2").is_ok());
+    }
+
+    /// Where the source aborts (trial 14's Cannon at a P that is not a square), the time is
+    /// no run's, and predict says so with the line and the condition.
+    #[test]
+    fn a_point_where_the_program_aborts_is_warned_about() {
+        let runs: &[&[(&str, f64)]] = &[&[("N", 64.0), ("P", 4.0)], &[("N", 64.0), ("P", 16.0)]];
+        let mut m = model("N/P", "N/P", &["N", "P"], runs);
+        m.aborts = vec![model::analysis::AbortOut {
+            line: 42,
+            file: None,
+            when: "floor(sqrt(P) + 0.5)^2 != P".into(),
+            guard: symbolic::parse(
+                "min(max(P - floor(sqrt(P) + 0.5)^2, floor(sqrt(P) + 0.5)^2 - P), 1)",
+            )
+            .unwrap(),
+        }];
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=64,P=8")).unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].starts_with("the program calls MPI_Abort here (line 42 when"),
+            "{:?}",
+            p.warnings
+        );
+        let p = evaluate(&m, &traced, "", at("N=64,P=64")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod env;
 mod exchange;
 mod phase_context;
 mod sheet;
-mod sites;
+pub(crate) mod sites;
 #[cfg(test)]
 mod tests;
 mod tree;

@@ -324,7 +324,7 @@ pub(super) fn ran_under(n: &Node, runs: &[RunObs]) -> bool {
 /// anything else (a compound condition, a side that does not parse). Beside it, whether both
 /// sides are polynomials with integer coefficients (then it is exact for integer parameters;
 /// `N / 2 == 3` is not, C divides integers).
-pub(super) fn indicator(cond: &str) -> Option<(Expr, bool)> {
+pub(crate) fn indicator(cond: &str) -> Option<(Expr, bool)> {
     let ops = ["==", "!=", "<=", ">=", "<", ">"];
     let (op, at) = ops
         .iter()
