@@ -248,12 +248,12 @@ impl Ctx<'_> {
 
     /// Cost of one execution of `n`, and the pipeline fill it leaves to its enclosing loop.
     ///
-    /// A pipeline is filled once for the stream of blocks its enclosing loop feeds through it,
-    /// not once per block (seed 004 §4.2): a fill rises through IFs, calls and routines to the
-    /// innermost enclosing loop, which charges it once per execution of the loop — unless the
-    /// loop body also synchronises every iteration (a collective or a synchronous phase), which
-    /// drains the pipeline, so each iteration refills it. A fill that reaches the top is charged
-    /// once. Branch arms' fills are not weighted by the branch probability: rank-dependent
+    /// A pipeline is filled once for the stream of blocks its enclosing loops feed through it,
+    /// not once per block (seed 004 §4.2): a fill rises through IFs, calls, routines and loops
+    /// until a loop whose body also synchronises every iteration (a collective or a
+    /// synchronous phase), which drains the pipeline, so each of its iterations refills it.
+    /// A fill that reaches the top is charged once (sweeps with nothing between them stream
+    /// their blocks behind each other's). Branch arms' fills are not weighted by the branch probability: rank-dependent
     /// conditions split processors, not time, so the slower arm's fill is what the run waits for.
     pub(super) fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
         let site = n.site.0;
@@ -287,7 +287,11 @@ impl Ctx<'_> {
                 if self.drains(n) {
                     (trip * (v + per + f + inner) + outer, Expr::zero())
                 } else {
-                    (trip * (v + per + inner) + f + outer, Expr::zero())
+                    // nothing drains the pipeline between iterations: the next iteration's
+                    // blocks stream in behind this one's, and the fill rises further (trial
+                    // 15: sweeps of a wavefront, charged a fill each, grew 4x from 1 to 4
+                    // sweeps where the runs grew 1.84x)
+                    (trip * (v + per + inner), f + outer)
                 }
             }
             NodeData::If(_) => {
