@@ -319,13 +319,13 @@ fn latex_is_typeset_and_steps_are_brackets() {
     let beyond: Vec<&str> = text
         .lines()
         .take_while(|l| !l.starts_with("  at the largest"))
-        .filter(|l| l.starts_with("  (beyond them it changes form where "))
+        .filter(|l| l.starts_with("  (beyond the runs T changes form: these steps, "))
         .collect();
     assert!(beyond.iter().all(|l| !l.contains("floor(")), "{beyond:?}");
     assert!(
-        beyond
-            .iter()
-            .any(|l| l.contains("[N^2/P*(min(N^2, 16777216) + ") && l.ends_with(" turn 0)")),
+        beyond.iter().any(|l| l.contains("1 in every traced run")
+            && l.contains(" become 0 there: ")
+            && l.contains("[N^2/P*(min(N^2, 16777216) + ")),
         "{text}"
     );
 }
@@ -358,9 +358,11 @@ fn human_t_is_the_form_over_the_traced_runs() {
     );
     let beyond = text
         .lines()
-        .find(|l| l.starts_with("  (beyond them it changes form where [K >= "))
+        .find(|l| {
+            l.starts_with("  (beyond the runs T changes form: these steps, 0 in every traced run")
+        })
         .expect("a line saying where T changes form");
-    assert!(beyond.ends_with(" turn 1)"), "{beyond}");
+    assert!(beyond.contains(" become 1 there: [K >= "), "{beyond}");
     // shares of T at the largest traced configuration, the most ranks (trial 11: at the
     // slowest run, P = 1, every phase's share read 0.0%)
     let most = m["validation"]

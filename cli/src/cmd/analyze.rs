@@ -632,9 +632,12 @@ fn write_within(
         if more > 0 {
             list.push_str(&format!(" and {more} more"));
         }
+        // each step is 0 or 1 (a machine sheet's regime, a threshold) and the T shown holds
+        // it at the one value it had in every traced run (trial 15: "turn 0" said nothing)
+        let held = if turn == "1" { "0" } else { "1" };
         writeln!(
             out,
-            "  (beyond them it changes form where {list} turn {turn})"
+            "  (beyond the runs T changes form: these steps, {held} in every traced run and so left out above, become {turn} there: {list})"
         )?;
     }
     writeln!(
