@@ -117,7 +117,7 @@ pub(super) fn cost_exchange(
     notes.quantities.push(rep);
     let pf = &pf.reaching(&bytes.expr);
     let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
-    let (w, w_occ) = inside(&occ, compute, notes);
+    let (w, w_occ, tasks) = inside(&occ, compute, notes);
     let k = msgs_law
         .as_ref()
         .map_or(Expr::num(msgs), |f| f.expr.clone());
@@ -139,6 +139,7 @@ pub(super) fn cost_exchange(
         depth.as_ref(),
         &w,
         &w_occ,
+        &tasks,
     );
     if let Some(d) = depth.as_ref() {
         if let Some(e) = cold_excess(&occ, &w[1], notes) {
@@ -286,12 +287,13 @@ fn cold_excess(occ: &Occurrences<'_, '_>, w: &Expr, notes: &mut Notes) -> Option
 
 /// W: computation inside the phase, one interval's (a pipeline's stage) and per occurrence
 /// (the entries a processor makes inside one occurrence, usually one each, reported where
-/// they vary).
+/// they vary); and the most entries of one computation per occurrence (a farm worker's
+/// tasks), 1 where none varies.
 fn inside(
     occ: &Occurrences<'_, '_>,
     compute: &BTreeMap<u32, Fitted>,
     notes: &mut Notes,
-) -> ([Expr; 3], [Expr; 3]) {
+) -> ([Expr; 3], [Expr; 3], [Expr; 3]) {
     let (pf, env) = (occ.pf, occ.pf.env);
     let g = pf.g;
     let entries: BTreeMap<u32, Fitted> = g
@@ -329,13 +331,21 @@ fn inside(
             })
             .sum()
     });
-    (w, w_occ)
+    let tasks: [Expr; 3] = BOUNDS.map(|b| {
+        let laws: Vec<Expr> = entries.values().map(|n| n.at(b).clone()).collect();
+        if laws.is_empty() {
+            Expr::one()
+        } else {
+            Expr::max_of(laws)
+        }
+    });
+    (w, w_occ, tasks)
 }
 
 /// The cost per occurrence and the fill of a point-to-point phase at each bound, from its size
 /// per message, `k` messages per rank per occurrence, its depth (pipelines), the computation
-/// inside it (`w` one interval's, `w_occ` one occurrence's) and where it communicates
-/// (`presence`).
+/// inside it (`w` one interval's, `w_occ` one occurrence's, `tasks` the most entries of one
+/// computation in an occurrence) and where it communicates (`presence`).
 fn occurrence_cost(
     pf: &PhaseFit<'_>,
     presence: &Expr,
@@ -344,6 +354,7 @@ fn occurrence_cost(
     depth: Option<&Fitted>,
     w: &[Expr; 3],
     w_occ: &[Expr; 3],
+    tasks: &[Expr; 3],
 ) -> PhaseCost {
     let machine = pf.env.machine;
     let (d_lo, d_hi) = (pf.d_lo, pf.d_hi);
@@ -382,10 +393,15 @@ fn occurrence_cost(
                 per[i] = wait + k * (s + r);
             }
             PhaseKind::Star => {
-                // the workers run side by side, each its tasks back to back: the run waits
+                // the workers run side by side, each its tasks back to back, while the hub
+                // serves one message after another: the farm takes the longer of the hub's
+                // service and a worker's tasks, each with its round trip to the hub (trial
+                // 15: their sum was charged, +26% and +53% at P = 64 and 32); the run waits
                 // for the first task's way out and the last answer's way back, no stage
                 let o = presence * Expr::num(pp.o);
-                per[i] = k * (s.clone() + r.clone() + o) + w_occ[i].clone();
+                let service = k * (s.clone() + r.clone() + o.clone());
+                let trip = Expr::int(2) * tau.clone() + s.clone() + r.clone() + o;
+                per[i] = Expr::max(service, w_occ[i].clone() + tasks[i].clone() * trip);
                 fill[i] = Expr::int(2) * (tau + s + r);
             }
             _ => {
