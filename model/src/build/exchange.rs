@@ -117,7 +117,7 @@ pub(super) fn cost_exchange(
     notes.quantities.push(rep);
     let pf = &pf.reaching(&bytes.expr);
     let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
-    let (w, w_occ, tasks) = inside(&occ, compute, notes);
+    let ins = inside(&occ, compute, notes);
     let k = msgs_law
         .as_ref()
         .map_or(Expr::num(msgs), |f| f.expr.clone());
@@ -131,18 +131,9 @@ pub(super) fn cost_exchange(
             fit: f.clone(),
         });
     }
-    let mut cost = occurrence_cost(
-        pf,
-        &pc.presences[gi],
-        &bytes,
-        &k,
-        depth.as_ref(),
-        &w,
-        &w_occ,
-        &tasks,
-    );
+    let mut cost = occurrence_cost(pf, &pc.presences[gi], &bytes, &k, depth.as_ref(), &ins);
     if let Some(d) = depth.as_ref() {
-        if let Some(e) = cold_excess(&occ, &w[1], notes) {
+        if let Some(e) = cold_excess(&occ, &ins.w[1], notes) {
             cost.cold = BOUNDS.map(|b| d.at(b).clone() * e.at(b).clone());
         }
     }
@@ -289,11 +280,7 @@ fn cold_excess(occ: &Occurrences<'_, '_>, w: &Expr, notes: &mut Notes) -> Option
 /// (the entries a processor makes inside one occurrence, usually one each, reported where
 /// they vary); and the most entries of one computation per occurrence (a farm worker's
 /// tasks), 1 where none varies.
-fn inside(
-    occ: &Occurrences<'_, '_>,
-    compute: &BTreeMap<u32, Fitted>,
-    notes: &mut Notes,
-) -> ([Expr; 3], [Expr; 3], [Expr; 3]) {
+fn inside(occ: &Occurrences<'_, '_>, compute: &BTreeMap<u32, Fitted>, notes: &mut Notes) -> Inside {
     let (pf, env) = (occ.pf, occ.pf.env);
     let g = pf.g;
     let entries: BTreeMap<u32, Fitted> = g
@@ -339,23 +326,31 @@ fn inside(
             Expr::max_of(laws)
         }
     });
-    (w, w_occ, tasks)
+    Inside { w, w_occ, tasks }
+}
+
+/// [`inside`]'s computation inside a phase, at each bound.
+struct Inside {
+    /// One interval's (a pipeline's stage).
+    w: [Expr; 3],
+    /// One occurrence's.
+    w_occ: [Expr; 3],
+    /// The most entries of one computation in an occurrence.
+    tasks: [Expr; 3],
 }
 
 /// The cost per occurrence and the fill of a point-to-point phase at each bound, from its size
 /// per message, `k` messages per rank per occurrence, its depth (pipelines), the computation
-/// inside it (`w` one interval's, `w_occ` one occurrence's, `tasks` the most entries of one
-/// computation in an occurrence) and where it communicates (`presence`).
+/// inside it ([`Inside`]) and where it communicates (`presence`).
 fn occurrence_cost(
     pf: &PhaseFit<'_>,
     presence: &Expr,
     bytes: &Fitted,
     k: &Expr,
     depth: Option<&Fitted>,
-    w: &[Expr; 3],
-    w_occ: &[Expr; 3],
-    tasks: &[Expr; 3],
+    ins: &Inside,
 ) -> PhaseCost {
+    let (w, w_occ, tasks) = (&ins.w, &ins.w_occ, &ins.tasks);
     let machine = pf.env.machine;
     let (d_lo, d_hi) = (pf.d_lo, pf.d_hi);
     let pp = &machine.point_to_point;
