@@ -18,9 +18,12 @@ pub struct AbortGuard {
     /// abort needs it true (its arm) or false (an earlier arm's, or the else).
     pub conds: Vec<(String, bool)>,
     /// The symbols the conditions mention (named constants among them, kept in
-    /// [`crate::Apt::params`] with their values).
+    /// `consts` with their values).
     #[serde(skip)]
     pub vars: std::collections::BTreeSet<String>,
+    /// The named constants among `vars`, with their values.
+    #[serde(skip)]
+    pub consts: std::collections::BTreeMap<String, f64>,
 }
 
 /// Every `MPI_Abort` whose enclosing statements in its routine are IFs with resolved
@@ -68,6 +71,7 @@ pub(crate) fn aborts(prog: &Program, sources: &Sources, facts: &Facts) -> Vec<Ab
             file,
             conds,
             vars,
+            consts: std::collections::BTreeMap::new(),
         });
     }
     out

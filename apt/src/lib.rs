@@ -356,10 +356,21 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     for n in routines.iter().flat_map(|r| r.preorder()) {
         used.extend(n.symbols());
     }
-    used.extend(aborts.iter().flat_map(|a| a.vars.iter().cloned()));
     let notes = an.notes.clone().into_iter().collect();
     let grids = an.grids.iter().copied().collect();
     let mut params = an.params;
+    // the named constants an abort's conditions mention, with their values (they are no
+    // parameter of any attribute)
+    let mut aborts = aborts;
+    for a in &mut aborts {
+        for p in params.list() {
+            if let ParamOrigin::Constant { default } = p.origin {
+                if a.vars.contains(&p.name) {
+                    a.consts.insert(p.name.clone(), default);
+                }
+            }
+        }
+    }
     params.retain(|p| !matches!(p.origin, ParamOrigin::Constant { .. }) || used.contains(&p.name));
     let file = sources
         .path(prog.main_file)

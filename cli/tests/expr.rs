@@ -50,6 +50,32 @@ fn solve_two_power_closed_form() {
     assert_eq!(v["closed_form"], "N/(sqrt(P)*sqrt(log2(P)))");
 }
 
+/// A saved model's T is solved from its file (trial 15: the optimal block size meant copying T
+/// out of model.json by script; the printed T's `s1…` steps are not defined on their own).
+#[test]
+fn solve_takes_the_t_of_a_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    let model = serde_json::json!({
+        "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
+        "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
+        "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
+        "quantities": [], "validation": [], "warnings": []
+    });
+    std::fs::write(&path, model.to_string()).unwrap();
+    let (code, out, err) = augur(&[
+        "expr",
+        "solve",
+        path.to_str().unwrap(),
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("K* = 128\n"), "{out}");
+}
+
 #[test]
 fn solve_picks_feasible_max_branch() {
     let (code, out, _) = augur(&[

@@ -91,18 +91,13 @@ impl AbortOut {
 /// The program's aborts whose conditions are comparisons in `params` (constants at their
 /// source values): each guard the product of its conditions' 0/1 indicators.
 fn abort_guards(apt: &Apt, params: &[String]) -> Vec<AbortOut> {
-    let consts: BTreeMap<String, Expr> = apt
-        .params
-        .iter()
-        .filter_map(|p| match p.origin {
-            apt::params::ParamOrigin::Constant { default } => {
-                Some((p.name.clone(), Expr::num(default)))
-            }
-            _ => None,
-        })
-        .collect();
     let mut out = Vec::new();
     'aborts: for a in &apt.aborts {
+        let consts: BTreeMap<String, Expr> = a
+            .consts
+            .iter()
+            .map(|(k, v)| (k.clone(), Expr::num(*v)))
+            .collect();
         let mut guard = Expr::one();
         let mut when = Vec::new();
         for (cond, holds) in &a.conds {

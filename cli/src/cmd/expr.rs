@@ -76,7 +76,7 @@ pub enum ExprCommand {
     },
     /// Minimise over one variable (dT/dK = 0), reporting the method and closed form of K*
     Solve {
-        /// The expression (may start with `-`)
+        /// The expression (may start with `-`), or a model.json to take its T
         #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Variable to optimise
@@ -121,7 +121,15 @@ pub enum ExprCommand {
     },
 }
 
+/// An expression, or the T of a saved model when `src` names a `model.json` file (trial 15:
+/// the optimal block size meant copying T out of the file, the printed T's `s1…` steps
+/// undefined on their own).
 fn parse_expr(src: &str) -> Result<Expr> {
+    let path = std::path::Path::new(src);
+    if src.ends_with(".json") && path.is_file() {
+        let m = model::analysis::ModelFile::load(path)?;
+        return Ok(m.t);
+    }
     symbolic::parse(src).map_err(|e| {
         anyhow!(
             "invalid expression {src:?}: column {}: {}",
