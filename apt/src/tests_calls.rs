@@ -325,3 +325,41 @@ int main(int argc, char **argv) {
         ]
     );
 }
+
+/// `for (i = i0; i < i0 + nrows; i++)` with `i0` set from an enclosing loop's variable: the
+/// bounds are unresolved, their difference is not (trial 15's wavefront block: nrows = K).
+#[test]
+fn a_trip_count_free_of_its_bounds_unknowns_is_resolved() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+static double a[1 << 20];
+static void block(int i0, int nrows) {
+    for (int i = i0; i < i0 + nrows; i++)
+        a[i] = 0.5 * a[i];
+}
+int main(int argc, char **argv) {
+    int n, k, b;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    k = atoi(argv[2]);
+    for (b = 0; b < n / k; b++)
+        block(b * k, k);
+    for (b = 0; b < n; b += k)
+        for (int i = b; i <= b + 2 * k; i++)
+            a[i] = 1.0;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("block.c", src);
+    let trips: Vec<String> = crate::tests::loops(&apt)
+        .iter()
+        .map(|l| l.trip.text())
+        .collect();
+    assert_eq!(
+        trips,
+        ["K", "N/K", "floor(N/K - 1/K) + 1", "2*K + 1"],
+        "{trips:?}"
+    );
+}

@@ -22,6 +22,32 @@ impl Analysis<'_> {
         }
     }
 
+    /// The trip count of a loop whose bounds share the unknowns that make them unresolved
+    /// (`for (i = i0; i < i0 + nrows; i++)`, `i0` set in an enclosing loop: nrows; trial 15):
+    /// the bounds evaluated with each unknown scalar as a symbol of its own, kept when the
+    /// count mentions none of them.
+    fn trip_independent_of_unknowns(&mut self, l: &frontend::Loop, env: &Env) -> Option<Expr> {
+        const MARK: &str = "unknown__";
+        let mut with = env.clone();
+        let mut any = false;
+        for v in l.lo.vars().into_iter().chain(l.hi.vars()) {
+            if matches!(env.get(&v), Some(Val::Unknown(_))) && !self.is_array(&v) {
+                with.insert(v.clone(), Val::Known(Expr::var(&format!("{MARK}{v}"))));
+                any = true;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let lo = self.ev(&l.lo, &with, None);
+        let hi = self.ev(&l.hi, &with, None);
+        let step = self.ev(&l.step, &with, None);
+        match trip_count(&lo, &hi, &step) {
+            Attr::Expr(t) if t.vars().iter().all(|v| !v.starts_with(MARK)) => Some(t),
+            _ => None,
+        }
+    }
+
     pub(super) fn counted_loop(
         &mut self,
         id: StmtId,
@@ -34,6 +60,11 @@ impl Analysis<'_> {
         let step = self.ev(&l.step, env, None);
         let mut defined = self.procs.block_defs(self.prog, &l.body);
         let mut trip = trip_count(&lo, &hi, &step);
+        if matches!(trip, Attr::Unresolved(_)) {
+            if let Some(t) = self.trip_independent_of_unknowns(l, env) {
+                trip = Attr::Expr(t);
+            }
+        }
         // DO CONCURRENT: every combination of its indices
         let mut more = Vec::new();
         for (var, xlo, xhi, xstep) in l.indices().into_iter().skip(1) {
