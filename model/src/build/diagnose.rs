@@ -90,8 +90,11 @@ pub(super) fn size_warnings(env: &Env<'_>, from: usize, notes: &mut Notes) {
         .iter()
         .filter(|q| q.what == "bytes" && q.fit.origin.by_regression() && q.fit.points > 0)
         .map(|q| {
+            // the size fitted is the phase's largest message per run (an exchange waits for
+            // it), which a site sending several faces in turn exceeds on its smaller ones
+            // (trial 15 read "exact" as every message's)
             let exact = if q.fit.max_rel_err <= 1e-6 {
-                ", exact on every traced run"
+                ", exact for the largest message of every traced run (the size every message of the exchange is charged)"
             } else {
                 ""
             };
