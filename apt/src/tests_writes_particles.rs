@@ -114,25 +114,34 @@ int main(int argc, char **argv) {
     assert_eq!(loops(&apt)[0].writes, None);
 }
 
-#[test]
-fn a_pointer_set_by_an_opaque_statement_reads_an_opaque() {
-    let src = r#"
+/// A program that points `p` at `a`, runs `set` (a statement that may point it elsewhere)
+/// and writes through `p` in a loop of `n` iterations.
+fn pointer_set_by(set: &str) -> String {
+    format!(
+        r#"
 #include <mpi.h>
 double a[100], b[100];
-int main(int argc, char **argv) {
+int main(int argc, char **argv) {{
     double *p = a;
     int n;
     MPI_Init(&argc, &argv);
-    n = 100;
-    *(p = b, &n) = 100;
+    {set}
     for (int i = 0; i < n; i++)
         p[i] = 1.0;
     MPI_Send(a, 100, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
+}}
+"#
+    )
 }
-"#;
-    let apt = apt_of("opaque.c", src);
+
+#[test]
+fn a_pointer_set_by_an_opaque_statement_reads_an_opaque() {
+    let apt = apt_of(
+        "opaque.c",
+        &pointer_set_by("n = 100;\n    *(p = b, &n) = 100;"),
+    );
     let l = loops(&apt);
     let why = l[0].writes_unknown.clone().unwrap_or_default();
     assert_eq!(why, "pointer `p` is set by an opaque statement");
@@ -140,22 +149,7 @@ int main(int argc, char **argv) {
 
 #[test]
 fn a_comma_statement_is_its_operands_in_turn() {
-    let src = r#"
-#include <mpi.h>
-double a[100], b[100];
-int main(int argc, char **argv) {
-    double *p = a;
-    int n;
-    MPI_Init(&argc, &argv);
-    p = b, n = 100;
-    for (int i = 0; i < n; i++)
-        p[i] = 1.0;
-    MPI_Send(a, 100, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return 0;
-}
-"#;
-    let apt = apt_of("comma.c", src);
+    let apt = apt_of("comma.c", &pointer_set_by("p = b, n = 100;"));
     let l = loops(&apt);
     // p may point to a or b (what pointers may point to is not flow-sensitive), and the loop
     // runs n = 100 times: the statement is read, not set aside as opaque
