@@ -623,21 +623,7 @@ impl MpiOp {
     }
     /// Point-to-point sends and receives (blocking or not).
     pub fn is_point_to_point(self) -> bool {
-        matches!(
-            self,
-            MpiOp::Send
-                | MpiOp::Ssend
-                | MpiOp::Rsend
-                | MpiOp::Bsend
-                | MpiOp::Isend
-                | MpiOp::Issend
-                | MpiOp::Irsend
-                | MpiOp::Ibsend
-                | MpiOp::Recv
-                | MpiOp::Irecv
-                | MpiOp::Sendrecv
-                | MpiOp::SendrecvReplace
-        )
+        self.sends() || matches!(self, MpiOp::Recv | MpiOp::Irecv)
     }
     pub fn is_collective(self) -> bool {
         matches!(

@@ -101,7 +101,7 @@ fn abort_guards(apt: &Apt, params: &[String]) -> Vec<AbortOut> {
         let mut guard = Expr::one();
         let mut when = Vec::new();
         for (cond, holds) in &a.conds {
-            let Some(ind) = truth(cond) else {
+            let Some(ind) = crate::build::sites::truth(cond) else {
                 continue 'aborts;
             };
             let ind = ind.subs_all(&consts);
@@ -124,58 +124,6 @@ fn abort_guards(apt: &Apt, params: &[String]) -> Vec<AbortOut> {
         });
     }
     out
-}
-
-/// A condition's 0/1 value as an expression: comparisons by their indicator, joined by `||`
-/// (1 − Π(1 − x)), `&&` (Π x) and `!(…)` (1 − x), as the source analysis writes them. None
-/// where a part does not read.
-fn truth(cond: &str) -> Option<Expr> {
-    let cond = cond.trim();
-    // split at an operator outside parentheses
-    let split = |op: &str| -> Option<Vec<&str>> {
-        let (mut depth, mut parts, mut start) = (0i32, Vec::new(), 0);
-        let bytes = cond.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'(' => depth += 1,
-                b')' => depth -= 1,
-                _ if depth == 0 && cond[i..].starts_with(op) => {
-                    parts.push(&cond[start..i]);
-                    i += op.len();
-                    start = i;
-                    continue;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        parts.push(&cond[start..]);
-        (parts.len() > 1).then_some(parts)
-    };
-    if let Some(parts) = split("||") {
-        let none = parts
-            .iter()
-            .map(|p| truth(p).map(|x| Expr::one() - x))
-            .collect::<Option<Vec<_>>>()?;
-        return Some(Expr::one() - none.into_iter().fold(Expr::one(), |a, b| a * b));
-    }
-    if let Some(parts) = split("&&") {
-        let all = parts.iter().map(|p| truth(p)).collect::<Option<Vec<_>>>()?;
-        return Some(all.into_iter().fold(Expr::one(), |a, b| a * b));
-    }
-    fn inner(s: &str) -> Option<&str> {
-        s.strip_prefix('(').and_then(|s| s.strip_suffix(')'))
-    }
-    if let Some(rest) = cond.strip_prefix('!').and_then(inner) {
-        return Some(Expr::one() - truth(rest)?);
-    }
-    if let Some(rest) = inner(cond) {
-        if let Some(x) = truth(rest) {
-            return Some(x);
-        }
-    }
-    crate::build::sites::indicator(cond).map(|(e, _)| e)
 }
 
 /// Report rows in the file (plain data so the file reads back without the analysis types).
@@ -855,7 +803,7 @@ mod tests {
     #[test]
     fn conditions_read_as_their_truth() {
         let at = |cond: &str, n: f64, p: f64| {
-            let Some(e) = truth(cond) else {
+            let Some(e) = crate::build::sites::truth(cond) else {
                 return f64::NAN;
             };
             let vals: BTreeMap<String, f64> = [("N".to_string(), n), ("P".to_string(), p)]
@@ -871,7 +819,7 @@ mod tests {
         assert_eq!(at("!(N > 4096) && P >= 2", 5000.0, 4.0), 0.0);
         assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 3.0), 0.0);
         assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 5.0), 1.0);
-        assert!(truth("N < 8 || ").is_none());
+        assert!(crate::build::sites::truth("N < 8 || ").is_none());
     }
 
     /// A model that misses its runs says so, and whether the errors follow a parameter.

@@ -358,3 +358,55 @@ pub(crate) fn indicator(cond: &str) -> Option<(Expr, bool)> {
     };
     Some((e, exact))
 }
+
+/// A condition's 0/1 value as an expression: comparisons by their indicator, joined by `||`
+/// (1 − Π(1 − x)), `&&` (Π x) and `!(…)` (1 − x), as the source analysis writes them. None
+/// where a part does not read.
+pub(crate) fn truth(cond: &str) -> Option<Expr> {
+    let cond = cond.trim();
+    // split at an operator outside parentheses
+    let split = |op: &str| -> Option<Vec<&str>> {
+        let (mut depth, mut parts, mut start) = (0i32, Vec::new(), 0);
+        let bytes = cond.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ if depth == 0 && cond[i..].starts_with(op) => {
+                    parts.push(&cond[start..i]);
+                    i += op.len();
+                    start = i;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        parts.push(&cond[start..]);
+        (parts.len() > 1).then_some(parts)
+    };
+    if let Some(parts) = split("||") {
+        let none = parts
+            .iter()
+            .map(|p| truth(p).map(|x| Expr::one() - x))
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Expr::one() - none.into_iter().fold(Expr::one(), |a, b| a * b));
+    }
+    if let Some(parts) = split("&&") {
+        let all = parts.iter().map(|p| truth(p)).collect::<Option<Vec<_>>>()?;
+        return Some(all.into_iter().fold(Expr::one(), |a, b| a * b));
+    }
+    fn inner(s: &str) -> Option<&str> {
+        s.strip_prefix('(').and_then(|s| s.strip_suffix(')'))
+    }
+    if let Some(rest) = cond.strip_prefix('!').and_then(inner) {
+        return Some(Expr::one() - truth(rest)?);
+    }
+    if let Some(rest) = inner(cond) {
+        if let Some(x) = truth(rest) {
+            return Some(x);
+        }
+    }
+    indicator(cond).map(|(e, _)| e)
+}
