@@ -30,6 +30,7 @@ pub mod cap;
 pub mod cart;
 pub mod comm;
 pub mod dims;
+pub mod divisions;
 pub mod externals;
 pub mod geometric;
 pub mod halving;
@@ -277,6 +278,8 @@ pub struct Apt {
         std::collections::BTreeMap<SiteId, Result<std::collections::BTreeSet<String>, String>>,
     /// The program's `MPI_Abort`s under IFs with resolved conditions ([`aborts::aborts`]).
     pub aborts: Vec<aborts::AbortGuard>,
+    /// The program's truncating divisions in its parameters ([`divisions::divisions`]).
+    pub divisions: Vec<divisions::IntegerDivision>,
 }
 
 impl Apt {
@@ -352,6 +355,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         .collect();
     tree::set_files(&mut routines, &sites, prog, sources);
     let aborts = aborts::aborts(prog, sources, &an.facts);
+    let divisions = divisions::divisions(&an.divisions, prog, sources, &an.params);
     let mut used = std::collections::BTreeSet::new();
     for n in routines.iter().flat_map(|r| r.preorder()) {
         used.extend(n.symbols());
@@ -400,6 +404,7 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
         grids,
         call_writes,
         aborts,
+        divisions,
     }
 }
 
@@ -492,6 +497,8 @@ mod tests_concurrent;
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
+#[cfg(test)]
+mod tests_divisions;
 #[cfg(test)]
 mod tests_early_return;
 #[cfg(test)]

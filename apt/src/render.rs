@@ -1,7 +1,9 @@
 //! The APT as JSON (the `augur apt --json` schema) and as an indented text tree.
 //!
 //! JSON: `{"file", "language", "params": [{"name", "origin", …}], "routines": [node…]}`,
-//! and `"notes": [{"line", "text"}]` when the analysis took approximations;
+//! `"notes": [{"line", "text"}]` when the analysis took approximations, and
+//! `"integer_divisions": [{"line", "num", "den", "file"?}]` where the program truncates a
+//! quotient of its parameters;
 //! every node has `kind`, `site`, `line`, `children`, and `file` when its line is in another
 //! file than the main one (an included file). Attributes that may be unresolved
 //! are a string (expression text in augur's syntax, `any`, `null`) or
@@ -201,6 +203,21 @@ fn apt_value(apt: &Apt, writes: Option<&CallWrites>) -> Value {
         "params": params,
         "routines": apt.routines.iter().map(|r| node_value(r, writes)).collect::<Vec<_>>(),
     });
+    if !apt.divisions.is_empty() {
+        let ds: Vec<Value> = apt
+            .divisions
+            .iter()
+            .map(|d| {
+                let mut v =
+                    json!({"line": d.line, "num": d.num.to_string(), "den": d.den.to_string()});
+                if let Some(f) = &d.file {
+                    v["file"] = json!(f);
+                }
+                v
+            })
+            .collect();
+        v["integer_divisions"] = Value::Array(ds);
+    }
     if !apt.notes.is_empty() {
         let notes: Vec<Value> = apt
             .notes
@@ -330,6 +347,18 @@ pub fn to_text(apt: &Apt) -> String {
     }
     for (_, text) in &apt.notes {
         let _ = writeln!(out, "note: {text}");
+    }
+    if !apt.divisions.is_empty() {
+        let ds: Vec<String> = apt
+            .divisions
+            .iter()
+            .map(|d| format!("{} {}", d.at(), d.text()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "integer divisions (the model takes the quotient, the program truncates it): {}",
+            ds.join(", ")
+        );
     }
     // the location column: 5 wide, wider when included files give `file:line`
     let dir = apt.file.parent().unwrap_or(Path::new(""));

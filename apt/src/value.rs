@@ -187,6 +187,10 @@ pub trait Scope {
     /// (`None` for a dimension it leaves to an ALLOCATE or the caller: `a(:)`, `a(*)`);
     /// `None` when `array` is not declared as an array.
     fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>>;
+    /// An integer (truncating) division of two known values whose quotient is not an
+    /// integer for every integer value of its variables (`n / kb`: the model takes N/KB,
+    /// the program ⌊N/KB⌋).
+    fn integer_division(&mut self, num: &Expr, den: &Expr, span: Span);
 }
 
 /// Evaluates one source expression.
@@ -224,6 +228,13 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
         }
         SrcExprKind::Binary { op, lhs, rhs } => {
             let (a, b) = (eval(lhs, s), eval(rhs, s));
+            if let (BinOp::Div, Some(BaseType::Integer), Val::Known(x), Val::Known(y)) =
+                (op, e.ty, &a, &b)
+            {
+                if !y.is_zero() && !integral(&(x.clone() / y.clone()), true) {
+                    s.integer_division(x, y, e.span);
+                }
+            }
             binary(*op, a, b)
         }
         SrcExprKind::Ternary { cond, then, other } => {

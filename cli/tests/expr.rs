@@ -76,6 +76,56 @@ fn solve_takes_the_t_of_a_model_file() {
     assert!(out.contains("K* = 128\n"), "{out}");
 }
 
+/// Where the model's source truncates N/K (trial 15: `--integer` gave K = 24 for N = 2048 and
+/// the program skipped rows), the solve names the nearest K that divide N, with T there.
+#[test]
+fn solve_on_a_model_names_the_divisors_nearest_k_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    let model = serde_json::json!({
+        "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
+        "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
+        "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
+        "quantities": [], "validation": [], "warnings": [],
+        "divisions": [{"line": 73, "num": "N", "den": "K"}]
+    });
+    std::fs::write(&path, model.to_string()).unwrap();
+    let solve = |at: &str, json: bool| {
+        let mut args = vec![
+            "expr",
+            "solve",
+            path.to_str().unwrap(),
+            "--for",
+            "K",
+            "--at",
+            at,
+        ];
+        args.push("--integer");
+        if json {
+            args.push("--json");
+        }
+        augur(&args)
+    };
+    // K* = 1000/(8*sqrt(6)) = 51.03, integer 51; 1000's divisors around it: 50 and 100
+    let (code, out, err) = solve("N=1000,P=64", false);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("integer: K = 51,"), "{out}");
+    assert!(
+        out.contains("note: the program truncates N/K (line 73): K = 51 does not divide N = 1000; the nearest that do: K = 50 (T = 612.5), K = 100 (T = 756.2)"),
+        "{out}"
+    );
+    let (_, json, _) = solve("N=1000,P=64", true);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let d = &v["truncated_divisions"][0];
+    assert_eq!(d["K"], 51.0, "{v}");
+    assert_eq!(d["divisors"][0]["K"], 50.0, "{v}");
+    assert_eq!(d["divisors"][1]["K"], 100.0, "{v}");
+    // where K* divides N (1024/(4*2) = 128), nothing is said
+    let (_, out, _) = solve("N=1024,P=16", false);
+    assert!(out.contains("integer: K = 128,"), "{out}");
+    assert!(!out.contains("truncates"), "{out}");
+}
+
 #[test]
 fn solve_picks_feasible_max_branch() {
     let (code, out, _) = augur(&[

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use apt::divisions::IntegerDivision;
 use apt::Apt;
 use serde::{Deserialize, Serialize};
 use symbolic::{Compiled, Expr};
@@ -64,6 +65,39 @@ pub struct ModelFile {
     /// Where the program stops itself by the source ([`AbortOut`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aborts: Vec<AbortOut>,
+    /// Where the source truncates a quotient of the parameters that T takes whole
+    /// (`nblk = n / kb`: T takes N/KB, the program ⌊N/KB⌋, 0 at KB > N, rows skipped where KB
+    /// does not divide N, as trial 15's wavefront did at the K* `expr solve` gave).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub divisions: Vec<IntegerDivision>,
+}
+
+/// The quotient of a truncating division at `values` and its truncation, when the
+/// program's differs from T's (by more than 1%, or truncated to 0): (quotient, ⌊quotient⌋).
+pub fn truncation(d: &IntegerDivision, values: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+    let n = eval(&d.num, values).ok()?;
+    let den = eval(&d.den, values).ok()?;
+    if !(n.is_finite() && den.is_finite()) || den == 0.0 {
+        return None;
+    }
+    let q = n / den;
+    let t = q.trunc();
+    ((q - t).abs() > 0.01 * q.abs() || (t == 0.0 && q != 0.0)).then_some((q, t))
+}
+
+/// The source's truncating divisions in `params` and P.
+fn integer_divisions(apt: &Apt, params: &[String]) -> Vec<IntegerDivision> {
+    apt.divisions
+        .iter()
+        .filter(|d| {
+            d.num
+                .vars()
+                .iter()
+                .chain(d.den.vars().iter())
+                .all(|v| v == "P" || params.contains(v))
+        })
+        .cloned()
+        .collect()
 }
 
 /// An `MPI_Abort` the source reaches under conditions in the model's parameters: `guard` is 1
@@ -286,6 +320,7 @@ pub fn analyze(
     let params = fit_params(runs);
     ModelFile {
         aborts: abort_guards(apt, &params),
+        divisions: integer_divisions(apt, &params),
         schema: MODEL_SCHEMA,
         program: program.into(),
         source: apt.file.display().to_string(),

@@ -192,6 +192,8 @@ pub struct Analysis<'p> {
     dims_rule: symbolic::DimsRule,
     /// The process grids `MPI_Dims_create` made of the P ranks: (dimensions, rule).
     pub grids: std::collections::BTreeSet<(u32, symbolic::DimsRule)>,
+    /// Truncating divisions of known values ([`crate::divisions`]).
+    pub divisions: crate::divisions::Seen,
 }
 
 impl<'p> Analysis<'p> {
@@ -214,6 +216,7 @@ impl<'p> Analysis<'p> {
             requests: BTreeMap::new(),
             points_to: BTreeMap::new(),
             grids: std::collections::BTreeSet::new(),
+            divisions: BTreeMap::new(),
         }
     }
 

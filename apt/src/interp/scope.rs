@@ -85,6 +85,19 @@ impl Scope for Cx<'_, '_> {
         self.an.sources.first_line(span)
     }
 
+    fn integer_division(&mut self, num: &Expr, den: &Expr, span: Span) {
+        let key = (
+            span.file.0,
+            self.line(span),
+            num.to_string(),
+            den.to_string(),
+        );
+        self.an
+            .divisions
+            .entry(key)
+            .or_insert_with(|| (span, num.clone(), den.clone()));
+    }
+
     fn is_input(&self, name: &str) -> bool {
         self.an.params.is_input(name)
     }

@@ -125,18 +125,103 @@ pub enum ExprCommand {
 /// the optimal block size meant copying T out of the file, the printed T's `s1…` steps
 /// undefined on their own).
 fn parse_expr(src: &str) -> Result<Expr> {
+    Ok(parse_source(src)?.0)
+}
+
+/// [`parse_expr`], with the model when `src` names one.
+fn parse_source(src: &str) -> Result<(Expr, Option<model::analysis::ModelFile>)> {
     let path = std::path::Path::new(src);
     if src.ends_with(".json") && path.is_file() {
         let m = model::analysis::ModelFile::load(path)?;
-        return Ok(m.t);
+        return Ok((m.t.clone(), Some(m)));
     }
-    symbolic::parse(src).map_err(|e| {
+    let e = symbolic::parse(src).map_err(|e| {
         anyhow!(
             "invalid expression {src:?}: column {}: {}",
             e.column,
             e.message
         )
-    })
+    })?;
+    Ok((e, None))
+}
+
+/// A quotient by the solved-for variable that the model's source truncates (`nblk = n / kb`)
+/// and that the chosen value does not divide (trial 15: `--integer` gave K = 24 for N = 2048,
+/// and the program skipped rows): the values nearest it, below and above, that divide it,
+/// with T there.
+struct Divisors {
+    at: String,
+    text: String,
+    num_text: String,
+    num: f64,
+    k: f64,
+    near: Vec<(f64, f64)>,
+}
+
+fn divisors_near(
+    m: &model::analysis::ModelFile,
+    t: &Expr,
+    var: &str,
+    at: &BTreeMap<String, f64>,
+    k: f64,
+    range: Option<(f64, f64)>,
+) -> Vec<Divisors> {
+    let mut out = Vec::new();
+    let (lo, hi) = range.unwrap_or((1.0, f64::INFINITY));
+    for d in &m.divisions {
+        if !d.den.contains_var(var) || d.num.contains_var(var) {
+            continue;
+        }
+        let Ok(num) = d.num.eval_map(at) else {
+            continue;
+        };
+        if !((1.0..=1e12).contains(&num) && num.fract() == 0.0) {
+            continue;
+        }
+        let divides = |k: f64| {
+            let mut v = at.clone();
+            v.insert(var.to_string(), k);
+            d.den
+                .eval_map(&v)
+                .is_ok_and(|den| den >= 1.0 && den.fract() == 0.0 && num % den == 0.0)
+        };
+        let k0 = k.round().max(1.0);
+        if k == k0 && divides(k0) {
+            continue;
+        }
+        // the nearest below and above, within the range (a bounded scan: divisors of a
+        // problem size are dense enough near any sensible block size)
+        const SCAN: u32 = 1_000_000;
+        let below = (0..SCAN)
+            .map(|i| k.floor() - f64::from(i))
+            .take_while(|&c| c >= lo.max(1.0))
+            .find(|&c| divides(c));
+        let above = (0..SCAN)
+            .map(|i| k.ceil() + f64::from(i))
+            .take_while(|&c| c <= hi && c <= num)
+            .find(|&c| divides(c));
+        let near: Vec<(f64, f64)> = below
+            .into_iter()
+            .chain(above)
+            .filter_map(|c| {
+                let mut v = at.clone();
+                v.insert(var.to_string(), c);
+                t.eval_map(&v).ok().map(|tv| (c, tv))
+            })
+            .collect();
+        out.push(Divisors {
+            at: d.at(),
+            text: d.text(),
+            num_text: match d.num.as_const() {
+                Some(_) => String::new(),
+                None => format!("{} = ", d.num),
+            },
+            num,
+            k,
+            near,
+        });
+    }
+    out
 }
 
 /// `N=1024,P=16` (values may be constant expressions such as `2^10`).
@@ -318,7 +403,7 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
             alt,
             fmt,
         } => {
-            let e = parse_expr(&expr)?;
+            let (e, model) = parse_source(&expr)?;
             let at = parse_at(&at)?;
             let range = range.as_deref().map(parse_range).transpose()?;
             let s = symbolic::minimize(&e, &var, &at, &SolveOptions { range, integer }).map_err(
@@ -327,6 +412,11 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                     other => anyhow!("cannot minimise {expr:?} over {var}: {other}"),
                 },
             )?;
+            let chosen = s.integer.map_or(s.k_star, |(k, _)| k);
+            let divisors = model
+                .as_ref()
+                .map(|m| divisors_near(m, &e, &var, &at, chosen, range))
+                .unwrap_or_default();
             if fmt.json {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
@@ -335,6 +425,15 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                     v["note"] = json!(format!(
                         "{var}* is where a max/min or step of T changes branch: a balance of two costs, or a threshold of the machine sheet (look at T on both sides)"
                     ));
+                }
+                if !divisors.is_empty() {
+                    v["truncated_divisions"] = divisors
+                        .iter()
+                        .map(|d| {
+                            json!({"at": d.at, "quotient": d.text, "numerator": d.num, var.clone(): d.k,
+                                   "divisors": d.near.iter().map(|(k, t)| json!({var.clone(): k, "t": t})).collect::<Vec<_>>()})
+                        })
+                        .collect();
                 }
                 out(&v.to_string())?;
             } else {
@@ -360,6 +459,22 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
                 if let Some((k, t)) = s.integer {
                     out(&format!("integer: {var} = {k}, T = {}", short(t)))?;
+                }
+                for d in &divisors {
+                    let near: Vec<String> = d
+                        .near
+                        .iter()
+                        .map(|(k, t)| format!("{var} = {k} (T = {})", short(*t)))
+                        .collect();
+                    out(&format!(
+                        "note: the program truncates {} ({}): {var} = {} does not divide {}{}; the nearest that do: {}",
+                        d.text,
+                        d.at,
+                        short(d.k),
+                        d.num_text,
+                        short(d.num),
+                        if near.is_empty() { "none in range".to_string() } else { near.join(", ") }
+                    ))?;
                 }
                 if s.relaxed {
                     out("note: ceil/floor were relaxed (ceil(u) ≈ u) to find stationary points; T is evaluated exactly")?;

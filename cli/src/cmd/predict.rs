@@ -299,6 +299,17 @@ fn evaluate(
             ));
         }
     }
+    // the source truncates a quotient T takes whole (trial 15: N/KB = 0.5 blocks at KB > N)
+    for d in &m.divisions {
+        if let Some((q, t)) = model::analysis::truncation(d, &values) {
+            warnings.push(format!(
+                "{}: the program truncates {} to {t} here, where T takes {}",
+                d.at(),
+                d.text(),
+                symbolic::Expr::num(q)
+            ));
+        }
+    }
     let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
     let t = eval(&m.t)?;
     let a = eval(&m.t_min)?;
@@ -475,6 +486,41 @@ mod tests {
         );
         let p = evaluate(&m, &traced, "", at("N=64,P=64")).unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    /// Where the source truncates a quotient T takes whole (trial 15: `predict` at K > N gave
+    /// a time for N/K = 0.5 blocks, which the program runs 0 of), predict says so.
+    #[test]
+    fn a_point_where_the_program_truncates_a_quotient_is_warned_about() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("K", 4.0), ("P", 4.0)],
+            &[("N", 128.0), ("K", 8.0), ("P", 4.0)],
+        ];
+        let mut m = model("N/K + K", "N/K + K", &["K", "N", "P"], runs);
+        m.divisions = vec![apt::divisions::IntegerDivision {
+            line: 73,
+            file: None,
+            num: symbolic::parse("N").unwrap(),
+            den: symbolic::parse("K").unwrap(),
+        }];
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=128,K=8,P=4")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let p = evaluate(&m, &traced, "", at("N=64,K=128,P=4")).unwrap();
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w == "line 73: the program truncates N/K to 0 here, where T takes 0.5"),
+            "{:?}",
+            p.warnings
+        );
+        // 1000/24 = 41.67 is cut to 41 (1.6%): said; 1000/8 = 125 whole: not
+        let p = evaluate(&m, &traced, "", at("N=1000,K=24,P=4")).unwrap();
+        assert!(
+            p.warnings.iter().any(|w| w.contains("to 41 here")),
+            "{:?}",
+            p.warnings
+        );
     }
 
     #[test]
