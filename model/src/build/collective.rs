@@ -108,6 +108,7 @@ pub(super) fn cost_collective(
         fill: BOUNDS.map(|_| Expr::zero()),
         cold: BOUNDS.map(|_| Expr::zero()),
         synchronous: true,
+        ends: std::collections::BTreeMap::new(),
     };
     Some((cost, report))
 }

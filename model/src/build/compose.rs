@@ -91,6 +91,38 @@ pub(super) struct PhaseCost {
     pub(super) cold: [Expr; 3],
     /// Loosely synchronous (or collective): it drains a pipeline sharing its loop.
     pub(super) synchronous: bool,
+    /// A pipeline's ends by run: the ranks that start it (send, never receive) and those it
+    /// ends at (receive, never send). Empty for other phases.
+    pub(super) ends: BTreeMap<usize, Ends>,
+}
+
+/// Where a pipeline starts and ends in one run: ([`PhaseCost::ends`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Ends {
+    pub(super) sources: BTreeSet<u32>,
+    pub(super) sinks: BTreeSet<u32>,
+}
+
+impl Ends {
+    /// A pipeline's ends in one run, from who sends and who receives in it.
+    pub(super) fn of(senders: &BTreeSet<u32>, receivers: &BTreeSet<u32>) -> Ends {
+        Ends {
+            sources: senders.difference(receivers).copied().collect(),
+            sinks: receivers.difference(senders).copied().collect(),
+        }
+    }
+}
+
+/// Whether two pipelines run the opposite ways in some run where both were traced: each ends
+/// where the other starts (a forward sweep 0 → P−1 and a backward one P−1 → 0). In one loop
+/// body they drain each other: the second starts only as the first arrives at its end, and the
+/// next iteration's first only as the second arrives at its.
+fn reverse(a: &BTreeMap<usize, Ends>, b: &BTreeMap<usize, Ends>) -> bool {
+    a.iter().any(|(run, ea)| {
+        b.get(run).is_some_and(|eb| {
+            !ea.sinks.is_disjoint(&eb.sources) && !eb.sinks.is_disjoint(&ea.sources)
+        })
+    })
 }
 
 impl Ctx<'_> {
@@ -378,9 +410,58 @@ impl Ctx<'_> {
     }
 
     /// Whether every iteration of loop `n` synchronises its processors: its body (through IFs,
-    /// not into nested loops or calls) holds a collective or a synchronous phase's anchor.
+    /// not into nested loops or calls) holds a collective or a synchronous phase's anchor, or
+    /// two pipelines whose fills rise to it run the opposite ways (trial 16: a tridiagonal
+    /// solve's forward and backward sweeps in each iteration were charged one fill per run,
+    /// −46% to −55% at P = 64).
     fn drains(&self, n: &Node) -> bool {
-        self.synchronises(n, true)
+        self.drains_in(n, &mut Vec::new())
+    }
+
+    /// [`Self::drains`] inside the calls `stack` (recursion reaches no loop twice).
+    fn drains_in(&self, n: &Node, stack: &mut Vec<String>) -> bool {
+        if self.synchronises(n, true) {
+            return true;
+        }
+        let mut rising = BTreeSet::new();
+        self.rising(&n.children, &mut rising, stack);
+        let rising: Vec<&PhaseCost> = rising
+            .iter()
+            .filter_map(|g| self.phase_cost.get(g))
+            .collect();
+        rising
+            .iter()
+            .enumerate()
+            .any(|(i, a)| rising[i + 1..].iter().any(|b| reverse(&a.ends, &b.ends)))
+    }
+
+    /// The pipelines whose fills rise out of `nodes` ([`Self::node`]): those anchored there,
+    /// through IFs, calls and loops that do not drain them.
+    fn rising(&self, nodes: &[Node], out: &mut BTreeSet<usize>, stack: &mut Vec<String>) {
+        for m in nodes {
+            for g in self.anchored.get(&m.site.0).into_iter().flatten() {
+                if self.phase_cost.get(g).is_some_and(|pc| !pc.ends.is_empty()) {
+                    out.insert(*g);
+                }
+            }
+            match &m.data {
+                NodeData::Loop(l) if !l.compute && !self.drains_in(m, stack) => {
+                    self.rising(&m.children, out, stack)
+                }
+                NodeData::If(_) => {
+                    self.rising(&m.children, out, stack);
+                    self.rising(&m.else_children, out, stack);
+                }
+                NodeData::Call { callee, .. } if !stack.contains(callee) => {
+                    if let Some(r) = self.routines.get(callee) {
+                        stack.push(callee.clone());
+                        self.rising(&r.children, out, stack);
+                        stack.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Whether every iteration of loop `n` ends with all its processors synchronised: its
@@ -479,10 +560,23 @@ impl Ctx<'_> {
         }
     }
 
-    /// How often a pipeline anchored at `site` is filled: once per execution of the innermost
-    /// loop that encloses it (or of the anchor, when the anchor is a loop), per iteration when
-    /// that loop's body synchronises every iteration — as `node` charges it.
+    /// How often a pipeline anchored at `site` is filled, as [`Self::node`] charges it: its
+    /// fill rises from the anchor through enclosing loops (and through calls, to each call
+    /// site) until a loop that drains it, filled once per iteration of that loop (per
+    /// execution of the anchor when the anchor itself drains it), or once per run when it
+    /// reaches the main program.
     pub(super) fn fills(&self, site: u32, paths: &Paths, main: &str) -> Expr {
+        self.fills_from(site, true, paths, main, &mut Vec::new())
+    }
+
+    fn fills_from(
+        &self,
+        site: u32,
+        anchor: bool,
+        paths: &Paths,
+        main: &str,
+        stack: &mut Vec<String>,
+    ) -> Expr {
         let by_site = &self.nodes;
         // copies of a site after an early exit share their enclosing loops
         let path = paths
@@ -490,17 +584,45 @@ impl Ctx<'_> {
             .and_then(|p| p.first())
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        let consumer = path
-            .iter()
-            .rev()
-            .filter_map(|s| by_site.get(s))
-            .find(|n| matches!(&n.data, NodeData::Loop(l) if !l.compute));
-        match consumer {
-            Some(l) if (l.site.0 != site && self.drains(l)) || self.drains_all(l) => {
-                self.executions_of(l.site.0, true, paths, main, &mut Vec::new())
+        for s in path.iter().rev() {
+            let Some(n) = by_site.get(s) else { continue };
+            if !matches!(&n.data, NodeData::Loop(l) if !l.compute) {
+                continue;
             }
-            Some(l) => self.executions_of(l.site.0, false, paths, main, &mut Vec::new()),
-            None => self.executions_of(site, false, paths, main, &mut Vec::new()),
+            if *s == site {
+                if anchor && self.drains_all(n) {
+                    return self.executions_of(*s, true, paths, main, &mut Vec::new());
+                }
+                if anchor && self.drains(n) {
+                    return self.executions_of(*s, false, paths, main, &mut Vec::new());
+                }
+            } else if self.drains(n) {
+                return self.executions_of(*s, true, paths, main, &mut Vec::new());
+            }
+        }
+        let routine = path
+            .first()
+            .and_then(|r| by_site.get(r))
+            .and_then(|n| match &n.data {
+                NodeData::Routine { name, .. } => Some(name.clone()),
+                _ => None,
+            });
+        match routine {
+            Some(r) if r != main && !stack.contains(&r) => {
+                stack.push(r.clone());
+                let calls: Vec<u32> = by_site
+                    .values()
+                    .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
+                    .map(|n| n.site.0)
+                    .collect();
+                let e = calls
+                    .into_iter()
+                    .map(|c| self.fills_from(c, false, paths, main, stack))
+                    .sum();
+                stack.pop();
+                e
+            }
+            _ => Expr::one(),
         }
     }
 }

@@ -11,7 +11,7 @@ use apt::Node;
 use symbolic::Expr;
 
 use super::cold;
-use super::compose::PhaseCost;
+use super::compose::{Ends, PhaseCost};
 use super::costs::PhaseFit;
 use super::env::{row, Notes};
 use super::phase_context::{send_source, PhaseContext};
@@ -412,6 +412,15 @@ fn occurrence_cost(
         fill,
         cold: BOUNDS.map(|_| Expr::zero()),
         synchronous: pf.g.kind == PhaseKind::Synchronous,
+        ends: match pf.g.kind {
+            PhaseKind::Pipeline => {
+                pf.g.runs
+                    .iter()
+                    .map(|(&run, r)| (run, Ends::of(&r.senders, &r.receivers)))
+                    .collect()
+            }
+            _ => BTreeMap::new(),
+        },
     }
 }
 
