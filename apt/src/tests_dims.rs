@@ -181,3 +181,36 @@ fn fortran_dims_create_with_a_parameter_dimension_count() {
     assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
     assert_eq!(apt.notes.len(), 1, "{:?}", apt.notes);
 }
+
+const MEMBER_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int size, n, nx, ny, dims[2]; } decomp_t;
+int main(int argc, char **argv) {
+    decomp_t d;
+    int i;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &d.size);
+    d.n = atoi(argv[1]);
+    d.dims[0] = d.dims[1] = 0;
+    MPI_Dims_create(d.size, 2, d.dims);
+    d.ny = d.n / d.dims[0];
+    d.nx = d.n / d.dims[1];
+    for (i = 0; i < d.ny; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < d.nx; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 17: the grid kept in a struct's member array, zeroed by a chained assignment, is the
+/// grid MPI_Dims_create makes (every trip and size of its stencil was regression-fitted).
+#[test]
+fn dims_create_into_a_struct_member_array_zeroed_by_a_chained_assignment() {
+    let apt = apt_of("member.c", MEMBER_C);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N/dims(P, 2, 0)"), "{:?}", l[0].trip);
+    assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"), "{:?}", l[1].trip);
+}

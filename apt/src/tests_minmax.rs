@@ -151,3 +151,33 @@ end program t
     assert_eq!(trips[2], e("min(N, K)"), "{trips:?}");
     assert_eq!(trips[3], e("max(N, K)"), "{trips:?}");
 }
+
+/// Trial 17's stencil: a halo width clamped to the smaller extent by one IF testing both,
+/// `if (hw > nx || hw > ny) hw = nx < ny ? nx : ny`, is `min(HW, NX, NY)`; `&&` and `<` the
+/// other way round.
+#[test]
+fn an_if_testing_one_value_against_two_clamps_it_to_both() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+double a[100000];
+int main(int argc, char **argv) {
+    int hw, nx, ny, lo, i;
+    MPI_Init(&argc, &argv);
+    hw = atoi(argv[1]);
+    nx = atoi(argv[2]);
+    ny = atoi(argv[3]);
+    if (hw > nx || hw > ny) hw = (nx < ny ? nx : ny);
+    lo = atoi(argv[4]);
+    if (nx < lo && ny < lo) lo = nx > ny ? nx : ny;
+    for (i = 0; i < hw; i++) a[i] = 0;
+    for (i = 0; i < lo; i++) a[i] = 1;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("clamp.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("min(HW, NX, NY)"), "{:?}", l[0].trip);
+    assert_eq!(l[1].trip, e("min(LO, max(NX, NY))"), "{:?}", l[1].trip);
+}

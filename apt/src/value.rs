@@ -333,11 +333,78 @@ pub fn eval_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)>
             let (x, y) = (eval(lhs, s), eval(rhs, s));
             Some((*op, x, y))
         }
+        SrcExprKind::Binary {
+            op: op @ (BinOp::And | BinOp::Or),
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (eval_test(lhs, s), eval_test(rhs, s));
+            one_sided(*op, a?, b?)
+        }
         _ => {
             let _ = eval(cond, s);
             None
         }
     }
+}
+
+/// Two orderings of one value joined by `&&`/`||` as one: `x > a || x > b` is
+/// `x > min(a, b)`, `x > a && x > b` is `x > max(a, b)` (and `<` the other way round), the
+/// shared value on either side of each (trial 17: `if (hw > nx || hw > ny) hw = min(nx,
+/// ny)` is `min(HW, nx, ny)`). `None` unless both are the same ordering of one known value.
+fn one_sided(op: BinOp, a: (BinOp, Val, Val), b: (BinOp, Val, Val)) -> Option<(BinOp, Val, Val)> {
+    let flip = |o: BinOp| match o {
+        BinOp::Lt => Some(BinOp::Gt),
+        BinOp::Le => Some(BinOp::Ge),
+        BinOp::Gt => Some(BinOp::Lt),
+        BinOp::Ge => Some(BinOp::Le),
+        _ => None,
+    };
+    let (oa, xa, ya) = a;
+    let (ob, xb, yb) = b;
+    flip(oa)?;
+    flip(ob)?;
+    let (Val::Known(xa), Val::Known(ya), Val::Known(xb), Val::Known(yb)) = (&xa, &ya, &xb, &yb)
+    else {
+        return None;
+    };
+    // each test as `x o y` with the shared `x` on the left
+    let (x, oa, ya) = (xa, oa, ya);
+    let (ob, yb) = if xb == x {
+        (ob, yb)
+    } else if yb == x {
+        (flip(ob)?, xb)
+    } else if ya == xb || ya == yb {
+        // the shared value is `a`'s right side: flip `a` instead
+        let (x2, oa2, ya2) = (ya, flip(oa)?, xa);
+        let (ob2, yb2) = if xb == x2 { (ob, yb) } else { (flip(ob)?, xb) };
+        return combine(op, x2, oa2, ya2, ob2, yb2);
+    } else {
+        return None;
+    };
+    combine(op, x, oa, ya, ob, yb)
+}
+
+fn combine(
+    op: BinOp,
+    x: &Expr,
+    oa: BinOp,
+    ya: &Expr,
+    ob: BinOp,
+    yb: &Expr,
+) -> Option<(BinOp, Val, Val)> {
+    if oa != ob || ya == yb {
+        return None;
+    }
+    let greater = matches!(oa, BinOp::Gt | BinOp::Ge);
+    // `x > a || x > b`: above the smaller; `&&`: above the larger
+    let smaller = greater == (op == BinOp::Or);
+    let y = if smaller {
+        Expr::min(ya.clone(), yb.clone())
+    } else {
+        Expr::max(ya.clone(), yb.clone())
+    };
+    Some((oa, Val::Known(x.clone()), Val::Known(y)))
 }
 
 /// [`eval_test`] of an `if` condition whose sides call no user procedure and read no input
@@ -346,7 +413,7 @@ pub fn pure_test(cond: &SrcExpr, s: &mut dyn Scope) -> Option<(BinOp, Val, Val)>
     let SrcExprKind::Binary { op, .. } = &cond.kind else {
         return None;
     };
-    if !op.is_comparison() {
+    if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) {
         return None;
     }
     let impure = cond.walk().into_iter().any(|e| match &e.kind {

@@ -153,6 +153,9 @@ impl Analysis<'_> {
                 _ if fortran => 1,
                 _ => 0,
             },
+            // a member array of a struct or derived type (`d.dims`, `g%dims`: trial 17), at
+            // the language's default lower bound
+            None if root.contains(['.', '%']) => i64::from(fortran),
             _ => return None,
         };
         let zero = |path: &str| match env.get(path) {

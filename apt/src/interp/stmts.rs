@@ -57,8 +57,18 @@ impl Analysis<'_> {
                         // a real stored in an integer variable is truncated, as a cast is
                         let v = crate::value::stored_as(a.target.ty, v, &a.value);
                         if !matches!(a.target.kind, SrcExprKind::Var(_)) {
-                            // `a[0] = …` through a pointer `a`: as before, `a` itself
-                            let scalars = self.scalars(&s.defs);
+                            // `a[0] = …` through a pointer `a`: as before, `a` itself (not a
+                            // struct or derived type held by value: `d.dims[0] = 0` changes
+                            // `d.dims[0]` alone, trial 17's stencil lost every member of `d`)
+                            let scalars: Vec<String> = self
+                                .scalars(&s.defs)
+                                .into_iter()
+                                .filter(|v| {
+                                    self.prog
+                                        .decl(self.cur, path_root(v))
+                                        .is_none_or(|d| d.ty.pointer > 0)
+                                })
+                                .collect();
                             self.set_unknown(env, scalars, &reason);
                         }
                         self.kill_paths(env, &x, &reason);

@@ -463,7 +463,15 @@ impl<'a> CLower<'a> {
                 {
                     return self.opaque(stmt, "assignment to non-variable", out);
                 }
-                let rhs = self.expr(r, 0);
+                // `a = b = 0`: `b = 0;` first, then `a = b` (trial 17: `d.dims[0] =
+                // d.dims[1] = 0` left every member of `d` modified inside an expression)
+                let rhs = match r.field("left") {
+                    Some(rl) if r.kind() == "assignment_expression" => {
+                        self.expr_stmt(stmt, r, out);
+                        self.store_target(rl)
+                    }
+                    _ => self.expr(r, 0),
+                };
                 let value = match op
                     .strip_suffix('=')
                     .filter(|s| !s.is_empty())
