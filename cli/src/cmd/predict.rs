@@ -55,7 +55,14 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
         for n in &p.notes {
             eprintln!("note: at {}: {n}", p.at);
         }
-        if p.t.is_none() {
+        if p.t.is_some_and(|t| t <= 0.0) {
+            // the warning above named the terms that take it below zero
+            eprintln!(
+                "error: at {}: T is not positive here: the model does not hold at these values",
+                p.at
+            );
+            failed = true;
+        } else if p.t.is_none() {
             // the warning above named the term
             eprintln!("error: at {}: T is not a finite number here: the model is not defined at these values", p.at);
             failed = true;
@@ -84,6 +91,11 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
         super::analyze::write_t(&mut out, &m.params, &m.t)?;
         for p in &points {
             match (p.t, p.band) {
+                (Some(t), _) if t <= 0.0 => writeln!(
+                    out,
+                    "{}: T = {t:.4e} s is not a time: the model does not hold here",
+                    p.at
+                )?,
                 (Some(t), Some((lo, hi))) => {
                     writeln!(out, "{}: T = {t:.4e} s  [{lo:.4e}, {hi:.4e}]", p.at)?
                 }
@@ -316,6 +328,8 @@ fn evaluate(
     let b = eval(&m.t_max)?;
     if !t.is_finite() {
         warnings.push(non_finite_cause(&m.t, &values));
+    } else if t <= 0.0 {
+        warnings.push(negative_cause(&m.t, &values, t));
     }
     let t = t.is_finite().then_some(t);
     let band = match t {
@@ -335,6 +349,35 @@ fn evaluate(
 /// Which part of `t` is not a finite number at `values`: the first term of its sum that is not,
 /// and inside it the innermost subexpression that is not while its arguments are (a `log2` of a
 /// negative number, a power of 0 with a negative exponent), the one to blame.
+/// Why T is not positive at `values` (trial 17's sample sort: a fitted −2.3 ms constant and a
+/// −1.4e-4·log2(P) term took T to −0.64 ms at 1024 keys per rank, printed as a time): the
+/// terms that subtract most there, and what the rest adds.
+fn negative_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>, total: f64) -> String {
+    let mut terms: Vec<(f64, symbolic::Expr)> = t
+        .terms()
+        .iter()
+        .map(|term| term.monomial() * symbolic::Expr::num(term.coef()))
+        .filter_map(|e| model::analysis::eval(&e, values).ok().map(|v| (v, e)))
+        .collect();
+    terms.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let adds: f64 = terms.iter().map(|(v, _)| v.max(0.0)).sum();
+    let worst: Vec<String> = terms
+        .iter()
+        .take_while(|(v, _)| *v < 0.0)
+        .take(3)
+        .map(|(v, e)| match e.as_const() {
+            Some(_) => format!("the constant {e}"),
+            None => format!("{e} = {}", symbolic::Expr::num(*v)),
+        })
+        .collect();
+    format!(
+        "T is {} s here, not a time: its fitted terms cancel beyond the traced runs; the terms that subtract most: {} (what the others add: {} s); do not use this point",
+        symbolic::Expr::num(total),
+        worst.join(", "),
+        symbolic::Expr::num(adds)
+    )
+}
+
 fn non_finite_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>) -> String {
     let bad =
         |e: &symbolic::Expr| model::analysis::eval(e, values).map_or(true, |v| !v.is_finite());
@@ -518,6 +561,24 @@ mod tests {
         let p = evaluate(&m, &traced, "", at("N=1000,K=24,P=4")).unwrap();
         assert!(
             p.warnings.iter().any(|w| w.contains("to 41 here")),
+            "{:?}",
+            p.warnings
+        );
+    }
+
+    /// Trial 17: a model whose fitted terms cancel below zero beyond its runs gives no time.
+    #[test]
+    fn a_negative_t_is_named_with_its_subtracting_terms() {
+        let runs: &[&[(&str, f64)]] =
+            &[&[("N", 4096.0), ("P", 4.0)], &[("N", 65536.0), ("P", 4.0)]];
+        let mut m = model("N/P - 0.002", "N/P - 0.002", &["N", "P"], runs);
+        m.t = symbolic::parse("1e-7*N/P - 0.002").unwrap();
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=16384,P=16")).unwrap();
+        assert!(p.t.is_some_and(|t| t < 0.0), "{:?}", p.t);
+        assert!(
+            p.warnings.iter().any(|w| w.contains("not a time")
+                && w.contains("the terms that subtract most: the constant -0.002")),
             "{:?}",
             p.warnings
         );
