@@ -22,6 +22,9 @@ pub enum Method {
     Breakpoint,
     /// An end of the search range.
     Boundary,
+    /// The lowest exact T on a grid over the range: T has a `floor`/`ceil` in the variable
+    /// and its relaxed form's stationary point is not where the exact T is least.
+    Scan,
 }
 
 impl std::fmt::Display for Method {
@@ -33,6 +36,9 @@ impl std::fmt::Display for Method {
             Method::Brent => "numeric (Brent)",
             Method::Breakpoint => "max/min breakpoint",
             Method::Boundary => "range boundary",
+            Method::Scan => {
+                "scan of the exact T (its relaxed form's stationary point is not its minimum)"
+            }
         })
     }
 }

@@ -170,6 +170,15 @@ pub fn minimize(
         }
     }
     cands.retain(|c| c.t.is_finite());
+    // with rounding relaxed, the relaxed form's stationary points may not be where the exact T
+    // is least (trial 16's SUMMA: `floor((N - 1)/NB) + 1` panels relaxed to `(N - 1)/NB + 1`
+    // put NB* at 23 where the exact T kept falling to NB = 144): a grid over the range, or
+    // three decades either side of the best candidate, on the exact T
+    if relaxed {
+        if let Some(c) = scan_exact(&value, &cands, opts, (nlo.max(lo), nhi.min(hi)))? {
+            cands.push(c);
+        }
+    }
     // Stable sort: on equal T the earlier (stationary) candidate wins over breakpoints and ends.
     cands.sort_by(|a, b| a.t.total_cmp(&b.t));
     let Some(best) = cands.first().cloned() else {
@@ -213,6 +222,57 @@ pub fn minimize(
     })
 }
 
+/// The least exact T on a geometric grid (integers when `opts.integer`), as a candidate when it
+/// is more than 1% below every candidate's: over the range when one was given, else three
+/// decades either side of the best candidate, else over `(lo, hi)`.
+fn scan_exact(
+    value: &dyn Fn(f64) -> Result<f64, EvalError>,
+    cands: &[Candidate],
+    opts: &SolveOptions,
+    (lo, hi): (f64, f64),
+) -> Result<Option<Candidate>, EvalError> {
+    let best = cands.iter().map(|c| c.t).fold(f64::INFINITY, f64::min);
+    let (a, b) = match opts.range {
+        Some(r) => r,
+        None => match cands.iter().min_by(|x, y| x.t.total_cmp(&y.t)) {
+            Some(c) => ((c.k / 1e3).max(lo), (c.k * 1e3).min(hi)),
+            None => (lo, hi),
+        },
+    };
+    let a = if opts.integer { a.max(1.0) } else { a };
+    if !(a > 0.0 && b >= a && b.is_finite()) {
+        return Ok(None);
+    }
+    const PER_DECADE: f64 = 60.0;
+    let steps = ((b / a).log10() * PER_DECADE).ceil().max(1.0) as usize;
+    let mut found: Option<(f64, f64)> = None;
+    let mut last = f64::NAN;
+    for i in 0..=steps {
+        let mut k = a * (b / a).powf(i as f64 / steps as f64);
+        if opts.integer {
+            k = k.round();
+        }
+        if k == last || k < a || k > b {
+            continue;
+        }
+        last = k;
+        let t = value(k)?;
+        if t.is_finite() && found.is_none_or(|(_, ft)| t < ft) {
+            found = Some((k, t));
+        }
+    }
+    Ok(found
+        .filter(|&(_, t)| !best.is_finite() || t < best - 0.01 * best.abs())
+        .map(|(k, t)| Candidate {
+            k,
+            t,
+            method: Method::Scan,
+            branch: Vec::new(),
+            closed_form: None,
+            second_derivative: None,
+        }))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -242,6 +302,31 @@ mod tests {
             }
         }
         best
+    }
+
+    /// Trial 16's SUMMA: `ceil(N/K)` blocks relaxed to `N/K + 1` put a stationary point at
+    /// K = sqrt(N·c0/c1) = 320, where the exact T is 16.8; the exact T is least at one block,
+    /// K = N (11.24). The scan of the exact T finds it and says so.
+    #[test]
+    fn a_relaxed_stationary_point_that_is_not_the_exact_minimum_gives_way_to_a_scan() {
+        let t = parse("ceil(N/K)*(1 + 0.01*K)").unwrap();
+        let at: BTreeMap<String, f64> = [("N".to_string(), 1024.0)].into();
+        for integer in [false, true] {
+            let s = minimize(
+                &t,
+                "K",
+                &at,
+                &SolveOptions {
+                    range: None,
+                    integer,
+                },
+            )
+            .unwrap();
+            assert!(s.relaxed);
+            assert_eq!(s.method, Method::Scan, "{s:?}");
+            assert!((1024.0..1100.0).contains(&s.k_star), "{s:?}");
+            assert!(s.t_star < 11.5, "{s:?}");
+        }
     }
 
     #[test]
