@@ -492,6 +492,8 @@ mod tests_calls;
 #[cfg(test)]
 mod tests_casts;
 #[cfg(test)]
+mod tests_comm_args;
+#[cfg(test)]
 mod tests_concurrent;
 #[cfg(test)]
 mod tests_datatypes;

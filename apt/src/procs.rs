@@ -635,6 +635,8 @@ pub(crate) fn narrowable(a: &SrcExpr) -> Option<(&str, bool)> {
 pub(crate) fn caller_suffix(suffix: &str, addr: bool) -> Option<String> {
     match suffix.strip_prefix("->") {
         Some(r) if addr => Some(format!(".{r}")),
+        // `*rows = …` (the path `rows[0]`) with `&rows` handed in: `rows` itself
+        _ if addr && suffix == "[0]" => Some(String::new()),
         _ if addr => None,
         _ => Some(suffix.to_string()),
     }

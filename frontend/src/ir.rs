@@ -1101,6 +1101,14 @@ impl SrcExpr {
     pub fn path(&self) -> Option<String> {
         match &self.kind {
             SrcExprKind::Var(v) => Some(v.clone()),
+            // C `*p` is `p[0]` (a routine's result through a pointer argument: `*rows = n / p`)
+            SrcExprKind::Unary {
+                op: UnOp::Deref,
+                operand,
+            } => match &operand.kind {
+                SrcExprKind::Var(v) => Some(format!("{v}[0]")),
+                _ => None,
+            },
             SrcExprKind::Index { array, indices } if !indices.is_empty() => {
                 let mut out = array.clone();
                 for i in indices {

@@ -66,8 +66,27 @@ impl Analysis<'_> {
                 } else {
                     Role::Rank
                 };
+                // in a summary, the communicator handed in as a formal: P or the rank where
+                // the call hands in MPI_COMM_WORLD ([`super::summary::comm_symbol`])
+                let formal = m
+                    .arg(Role::Comm)
+                    .map(|a| self.ev(&a.expr, env, None))
+                    .and_then(|v| {
+                        v.known()
+                            .and_then(|e| e.as_var().and_then(super::summary::arg_index))
+                    });
                 if let Some(v) = out_var(role) {
-                    let val = if world {
+                    let val = if let (false, Some(k)) = (world, formal) {
+                        if m.op == MpiOp::CommSize {
+                            self.params.comm_size(&v, line);
+                        } else {
+                            self.params.comm_rank(&v, line);
+                        }
+                        Val::Known(Expr::var(&super::summary::comm_symbol(
+                            k,
+                            m.op == MpiOp::CommRank,
+                        )))
+                    } else if world {
                         let p = if m.op == MpiOp::CommSize {
                             self.params.comm_size(&v, line)
                         } else {

@@ -36,6 +36,22 @@ pub(super) fn arg_index(sym: &str) -> Option<usize> {
     sym.strip_prefix("__augur_arg")?.parse().ok()
 }
 
+/// The symbol standing for `MPI_Comm_size` (`rank`: `MPI_Comm_rank`) of the communicator
+/// handed in as formal `k` while computing summaries: P (the rank) where the call hands in
+/// MPI_COMM_WORLD (trial 16: `grid_init(g, n, MPI_COMM_WORLD)` left every size and peer the
+/// routine computes "of a communicator other than MPI_COMM_WORLD").
+pub(super) fn comm_symbol(k: usize, rank: bool) -> String {
+    format!("__augur_comm{}{k}", if rank { "rank" } else { "size" })
+}
+
+/// (formal position, rank?) of a [`comm_symbol`].
+fn comm_index(sym: &str) -> Option<(usize, bool)> {
+    if let Some(k) = sym.strip_prefix("__augur_commsize") {
+        return Some((k.parse().ok()?, false));
+    }
+    Some((sym.strip_prefix("__augur_commrank")?.parse().ok()?, true))
+}
+
 /// The symbol standing for global `g`'s entry value in the summary of a procedure that
 /// reads it and does not write it (a setup routine computing `nloc` from `n` and `nprocs`).
 pub(super) fn glob_symbol(g: &str) -> String {
@@ -87,6 +103,29 @@ pub(super) fn bind_args(
                     )))
                     }
                 }
+                continue;
+            }
+            if let Some((j, rank)) = comm_index(&x) {
+                let of = match vals.get(j) {
+                    Some(Val::Special(crate::value::Special::CommWorld)) => Expr::var(if rank {
+                        crate::params::RANK
+                    } else {
+                        crate::params::P
+                    }),
+                    // handed on from the caller's own formal
+                    Some(Val::Known(a)) if a.as_var().and_then(arg_index).is_some() => {
+                        let i = a.as_var().and_then(arg_index).unwrap_or(j);
+                        Expr::var(&comm_symbol(i, rank))
+                    }
+                    _ => {
+                        return Err(Val::unknown(format!(
+                            "{set}: MPI_Comm_{} of a communicator other than MPI_COMM_WORLD (its argument {})",
+                            if rank { "rank" } else { "size" },
+                            j + 1
+                        )))
+                    }
+                };
+                map.insert(x, of);
                 continue;
             }
             let Some(j) = arg_index(&x) else { continue };
