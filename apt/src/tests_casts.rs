@@ -3,7 +3,7 @@
 //! the real front end; a cast of an integer (apt's exact integer division too) is unchanged.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::tests::{apt_of, eval, loops};
+use crate::tests::{apt_of, e, eval, loops};
 use crate::Attr;
 
 /// How apt prints a quantity: the expression, or `unresolved: <reason>`.
@@ -319,4 +319,33 @@ fn a_real_stored_in_an_integer_variable_is_truncated() {
         1,
     );
     assert_eq!(text(&t[0]), "N/floor(sqrt(P))");
+}
+
+/// Trial 17: a loop over a constant table's entries, `sizeof(deltas) / sizeof(deltas[0])`,
+/// runs as many times as the table has entries (it was "size of a type not known").
+#[test]
+fn sizeof_a_table_over_sizeof_its_entry_is_its_length() {
+    let src = r#"
+#include <mpi.h>
+static const int deltas[] = {1, 2, 5, 11, 23};
+double grid[16][32];
+int main(int argc, char **argv) {
+    int k, i;
+    double *p = 0;
+    MPI_Init(&argc, &argv);
+    for (k = 0; k < (int)(sizeof(deltas) / sizeof(deltas[0])); k++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < sizeof grid / sizeof grid[0][0]; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (i = 0; i < sizeof(p); i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("table.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("5"), "{:?}", l[0].trip);
+    assert_eq!(l[1].trip, e("512"), "{:?}", l[1].trip);
+    assert_eq!(l[2].trip, e("8"), "{:?}", l[2].trip);
 }

@@ -187,6 +187,9 @@ pub trait Scope {
     /// (`None` for a dimension it leaves to an ALLOCATE or the caller: `a(:)`, `a(*)`);
     /// `None` when `array` is not declared as an array.
     fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>>;
+    /// C `sizeof x` of a declared variable or an element of a declared array: its declared
+    /// element size times its extents (`sizeof(deltas) / sizeof(deltas[0])`, trial 17).
+    fn size_of(&mut self, x: &SrcExpr) -> Option<Val>;
     /// An integer (truncating) division of two known values whose quotient is not an
     /// integer for every integer value of its variables (`n / kb`: the model takes N/KB,
     /// the program ⌊N/KB⌋).
@@ -263,12 +266,10 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
                 .and_then(|t| if t.pointer > 0 { Some(8) } else { t.bytes })
             {
                 Some(b) => Val::Known(Expr::int(i64::from(b))),
-                None => {
-                    if let Some(x) = expr {
-                        let _ = eval(x, s);
-                    }
-                    Val::unknown("size of a type not known to augur")
-                }
+                None => match expr.as_deref().and_then(|x| s.size_of(x)) {
+                    Some(v) => v,
+                    None => Val::unknown("size of a type not known to augur"),
+                },
             }
         }
         SrcExprKind::Cast { ty, expr } => {

@@ -110,6 +110,46 @@ impl Scope for Cx<'_, '_> {
         self.env.get(path).cloned()
     }
 
+    fn size_of(&mut self, x: &SrcExpr) -> Option<Val> {
+        let prog = self.an.prog;
+        let (name, element) = match &x.kind {
+            frontend::SrcExprKind::Var(v) => (v.as_str(), false),
+            frontend::SrcExprKind::Index { array, .. } => (array.as_str(), true),
+            _ => return None,
+        };
+        let d = prog.decl(self.an.cur, name)?;
+        let bytes = if d.ty.pointer > 0 && !element {
+            8
+        } else {
+            i64::from(d.ty.bytes?)
+        };
+        match (&d.kind, element) {
+            (DeclKind::Array { dims, .. }, false) if d.ty.pointer == 0 => {
+                let bounds = self.declared_bounds(name)?;
+                let mut size = Expr::int(bytes);
+                for b in bounds.iter().take(dims.len()) {
+                    let (Val::Known(lo), Val::Known(hi)) = b.as_ref()? else {
+                        return None;
+                    };
+                    size = size * (hi.clone() - lo.clone() + Expr::one());
+                }
+                Some(Val::Known(size))
+            }
+            (DeclKind::Array { dims, .. }, true) => match &x.kind {
+                frontend::SrcExprKind::Index { indices, .. }
+                    if indices.len() == dims.len() && d.ty.pointer == 0 =>
+                {
+                    Some(Val::Known(Expr::int(bytes)))
+                }
+                _ => None,
+            },
+            (DeclKind::Scalar { .. } | DeclKind::Constant { .. }, false) => {
+                Some(Val::Known(Expr::int(bytes)))
+            }
+            _ => None,
+        }
+    }
+
     fn declared_bounds(&mut self, array: &str) -> Option<Vec<Option<(Val, Val)>>> {
         let prog = self.an.prog;
         let Some(DeclKind::Array { dims, .. }) = prog.decl(self.an.cur, array).map(|d| &d.kind)

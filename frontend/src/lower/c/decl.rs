@@ -80,12 +80,19 @@ impl<'a> CLower<'a> {
             ty.pointer = d.pointer;
             let span = self.span(dn);
             let kind = if !d.dims.is_empty() {
+                // `int deltas[] = {1, 2, 5}`: the first extent is the initializer's length
+                let listed = d
+                    .init
+                    .filter(|i| i.kind() == "initializer_list")
+                    .map(|i| i.named_child_count() as i64);
                 let dims = d
                     .dims
                     .iter()
-                    .map(|s| match s {
-                        Some(s) => Dim::Extent(self.expr(*s, 0)),
-                        None => Dim::Assumed,
+                    .enumerate()
+                    .map(|(k, s)| match (s, listed) {
+                        (Some(s), _) => Dim::Extent(self.expr(*s, 0)),
+                        (None, Some(n)) if k == 0 => Dim::Extent(SrcExpr::int(n, span)),
+                        (None, _) => Dim::Assumed,
                     })
                     .collect();
                 DeclKind::Array { dims, init: None }
