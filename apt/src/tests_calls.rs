@@ -5,7 +5,7 @@
 //! globals, and stays unknown through an external routine.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use crate::tests::{apt_of, calls, comms, set};
+use crate::tests::{apt_of, calls, comms, e, loops, set};
 use crate::{call_may_rewrite, SiteId};
 
 const SHIFT_CALL_C: &str = r#"
@@ -361,5 +361,43 @@ int main(int argc, char **argv) {
         trips,
         ["K", "N/K", "floor(N/K - 1/K) + 1", "2*K + 1"],
         "{trips:?}"
+    );
+}
+
+/// Trial 17: a routine called in a loop with an argument in the loop's variable (the halo
+/// layers still to compute, `hw - 1 - s`) runs its loops for the mean argument; a note says so.
+#[test]
+fn an_argument_in_the_callers_loop_variable_enters_as_its_mean() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+double a[1000000];
+static void sweep(int n, int ext) {
+    int i;
+    for (i = -ext; i < n + ext; i++)
+        a[i + 100] += 1.0;
+}
+int main(int argc, char **argv) {
+    int n, hw, s;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    hw = atoi(argv[2]);
+    for (s = 0; s < hw; s++)
+        sweep(n, hw - 1 - s);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("halo.c", src);
+    let l = loops(&apt);
+    let sweep = l.iter().find(|x| x.var.as_deref() == Some("i")).unwrap();
+    assert_eq!(sweep.trip, e("N + HW - 1"), "{:?}", sweep.trip);
+    assert!(
+        apt.notes
+            .iter()
+            .any(|(_, t)| t.contains("analysed with its mean")),
+        "{:?}",
+        apt.notes
     );
 }

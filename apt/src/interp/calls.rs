@@ -95,7 +95,30 @@ impl Analysis<'_> {
         env: &Env,
         line: u32,
     ) {
-        let args = args.iter().map(|v| self.scrub(v, line)).collect();
+        // an argument in the caller's loop variables enters the callee as its mean over those
+        // loops (trial 17: `jacobi_sweep(…, hw - 1 - s)` for s = 0..hw-1, whose row loops run
+        // over the halo it is handed, were unresolved): the callee's counts are the mean
+        // iteration's, exact for counts linear in it
+        let args = args
+            .iter()
+            .enumerate()
+            .map(|(k, v)| match v {
+                Val::Known(e) => match self.mean_over_loops(e) {
+                    Some(crate::Attr::Expr(m)) => {
+                        let note = format!(
+                            "the call at line {line} hands its argument {} over the enclosing loops' iterations ({}): the callee is analysed with its mean, {}",
+                            k + 1,
+                            e,
+                            m
+                        );
+                        self.notes.entry(line).or_insert(note);
+                        Val::Known(m)
+                    }
+                    _ => self.scrub(v, line),
+                },
+                _ => self.scrub(v, line),
+            })
+            .collect();
         let mut globals = BTreeMap::new();
         // the caller's globals, and its variables the callee sees by host association
         let hosted = self.prog.proc(callee).and_then(|p| p.host) == Some(self.cur);
