@@ -1459,3 +1459,66 @@ fn a_binomial_trees_depth_is_its_longest_chain() {
     assert_eq!(tree.len(), 1, "{phases:#?}");
     assert_eq!(tree[0]["depth"], "floor(log2(P))", "{:#}", tree[0]);
 }
+
+const FOLD: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The fold before a recursive doubling: each odd rank hands its block to the even rank below
+ * it, one way, every step. */
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, steps, s, i;
+    double *x;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    steps = atoi(argv[2]);
+    x = calloc((size_t)n, sizeof(double));
+    for (s = 0; s < steps; s++) {
+        for (i = 0; i < n; i++)
+            x[i] += 1.0;
+        if (rank % 2 == 1)
+            MPI_Send(x, n, MPI_DOUBLE, rank - 1, 7, MPI_COMM_WORLD);
+        else if (rank + 1 < nprocs)
+            MPI_Recv(x, n, MPI_DOUBLE, rank + 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    if (rank == 0)
+        printf("fold %d %.6e\n", n, x[0]);
+    free(x);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 17: a one-way pairwise exchange traced at P = 4 and 6 is pairwise by construction;
+/// analyze says so rather than ask for runs at P >= 3 it already has.
+#[test]
+fn a_pairwise_phase_traced_beyond_two_ranks_is_named_pairwise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "fold.c",
+        FOLD,
+        "2,4,6",
+        &["N=1024,4096"],
+        &["{N}", "10"],
+    );
+    let warnings: Vec<&str> = m["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("pairwise at every traced P (up to 6)")),
+        "{warnings:#?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("profile at P >= 3")),
+        "{warnings:#?}"
+    );
+}

@@ -76,7 +76,26 @@ pub(super) fn cost_exchange(
                 if matches!(c.op, frontend::MpiOp::Sendrecv | frontend::MpiOp::SendrecvReplace)
         )
     });
-    if !g.determinate && !sendrecvs {
+    // traced at P >= 3 and still pairs (recursive doubling's fold: rank r with r + 2^k, one
+    // way): pairwise by construction, loosely synchronous at every P (trial 17 was told to
+    // profile at P >= 3 with P = 6, 12 and 16 traced)
+    let pairs_at_p3 = g
+        .runs
+        .iter()
+        .filter(|(ri, _)| env.runs[**ri].p() >= 3)
+        .all(|(_, r)| r.senders.is_disjoint(&r.receivers) && r.depth <= 1)
+        && g.runs.keys().any(|ri| env.runs[*ri].p() >= 3);
+    if !g.determinate && !sendrecvs && pairs_at_p3 {
+        notes.warnings.push(format!(
+            "phase {gi} ({}): pairwise at every traced P (up to {}): each processor only sends or only receives in it, so no chain forms; costed as {}",
+            env.at(anchor),
+            g.runs.keys().map(|ri| env.runs[*ri].p()).max().unwrap_or(0),
+            match g.kind {
+                PhaseKind::Pipeline | PhaseKind::Star => "a pipeline",
+                _ => "loosely synchronous",
+            }
+        ));
+    } else if !g.determinate && !sendrecvs {
         let grid = if env.grids.is_empty() {
             ""
         } else {
