@@ -35,6 +35,8 @@ struct Point {
     warnings: Vec<String>,
     /// What to know that is no fault: P beyond the traced ones (the point of predicting).
     notes: Vec<String>,
+    /// Where the source calls MPI_Abort at this point (`file:line` of each).
+    aborts: Vec<String>,
 }
 
 pub fn run(args: PredictArgs) -> Result<ExitCode> {
@@ -83,6 +85,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                     "max": p.band.map(|b| b.1),
                     "warnings": p.warnings,
                     "notes": p.notes,
+                    "aborts": p.aborts,
                 })
             })
             .collect();
@@ -95,6 +98,12 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                     out,
                     "{}: T = {t:.4e} s is not a time: the model does not hold here",
                     p.at
+                )?,
+                (Some(t), Some((lo, hi))) if !p.aborts.is_empty() => writeln!(
+                    out,
+                    "{}: T = {t:.4e} s  [{lo:.4e}, {hi:.4e}]  (no run: the program calls MPI_Abort here, {})",
+                    p.at,
+                    p.aborts.join(", ")
                 )?,
                 (Some(t), Some((lo, hi))) => {
                     writeln!(out, "{}: T = {t:.4e} s  [{lo:.4e}, {hi:.4e}]", p.at)?
@@ -302,8 +311,10 @@ fn evaluate(
         }
     }
     // the source stops the program here (Cannon's P not a square: trial 14 got a time)
+    let mut aborts = Vec::new();
     for a in &m.aborts {
         if model::analysis::eval(&a.guard, &values).is_ok_and(|g| g >= 0.5) {
+            aborts.push(a.at());
             warnings.push(format!(
                 "the program calls MPI_Abort here ({} when {}): no run has this time",
                 a.at(),
@@ -343,6 +354,7 @@ fn evaluate(
         band,
         warnings,
         notes,
+        aborts,
     })
 }
 
@@ -521,6 +533,7 @@ mod tests {
         }];
         let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
         let p = evaluate(&m, &traced, "", at("N=64,P=8")).unwrap();
+        assert_eq!(p.aborts, vec!["line 42".to_string()]);
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert!(
             p.warnings[0].starts_with("the program calls MPI_Abort here (line 42 when"),
