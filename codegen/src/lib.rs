@@ -9,6 +9,7 @@
 //!   (loop counters are fresh variables `augur_n_<site>`), MPI calls keep their arguments.
 //!
 //! Entry point: [`instrument`]. The plan ([`Plan`]) says which statement gets which marker.
+mod accum;
 mod c;
 mod edit;
 mod fortran;
@@ -142,6 +143,7 @@ pub fn instrument_with(
         edits: BTreeMap::new(),
         notes: Vec::new(),
         threaded: BTreeSet::new(),
+        accum: accum::Accum::default(),
     };
     let form = match prog.language {
         Language::C => {
@@ -332,6 +334,9 @@ pub(crate) struct Ctx<'a> {
     pub notes: Vec<Note>,
     /// Loops whose iterations run on several OpenMP threads (filled by the emitter first).
     pub threaded: BTreeSet<StmtId>,
+    /// The loops nested in computation phases whose exits accumulate (filled by the emitter
+    /// after `threaded`).
+    pub accum: accum::Accum,
 }
 
 impl Ctx<'_> {

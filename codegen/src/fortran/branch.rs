@@ -113,7 +113,7 @@ impl F<'_, '_> {
                         if c.starts_with("!$omp") {
                             format!("{c}\n")
                         } else {
-                            format!("{inner}{c}\n")
+                            super::line(self.form, &inner, c)
                         }
                     })
                     .collect()
@@ -215,7 +215,10 @@ impl F<'_, '_> {
         let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
         let inner = self.inner_indent(&first);
         let line_of = |codes: Vec<String>| -> String {
-            codes.iter().map(|c| format!("{inner}{c}\n")).collect()
+            codes
+                .iter()
+                .map(|c| super::line(self.form, &inner, c))
+                .collect()
         };
         let mut has_default = false;
         let mut edits = Vec::new();

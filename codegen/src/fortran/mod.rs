@@ -15,6 +15,10 @@
 //!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
 //!   increment it first in the body. It is reported after the loop as
 //!   `call augur_loop_exit8(S, (augur_n_S))` (parenthesised: its address never escapes);
+//!   inside a computation phase a nested loop's exit marker only updates the phase's
+//!   `integer*8` locals (declared with the counters, set just before the phase begins), which
+//!   the phase's exit markers flush first ([`crate::accum`]);
+//! - an inserted line that would pass column 72 (fixed) or 132 (free) continues after a `, `;
 //! - labelled DO nests sharing one terminator (`DO 20 ... DO 20 ... 20 CONTINUE`): the inner
 //!   loop keeps the label, each outer loop gets a fresh one closed by its own `CONTINUE` after
 //!   the inner loop's exit marker, so every loop's exit marker runs once per loop execution,
@@ -37,6 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{FileId, ProcId, SourceFile, Stmt, StmtId, StmtKind};
 
+use crate::accum::{self, Accum};
 use crate::edit::Key;
 use crate::plan::{callees, Role};
 
@@ -85,6 +90,8 @@ pub(crate) fn instrument(
         omp: BTreeMap::new(),
     };
     f.find_directives()?;
+    let acc = Accum::build(&*f.ctx, &f);
+    f.ctx.accum = acc;
     f.collect()?;
     f.loop_ends()?;
     f.clauses()?;
@@ -119,14 +126,6 @@ fn guarded(lines: Vec<String>, threads: bool) -> Vec<String> {
     v
 }
 
-fn exit_lines(site: u32, phase: bool) -> Vec<String> {
-    let mut v = vec![format!("call augur_loop_exit8({site}, (augur_n_{site}))")];
-    if phase {
-        v.push(format!("call augur_phase_end({site})"));
-    }
-    v
-}
-
 /// The statement text of a line without its label: fixed form from column 7 (column 6 is the
 /// continuation mark), free form after leading digits.
 fn code_of(line: &str, form: FortranForm) -> &str {
@@ -138,6 +137,41 @@ fn code_of(line: &str, form: FortranForm) -> &str {
     }
 }
 
+/// `indent` + `code` + newline, continued on more lines after a `, ` where it would pass
+/// column 72 (fixed form: `&` in column 6) or 132 (free form: a trailing `&`). `code` is
+/// inserted code (no strings, no comments).
+fn line(form: FortranForm, indent: &str, code: &str) -> String {
+    let (limit, mark) = match form {
+        FortranForm::Fixed => (72, 0),
+        FortranForm::Free => (132, 2),
+    };
+    let mut out = String::new();
+    let mut line = format!("{indent}{code}");
+    while line.len() > limit {
+        let cut = line
+            .get(..limit - mark)
+            .and_then(|head| head.rfind(", "))
+            .map(|k| k + 1)
+            .filter(|&k| k > indent.len());
+        let Some(cut) = cut else { break };
+        let (head, tail) = line.split_at(cut);
+        let tail = tail.trim_start();
+        line = match form {
+            FortranForm::Fixed => {
+                out.push_str(&format!("{head}\n"));
+                format!("     &{}  {tail}", indent.get(6..).unwrap_or(""))
+            }
+            FortranForm::Free => {
+                out.push_str(&format!("{head} &\n"));
+                format!("{indent}    {tail}")
+            }
+        };
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 /// A whole-line comment (fixed form: `c C * ! d D` in column 1; both forms: first non-blank `!`).
 fn is_comment(line: &str, form: FortranForm) -> bool {
     let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
@@ -145,6 +179,21 @@ fn is_comment(line: &str, form: FortranForm) -> bool {
 }
 
 impl<'a> F<'_, 'a> {
+    /// The exit marker lines of loop `site` (and of its phase): a call, or in a phase whose
+    /// nested loops accumulate ([`accum`]), the phase's flush first and a nested loop's
+    /// local updates.
+    fn exit_lines(&self, site: u32, phase: bool) -> Vec<String> {
+        if self.ctx.accum.is_nested(site) {
+            return accum::f_add(site);
+        }
+        let mut v = accum::f_flush(self.ctx.accum.of_phase(site));
+        v.push(format!("call augur_loop_exit8({site}, (augur_n_{site}))"));
+        if phase {
+            v.push(format!("call augur_phase_end({site})"));
+        }
+        v
+    }
+
     fn file(&self, id: FileId) -> Result<&'a SourceFile, CodegenError> {
         let sources: &'a frontend::Sources = self.ctx.sources;
         sources.get(id).ok_or(CodegenError::MissingFile(id.0))
@@ -165,7 +214,7 @@ impl<'a> F<'_, 'a> {
             FortranForm::Fixed => {
                 let body = like.get(6..).unwrap_or("");
                 let extra = (body.len() - body.trim_start().len()).min(40);
-                format!("      {}{code}\n", " ".repeat(extra))
+                self.line(&format!("      {}", " ".repeat(extra)), code)
             }
             FortranForm::Free => {
                 let ws = like.len() - like.trim_start().len();
@@ -175,9 +224,13 @@ impl<'a> F<'_, 'a> {
                     .take_while(u8::is_ascii_digit)
                     .count();
                 let extra = if label > 0 { label + 1 } else { 0 };
-                format!("{}{code}\n", " ".repeat((ws + extra).min(60)))
+                self.line(&" ".repeat((ws + extra).min(60)), code)
             }
         }
+    }
+
+    fn line(&self, indent: &str, code: &str) -> String {
+        line(self.form, indent, code)
     }
 
     /// Indentation of a line one level inside the statement on line `like`.
@@ -258,6 +311,7 @@ impl<'a> F<'_, 'a> {
                             None => b.push(format!("augur_n_{site} = 0")),
                         }
                         if *compute_phase {
+                            b.extend(accum::f_init(self.ctx.accum.of_phase(site)));
                             b.push(format!("call augur_phase_begin({site})"));
                         }
                         if !self.ctx.in_phase(s.id) {
@@ -311,7 +365,7 @@ impl<'a> F<'_, 'a> {
             match &s.kind {
                 StmtKind::Return { .. } => {
                     let exits: Vec<String> =
-                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
                     self.lines.before.entry(s.id).or_default().extend(exits);
                 }
                 StmtKind::Break | StmtKind::Continue => {
@@ -323,7 +377,7 @@ impl<'a> F<'_, 'a> {
                 StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
                     match self.ctx.goto_leaves(s) {
                         Some(left) => {
-                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
                             self.lines.before.entry(s.id).or_default().extend(exits);
                         }
                         None => self.ctx.note(
@@ -427,7 +481,7 @@ impl<'a> F<'_, 'a> {
             if let Some(ifs) = body_of.get(&id) {
                 let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
                 let inner = self.inner_indent(&like);
-                let text: String = codes.iter().map(|c| format!("{inner}{c}\n")).collect();
+                let text: String = codes.iter().map(|c| self.line(&inner, c)).collect();
                 self.ctx
                     .edits(file)
                     .insert(body_start, text, Key::before(2 * d + 2));
@@ -502,7 +556,7 @@ impl<'a> F<'_, 'a> {
                     if inner.is_empty() {
                         self.render(&like, c)
                     } else {
-                        format!("{inner}{c}\n")
+                        self.line(&inner, c)
                     }
                 }))
                 .collect();
@@ -534,7 +588,14 @@ impl<'a> F<'_, 'a> {
             let at = f.line_start(line) as usize;
             let text: String = sites
                 .iter()
-                .map(|s| self.render(&like, &format!("integer*8 augur_n_{s}")))
+                .flat_map(|&s| {
+                    let mut names = vec![format!("augur_n_{s}")];
+                    if self.ctx.accum.is_nested(s) {
+                        names.extend(accum::f_names(s));
+                    }
+                    names
+                })
+                .map(|n| self.render(&like, &format!("integer*8 {n}")))
                 .collect();
             self.ctx.edits(file).insert(at, text, Key::before(-4));
         }
