@@ -223,9 +223,10 @@ impl F<'_, '_> {
             StmtKind::While(w) => w.header_span,
             _ => return Ok(()),
         };
+        let split = self.split_after(header)?;
         let f = self.file(header.file)?;
         let line = self.ctx.sources.last_line(header) + 1;
-        let at = f.line_start(line) as usize;
+        let at = split.unwrap_or(f.line_start(line) as usize);
         let like = f.line_text(self.ctx.sources.first_line(header));
         let text = format!(
             "{}augur_n_{site} = augur_n_{site} + 1\n",

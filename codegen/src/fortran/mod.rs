@@ -7,7 +7,9 @@
 //!   (`20 IF (c) GOTO 30 … GOTO 20` / `30 …`) has its exit markers before that statement,
 //!   which take its label;
 //! - a statement's opening lines go before its first line (its label moves onto the first of
-//!   them, so a GOTO to it still runs them), its closing lines after its last line;
+//!   them, so a GOTO to it still runs them), its closing lines after its last line; a line of
+//!   several statements (`u = 0d0; unew = 0d0`) is split at the `;` before or after a statement
+//!   that has such lines, so that they wrap that statement alone;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
 //!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
@@ -70,6 +72,9 @@ struct F<'c, 'a> {
     used: BTreeMap<FileId, BTreeSet<u64>>,
     /// Loops under `!$omp` directives (their markers go outside them).
     omp: BTreeMap<StmtId, openmp::Omp>,
+    /// Lines of several statements (`a = 0; b = 0`) split where a statement with lines of its
+    /// own starts or ends: file → `;` offset → (next statement's start, its indentation).
+    splits: BTreeMap<FileId, BTreeMap<usize, (usize, String)>>,
 }
 
 /// Instruments the procedures of the files in `only` (every procedure when `None`), all
@@ -88,6 +93,7 @@ pub(crate) fn instrument(
         fresh: BTreeMap::new(),
         used: BTreeMap::new(),
         omp: BTreeMap::new(),
+        splits: BTreeMap::new(),
     };
     f.find_directives()?;
     let acc = Accum::build(&*f.ctx, &f);
@@ -100,6 +106,7 @@ pub(crate) fn instrument(
     f.branches()?;
     f.materialize()?;
     f.declarations()?;
+    f.apply_splits();
     Ok(())
 }
 
@@ -172,6 +179,44 @@ fn line(form: FortranForm, indent: &str, code: &str) -> String {
     out
 }
 
+/// In `prefix`, a line's text up to where a statement starts: the offset of the `;` ending a
+/// statement before it on the line (outside strings; fixed form: past column 6), if any.
+fn separator_before(prefix: &str, form: FortranForm) -> Option<usize> {
+    let from = match form {
+        FortranForm::Fixed => 6,
+        FortranForm::Free => 0,
+    };
+    let mut quote = None;
+    let mut last = None;
+    for (i, c) in prefix.char_indices().skip_while(|(i, _)| *i < from) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '!') => return None,
+            (None, ';') => last = Some(i),
+            _ => {}
+        }
+    }
+    last.filter(|&i| {
+        prefix
+            .get(i..)
+            .is_some_and(|t| t.chars().all(|c| c == ';' || c == ' ' || c == '\t'))
+    })
+}
+
+/// In `rest`, a line's text after where a statement ends: the offset of the `;` after it and
+/// of the next statement's start, when another statement follows on the line.
+fn separator_after(rest: &str) -> Option<(usize, usize)> {
+    let semi = rest.find(|c: char| c != ' ' && c != '\t')?;
+    if !rest[semi..].starts_with(';') {
+        return None;
+    }
+    let next = semi + rest[semi..].find(|c: char| !matches!(c, ';' | ' ' | '\t'))?;
+    let more = !rest[next..].starts_with(['!', '\n', '\r']);
+    more.then_some((semi, next))
+}
+
 /// A whole-line comment (fixed form: `c C * ! d D` in column 1; both forms: first non-blank `!`).
 fn is_comment(line: &str, form: FortranForm) -> bool {
     let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
@@ -192,6 +237,69 @@ impl<'a> F<'_, 'a> {
             v.push(format!("call augur_phase_end({site})"));
         }
         v
+    }
+
+    /// Where the opening lines of `s` go when another statement ends before it on its first
+    /// line (`a = 0; b = 0`): at its own start, on a line of its own once the line is split
+    /// there. `None`: `s` starts its line.
+    fn split_before(&mut self, s: &Stmt) -> Result<Option<usize>, CodegenError> {
+        let f = self.file(s.span.file)?;
+        let line = self.ctx.sources.first_line(s.span);
+        let ls = f.line_start(line) as usize;
+        let start = s.span.start as usize;
+        let Some(semi) = f
+            .text
+            .get(ls..start)
+            .and_then(|p| separator_before(p, self.form))
+        else {
+            return Ok(None);
+        };
+        let indent = self.indent_of(f.line_text(line));
+        self.splits
+            .entry(s.span.file)
+            .or_default()
+            .insert(ls + semi, (start, indent));
+        Ok(Some(start))
+    }
+
+    /// Where the closing lines of a statement or header spanning `span` go when another
+    /// statement follows it on its last line (`a = 0; b = 0`): the next statement's start, on
+    /// a line of its own once the line is split there. `None`: `span` ends its line.
+    fn split_after(&mut self, span: frontend::Span) -> Result<Option<usize>, CodegenError> {
+        let f = self.file(span.file)?;
+        let line = self.ctx.sources.last_line(span);
+        let end = span.end as usize;
+        let line_end = f.line_start(line + 1) as usize;
+        let Some((semi, next)) = f.text.get(end..line_end.max(end)).and_then(separator_after)
+        else {
+            return Ok(None);
+        };
+        let indent = self.indent_of(f.line_text(line));
+        self.splits
+            .entry(span.file)
+            .or_default()
+            .insert(end + semi, (end + next, indent));
+        Ok(Some(end + next))
+    }
+
+    /// The indentation of a statement on a line like `like` (fixed form: from column 7).
+    fn indent_of(&self, like: &str) -> String {
+        self.render(like, "X")
+            .trim_end_matches(['X', '\n'])
+            .to_string()
+    }
+
+    /// Splits the lines [`Self::split_before`] and [`Self::split_after`] asked for: the
+    /// separator becomes a newline, the next statement gets the line's indentation (after the
+    /// lines inserted between them).
+    fn apply_splits(&mut self) {
+        for (file, at) in std::mem::take(&mut self.splits) {
+            let e = self.ctx.edits(file);
+            for (semi, (next, indent)) in at {
+                e.replace(semi, next, "\n", Key::replace());
+                e.insert(next, indent, Key::inline(-6));
+            }
+        }
     }
 
     fn file(&self, id: FileId) -> Result<&'a SourceFile, CodegenError> {
@@ -487,6 +595,13 @@ impl<'a> F<'_, 'a> {
                     .insert(body_start, text, Key::before(2 * d + 2));
                 continue;
             }
+            if !self.omp.contains_key(&id) {
+                if let Some(at) = self.split_before(s)? {
+                    let text: String = codes.iter().map(|c| self.render(&like, c)).collect();
+                    self.ctx.edits(file).insert(at, text, Key::before(2 * d));
+                    continue;
+                }
+            }
             let ls = f.line_start(first) as usize;
             let mut text = String::new();
             let mut rest = codes.as_slice();
@@ -540,7 +655,11 @@ impl<'a> F<'_, 'a> {
                 .get(&id)
                 .and_then(|o| o.end)
                 .unwrap_or(self.ctx.sources.last_line(s.span));
-            let at = f.line_start(last + 1) as usize;
+            let split = match self.omp.get(&id).and_then(|o| o.end) {
+                Some(_) => None,
+                None => self.split_after(s.span)?,
+            };
+            let at = split.unwrap_or(f.line_start(last + 1) as usize);
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
                 "\n"
             } else {
@@ -600,5 +719,31 @@ impl<'a> F<'_, 'a> {
             self.ctx.edits(file).insert(at, text, Key::before(-4));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_separators_on_a_line() {
+        let free = FortranForm::Free;
+        assert_eq!(separator_before("  u = 0d0; ", free), Some(9));
+        assert_eq!(separator_before("  u = 0d0 ;; ", free), Some(11));
+        assert_eq!(separator_before("  print *, 'a;b'", free), None);
+        assert_eq!(separator_before("  print *, \"a;\"; ", free), Some(15));
+        assert_eq!(separator_before("  ", free), None);
+        // fixed form: columns 1-6 are the label and the continuation mark
+        assert_eq!(
+            separator_before("     ;U = 0; ", FortranForm::Fixed),
+            Some(11)
+        );
+        assert_eq!(separator_after("; unew = 0d0"), Some((0, 2)));
+        assert_eq!(separator_after(" ;unew = 0d0\n"), Some((1, 2)));
+        assert_eq!(separator_after(";  ! done\n"), None);
+        assert_eq!(separator_after(";\n"), None);
+        assert_eq!(separator_after("\n"), None);
+        assert_eq!(separator_after(" ! x; y\n"), None);
     }
 }
