@@ -20,7 +20,9 @@
 //! - a loop built from goto (the phase or a nested one: their exit markers sit at labels),
 //!   library calls (their count may be any expression) — these keep their call;
 //! - OpenMP directives anywhere in the nest or before the phase, or a phase inside a loop run
-//!   by several threads (the locals would be shared).
+//!   by several threads (the locals would be shared);
+//! - C: a `goto` from outside into the nest (it would skip the locals' initialisation; Fortran
+//!   forbids jumping into a DO).
 //!
 //! Recursion cannot re-enter a phase while it runs: a phase calls no procedure that runs loops.
 use std::collections::{BTreeMap, BTreeSet};

@@ -275,7 +275,9 @@ impl accum::Rules for Rules {
         let Ok(text) = ctx.text(s.span.file) else {
             return false;
         };
-        goto_head(text, s).is_none() && omp::c_directives(text, s.span.start as usize).is_none()
+        goto_head(text, s).is_none()
+            && omp::c_directives(text, s.span.start as usize).is_none()
+            && !jumped_into(ctx, s)
     }
 
     fn nested(&self, ctx: &Ctx<'_>, t: &Stmt) -> bool {
@@ -289,6 +291,28 @@ impl accum::Rules for Rules {
     fn escapes(&self, _ctx: &Ctx<'_>, _t: &Stmt) -> bool {
         false
     }
+}
+
+/// Whether a `goto` from outside loop `s` may jump into it (past the declarations of its
+/// opening block, which would leave its locals unset).
+fn jumped_into(ctx: &Ctx<'_>, s: &Stmt) -> bool {
+    let inside = |t: &Stmt| {
+        t.span.file == s.span.file && t.span.start >= s.span.start && t.span.end <= s.span.end
+    };
+    ctx.prog.stmts.iter().any(|g| {
+        let goto = match &g.kind {
+            StmtKind::Opaque(o) => o.reason == "goto",
+            StmtKind::Break | StmtKind::Continue => {
+                ctx.sources.text(g.span).trim_start().starts_with("goto")
+            }
+            _ => false,
+        };
+        goto && g.proc == s.proc
+            && !inside(g)
+            && ctx.goto_target(g).is_none_or(|at| {
+                g.span.file == s.span.file && (s.span.start..s.span.end).contains(&at)
+            })
+    })
 }
 
 /// What the instrumented program cannot count exactly under some OpenMP directives.

@@ -165,6 +165,11 @@ fn nested_exits_keep_their_call_where_a_flush_is_not_certain() {
     let t = instrument_str("a.c", c);
     assert!(t.contains("augur_loop_exit(2, augur_n_2);"), "{t}");
     assert!(!t.contains("augur_loop_exits"), "{t}");
+    // a goto into the nest from outside would skip the locals' initialisation
+    let c = "void f(int n, double *a) {\n  int i, j;\n  if (n < 0) goto in;\n  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) {\n    in:\n      a[j] += i;\n    }\n  }\n}\nint main(void) { double a[4]; f(4, a); return 0; }\n";
+    let t = instrument_str("a.c", c);
+    assert!(t.contains("augur_loop_exit(2, augur_n_2);"), "{t}");
+    assert!(!t.contains("augur_loop_exits"), "{t}");
     for body in ["        go to (10, 20) j", "        read (5, *, end=20) x"] {
         let f = format!("subroutine s(n)\n  integer :: n, i, j\n  real :: x\n  do i = 1, n\n    do j = 1, n\n{body}\n10      continue\n    end do\n  end do\n20 continue\nend subroutine s\n");
         let t = instrument_str("a.f90", &f);
