@@ -174,7 +174,8 @@ pub(crate) fn f_names(site: u32) -> [String; 4] {
     ["nk", "ns", "nlo", "nhi"].map(|k| format!("augur_{k}_{site}"))
 }
 
-/// Fortran: a phase's initialisation of its accumulators, just before it begins.
+/// Fortran: a phase's initialisation of its accumulators, just before it begins (the least
+/// starts at the largest INTEGER*8).
 pub(crate) fn f_init(sites: &[u32]) -> Vec<String> {
     sites
         .iter()
@@ -182,21 +183,22 @@ pub(crate) fn f_init(sites: &[u32]) -> Vec<String> {
             [
                 format!("augur_nk_{s} = 0"),
                 format!("augur_ns_{s} = 0"),
-                format!("augur_nlo_{s} = huge(augur_nlo_{s})"),
+                format!("augur_nlo_{s} = 9223372036854775807_8"),
                 format!("augur_nhi_{s} = 0"),
             ]
         })
         .collect()
 }
 
-/// Fortran: a nested loop's exit marker, accumulated.
+/// Fortran: a nested loop's exit marker, accumulated (IFs, not `min`/`max`: a program may
+/// have variables of those names).
 pub(crate) fn f_add(site: u32) -> Vec<String> {
     let s = site;
     vec![
         format!("augur_nk_{s} = augur_nk_{s} + 1"),
         format!("augur_ns_{s} = augur_ns_{s} + augur_n_{s}"),
-        format!("augur_nlo_{s} = min(augur_nlo_{s}, augur_n_{s})"),
-        format!("augur_nhi_{s} = max(augur_nhi_{s}, augur_n_{s})"),
+        format!("if (augur_n_{s} .lt. augur_nlo_{s}) augur_nlo_{s} = augur_n_{s}"),
+        format!("if (augur_n_{s} .gt. augur_nhi_{s}) augur_nhi_{s} = augur_n_{s}"),
     ]
 }
 

@@ -144,9 +144,9 @@ fn code_of(line: &str, form: FortranForm) -> &str {
     }
 }
 
-/// `indent` + `code` + newline, continued on more lines after a `, ` where it would pass
-/// column 72 (fixed form: `&` in column 6) or 132 (free form: a trailing `&`). `code` is
-/// inserted code (no strings, no comments).
+/// `indent` + `code` + newline, continued on more lines after a `, ` (else at a blank) where it
+/// would pass column 72 (fixed form: `&` in column 6) or 132 (free form: a trailing `&`).
+/// `code` is inserted code (no strings, no comments).
 fn line(form: FortranForm, indent: &str, code: &str) -> String {
     let (limit, mark) = match form {
         FortranForm::Fixed => (72, 0),
@@ -155,11 +155,12 @@ fn line(form: FortranForm, indent: &str, code: &str) -> String {
     let mut out = String::new();
     let mut line = format!("{indent}{code}");
     while line.len() > limit {
-        let cut = line
-            .get(..limit - mark)
-            .and_then(|head| head.rfind(", "))
+        let head = line.get(..limit - mark).unwrap_or("");
+        let cut = head
+            .rfind(", ")
             .map(|k| k + 1)
-            .filter(|&k| k > indent.len());
+            .filter(|&k| k > indent.len())
+            .or_else(|| head.rfind(' ').filter(|&k| k > indent.len()));
         let Some(cut) = cut else { break };
         let (head, tail) = line.split_at(cut);
         let tail = tail.trim_start();
@@ -745,5 +746,27 @@ mod tests {
         assert_eq!(separator_after(";\n"), None);
         assert_eq!(separator_after("\n"), None);
         assert_eq!(separator_after(" ! x; y\n"), None);
+    }
+
+    #[test]
+    fn long_inserted_lines_are_continued() {
+        let fixed = line(
+            FortranForm::Fixed,
+            &" ".repeat(18),
+            "if (augur_n_10 .lt. augur_nlo_10) augur_nlo_10 = augur_n_10",
+        );
+        assert_eq!(
+            fixed,
+            format!(
+                "{}if (augur_n_10 .lt. augur_nlo_10) augur_nlo_10 =\n     &{}  augur_n_10\n",
+                " ".repeat(18),
+                " ".repeat(12)
+            )
+        );
+        let call = "call augur_loop_exits8(12, (augur_nk_12), (augur_ns_12), (augur_nlo_12), (augur_nhi_12))";
+        let free = line(FortranForm::Free, &" ".repeat(60), call);
+        assert!(free.lines().all(|l| l.len() <= 132), "{free}");
+        assert!(free.contains(", &\n"), "{free}");
+        assert_eq!(line(FortranForm::Free, "  ", "x = 1"), "  x = 1\n");
     }
 }
