@@ -5,7 +5,9 @@
 //! - loop: `{ long long augur_n_S = 0; [augur_phase_begin(S);] augur_loop_enter(S); for (...)
 //!   { augur_n_S++; body } augur_loop_exit(S, augur_n_S); [augur_phase_end(S);] }` — the
 //!   counter is a register increment, no call per iteration; inside a computation phase the
-//!   (empty) `augur_loop_enter` call is left out;
+//!   (empty) `augur_loop_enter` call is left out, and the exit marker of a nested loop is no
+//!   call either but updates the phase's locals, declared in the phase's opening block and
+//!   flushed before its exit marker on every path out of it ([`crate::accum`]);
 //! - branch: `augur_branch(S, 0);` first in the taken arm, `augur_branch(S, 1);` first in every
 //!   later arm and in the `else` (an `else { ... }` is added when there is none); a `switch`
 //!   lowered to an IF chain gets the same markers after each case's colon and `default:`
@@ -39,6 +41,7 @@
 //! Key depths: a construct at nesting depth d wraps itself at 2d and its bodies at 2d+1.
 use frontend::{FileId, Span, Stmt, StmtId, StmtKind};
 
+use crate::accum::{self, Accum};
 use crate::edit::Key;
 use crate::omp;
 use crate::plan::{callees, expr_calls, pointer_call, Role};
@@ -58,6 +61,7 @@ pub(crate) fn instrument(ctx: &mut Ctx<'_>) -> Result<(), CodegenError> {
             }
         }
     }
+    ctx.accum = Accum::build(ctx, &Rules);
     for s in &prog.stmts {
         let d = ctx.depth(s.id);
         let marks = ctx.plan.of_stmt(s.id).to_vec();
@@ -204,7 +208,8 @@ fn loop_marks(
             "a computation phase inside an OpenMP parallel loop: its timer is not thread-safe",
         );
     }
-    let exit = format!("augur_loop_exit({site}, augur_n_{site});{pe}");
+    let exit = exit_marker(ctx, site, phase);
+    let decls = accum::c_decls(ctx.accum.of_phase(site));
     let e = ctx.edits(file);
     let (open, exit) = match &dirs {
         // a worksharing loop: every thread of the enclosing region runs what is around it; one
@@ -219,7 +224,7 @@ fn loop_marks(
             if nested { guarded(&exit) } else { format!(" {exit}") },
         ),
         None => (
-            format!("{{ long long augur_n_{site} = 0; {pb}{enter}"),
+            format!("{{ long long augur_n_{site} = 0; {decls}{pb}{enter}"),
             if nested { guarded(&exit) } else { format!(" {exit}") },
         ),
     };
@@ -246,6 +251,68 @@ fn loop_marks(
         None => ctx.note(Some(s.span), "loop body not found: iterations not counted"),
     }
     Ok(())
+}
+
+/// The exit marker of loop `site` (and of its phase): a call, or in a phase whose nested
+/// loops accumulate ([`accum`]), the phase's flush first and a nested loop's local updates.
+fn exit_marker(ctx: &Ctx<'_>, site: u32, phase: bool) -> String {
+    if ctx.accum.is_nested(site) {
+        return accum::c_add(site);
+    }
+    let mut c = accum::c_flush(ctx.accum.of_phase(site));
+    c.push_str(&format!("augur_loop_exit({site}, augur_n_{site});"));
+    if phase {
+        c.push_str(&format!(" augur_phase_end({site});"));
+    }
+    c
+}
+
+/// The C answers of [`Accum::build`].
+struct Rules;
+
+impl accum::Rules for Rules {
+    fn phase(&self, ctx: &Ctx<'_>, s: &Stmt) -> bool {
+        let Ok(text) = ctx.text(s.span.file) else {
+            return false;
+        };
+        goto_head(text, s).is_none()
+            && omp::c_directives(text, s.span.start as usize).is_none()
+            && !jumped_into(ctx, s)
+    }
+
+    fn nested(&self, ctx: &Ctx<'_>, t: &Stmt) -> bool {
+        let loop_ = matches!(t.kind, StmtKind::Loop(_) | StmtKind::While(_));
+        loop_
+            && ctx
+                .text(t.span.file)
+                .is_ok_and(|text| goto_head(text, t).is_none())
+    }
+
+    fn escapes(&self, _ctx: &Ctx<'_>, _t: &Stmt) -> bool {
+        false
+    }
+}
+
+/// Whether a `goto` from outside loop `s` may jump into it (past the declarations of its
+/// opening block, which would leave its locals unset).
+fn jumped_into(ctx: &Ctx<'_>, s: &Stmt) -> bool {
+    let inside = |t: &Stmt| {
+        t.span.file == s.span.file && t.span.start >= s.span.start && t.span.end <= s.span.end
+    };
+    ctx.prog.stmts.iter().any(|g| {
+        let goto = match &g.kind {
+            StmtKind::Opaque(o) => o.reason == "goto",
+            StmtKind::Break | StmtKind::Continue => {
+                ctx.sources.text(g.span).trim_start().starts_with("goto")
+            }
+            _ => false,
+        };
+        goto && g.proc == s.proc
+            && !inside(g)
+            && ctx.goto_target(g).is_none_or(|at| {
+                g.span.file == s.span.file && (s.span.start..s.span.end).contains(&at)
+            })
+    })
 }
 
 /// What the instrumented program cannot count exactly under some OpenMP directives.
@@ -692,10 +759,8 @@ fn exits_before(
     }
     let mut code = String::new();
     for &(site, phase) in loops {
-        code.push_str(&format!("augur_loop_exit({site}, augur_n_{site}); "));
-        if phase {
-            code.push_str(&format!("augur_phase_end({site}); "));
-        }
+        code.push_str(&exit_marker(ctx, site, phase));
+        code.push(' ');
     }
     let text = ctx.text(s.span.file)?;
     let end = c_stmt_end(text, s.span.end as usize);

@@ -9,6 +9,7 @@
 //!   (loop counters are fresh variables `augur_n_<site>`), MPI calls keep their arguments.
 //!
 //! Entry point: [`instrument`]. The plan ([`Plan`]) says which statement gets which marker.
+mod accum;
 mod c;
 mod edit;
 mod fortran;
@@ -142,6 +143,7 @@ pub fn instrument_with(
         edits: BTreeMap::new(),
         notes: Vec::new(),
         threaded: BTreeSet::new(),
+        accum: accum::Accum::default(),
     };
     let form = match prog.language {
         Language::C => {
@@ -332,6 +334,9 @@ pub(crate) struct Ctx<'a> {
     pub notes: Vec<Note>,
     /// Loops whose iterations run on several OpenMP threads (filled by the emitter first).
     pub threaded: BTreeSet<StmtId>,
+    /// The loops nested in computation phases whose exits accumulate (filled by the emitter
+    /// after `threaded`).
+    pub accum: accum::Accum,
 }
 
 impl Ctx<'_> {
@@ -382,6 +387,38 @@ impl Ctx<'_> {
     /// label in another file).
     pub fn goto_leaves(&self, s: &frontend::Stmt) -> Option<Vec<(u32, bool)>> {
         let file = self.sources.get(s.span.file)?;
+        let target = self.goto_target(s)?;
+        let mut out = Vec::new();
+        let mut cur = s.parent;
+        while let Some(p) = cur {
+            let ps = self.prog.stmt(p)?;
+            if let Some(l) = self.plan.loop_of(p) {
+                let (lo, hi) = match (&ps.kind, self.prog.language) {
+                    (_, Language::C) => (ps.span.start, ps.span.end),
+                    (frontend::StmtKind::Loop(lp), _) => (
+                        file.line_start(self.sources.first_line(ps.span)),
+                        file.line_start(self.sources.last_line(lp.end_span) + 1),
+                    ),
+                    (frontend::StmtKind::While(w), _) => (
+                        file.line_start(self.sources.first_line(ps.span)),
+                        file.line_start(self.sources.last_line(w.end_span) + 1),
+                    ),
+                    _ => (ps.span.start, ps.span.end),
+                };
+                if (lo..hi).contains(&target) {
+                    break;
+                }
+                out.push(l);
+            }
+            cur = ps.parent;
+        }
+        Some(out)
+    }
+
+    /// Where a GOTO statement jumps, in its file: C the label's byte offset, Fortran the start
+    /// of the labelled line. `None`: not found (computed GOTO, label in another file).
+    pub fn goto_target(&self, s: &frontend::Stmt) -> Option<u32> {
+        let file = self.sources.get(s.span.file)?;
         let proc = self.prog.proc(s.proc)?;
         if proc.span.file != s.span.file {
             return None;
@@ -412,35 +449,11 @@ impl Ctx<'_> {
                 let last = self.sources.last_line(proc.span);
                 let line =
                     (first..=last).find(|&l| line_label(file.line_text(l)) == Some(label))?;
-                // the target as a line-start offset: compared with loop spans by line below
+                // the target as a line-start offset: compared with loop spans by line
                 file.line_start(line)
             }
         };
-        let mut out = Vec::new();
-        let mut cur = s.parent;
-        while let Some(p) = cur {
-            let ps = self.prog.stmt(p)?;
-            if let Some(l) = self.plan.loop_of(p) {
-                let (lo, hi) = match (&ps.kind, self.prog.language) {
-                    (_, Language::C) => (ps.span.start, ps.span.end),
-                    (frontend::StmtKind::Loop(lp), _) => (
-                        file.line_start(self.sources.first_line(ps.span)),
-                        file.line_start(self.sources.last_line(lp.end_span) + 1),
-                    ),
-                    (frontend::StmtKind::While(w), _) => (
-                        file.line_start(self.sources.first_line(ps.span)),
-                        file.line_start(self.sources.last_line(w.end_span) + 1),
-                    ),
-                    _ => (ps.span.start, ps.span.end),
-                };
-                if (lo..hi).contains(&target) {
-                    break;
-                }
-                out.push(l);
-            }
-            cur = ps.parent;
-        }
-        Some(out)
+        Some(target)
     }
 
     /// Whether an IR `if` stands for a C `switch` or a Fortran `SELECT CASE`.

@@ -53,3 +53,18 @@ fn shift_fixed_form() {
 fn array_syntax_free_form() {
     insta::assert_snapshot!(instrumented("tests/data/arrays.f90"));
 }
+
+#[test]
+fn phase_nest_c() {
+    insta::assert_snapshot!(instrumented("tests/data/phase_nest.c"));
+}
+
+#[test]
+fn phase_nest_fixed_form() {
+    insta::assert_snapshot!(instrumented("tests/data/phase_nest.f"));
+}
+
+#[test]
+fn phase_nest_free_form() {
+    insta::assert_snapshot!(instrumented("tests/data/phase_nest.f90"));
+}

@@ -30,6 +30,10 @@ extern "C" {
 /* ---- site markers (aggregated per site, except phases which are events) ---- */
 void augur_loop_enter(int site);
 void augur_loop_exit(int site, long long iterations);
+/* `count` exits of loop `site` at once, `sum`/`min`/`max` of their iterations: what `count`
+ * calls of augur_loop_exit would record (nothing when count is 0). Loops nested in a computation
+ * phase accumulate their exits in locals and the phase flushes them with this at its end. */
+void augur_loop_exits(int site, long long count, long long sum, long long min, long long max);
 void augur_phase_begin(int site);
 void augur_phase_end(int site);
 void augur_branch(int site, int arm);

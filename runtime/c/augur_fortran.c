@@ -107,6 +107,9 @@ extern F mpi_fortran_in_place_;
 void augur_loop_enter_(F *site) { augur_loop_enter(*site); }
 void augur_loop_exit_(F *site, F *iterations) { augur_loop_exit(*site, *iterations); }
 void augur_loop_exit8_(F *site, long long *iterations) { augur_loop_exit(*site, *iterations); }
+void augur_loop_exits8_(F *site, long long *count, long long *sum, long long *min, long long *max) {
+  augur_loop_exits(*site, *count, *sum, *min, *max);
+}
 void augur_phase_begin_(F *site) { augur_phase_begin(*site); }
 void augur_phase_end_(F *site) { augur_phase_end(*site); }
 void augur_branch_(F *site, F *arm) { augur_branch(*site, *arm); }

@@ -383,6 +383,18 @@ void augur_loop_exit(int site, long long iterations) {
   if (s && !s->done) agg_add(s, AGG_LOOP, (uint32_t)site, 0, iterations < 0 ? 0 : (uint64_t)iterations);
 }
 
+void augur_loop_exits(int site, long long count, long long sum, long long min, long long max) {
+  augur_state *s = st();
+  if (count <= 0 || !s || s->done) return;
+  agg_slot *a = agg_get(s, AGG_LOOP, (uint32_t)site, 0);
+  if (!a) return;
+  uint64_t lo = min < 0 ? 0 : (uint64_t)min, hi = max < 0 ? 0 : (uint64_t)max;
+  a->count += (uint64_t)count;
+  a->sum += (uint64_t)sum;
+  if (lo < a->min) a->min = lo;
+  if (hi > a->max) a->max = hi;
+}
+
 void augur_branch(int site, int arm) {
   augur_state *s = st();
   if (s && !s->done) agg_add(s, AGG_BRANCH, (uint32_t)site, arm, 1);

@@ -57,7 +57,10 @@ impl F<'_, '_> {
             let d = self.ctx.depth(s.id);
             let body_indent = self.inner_indent(&first);
             let last = self.ctx.sources.last_line(s.span);
-            let at = f.line_start(last + 1) as usize;
+            let at = match self.split_after(s.span)? {
+                Some(next) => next,
+                None => f.line_start(last + 1) as usize,
+            };
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
                 "\n"
             } else {
@@ -86,6 +89,12 @@ impl F<'_, '_> {
             }
             let file = s.span.file;
             let d = self.ctx.depth(s.id);
+            // a converted logical IF followed by another statement on its line: ELSE before it
+            let split = if self.converted.contains_key(&s.id) {
+                self.split_after(s.span)?
+            } else {
+                None
+            };
             let f = self.file(file)?;
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let inner = self.inner_indent(&first);
@@ -113,7 +122,7 @@ impl F<'_, '_> {
                         if c.starts_with("!$omp") {
                             format!("{c}\n")
                         } else {
-                            format!("{inner}{c}\n")
+                            super::line(self.form, &inner, c)
                         }
                     })
                     .collect()
@@ -124,7 +133,7 @@ impl F<'_, '_> {
                 e.insert(body_start, lines(&code_for(0)), Key::before(2 * d + 1));
                 let last = self.ctx.sources.last_line(s.span);
                 let f = self.file(file)?;
-                let at = f.line_start(last + 1) as usize;
+                let at = split.unwrap_or(f.line_start(last + 1) as usize);
                 let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
                     "\n"
                 } else {
@@ -215,7 +224,10 @@ impl F<'_, '_> {
         let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
         let inner = self.inner_indent(&first);
         let line_of = |codes: Vec<String>| -> String {
-            codes.iter().map(|c| format!("{inner}{c}\n")).collect()
+            codes
+                .iter()
+                .map(|c| super::line(self.form, &inner, c))
+                .collect()
         };
         let mut has_default = false;
         let mut edits = Vec::new();

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use frontend::{FileId, ProcId, Stmt, StmtId, StmtKind};
 
 use super::in_files;
-use super::{code_of, exit_lines, guarded, F};
+use super::{code_of, guarded, F};
 use crate::edit::Key;
 use crate::plan::user_proc;
 use crate::{CodegenError, FortranForm};
@@ -160,7 +160,7 @@ impl F<'_, '_> {
         if !self.ctx.in_phase(s.id) {
             before.push(format!("call augur_loop_enter({site})"));
         }
-        after.extend(exit_lines(site, phase));
+        after.extend(self.exit_lines(site, phase));
         self.lines.before.entry(s.id).or_default().extend(before);
         self.lines.after.entry(s.id).or_default().extend(after);
         self.lines.counters.entry(s.proc).or_default().insert(site);
@@ -223,9 +223,10 @@ impl F<'_, '_> {
             StmtKind::While(w) => w.header_span,
             _ => return Ok(()),
         };
+        let split = self.split_after(header)?;
         let f = self.file(header.file)?;
         let line = self.ctx.sources.last_line(header) + 1;
-        let at = f.line_start(line) as usize;
+        let at = split.unwrap_or(f.line_start(line) as usize);
         let like = f.line_text(self.ctx.sources.first_line(header));
         let text = format!(
             "{}augur_n_{site} = augur_n_{site} + 1\n",
@@ -269,15 +270,13 @@ impl F<'_, '_> {
             } else if let Some(target) = self.goto_exit(s) {
                 // a GOTO loop left by jumps to the next statement's label: the exit markers
                 // take that label (only the loop jumps there)
+                let exits = self.exit_lines(site, phase);
                 let b = self.lines.before.entry(target).or_default();
-                b.splice(0..0, exit_lines(site, phase));
+                b.splice(0..0, exits);
             } else {
                 let guard = self.ctx.in_threads(s.id);
-                self.lines
-                    .after
-                    .entry(s.id)
-                    .or_default()
-                    .extend(guarded(exit_lines(site, phase), guard));
+                let exits = guarded(self.exit_lines(site, phase), guard);
+                self.lines.after.entry(s.id).or_default().extend(exits);
             }
         }
         for ((file, line, _label), mut loops) in groups {
@@ -322,7 +321,7 @@ impl F<'_, '_> {
                         FortranForm::Free => self.render(&like, &format!("{fresh} continue")),
                     });
                 }
-                for l in guarded(exit_lines(site, phase), self.ctx.in_threads(*id)) {
+                for l in guarded(self.exit_lines(site, phase), self.ctx.in_threads(*id)) {
                     text.push_str(&self.render(&like, &l));
                 }
                 self.ctx.edits(file).insert(at, text, Key::after(2 * d));
@@ -430,7 +429,7 @@ impl F<'_, '_> {
                     return left;
                 }
                 if let Some((site, phase)) = self.ctx.plan.loop_of(p) {
-                    left.extend(exit_lines(site, phase));
+                    left.extend(self.exit_lines(site, phase));
                 }
             }
             cur = ps.parent;
@@ -478,5 +477,54 @@ impl F<'_, '_> {
             .match_indices(&want)
             .any(|(i, _)| !compact[i + want.len()..].starts_with(|c: char| c.is_ascii_digit()));
         jumps.then_some(next.id)
+    }
+}
+
+impl F<'_, '_> {
+    /// A loop built from GOTO (its end is `GOTO L`, `IF (c) GOTO L` or an arithmetic IF).
+    fn goto_built(&self, s: &Stmt) -> bool {
+        let StmtKind::While(w) = &s.kind else {
+            return false;
+        };
+        let end = self.ctx.sources.text(w.end_span);
+        goto_label(end).is_some() || arith_if_labels(end).is_some()
+    }
+}
+
+/// The Fortran answers of [`crate::accum::Accum::build`].
+impl crate::accum::Rules for F<'_, '_> {
+    fn phase(&self, _ctx: &crate::Ctx<'_>, s: &Stmt) -> bool {
+        !self.omp.contains_key(&s.id) && !self.goto_built(s)
+    }
+
+    fn nested(&self, ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
+        if Self::in_concurrent(ctx.prog, t) {
+            return false;
+        }
+        match &t.kind {
+            StmtKind::Loop(_) | StmtKind::While(_) => !self.goto_built(t),
+            StmtKind::If(_) => false,
+            // array syntax (its count is a `size`, never negative), not a library call
+            _ => frontend::array_op(ctx.prog, t)
+                .is_some_and(|op| op.kind != frontend::ArrayOpKind::Library),
+        }
+    }
+
+    fn escapes(&self, _ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
+        // `exit NAME` / `cycle NAME` naming no enclosing loop: its markers are left alone
+        if !matches!(t.kind, StmtKind::Break | StmtKind::Continue) {
+            return false;
+        }
+        let Some(name) = self.jump_name(t.id) else {
+            return false;
+        };
+        let mut cur = t.parent;
+        while let Some(p) = cur {
+            if self.loop_name(p).as_deref() == Some(name.as_str()) {
+                return false;
+            }
+            cur = self.stmt(p).and_then(|ps| ps.parent);
+        }
+        true
     }
 }

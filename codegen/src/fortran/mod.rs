@@ -7,7 +7,9 @@
 //!   (`20 IF (c) GOTO 30 … GOTO 20` / `30 …`) has its exit markers before that statement,
 //!   which take its label;
 //! - a statement's opening lines go before its first line (its label moves onto the first of
-//!   them, so a GOTO to it still runs them), its closing lines after its last line;
+//!   them, so a GOTO to it still runs them), its closing lines after its last line; a line of
+//!   several statements (`u = 0d0; unew = 0d0`) is split at the `;` before or after a statement
+//!   that has such lines, so that they wrap that statement alone;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
 //!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
@@ -15,6 +17,10 @@
 //!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
 //!   increment it first in the body. It is reported after the loop as
 //!   `call augur_loop_exit8(S, (augur_n_S))` (parenthesised: its address never escapes);
+//!   inside a computation phase a nested loop's exit marker only updates the phase's
+//!   `integer*8` locals (declared with the counters, set just before the phase begins), which
+//!   the phase's exit markers flush first ([`crate::accum`]);
+//! - an inserted line that would pass column 72 (fixed) or 132 (free) continues after a `, `;
 //! - labelled DO nests sharing one terminator (`DO 20 ... DO 20 ... 20 CONTINUE`): the inner
 //!   loop keeps the label, each outer loop gets a fresh one closed by its own `CONTINUE` after
 //!   the inner loop's exit marker, so every loop's exit marker runs once per loop execution,
@@ -37,6 +43,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{FileId, ProcId, SourceFile, Stmt, StmtId, StmtKind};
 
+use crate::accum::{self, Accum};
 use crate::edit::Key;
 use crate::plan::{callees, Role};
 
@@ -65,6 +72,9 @@ struct F<'c, 'a> {
     used: BTreeMap<FileId, BTreeSet<u64>>,
     /// Loops under `!$omp` directives (their markers go outside them).
     omp: BTreeMap<StmtId, openmp::Omp>,
+    /// Lines of several statements (`a = 0; b = 0`) split where a statement with lines of its
+    /// own starts or ends: file → `;` offset → (next statement's start, its indentation).
+    splits: BTreeMap<FileId, BTreeMap<usize, (usize, String)>>,
 }
 
 /// Instruments the procedures of the files in `only` (every procedure when `None`), all
@@ -83,8 +93,11 @@ pub(crate) fn instrument(
         fresh: BTreeMap::new(),
         used: BTreeMap::new(),
         omp: BTreeMap::new(),
+        splits: BTreeMap::new(),
     };
     f.find_directives()?;
+    let acc = Accum::build(&*f.ctx, &f);
+    f.ctx.accum = acc;
     f.collect()?;
     f.loop_ends()?;
     f.clauses()?;
@@ -93,6 +106,7 @@ pub(crate) fn instrument(
     f.branches()?;
     f.materialize()?;
     f.declarations()?;
+    f.apply_splits();
     Ok(())
 }
 
@@ -119,14 +133,6 @@ fn guarded(lines: Vec<String>, threads: bool) -> Vec<String> {
     v
 }
 
-fn exit_lines(site: u32, phase: bool) -> Vec<String> {
-    let mut v = vec![format!("call augur_loop_exit8({site}, (augur_n_{site}))")];
-    if phase {
-        v.push(format!("call augur_phase_end({site})"));
-    }
-    v
-}
-
 /// The statement text of a line without its label: fixed form from column 7 (column 6 is the
 /// continuation mark), free form after leading digits.
 fn code_of(line: &str, form: FortranForm) -> &str {
@@ -138,6 +144,80 @@ fn code_of(line: &str, form: FortranForm) -> &str {
     }
 }
 
+/// `indent` + `code` + newline, continued on more lines after a `, ` (else at a blank) where it
+/// would pass column 72 (fixed form: `&` in column 6) or 132 (free form: a trailing `&`).
+/// `code` is inserted code (no strings, no comments).
+fn line(form: FortranForm, indent: &str, code: &str) -> String {
+    let (limit, mark) = match form {
+        FortranForm::Fixed => (72, 0),
+        FortranForm::Free => (132, 2),
+    };
+    let mut out = String::new();
+    let mut line = format!("{indent}{code}");
+    while line.len() > limit {
+        let head = line.get(..limit - mark).unwrap_or("");
+        let cut = head
+            .rfind(", ")
+            .map(|k| k + 1)
+            .filter(|&k| k > indent.len())
+            .or_else(|| head.rfind(' ').filter(|&k| k > indent.len()));
+        let Some(cut) = cut else { break };
+        let (head, tail) = line.split_at(cut);
+        let tail = tail.trim_start();
+        line = match form {
+            FortranForm::Fixed => {
+                out.push_str(&format!("{head}\n"));
+                format!("     &{}  {tail}", indent.get(6..).unwrap_or(""))
+            }
+            FortranForm::Free => {
+                out.push_str(&format!("{head} &\n"));
+                format!("{indent}    {tail}")
+            }
+        };
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// In `prefix`, a line's text up to where a statement starts: the offset of the `;` ending a
+/// statement before it on the line (outside strings; fixed form: past column 6), if any.
+fn separator_before(prefix: &str, form: FortranForm) -> Option<usize> {
+    let from = match form {
+        FortranForm::Fixed => 6,
+        FortranForm::Free => 0,
+    };
+    let mut quote = None;
+    let mut last = None;
+    for (i, c) in prefix.char_indices().skip_while(|(i, _)| *i < from) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '!') => return None,
+            (None, ';') => last = Some(i),
+            _ => {}
+        }
+    }
+    last.filter(|&i| {
+        prefix
+            .get(i..)
+            .is_some_and(|t| t.chars().all(|c| c == ';' || c == ' ' || c == '\t'))
+    })
+}
+
+/// In `rest`, a line's text after where a statement ends: the offset of the `;` after it and
+/// of the next statement's start, when another statement follows on the line.
+fn separator_after(rest: &str) -> Option<(usize, usize)> {
+    let semi = rest.find(|c: char| c != ' ' && c != '\t')?;
+    if !rest[semi..].starts_with(';') {
+        return None;
+    }
+    let next = semi + rest[semi..].find(|c: char| !matches!(c, ';' | ' ' | '\t'))?;
+    let more = !rest[next..].starts_with(['!', '\n', '\r']);
+    more.then_some((semi, next))
+}
+
 /// A whole-line comment (fixed form: `c C * ! d D` in column 1; both forms: first non-blank `!`).
 fn is_comment(line: &str, form: FortranForm) -> bool {
     let fixed = form == FortranForm::Fixed && line.starts_with(['c', 'C', '*', 'd', 'D']);
@@ -145,6 +225,84 @@ fn is_comment(line: &str, form: FortranForm) -> bool {
 }
 
 impl<'a> F<'_, 'a> {
+    /// The exit marker lines of loop `site` (and of its phase): a call, or in a phase whose
+    /// nested loops accumulate ([`accum`]), the phase's flush first and a nested loop's
+    /// local updates.
+    fn exit_lines(&self, site: u32, phase: bool) -> Vec<String> {
+        if self.ctx.accum.is_nested(site) {
+            return accum::f_add(site);
+        }
+        let mut v = accum::f_flush(self.ctx.accum.of_phase(site));
+        v.push(format!("call augur_loop_exit8({site}, (augur_n_{site}))"));
+        if phase {
+            v.push(format!("call augur_phase_end({site})"));
+        }
+        v
+    }
+
+    /// Where the opening lines of `s` go when another statement ends before it on its first
+    /// line (`a = 0; b = 0`): at its own start, on a line of its own once the line is split
+    /// there. `None`: `s` starts its line.
+    fn split_before(&mut self, s: &Stmt) -> Result<Option<usize>, CodegenError> {
+        let f = self.file(s.span.file)?;
+        let line = self.ctx.sources.first_line(s.span);
+        let ls = f.line_start(line) as usize;
+        let start = s.span.start as usize;
+        let Some(semi) = f
+            .text
+            .get(ls..start)
+            .and_then(|p| separator_before(p, self.form))
+        else {
+            return Ok(None);
+        };
+        let indent = self.indent_of(f.line_text(line));
+        self.splits
+            .entry(s.span.file)
+            .or_default()
+            .insert(ls + semi, (start, indent));
+        Ok(Some(start))
+    }
+
+    /// Where the closing lines of a statement or header spanning `span` go when another
+    /// statement follows it on its last line (`a = 0; b = 0`): the next statement's start, on
+    /// a line of its own once the line is split there. `None`: `span` ends its line.
+    fn split_after(&mut self, span: frontend::Span) -> Result<Option<usize>, CodegenError> {
+        let f = self.file(span.file)?;
+        let line = self.ctx.sources.last_line(span);
+        let end = span.end as usize;
+        let line_end = f.line_start(line + 1) as usize;
+        let Some((semi, next)) = f.text.get(end..line_end.max(end)).and_then(separator_after)
+        else {
+            return Ok(None);
+        };
+        let indent = self.indent_of(f.line_text(line));
+        self.splits
+            .entry(span.file)
+            .or_default()
+            .insert(end + semi, (end + next, indent));
+        Ok(Some(end + next))
+    }
+
+    /// The indentation of a statement on a line like `like` (fixed form: from column 7).
+    fn indent_of(&self, like: &str) -> String {
+        self.render(like, "X")
+            .trim_end_matches(['X', '\n'])
+            .to_string()
+    }
+
+    /// Splits the lines [`Self::split_before`] and [`Self::split_after`] asked for: the
+    /// separator becomes a newline, the next statement gets the line's indentation (after the
+    /// lines inserted between them).
+    fn apply_splits(&mut self) {
+        for (file, at) in std::mem::take(&mut self.splits) {
+            let e = self.ctx.edits(file);
+            for (semi, (next, indent)) in at {
+                e.replace(semi, next, "\n", Key::replace());
+                e.insert(next, indent, Key::inline(-6));
+            }
+        }
+    }
+
     fn file(&self, id: FileId) -> Result<&'a SourceFile, CodegenError> {
         let sources: &'a frontend::Sources = self.ctx.sources;
         sources.get(id).ok_or(CodegenError::MissingFile(id.0))
@@ -165,7 +323,7 @@ impl<'a> F<'_, 'a> {
             FortranForm::Fixed => {
                 let body = like.get(6..).unwrap_or("");
                 let extra = (body.len() - body.trim_start().len()).min(40);
-                format!("      {}{code}\n", " ".repeat(extra))
+                self.line(&format!("      {}", " ".repeat(extra)), code)
             }
             FortranForm::Free => {
                 let ws = like.len() - like.trim_start().len();
@@ -175,9 +333,13 @@ impl<'a> F<'_, 'a> {
                     .take_while(u8::is_ascii_digit)
                     .count();
                 let extra = if label > 0 { label + 1 } else { 0 };
-                format!("{}{code}\n", " ".repeat((ws + extra).min(60)))
+                self.line(&" ".repeat((ws + extra).min(60)), code)
             }
         }
+    }
+
+    fn line(&self, indent: &str, code: &str) -> String {
+        line(self.form, indent, code)
     }
 
     /// Indentation of a line one level inside the statement on line `like`.
@@ -258,6 +420,7 @@ impl<'a> F<'_, 'a> {
                             None => b.push(format!("augur_n_{site} = 0")),
                         }
                         if *compute_phase {
+                            b.extend(accum::f_init(self.ctx.accum.of_phase(site)));
                             b.push(format!("call augur_phase_begin({site})"));
                         }
                         if !self.ctx.in_phase(s.id) {
@@ -311,7 +474,7 @@ impl<'a> F<'_, 'a> {
             match &s.kind {
                 StmtKind::Return { .. } => {
                     let exits: Vec<String> =
-                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
                     self.lines.before.entry(s.id).or_default().extend(exits);
                 }
                 StmtKind::Break | StmtKind::Continue => {
@@ -323,7 +486,7 @@ impl<'a> F<'_, 'a> {
                 StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
                     match self.ctx.goto_leaves(s) {
                         Some(left) => {
-                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| exit_lines(site, ph)).collect();
+                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
                             self.lines.before.entry(s.id).or_default().extend(exits);
                         }
                         None => self.ctx.note(
@@ -427,11 +590,18 @@ impl<'a> F<'_, 'a> {
             if let Some(ifs) = body_of.get(&id) {
                 let (_, body_start) = self.converted.get(ifs).copied().unwrap_or_default();
                 let inner = self.inner_indent(&like);
-                let text: String = codes.iter().map(|c| format!("{inner}{c}\n")).collect();
+                let text: String = codes.iter().map(|c| self.line(&inner, c)).collect();
                 self.ctx
                     .edits(file)
                     .insert(body_start, text, Key::before(2 * d + 2));
                 continue;
+            }
+            if !self.omp.contains_key(&id) {
+                if let Some(at) = self.split_before(s)? {
+                    let text: String = codes.iter().map(|c| self.render(&like, c)).collect();
+                    self.ctx.edits(file).insert(at, text, Key::before(2 * d));
+                    continue;
+                }
             }
             let ls = f.line_start(first) as usize;
             let mut text = String::new();
@@ -486,7 +656,11 @@ impl<'a> F<'_, 'a> {
                 .get(&id)
                 .and_then(|o| o.end)
                 .unwrap_or(self.ctx.sources.last_line(s.span));
-            let at = f.line_start(last + 1) as usize;
+            let split = match self.omp.get(&id).and_then(|o| o.end) {
+                Some(_) => None,
+                None => self.split_after(s.span)?,
+            };
+            let at = split.unwrap_or(f.line_start(last + 1) as usize);
             let prefix = if at >= f.text.len() && !f.text.ends_with('\n') {
                 "\n"
             } else {
@@ -502,7 +676,7 @@ impl<'a> F<'_, 'a> {
                     if inner.is_empty() {
                         self.render(&like, c)
                     } else {
-                        format!("{inner}{c}\n")
+                        self.line(&inner, c)
                     }
                 }))
                 .collect();
@@ -534,10 +708,65 @@ impl<'a> F<'_, 'a> {
             let at = f.line_start(line) as usize;
             let text: String = sites
                 .iter()
-                .map(|s| self.render(&like, &format!("integer*8 augur_n_{s}")))
+                .flat_map(|&s| {
+                    let mut names = vec![format!("augur_n_{s}")];
+                    if self.ctx.accum.is_nested(s) {
+                        names.extend(accum::f_names(s));
+                    }
+                    names
+                })
+                .map(|n| self.render(&like, &format!("integer*8 {n}")))
                 .collect();
             self.ctx.edits(file).insert(at, text, Key::before(-4));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_separators_on_a_line() {
+        let free = FortranForm::Free;
+        assert_eq!(separator_before("  u = 0d0; ", free), Some(9));
+        assert_eq!(separator_before("  u = 0d0 ;; ", free), Some(11));
+        assert_eq!(separator_before("  print *, 'a;b'", free), None);
+        assert_eq!(separator_before("  print *, \"a;\"; ", free), Some(15));
+        assert_eq!(separator_before("  ", free), None);
+        // fixed form: columns 1-6 are the label and the continuation mark
+        assert_eq!(
+            separator_before("     ;U = 0; ", FortranForm::Fixed),
+            Some(11)
+        );
+        assert_eq!(separator_after("; unew = 0d0"), Some((0, 2)));
+        assert_eq!(separator_after(" ;unew = 0d0\n"), Some((1, 2)));
+        assert_eq!(separator_after(";  ! done\n"), None);
+        assert_eq!(separator_after(";\n"), None);
+        assert_eq!(separator_after("\n"), None);
+        assert_eq!(separator_after(" ! x; y\n"), None);
+    }
+
+    #[test]
+    fn long_inserted_lines_are_continued() {
+        let fixed = line(
+            FortranForm::Fixed,
+            &" ".repeat(18),
+            "if (augur_n_10 .lt. augur_nlo_10) augur_nlo_10 = augur_n_10",
+        );
+        assert_eq!(
+            fixed,
+            format!(
+                "{}if (augur_n_10 .lt. augur_nlo_10) augur_nlo_10 =\n     &{}  augur_n_10\n",
+                " ".repeat(18),
+                " ".repeat(12)
+            )
+        );
+        let call = "call augur_loop_exits8(12, (augur_nk_12), (augur_ns_12), (augur_nlo_12), (augur_nhi_12))";
+        let free = line(FortranForm::Free, &" ".repeat(60), call);
+        assert!(free.lines().all(|l| l.len() <= 132), "{free}");
+        assert!(free.contains(", &\n"), "{free}");
+        assert_eq!(line(FortranForm::Free, "  ", "x = 1"), "  x = 1\n");
     }
 }

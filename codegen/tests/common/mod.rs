@@ -656,6 +656,32 @@ pub fn assert_every_site_marked_once(tree: &apt::Apt, plan: &Plan, what: &str) {
 
 /// Runs tests/data/`file` (instrumented, under Open MPI at P=2) and checks rank 0's loop records: (line, executions, iterations).
 pub fn check_loop_records(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
+    let got = loop_records(file, fixed, &want.iter().map(|w| w.0).collect::<Vec<_>>());
+    for (&(line, count, sum), agg) in want.iter().zip(&got) {
+        assert_eq!(
+            (agg.count, agg.sum),
+            (count, sum),
+            "{file} line {line}: (executions, iterations)"
+        );
+    }
+}
+
+/// [`check_loop_records`] with every field of the aggregate: (line, [executions, iterations,
+/// least iterations of one execution, most]).
+pub fn check_loop_aggregates(file: &str, fixed: bool, want: &[(u32, [u64; 4])]) {
+    let got = loop_records(file, fixed, &want.iter().map(|w| w.0).collect::<Vec<_>>());
+    for (&(line, stats), agg) in want.iter().zip(&got) {
+        assert_eq!(
+            [agg.count, agg.sum, agg.min, agg.max],
+            stats,
+            "{file} line {line}: [executions, iterations, min, max]"
+        );
+    }
+}
+
+/// Rank 0's loop record of the loop on each line of `lines` in tests/data/`file`, run
+/// instrumented under Open MPI at P=2 (beside the original: same stdout, balanced traces).
+fn loop_records(file: &str, fixed: bool, lines: &[u32]) -> Vec<trace::Aggregate> {
     let c = file.ends_with(".c");
     let tool = match (c, fixed) {
         (true, _) => "mpicc",
@@ -679,7 +705,8 @@ pub fn check_loop_records(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
     let (lowered, _plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
     let tree = apt::build(&lowered, &apt::AptOptions::default());
     let r0 = ranks.iter().find(|r| r.header.rank == 0).unwrap();
-    for &(line, count, sum) in want {
+    let mut out = Vec::new();
+    for &line in lines {
         let site = tree
             .nodes()
             .into_iter()
@@ -692,10 +719,7 @@ pub fn check_loop_records(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
             .iter()
             .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
             .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
-        assert_eq!(
-            (agg.count, agg.sum),
-            (count, sum),
-            "{file} line {line}: (executions, iterations)"
-        );
+        out.push(*agg);
     }
+    out
 }

@@ -1,0 +1,55 @@
+/* Loops nested in computation phases, left normally, by break, by goto and by return: their
+ * exits accumulate in the phase and are flushed at each exit of the phase. Rank 0's loop
+ * records (count, sum, min, max) are checked by hand in tests/phase_exits.rs. */
+#include <mpi.h>
+#include <stdio.h>
+
+static double a[8][16];
+
+/* returns from inside the nest at i == t, j == 3 */
+static int find(int t)
+{
+    int i, j;
+    for (i = 0; i < 8; i++) {
+        for (j = 0; j < 4 + i; j++) {
+            if (i == t && j == 3)
+                return i * 10 + j;
+            a[i][j] += 1.0;
+        }
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, i, j, k, r, hit = 0;
+    double s = 0.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (i = 0; i < 5; i++)
+        for (j = 0; j <= i; j++)
+            s += i * j;
+    for (k = 0; k < 3; k++) {
+        for (i = 0; i < 4; i++) {
+            if (i == k + 1)
+                break;
+            for (j = 0; j < 2 * i + 1; j++)
+                s += k + j;
+        }
+    }
+    for (i = 0; i < 4; i++) {
+        for (j = 0; j < 6; j++) {
+            if (i == 2 && j == 4)
+                goto out;
+            s += j;
+        }
+    }
+out:
+    for (r = 0; r < 2; r++)
+        hit += find(2 - r);
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("s=%.1f hit=%d\n", s, hit);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,57 @@
+C     Loops nested in computation phases, left normally, by GOTO and by
+C     RETURN, with a shared DO terminator: their exits accumulate in the
+C     phase and are flushed at each exit of the phase. Rank 0's loop
+C     records are checked by hand in tests/phase_exits.rs.
+      INTEGER FUNCTION FIND(T)
+      INTEGER T, I, J
+      DOUBLE PRECISION A(0:7, 0:15)
+      COMMON /GRID/ A
+      FIND = -1
+      DO 20 I = 0, 7
+         DO 10 J = 0, 3 + I
+            IF (I .EQ. T .AND. J .EQ. 3) THEN
+               FIND = I * 10 + J
+               RETURN
+            END IF
+            A(I, J) = A(I, J) + 1D0
+   10    CONTINUE
+   20 CONTINUE
+      END
+
+      PROGRAM NEST
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER RANK, I, J, K, R, HIT, IERR, FIND
+      EXTERNAL FIND
+      DOUBLE PRECISION S
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      S = 0D0
+      HIT = 0
+      DO 30 I = 0, 4
+         DO 30 J = 0, I
+            S = S + I * J
+   30 CONTINUE
+      DO 60 K = 0, 2
+         DO 50 I = 0, 3
+            IF (I .EQ. K + 1) GOTO 60
+            DO 40 J = 0, 2 * I
+               S = S + K + J
+   40       CONTINUE
+   50    CONTINUE
+   60 CONTINUE
+      DO 80 I = 0, 3
+         DO 70 J = 0, 5
+            IF (I .EQ. 2 .AND. J .EQ. 4) GOTO 90
+            S = S + J
+   70    CONTINUE
+   80 CONTINUE
+   90 CONTINUE
+      DO 95 R = 0, 1
+         HIT = HIT + FIND(2 - R)
+   95 CONTINUE
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, S, 1, MPI_DOUBLE_PRECISION,
+     &     MPI_SUM, MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) PRINT '(A, F0.1, A, I0)', 's=', S, ' hit=', HIT
+      CALL MPI_FINALIZE(IERR)
+      END

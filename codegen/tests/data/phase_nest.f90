@@ -1,0 +1,63 @@
+! Loops nested in computation phases, left normally, by EXIT, by GOTO, by RETURN and by
+! `cycle outer` / `exit outer`: their exits accumulate in the phase and are flushed at each
+! exit of the phase. Rank 0's loop records are checked by hand in tests/phase_exits.rs.
+integer function find(t)
+  integer :: t, i, j
+  double precision :: a(0:7, 0:15)
+  common /grid/ a
+  find = -1
+  do i = 0, 7
+    do j = 0, 3 + i
+      if (i == t .and. j == 3) then
+        find = i * 10 + j
+        return
+      end if
+      a(i, j) = a(i, j) + 1d0
+    end do
+  end do
+end function find
+
+program phase_nest
+  use mpi
+  implicit none
+  integer :: rank, i, j, k, r, hit, ierr
+  integer, external :: find
+  double precision :: s
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  s = 0d0
+  hit = 0
+  do i = 0, 4
+    do j = 0, i
+      s = s + i * j
+    end do
+  end do
+  do k = 0, 2
+    do i = 0, 3
+      if (i == k + 1) exit
+      do j = 0, 2 * i
+        s = s + k + j
+      end do
+    end do
+  end do
+  do i = 0, 3
+    do j = 0, 5
+      if (i == 2 .and. j == 4) goto 100
+      s = s + j
+    end do
+  end do
+100 continue
+  do r = 0, 1
+    hit = hit + find(2 - r)
+  end do
+  outer: do i = 1, 4
+    do j = 1, 4
+      if (j > i) cycle outer
+      if (i + j > 6) exit outer
+      s = s + i * j
+    end do
+  end do outer
+  call MPI_Allreduce(MPI_IN_PLACE, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a, f0.1, a, i0)', 's=', s, ' hit=', hit
+  call MPI_Finalize(ierr)
+end program phase_nest

@@ -1,0 +1,179 @@
+//! Loops nested in a computation phase make no call at their exits: they add to the phase's
+//! locals, which the phase flushes (`augur_loop_exits`) on every path out of it — normal end,
+//! break/EXIT, return, goto, `exit NAME`/`cycle NAME`. The aggregates the traces hold must be
+//! those one `augur_loop_exit` per exit gave: tests/data/phase_nest.{c,f,f90} are run under
+//! Open MPI and rank 0's loop records compared with counts worked out by hand. Where a path
+//! out of the phase may skip its markers (OpenMP, a jump the front end does not follow), the
+//! nested loops keep their call.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
+
+mod common;
+
+use common::*;
+
+fn instrument_str(name: &str, text: &str) -> String {
+    let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
+    let plan = codegen::Plan::from_program(&l.program);
+    let out = codegen::instrument(&l.program, &l.sources, &plan).unwrap();
+    out.main().unwrap().text.clone()
+}
+
+// Rank 0's records, [executions, iterations, least, most], of:
+// find (called for t = 2, then t = 1, returning from inside its nest at i == t, j == 3)
+const FIND_OUTER: [u64; 4] = [2, 5, 2, 3]; // 3 and 2 iterations
+const FIND_INNER: [u64; 4] = [5, 21, 4, 5]; // 4, 5, 4 then 4, 4
+                                            // i = 0..4, j = 0..i
+const TRI_OUTER: [u64; 4] = [1, 5, 5, 5];
+const TRI_INNER: [u64; 4] = [5, 15, 1, 5];
+// k = 0..2; i = 0..3 left at i == k + 1; j = 0..2i
+const DEEP_K: [u64; 4] = [1, 3, 3, 3];
+const DEEP_I: [u64; 4] = [3, 9, 2, 4]; // k + 2 iterations each
+const DEEP_J: [u64; 4] = [6, 14, 1, 5]; // 1 | 1 3 | 1 3 5
+                                        // i = 0..3, j = 0..5, left by a jump out of both at i == 2, j == 4
+const JUMP_OUTER: [u64; 4] = [1, 3, 3, 3];
+const JUMP_INNER: [u64; 4] = [3, 17, 5, 6]; // 6, 6, 5
+                                            // the loop calling find: not a phase
+const CALLS: [u64; 4] = [1, 2, 2, 2];
+
+#[test]
+fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
+    check_loop_aggregates(
+        "phase_nest.c",
+        false,
+        &[
+            (13, FIND_OUTER),
+            (14, FIND_INNER),
+            (29, TRI_OUTER),
+            (30, TRI_INNER),
+            (32, DEEP_K),
+            (33, DEEP_I),
+            (36, DEEP_J),
+            (40, JUMP_OUTER),
+            (41, JUMP_INNER),
+            (48, CALLS),
+        ],
+    );
+}
+
+#[test]
+fn nested_exits_accumulate_to_the_same_aggregates_in_free_form() {
+    check_loop_aggregates(
+        "phase_nest.f90",
+        false,
+        &[
+            (9, FIND_OUTER),
+            (10, FIND_INNER),
+            (30, TRI_OUTER),
+            (31, TRI_INNER),
+            (35, DEEP_K),
+            (36, DEEP_I),
+            (38, DEEP_J),
+            (43, JUMP_OUTER),
+            (44, JUMP_INNER),
+            (50, CALLS),
+            // outer: i = 1..4, left by `exit outer` at i = 4; j left by `cycle outer` / `exit
+            // outer` after 2, 3, 4, 3 iterations
+            (53, [1, 4, 4, 4]),
+            (54, [4, 12, 2, 4]),
+        ],
+    );
+}
+
+#[test]
+fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
+    check_loop_aggregates(
+        "phase_nest.f",
+        true,
+        &[
+            (10, FIND_OUTER),
+            (11, FIND_INNER),
+            (31, TRI_OUTER),
+            (32, TRI_INNER),
+            (35, DEEP_K),
+            (36, DEEP_I), // left by GOTO 60, the next K
+            (38, DEEP_J),
+            (43, JUMP_OUTER),
+            (44, JUMP_INNER),
+            (50, CALLS),
+        ],
+    );
+}
+
+/// The C nest's exits in the instrumented text: no call at an inner loop's exit, one flush
+/// per nested site before the phase's own exit marker on each path out of it.
+#[test]
+fn c_nested_exits_are_local_updates_and_the_phase_flushes_them() {
+    let src = "int find(int n, int t) {\n  int i, j, k;\n  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) {\n      if (j == t) return j;\n      for (k = 0; k < 3; k++) if (k == t) break;\n      if (i == t) goto out;\n    }\n    if (i > t) break;\n  }\nout:\n  return -1;\n}\nint main(void) { return find(4, 2); }\n";
+    let t = instrument_str("a.c", src);
+    // sites: 1 the phase, 2 and 4 its nested loops (3 the `if`)
+    assert!(!t.contains("augur_loop_exit(2,"), "{t}");
+    assert!(!t.contains("augur_loop_exit(4,"), "{t}");
+    let flush = "augur_loop_exits(2, augur_nk_2, augur_ns_2, augur_nlo_2, augur_nhi_2); augur_loop_exits(4, augur_nk_4, augur_ns_4, augur_nlo_4, augur_nhi_4); augur_loop_exit(1, augur_n_1); augur_phase_end(1);";
+    // the return, the goto and the end of the loop (which the `break` reaches)
+    assert_eq!(t.matches(flush).count(), 3, "{t}");
+    let add = "augur_nk_2++; augur_ns_2 += augur_n_2; if (augur_n_2 < augur_nlo_2) augur_nlo_2 = augur_n_2; if (augur_n_2 > augur_nhi_2) augur_nhi_2 = augur_n_2;";
+    assert!(t.contains(&format!("{{ {add} {flush} return j; }}")), "{t}");
+    assert!(t.contains(&format!("{{ {add} {flush} goto out; }}")), "{t}");
+    assert!(t.contains(&format!("}} {add} }}")), "{t}");
+    assert!(t.contains("{ long long augur_n_1 = 0; long long augur_nk_2 = 0, augur_ns_2 = 0, augur_nlo_2 = 0x7fffffffffffffffLL, augur_nhi_2 = 0; long long augur_nk_4 = 0, augur_ns_4 = 0, augur_nlo_4 = 0x7fffffffffffffffLL, augur_nhi_4 = 0; augur_phase_begin(1);"), "{t}");
+}
+
+/// Fortran free form: `exit`/`cycle` of the phase by name, RETURN, and the phase loop's own
+/// EXIT; accumulators declared with the counters and set just before the phase begins.
+#[test]
+fn fortran_nested_exits_are_local_updates_and_the_phase_flushes_them() {
+    let src = "subroutine s(n, t)\n  integer :: n, t, i, j\n  outer: do i = 1, n\n    do j = 1, n\n      if (j == t) cycle outer\n      if (i == t) exit outer\n      if (i + j == t) return\n    end do\n    if (i > t) exit\n  end do outer\nend subroutine s\n";
+    let t = instrument_str("a.f90", src);
+    let want = "  integer*8 augur_n_1\n  integer*8 augur_n_2\n  integer*8 augur_nk_2\n  integer*8 augur_ns_2\n  integer*8 augur_nlo_2\n  integer*8 augur_nhi_2\n  augur_n_1 = 0\n  augur_nk_2 = 0\n  augur_ns_2 = 0\n  augur_nlo_2 = 9223372036854775807_8\n  augur_nhi_2 = 0\n  call augur_phase_begin(1)\n";
+    assert!(t.contains(want), "{t}");
+    let add = "augur_nk_2 = augur_nk_2 + 1\n        augur_ns_2 = augur_ns_2 + augur_n_2\n        if (augur_n_2 .lt. augur_nlo_2) augur_nlo_2 = augur_n_2\n        if (augur_n_2 .gt. augur_nhi_2) augur_nhi_2 = augur_n_2\n";
+    let flush =
+        "call augur_loop_exits8(2, (augur_nk_2), (augur_ns_2), (augur_nlo_2), (augur_nhi_2))\n";
+    // cycle outer: the inner loop's exit only; exit outer: its exit, the phase's at its end;
+    // return: both
+    assert!(t.contains(&format!("{add}        cycle outer")), "{t}");
+    assert!(t.contains(&format!("{add}        exit outer")), "{t}");
+    assert!(t.contains(&format!("{add}        {flush}        call augur_loop_exit8(1, (augur_n_1))\n        call augur_phase_end(1)\n        return")), "{t}");
+    assert!(t.contains(&format!("  end do outer\n  {flush}  call augur_loop_exit8(1, (augur_n_1))\n  call augur_phase_end(1)\n")), "{t}");
+    assert!(!t.contains("augur_loop_exit8(2,"), "{t}");
+    assert_eq!(t.matches("augur_loop_exits8(").count(), 2, "{t}");
+}
+
+/// Fixed form: the flush passes column 72 and continues in column 6.
+#[test]
+fn fixed_form_flush_is_continued_in_column_6() {
+    let src = "      SUBROUTINE S(N)\n      INTEGER N, I, J\n      DOUBLE PRECISION A(100)\n      DO 20 I = 1, N\n         DO 10 J = 1, N\n            A(J) = A(J) + I\n   10    CONTINUE\n   20 CONTINUE\n      END\n";
+    let t = instrument_str("a.f", src);
+    assert!(
+        t.contains("   10    CONTINUE\n         augur_nk_2 = augur_nk_2 + 1\n"),
+        "{t}"
+    );
+    assert!(t.contains("   20 CONTINUE\n      call augur_loop_exits8(2, (augur_nk_2), (augur_ns_2),\n     &  (augur_nlo_2), (augur_nhi_2))\n      call augur_loop_exit8(1, (augur_n_1))\n"), "{t}");
+    assert!(t.lines().all(|l| l.len() <= 72), "{t}");
+}
+
+/// Where a path out of the phase may skip its markers, or threads share the nest, inner loops
+/// keep their call: an OpenMP loop, a computed GOTO, an I/O statement's `end=` label.
+#[test]
+fn nested_exits_keep_their_call_where_a_flush_is_not_certain() {
+    let c = "void f(int n, double *a) {\n  int i, j;\n  for (i = 0; i < n; i++) {\n#pragma omp simd\n    for (j = 0; j < n; j++) a[j] += i;\n  }\n}\nint main(void) { double a[4]; f(4, a); return 0; }\n";
+    let t = instrument_str("a.c", c);
+    assert!(t.contains("augur_loop_exit(2, augur_n_2);"), "{t}");
+    assert!(!t.contains("augur_loop_exits"), "{t}");
+    // a goto into the nest from outside would skip the locals' initialisation
+    let c = "void f(int n, double *a) {\n  int i, j;\n  if (n < 0) goto in;\n  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) {\n    in:\n      a[j] += i;\n    }\n  }\n}\nint main(void) { double a[4]; f(4, a); return 0; }\n";
+    let t = instrument_str("a.c", c);
+    assert!(t.contains("augur_loop_exit(2, augur_n_2);"), "{t}");
+    assert!(!t.contains("augur_loop_exits"), "{t}");
+    for body in ["        go to (10, 20) j", "        read (5, *, end=20) x"] {
+        let f = format!("subroutine s(n)\n  integer :: n, i, j\n  real :: x\n  do i = 1, n\n    do j = 1, n\n{body}\n10      continue\n    end do\n  end do\n20 continue\nend subroutine s\n");
+        let t = instrument_str("a.f90", &f);
+        assert!(t.contains("call augur_loop_exit8(2, (augur_n_2))"), "{t}");
+        assert!(!t.contains("augur_loop_exits8"), "{t}");
+    }
+}
