@@ -185,3 +185,23 @@ fn deep_loop_nest_neither_panics_nor_hangs() {
     assert_eq!(text.matches(r#""kind": "loop""#).count(), depth);
     assert_eq!(text.matches(r#""op": "barrier""#).count(), 1);
 }
+
+/// Trial 16: `apt --stdin` names the values read from standard input as `profile --stdin` and
+/// `analyze` do (without it they showed as `IBUF_1`).
+#[test]
+fn stdin_template_names_the_values_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(
+        dir.path(),
+        "rd.f",
+        b"      PROGRAM RD\n      INCLUDE 'mpif.h'\n      INTEGER IBUF(2), I, IERR\n      DOUBLE PRECISION A(100000)\n      CALL MPI_INIT(IERR)\n      READ (5, *) IBUF(1), IBUF(2)\n      DO 10 I = 1, IBUF(1)\n         A(I) = IBUF(2)\n   10 CONTINUE\n      CALL MPI_FINALIZE(IERR)\n      END\n",
+    );
+    let tmpl = write(dir.path(), "in.txt", b"{N} {K}\n");
+    let out = augur(&["apt", src.to_str().unwrap(), "--stdin", tmpl.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("trip=N "), "{text}");
+    assert!(!text.contains("IBUF_1"), "{text}");
+    let out = augur(&["apt", src.to_str().unwrap(), "--stdin", "/nonexistent/in.txt"]);
+    assert_eq!(code(&out), 2);
+}

@@ -300,6 +300,13 @@ fn recorded_apt_matches_todays_sources_and_includes() {
         let mut fresh = apt::render::to_json(&tree);
         without_files(&mut saved);
         without_files(&mut fresh);
+        // what the analysis adds beside the tree (the integer divisions it lists) does not
+        // move a site: the tree, its sites and the parameters are compared
+        for v in [&mut saved, &mut fresh] {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("integer_divisions");
+            }
+        }
         assert!(
             saved == fresh,
             "{}: apt.json differs from the APT of today's {} (an include or the site numbering changed); \

@@ -27,6 +27,10 @@ pub struct AptArgs {
     /// smpirun (SimGrid SMPI, `smpi_dims(P, d, k)`: 9 ranks make 9 x 1, not 3 x 3)
     #[arg(long, value_enum, default_value_t = Launcher::Mpirun)]
     pub launcher: Launcher,
+    /// The standard input template the program is profiled with (`profile --stdin`): the k-th
+    /// value it reads from standard input is named after the template's k-th `{NAME}`
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
     /// Print JSON
     #[arg(long)]
     pub json: bool,
@@ -34,9 +38,20 @@ pub struct AptArgs {
 
 pub fn run(args: AptArgs) -> Result<ExitCode> {
     let fopts = args.src.frontend_options();
+    // trial 16: without it, values read from stdin showed as `IBUF_1`, `IPAR_3`
+    let stdin_names = match &args.stdin {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => super::profile::reach::stdin_names(&t),
+            Err(e) => {
+                let _ = writeln!(std::io::stderr().lock(), "error: --stdin {}: {e}", p.display());
+                return Ok(ExitCode::from(EXIT_INPUT));
+            }
+        },
+        None => Vec::new(),
+    };
     let opts = apt::AptOptions {
         arg_names: args.args.clone(),
-        stdin_names: Vec::new(),
+        stdin_names,
         dims_rule: args.launcher.dims_rule(),
     };
     let files = sources::canonical(&args.files);
