@@ -197,11 +197,21 @@ fn stdin_template_names_the_values_read() {
         b"      PROGRAM RD\n      INCLUDE 'mpif.h'\n      INTEGER IBUF(2), I, IERR\n      DOUBLE PRECISION A(100000)\n      CALL MPI_INIT(IERR)\n      READ (5, *) IBUF(1), IBUF(2)\n      DO 10 I = 1, IBUF(1)\n         A(I) = IBUF(2)\n   10 CONTINUE\n      CALL MPI_FINALIZE(IERR)\n      END\n",
     );
     let tmpl = write(dir.path(), "in.txt", b"{N} {K}\n");
-    let out = augur(&["apt", src.to_str().unwrap(), "--stdin", tmpl.to_str().unwrap()]);
+    let out = augur(&[
+        "apt",
+        src.to_str().unwrap(),
+        "--stdin",
+        tmpl.to_str().unwrap(),
+    ]);
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("trip=N "), "{text}");
     assert!(!text.contains("IBUF_1"), "{text}");
-    let out = augur(&["apt", src.to_str().unwrap(), "--stdin", "/nonexistent/in.txt"]);
+    let out = augur(&[
+        "apt",
+        src.to_str().unwrap(),
+        "--stdin",
+        "/nonexistent/in.txt",
+    ]);
     assert_eq!(code(&out), 2);
 }

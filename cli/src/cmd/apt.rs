@@ -43,7 +43,11 @@ pub fn run(args: AptArgs) -> Result<ExitCode> {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => super::profile::reach::stdin_names(&t),
             Err(e) => {
-                let _ = writeln!(std::io::stderr().lock(), "error: --stdin {}: {e}", p.display());
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "error: --stdin {}: {e}",
+                    p.display()
+                );
                 return Ok(ExitCode::from(EXIT_INPUT));
             }
         },
