@@ -537,27 +537,44 @@ impl Ctx<'_> {
         if all.is_empty() {
             e = Expr::one();
         }
-        let routine = all
+        let first = all.first().map(Vec::as_slice).unwrap_or(&[]);
+        match self.over_calls(first, main, stack, &mut |c, site, stack| {
+            c.executions_of(site, true, paths, main, stack)
+        }) {
+            Some(calls) => e * calls,
+            None => e,
+        }
+    }
+
+    /// Σ of `per_call` over the call sites of the routine `path` starts in, when that routine
+    /// is not `main` and not already on `stack` (recursion); None otherwise.
+    fn over_calls(
+        &self,
+        path: &[u32],
+        main: &str,
+        stack: &mut Vec<String>,
+        per_call: &mut dyn FnMut(&Self, u32, &mut Vec<String>) -> Expr,
+    ) -> Option<Expr> {
+        let r = path
             .first()
-            .and_then(|p| p.first())
-            .and_then(|r| by_site.get(r))
+            .and_then(|r| self.nodes.get(r))
             .and_then(|n| match &n.data {
                 NodeData::Routine { name, .. } => Some(name.clone()),
                 _ => None,
-            });
-        match routine {
-            Some(r) if r != main && !stack.contains(&r) => {
-                stack.push(r.clone());
-                let calls: Expr = by_site
-                    .values()
-                    .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
-                    .map(|n| self.executions_of(n.site.0, true, paths, main, stack))
-                    .sum();
-                stack.pop();
-                e * calls
-            }
-            _ => e,
+            })?;
+        if r == main || stack.contains(&r) {
+            return None;
         }
+        stack.push(r.clone());
+        let calls: Vec<u32> = self
+            .nodes
+            .values()
+            .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
+            .map(|n| n.site.0)
+            .collect();
+        let e = calls.into_iter().map(|c| per_call(self, c, stack)).sum();
+        stack.pop();
+        Some(e)
     }
 
     /// How often a pipeline anchored at `site` is filled, as [`Self::node`] charges it: its
@@ -600,29 +617,9 @@ impl Ctx<'_> {
                 return self.executions_of(*s, true, paths, main, &mut Vec::new());
             }
         }
-        let routine = path
-            .first()
-            .and_then(|r| by_site.get(r))
-            .and_then(|n| match &n.data {
-                NodeData::Routine { name, .. } => Some(name.clone()),
-                _ => None,
-            });
-        match routine {
-            Some(r) if r != main && !stack.contains(&r) => {
-                stack.push(r.clone());
-                let calls: Vec<u32> = by_site
-                    .values()
-                    .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
-                    .map(|n| n.site.0)
-                    .collect();
-                let e = calls
-                    .into_iter()
-                    .map(|c| self.fills_from(c, false, paths, main, stack))
-                    .sum();
-                stack.pop();
-                e
-            }
-            _ => Expr::one(),
-        }
+        self.over_calls(path, main, stack, &mut |c, site, stack| {
+            c.fills_from(site, false, paths, main, stack)
+        })
+        .unwrap_or_else(Expr::one)
     }
 }
