@@ -50,19 +50,26 @@ fn solve_two_power_closed_form() {
     assert_eq!(v["closed_form"], "N/(sqrt(P)*sqrt(log2(P)))");
 }
 
+/// A model.json in `dir` whose T is `N^2/(P*K) + K*log2(P)`, with the source's truncating
+/// `divisions`.
+fn model_file(dir: &std::path::Path, divisions: serde_json::Value) -> std::path::PathBuf {
+    let path = dir.join("model.json");
+    let model = serde_json::json!({
+        "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
+        "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
+        "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
+        "quantities": [], "validation": [], "warnings": [], "divisions": divisions
+    });
+    std::fs::write(&path, model.to_string()).unwrap();
+    path
+}
+
 /// A saved model's T is solved from its file (trial 15: the optimal block size meant copying T
 /// out of model.json by script; the printed T's `s1…` steps are not defined on their own).
 #[test]
 fn solve_takes_the_t_of_a_model_file() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("model.json");
-    let model = serde_json::json!({
-        "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
-        "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
-        "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
-        "quantities": [], "validation": [], "warnings": []
-    });
-    std::fs::write(&path, model.to_string()).unwrap();
+    let path = model_file(dir.path(), serde_json::json!([]));
     let (code, out, err) = augur(&[
         "expr",
         "solve",
@@ -81,15 +88,10 @@ fn solve_takes_the_t_of_a_model_file() {
 #[test]
 fn solve_on_a_model_names_the_divisors_nearest_k_star() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("model.json");
-    let model = serde_json::json!({
-        "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
-        "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
-        "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
-        "quantities": [], "validation": [], "warnings": [],
-        "divisions": [{"line": 73, "num": "N", "den": "K"}]
-    });
-    std::fs::write(&path, model.to_string()).unwrap();
+    let path = model_file(
+        dir.path(),
+        serde_json::json!([{"line": 73, "num": "N", "den": "K"}]),
+    );
     let solve = |at: &str, json: bool| {
         let mut args = vec![
             "expr",
