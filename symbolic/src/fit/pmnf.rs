@@ -33,8 +33,27 @@ pub const PMNF_EXPONENTS: [(i64, i64); 20] = [
 /// Extra-P's exponent set for the logarithm.
 pub const PMNF_LOG_EXPONENTS: [i64; 3] = [0, 1, 2];
 
+/// The single-parameter terms of `params[j]`: Extra-P's ([`all_terms`]), or only `X` (and
+/// `1/X` when `inverse`) where the data hold fewer than three values of it: two values fit
+/// every law `c0 + c1·f(X)` exactly, so none but the simplest is supported (trial 16: a native
+/// model from P = 1, 2 carried `1.455e-7*P^2`).
+fn single_terms(params: &[&str], j: usize, points: &[Vec<f64>], inverse: bool) -> Vec<Expr> {
+    let mut seen: Vec<u64> = points.iter().map(|p| p[j].to_bits()).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() >= 3 {
+        return all_terms(params[j], inverse);
+    }
+    let x = Expr::var(params[j]);
+    let mut out = vec![x.clone()];
+    if inverse {
+        out.push(x.pow(Rational::new(-1, 1).unwrap_or(Rational::ZERO)));
+    }
+    out
+}
+
 /// All non-constant single-parameter terms X^a·log2(X)^b (and X^-a·log2(X)^b when `inverse`).
-fn single_terms(param: &str, inverse: bool) -> Vec<Expr> {
+fn all_terms(param: &str, inverse: bool) -> Vec<Expr> {
     let x = Expr::var(param);
     let lx = x.log2();
     let mut out = Vec::new();
@@ -91,7 +110,7 @@ fn rank_terms(
     }
     let name = [params[j]];
     let inverse = opts.inverse_params.iter().any(|p| p == params[j]);
-    let mut ranked: Vec<(f64, Expr)> = single_terms(params[j], inverse)
+    let mut ranked: Vec<(f64, Expr)> = single_terms(params, j, points, inverse)
         .into_iter()
         .filter_map(|t| {
             let h = [Expr::one(), t.clone()];
@@ -127,7 +146,7 @@ pub fn search_pmnf(
     if params.len() == 1 {
         let inverse = opts.inverse_params.iter().any(|p| p == params[0]);
         hyps.extend(
-            single_terms(params[0], inverse)
+            single_terms(params, 0, points, inverse)
                 .into_iter()
                 .map(|t| vec![one.clone(), t]),
         );

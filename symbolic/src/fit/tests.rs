@@ -216,3 +216,21 @@ fn errors_are_typed() {
         Err(FitError::Shape { .. })
     ));
 }
+
+/// Trial 16: from two values of P every law `c0 + c1·f(P)` fits exactly; the search keeps the
+/// simplest, `P`, not `P^2` (a native model from P = 1, 2 carried `1.455e-7*P^2`).
+#[test]
+fn two_values_of_a_parameter_support_only_its_linear_term() {
+    let mut pts = Vec::new();
+    let mut vals = Vec::new();
+    for n in [64.0, 128.0, 256.0, 512.0] {
+        for p in [1.0, 2.0] {
+            pts.push(vec![n, p]);
+            vals.push(1e-6 * n + 1e-4 * p * p);
+        }
+    }
+    let fit = search_pmnf(&["N", "P"], &pts, &vals, &FitOptions::default()).unwrap();
+    let text = fit.expr.to_string();
+    assert!(!text.contains("P^"), "{text}");
+    assert!(!text.contains("log2(P)"), "{text}");
+}
