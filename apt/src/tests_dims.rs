@@ -214,3 +214,39 @@ fn dims_create_into_a_struct_member_array_zeroed_by_a_chained_assignment() {
     assert_eq!(l[0].trip, e("N/dims(P, 2, 0)"), "{:?}", l[0].trip);
     assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"), "{:?}", l[1].trip);
 }
+
+const CART_MEMBER_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int size, rank, n, dims[2], periods[2], north, south; MPI_Comm cart; } decomp_t;
+double buf[100000];
+int main(int argc, char **argv) {
+    decomp_t d;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &d.size);
+    d.n = atoi(argv[1]);
+    d.dims[0] = d.dims[1] = 0;
+    d.periods[0] = d.periods[1] = 0;
+    MPI_Dims_create(d.size, 2, d.dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, d.dims, d.periods, 1, &d.cart);
+    MPI_Comm_rank(d.cart, &d.rank);
+    MPI_Cart_shift(d.cart, 0, 1, &d.north, &d.south);
+    MPI_Send(buf, d.n, MPI_DOUBLE, d.south, 1, d.cart);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 17: a Cartesian grid made from a struct's member arrays gives its neighbours as a
+/// grid kept in local arrays does (the halo's peers were "set by MPI_Cart_shift").
+#[test]
+fn cart_create_from_struct_member_arrays_gives_the_neighbours() {
+    let apt = apt_of("cartm.c", CART_MEMBER_C);
+    let c = crate::tests::comms(&apt);
+    assert_eq!(
+        c[0].peer,
+        Some(e("rank + dims(P, 2, 1)")),
+        "{:?}",
+        c[0].peer
+    );
+}

@@ -100,19 +100,30 @@ impl Analysis<'_> {
         (c.fract() == 0.0 && c.abs() < 1e9).then_some(c as i64)
     }
 
+    /// The lower bound of array `root`'s first dimension as declared (the language's default
+    /// without one); a member array of a struct or derived type (`d.dims`, `g%dims`: trial 17)
+    /// at the default. `None` when `root` is not an array.
+    fn array_lower(&self, root: &str) -> Option<i64> {
+        let fortran = self.prog.language == frontend::Language::Fortran;
+        match self.prog.decl(self.cur, root).map(|x| &x.kind) {
+            Some(DeclKind::Array { dims, .. }) => match dims.first() {
+                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int(),
+                _ => Some(i64::from(fortran)),
+            },
+            None if root.contains(['.', '%']) => Some(i64::from(fortran)),
+            _ => None,
+        }
+    }
+
     /// The first `d` elements of an array argument (`dims`, `&dims[0]`, Fortran `dims`), as
     /// stored element by element or for the whole array (`periods = .false.`); a scalar
     /// (`&n` with `d` = 1) is its own element. `None` unless all are known.
     pub(super) fn elements(&self, e: &SrcExpr, d: usize, env: &Env) -> Option<Vec<Expr>> {
         let root = written_root(e)?;
-        let lower = match self.prog.decl(self.cur, root).map(|x| &x.kind) {
-            Some(DeclKind::Array { dims, .. }) => match dims.first() {
-                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int()?,
-                _ if self.prog.language == frontend::Language::Fortran => 1,
-                _ => 0,
-            },
-            _ if d == 1 => return Some(vec![env.get(root)?.known()?.clone()]),
-            _ => return None,
+        let lower = match self.array_lower(root) {
+            Some(lo) => lo,
+            None if d == 1 => return Some(vec![env.get(root)?.known()?.clone()]),
+            None => return None,
         };
         (0..d)
             .map(|k| {
@@ -147,17 +158,7 @@ impl Analysis<'_> {
         };
         let root = written_root(&m.arg(Role::Dims)?.expr)?.to_string();
         let fortran = self.prog.language == frontend::Language::Fortran;
-        let lower = match self.prog.decl(self.cur, &root).map(|d| &d.kind) {
-            Some(DeclKind::Array { dims, .. }) => match dims.first() {
-                Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int()?,
-                _ if fortran => 1,
-                _ => 0,
-            },
-            // a member array of a struct or derived type (`d.dims`, `g%dims`: trial 17), at
-            // the language's default lower bound
-            None if root.contains(['.', '%']) => i64::from(fortran),
-            _ => return None,
-        };
+        let lower = self.array_lower(&root)?;
         let zero = |path: &str| match env.get(path) {
             Some(v) => crate::dims::is_zero(Some(v)),
             None => crate::dims::is_zero(env.get(&root)),
