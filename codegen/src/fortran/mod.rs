@@ -232,7 +232,8 @@ impl<'a> F<'_, 'a> {
         if self.ctx.accum.is_nested(site) {
             return accum::f_add(site);
         }
-        let mut v = accum::f_flush(self.ctx.accum.of_phase(site));
+        let acc = &self.ctx.accum;
+        let mut v = accum::f_flush(acc.of_phase(site), acc.branches_of_phase(site));
         v.push(format!("call augur_loop_exit8({site}, (augur_n_{site}))"));
         if phase {
             v.push(format!("call augur_phase_end({site})"));
@@ -420,7 +421,11 @@ impl<'a> F<'_, 'a> {
                             None => b.push(format!("augur_n_{site} = 0")),
                         }
                         if *compute_phase {
-                            b.extend(accum::f_init(self.ctx.accum.of_phase(site)));
+                            let acc = &self.ctx.accum;
+                            b.extend(accum::f_init(
+                                acc.of_phase(site),
+                                acc.branches_of_phase(site),
+                            ));
                             b.push(format!("call augur_phase_begin({site})"));
                         }
                         if !self.ctx.in_phase(s.id) {
@@ -712,6 +717,9 @@ impl<'a> F<'_, 'a> {
                     let mut names = vec![format!("augur_n_{s}")];
                     if self.ctx.accum.is_nested(s) {
                         names.extend(accum::f_names(s));
+                    }
+                    for &b in self.ctx.accum.branches_of_phase(s) {
+                        names.extend(accum::f_branch_names(b));
                     }
                     names
                 })
