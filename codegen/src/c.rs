@@ -11,7 +11,9 @@
 //! - branch: `augur_branch(S, 0);` first in the taken arm, `augur_branch(S, 1);` first in every
 //!   later arm and in the `else` (an `else { ... }` is added when there is none); a `switch`
 //!   lowered to an IF chain gets the same markers after each case's colon and `default:`
-//!   (a `default: … break;` is added when there is none);
+//!   (a `default: … break;` is added when there is none); inside a phase whose nested loops
+//!   accumulate, each marker is `augur_bk_S_A++;` instead, flushed with the loops'
+//!   ([`crate::accum`]);
 //! - call through a function pointer: `{ if (p == f) { <branch markers> augur_call_enter(S); }
 //!   else … p(x); if (p == f) augur_call_exit(S); else … }`;
 //! - computing library call statement (an implicit loop, [`frontend::array_op`]): `{ long long

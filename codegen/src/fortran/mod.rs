@@ -11,7 +11,9 @@
 //!   several statements (`u = 0d0; unew = 0d0`) is split at the `;` before or after a statement
 //!   that has such lines, so that they wrap that statement alone;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
-//!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
+//!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`; in a phase
+//!   whose nested loops accumulate, a branch marker is `augur_bk_S_A = augur_bk_S_A + 1`,
+//!   flushed with the loops' ([`crate::accum`]);
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
 //!   first executable statement): a counted DO without early exits gets its trip count computed
 //!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
