@@ -10,6 +10,12 @@
 //! which merges them into the same aggregate that as many `augur_loop_exit` calls would have
 //! built: the trace is unchanged.
 //!
+//! The branch markers of such a phase (its IFs, `switch`/SELECT CASE arms, the `else` and
+//! `default` arms the emitters add, a call through a pointer) likewise only increment one
+//! local per (site, arm), `augur_bk_S_A`, flushed on the same paths with one
+//! `augur_branches(S, A, count)` each, which merges `count` evaluations into the aggregate
+//! `augur_branch` builds (a count of 0 records nothing).
+//!
 //! A phase accumulates only when every path out of it provably runs its exit markers (the
 //! emitters already put the exit markers of the loops left, innermost first, before a
 //! `return`, a `goto` out of loops and a Fortran `exit NAME`/`cycle NAME`); it keeps one call
@@ -38,6 +44,10 @@ pub(crate) struct Accum {
     phases: BTreeMap<u32, Vec<u32>>,
     /// Every nested site that accumulates.
     nested: BTreeSet<u32>,
+    /// Phase loop site → the branch sites nested in it whose arms it flushes (ascending).
+    phase_branches: BTreeMap<u32, Vec<u32>>,
+    /// Every branch site that accumulates.
+    branches: BTreeSet<u32>,
 }
 
 /// Language-specific answers [`Accum::build`] needs from an emitter.
@@ -49,6 +59,11 @@ pub(crate) trait Rules {
     fn nested(&self, ctx: &Ctx<'_>, t: &Stmt) -> bool;
     /// `t`, inside a phase, may leave it by a path whose exit markers are not written.
     fn escapes(&self, ctx: &Ctx<'_>, t: &Stmt) -> bool;
+    /// The branch markers of `t`, nested in an accumulating phase, are written by the emitter
+    /// (and so may accumulate).
+    fn branch(&self, _ctx: &Ctx<'_>, _t: &Stmt) -> bool {
+        true
+    }
 }
 
 impl Accum {
@@ -87,8 +102,19 @@ impl Accum {
             if sites.is_empty() {
                 continue;
             }
+            let branches: Vec<u32> = nest
+                .iter()
+                .filter(|t| rules.branch(ctx, t))
+                .flat_map(|t| ctx.plan.branches_of(t.id).into_values())
+                .collect::<BTreeSet<u32>>()
+                .into_iter()
+                .collect();
             acc.nested.extend(sites.iter().copied());
             acc.phases.insert(site, sites);
+            acc.branches.extend(branches.iter().copied());
+            if !branches.is_empty() {
+                acc.phase_branches.insert(site, branches);
+            }
         }
         acc
     }
@@ -102,7 +128,20 @@ impl Accum {
     pub fn of_phase(&self, site: u32) -> &[u32] {
         self.phases.get(&site).map_or(&[], Vec::as_slice)
     }
+
+    /// Whether branch `site` counts its arms in its phase's locals.
+    pub fn is_branch(&self, site: u32) -> bool {
+        self.branches.contains(&site)
+    }
+
+    /// The branch sites phase `site` flushes (empty when it flushes none).
+    pub fn branches_of_phase(&self, site: u32) -> &[u32] {
+        self.phase_branches.get(&site).map_or(&[], Vec::as_slice)
+    }
 }
+
+/// The arms a branch marker records: 0 taken, 1 not taken ([`crate::plan`]).
+const ARMS: [u32; 2] = [0, 1];
 
 /// An OpenMP (or any `#pragma`) directive in the text of a loop nest.
 fn has_directive(text: &str) -> bool {
@@ -140,15 +179,31 @@ fn alternate_return(compact: &str) -> bool {
 }
 
 /// C: the declarations of a phase's accumulators, first in its opening block.
-pub(crate) fn c_decls(sites: &[u32]) -> String {
-    sites
+pub(crate) fn c_decls(sites: &[u32], branches: &[u32]) -> String {
+    let mut c: String = sites
         .iter()
         .map(|s| {
             format!(
                 "long long augur_nk_{s} = 0, augur_ns_{s} = 0, augur_nlo_{s} = 0x7fffffffffffffffLL, augur_nhi_{s} = 0; "
             )
         })
-        .collect()
+        .collect();
+    for b in branches {
+        c.push_str(&format!(
+            "long long augur_bk_{b}_0 = 0, augur_bk_{b}_1 = 0; "
+        ));
+    }
+    c
+}
+
+/// C: branch marker (site, arm) — a call, or an increment of its phase's local when the site
+/// accumulates (no trailing space).
+pub(crate) fn c_branch(acc: &Accum, site: u32, arm: u32) -> String {
+    if acc.is_branch(site) {
+        format!("augur_bk_{site}_{arm}++;")
+    } else {
+        format!("augur_branch({site}, {arm});")
+    }
 }
 
 /// C: a nested loop's exit marker, accumulated.
@@ -157,16 +212,22 @@ pub(crate) fn c_add(site: u32) -> String {
     format!("augur_nk_{s}++; augur_ns_{s} += augur_n_{s}; if (augur_n_{s} < augur_nlo_{s}) augur_nlo_{s} = augur_n_{s}; if (augur_n_{s} > augur_nhi_{s}) augur_nhi_{s} = augur_n_{s};")
 }
 
-/// C: a phase's flush of its nested sites, before its own exit marker.
-pub(crate) fn c_flush(sites: &[u32]) -> String {
-    sites
+/// C: a phase's flush of its nested sites and branches, before its own exit marker.
+pub(crate) fn c_flush(sites: &[u32], branches: &[u32]) -> String {
+    let mut c: String = sites
         .iter()
         .map(|s| {
             format!(
                 "augur_loop_exits({s}, augur_nk_{s}, augur_ns_{s}, augur_nlo_{s}, augur_nhi_{s}); "
             )
         })
-        .collect()
+        .collect();
+    for b in branches {
+        for a in ARMS {
+            c.push_str(&format!("augur_branches({b}, {a}, augur_bk_{b}_{a}); "));
+        }
+    }
+    c
 }
 
 /// Fortran: the accumulator names of a nested site (declared `integer*8`).
@@ -174,10 +235,25 @@ pub(crate) fn f_names(site: u32) -> [String; 4] {
     ["nk", "ns", "nlo", "nhi"].map(|k| format!("augur_{k}_{site}"))
 }
 
+/// Fortran: the arm counters of an accumulating branch site (declared `integer*8`).
+pub(crate) fn f_branch_names(site: u32) -> [String; 2] {
+    ARMS.map(|a| format!("augur_bk_{site}_{a}"))
+}
+
+/// Fortran: branch marker (site, arm) — a call, or an increment of its phase's local when the
+/// site accumulates.
+pub(crate) fn f_branch(acc: &Accum, site: u32, arm: u32) -> String {
+    if acc.is_branch(site) {
+        format!("augur_bk_{site}_{arm} = augur_bk_{site}_{arm} + 1")
+    } else {
+        format!("call augur_branch({site}, {arm})")
+    }
+}
+
 /// Fortran: a phase's initialisation of its accumulators, just before it begins (the least
 /// starts at the largest INTEGER*8).
-pub(crate) fn f_init(sites: &[u32]) -> Vec<String> {
-    sites
+pub(crate) fn f_init(sites: &[u32], branches: &[u32]) -> Vec<String> {
+    let mut v: Vec<String> = sites
         .iter()
         .flat_map(|s| {
             [
@@ -187,7 +263,13 @@ pub(crate) fn f_init(sites: &[u32]) -> Vec<String> {
                 format!("augur_nhi_{s} = 0"),
             ]
         })
-        .collect()
+        .collect();
+    v.extend(
+        branches
+            .iter()
+            .flat_map(|&b| f_branch_names(b).map(|n| format!("{n} = 0"))),
+    );
+    v
 }
 
 /// Fortran: a nested loop's exit marker, accumulated (IFs, not `min`/`max`: a program may
@@ -204,13 +286,21 @@ pub(crate) fn f_add(site: u32) -> Vec<String> {
 
 /// Fortran: a phase's flush of its nested sites (arguments parenthesised: the locals'
 /// addresses never escape, so they stay in registers in the nest).
-pub(crate) fn f_flush(sites: &[u32]) -> Vec<String> {
-    sites
+pub(crate) fn f_flush(sites: &[u32], branches: &[u32]) -> Vec<String> {
+    let mut v: Vec<String> = sites
         .iter()
         .map(|s| {
             format!("call augur_loop_exits8({s}, (augur_nk_{s}), (augur_ns_{s}), (augur_nlo_{s}), (augur_nhi_{s}))")
         })
-        .collect()
+        .collect();
+    for &b in branches {
+        for a in ARMS {
+            v.push(format!(
+                "call augur_branches8({b}, {a}, (augur_bk_{b}_{a}))"
+            ));
+        }
+    }
+    v
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@
 //! - branch: `augur_branch(S, 0);` first in the taken arm, `augur_branch(S, 1);` first in every
 //!   later arm and in the `else` (an `else { ... }` is added when there is none); a `switch`
 //!   lowered to an IF chain gets the same markers after each case's colon and `default:`
-//!   (a `default: … break;` is added when there is none);
+//!   (a `default: … break;` is added when there is none); inside a phase whose nested loops
+//!   accumulate, each marker is `augur_bk_S_A++;` instead, flushed with the loops'
+//!   ([`crate::accum`]);
 //! - call through a function pointer: `{ if (p == f) { <branch markers> augur_call_enter(S); }
 //!   else … p(x); if (p == f) augur_call_exit(S); else … }`;
 //! - computing library call statement (an implicit loop, [`frontend::array_op`]): `{ long long
@@ -209,7 +211,7 @@ fn loop_marks(
         );
     }
     let exit = exit_marker(ctx, site, phase);
-    let decls = accum::c_decls(ctx.accum.of_phase(site));
+    let decls = accum::c_decls(ctx.accum.of_phase(site), ctx.accum.branches_of_phase(site));
     let e = ctx.edits(file);
     let (open, exit) = match &dirs {
         // a worksharing loop: every thread of the enclosing region runs what is around it; one
@@ -259,7 +261,7 @@ fn exit_marker(ctx: &Ctx<'_>, site: u32, phase: bool) -> String {
     if ctx.accum.is_nested(site) {
         return accum::c_add(site);
     }
-    let mut c = accum::c_flush(ctx.accum.of_phase(site));
+    let mut c = accum::c_flush(ctx.accum.of_phase(site), ctx.accum.branches_of_phase(site));
     c.push_str(&format!("augur_loop_exit({site}, augur_n_{site});"));
     if phase {
         c.push_str(&format!(" augur_phase_end({site});"));
@@ -495,13 +497,14 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
             c
         }
     };
+    let acc = &ctx.accum;
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)
-            .map(|(_, site)| format!("augur_branch({site}, 1); "))
+            .map(|(_, site)| format!("{} ", accum::c_branch(acc, *site, 1)))
             .collect();
         if let Some(site) = marks.get(&j) {
-            c.push_str(&format!("augur_branch({site}, 0); "));
+            c.push_str(&format!("{} ", accum::c_branch(acc, *site, 0)));
         }
         guard(c)
     };
@@ -517,7 +520,7 @@ fn branches(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let rest: String = guard(
         marks
             .values()
-            .map(|site| format!("augur_branch({site}, 1); "))
+            .map(|site| format!("{} ", accum::c_branch(acc, *site, 1)))
             .collect(),
     );
     let last_end = i.arms.last().map(|a| {
@@ -571,20 +574,21 @@ fn switch_branches(
             c
         }
     };
+    let acc = &ctx.accum;
     let code_for = |j: u32| -> String {
         let mut c: String = marks
             .range(..j)
-            .map(|(_, site)| format!(" augur_branch({site}, 1);"))
+            .map(|(_, site)| format!(" {}", accum::c_branch(acc, *site, 1)))
             .collect();
         if let Some(site) = marks.get(&j) {
-            c.push_str(&format!(" augur_branch({site}, 0);"));
+            c.push_str(&format!(" {}", accum::c_branch(acc, *site, 0)));
         }
         guard(c)
     };
     let rest: String = guard(
         marks
             .values()
-            .map(|site| format!(" augur_branch({site}, 1);"))
+            .map(|site| format!(" {}", accum::c_branch(acc, *site, 1)))
             .collect(),
     );
     let colon = |end: u32| {
@@ -715,10 +719,10 @@ fn pointer_marks(
         let k = u32::try_from(k).unwrap_or(u32::MAX);
         let mut code: String = branches
             .range(..k)
-            .map(|(_, b)| format!("augur_branch({b}, 1); "))
+            .map(|(_, b)| format!("{} ", accum::c_branch(&ctx.accum, *b, 1)))
             .collect();
         if let Some(b) = branches.get(&k) {
-            code.push_str(&format!("augur_branch({b}, 0); "));
+            code.push_str(&format!("{} ", accum::c_branch(&ctx.accum, *b, 0)));
         }
         if k + 1 < calls.len() as u32 {
             enter.push_str(&format!(

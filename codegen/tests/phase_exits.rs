@@ -4,7 +4,9 @@
 //! those one `augur_loop_exit` per exit gave: tests/data/phase_nest.{c,f,f90} are run under
 //! Open MPI and rank 0's loop records compared with counts worked out by hand. Where a path
 //! out of the phase may skip its markers (OpenMP, a jump the front end does not follow), the
-//! nested loops keep their call.
+//! nested loops keep their call. The branch markers of such a phase count each (site, arm) in
+//! a local flushed (`augur_branches`) on the same paths: rank 0's branch records are compared
+//! with counts worked out by hand too.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -39,10 +41,28 @@ const JUMP_OUTER: [u64; 4] = [1, 3, 3, 3];
 const JUMP_INNER: [u64; 4] = [3, 17, 5, 6]; // 6, 6, 5
                                             // the loop calling find: not a phase
 const CALLS: [u64; 4] = [1, 2, 2, 2];
+// i = 0..3, j = 0..4: the phase of branches
+const BR_OUTER: [u64; 4] = [1, 4, 4, 4];
+const BR_INNER: [u64; 4] = [4, 20, 5, 5];
+const BR_CASE_0: [u64; 4] = [4, 8, 2, 2]; // j = 3
+const BR_CASE_1: [u64; 4] = [8, 8, 1, 1]; // j = 1, 4
+const BR_LESS: [u64; 4] = [3, 4, 1, 2]; // j iterations for (i, j) = (2, 1), (3, 1), (3, 2)
+const BR_ELSE: [u64; 4] = [10, 10, 1, 1];
+
+// Rank 0's branch records, [taken, not taken], of the IF nodes (an IF is one when a loop, a
+// call or a communication is in an arm or, for an IF that may leave the block, after it) of:
+const DEEP_IF: [u64; 2] = [3, 6]; // once per k, after k + 1 false
+                                  // the phase of branches: j == 0 skips the rest; j = 1..4 gives j % 3 = 1, 2, 0, 1
+const SKIP_IF: [u64; 2] = [4, 16];
+const CASE_0: [u64; 2] = [4, 12];
+const CASE_1: [u64; 2] = [8, 4]; // not taken: the default added (j = 2)
+const LESS_IF: [u64; 2] = [3, 13]; // j < i: (2, 1), (3, 1), (3, 2)
+const EQUAL_IF: [u64; 2] = [3, 10]; // j == i for i = 1, 2, 3
+const NEVER_IF: [u64; 2] = [0, 16]; // taken never: no record, the flush of 0 adds none
 
 #[test]
 fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
-    check_loop_aggregates(
+    check_aggregates(
         "phase_nest.c",
         false,
         &[
@@ -56,13 +76,28 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
             (40, JUMP_OUTER),
             (41, JUMP_INNER),
             (48, CALLS),
+            (52, BR_OUTER),
+            (53, BR_INNER),
+            (58, BR_CASE_0),
+            (62, BR_CASE_1),
+            (67, BR_LESS),
+            (72, BR_ELSE),
+        ],
+        &[
+            (34, DEEP_IF),
+            (54, SKIP_IF),
+            (56, CASE_0), // the switch's line
+            (61, CASE_1),
+            (66, LESS_IF),
+            (69, EQUAL_IF),
+            (75, NEVER_IF),
         ],
     );
 }
 
 #[test]
 fn nested_exits_accumulate_to_the_same_aggregates_in_free_form() {
-    check_loop_aggregates(
+    check_aggregates(
         "phase_nest.f90",
         false,
         &[
@@ -80,13 +115,28 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_free_form() {
             // outer` after 2, 3, 4, 3 iterations
             (53, [1, 4, 4, 4]),
             (54, [4, 12, 2, 4]),
+            (62, BR_OUTER),
+            (63, BR_INNER),
+            (67, BR_CASE_0),
+            (71, BR_CASE_1),
+            (76, BR_LESS),
+            (82, BR_ELSE),
+        ],
+        &[
+            (37, DEEP_IF),
+            (64, SKIP_IF),
+            (65, CASE_0), // the SELECT's line
+            (70, CASE_1),
+            (75, LESS_IF),
+            (79, EQUAL_IF),
+            (86, NEVER_IF),
         ],
     );
 }
 
 #[test]
 fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
-    check_loop_aggregates(
+    check_aggregates(
         "phase_nest.f",
         true,
         &[
@@ -100,6 +150,19 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
             (43, JUMP_OUTER),
             (44, JUMP_INNER),
             (50, CALLS),
+            (55, BR_OUTER),
+            (56, BR_INNER),
+            (60, BR_CASE_0),
+            (64, BR_CASE_1),
+            (69, BR_LESS),
+            (75, BR_ELSE),
+        ],
+        &[
+            (58, CASE_0), // the SELECT's line
+            (63, CASE_1),
+            (68, LESS_IF),
+            (72, EQUAL_IF),
+            (79, NEVER_IF),
         ],
     );
 }
@@ -110,17 +173,18 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
 fn c_nested_exits_are_local_updates_and_the_phase_flushes_them() {
     let src = "int find(int n, int t) {\n  int i, j, k;\n  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++) {\n      if (j == t) return j;\n      for (k = 0; k < 3; k++) if (k == t) break;\n      if (i == t) goto out;\n    }\n    if (i > t) break;\n  }\nout:\n  return -1;\n}\nint main(void) { return find(4, 2); }\n";
     let t = instrument_str("a.c", src);
-    // sites: 1 the phase, 2 and 4 its nested loops (3 the `if`)
+    // sites: 1 the phase, 2 and 4 its nested loops, 3 the `if` (its arms counted in locals)
     assert!(!t.contains("augur_loop_exit(2,"), "{t}");
     assert!(!t.contains("augur_loop_exit(4,"), "{t}");
-    let flush = "augur_loop_exits(2, augur_nk_2, augur_ns_2, augur_nlo_2, augur_nhi_2); augur_loop_exits(4, augur_nk_4, augur_ns_4, augur_nlo_4, augur_nhi_4); augur_loop_exit(1, augur_n_1); augur_phase_end(1);";
+    assert!(!t.contains("augur_branch("), "{t}");
+    let flush = "augur_loop_exits(2, augur_nk_2, augur_ns_2, augur_nlo_2, augur_nhi_2); augur_loop_exits(4, augur_nk_4, augur_ns_4, augur_nlo_4, augur_nhi_4); augur_branches(3, 0, augur_bk_3_0); augur_branches(3, 1, augur_bk_3_1); augur_loop_exit(1, augur_n_1); augur_phase_end(1);";
     // the return, the goto and the end of the loop (which the `break` reaches)
     assert_eq!(t.matches(flush).count(), 3, "{t}");
     let add = "augur_nk_2++; augur_ns_2 += augur_n_2; if (augur_n_2 < augur_nlo_2) augur_nlo_2 = augur_n_2; if (augur_n_2 > augur_nhi_2) augur_nhi_2 = augur_n_2;";
-    assert!(t.contains(&format!("{{ {add} {flush} return j; }}")), "{t}");
+    assert!(t.contains(&format!("if (j == t) {{ augur_bk_3_0++; {{ {add} {flush} return j; }} }} else {{ augur_bk_3_1++; }}")), "{t}");
     assert!(t.contains(&format!("{{ {add} {flush} goto out; }}")), "{t}");
     assert!(t.contains(&format!("}} {add} }}")), "{t}");
-    assert!(t.contains("{ long long augur_n_1 = 0; long long augur_nk_2 = 0, augur_ns_2 = 0, augur_nlo_2 = 0x7fffffffffffffffLL, augur_nhi_2 = 0; long long augur_nk_4 = 0, augur_ns_4 = 0, augur_nlo_4 = 0x7fffffffffffffffLL, augur_nhi_4 = 0; augur_phase_begin(1);"), "{t}");
+    assert!(t.contains("{ long long augur_n_1 = 0; long long augur_nk_2 = 0, augur_ns_2 = 0, augur_nlo_2 = 0x7fffffffffffffffLL, augur_nhi_2 = 0; long long augur_nk_4 = 0, augur_ns_4 = 0, augur_nlo_4 = 0x7fffffffffffffffLL, augur_nhi_4 = 0; long long augur_bk_3_0 = 0, augur_bk_3_1 = 0; augur_phase_begin(1);"), "{t}");
 }
 
 /// Fortran free form: `exit`/`cycle` of the phase by name, RETURN, and the phase loop's own

@@ -37,6 +37,10 @@ void augur_loop_exits(int site, long long count, long long sum, long long min, l
 void augur_phase_begin(int site);
 void augur_phase_end(int site);
 void augur_branch(int site, int arm);
+/* `count` evaluations of arm `arm` of branch `site` at once: what `count` calls of augur_branch
+ * record (nothing when count is 0). Branches inside a computation phase whose nested loops
+ * accumulate count in locals and the phase flushes them with this at its end. */
+void augur_branches(int site, int arm, long long count);
 void augur_call_enter(int site);
 void augur_call_exit(int site);
 

@@ -113,6 +113,7 @@ void augur_loop_exits8_(F *site, long long *count, long long *sum, long long *mi
 void augur_phase_begin_(F *site) { augur_phase_begin(*site); }
 void augur_phase_end_(F *site) { augur_phase_end(*site); }
 void augur_branch_(F *site, F *arm) { augur_branch(*site, *arm); }
+void augur_branches8_(F *site, F *arm, long long *count) { augur_branches(*site, *arm, *count); }
 void augur_call_enter_(F *site) { augur_call_enter(*site); }
 void augur_call_exit_(F *site) { augur_call_exit(*site); }
 

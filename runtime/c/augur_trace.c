@@ -400,6 +400,18 @@ void augur_branch(int site, int arm) {
   if (s && !s->done) agg_add(s, AGG_BRANCH, (uint32_t)site, arm, 1);
 }
 
+void augur_branches(int site, int arm, long long count) {
+  augur_state *s = st();
+  if (count <= 0 || !s || s->done) return;
+  agg_slot *a = agg_get(s, AGG_BRANCH, (uint32_t)site, arm);
+  if (!a) return;
+  /* what `count` calls of agg_add(..., 1) record */
+  a->count += (uint64_t)count;
+  a->sum += (uint64_t)count;
+  if (a->min > 1) a->min = 1;
+  if (a->max < 1) a->max = 1;
+}
+
 void augur_call_enter(int site) {
   augur_state *s = st();
   if (!s || s->done) return;

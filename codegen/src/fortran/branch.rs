@@ -6,6 +6,7 @@ use frontend::{Stmt, StmtKind};
 
 use super::in_files;
 use super::{code_of, guarded, is_comment, F};
+use crate::accum::f_branch;
 use crate::edit::Key;
 use crate::{CodegenError, FortranForm};
 
@@ -99,21 +100,19 @@ impl F<'_, '_> {
             let first = f.line_text(self.ctx.sources.first_line(s.span)).to_string();
             let inner = self.inner_indent(&first);
             let threads = self.ctx.in_threads(s.id);
+            let acc = &self.ctx.accum.clone(); // the edits below borrow the context
             let code_for = |j: u32| -> Vec<String> {
                 let mut c: Vec<String> = marks
                     .range(..j)
-                    .map(|(_, site)| format!("call augur_branch({site}, 1)"))
+                    .map(|(_, site)| f_branch(acc, *site, 1))
                     .collect();
                 if let Some(site) = marks.get(&j) {
-                    c.push(format!("call augur_branch({site}, 0)"));
+                    c.push(f_branch(acc, *site, 0));
                 }
                 guarded(c, threads)
             };
             let rest: Vec<String> = guarded(
-                marks
-                    .values()
-                    .map(|site| format!("call augur_branch({site}, 1)"))
-                    .collect(),
+                marks.values().map(|site| f_branch(acc, *site, 1)).collect(),
                 threads,
             );
             let lines = |v: &[String]| -> String {
@@ -258,12 +257,13 @@ impl F<'_, '_> {
             let lower = code_of(text, self.form).to_ascii_lowercase();
             has_default |= lower.contains("default");
             let j = u32::try_from(j).unwrap_or(u32::MAX);
+            let acc = &self.ctx.accum;
             let mut codes: Vec<String> = marks
                 .range(..j)
-                .map(|(_, site)| format!("call augur_branch({site}, 1)"))
+                .map(|(_, site)| f_branch(acc, *site, 1))
                 .collect();
             if let Some(site) = marks.get(&j) {
-                codes.push(format!("call augur_branch({site}, 0)"));
+                codes.push(f_branch(acc, *site, 0));
             }
             if !codes.is_empty() {
                 edits.push((
@@ -278,7 +278,7 @@ impl F<'_, '_> {
             has_default = true;
             let rest: Vec<String> = marks
                 .values()
-                .map(|site| format!("call augur_branch({site}, 1)"))
+                .map(|site| f_branch(&self.ctx.accum, *site, 1))
                 .collect();
             if !rest.is_empty() {
                 let line = self.ctx.sources.first_line(head);
@@ -293,7 +293,7 @@ impl F<'_, '_> {
             let end = f.line_start(self.ctx.sources.last_line(i.end_span)) as usize;
             let rest: Vec<String> = marks
                 .values()
-                .map(|site| format!("call augur_branch({site}, 1)"))
+                .map(|site| f_branch(&self.ctx.accum, *site, 1))
                 .collect();
             let case_indent = self.render(&first, "case default");
             edits.push((

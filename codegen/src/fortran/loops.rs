@@ -510,6 +510,11 @@ impl crate::accum::Rules for F<'_, '_> {
         }
     }
 
+    fn branch(&self, ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
+        // the IFs of a DO CONCURRENT get no branch markers
+        !Self::in_concurrent(ctx.prog, t)
+    }
+
     fn escapes(&self, _ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
         // `exit NAME` / `cycle NAME` naming no enclosing loop: its markers are left alone
         if !matches!(t.kind, StmtKind::Break | StmtKind::Continue) {

@@ -11,7 +11,9 @@
 //!   several statements (`u = 0d0; unew = 0d0`) is split at the `;` before or after a statement
 //!   that has such lines, so that they wrap that statement alone;
 //! - a logical IF whose body needs lines around it (or whose branch is marked) becomes a block
-//!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`;
+//!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`; in a phase
+//!   whose nested loops accumulate, a branch marker is `augur_bk_S_A = augur_bk_S_A + 1`,
+//!   flushed with the loops' ([`crate::accum`]);
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
 //!   first executable statement): a counted DO without early exits gets its trip count computed
 //!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
@@ -232,7 +234,8 @@ impl<'a> F<'_, 'a> {
         if self.ctx.accum.is_nested(site) {
             return accum::f_add(site);
         }
-        let mut v = accum::f_flush(self.ctx.accum.of_phase(site));
+        let acc = &self.ctx.accum;
+        let mut v = accum::f_flush(acc.of_phase(site), acc.branches_of_phase(site));
         v.push(format!("call augur_loop_exit8({site}, (augur_n_{site}))"));
         if phase {
             v.push(format!("call augur_phase_end({site})"));
@@ -420,7 +423,11 @@ impl<'a> F<'_, 'a> {
                             None => b.push(format!("augur_n_{site} = 0")),
                         }
                         if *compute_phase {
-                            b.extend(accum::f_init(self.ctx.accum.of_phase(site)));
+                            let acc = &self.ctx.accum;
+                            b.extend(accum::f_init(
+                                acc.of_phase(site),
+                                acc.branches_of_phase(site),
+                            ));
                             b.push(format!("call augur_phase_begin({site})"));
                         }
                         if !self.ctx.in_phase(s.id) {
@@ -712,6 +719,9 @@ impl<'a> F<'_, 'a> {
                     let mut names = vec![format!("augur_n_{s}")];
                     if self.ctx.accum.is_nested(s) {
                         names.extend(accum::f_names(s));
+                    }
+                    for &b in self.ctx.accum.branches_of_phase(s) {
+                        names.extend(accum::f_branch_names(b));
                     }
                     names
                 })

@@ -666,22 +666,97 @@ pub fn check_loop_records(file: &str, fixed: bool, want: &[(u32, u64, u64)]) {
     }
 }
 
-/// [`check_loop_records`] with every field of the aggregate: (line, [executions, iterations,
-/// least iterations of one execution, most]).
-pub fn check_loop_aggregates(file: &str, fixed: bool, want: &[(u32, [u64; 4])]) {
-    let got = loop_records(file, fixed, &want.iter().map(|w| w.0).collect::<Vec<_>>());
-    for (&(line, stats), agg) in want.iter().zip(&got) {
+/// Rank 0's loop record of the loop on each line of `lines` in tests/data/`file`, run
+/// instrumented under Open MPI at P=2 (beside the original: same stdout, balanced traces).
+fn loop_records(file: &str, fixed: bool, lines: &[u32]) -> Vec<trace::Aggregate> {
+    let (tree, aggs) = rank0_records(file, fixed);
+    let mut out = Vec::new();
+    for &line in lines {
+        let site = tree
+            .nodes()
+            .into_iter()
+            .find(|n| n.line == line && matches!(&n.data, apt::NodeData::Loop(_)))
+            .unwrap_or_else(|| panic!("{file}: no loop at line {line}"))
+            .site
+            .0;
+        let agg = aggs
+            .iter()
+            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
+            .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
+        out.push(*agg);
+    }
+    out
+}
+
+/// Runs tests/data/`file` (instrumented, under Open MPI at P=2) and checks rank 0's records of
+/// the loops (line, [executions, iterations, least, most]) and of the IF arms (line of the IF
+/// node, [times taken, times not taken]). An arm counted 0 times must have no record at all.
+pub fn check_aggregates(
+    file: &str,
+    fixed: bool,
+    loops: &[(u32, [u64; 4])],
+    branches: &[(u32, [u64; 2])],
+) {
+    let (tree, aggs) = rank0_records(file, fixed);
+    for &(line, stats) in loops {
+        let site = site_at(&tree, file, line, true);
+        let agg = aggs
+            .iter()
+            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
+            .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
         assert_eq!(
             [agg.count, agg.sum, agg.min, agg.max],
             stats,
             "{file} line {line}: [executions, iterations, min, max]"
         );
     }
+    for &(line, counts) in branches {
+        let site = site_at(&tree, file, line, false);
+        for (arm, &want) in counts.iter().enumerate() {
+            let arm = i32::try_from(arm).unwrap();
+            let agg = aggs
+                .iter()
+                .find(|a| a.kind == trace::AggKind::Branch && a.site == site && a.arm == arm);
+            match agg {
+                None => assert_eq!(want, 0, "{file} line {line} arm {arm}: no record"),
+                Some(a) => assert_eq!(
+                    [a.count, a.sum, a.min, a.max],
+                    [want, want, 1, 1],
+                    "{file} line {line} arm {arm} (site {site}): [count, sum, min, max]"
+                ),
+            }
+        }
+    }
 }
 
-/// Rank 0's loop record of the loop on each line of `lines` in tests/data/`file`, run
-/// instrumented under Open MPI at P=2 (beside the original: same stdout, balanced traces).
-fn loop_records(file: &str, fixed: bool, lines: &[u32]) -> Vec<trace::Aggregate> {
+/// The site of the APT loop (or IF node) on `line`.
+fn site_at(tree: &apt::Apt, file: &str, line: u32, is_loop: bool) -> u32 {
+    tree.nodes()
+        .into_iter()
+        .find(|n| {
+            n.line == line
+                && if is_loop {
+                    matches!(&n.data, apt::NodeData::Loop(_))
+                } else {
+                    matches!(&n.data, apt::NodeData::If(_))
+                }
+        })
+        .unwrap_or_else(|| {
+            let ifs: Vec<u32> = tree
+                .nodes()
+                .into_iter()
+                .filter(|n| matches!(&n.data, apt::NodeData::If(_)))
+                .map(|n| n.line)
+                .collect();
+            panic!("{file}: no node at line {line} (IF nodes at {ifs:?})")
+        })
+        .site
+        .0
+}
+
+/// The APT of tests/data/`file` and rank 0's aggregates, run instrumented under Open MPI at
+/// P=2 (beside the original: same stdout, balanced traces).
+fn rank0_records(file: &str, fixed: bool) -> (apt::Apt, Vec<trace::Aggregate>) {
     let c = file.ends_with(".c");
     let tool = match (c, fixed) {
         (true, _) => "mpicc",
@@ -704,22 +779,6 @@ fn loop_records(file: &str, fixed: bool, lines: &[u32]) -> Vec<trace::Aggregate>
     };
     let (lowered, _plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
     let tree = apt::build(&lowered, &apt::AptOptions::default());
-    let r0 = ranks.iter().find(|r| r.header.rank == 0).unwrap();
-    let mut out = Vec::new();
-    for &line in lines {
-        let site = tree
-            .nodes()
-            .into_iter()
-            .find(|n| n.line == line && matches!(&n.data, apt::NodeData::Loop(_)))
-            .unwrap_or_else(|| panic!("{file}: no loop at line {line}"))
-            .site
-            .0;
-        let agg = r0
-            .aggregates
-            .iter()
-            .find(|a| a.kind == trace::AggKind::Loop && a.site == site)
-            .unwrap_or_else(|| panic!("{file}: no loop record for line {line} (site {site})"));
-        out.push(*agg);
-    }
-    out
+    let r0 = ranks.into_iter().find(|r| r.header.rank == 0).unwrap();
+    (tree, r0.aggregates)
 }

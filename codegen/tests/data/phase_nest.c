@@ -1,6 +1,6 @@
-/* Loops nested in computation phases, left normally, by break, by goto and by return: their
- * exits accumulate in the phase and are flushed at each exit of the phase. Rank 0's loop
- * records (count, sum, min, max) are checked by hand in tests/phase_exits.rs. */
+/* Loops and branches nested in computation phases, left by break, goto, return: their exits and
+ * arms accumulate in the phase and are flushed at each exit of the phase. Rank 0's loop records
+ * (count, sum, min, max) and branch counts are checked by hand in tests/phase_exits.rs. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -47,6 +47,36 @@ int main(int argc, char **argv)
 out:
     for (r = 0; r < 2; r++)
         hit += find(2 - r);
+    /* branches in the nest (marked: a loop in an arm or after it): a continue, a switch (a
+     * default added), else if / else, an arm never taken (no record) */
+    for (i = 0; i < 4; i++) {
+        for (j = 0; j < 5; j++) {
+            if (j == 0)
+                continue;
+            switch (j % 3) {
+            case 0:
+                for (k = 0; k < 2; k++)
+                    s += k;
+                break;
+            case 1:
+                for (k = 0; k < 1; k++)
+                    s += 2;
+                break;
+            }
+            if (j < i) {
+                for (k = 0; k < j; k++)
+                    s += k;
+            } else if (j == i) {
+                s -= 1;
+            } else {
+                for (k = 0; k < 1; k++)
+                    s += 0.5;
+            }
+            if (j > 100)
+                for (k = 0; k < 1; k++)
+                    s = -1;
+        }
+    }
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("s=%.1f hit=%d\n", s, hit);

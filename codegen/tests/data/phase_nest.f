@@ -1,6 +1,6 @@
-C     Loops nested in computation phases, left normally, by GOTO and by
-C     RETURN, with a shared DO terminator: their exits accumulate in the
-C     phase and are flushed at each exit of the phase. Rank 0's loop
+C     Loops and branches nested in computation phases, left by GOTO and
+C     RETURN, with a shared DO terminator: their exits and arms accumulate
+C     in the phase and are flushed at each exit of the phase. Rank 0's
 C     records are checked by hand in tests/phase_exits.rs.
       INTEGER FUNCTION FIND(T)
       INTEGER T, I, J
@@ -50,6 +50,39 @@ C     records are checked by hand in tests/phase_exits.rs.
       DO 95 R = 0, 1
          HIT = HIT + FIND(2 - R)
    95 CONTINUE
+C     BRANCHES IN THE NEST (MARKED: A LOOP IN AN ARM OR AFTER IT): A SKIP
+C     BY GOTO, A SELECT CASE, ELSE IF / ELSE, AN ARM NEVER TAKEN (NO RECORD)
+      DO 99 I = 0, 3
+         DO 98 J = 0, 4
+            IF (J .EQ. 0) GOTO 98
+            SELECT CASE (MOD(J, 3))
+            CASE (0)
+               DO 91 K = 0, 1
+                  S = S + K
+   91          CONTINUE
+            CASE (1)
+               DO 92 K = 0, 0
+                  S = S + 2
+   92          CONTINUE
+            END SELECT
+            IF (J .LT. I) THEN
+               DO 93 K = 0, J - 1
+                  S = S + K
+   93          CONTINUE
+            ELSE IF (J .EQ. I) THEN
+               S = S - 1
+            ELSE
+               DO 94 K = 0, 0
+                  S = S + 0.5D0
+   94          CONTINUE
+            END IF
+            IF (J .GT. 100) THEN
+               DO 97 K = 0, 0
+                  S = -1
+   97          CONTINUE
+            END IF
+   98    CONTINUE
+   99 CONTINUE
       CALL MPI_ALLREDUCE(MPI_IN_PLACE, S, 1, MPI_DOUBLE_PRECISION,
      &     MPI_SUM, MPI_COMM_WORLD, IERR)
       IF (RANK .EQ. 0) PRINT '(A, F0.1, A, I0)', 's=', S, ' hit=', HIT

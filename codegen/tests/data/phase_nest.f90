@@ -1,6 +1,6 @@
-! Loops nested in computation phases, left normally, by EXIT, by GOTO, by RETURN and by
-! `cycle outer` / `exit outer`: their exits accumulate in the phase and are flushed at each
-! exit of the phase. Rank 0's loop records are checked by hand in tests/phase_exits.rs.
+! Loops and branches nested in phases, left normally, by EXIT, GOTO, RETURN, `cycle outer` /
+! `exit outer`: their exits and arms accumulate in the phase and are flushed at each exit of
+! the phase. Rank 0's loop and branch records are checked by hand in tests/phase_exits.rs.
 integer function find(t)
   integer :: t, i, j
   double precision :: a(0:7, 0:15)
@@ -57,6 +57,39 @@ program phase_nest
       s = s + i * j
     end do
   end do outer
+  ! branches in the nest (marked: a loop in an arm or after it): a cycle, a SELECT CASE (a
+  ! CASE DEFAULT added), ELSE IF / ELSE, an arm never taken (no record)
+  do i = 0, 3
+    do j = 0, 4
+      if (j == 0) cycle
+      select case (mod(j, 3))
+      case (0)
+        do k = 0, 1
+          s = s + k
+        end do
+      case (1)
+        do k = 0, 0
+          s = s + 2
+        end do
+      end select
+      if (j < i) then
+        do k = 0, j - 1
+          s = s + k
+        end do
+      else if (j == i) then
+        s = s - 1
+      else
+        do k = 0, 0
+          s = s + 0.5d0
+        end do
+      end if
+      if (j > 100) then
+        do k = 0, 0
+          s = -1
+        end do
+      end if
+    end do
+  end do
   call MPI_Allreduce(MPI_IN_PLACE, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, f0.1, a, i0)', 's=', s, ' hit=', hit
   call MPI_Finalize(ierr)
