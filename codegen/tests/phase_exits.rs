@@ -18,13 +18,6 @@ mod common;
 
 use common::*;
 
-fn instrument_str(name: &str, text: &str) -> String {
-    let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
-    let plan = codegen::Plan::from_program(&l.program);
-    let out = codegen::instrument(&l.program, &l.sources, &plan).unwrap();
-    out.main().unwrap().text.clone()
-}
-
 // Rank 0's records, [executions, iterations, least, most], of:
 // find (called for t = 2, then t = 1, returning from inside its nest at i == t, j == 3)
 const FIND_OUTER: [u64; 4] = [2, 5, 2, 3]; // 3 and 2 iterations

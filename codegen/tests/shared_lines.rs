@@ -15,13 +15,6 @@ mod common;
 
 use common::*;
 
-fn instrument_str(name: &str, text: &str) -> String {
-    let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
-    let plan = codegen::Plan::from_program(&l.program);
-    let out = codegen::instrument(&l.program, &l.sources, &plan).unwrap();
-    out.main().unwrap().text.clone()
-}
-
 /// Trial 16's jac.f90, line 102.
 #[test]
 fn two_array_assignments_on_one_line_get_their_own_phases() {
@@ -68,24 +61,7 @@ fn c_statements_on_one_line_are_wrapped_each() {
 /// runtime anomalies) and checks rank 0's loop records of the statements on `line`:
 /// (executions, iterations) in statement order.
 fn run_and_check(file: &str, fixed: bool, line: u32, want: &[(u64, u64)]) {
-    let c = file.ends_with(".c");
-    for t in [if c { "mpicc" } else { "mpif90" }, "mpirun"] {
-        need(t);
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let rt = Runtime::build(tmp.path(), Mpi::OpenMpi);
-    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let case = Case {
-        name: file.replace('.', "_"),
-        lang: if c { Lang::C } else { Lang::Fortran },
-        fixed,
-        src: data.join(file),
-        include_dirs: Vec::new(),
-        args: Vec::new(),
-    };
-    let (lowered, plan, ranks) = case
-        .run_open_mpi(tmp.path(), &rt)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (lowered, plan, ranks) = run_data_file(file, fixed);
     let sites: Vec<u32> = plan
         .marks()
         .iter()

@@ -754,9 +754,17 @@ fn site_at(tree: &apt::Apt, file: &str, line: u32, is_loop: bool) -> u32 {
         .0
 }
 
-/// The APT of tests/data/`file` and rank 0's aggregates, run instrumented under Open MPI at
-/// P=2 (beside the original: same stdout, balanced traces).
-fn rank0_records(file: &str, fixed: bool) -> (apt::Apt, Vec<trace::Aggregate>) {
+/// `text` instrumented as file `name`.
+pub fn instrument_str(name: &str, text: &str) -> String {
+    let l = frontend::load_str(name, text, &frontend::Options::default()).unwrap();
+    let plan = codegen::Plan::from_program(&l.program);
+    let out = codegen::instrument(&l.program, &l.sources, &plan).unwrap();
+    out.main().unwrap().text.clone()
+}
+
+/// tests/data/`file` run instrumented under Open MPI at P=2 beside the original (same stdout,
+/// balanced traces): the program, its plan and every rank's trace.
+pub fn run_data_file(file: &str, fixed: bool) -> (frontend::Lowered, Plan, Vec<RankTrace>) {
     let c = file.ends_with(".c");
     let tool = match (c, fixed) {
         (true, _) => "mpicc",
@@ -777,7 +785,14 @@ fn rank0_records(file: &str, fixed: bool) -> (apt::Apt, Vec<trace::Aggregate>) {
         include_dirs: Vec::new(),
         args: Vec::new(),
     };
-    let (lowered, _plan, ranks) = case.run_open_mpi(tmp.path(), &rt).unwrap();
+    case.run_open_mpi(tmp.path(), &rt)
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// The APT of tests/data/`file` and rank 0's aggregates, run instrumented under Open MPI at
+/// P=2 (beside the original: same stdout, balanced traces).
+fn rank0_records(file: &str, fixed: bool) -> (apt::Apt, Vec<trace::Aggregate>) {
+    let (lowered, _plan, ranks) = run_data_file(file, fixed);
     let tree = apt::build(&lowered, &apt::AptOptions::default());
     let r0 = ranks.into_iter().find(|r| r.header.rank == 0).unwrap();
     (tree, r0.aggregates)
