@@ -99,9 +99,6 @@ impl Accum {
                 .collect::<BTreeSet<u32>>()
                 .into_iter()
                 .collect();
-            if sites.is_empty() {
-                continue;
-            }
             let branches: Vec<u32> = nest
                 .iter()
                 .filter(|t| rules.branch(ctx, t))
@@ -109,8 +106,15 @@ impl Accum {
                 .collect::<BTreeSet<u32>>()
                 .into_iter()
                 .collect();
+            // a single loop whose body branches (an IF around a call, every iteration)
+            // accumulates its branch markers too
+            if sites.is_empty() && branches.is_empty() {
+                continue;
+            }
             acc.nested.extend(sites.iter().copied());
-            acc.phases.insert(site, sites);
+            if !sites.is_empty() {
+                acc.phases.insert(site, sites);
+            }
             acc.branches.extend(branches.iter().copied());
             if !branches.is_empty() {
                 acc.phase_branches.insert(site, branches);

@@ -234,3 +234,17 @@ fn nested_exits_keep_their_call_where_a_flush_is_not_certain() {
         assert!(!t.contains("augur_loop_exits8"), "{t}");
     }
 }
+
+/// A single loop whose body branches around a call counts its arms in the phase's locals too
+/// (no nested loop needed): one flush per phase exit, no call per iteration.
+#[test]
+fn a_single_loops_branch_markers_accumulate() {
+    let c = "#include <mpi.h>\nstatic double s;\nstatic void f(int i) { s += i; }\nint main(int argc, char **argv) {\n    int i, n = 100;\n    MPI_Init(&argc, &argv);\n    for (i = 0; i < n; i++) {\n        if (i % 3 == 0)\n            f(i);\n        s += 1.0;\n    }\n    MPI_Finalize();\n    return 0;\n}\n";
+    let t = instrument_str("a.c", c);
+    assert!(t.contains("augur_branches("), "{t}");
+    assert!(!t.contains("augur_branch("), "{t}");
+    let f = "program p\n  use mpi\n  implicit none\n  integer :: i, ierr\n  double precision :: s\n  call MPI_Init(ierr)\n  s = 0\n  do i = 1, 100\n     if (mod(i, 3) == 0) call g(s, i)\n     s = s + 1\n  end do\n  call MPI_Finalize(ierr)\ncontains\n  subroutine g(s, i)\n    double precision :: s\n    integer :: i\n    s = s + i\n  end subroutine g\nend program p\n";
+    let t = instrument_str("a.f90", f);
+    assert!(t.contains("augur_branches8("), "{t}");
+    assert!(!t.contains("augur_branch("), "{t}");
+}
