@@ -16,6 +16,16 @@
 //! `augur_branches(S, A, count)` each, which merges `count` evaluations into the aggregate
 //! `augur_branch` builds (a count of 0 records nothing).
 //!
+//! The calls of leaf procedures in such a phase (user procedures that, directly or through
+//! calls, run no loop, no MPI call and no jump the front end does not follow:
+//! [`crate::plan::not_leaves`]) likewise only increment one local per call site,
+//! `augur_ck_S`, flushed on the same paths with one `augur_calls(S, count)` each, which adds
+//! `count` to the call aggregate as many untimed enter/exit pairs would (so these calls are
+//! counted, never timed, even with `AUGUR_CALL_TIMES`). A call that is not a leaf's, a call
+//! through a function pointer (its markers dispatch on the pointer) and a call in a DO
+//! CONCURRENT keep their enter/exit pair; a call in the phase loop's own header is outside
+//! the phase.
+//!
 //! A phase accumulates only when every path out of it provably runs its exit markers (the
 //! emitters already put the exit markers of the loops left, innermost first, before a
 //! `return`, a `goto` out of loops and a Fortran `exit NAME`/`cycle NAME`); it keeps one call
@@ -35,6 +45,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use frontend::{Language, Stmt, StmtKind};
 
+use crate::plan::{pointer_call, user_proc, Role};
 use crate::Ctx;
 
 /// Which loop sites accumulate their exits, by phase.
@@ -48,6 +59,10 @@ pub(crate) struct Accum {
     phase_branches: BTreeMap<u32, Vec<u32>>,
     /// Every branch site that accumulates.
     branches: BTreeSet<u32>,
+    /// Phase loop site → the leaf call sites nested in it that it flushes (ascending).
+    phase_calls: BTreeMap<u32, Vec<u32>>,
+    /// Every call site that accumulates.
+    calls: BTreeSet<u32>,
 }
 
 /// Language-specific answers [`Accum::build`] needs from an emitter.
@@ -64,11 +79,17 @@ pub(crate) trait Rules {
     fn branch(&self, _ctx: &Ctx<'_>, _t: &Stmt) -> bool {
         true
     }
+    /// The call markers of `t`, nested in an accumulating phase, may accumulate (their callees
+    /// being leaves).
+    fn call(&self, _ctx: &Ctx<'_>, _t: &Stmt) -> bool {
+        true
+    }
 }
 
 impl Accum {
     pub fn build(ctx: &Ctx<'_>, rules: &dyn Rules) -> Accum {
         let mut acc = Accum::default();
+        let not_leaves = crate::plan::not_leaves(ctx.prog);
         for s in &ctx.prog.stmts {
             let Some((site, true)) = ctx.plan.loop_of(s.id) else {
                 continue;
@@ -106,9 +127,23 @@ impl Accum {
                 .collect::<BTreeSet<u32>>()
                 .into_iter()
                 .collect();
-            // a single loop whose body branches (an IF around a call, every iteration)
-            // accumulates its branch markers too
-            if sites.is_empty() && branches.is_empty() {
+            let calls: Vec<u32> = nest
+                .iter()
+                .filter(|t| rules.call(ctx, t) && pointer_call(ctx.prog, t).is_none())
+                .flat_map(|t| {
+                    ctx.plan.of_stmt(t.id).iter().filter_map(|m| match &m.role {
+                        Role::Call { callee } => user_proc(ctx.prog, t.proc, callee)
+                            .filter(|p| !not_leaves.contains(p))
+                            .map(|_| m.site),
+                        _ => None,
+                    })
+                })
+                .collect::<BTreeSet<u32>>()
+                .into_iter()
+                .collect();
+            // a single loop whose body branches (an IF around a call, every iteration) or
+            // calls a leaf accumulates its branch and call markers too
+            if sites.is_empty() && branches.is_empty() && calls.is_empty() {
                 continue;
             }
             acc.nested.extend(sites.iter().copied());
@@ -118,6 +153,10 @@ impl Accum {
             acc.branches.extend(branches.iter().copied());
             if !branches.is_empty() {
                 acc.phase_branches.insert(site, branches);
+            }
+            acc.calls.extend(calls.iter().copied());
+            if !calls.is_empty() {
+                acc.phase_calls.insert(site, calls);
             }
         }
         acc
@@ -141,6 +180,16 @@ impl Accum {
     /// The branch sites phase `site` flushes (empty when it flushes none).
     pub fn branches_of_phase(&self, site: u32) -> &[u32] {
         self.phase_branches.get(&site).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether call site `site` counts its calls in its phase's local.
+    pub fn is_call(&self, site: u32) -> bool {
+        self.calls.contains(&site)
+    }
+
+    /// The call sites phase `site` flushes (empty when it flushes none).
+    pub fn calls_of_phase(&self, site: u32) -> &[u32] {
+        self.phase_calls.get(&site).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -183,7 +232,8 @@ fn alternate_return(compact: &str) -> bool {
 }
 
 /// C: the declarations of a phase's accumulators, first in its opening block.
-pub(crate) fn c_decls(sites: &[u32], branches: &[u32]) -> String {
+pub(crate) fn c_decls(acc: &Accum, phase: u32) -> String {
+    let (sites, branches) = (acc.of_phase(phase), acc.branches_of_phase(phase));
     let mut c: String = sites
         .iter()
         .map(|s| {
@@ -196,6 +246,9 @@ pub(crate) fn c_decls(sites: &[u32], branches: &[u32]) -> String {
         c.push_str(&format!(
             "long long augur_bk_{b}_0 = 0, augur_bk_{b}_1 = 0; "
         ));
+    }
+    for k in acc.calls_of_phase(phase) {
+        c.push_str(&format!("long long augur_ck_{k} = 0; "));
     }
     c
 }
@@ -217,7 +270,8 @@ pub(crate) fn c_add(site: u32) -> String {
 }
 
 /// C: a phase's flush of its nested sites and branches, before its own exit marker.
-pub(crate) fn c_flush(sites: &[u32], branches: &[u32]) -> String {
+pub(crate) fn c_flush(acc: &Accum, phase: u32) -> String {
+    let (sites, branches) = (acc.of_phase(phase), acc.branches_of_phase(phase));
     let mut c: String = sites
         .iter()
         .map(|s| {
@@ -230,6 +284,9 @@ pub(crate) fn c_flush(sites: &[u32], branches: &[u32]) -> String {
         for a in ARMS {
             c.push_str(&format!("augur_branches({b}, {a}, augur_bk_{b}_{a}); "));
         }
+    }
+    for k in acc.calls_of_phase(phase) {
+        c.push_str(&format!("augur_calls({k}, augur_ck_{k}); "));
     }
     c
 }
@@ -244,6 +301,11 @@ pub(crate) fn f_branch_names(site: u32) -> [String; 2] {
     ARMS.map(|a| format!("augur_bk_{site}_{a}"))
 }
 
+/// Fortran: the call counter of an accumulating call site (declared `integer*8`).
+pub(crate) fn f_call_name(site: u32) -> String {
+    format!("augur_ck_{site}")
+}
+
 /// Fortran: branch marker (site, arm) — a call, or an increment of its phase's local when the
 /// site accumulates.
 pub(crate) fn f_branch(acc: &Accum, site: u32, arm: u32) -> String {
@@ -256,7 +318,8 @@ pub(crate) fn f_branch(acc: &Accum, site: u32, arm: u32) -> String {
 
 /// Fortran: a phase's initialisation of its accumulators, just before it begins (the least
 /// starts at the largest INTEGER*8).
-pub(crate) fn f_init(sites: &[u32], branches: &[u32]) -> Vec<String> {
+pub(crate) fn f_init(acc: &Accum, phase: u32) -> Vec<String> {
+    let (sites, branches) = (acc.of_phase(phase), acc.branches_of_phase(phase));
     let mut v: Vec<String> = sites
         .iter()
         .flat_map(|s| {
@@ -272,6 +335,11 @@ pub(crate) fn f_init(sites: &[u32], branches: &[u32]) -> Vec<String> {
         branches
             .iter()
             .flat_map(|&b| f_branch_names(b).map(|n| format!("{n} = 0"))),
+    );
+    v.extend(
+        acc.calls_of_phase(phase)
+            .iter()
+            .map(|&k| format!("{} = 0", f_call_name(k))),
     );
     v
 }
@@ -290,7 +358,8 @@ pub(crate) fn f_add(site: u32) -> Vec<String> {
 
 /// Fortran: a phase's flush of its nested sites (arguments parenthesised: the locals'
 /// addresses never escape, so they stay in registers in the nest).
-pub(crate) fn f_flush(sites: &[u32], branches: &[u32]) -> Vec<String> {
+pub(crate) fn f_flush(acc: &Accum, phase: u32) -> Vec<String> {
+    let (sites, branches) = (acc.of_phase(phase), acc.branches_of_phase(phase));
     let mut v: Vec<String> = sites
         .iter()
         .map(|s| {
@@ -303,6 +372,9 @@ pub(crate) fn f_flush(sites: &[u32], branches: &[u32]) -> Vec<String> {
                 "call augur_branches8({b}, {a}, (augur_bk_{b}_{a}))"
             ));
         }
+    }
+    for &k in acc.calls_of_phase(phase) {
+        v.push(format!("call augur_calls8({k}, (augur_ck_{k}))"));
     }
     v
 }

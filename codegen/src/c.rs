@@ -21,6 +21,9 @@
 //!   augur_loop_exit(S, augur_n_S); [augur_phase_end(S);] }`;
 //! - call statement: `{ augur_call_enter(S); f(x); augur_call_exit(S); }`; a call inside an
 //!   expression: `(augur_call_enter(S), augur_call_exit(S), f(x))` (counted, not timed);
+//!   inside a phase that accumulates, a call of a leaf procedure (no loop, no MPI) is `{
+//!   augur_ck_S++; f(x); }` / `(augur_ck_S++, f(x))` instead, flushed with the loops'
+//!   ([`crate::accum`]);
 //! - MPI: `MPI_Send(` → `augur_MPI_Send(S, ` wherever the call stands;
 //! - loop built from goto (`L: … if (c) goto L;`, `L: if (c) goto M; … goto L; M: …`): no
 //!   braces (the label stays in its list): `long long augur_n_S = 0; [augur_phase_begin(S);]
@@ -211,7 +214,7 @@ fn loop_marks(
         );
     }
     let exit = exit_marker(ctx, site, phase);
-    let decls = accum::c_decls(ctx.accum.of_phase(site), ctx.accum.branches_of_phase(site));
+    let decls = accum::c_decls(&ctx.accum, site);
     let e = ctx.edits(file);
     let (open, exit) = match &dirs {
         // a worksharing loop: every thread of the enclosing region runs what is around it; one
@@ -261,7 +264,7 @@ fn exit_marker(ctx: &Ctx<'_>, site: u32, phase: bool) -> String {
     if ctx.accum.is_nested(site) {
         return accum::c_add(site);
     }
-    let mut c = accum::c_flush(ctx.accum.of_phase(site), ctx.accum.branches_of_phase(site));
+    let mut c = accum::c_flush(&ctx.accum, site);
     c.push_str(&format!("augur_loop_exit({site}, augur_n_{site});"));
     if phase {
         c.push_str(&format!(" augur_phase_end({site});"));
@@ -671,25 +674,28 @@ fn calls(ctx: &mut Ctx<'_>, s: &Stmt, d: i64) -> Result<(), CodegenError> {
     let text = ctx.text(file)?;
     let end = c_stmt_end(text, s.span.end as usize);
     for (k, (site, callee)) in sites.into_iter().enumerate() {
+        // a leaf's call in an accumulating phase only counts in the phase's local
+        let counted = ctx.accum.is_call(site);
         if k == 0 && stmt_call {
+            let (enter, exit) = if counted {
+                (format!("{{ augur_ck_{site}++; "), " }".to_string())
+            } else {
+                (
+                    format!("{{ augur_call_enter({site}); "),
+                    format!(" augur_call_exit({site}); }}"),
+                )
+            };
             let e = ctx.edits(file);
-            e.insert(
-                s.span.start as usize,
-                format!("{{ augur_call_enter({site}); "),
-                Key::before(2 * d),
-            );
-            e.insert(
-                end,
-                format!(" augur_call_exit({site}); }}"),
-                Key::after(2 * d),
-            );
+            e.insert(s.span.start as usize, enter, Key::before(2 * d));
+            e.insert(end, exit, Key::after(2 * d));
         } else if let Some(sp) = exprs.pop() {
+            let enter = if counted {
+                format!("(augur_ck_{site}++, ")
+            } else {
+                format!("(augur_call_enter({site}), augur_call_exit({site}), ")
+            };
             let e = ctx.edits(sp.file);
-            e.insert(
-                sp.start as usize,
-                format!("(augur_call_enter({site}), augur_call_exit({site}), "),
-                Key::inline(-1),
-            );
+            e.insert(sp.start as usize, enter, Key::inline(-1));
             e.insert(sp.end as usize, ")", Key::inline(1));
         } else {
             ctx.note(

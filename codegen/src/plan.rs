@@ -265,6 +265,23 @@ fn looping(prog: &Program) -> BTreeSet<ProcId> {
     })
 }
 
+/// Procedures that are not leaves: they may run a loop (an implicit one included), an MPI call
+/// of any kind or a jump the front end does not follow, directly or through calls. A call of any other user procedure inside an
+/// accumulating computation phase is counted in a local ([`crate::accum`]).
+pub(crate) fn not_leaves(prog: &Program) -> BTreeSet<ProcId> {
+    reaching(prog, &|s| {
+        match &s.kind {
+            StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::Mpi(_) => true,
+            // a jump the front end does not follow may loop: not a leaf when unsure
+            StmtKind::Opaque(o) => matches!(
+                o.reason.as_str(),
+                "goto" | "arithmetic if" | "syntax error" | "incomplete"
+            ),
+            _ => frontend::array_op(prog, s).is_some(),
+        }
+    })
+}
+
 /// Procedures with a statement `direct` holds of, or that call one of them (fixed point).
 fn reaching(prog: &Program, direct: &dyn Fn(&Stmt) -> bool) -> BTreeSet<ProcId> {
     let mut set = BTreeSet::new();

@@ -53,6 +53,16 @@ const LESS_IF: [u64; 2] = [3, 13]; // j < i: (2, 1), (3, 1), (3, 2)
 const EQUAL_IF: [u64; 2] = [3, 10]; // j == i for i = 1, 2, 3
 const NEVER_IF: [u64; 2] = [0, 16]; // taken never: no record, the flush of 0 adds none
 
+// i = 0..2, j = 0..3: the phase of leaf calls (counted in locals), then a single loop r = 0..4
+const LEAF_OUTER: [u64; 4] = [1, 3, 3, 3];
+const LEAF_INNER: [u64; 4] = [3, 12, 4, 4];
+const LEAF_SINGLE: [u64; 4] = [1, 5, 5, 5];
+const ARM_IF: [u64; 2] = [3, 9]; // j == i
+const EACH: &[u64] = &[12]; // once per inner iteration
+const BOTH: &[u64] = &[12, 12]; // sq(j) + sq(i)
+const ARM: &[u64] = &[3]; // the call in the arm j == i
+const SINGLE: &[u64] = &[5];
+
 #[test]
 fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
     check_aggregates(
@@ -75,6 +85,9 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
             (62, BR_CASE_1),
             (67, BR_LESS),
             (72, BR_ELSE),
+            (82, LEAF_OUTER),
+            (83, LEAF_INNER),
+            (92, LEAF_SINGLE),
         ],
         &[
             (34, DEEP_IF),
@@ -84,6 +97,14 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_c() {
             (66, LESS_IF),
             (69, EQUAL_IF),
             (75, NEVER_IF),
+            (88, ARM_IF),
+        ],
+        &[
+            (84, "bump", EACH),
+            (85, "sq", BOTH),
+            (86, "sq", EACH),
+            (89, "bump", ARM),
+            (93, "sq", SINGLE),
         ],
     );
 }
@@ -114,6 +135,9 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_free_form() {
             (71, BR_CASE_1),
             (76, BR_LESS),
             (82, BR_ELSE),
+            (95, LEAF_OUTER),
+            (96, LEAF_INNER),
+            (103, LEAF_SINGLE),
         ],
         &[
             (37, DEEP_IF),
@@ -123,6 +147,14 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_free_form() {
             (75, LESS_IF),
             (79, EQUAL_IF),
             (86, NEVER_IF),
+            (100, ARM_IF),
+        ],
+        &[
+            (97, "bump", EACH),
+            (98, "sq", BOTH),
+            (99, "sq", EACH),
+            (100, "bump", ARM),
+            (104, "sq", SINGLE),
         ],
     );
 }
@@ -149,6 +181,9 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
             (64, BR_CASE_1),
             (69, BR_LESS),
             (75, BR_ELSE),
+            (88, LEAF_OUTER),
+            (89, LEAF_INNER),
+            (96, LEAF_SINGLE),
         ],
         &[
             (58, CASE_0), // the SELECT's line
@@ -156,6 +191,14 @@ fn nested_exits_accumulate_to_the_same_aggregates_in_fixed_form() {
             (68, LESS_IF),
             (72, EQUAL_IF),
             (79, NEVER_IF),
+            (93, ARM_IF),
+        ],
+        &[
+            (90, "bump", EACH),
+            (91, "sq", BOTH),
+            (92, "sq", EACH),
+            (93, "bump", ARM),
+            (97, "sq", SINGLE),
         ],
     );
 }
@@ -247,4 +290,68 @@ fn a_single_loops_branch_markers_accumulate() {
     let t = instrument_str("a.f90", f);
     assert!(t.contains("augur_branches8("), "{t}");
     assert!(!t.contains("augur_branch("), "{t}");
+}
+
+/// Leaf calls in an accumulating phase (a statement, a call inside an expression, a Fortran
+/// function reference) count in one local per site, flushed with `augur_calls`; a callee that
+/// makes an MPI call (not a communication: the loop stays a phase) or jumps by a `goto` keeps
+/// its enter/exit pair.
+#[test]
+fn leaf_calls_in_a_phase_count_in_locals() {
+    let c = "#include <mpi.h>\nstatic double s;\nstatic double sq(int n) { return (double)n * n; }\nstatic void who(int *r) { MPI_Comm_rank(MPI_COMM_WORLD, r); }\nstatic void jump(int n) { if (n < 0) goto out; s += n; out: ; }\nint main(int argc, char **argv) {\n    int i, j, r;\n    MPI_Init(&argc, &argv);\n    for (i = 0; i < 4; i++) {\n        for (j = 0; j < 4; j++)\n            s += sq(j);\n        who(&r);\n        jump(i);\n    }\n    MPI_Finalize();\n    return 0;\n}\n";
+    let t = instrument_str("a.c", c);
+    // the nested call of sq counts in augur_ck_S
+    let site: String = t[t.find("(augur_ck_").unwrap() + 10..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    assert!(
+        t.contains(&format!("s += (augur_ck_{site}++, sq(j));")),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("long long augur_ck_{site} = 0; ")),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches(&format!("augur_calls({site}, augur_ck_{site}); "))
+            .count(),
+        1,
+        "{t}"
+    );
+    assert!(!t.contains(&format!("augur_call_enter({site})")), "{t}");
+    // who and jump keep their pair
+    assert!(
+        t.contains("augur_call_enter(") && t.contains("who(&r); augur_call_exit("),
+        "{t}"
+    );
+    assert!(t.contains("jump(i); augur_call_exit("), "{t}");
+    assert_eq!(t.matches("augur_calls(").count(), 1, "{t}");
+
+    let f = "program p\n  use mpi\n  implicit none\n  integer :: i, j, ierr\n  double precision :: s, um\n  call MPI_Init(ierr)\n  s = 0\n  do i = 1, 10\n    do j = 1, 10\n      um = uex(i, j - 1)\n      s = s + um\n    end do\n    call g(s, i)\n  end do\n  call MPI_Finalize(ierr)\ncontains\n  double precision function uex(i, j)\n    integer :: i, j\n    uex = i + j\n  end function uex\n  subroutine g(s, i)\n    double precision :: s\n    integer :: i, r, ierr\n    call MPI_Comm_rank(MPI_COMM_WORLD, r, ierr)\n    s = s + i + r\n  end subroutine g\nend program p\n";
+    let t = instrument_str("a.f90", f);
+    let site: String = t[t.find("augur_ck_").unwrap() + 9..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let n = format!("augur_ck_{site}");
+    assert!(t.contains(&format!("  integer*8 {n}\n")), "{t}");
+    assert!(t.contains(&format!("  {n} = 0\n")), "{t}");
+    assert!(
+        t.contains(&format!("      {n} = {n} + 1\n      um = uex(i, j - 1)\n")),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches(&format!("call augur_calls8({site}, ({n}))\n"))
+            .count(),
+        1,
+        "{t}"
+    );
+    assert!(!t.contains(&format!("augur_call_enter({site})")), "{t}");
+    // g calls MPI: its pair stays
+    assert!(t.contains("call augur_call_enter("), "{t}");
+    assert!(
+        t.contains("    call g(s, i)\n    call augur_call_exit("),
+        "{t}"
+    );
 }

@@ -43,6 +43,10 @@ void augur_branch(int site, int arm);
 void augur_branches(int site, int arm, long long count);
 void augur_call_enter(int site);
 void augur_call_exit(int site);
+/* `count` calls of `site` at once: what `count` enter/exit pairs record with AUGUR_CALL_TIMES
+ * off (nothing when count is 0). Leaf calls inside an accumulating computation phase count in
+ * locals and the phase flushes them with this: they are counted, never timed. */
+void augur_calls(int site, long long count);
 
 /* ---- MPI wrappers: same arguments and result as the MPI function, after the site id ---- */
 int augur_MPI_Init(int site, int *argc, char ***argv);

@@ -116,6 +116,7 @@ void augur_branch_(F *site, F *arm) { augur_branch(*site, *arm); }
 void augur_branches8_(F *site, F *arm, long long *count) { augur_branches(*site, *arm, *count); }
 void augur_call_enter_(F *site) { augur_call_enter(*site); }
 void augur_call_exit_(F *site) { augur_call_exit(*site); }
+void augur_calls8_(F *site, long long *count) { augur_calls(*site, *count); }
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -439,6 +439,18 @@ void augur_call_exit(int site) {
   agg_add(s, AGG_CALL, f->site, 0, s->time_calls ? clock_ns(CLOCK_MONOTONIC) - f->mono : 0);
 }
 
+/* `count` calls of `site` at once: what `count` augur_call_enter/augur_call_exit pairs record
+ * with AUGUR_CALL_TIMES off (count += count, sum += 0, min = 0), whatever AUGUR_CALL_TIMES says;
+ * nothing when count is 0 (no slot). */
+void augur_calls(int site, long long count) {
+  augur_state *s = st();
+  if (count <= 0 || !s || s->done) return;
+  agg_slot *a = agg_get(s, AGG_CALL, (uint32_t)site, 0);
+  if (!a) return;
+  a->count += (uint64_t)count;
+  if (a->min > 0) a->min = 0;
+}
+
 void augur_phase_begin(int site) {
   AUGUR_ENTRY;
   augur_state *s = st();

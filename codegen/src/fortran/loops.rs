@@ -515,6 +515,11 @@ impl crate::accum::Rules for F<'_, '_> {
         !Self::in_concurrent(ctx.prog, t)
     }
 
+    fn call(&self, ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
+        // a DO CONCURRENT's iterations may run in any order: no shared local updated in them
+        !Self::in_concurrent(ctx.prog, t)
+    }
+
     fn escapes(&self, _ctx: &crate::Ctx<'_>, t: &Stmt) -> bool {
         // `exit NAME` / `cycle NAME` naming no enclosing loop: its markers are left alone
         if !matches!(t.kind, StmtKind::Break | StmtKind::Continue) {

@@ -14,6 +14,10 @@
 //!   IF: `IF (c) stmt` → `IF (c) THEN / markers / stmt / ELSE / marker / END IF`; in a phase
 //!   whose nested loops accumulate, a branch marker is `augur_bk_S_A = augur_bk_S_A + 1`,
 //!   flushed with the loops' ([`crate::accum`]);
+//! - a call of a user procedure gets `call augur_call_enter(S)` / `call augur_call_exit(S)`
+//!   around its statement; inside a phase that accumulates, a call of a leaf procedure (no
+//!   loop, no MPI) is one `augur_ck_S = augur_ck_S + 1` before it instead, flushed with the
+//!   loops' ([`crate::accum`]);
 //! - loops count iterations in a fresh `integer*8 augur_n_S` (declared before the procedure's
 //!   first executable statement): a counted DO without early exits gets its trip count computed
 //!   before the DO from its bounds, like Fortran itself (no per-iteration work); other loops
@@ -235,7 +239,7 @@ impl<'a> F<'_, 'a> {
             return accum::f_add(site);
         }
         let acc = &self.ctx.accum;
-        let mut v = accum::f_flush(acc.of_phase(site), acc.branches_of_phase(site));
+        let mut v = accum::f_flush(acc, site);
         v.push(format!("call augur_loop_exit8({site}, (augur_n_{site}))"));
         if phase {
             v.push(format!("call augur_phase_end({site})"));
@@ -424,10 +428,7 @@ impl<'a> F<'_, 'a> {
                         }
                         if *compute_phase {
                             let acc = &self.ctx.accum;
-                            b.extend(accum::f_init(
-                                acc.of_phase(site),
-                                acc.branches_of_phase(site),
-                            ));
+                            b.extend(accum::f_init(acc, site));
                             b.push(format!("call augur_phase_begin({site})"));
                         }
                         if !self.ctx.in_phase(s.id) {
@@ -457,6 +458,8 @@ impl<'a> F<'_, 'a> {
                             format!("call augur_call_enter({})", m.site),
                             format!("call augur_call_exit({})", m.site),
                         );
+                        // a leaf's call in an accumulating phase only counts in its local
+                        let counted = self.ctx.accum.is_call(m.site);
                         if callees(prog, s).is_empty() {
                             self.ctx.note(
                                 Some(s.span),
@@ -468,6 +471,11 @@ impl<'a> F<'_, 'a> {
                         }
                         // a call in a loop header or condition runs before the construct's body
                         let b = self.lines.before.entry(s.id).or_default();
+                        if counted {
+                            let n = accum::f_call_name(m.site);
+                            b.push(format!("{n} = {n} + 1"));
+                            continue;
+                        }
                         b.push(enter);
                         if compound {
                             b.push(exit);
@@ -723,6 +731,13 @@ impl<'a> F<'_, 'a> {
                     for &b in self.ctx.accum.branches_of_phase(s) {
                         names.extend(accum::f_branch_names(b));
                     }
+                    names.extend(
+                        self.ctx
+                            .accum
+                            .calls_of_phase(s)
+                            .iter()
+                            .map(|&k| accum::f_call_name(k)),
+                    );
                     names
                 })
                 .map(|n| self.render(&like, &format!("integer*8 {n}")))

@@ -689,13 +689,16 @@ fn loop_records(file: &str, fixed: bool, lines: &[u32]) -> Vec<trace::Aggregate>
 }
 
 /// Runs tests/data/`file` (instrumented, under Open MPI at P=2) and checks rank 0's records of
-/// the loops (line, [executions, iterations, least, most]) and of the IF arms (line of the IF
-/// node, [times taken, times not taken]). An arm counted 0 times must have no record at all.
+/// the loops (line, [executions, iterations, least, most]), of the IF arms (line of the IF
+/// node, [times taken, times not taken]) and of the calls (line, callee, the call counts of
+/// that callee's CALL nodes on the line in source order; untimed: sum, min and max 0). An arm
+/// or a call counted 0 times must have no record at all.
 pub fn check_aggregates(
     file: &str,
     fixed: bool,
     loops: &[(u32, [u64; 4])],
     branches: &[(u32, [u64; 2])],
+    calls: &[(u32, &str, &[u64])],
 ) {
     let (tree, aggs) = rank0_records(file, fixed);
     for &(line, stats) in loops {
@@ -723,6 +726,39 @@ pub fn check_aggregates(
                     [a.count, a.sum, a.min, a.max],
                     [want, want, 1, 1],
                     "{file} line {line} arm {arm} (site {site}): [count, sum, min, max]"
+                ),
+            }
+        }
+    }
+    for &(line, callee, counts) in calls {
+        let mut sites: Vec<u32> = tree
+            .nodes()
+            .into_iter()
+            .filter(|n| {
+                n.line == line
+                    && matches!(&n.data, apt::NodeData::Call { callee: c, .. } if c.eq_ignore_ascii_case(callee))
+            })
+            .map(|n| n.site.0)
+            .collect();
+        sites.sort_unstable();
+        assert_eq!(
+            sites.len(),
+            counts.len(),
+            "{file}: calls of `{callee}` at line {line}: sites {sites:?}"
+        );
+        for (&site, &want) in sites.iter().zip(counts) {
+            let agg = aggs
+                .iter()
+                .find(|a| a.kind == trace::AggKind::Call && a.site == site);
+            match agg {
+                None => assert_eq!(
+                    want, 0,
+                    "{file} line {line} `{callee}` (site {site}): no record"
+                ),
+                Some(a) => assert_eq!(
+                    [a.count, a.sum, a.min, a.max],
+                    [want, 0, 0, 0],
+                    "{file} line {line} `{callee}` (site {site}): [count, sum, min, max]"
                 ),
             }
         }

@@ -1,9 +1,9 @@
 /* Loops and branches nested in computation phases, left by break, goto, return: their exits and
  * arms accumulate in the phase and are flushed at each exit of the phase. Rank 0's loop records
- * (count, sum, min, max) and branch counts are checked by hand in tests/phase_exits.rs. */
+ * (count, sum, min, max), branch and call counts are checked by hand in tests/phase_exits.rs. */
 #include <mpi.h>
 #include <stdio.h>
-
+static double sq(int n); static void bump(double *s, int k); /* leaves, after main */
 static double a[8][16];
 
 /* returns from inside the nest at i == t, j == 3 */
@@ -77,9 +77,33 @@ out:
                     s = -1;
         }
     }
+    /* leaf calls in a nest: a statement, two in an expression, one in a condition, one in an
+     * arm taken 3 times; a single loop of leaf calls */
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 4; j++) {
+            bump(&s, j);
+            s += sq(j) + sq(i);
+            if (sq(j) > 4.0)
+                s += 1;
+            if (j == i)
+                bump(&s, 1);
+        }
+    }
+    for (r = 0; r < 5; r++)
+        s += sq(r);
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("s=%.1f hit=%d\n", s, hit);
     MPI_Finalize();
     return 0;
+}
+
+static double sq(int n)
+{
+    return (double)n * n;
+}
+
+static void bump(double *s, int k)
+{
+    *s += k;
 }

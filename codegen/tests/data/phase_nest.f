@@ -23,7 +23,7 @@ C     records are checked by hand in tests/phase_exits.rs.
       INCLUDE 'mpif.h'
       INTEGER RANK, I, J, K, R, HIT, IERR, FIND
       EXTERNAL FIND
-      DOUBLE PRECISION S
+      DOUBLE PRECISION S, SQ
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
       S = 0D0
@@ -83,8 +83,32 @@ C     BY GOTO, A SELECT CASE, ELSE IF / ELSE, AN ARM NEVER TAKEN (NO RECORD)
             END IF
    98    CONTINUE
    99 CONTINUE
+C     Leaf calls in a nest: a CALL, two references in an expression, one
+C     in a condition, one in an arm taken 3 times; a single loop of one
+      DO 110 I = 0, 2
+         DO 105 J = 0, 3
+            CALL BUMP(S, J)
+            S = S + SQ(J) + SQ(I)
+            IF (SQ(J) .GT. 4D0) S = S + 1
+            IF (J .EQ. I) CALL BUMP(S, 1)
+  105    CONTINUE
+  110 CONTINUE
+      DO 120 R = 0, 4
+         S = S + SQ(R)
+  120 CONTINUE
       CALL MPI_ALLREDUCE(MPI_IN_PLACE, S, 1, MPI_DOUBLE_PRECISION,
      &     MPI_SUM, MPI_COMM_WORLD, IERR)
       IF (RANK .EQ. 0) PRINT '(A, F0.1, A, I0)', 's=', S, ' hit=', HIT
       CALL MPI_FINALIZE(IERR)
+      END
+
+      DOUBLE PRECISION FUNCTION SQ(N)
+      INTEGER N
+      SQ = N * N
+      END
+
+      SUBROUTINE BUMP(S, K)
+      DOUBLE PRECISION S
+      INTEGER K
+      S = S + K
       END

@@ -1,6 +1,6 @@
 ! Loops and branches nested in phases, left normally, by EXIT, GOTO, RETURN, `cycle outer` /
 ! `exit outer`: their exits and arms accumulate in the phase and are flushed at each exit of
-! the phase. Rank 0's loop and branch records are checked by hand in tests/phase_exits.rs.
+! the phase. Rank 0's loop, branch and call records are checked by hand in tests/phase_exits.rs.
 integer function find(t)
   integer :: t, i, j
   double precision :: a(0:7, 0:15)
@@ -22,7 +22,7 @@ program phase_nest
   implicit none
   integer :: rank, i, j, k, r, hit, ierr
   integer, external :: find
-  double precision :: s
+  double precision :: s, sq
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   s = 0d0
@@ -90,7 +90,31 @@ program phase_nest
       end if
     end do
   end do
+  ! leaf calls in a nest: a CALL, two references in an expression, one in a condition, one in
+  ! an arm taken 3 times; a single loop of leaf calls
+  do i = 0, 2
+    do j = 0, 3
+      call bump(s, j)
+      s = s + sq(j) + sq(i)
+      if (sq(j) > 4d0) s = s + 1
+      if (j == i) call bump(s, 1)
+    end do
+  end do
+  do r = 0, 4
+    s = s + sq(r)
+  end do
   call MPI_Allreduce(MPI_IN_PLACE, s, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, f0.1, a, i0)', 's=', s, ' hit=', hit
   call MPI_Finalize(ierr)
 end program phase_nest
+
+double precision function sq(n)
+  integer :: n
+  sq = n * n
+end function sq
+
+subroutine bump(s, k)
+  double precision :: s
+  integer :: k
+  s = s + k
+end subroutine bump
