@@ -25,10 +25,7 @@ pub struct IntegerDivision {
 impl IntegerDivision {
     /// `file:line`, or the line in the main file.
     pub fn at(&self) -> String {
-        match &self.file {
-            Some(f) => format!("{f}:{}", self.line),
-            None => format!("line {}", self.line),
-        }
+        crate::source_at(self.line, self.file.as_deref())
     }
 
     /// The quotient as the source divides it, `N/KB`, `(N - 2)/(2*K)`.

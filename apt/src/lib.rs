@@ -282,6 +282,15 @@ pub struct Apt {
     pub divisions: Vec<divisions::IntegerDivision>,
 }
 
+/// Where a statement is, as reports name it: `file:line` in a file other than the main one,
+/// `line N` in the main one.
+pub fn source_at(line: u32, file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("{f}:{line}"),
+        None => format!("line {line}"),
+    }
+}
+
 impl Apt {
     pub fn site(&self, id: SiteId) -> Option<&Site> {
         self.sites.get(id.0 as usize)

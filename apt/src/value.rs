@@ -363,27 +363,22 @@ fn one_sided(op: BinOp, a: (BinOp, Val, Val), b: (BinOp, Val, Val)) -> Option<(B
     };
     let (oa, xa, ya) = a;
     let (ob, xb, yb) = b;
-    flip(oa)?;
-    flip(ob)?;
     let (Val::Known(xa), Val::Known(ya), Val::Known(xb), Val::Known(yb)) = (&xa, &ya, &xb, &yb)
     else {
         return None;
     };
-    // each test as `x o y` with the shared `x` on the left
-    let (x, oa, ya) = (xa, oa, ya);
-    let (ob, yb) = if xb == x {
-        (ob, yb)
-    } else if yb == x {
-        (flip(ob)?, xb)
-    } else if ya == xb || ya == yb {
-        // the shared value is `a`'s right side: flip `a` instead
-        let (x2, oa2, ya2) = (ya, flip(oa)?, xa);
-        let (ob2, yb2) = if xb == x2 { (ob, yb) } else { (flip(ob)?, xb) };
-        return combine(op, x2, oa2, ya2, ob2, yb2);
-    } else {
-        return None;
-    };
-    combine(op, x, oa, ya, ob, yb)
+    // each test as `x o y` with the shared `x` on the left (either side of `a`)
+    for (x, oa, ya) in [(xa, oa, ya), (ya, flip(oa)?, xa)] {
+        let (ob, yb) = if xb == x {
+            (flip(ob).map(|_| ob)?, yb)
+        } else if yb == x {
+            (flip(ob)?, xb)
+        } else {
+            continue;
+        };
+        return combine(op, x, oa, ya, ob, yb);
+    }
+    None
 }
 
 fn combine(

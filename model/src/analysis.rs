@@ -115,10 +115,7 @@ pub struct AbortOut {
 impl AbortOut {
     /// `file:line`, or the line in the main file.
     pub fn at(&self) -> String {
-        match &self.file {
-            Some(f) => format!("{f}:{}", self.line),
-            None => format!("line {}", self.line),
-        }
+        apt::source_at(self.line, self.file.as_deref())
     }
 }
 

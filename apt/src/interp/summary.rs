@@ -113,8 +113,7 @@ pub(super) fn bind_args(
                         crate::params::P
                     }),
                     // handed on from the caller's own formal
-                    Some(Val::Known(a)) if a.as_var().and_then(arg_index).is_some() => {
-                        let i = a.as_var().and_then(arg_index).unwrap_or(j);
+                    Some(Val::Known(a)) if let Some(i) = a.as_var().and_then(arg_index) => {
                         Expr::var(&comm_symbol(i, rank))
                     }
                     _ => {

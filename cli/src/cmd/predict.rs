@@ -361,14 +361,18 @@ fn evaluate(
 /// Which part of `t` is not a finite number at `values`: the first term of its sum that is not,
 /// and inside it the innermost subexpression that is not while its arguments are (a `log2` of a
 /// negative number, a power of 0 with a negative exponent), the one to blame.
+/// T's terms, each with its coefficient.
+fn terms_of(t: &symbolic::Expr) -> impl Iterator<Item = symbolic::Expr> + '_ {
+    t.terms()
+        .iter()
+        .map(|term| term.monomial() * symbolic::Expr::num(term.coef()))
+}
+
 /// Why T is not positive at `values` (trial 17's sample sort: a fitted −2.3 ms constant and a
 /// −1.4e-4·log2(P) term took T to −0.64 ms at 1024 keys per rank, printed as a time): the
 /// terms that subtract most there, and what the rest adds.
 fn negative_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>, total: f64) -> String {
-    let mut terms: Vec<(f64, symbolic::Expr)> = t
-        .terms()
-        .iter()
-        .map(|term| term.monomial() * symbolic::Expr::num(term.coef()))
+    let mut terms: Vec<(f64, symbolic::Expr)> = terms_of(t)
         .filter_map(|e| model::analysis::eval(&e, values).ok().map(|v| (v, e)))
         .collect();
     terms.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -393,12 +397,7 @@ fn negative_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>, total: f64
 fn non_finite_cause(t: &symbolic::Expr, values: &BTreeMap<String, f64>) -> String {
     let bad =
         |e: &symbolic::Expr| model::analysis::eval(e, values).map_or(true, |v| !v.is_finite());
-    let Some(term) = t
-        .terms()
-        .iter()
-        .map(|term| term.monomial() * symbolic::Expr::num(term.coef()))
-        .find(|e| bad(e))
-    else {
+    let Some(term) = terms_of(t).find(|e| bad(e)) else {
         return "T is not a finite number here, though each of its terms is (their sum overflows)"
             .into();
     };
