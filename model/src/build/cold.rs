@@ -25,8 +25,29 @@ pub(super) fn runs_agree(ratios: &[f64]) -> bool {
 /// works on. None when `w` does not evaluate at a run or α·w explains less than half the
 /// excesses' variance (R² < 0.5): an excess that does not follow the work (a fixed start-up, a
 /// simulator's first-call costs) is not charged where it would be charged many times over.
+/// Over four runs or more one run may be left out where the others follow a share closely
+/// (R² ≥ 0.8): one first block a time slice fell on (4 ms against an excess of 1 ms) can sink
+/// R² below 0.5 for a share the other runs follow at 0.9. Where the others follow it loosely
+/// the share is no law: testdata's sweep, 0.48 over its 12 runs at P ≤ 8 and 0.73 without its
+/// largest excess, overshot P = 16 by 5–7 points charged on every stage.
 pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
-    share_fit(excess, w).map(|(f, _)| f).filter(|f| f.r2 >= 0.5)
+    let all = share_fit(excess, w).map(|(f, _)| f)?;
+    let n = excess.values.len();
+    if all.r2 >= 0.5 || n < 4 {
+        return Some(all).filter(|f| f.r2 >= 0.5);
+    }
+    (0..n)
+        .filter_map(|out| {
+            let mut rest = Samples::new(excess.params.clone());
+            for (k, (p, y)) in excess.points.iter().zip(&excess.values).enumerate() {
+                if k != out {
+                    rest.push(p.clone(), *y);
+                }
+            }
+            share_fit(&rest, w).map(|(f, _)| f)
+        })
+        .filter(|f| f.r2 >= 0.8)
+        .max_by(|a, b| a.r2.total_cmp(&b.r2))
 }
 
 /// The excess charged once per run: α·w ([`share_of`]) when it explains the excesses, else
@@ -152,6 +173,27 @@ mod tests {
         let at = f.expr.eval(&|_| Some(5e4)).unwrap();
         assert!((at / (3.0 * 2e-9 * 5e4) - 1.0).abs() < 0.02, "{}", f.expr);
         assert!(f.r2 > 0.99);
+    }
+
+    /// The cold pipeline under the whole suite's load: one run's first block disturbed.
+    #[test]
+    fn one_disturbed_run_does_not_hide_a_share_the_others_follow() {
+        let w = Expr::num(2e-9) * Expr::var("N");
+        let mut s = Samples::new(vec!["N".into()]);
+        for (n, y) in [(4e5, 1.0e-3), (4e5, 1.1e-3), (8e5, 2.1e-3), (8e5, 0.6e-3)] {
+            s.push(vec![n], y);
+        }
+        assert!(share_fit(&s, &w).unwrap().0.r2 < 0.5);
+        let f = share_of(&s, &w).unwrap();
+        assert_eq!(f.points, 3);
+        let at = f.expr.eval(&|_| Some(8e5)).unwrap();
+        assert!((at / 2.1e-3 - 1.0).abs() < 0.1, "{}", f.expr);
+        // two runs of four off are no agreement
+        let mut s = Samples::new(vec!["N".into()]);
+        for (n, y) in [(4e5, 1.0e-3), (4e5, 2.5e-3), (8e5, 2.1e-3), (8e5, 0.6e-3)] {
+            s.push(vec![n], y);
+        }
+        assert!(share_of(&s, &w).is_none());
     }
 
     #[test]
