@@ -53,7 +53,10 @@ pub(crate) fn aborts(prog: &Program, sources: &Sources, facts: &Facts) -> Vec<Ab
                 if c.unresolved.is_some() {
                     continue 'stmts;
                 }
-                conds.push((c.text.clone(), Some(k) == arm));
+                conds.push((
+                    c.exact.clone().unwrap_or_else(|| c.text.clone()),
+                    Some(k) == arm,
+                ));
                 vars.extend(c.vars.iter().cloned());
             }
             cur = parent;

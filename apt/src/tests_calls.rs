@@ -326,6 +326,42 @@ int main(int argc, char **argv) {
     );
 }
 
+/// Trial 16's SOR: `if ((n / q) * q != n) MPI_Abort(…)` read `N != N` with the whole
+/// quotient the model takes, a guard that never holds. The guard keeps the program's
+/// truncation; the loop under it keeps the model's whole quotient.
+#[test]
+fn an_abort_guard_keeps_the_programs_truncating_division() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+static double a[1 << 20];
+int main(int argc, char **argv) {
+    int size, n, q, i;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    n = atoi(argv[1]);
+    q = atoi(argv[2]);
+    if ((n / q) * q != n)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (i = 0; i < n / q; i++)
+        a[i] = 0.5 * a[i];
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("guard.c", src);
+    let got: Vec<(u32, Vec<(String, bool)>)> = apt
+        .aborts
+        .iter()
+        .map(|a| (a.line, a.conds.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(12, vec![("Q*floor(N/Q) != N".to_string(), true)])]
+    );
+    assert_eq!(loops(&apt)[0].trip, e("N/Q"));
+}
+
 /// `for (i = i0; i < i0 + nrows; i++)` with `i0` set from an enclosing loop's variable: the
 /// bounds are unresolved, their difference is not (trial 15's wavefront block: nrows = K).
 #[test]

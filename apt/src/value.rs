@@ -194,6 +194,13 @@ pub trait Scope {
     /// integer for every integer value of its variables (`n / kb`: the model takes N/KB,
     /// the program ⌊N/KB⌋).
     fn integer_division(&mut self, num: &Expr, den: &Expr, span: Span);
+    /// Whether an integer division whose quotient is not always whole is taken as the program
+    /// takes it, `floor(num/den)`, rather than as the model's whole `num/den`: for the
+    /// conditions under which a program stops itself (`(n/q)*q != n`), which the whole
+    /// quotient makes `N != N`.
+    fn floors_divisions(&self) -> bool {
+        false
+    }
 }
 
 /// Evaluates one source expression.
@@ -236,6 +243,9 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
             {
                 if !y.is_zero() && !integral(&(x.clone() / y.clone()), true) {
                     s.integer_division(x, y, e.span);
+                    if s.floors_divisions() {
+                        return Val::Known((x.clone() / y.clone()).floor());
+                    }
                 }
             }
             binary(*op, a, b)

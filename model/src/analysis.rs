@@ -852,6 +852,9 @@ mod tests {
         assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 3.0), 0.0);
         assert_eq!(at("(N < 8 || P > 64) && P != 3", 4.0, 5.0), 1.0);
         assert!(crate::build::sites::truth("N < 8 || ").is_none());
+        // the program's truncating quotient (trial 16's SOR guard), here over P
+        assert_eq!(at("P*floor(N/P) != N", 576.0, 16.0), 0.0);
+        assert_eq!(at("P*floor(N/P) != N", 577.0, 16.0), 1.0);
     }
 
     /// A model that misses its runs says so, and whether the errors follow a parameter.

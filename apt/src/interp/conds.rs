@@ -55,13 +55,20 @@ impl Analysis<'_> {
     pub(super) fn cond(&mut self, e: &SrcExpr, env: &Env) -> Cond {
         let mut vars = BTreeSet::new();
         match self.cond_text(e, env, &mut vars) {
-            Ok(text) => Cond {
-                text,
-                unresolved: None,
-                vars,
-            },
+            Ok(text) => {
+                self.floor_divisions = true;
+                let exact = self.cond_text(e, env, &mut BTreeSet::new());
+                self.floor_divisions = false;
+                Cond {
+                    exact: exact.ok().filter(|x| *x != text),
+                    text,
+                    unresolved: None,
+                    vars,
+                }
+            }
             Err(reason) => Cond {
                 text: source_text(self.sources.text(e.span)),
+                exact: None,
                 unresolved: Some(reason),
                 vars: BTreeSet::new(),
             },

@@ -139,6 +139,9 @@ pub struct IndexFacts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cond {
     pub text: String,
+    /// The condition with the program's truncating integer divisions as it takes them
+    /// (`floor(N/Q)*Q != N` where `text` reads `N != N`), where that differs from `text`.
+    pub exact: Option<String>,
     pub unresolved: Option<String>,
     /// Symbols of the symbolic sides.
     pub vars: BTreeSet<String>,
@@ -179,6 +182,8 @@ pub struct Analysis<'p> {
     pub notes: BTreeMap<u32, String>,
     summaries: BTreeMap<ProcId, Summary>,
     summarizing: bool,
+    /// Integer divisions evaluate to `floor(num/den)` ([`crate::value::Scope::floors_divisions`]).
+    floor_divisions: bool,
     /// Conditions of `p = c1 ? f1 : …` assignments, where they stood (for calls through `p`).
     pointer_conds: BTreeMap<StmtId, Vec<Cond>>,
     /// Persistent requests by (procedure, path): the message their init describes (as an
@@ -212,6 +217,7 @@ impl<'p> Analysis<'p> {
             notes: BTreeMap::new(),
             summaries: BTreeMap::new(),
             summarizing: false,
+            floor_divisions: false,
             pointer_conds: BTreeMap::new(),
             requests: BTreeMap::new(),
             points_to: BTreeMap::new(),

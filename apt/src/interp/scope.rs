@@ -85,6 +85,10 @@ impl Scope for Cx<'_, '_> {
         self.an.sources.first_line(span)
     }
 
+    fn floors_divisions(&self) -> bool {
+        self.an.floor_divisions
+    }
+
     fn integer_division(&mut self, num: &Expr, den: &Expr, span: Span) {
         let key = (
             span.file.0,
