@@ -133,6 +133,41 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
     within(&m, 6, 0.85..1.3, 0.5..2.0, 0.3);
 }
 
+/// Trial 18's farm: a serial path for one rank (`if (nprocs == 1)`, the tasks in a loop) calls
+/// the workers' routine outside the farm's phase. Counted only inside the phase, T was 0 at
+/// P = 1 (every such run −100%).
+#[test]
+fn a_farms_serial_path_for_one_rank_is_counted() {
+    let serial = FARM.replacen(
+        "    if (rank == 0) {\n        int next = 0",
+        "    if (nprocs == 1) {\n        double total = 0.0;\n        for (int t = 0; t < ntasks; t++)\n            total += task(t, size);\n        printf(\"farm %d %d %.6e\\n\", ntasks, size, total);\n    } else if (rank == 0) {\n        int next = 0",
+        1,
+    );
+    assert_ne!(serial, FARM);
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "farm.c",
+        &serial,
+        "1,2,4",
+        &["NTASKS=48,96", "SIZE=200000"],
+        &["{NTASKS}", "{SIZE}"],
+    );
+    let one: Vec<f64> = m["validation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["config"].as_str().is_some_and(|c| c.ends_with("P=1")))
+        .map(|r| r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap())
+        .collect();
+    assert_eq!(one.len(), 2, "{:#}", m["validation"]);
+    assert!(
+        one.iter().all(|r| (0.7..1.4).contains(r)),
+        "{one:?}\nT = {}",
+        m["t"]
+    );
+}
+
 /// The traced runs' fitted/measured T: their median within `median`, every one within
 /// `each` (a run disturbed by the suite's load moves alone: one SMPI run of six at 0.59 once,
 /// its neighbours at 1), and the mean |error| of leave-one-out predictions under `loo`.

@@ -1,8 +1,9 @@
 //! Indicators for reading: a model switches a cost on past a threshold with
 //! `min(floor(x), 1)` (a compute burst under the simulator's threshold, a message past the
 //! eager limit), clamps a share with `min(max(x, 0), 1)` and tests `x != 0` with
-//! `min(max(x, -x), 1)`. Printed as they are these hide what they mean; the reading printers
-//! show `[N/P >= 8192]`, `clamp(x, 0, 1)` and `[M != 1]` instead, only where that is the same
+//! `min(max(x, -x), 1)`, and `x == 0` with `max(0, min(1 - x, 1 + x))`. Printed as they are
+//! these hide what they mean; the reading printers show `[N/P >= 8192]`, `clamp(x, 0, 1)`,
+//! `[M != 1]` and `[P == 1]` instead, only where that is the same
 //! value for every argument the model can give them (see [`step`]).
 
 use crate::canon;
@@ -18,6 +19,8 @@ pub(crate) enum Step {
     AtMost(Expr, f64),
     /// `[lhs != at]`
     Not(Expr, f64),
+    /// `[lhs == at]`
+    Eq(Expr, f64),
     /// `clamp(x, 0, 1)`
     Clamp(Expr),
 }
@@ -32,6 +35,9 @@ pub(crate) enum Step {
 /// the threshold: `floor(e/θ)` with `e ≥ 0`). A floor that can go negative (`c < 0`, a
 /// negative term) is left as it is: its min is then below 0 where the bracket says 0.
 pub(crate) fn step(a: &Atom) -> Option<Step> {
+    if let Atom::Max(args) = a {
+        return equality(args);
+    }
     let Atom::Min(args) = a else { return None };
     let [one, f] = args.as_slice() else {
         return None;
@@ -50,22 +56,7 @@ pub(crate) fn step(a: &Atom) -> Option<Step> {
             // (an indicator only for integer x: integer coefficients)
             let integral = a.terms.iter().all(|t| t.coef.0.fract() == 0.0);
             if integral && (a.clone() + b.clone()).is_zero() {
-                let x = if a
-                    .terms
-                    .iter()
-                    .find(|t| !t.is_constant())
-                    .is_some_and(|t| t.coef.0 > 0.0)
-                {
-                    a
-                } else {
-                    b
-                };
-                let (c, v): (Vec<&Term>, Vec<&Term>) =
-                    x.terms.iter().partition(|t| t.is_constant());
-                let rhs = -c.first().map_or(0.0, |t| t.coef.0);
-                let lhs = Expr {
-                    terms: v.into_iter().cloned().collect(),
-                };
+                let (lhs, rhs) = test_of(a);
                 return Some(Step::Not(lhs, rhs));
             }
         }
@@ -107,6 +98,51 @@ pub(crate) fn step(a: &Atom) -> Option<Step> {
     Some(Step::AtLeast(lhs, at))
 }
 
+/// `max(0, min(1 - x, 1 + x))` = `[x == 0]` for integer x (integer coefficients).
+fn equality(args: &[Expr]) -> Option<Step> {
+    let [a, b] = args else { return None };
+    let m = match (a.as_const(), b.as_const()) {
+        (Some(z), _) if z == 0.0 => b,
+        (_, Some(z)) if z == 0.0 => a,
+        _ => return None,
+    };
+    let Some(Atom::Min(mm)) = m.as_atom() else {
+        return None;
+    };
+    let [p, q] = mm.as_slice() else { return None };
+    if !(p.clone() + q.clone() - Expr::int(2)).is_zero() {
+        return None;
+    }
+    let x = q.clone() - Expr::one();
+    if x.as_const().is_some() || x.terms.iter().any(|t| t.coef.0.fract() != 0.0) {
+        return None;
+    }
+    let (lhs, rhs) = test_of(&x);
+    Some(Step::Eq(lhs, rhs))
+}
+
+/// `x` (integer, linear in what it tests) as `lhs` against a constant: `V - c` is `V` and `c`,
+/// the side whose leading term is positive.
+fn test_of(x: &Expr) -> (Expr, f64) {
+    let neg = x.clone() * Expr::num(-1.0);
+    let x = if x
+        .terms
+        .iter()
+        .find(|t| !t.is_constant())
+        .is_some_and(|t| t.coef.0 > 0.0)
+    {
+        x
+    } else {
+        &neg
+    };
+    let (c, v): (Vec<&Term>, Vec<&Term>) = x.terms.iter().partition(|t| t.is_constant());
+    let rhs = -c.first().map_or(0.0, |t| t.coef.0);
+    let lhs = Expr {
+        terms: v.into_iter().cloned().collect(),
+    };
+    (lhs, rhs)
+}
+
 impl Printer {
     /// A threshold: a whole number of up to 6 significant digits as it is (`8192`,
     /// `2000000`), any other as the coefficients print (`2.353e10`, not `23534949400`, the
@@ -129,6 +165,7 @@ impl Printer {
             let (op, open, close) = match (latex, op) {
                 (false, _) => (op, "[", "]"),
                 (true, ">=") => ("\\geq", "\\left[", "\\right]"),
+                (true, "==") => ("=", "\\left[", "\\right]"),
                 (true, "<=") => ("\\leq", "\\left[", "\\right]"),
                 (true, _) => ("\\neq", "\\left[", "\\right]"),
             };
@@ -142,6 +179,7 @@ impl Printer {
             Step::AtLeast(l, at) => bracket(l, ">=", *at),
             Step::AtMost(l, at) => bracket(l, "<=", *at),
             Step::Not(l, at) => bracket(l, "!=", *at),
+            Step::Eq(l, at) => bracket(l, "==", *at),
             Step::Clamp(x) if latex => {
                 format!(
                     "\\operatorname{{clamp}}\\left({}, 0, 1\\right)",
@@ -185,6 +223,25 @@ mod tests {
             let bracket = f64::from(lhs.eval(&env).unwrap() >= *at);
             assert_eq!(x.eval(&env).unwrap(), bracket, "N={n} P={p}");
         }
+    }
+
+    /// Trial 18's farm: the serial arm `if (nprocs == 1)`.
+    #[test]
+    fn an_equality_is_a_bracket() {
+        let e = parse("max(0, min(2 - P, P))").unwrap();
+        assert_eq!(
+            e.as_atom().and_then(step),
+            Some(Step::Eq(parse("P").unwrap(), 1.0))
+        );
+        for p in [1.0, 2.0, 3.0, 64.0] {
+            assert_eq!(e.eval(&|_| Some(p)).unwrap(), f64::from(p == 1.0));
+        }
+        assert_eq!(
+            Printer::reading(false).step(&step_of("max(0, min(2 - P, P))").unwrap()),
+            "[P == 1]"
+        );
+        // a fraction in the test: not an indicator
+        assert_eq!(step_of("max(0, min(2 - 0.5*P, 0.5*P))"), None);
     }
 
     #[test]

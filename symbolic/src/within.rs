@@ -77,9 +77,10 @@ impl Expr {
                     match step(&a) {
                         Some(s) => {
                             let (lhs, at) = match &s {
-                                Step::AtLeast(l, at) | Step::AtMost(l, at) | Step::Not(l, at) => {
-                                    (p.expr(l), *at)
-                                }
+                                Step::AtLeast(l, at)
+                                | Step::AtMost(l, at)
+                                | Step::Not(l, at)
+                                | Step::Eq(l, at) => (p.expr(l), *at),
                                 Step::Clamp(x) => (p.expr(x), 0.0),
                             };
                             fixed.push((lhs, at, p.step(&s), v0));

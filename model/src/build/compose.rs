@@ -3,6 +3,7 @@
 //! ROUTINE sums, LOOP multiplies by its trip count, IF weights its arms, CALL takes the
 //! callee, phases add at their anchor and pipeline fills rise to the loop that feeds them.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use apt::{Attr, Node, NodeData};
@@ -26,8 +27,16 @@ pub(super) struct Ctx<'a> {
     pub(super) phase_cost: BTreeMap<usize, PhaseCost>,
     /// Anchor site → phase indices, program order.
     pub(super) anchored: BTreeMap<u32, Vec<usize>>,
-    /// COMM sites accounted by a phase, compute sites inside a phase.
+    /// COMM sites accounted by a phase.
     pub(super) excluded: BTreeSet<u32>,
+    /// Computation sites that run inside phases: each phase's anchor, and whether the site
+    /// lies below it. Such a site is charged by the phase below its anchor and where the walk
+    /// does not pass the anchor at all, but counted where the program reaches it on a path
+    /// clear of the anchor (trial 18's farm: `if (P == 1)` runs the workers' tasks serially,
+    /// and T was 0 at P = 1).
+    pub(super) inside: BTreeMap<u32, Vec<(u32, bool)>>,
+    /// The anchors the walk is below.
+    pub(super) entered: RefCell<Vec<u32>>,
     pub(super) routines: BTreeMap<String, &'a Node>,
     pub(super) p2p_default: [Expr; 3],
     pub(super) overlap_pair: BTreeMap<usize, usize>,
@@ -288,6 +297,28 @@ impl Ctx<'_> {
     /// their blocks behind each other's). Branch arms' fills are not weighted by the branch probability: rank-dependent
     /// conditions split processors, not time, so the slower arm's fill is what the run waits for.
     pub(super) fn node(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
+        let anchor = self.anchored.contains_key(&n.site.0);
+        if anchor {
+            self.entered.borrow_mut().push(n.site.0);
+        }
+        let out = self.node_below(n, b, stack);
+        if anchor {
+            self.entered.borrow_mut().pop();
+        }
+        out
+    }
+
+    /// Whether computation `site` is charged by a phase it runs inside here ([`Ctx::inside`]).
+    fn charged_by_phase(&self, site: u32) -> bool {
+        self.inside.get(&site).is_some_and(|list| {
+            let entered = self.entered.borrow();
+            list.iter()
+                .any(|(anchor, below)| !below || entered.contains(anchor))
+        })
+    }
+
+    /// [`Ctx::node`] once the walk has entered `n`'s anchor, where it is one.
+    fn node_below(&self, n: &Node, b: Bound, stack: &mut Vec<String>) -> (Expr, Expr) {
         let site = n.site.0;
         let (per, once) = self.anchored(site, b);
         match &n.data {
@@ -296,7 +327,7 @@ impl Ctx<'_> {
                 (v + per, f + once)
             }
             NodeData::Loop(l) if l.compute => {
-                if self.excluded.contains(&site) {
+                if self.charged_by_phase(site) {
                     (Expr::zero(), Expr::zero())
                 } else {
                     let v = self

@@ -22,6 +22,8 @@ pub(super) struct PhaseCosts {
     pub(super) anchored: BTreeMap<u32, Vec<usize>>,
     /// COMM sites accounted by a phase, compute sites inside a phase.
     pub(super) excluded: BTreeSet<u32>,
+    /// [`super::compose::Ctx::inside`].
+    pub(super) inside: BTreeMap<u32, Vec<(u32, bool)>>,
     pub(super) reports: Vec<PhaseReport>,
     /// Phase index → cost per occurrence and fill.
     pub(super) cost: BTreeMap<usize, PhaseCost>,
@@ -187,6 +189,7 @@ pub(super) fn cost_phases(
     let mut out = PhaseCosts {
         anchored: BTreeMap::new(),
         excluded: BTreeSet::new(),
+        inside: BTreeMap::new(),
         reports: Vec::new(),
         cost: BTreeMap::new(),
         coll_cost: BTreeMap::new(),
@@ -206,7 +209,22 @@ pub(super) fn cost_phases(
             continue;
         };
         out.excluded.extend(g.sites.iter().copied());
-        out.excluded.extend(g.overlapped.iter().copied());
+        let below: BTreeSet<u32> = env
+            .nodes
+            .get(&anchor)
+            .map(|n| {
+                super::tree::compute_below(n, &env.routines())
+                    .into_iter()
+                    .map(|(s, _)| s)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for &c in &g.overlapped {
+            out.inside
+                .entry(c)
+                .or_default()
+                .push((anchor, below.contains(&c)));
+        }
         out.anchored.entry(anchor).or_default().push(gi);
         out.cost.insert(gi, cost);
         out.reports.push(report);

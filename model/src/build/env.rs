@@ -53,6 +53,18 @@ impl Notes {
 }
 
 impl<'a> Env<'a> {
+    /// The APT's routines by name.
+    pub(super) fn routines(&self) -> BTreeMap<&'a str, &'a Node> {
+        self.apt
+            .routines
+            .iter()
+            .filter_map(|r| match &r.data {
+                apt::NodeData::Routine { name, .. } => Some((name.as_str(), r)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub(super) fn new(
         apt: &'a Apt,
         main: &'a str,

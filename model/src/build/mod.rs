@@ -189,6 +189,8 @@ pub fn build(
         phase_cost: costs.cost,
         anchored: costs.anchored,
         excluded: costs.excluded,
+        inside: costs.inside,
+        entered: std::cell::RefCell::new(Vec::new()),
         routines,
         p2p_default,
         overlap_pair,

@@ -86,15 +86,7 @@ fn ramps_and_floors(env: &Env<'_>, pc: &mut PhaseContext) {
     // a computation phase that repeats with a communication phase some runs lack (P = 1: under
     // the phase's APT ancestor) may cost differently where the phase communicates: the data it
     // touches was just sent or received, and its cache lines move between cores
-    let routines: BTreeMap<&str, &Node> = env
-        .apt
-        .routines
-        .iter()
-        .filter_map(|r| match &r.data {
-            NodeData::Routine { name, .. } => Some((name.as_str(), r)),
-            _ => None,
-        })
-        .collect();
+    let routines = env.routines();
     for (gi, g) in pc.found.iter().enumerate() {
         let Some(anchor) = g.ancestor.filter(|_| g.kind != PhaseKind::Collective) else {
             continue;

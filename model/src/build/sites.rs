@@ -320,7 +320,7 @@ pub(super) fn ran_under(n: &Node, runs: &[RunObs]) -> bool {
 
 /// The 0/1 value of a comparison `lhs op rhs` of integer-valued sides (`METHOD == 1`,
 /// `K < N`), as an expression: with d = rhs − lhs, `<` is min(1, max(0, d)), `<=` is
-/// min(1, max(0, d + 1)), `==` is 1 − min(1, max(d, −d)) and `!=` its complement. None for
+/// min(1, max(0, d + 1)), `==` is max(0, min(1 − d, 1 + d)) and `!=` min(1, max(d, −d)). None for
 /// anything else (a compound condition, a side that does not parse). Beside it, whether both
 /// sides are polynomials with integer coefficients (then it is exact for integer parameters;
 /// `N / 2 == 3` is not, C divides integers).
@@ -353,7 +353,12 @@ pub(crate) fn indicator(cond: &str) -> Option<(Expr, bool)> {
         "<=" => clamp(r - l + Expr::one()),
         ">" => clamp(l - r),
         ">=" => clamp(l - r + Expr::one()),
-        "==" => Expr::one() - Expr::min(Expr::one(), abs(r - l)),
+        // one atom, max(0, 1 − |d|): as 1 − min(1, |d|) a product distributed its 1 over
+        // the arm's terms (trial 18's farm: the serial arm at P == 1 read as −1394% of T)
+        "==" => Expr::max(
+            Expr::zero(),
+            Expr::min(Expr::one() - (&r - &l), Expr::one() + (r - l)),
+        ),
         _ => Expr::min(Expr::one(), abs(r - l)),
     };
     Some((e, exact))
