@@ -102,8 +102,8 @@ pub(crate) fn step(a: &Atom) -> Option<Step> {
 fn equality(args: &[Expr]) -> Option<Step> {
     let [a, b] = args else { return None };
     let m = match (a.as_const(), b.as_const()) {
-        (Some(z), _) if z == 0.0 => b,
-        (_, Some(z)) if z == 0.0 => a,
+        (Some(0.0), _) => b,
+        (_, Some(0.0)) => a,
         _ => return None,
     };
     let Some(Atom::Min(mm)) = m.as_atom() else {
