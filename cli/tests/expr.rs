@@ -53,15 +53,82 @@ fn solve_two_power_closed_form() {
 /// A model.json in `dir` whose T is `N^2/(P*K) + K*log2(P)`, with the source's truncating
 /// `divisions`.
 fn model_file(dir: &std::path::Path, divisions: serde_json::Value) -> std::path::PathBuf {
+    model_file_with(dir, serde_json::json!({ "divisions": divisions }))
+}
+
+/// [`model_file`] with `fields` (an object) in place of its own.
+fn model_file_with(dir: &std::path::Path, fields: serde_json::Value) -> std::path::PathBuf {
     let path = dir.join("model.json");
-    let model = serde_json::json!({
+    let mut model = serde_json::json!({
         "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": true,
         "params": ["K", "N", "P"], "t": "N^2/(P*K) + K*log2(P)", "t_min": "N^2/(P*K)",
         "t_max": "N^2/(P*K) + 2*K*log2(P)", "largest": {}, "phases": [], "compute": [],
-        "quantities": [], "validation": [], "warnings": [], "divisions": divisions
+        "quantities": [], "validation": [], "warnings": [], "divisions": []
     });
+    for (k, v) in fields.as_object().unwrap() {
+        model[k] = v.clone();
+    }
     std::fs::write(&path, model.to_string()).unwrap();
     path
+}
+
+/// Trial 18: a wavefront's model that missed its own runs by 28% on average, with laws in KB
+/// fitted at negative R², gave KB* = 13 and no word of either; the program ran 1.8x slower
+/// there than at its best KB. The optimum comes with what stands against it.
+#[test]
+fn solve_on_a_model_says_what_stands_against_its_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = |k: f64, measured: f64, err: f64| {
+        serde_json::json!({"config": format!("K={k},N=1024,P=16"), "params": {"K": k, "N": 1024.0, "P": 16.0},
+                           "measured": measured, "fitted": measured, "predicted": measured * (1.0 + err), "loo_error": err})
+    };
+    let path = model_file_with(
+        dir.path(),
+        serde_json::json!({
+            "validation": [row(16.0, 1e-2, 0.3), row(32.0, 1e-2, -0.25), row(64.0, 1e-2, 0.1)],
+            "quantities": [
+                {"what": "entries", "site": 11, "line": 51, "r2": -0.42, "expr": "0.0557*sqrt(K)*P", "origin": "regression"},
+                {"what": "trip", "site": 3, "line": 20, "r2": -2.0, "expr": "N/P", "origin": "regression"},
+                {"what": "bytes", "site": 4, "line": 21, "r2": 0.9, "expr": "8*K", "origin": "source"}
+            ]
+        }),
+    );
+    let (code, out, err) = augur(&[
+        "expr",
+        "solve",
+        path.to_str().unwrap(),
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("K* = 128\n"), "{out}");
+    assert!(
+        out.contains("caution: the model misses its own runs by 22% on average (leave one out, worst +30% at K=16,N=1024,P=16)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("caution: K* = 128 lies outside the traced K = 16..64"),
+        "{out}"
+    );
+    // the law in K, not the one without it
+    assert!(
+        out.contains("(R² < 0) enter T: entries at line 51 (R² -0.42): 0.0557*sqrt(K)*P\n"),
+        "{out}"
+    );
+    // a model that holds says nothing
+    let quiet = model_file(dir.path(), serde_json::json!([]));
+    let (_, out, _) = augur(&[
+        "expr",
+        "solve",
+        quiet.to_str().unwrap(),
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+    ]);
+    assert!(!out.contains("caution"), "{out}");
 }
 
 /// A saved model's T is solved from its file (trial 15: the optimal block size meant copying T

@@ -224,6 +224,67 @@ fn divisors_near(
     out
 }
 
+/// What a user should know before trusting a model's optimum `var` = `k` (trial 18: a
+/// wavefront's model that missed its own runs by 28% on average gave KB* = 13 with no word,
+/// and the program ran 1.8x slower there than at the best KB): the model's leave-one-out error
+/// where it is above 15%, `k` outside the traced values of `var`, and fitted laws in `var`
+/// that explain their data worse than its mean (R² < 0).
+fn caveats(m: &model::analysis::ModelFile, var: &str, k: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    let v = &m.validation;
+    if !v.is_empty() {
+        let mean = v.iter().map(|r| r.loo_error.abs()).sum::<f64>() / v.len() as f64;
+        if mean > 0.15 {
+            let worst = v
+                .iter()
+                .max_by(|a, b| a.loo_error.abs().total_cmp(&b.loo_error.abs()))
+                .map(|r| format!(", worst {:+.0}% at {}", 100.0 * r.loo_error, r.config))
+                .unwrap_or_default();
+            out.push(format!(
+                "the model misses its own runs by {:.0}% on average (leave one out{worst}): {var}* is the model's optimum, not a measured one; run the program at {var}* and on both sides before relying on it",
+                100.0 * mean
+            ));
+        }
+    }
+    let traced: Vec<f64> = v
+        .iter()
+        .filter_map(|r| r.params.get(var).copied())
+        .collect();
+    let lo = traced.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = traced.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() && (k < lo || k > hi) {
+        out.push(format!(
+            "{var}* = {} lies outside the traced {var} = {}..{}: T's laws in {var} are extrapolated there",
+            short(k),
+            short(lo),
+            short(hi)
+        ));
+    }
+    let weak: Vec<String> = m
+        .quantities
+        .iter()
+        .filter_map(|q| {
+            let r2 = q["r2"].as_f64().filter(|r| *r < 0.0)?;
+            let law = q["expr"]
+                .as_str()
+                .and_then(|e| symbolic::parse(e).ok())
+                .filter(|e| e.contains_var(var))?;
+            Some(format!(
+                "{} at line {} (R² {r2:.2}): {law}",
+                q["what"].as_str().unwrap_or("?"),
+                q["line"],
+            ))
+        })
+        .collect();
+    if !weak.is_empty() {
+        out.push(format!(
+            "fitted laws in {var} that follow their data worse than its mean (R² < 0) enter T: {}",
+            weak.join("; ")
+        ));
+    }
+    out
+}
+
 /// `N=1024,P=16` (values may be constant expressions such as `2^10`).
 fn parse_at(s: &str) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
@@ -417,6 +478,10 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 .as_ref()
                 .map(|m| divisors_near(m, &e, &var, &at, chosen, range))
                 .unwrap_or_default();
+            let caveats = model
+                .as_ref()
+                .map(|m| caveats(m, &var, chosen))
+                .unwrap_or_default();
             if fmt.json {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
@@ -434,6 +499,9 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                                    "divisors": d.near.iter().map(|(k, t)| json!({var.clone(): k, "t": t})).collect::<Vec<_>>()})
                         })
                         .collect();
+                }
+                if !caveats.is_empty() {
+                    v["caveats"] = json!(caveats);
                 }
                 out(&v.to_string())?;
             } else {
@@ -481,6 +549,9 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 }
                 if s.method == symbolic::Method::Breakpoint {
                     out(&format!("note: {var}* is where a max/min or step of T changes branch: where two costs balance (max(a, b)), or, for a step, a threshold such as a machine sheet's message-size regime boundary, which is a property of the sheet rather than a tuned {var}: look at T on both sides"))?;
+                }
+                for c in &caveats {
+                    out(&format!("caution: {c}"))?;
                 }
             }
         }
