@@ -1522,3 +1522,73 @@ fn a_pairwise_phase_traced_beyond_two_ranks_is_named_pairwise() {
         "{warnings:#?}"
     );
 }
+
+const COARSE: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A pipeline over NB blocks whose stages hand on two kinds of message: each block's last
+ * value after the block, and the whole row's last value after the last block, which the next
+ * rank needs before its first block (as a 2-D sweep's east column): that hop waits for all NB
+ * blocks of the rank before. */
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, nb, len, b, i;
+    double *a, left = 0.0, edge = 0.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    nb = atoi(argv[2]);
+    len = n / nb;
+    a = calloc((size_t)n, sizeof(double));
+    for (b = 0; b < nb; b++) {
+        if (b == 0 && rank > 0)
+            MPI_Recv(&edge, 1, MPI_DOUBLE, rank - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank > 0)
+            MPI_Recv(&left, 1, MPI_DOUBLE, rank - 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (i = b * len; i < (b + 1) * len; i++)
+            a[i] = 0.5 * a[i] + left + 1e-3 * edge;
+        if (rank < nprocs - 1)
+            MPI_Send(&a[(b + 1) * len - 1], 1, MPI_DOUBLE, rank + 1, 2, MPI_COMM_WORLD);
+        if (b == nb - 1 && rank < nprocs - 1)
+            MPI_Send(&a[n - 1], 1, MPI_DOUBLE, rank + 1, 1, MPI_COMM_WORLD);
+    }
+    if (rank == nprocs - 1)
+        printf("coarse %d %d %.6e\n", n, nb, a[n - 1]);
+    free(a);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 18's wavefront: a pipeline whose east hops wait for a whole tile of blocks, its south
+/// hops for one; the fill charges one stage a hop, and `expr solve` sent the user to a block
+/// size 1.8x slower than the best. The model says so.
+#[test]
+fn a_pipeline_whose_hops_are_not_alike_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "coarse.c",
+        COARSE,
+        "2,3,4",
+        &["N=65536", "NB=4,16"],
+        &["{N}", "{NB}"],
+    );
+    let warnings = m["warnings"].as_array().unwrap();
+    let named: Vec<&str> = warnings
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("a pipeline whose hops are not alike"))
+        .collect();
+    assert_eq!(named.len(), 1, "{warnings:#?}");
+    // the block's send (line 28) against the row's (line 30), NB per row
+    assert!(
+        named[0].contains(
+            "sends at line 28 up to 16 times as often as at line 30 (4 to 16 over the traced runs)"
+        ),
+        "{}",
+        named[0]
+    );
+}

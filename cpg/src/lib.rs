@@ -182,6 +182,10 @@ pub struct Phase {
     /// kind of message; a halo's rows and columns are two).
     #[serde(default)]
     pub site_bytes: BTreeMap<u32, Stats>,
+    /// Point-to-point: how many processors send from each call site (its messages per sender
+    /// are `site_bytes[site].count` over this).
+    #[serde(default)]
+    pub site_senders: BTreeMap<u32, u32>,
     /// Stars: the hub every message goes to or comes from.
     #[serde(default)]
     pub hub: Option<u32>,

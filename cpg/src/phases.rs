@@ -412,6 +412,7 @@ fn describe_p2p(
     let mut hops = Vec::new();
     let mut bytes = Vec::new();
     let mut site_bytes: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    let mut site_senders: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     let mut per_sender: BTreeMap<u32, u64> = BTreeMap::new();
     let mut per_pair: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for msg in &m.messages {
@@ -429,6 +430,7 @@ fn describe_p2p(
         });
         bytes.push(msg.bytes as f64);
         site_bytes.entry(s.site).or_default().push(msg.bytes as f64);
+        site_senders.entry(s.site).or_default().insert(msg.from);
         *per_sender.entry(msg.from).or_default() += 1;
         *per_pair.entry((msg.from, msg.to)).or_default() += 1;
     }
@@ -508,6 +510,10 @@ fn describe_p2p(
             .into_iter()
             .map(|(site, b)| (site, Stats::of(b)))
             .collect(),
+        site_senders: site_senders
+            .into_iter()
+            .map(|(site, s)| (site, u32::try_from(s.len()).unwrap_or(u32::MAX)))
+            .collect(),
         hub,
         per_processor: Stats::of(per_sender.values().map(|&n| n as f64)),
         instances: Stats::of(per_pair.values().map(|&n| n as f64)),
@@ -578,6 +584,7 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                 pairs: 0,
                 bytes: Stats::of(a.bytes),
                 site_bytes: BTreeMap::new(),
+                site_senders: BTreeMap::new(),
                 hub: None,
                 per_processor: Stats::of(a.calls.values().map(|&n| n as f64)),
                 instances: Stats::of(a.calls.values().map(|&n| n as f64)),

@@ -54,6 +54,8 @@ pub struct PhaseRun {
     /// its largest message, and one site may send several sizes (a loop over a 3-D grid's
     /// dimensions sending each face in turn; trial 13).
     pub site_bytes: BTreeMap<u32, f64>,
+    /// Messages per sending processor by the sending site, over the run.
+    pub site_sends: BTreeMap<u32, f64>,
     pub messages: u64,
     /// Computation-phase site → its entries inside the phase per processor that ran it there
     /// (cpg's overlap occurrences over processors).
@@ -127,6 +129,14 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         call_seconds: g.call_seconds.max.max(0.0),
                         bytes: g.bytes.mean,
                         site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.max)).collect(),
+                        site_sends: g
+                            .site_bytes
+                            .iter()
+                            .filter_map(|(s, b)| {
+                                let n = *g.site_senders.get(s)?;
+                                (n > 0).then(|| (*s, b.count as f64 / f64::from(n)))
+                            })
+                            .collect(),
                         messages: g.messages,
                         inside: g
                             .compute

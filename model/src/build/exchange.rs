@@ -136,6 +136,9 @@ pub(super) fn cost_exchange(
     notes.quantities.push(rep);
     let pf = &pf.reaching(&bytes.expr);
     let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
+    if g.kind == PhaseKind::Pipeline {
+        coarse_hops(pf, anchor, notes);
+    }
     let ins = inside(&occ, compute, notes);
     let k = msgs_law
         .as_ref()
@@ -293,6 +296,52 @@ fn cold_excess(occ: &Occurrences<'_, '_>, w: &Expr, notes: &mut Notes) -> Option
         fit: fit.clone(),
     });
     Some(fit)
+}
+
+/// A pipeline whose sending sites pass on different numbers of blocks (trial 18's wavefront:
+/// a block's row south after each block, the tile's column east after the last of N/(Py·KB)
+/// blocks): the chain along the coarse site waits for that many blocks a hop, where the fill
+/// charges one stage. Warned when a processor sends from one site about once per message of the
+/// busiest in every run, and from another site half as often or less in some run (per sending
+/// processor; how much less may follow the parameters, N/(Py·KB) blocks a tile).
+fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) {
+    let (env, g) = (pf.env, pf.g);
+    // per site: the fewest and most messages of the busiest site per message of this one
+    let mut per_site: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
+    for pr in g.runs.values() {
+        let busiest = pr.site_sends.values().copied().fold(0.0, f64::max);
+        if pr.site_sends.len() < 2 || busiest <= 0.0 {
+            continue;
+        }
+        for (&site, &sends) in &pr.site_sends {
+            let e = busiest / sends.max(1.0);
+            let r = per_site.entry(site).or_insert((e, e));
+            *r = (r.0.min(e), r.1.max(e));
+        }
+    }
+    let fine: Vec<u32> = per_site
+        .iter()
+        .filter(|(_, (_, most))| *most < 1.5)
+        .map(|(s, _)| *s)
+        .collect();
+    if fine.is_empty() {
+        return;
+    }
+    for (&site, &(fewest, most)) in per_site.iter().filter(|(_, (_, most))| *most >= 2.0) {
+        let times = if most - fewest < 0.5 {
+            format!("{fewest:.0} in each")
+        } else {
+            format!("{fewest:.0} to {most:.0}")
+        };
+        notes.warnings.push(format!(
+            "phase {} ({}): a pipeline whose hops are not alike: a processor sends at {} up to {most:.0} times as often as at {} ({times} over the traced runs); the fill charges every hop one stage, so where the chain runs along {}'s messages (each hop waiting for the blocks between them) T is low, and its law in the block size is not the program's",
+            pf.gi,
+            env.at(anchor),
+            fine.iter().map(|s| env.at(*s)).collect::<Vec<_>>().join(", "),
+            env.at(site),
+            env.at(site),
+        ));
+    }
 }
 
 /// W: computation inside the phase, one interval's (a pipeline's stage) and per occurrence
