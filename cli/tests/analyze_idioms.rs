@@ -1586,9 +1586,22 @@ fn a_pipeline_whose_hops_are_not_alike_is_named() {
     // the block's send (line 28) against the row's (line 30), NB per row
     assert!(
         named[0].contains(
-            "sends at line 28 up to 16 times as often as at line 30 (4 to 16 over the traced runs)"
+            "sends at line 28 up to 16 times as often as at line 30 (4 to 16 over the traced runs), so each of the chain's P - 1 hops along line 30's messages waits for NB blocks"
         ),
         "{}",
         named[0]
     );
+    // charged: the ranks' rows of N run one after another and T grows with P; charged one
+    // block a hop, it fell with P at NB = 16
+    let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    let at = |p: f64| {
+        t.eval(&|v| match v {
+            "N" => Some(65536.0),
+            "NB" => Some(16.0),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    assert!(at(16.0) > 3.0 * at(4.0), "T = {t}");
 }

@@ -195,6 +195,9 @@ pub struct Phase {
     pub instances: Stats,
     /// Longest chain of messages (pipelines and indeterminate phases): P-1 for a line.
     pub depth: Option<u32>,
+    /// One longest chain's hops by the site that sent each ([`depth::Depth::by_site`]).
+    #[serde(default)]
+    pub chain_sites: BTreeMap<u32, u32>,
     /// Communicator size (largest seen).
     pub comm_size: i32,
     /// Intervals of the phase's kind (send→recv, recv→send) over all processors.

@@ -427,6 +427,7 @@ fn describe_p2p(
             to: msg.to,
             sent: s.at,
             received: rv.at,
+            site: s.site,
         });
         bytes.push(msg.bytes as f64);
         site_bytes.entry(s.site).or_default().push(msg.bytes as f64);
@@ -445,16 +446,30 @@ fn describe_p2p(
     };
     let site_list: Vec<u32> = sites.iter().copied().collect();
     let id = phase_id(&site_list);
-    let depth = if kind != PhaseKind::Synchronous || !determinate {
-        let d = chain_depth(&hops);
+    let (depth, chain_sites) = if kind != PhaseKind::Synchronous || !determinate {
+        // a hop weighs the busiest site's messages per message of its own site, per sender:
+        // the blocks a processor passes on before it sends one
+        let per_sender: BTreeMap<u32, f64> = site_bytes
+            .iter()
+            .filter_map(|(site, b)| {
+                let n = site_senders.get(site).map_or(0, BTreeSet::len);
+                (n > 0).then(|| (*site, b.len() as f64 / n as f64))
+            })
+            .collect();
+        let busiest = per_sender.values().copied().fold(0.0, f64::max);
+        let weights: BTreeMap<u32, f64> = per_sender
+            .iter()
+            .map(|(site, n)| (*site, busiest / n.max(1.0)))
+            .collect();
+        let d = chain_depth(&hops, &weights);
         if d.cycle {
             warnings.push(format!(
                 "phase {id}: message chains form a cycle; depth computed without its back edges"
             ));
         }
-        Some(d.depth)
+        (Some(d.depth), d.by_site)
     } else {
-        None
+        (None, BTreeMap::new())
     };
     let first = if kind != PhaseKind::Synchronous {
         Dir::Recv
@@ -518,6 +533,7 @@ fn describe_p2p(
         per_processor: Stats::of(per_sender.values().map(|&n| n as f64)),
         instances: Stats::of(per_pair.values().map(|&n| n as f64)),
         depth,
+        chain_sites,
         comm_size,
         intervals,
         compute: scan.finish(),
@@ -589,6 +605,7 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                 per_processor: Stats::of(a.calls.values().map(|&n| n as f64)),
                 instances: Stats::of(a.calls.values().map(|&n| n as f64)),
                 depth: None,
+                chain_sites: BTreeMap::new(),
                 comm_size: a.comm,
                 intervals: 0,
                 compute: Vec::new(),

@@ -56,6 +56,8 @@ pub struct PhaseRun {
     pub site_bytes: BTreeMap<u32, f64>,
     /// Messages per sending processor by the sending site, over the run.
     pub site_sends: BTreeMap<u32, f64>,
+    /// A pipeline's longest chain, its hops by the site that sent each.
+    pub chain_sites: BTreeMap<u32, u32>,
     pub messages: u64,
     /// Computation-phase site → its entries inside the phase per processor that ran it there
     /// (cpg's overlap occurrences over processors).
@@ -129,6 +131,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         call_seconds: g.call_seconds.max.max(0.0),
                         bytes: g.bytes.mean,
                         site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.max)).collect(),
+                        chain_sites: g.chain_sites.clone(),
                         site_sends: g
                             .site_bytes
                             .iter()

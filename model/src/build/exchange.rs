@@ -136,9 +136,11 @@ pub(super) fn cost_exchange(
     notes.quantities.push(rep);
     let pf = &pf.reaching(&bytes.expr);
     let depth = (g.kind == PhaseKind::Pipeline).then(|| fit_depth(pf, notes));
-    if g.kind == PhaseKind::Pipeline {
-        coarse_hops(pf, anchor, notes);
-    }
+    let coarse = if g.kind == PhaseKind::Pipeline {
+        coarse_hops(pf, anchor, notes)
+    } else {
+        Vec::new()
+    };
     let ins = inside(&occ, compute, notes);
     let k = msgs_law
         .as_ref()
@@ -154,6 +156,16 @@ pub(super) fn cost_exchange(
         });
     }
     let mut cost = occurrence_cost(pf, &pc.presences[gi], &bytes, &k, depth.as_ref(), &ins);
+    // each coarse hop on the chain waits for the blocks between two of its messages, where
+    // the fill charged one stage
+    for (hops, blocks) in &coarse {
+        for b in BOUNDS {
+            let i = bidx(b);
+            let extra =
+                hops.at(b).clone() * (blocks.at(b).clone() - Expr::one()) * ins.w[i].clone();
+            cost.fill[i] = cost.fill[i].clone() + extra;
+        }
+    }
     if let Some(d) = depth.as_ref() {
         if let Some(e) = cold_excess(&occ, &ins.w[1], notes) {
             cost.cold = BOUNDS.map(|b| d.at(b).clone() * e.at(b).clone());
@@ -222,33 +234,11 @@ impl Occurrences<'_, '_> {
 /// hypothesis, and reported.
 fn fit_depth(pf: &PhaseFit<'_>, notes: &mut Notes) -> Fitted {
     let (env, first) = (pf.env, pf.first);
-    let mut cands = vec![
-        vec![Expr::var("P"), Expr::one()],
-        vec![Expr::var("P")],
-        vec![Expr::var("P").sqrt(), Expr::one()],
-        vec![Expr::var("P").log2(), Expr::one()],
-        // a binomial tree's longest chain (a reduction's: 1, 1, 2 at P = 2..4, trial 14's
-        // fitted 0.4118*P) and its rounds
-        vec![Expr::var("P").log2().floor()],
-        vec![Expr::var("P").log2().ceil()],
-        vec![Expr::one()],
-    ];
     // on the program's process grid a wavefront crosses every extent (Px + Py - 2)
     // or one of them: the source's hypothesis, which log2(P) would otherwise match
     // at P = 4, 8, 16 and miss beyond
     let hyp = grid_depth(&env.grids);
-    if let Some(g) = env.grids.iter().next() {
-        for x in g.extents() {
-            cands.insert(0, vec![x, Expr::one()]);
-        }
-    }
-    let d = fit_quantity(
-        &pf.by(&|pr| f64::from(pr.depth)),
-        hyp.as_ref(),
-        &cands,
-        true,
-        env.qopts,
-    );
+    let d = fit_chain_samples(env, &pf.by(&|pr| f64::from(pr.depth)), hyp.as_ref());
     notes.quantities.push(QuantityReport {
         what: "depth".into(),
         site: first,
@@ -260,6 +250,29 @@ fn fit_depth(pf: &PhaseFit<'_>, notes: &mut Notes) -> Fitted {
         fit: d.clone(),
     });
     d
+}
+
+/// A count of chain hops per run (`samples`), fitted across the runs with `hyp` as the
+/// hypothesis and the laws a chain follows as candidates: lines, square and logarithmic
+/// shapes, binomial trees and the program's process grid's extents.
+fn fit_chain_samples(env: &super::env::Env<'_>, samples: &Samples, hyp: Option<&Expr>) -> Fitted {
+    let mut cands = vec![
+        vec![Expr::var("P"), Expr::one()],
+        vec![Expr::var("P")],
+        vec![Expr::var("P").sqrt(), Expr::one()],
+        vec![Expr::var("P").log2(), Expr::one()],
+        // a binomial tree's longest chain (a reduction's: 1, 1, 2 at P = 2..4, trial 14's
+        // fitted 0.4118*P) and its rounds
+        vec![Expr::var("P").log2().floor()],
+        vec![Expr::var("P").log2().ceil()],
+        vec![Expr::one()],
+    ];
+    if let Some(g) = env.grids.iter().next() {
+        for x in g.extents() {
+            cands.insert(0, vec![x, Expr::one()]);
+        }
+    }
+    fit_quantity(samples, hyp, &cands, true, env.qopts)
 }
 
 /// How much longer a pipeline stage's first block runs than its later ones where its data is
@@ -300,11 +313,14 @@ fn cold_excess(occ: &Occurrences<'_, '_>, w: &Expr, notes: &mut Notes) -> Option
 
 /// A pipeline whose sending sites pass on different numbers of blocks (trial 18's wavefront:
 /// a block's row south after each block, the tile's column east after the last of N/(Py·KB)
-/// blocks): the chain along the coarse site waits for that many blocks a hop, where the fill
-/// charges one stage. Warned when a processor sends from one site about once per message of the
-/// busiest in every run, and from another site half as often or less in some run (per sending
-/// processor; how much less may follow the parameters, N/(Py·KB) blocks a tile).
-fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) {
+/// blocks): each hop along the coarse site waits for all the blocks between two of its
+/// messages, where the fill charges one stage a hop. A site is coarse where a processor sends
+/// from the busiest site about once per message of its own in no run, half as often or less in
+/// some (how much less may follow the parameters), while another site is the busiest in every
+/// run. For each coarse site: its hops on the longest chain and its blocks per message, fitted
+/// across the runs (the anchor loop's trip count the hypothesis: a message per pass) and
+/// reported, with a warning naming it.
+fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) -> Vec<(Fitted, Fitted)> {
     let (env, g) = (pf.env, pf.g);
     // per site: the fewest and most messages of the busiest site per message of this one
     let mut per_site: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
@@ -325,23 +341,82 @@ fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) {
         .map(|(s, _)| *s)
         .collect();
     if fine.is_empty() {
-        return;
+        return Vec::new();
     }
+    let anchor_trip = env.nodes.get(&anchor).and_then(|n| match &n.data {
+        apt::NodeData::Loop(l) => l.trip.expr().cloned(),
+        _ => None,
+    });
+    let mut out = Vec::new();
     for (&site, &(fewest, most)) in per_site.iter().filter(|(_, (_, most))| *most >= 2.0) {
+        // over the runs where the site sends in this phase (at P = 2 a pipeline's two kinds of
+        // message may be two phases: no processor both receives one and sends the other)
+        let sends = |pr: &phases::PhaseRun| pr.site_sends.get(&site).is_some_and(|s| *s > 0.0);
+        let mut on_chain = Samples::new(env.params.clone());
+        for (ri, pr) in g.runs.iter().filter(|(_, pr)| sends(pr)) {
+            let n = pr.chain_sites.get(&site).copied().unwrap_or(0);
+            on_chain.push(row(&env.runs[*ri], &env.params), f64::from(n));
+        }
+        // the hops along one axis of the program's grid: that extent less one
+        let axis = env
+            .grids
+            .iter()
+            .flat_map(|g| g.extents())
+            .map(|x| x - Expr::one())
+            .find(|h| {
+                on_chain.points.iter().zip(&on_chain.values).all(|(pt, y)| {
+                    h.eval(&|v| env.params.iter().position(|p| p == v).map(|k| pt[k]))
+                        .is_ok_and(|v| (v - y).abs() < 1e-9)
+                })
+            });
+        let hops = fit_chain_samples(env, &on_chain, axis.as_ref());
+        // over the runs where the site sends
+        let mut per_message = Samples::new(env.params.clone());
+        for (ri, pr) in g.runs.iter().filter(|(_, pr)| sends(pr)) {
+            let busiest = pr.site_sends.values().copied().fold(0.0, f64::max);
+            let s = pr.site_sends.get(&site).copied().unwrap_or(1.0);
+            per_message.push(row(&env.runs[*ri], &env.params), busiest / s);
+        }
+        let blocks = fit_quantity(&per_message, anchor_trip.as_ref(), &[], true, env.qopts);
+        for (what, fit, source) in [
+            (
+                "hops",
+                &hops,
+                "measured: hops of the longest chain sent from here",
+            ),
+            (
+                "blocks",
+                &blocks,
+                "measured: messages of the pipeline's busiest site per message sent from here",
+            ),
+        ] {
+            notes.quantities.push(QuantityReport {
+                what: what.into(),
+                site,
+                line: pf.line(site),
+                file: env.file_of(site),
+                source: source.into(),
+                fit: fit.clone(),
+            });
+        }
         let times = if most - fewest < 0.5 {
             format!("{fewest:.0} in each")
         } else {
             format!("{fewest:.0} to {most:.0}")
         };
         notes.warnings.push(format!(
-            "phase {} ({}): a pipeline whose hops are not alike: a processor sends at {} up to {most:.0} times as often as at {} ({times} over the traced runs); the fill charges every hop one stage, so where the chain runs along {}'s messages (each hop waiting for the blocks between them) T is low, and its law in the block size is not the program's",
+            "phase {} ({}): a pipeline whose hops are not alike: a processor sends at {} up to {most:.0} times as often as at {} ({times} over the traced runs), so each of the chain's {} hops along {}'s messages waits for {} blocks; the fill charges them so (the stage was measured per block)",
             pf.gi,
             env.at(anchor),
             fine.iter().map(|s| env.at(*s)).collect::<Vec<_>>().join(", "),
             env.at(site),
+            hops.expr,
             env.at(site),
+            blocks.expr,
         ));
+        out.push((hops, blocks));
     }
+    out
 }
 
 /// W: computation inside the phase, one interval's (a pipeline's stage) and per occurrence
