@@ -107,38 +107,66 @@ pub struct Context<'a> {
 
 /// The share of evaluations that take the IF `cond` (its enclosing arms and loops `outer`),
 /// from the source, when it is a mean over the ranks or over a loop's index that matches every
-/// traced share in `traced` (or there is none).
+/// traced share in `traced` (or there is none). A conjunction of conditions on the rank and
+/// one on a loop index (`b == 0 && mod(rank, py) > 0`: the first block of the ranks off the
+/// grid's first column) is the product of the two means: every rank runs the same iterations.
 pub fn source_share(
     cond: &str,
     outer: &[Outer],
     ctx: &Context<'_>,
     traced: &Samples,
 ) -> Option<SourceShare> {
-    let c = Comparison::parse(cond)?.subs(ctx.consts);
+    if cond.contains("||") {
+        return None;
+    }
+    let parts = cond
+        .split("&&")
+        .map(|c| Some(Comparison::parse(c.trim())?.subs(ctx.consts)))
+        .collect::<Option<Vec<_>>>()?;
     let fits = |e: &Expr| matches_traced(e, traced);
-    if c.vars().contains(apt::params::RANK) {
-        let ps = traced_ps(traced);
-        for div in [Division::Truncating, Division::Exact] {
-            let Some((e, guarded)) = rank_share(std::slice::from_ref(&c), outer, ctx, &ps, div)
-            else {
-                continue;
-            };
+    let (on_rank, others): (Vec<Comparison>, Vec<Comparison>) = parts
+        .into_iter()
+        .partition(|c| c.vars().contains(apt::params::RANK));
+    let index = match others.as_slice() {
+        [] => vec![(Expr::one(), None)],
+        [c] => loop_shares(c, outer, ctx, traced)
+            .into_iter()
+            .map(|(e, over)| (e, Some(over)))
+            .collect(),
+        _ => return None,
+    };
+    if on_rank.is_empty() {
+        return index.into_iter().find_map(|(e, over)| {
+            fits(&e).then(|| SourceShare {
+                expr: e,
+                over: over.unwrap_or_default(),
+            })
+        });
+    }
+    let ps = traced_ps(traced);
+    for div in [Division::Truncating, Division::Exact] {
+        let Some((r, guarded)) = rank_share(&on_rank, outer, ctx, &ps, div) else {
+            continue;
+        };
+        let ranks = if guarded {
+            "the ranks that reach it"
+        } else {
+            "rank = 0..P-1"
+        };
+        for (i, over) in &index {
+            let e = r.clone() * i.clone();
             if fits(&e) {
                 return Some(SourceShare {
                     expr: e,
-                    over: if guarded {
-                        "the ranks that reach it".into()
-                    } else {
-                        "rank = 0..P-1".into()
+                    over: match over {
+                        Some(o) => format!("{ranks} and {o}"),
+                        None => ranks.into(),
                     },
                 });
             }
         }
-        return None;
     }
-    loop_shares(&c, outer, ctx, traced)
-        .into_iter()
-        .find_map(|(e, over)| fits(&e).then_some(SourceShare { expr: e, over }))
+    None
 }
 
 /// The means of `c` over the innermost enclosing loop whose index it reads (each start the

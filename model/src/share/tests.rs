@@ -456,3 +456,80 @@ fn a_grid_row_by_integer_division_is_a_share_in_the_grid_extents() {
     let got = source_share(&format!("{row} == 0"), &[], &c, &real).unwrap();
     assert_eq!(got.expr, Expr::var("P").powi(-1));
 }
+
+/// trial 18 item 8: `b == 0 && pcol > 0` over the wavefront's blocks b = 0..nblk-1 is taken in
+/// the first block by the ranks off the grid's first column: the product of the two means,
+/// (1 - 1/smpi_dims(P, 2, 1))·KB·smpi_dims(P, 2, 1)/N, not a constant regressed from shares
+/// that change with KB, N and P.
+#[test]
+fn a_conjunction_of_a_rank_and_a_loop_index_condition_is_the_product_of_their_means() {
+    let consts = BTreeMap::new();
+    let params = names(&["KB", "N", "P"]);
+    let mut c = ctx(&consts, &params);
+    c.fortran = false;
+    let d1 = symbolic::parse("smpi_dims(P, 2, 1)").unwrap();
+    let nblk = symbolic::parse("N/(KB*smpi_dims(P, 2, 1))").unwrap();
+    let blocks = [Outer::Loop {
+        var: Some("b".into()),
+        trip: Attr::Expr(nblk.clone()),
+    }];
+    let col = "mod(rank, smpi_dims(P, 2, 1))";
+    type Count = fn(usize, usize, usize, usize) -> bool;
+    let cases: [(String, Count); 2] = [
+        (format!("b == 0 && {col} > 0"), |b, c, _, _| b == 0 && c > 0),
+        (
+            format!("b == N/(KB*smpi_dims(P, 2, 1)) - 1 && {col} < smpi_dims(P, 2, 1) - 1"),
+            |b, c, nb, n1| b + 1 == nb && c + 1 < n1,
+        ),
+    ];
+    let at = |e: &Expr, kb: f64, n: f64, p: f64| {
+        e.eval(&|v| match v {
+            "KB" => Some(kb),
+            "N" => Some(n),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    for (cond, holds) in cases {
+        let share = |r: &[f64]| {
+            let (p, n1) = (r[2] as usize, at(&d1, r[0], r[1], r[2]) as usize);
+            let nb = at(&nblk, r[0], r[1], r[2]) as usize;
+            let on: usize = (0..p)
+                .map(|rank| (0..nb).filter(|&b| holds(b, rank % n1, nb, n1)).count())
+                .sum();
+            on as f64 / (p * nb) as f64
+        };
+        let mut rows: Vec<Vec<f64>> = Vec::new();
+        for kb in [4.0, 16.0, 64.0] {
+            for n in [256.0, 512.0, 1024.0] {
+                for p in [1.0, 2.0, 4.0, 8.0, 16.0] {
+                    rows.push(vec![kb, n, p]);
+                }
+            }
+        }
+        let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+        let s = traced(&["KB", "N", "P"], &refs, &share);
+        let got = source_share(&cond, &blocks, &c, &s).unwrap();
+        assert!(
+            got.over.starts_with("rank = 0..P-1 and b = 0.."),
+            "{}",
+            got.over
+        );
+        for r in [
+            [2.0, 96.0, 6.0],
+            [8.0, 4096.0, 64.0],
+            [1.0, 36.0, 9.0],
+            [3.0, 12.0, 1.0],
+        ] {
+            assert!(
+                (at(&got.expr, r[0], r[1], r[2]) - share(&r)).abs() < 1e-12,
+                "{cond} at {r:?}: {}",
+                got.expr
+            );
+        }
+    }
+    // two conditions on loop indices: no product (they need not be independent)
+    let none = Samples::new(params.clone());
+    assert!(source_share("b == 0 && b < N", &blocks, &c, &none).is_none());
+}
