@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use symbolic::{Atom, Expr};
+use symbolic::{Atom, Expr, Rational};
 
 /// `lhs op rhs` with symbolic sides.
 #[derive(Debug, Clone)]
@@ -79,6 +79,23 @@ impl Comparison {
         })
     }
 
+    /// The comparison with each side's quotient of `x` by a divisor read as the program's
+    /// integer division, which truncates (`rank / py`, C or Fortran integers: the row of a
+    /// row-major grid) where apt writes it exact (`rank/py`): a side `x/K + a + w`, K a
+    /// whole constant or an extent in P, `w` its whole-valued terms, reads
+    /// `floor(x/K + a) + w`. None when no side divides `x`.
+    pub(super) fn truncating(&self, x: &str) -> Option<Comparison> {
+        let (l, r) = (truncate_side(&self.lhs, x), truncate_side(&self.rhs, x));
+        if l.is_none() && r.is_none() {
+            return None;
+        }
+        Some(Comparison {
+            lhs: l.unwrap_or_else(|| self.lhs.clone()),
+            op: self.op,
+            rhs: r.unwrap_or_else(|| self.rhs.clone()),
+        })
+    }
+
     /// Divisors K of `floor(x/K)` or `ceil(x/K)` in either side (`floor(0.5*rank)`: 2).
     pub(super) fn divisors_of(&self, x: &str) -> Vec<Expr> {
         let mut out = Vec::new();
@@ -111,4 +128,60 @@ pub(super) fn divisor(a: &Atom, x: &str) -> Option<Expr> {
         .map(|m| m / &xe)
         .sum();
     (!inv.is_zero() && !inv.contains_var(x)).then(|| inv.powi(-1))
+}
+
+/// `floor(x/K + a) + w` for a side `x/K + a + w` ([`Comparison::truncating`]); None where the
+/// side is not linear in a bare `x` or its factor of `x` is whole (`x - K*floor(x/K)`, `2*x`).
+fn truncate_side(e: &Expr, x: &str) -> Option<Expr> {
+    let (mut bare, mut frac, mut whole) = (Expr::zero(), Expr::zero(), Expr::zero());
+    for t in e.terms() {
+        let te = t.monomial() * Expr::num(t.coef());
+        let is_x = |a: &Atom| matches!(a, Atom::Var(v) if v == x);
+        let direct = t.factors().iter().any(|(a, _)| is_x(a));
+        let inner = t
+            .factors()
+            .iter()
+            .any(|(a, _)| !is_x(a) && Expr::from_atom(a).contains_var(x));
+        if direct {
+            // `x` to a power other than 1, or also inside a rounding: not a quotient of `x`
+            if inner
+                || t.factors()
+                    .iter()
+                    .any(|(a, q)| is_x(a) && *q != Rational::ONE)
+            {
+                return None;
+            }
+            bare = bare + te;
+        } else if whole_valued(t) {
+            whole = whole + te;
+        } else if inner {
+            return None;
+        } else {
+            frac = frac + te;
+        }
+    }
+    let inv = bare.clone() / Expr::var(x);
+    if inv.is_zero() || inv.contains_var(x) || inv.terms().iter().all(whole_valued) {
+        return None;
+    }
+    let k = inv.powi(-1);
+    let usable = match k.as_const() {
+        Some(v) => v.fract() == 0.0 && v >= 2.0,
+        None => k.vars().iter().all(|v| v == "P"),
+    };
+    usable.then(|| (bare + frac).floor() + whole)
+}
+
+/// A term whole at whole values of its symbols: a whole coefficient times whole powers of
+/// symbols, grid extents and roundings.
+fn whole_valued(t: &symbolic::Term) -> bool {
+    t.coef().fract() == 0.0
+        && t.factors().iter().all(|(a, q)| {
+            q.is_integer()
+                && !q.is_negative()
+                && matches!(
+                    a,
+                    Atom::Var(_) | Atom::Dims { .. } | Atom::Floor(_) | Atom::Ceil(_)
+                )
+        })
 }

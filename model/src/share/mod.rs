@@ -23,7 +23,7 @@ use symbolic::{Atom, Expr};
 use crate::quantity::Samples;
 use comparison::Comparison;
 use index::index_share;
-use rank::rank_share;
+use rank::{rank_share, Division};
 
 /// What encloses a node in its routine, outermost first.
 #[derive(Debug, Clone)]
@@ -107,29 +107,78 @@ pub struct Context<'a> {
 
 /// The share of evaluations that take the IF `cond` (its enclosing arms and loops `outer`),
 /// from the source, when it is a mean over the ranks or over a loop's index that matches every
-/// traced share in `traced` (or there is none).
+/// traced share in `traced` (or there is none). A conjunction of conditions on the rank and
+/// one on a loop index (`b == 0 && mod(rank, py) > 0`: the first block of the ranks off the
+/// grid's first column) is the product of the two means: every rank runs the same iterations.
 pub fn source_share(
     cond: &str,
     outer: &[Outer],
     ctx: &Context<'_>,
     traced: &Samples,
 ) -> Option<SourceShare> {
-    let c = Comparison::parse(cond)?.subs(ctx.consts);
-    let vars = c.vars();
+    if cond.contains("||") {
+        return None;
+    }
+    let parts = cond
+        .split("&&")
+        .map(|c| Some(Comparison::parse(c.trim())?.subs(ctx.consts)))
+        .collect::<Option<Vec<_>>>()?;
     let fits = |e: &Expr| matches_traced(e, traced);
-    if vars.contains(apt::params::RANK) {
-        let (e, guarded) = rank_share(&c, outer, ctx, &traced_ps(traced))?;
-        return fits(&e).then(|| SourceShare {
-            expr: e,
-            over: if guarded {
-                "the ranks that reach it".into()
-            } else {
-                "rank = 0..P-1".into()
-            },
+    let (on_rank, others): (Vec<Comparison>, Vec<Comparison>) = parts
+        .into_iter()
+        .partition(|c| c.vars().contains(apt::params::RANK));
+    let index = match others.as_slice() {
+        [] => vec![(Expr::one(), None)],
+        [c] => loop_shares(c, outer, ctx, traced)
+            .into_iter()
+            .map(|(e, over)| (e, Some(over)))
+            .collect(),
+        _ => return None,
+    };
+    if on_rank.is_empty() {
+        return index.into_iter().find_map(|(e, over)| {
+            fits(&e).then(|| SourceShare {
+                expr: e,
+                over: over.unwrap_or_default(),
+            })
         });
     }
-    // an index of an enclosing loop: the innermost one the condition reads
-    let (at, var, trip) = outer.iter().enumerate().rev().find_map(|(k, o)| match o {
+    let ps = traced_ps(traced);
+    for div in [Division::Truncating, Division::Exact] {
+        let Some((r, guarded)) = rank_share(&on_rank, outer, ctx, &ps, div) else {
+            continue;
+        };
+        let ranks = if guarded {
+            "the ranks that reach it"
+        } else {
+            "rank = 0..P-1"
+        };
+        for (i, over) in &index {
+            let e = r.clone() * i.clone();
+            if fits(&e) {
+                return Some(SourceShare {
+                    expr: e,
+                    over: match over {
+                        Some(o) => format!("{ranks} and {o}"),
+                        None => ranks.into(),
+                    },
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The means of `c` over the innermost enclosing loop whose index it reads (each start the
+/// index may have, the likelier first), with the range each is over.
+fn loop_shares(
+    c: &Comparison,
+    outer: &[Outer],
+    ctx: &Context<'_>,
+    traced: &Samples,
+) -> Vec<(Expr, String)> {
+    let vars = c.vars();
+    let Some((at, var, trip)) = outer.iter().enumerate().rev().find_map(|(k, o)| match o {
         Outer::Loop {
             var: Some(v),
             trip: Attr::Expr(t),
@@ -140,10 +189,12 @@ pub fn source_share(
             Some((k, sym, t.subs_all(ctx.consts)))
         }
         _ => None,
-    })?;
+    }) else {
+        return Vec::new();
+    };
     let known = |v: &String| *v == var || ctx.params.contains(v);
     if !vars.iter().all(known) || !trip.vars().iter().all(|v| ctx.params.contains(v)) {
-        return None;
+        return Vec::new();
     }
     // a step other than 1 rounds the count (ceil((hi - lo + 1)/s)): the index is not every
     // whole number of its range, which the counts below assume
@@ -153,23 +204,26 @@ pub fn source_share(
             .any(|(a, _)| matches!(a, Atom::Floor(_) | Atom::Ceil(_)))
     });
     if stepped {
-        return None;
+        return Vec::new();
     }
     // an arm between the loop and the IF that also tests the index selects iterations
     if outer[at..].iter().any(|o| match o {
         Outer::If { vars, .. } => vars.contains(&var),
         Outer::Loop { .. } => false,
     }) {
-        return None;
+        return Vec::new();
     }
     let starts: [i64; 2] = if ctx.fortran { [1, 0] } else { [0, 1] };
-    starts.into_iter().find_map(|lo| {
-        let e = index_share(&c, &var, lo, &trip, traced)?;
-        fits(&e).then(|| SourceShare {
-            expr: e,
-            over: format!("{var} = {lo}..{}", trip.clone() + Expr::int(lo - 1)),
+    starts
+        .into_iter()
+        .filter_map(|lo| {
+            let e = index_share(c, &var, lo, &trip, traced)?;
+            Some((
+                e,
+                format!("{var} = {lo}..{}", trip.clone() + Expr::int(lo - 1)),
+            ))
         })
-    })
+        .collect()
 }
 
 /// Whether `e` gives every traced share (to 1e-9).

@@ -15,18 +15,31 @@ pub(super) fn rank_grid(traced: &[i64]) -> Vec<i64> {
     ps.into_iter().collect()
 }
 
+/// How a condition's quotients of the rank are read: apt writes an integer division exact
+/// (`rank/dims(P, 2, 1)`), the program truncates it (the grid row, `floor(rank/dims(P, 2, 1))`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Division {
+    /// As the program divides integers ([`Comparison::truncating`]).
+    Truncating,
+    /// As apt writes it; only where that differs from [`Division::Truncating`] (a quotient
+    /// the program takes as a real, `(double)rank / py`).
+    Exact,
+}
+
 /// The mean over the ranks that reach the IF (those where every enclosing arm that reads the
-/// rank is taken as the path to it says) of a condition on the rank, P and constants; beside
-/// it, whether some enclosing arm reads the rank.
+/// rank is taken as the path to it says) of conditions `all` on the rank, P and constants
+/// that must all hold (a conjunction), with their quotients of the rank read as `div` says;
+/// beside it, whether some enclosing arm reads the rank.
 pub(super) fn rank_share(
-    c: &Comparison,
+    all: &[Comparison],
     outer: &[Outer],
     ctx: &Context<'_>,
     traced: &[i64],
+    div: Division,
 ) -> Option<(Expr, bool)> {
     let rank = apt::params::RANK;
     let on_rank = |v: &BTreeSet<String>| v.iter().all(|x| x == rank || x == "P");
-    if !on_rank(&c.vars()) {
+    if all.is_empty() || !all.iter().all(|c| on_rank(&c.vars())) {
         return None;
     }
     let mut guards: Vec<(Comparison, bool)> = Vec::new();
@@ -56,9 +69,24 @@ pub(super) fn rank_share(
             Outer::If { .. } => {}
         }
     }
-    let conds: Vec<&Comparison> = std::iter::once(c)
-        .chain(guards.iter().map(|(g, _)| g))
-        .collect();
+    let mut truncates = false;
+    let mut read = |c: &Comparison| match c.truncating(rank) {
+        Some(t) if div == Division::Truncating => {
+            truncates = true;
+            t
+        }
+        Some(_) => {
+            truncates = true;
+            c.clone()
+        }
+        None => c.clone(),
+    };
+    let all: Vec<Comparison> = all.iter().map(&mut read).collect();
+    let guards: Vec<(Comparison, bool)> = guards.iter().map(|(g, t)| (read(g), *t)).collect();
+    if div == Division::Exact && !truncates {
+        return None;
+    }
+    let conds: Vec<&Comparison> = all.iter().chain(guards.iter().map(|(g, _)| g)).collect();
     let mut ks: Vec<Expr> = vec![Expr::int(2)];
     for k in conds.iter().flat_map(|g| g.divisors_of(rank)) {
         // a whole constant, or an extent in P (`rank mod dims(P, 2, 1)`: a grid column)
@@ -102,7 +130,11 @@ pub(super) fn rank_share(
             }
             if reached {
                 n += 1;
-                t += i64::from(c.holds(&at)?);
+                let mut holds = true;
+                for c in &all {
+                    holds &= c.holds(&at)?;
+                }
+                t += i64::from(holds);
             }
         }
         reach.push(n);

@@ -343,3 +343,193 @@ fn a_branch_fitted_without_a_parameter_is_named() {
     let law = symbolic::parse("floor(NSTEP/NOUT)/NSTEP").unwrap();
     assert!(fitted_without(&[(27, &i, &law)], &params, &at).is_empty());
 }
+
+/// `rank/K` with K a whole constant or a grid extent is the program's integer division: it
+/// is floored (a side's whole-valued terms left outside); a rank with a whole factor, or
+/// already inside a rounding, is left as it is.
+#[test]
+fn a_quotient_of_the_rank_reads_as_an_integer_division() {
+    let rank = apt::params::RANK;
+    for (cond, want) in [
+        (
+            "rank/smpi_dims(P, 2, 1) == 0",
+            Some("floor(rank/smpi_dims(P, 2, 1)) == 0"),
+        ),
+        (
+            "rank/dims(P, 2, 1) < dims(P, 2, 0) - 1",
+            Some("floor(rank/dims(P, 2, 1)) < dims(P, 2, 0) - 1"),
+        ),
+        ("rank/4 + 1 < P", Some("floor(rank/4) + 1 < P")),
+        ("(rank + 1)/3 > 1", Some("floor((rank + 1)/3) > 1")),
+        (EVEN, None),
+        ("2*rank < P", None),
+        ("rank + 1 < P", None),
+        ("rank/N > 1", None),
+        ("rank^2/4 > 1", None),
+    ] {
+        let side = |c: &Comparison| (c.lhs.clone(), c.op, c.rhs.clone());
+        let got = Comparison::parse(cond).unwrap().truncating(rank);
+        let want = want.map(|w| side(&Comparison::parse(w).unwrap()));
+        assert_eq!(got.as_ref().map(side), want, "{cond}");
+    }
+}
+
+/// trial 18 item 8: the wavefront's `prow = rank / py` reaches its conditions as apt's exact
+/// `rank/smpi_dims(P, 2, 1)`; the program truncates it to the grid row, so `prow == 0` is
+/// taken by 1/smpi_dims(P, 2, 0) of the ranks and `prow > 0` by the rest (the traced 1, 1/2,
+/// 1/2, 1/4, 1/4 were fitted a constant 0.5). A quotient the program takes as a real (`(double)
+/// rank / py`, which apt writes the same way) is read as written where the traces say so.
+#[test]
+fn a_grid_row_by_integer_division_is_a_share_in_the_grid_extents() {
+    let consts = BTreeMap::new();
+    let params = names(&["P"]);
+    let c = ctx(&consts, &params);
+    let ext = |k: u32| symbolic::parse(&format!("smpi_dims(P, 2, {k})")).unwrap();
+    let (d0, d1) = (ext(0), ext(1));
+    let row = "rank/smpi_dims(P, 2, 1)";
+    type Count = fn(usize, usize) -> bool;
+    let cases: [(String, Count, Expr); 4] = [
+        (format!("{row} == 0"), |r, _| r == 0, d0.powi(-1)),
+        (
+            format!("{row} > 0"),
+            |r, _| r > 0,
+            Expr::one() - d0.powi(-1),
+        ),
+        (
+            format!("{row} >= 1"),
+            |r, _| r >= 1,
+            Expr::one() - d0.powi(-1),
+        ),
+        (
+            format!("{row} < smpi_dims(P, 2, 0) - 1"),
+            |r, n0| r + 1 < n0,
+            Expr::one() - d0.powi(-1),
+        ),
+    ];
+    for (cond, holds, want) in cases {
+        let share = |p: usize| {
+            let n1 = at_p(&d1, p as f64) as usize;
+            let on = (0..p).filter(|r| holds(r / n1, p / n1)).count();
+            on as f64 / p as f64
+        };
+        let rows: [&[f64]; 5] = [&[1.0], &[2.0], &[4.0], &[8.0], &[16.0]];
+        let with = traced(&["P"], &rows, &|r| share(r[0] as usize));
+        for s in [with, Samples::new(names(&["P"]))] {
+            let got = source_share(&cond, &[], &c, &s).unwrap();
+            assert_eq!(got.expr, want, "{cond}");
+            assert_eq!(got.over, "rank = 0..P-1");
+            for p in [1, 3, 6, 9, 12, 18, 30, 64, 72, 100, 4096] {
+                assert!(
+                    (at_p(&got.expr, p as f64) - share(p)).abs() < 1e-12,
+                    "{cond} at P = {p}: {}",
+                    got.expr
+                );
+            }
+        }
+    }
+    // a constant divisor: the first pair of ranks
+    let none = Samples::new(names(&["P"]));
+    let got = source_share("rank/2 == 0", &[], &c, &none).unwrap();
+    for p in 1..=40 {
+        let want = p.min(2) as f64 / p as f64;
+        assert!((at_p(&got.expr, p as f64) - want).abs() < 1e-12, "P = {p}");
+    }
+    // inside `prow > 0`: the ranks of the rows below the first that are not in the last
+    let below = [guard(&format!("{row} > 0"), true)];
+    let got = source_share(
+        &format!("{row} < smpi_dims(P, 2, 0) - 1"),
+        &below,
+        &c,
+        &none,
+    )
+    .unwrap();
+    assert_eq!(got.over, "the ranks that reach it");
+    for p in [2, 4, 8, 9, 16, 36, 64] {
+        let n0 = at_p(&d0, p as f64) as usize;
+        if n0 > 1 {
+            let want = (n0 - 2) as f64 / (n0 - 1) as f64;
+            assert!((at_p(&got.expr, p as f64) - want).abs() < 1e-12, "P = {p}");
+        }
+    }
+    // a real quotient: only rank 0 has rank/py == 0, which the traces show
+    let real = traced(&["P"], &[&[1.0], &[2.0], &[4.0], &[8.0]], &|r| 1.0 / r[0]);
+    let got = source_share(&format!("{row} == 0"), &[], &c, &real).unwrap();
+    assert_eq!(got.expr, Expr::var("P").powi(-1));
+}
+
+/// trial 18 item 8: `b == 0 && pcol > 0` over the wavefront's blocks b = 0..nblk-1 is taken in
+/// the first block by the ranks off the grid's first column: the product of the two means,
+/// (1 - 1/smpi_dims(P, 2, 1))·KB·smpi_dims(P, 2, 1)/N, not a constant regressed from shares
+/// that change with KB, N and P.
+#[test]
+fn a_conjunction_of_a_rank_and_a_loop_index_condition_is_the_product_of_their_means() {
+    let consts = BTreeMap::new();
+    let params = names(&["KB", "N", "P"]);
+    let mut c = ctx(&consts, &params);
+    c.fortran = false;
+    let d1 = symbolic::parse("smpi_dims(P, 2, 1)").unwrap();
+    let nblk = symbolic::parse("N/(KB*smpi_dims(P, 2, 1))").unwrap();
+    let blocks = [Outer::Loop {
+        var: Some("b".into()),
+        trip: Attr::Expr(nblk.clone()),
+    }];
+    let col = "mod(rank, smpi_dims(P, 2, 1))";
+    type Count = fn(usize, usize, usize, usize) -> bool;
+    let cases: [(String, Count); 2] = [
+        (format!("b == 0 && {col} > 0"), |b, c, _, _| b == 0 && c > 0),
+        (
+            format!("b == N/(KB*smpi_dims(P, 2, 1)) - 1 && {col} < smpi_dims(P, 2, 1) - 1"),
+            |b, c, nb, n1| b + 1 == nb && c + 1 < n1,
+        ),
+    ];
+    let at = |e: &Expr, kb: f64, n: f64, p: f64| {
+        e.eval(&|v| match v {
+            "KB" => Some(kb),
+            "N" => Some(n),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    for (cond, holds) in cases {
+        let share = |r: &[f64]| {
+            let (p, n1) = (r[2] as usize, at(&d1, r[0], r[1], r[2]) as usize);
+            let nb = at(&nblk, r[0], r[1], r[2]) as usize;
+            let on: usize = (0..p)
+                .map(|rank| (0..nb).filter(|&b| holds(b, rank % n1, nb, n1)).count())
+                .sum();
+            on as f64 / (p * nb) as f64
+        };
+        let mut rows: Vec<Vec<f64>> = Vec::new();
+        for kb in [4.0, 16.0, 64.0] {
+            for n in [256.0, 512.0, 1024.0] {
+                for p in [1.0, 2.0, 4.0, 8.0, 16.0] {
+                    rows.push(vec![kb, n, p]);
+                }
+            }
+        }
+        let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+        let s = traced(&["KB", "N", "P"], &refs, &share);
+        let got = source_share(&cond, &blocks, &c, &s).unwrap();
+        assert!(
+            got.over.starts_with("rank = 0..P-1 and b = 0.."),
+            "{}",
+            got.over
+        );
+        for r in [
+            [2.0, 96.0, 6.0],
+            [8.0, 4096.0, 64.0],
+            [1.0, 36.0, 9.0],
+            [3.0, 12.0, 1.0],
+        ] {
+            assert!(
+                (at(&got.expr, r[0], r[1], r[2]) - share(&r)).abs() < 1e-12,
+                "{cond} at {r:?}: {}",
+                got.expr
+            );
+        }
+    }
+    // two conditions on loop indices: no product (they need not be independent)
+    let none = Samples::new(params.clone());
+    assert!(source_share("b == 0 && b < N", &blocks, &c, &none).is_none());
+}
