@@ -1,8 +1,8 @@
 //! The part of the measured T that the composed model does not explain, fitted over the runs
 //! as `c·(executions of a loop body)` plus one of `c0`, `c'·P`, `c''·executions·log2(P)` (the
-//! laws in P only from runs at two P or more), with non-negative coefficients, kept only when
-//! it clearly improves the fit. Rows are weighted by
-//! 1/T (relative error), through a pseudo-parameter holding the measured T.
+//! laws in P only from runs at two P or more, and from two P held at the larger beyond them),
+//! with non-negative coefficients, kept only when it clearly improves the fit. Rows are
+//! weighted by 1/T (relative error), through a pseudo-parameter holding the measured T.
 
 use symbolic::fit::{fit_terms, FitOptions, Weighting};
 use symbolic::Expr;
