@@ -155,7 +155,7 @@ pub(super) fn residual(
         })
         .map(|n| (n.site.0, ctx.occurrences(n.site.0, paths, env.main)))
         .collect();
-    let Some((fit, _extra)) = crate::residual::fit_residual(&t[1], &loops, env.runs, &env.params)
+    let Some((fit, held)) = crate::residual::fit_residual(&t[1], &loops, env.runs, &env.params)
     else {
         return;
     };
@@ -168,16 +168,25 @@ pub(super) fn residual(
         fit: fit.clone(),
     });
     let grows = fit.expr.terms().iter().any(|t| !t.is_constant());
-    notes.warnings.push(if grows && fit.r2 < 0.5 {
+    let law = format!(
+        "time outside computation phases and the phase formulas filled by regression: {}",
+        fit.expr
+    );
+    notes.warnings.push(if let Some(most) = held {
+        // two P: its step between them is measured, its growth beyond is not (trial 18)
+        let ps: BTreeSet<u64> = env.runs.iter().map(|r| r.p() as u64).collect();
+        let ps: Vec<String> = ps.iter().map(u64::to_string).collect();
         format!(
-            "time outside computation phases and the phase formulas filled by regression: {} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here but its growth beyond the traced range is a guess",
-            fit.expr, fit.r2
+            "{law} — its law in P is fitted to two values of P ({}): it is held at P = {most} beyond them, where how this time grows with P is not seen (profile at three or more P to fit it)",
+            ps.join(", ")
+        )
+    } else if grows && fit.r2 < 0.5 {
+        format!(
+            "{law} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here but its growth beyond the traced range is a guess",
+            fit.r2
         )
     } else {
-        format!(
-            "time outside computation phases and the phase formulas filled by regression: {}",
-            fit.expr
-        )
+        law
     });
     for (i, b) in BOUNDS.iter().enumerate() {
         t[i] = t[i].clone() + fit.at(*b).clone();
