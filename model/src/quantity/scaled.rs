@@ -117,7 +117,25 @@ pub fn fit_scaled(
     // samples hold outside pipelines): with noise of an exponential tail its expectation grows
     // with the logarithm of the number of ranks
     if sharers.as_const().is_none() {
-        let spread = w * &sharers.log2();
+        // from two counts of ranks (P = 1, 2 natively) that growth is not seen: the step
+        // between them is any effect of the second rank (trial 18's native Jacobi carried
+        // `2.703e-9*N^3*log2(P)/P` to P = 64), held at the larger count beyond them
+        let mut counts: Vec<f64> = s
+            .points
+            .iter()
+            .filter_map(|row| {
+                sharers
+                    .eval(&|n| params.iter().position(|x| *x == n).map(|k| row[k]))
+                    .ok()
+            })
+            .collect();
+        counts.sort_by(f64::total_cmp);
+        counts.dedup();
+        let ranks = match (counts.len(), counts.last()) {
+            (2, Some(&most)) => Expr::min(sharers.clone(), Expr::num(most)),
+            _ => sharers.clone(),
+        };
+        let spread = w * &ranks.log2();
         hyps.push(vec![w.clone(), spread.clone()]);
         hyps.push(vec![w.clone(), spread, Expr::one()]);
     }

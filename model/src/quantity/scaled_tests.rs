@@ -205,6 +205,28 @@ fn slowest_rank_per_occurrence_grows_with_log2_of_the_ranks() {
     assert!(!g.expr.to_string().contains("log2"), "{}", g.expr);
 }
 
+/// Trial 18's native Jacobi: runs at P = 1 and 2 only. The second rank's cost per element
+/// (10% more: the two ranks share the memory bus) fits `w*log2(P)` exactly, and carried it to
+/// P = 64 as 60% more; from two counts of ranks it is held at the larger one.
+#[test]
+fn from_two_counts_of_ranks_the_slowest_ranks_growth_is_held() {
+    let w = symbolic::parse("N^2/P").unwrap();
+    let cost = |n: f64, p: f64| 2e-9 * n * n / p * (1.0 + 0.1 * (p - 1.0));
+    let mut s = Samples::new(vec!["N".into(), "P".into()]);
+    for n in [64.0, 128.0, 256.0] {
+        for p in [1.0, 2.0] {
+            s.push(vec![n, p], cost(n, p));
+        }
+    }
+    let f = fit_scaled(&s, &w, &[], None, &Expr::var("P"), None);
+    // on the runs it holds
+    let rel = at_np(&f.expr, 128.0, 2.0) / cost(128.0, 2.0) - 1.0;
+    assert!(rel.abs() < 1e-6, "{rel} {}", f.expr);
+    // beyond them the cost per element stays at P = 2's
+    let per = |p: f64| at_np(&f.expr, 128.0, p) * p / (128.0 * 128.0);
+    assert!((per(64.0) / per(2.0) - 1.0).abs() < 1e-9, "{}", f.expr);
+}
+
 #[test]
 fn scaled_cost_per_element_differs_where_the_phase_communicates() {
     let mut s = Samples::new(vec!["N".into(), "P".into()]);
