@@ -82,6 +82,31 @@ pub fn merge(
 /// One value for all call sites (each with its line), or unknown with the reason, naming the
 /// call sites that lack it or disagree.
 pub fn agree(vals: impl Iterator<Item = (u32, Option<Val>)>, what: &str, callee: &str) -> Val {
+    agree_by(vals, what, callee, &|_| None)
+}
+
+/// [`agree`], where two values agree also when they are equal with the program's named
+/// constants at their values (`constant`): `smooth(u, NU1)` and `smooth(u, NU2)` with both
+/// `#define`d as 2 (trial 19's multigrid read "differs between call sites"). The first call
+/// site's value is kept.
+pub fn agree_by(
+    vals: impl Iterator<Item = (u32, Option<Val>)>,
+    what: &str,
+    callee: &str,
+    constant: &dyn Fn(&str) -> Option<f64>,
+) -> Val {
+    let valued = |v: &Val| match v {
+        Val::Known(e) => {
+            let subs: std::collections::BTreeMap<String, symbolic::Expr> = e
+                .vars()
+                .into_iter()
+                .filter_map(|n| constant(&n).map(|c| (n, symbolic::Expr::num(c))))
+                .collect();
+            Some(e.subs_all(&subs))
+        }
+        _ => None,
+    };
+    let same = |a: &Val, b: &Val| a == b || valued(a).is_some_and(|x| Some(x) == valued(b));
     let mut out: Option<(u32, Val)> = None;
     for (line, v) in vals {
         let Some(v) = v else {
@@ -94,7 +119,7 @@ pub fn agree(vals: impl Iterator<Item = (u32, Option<Val>)>, what: &str, callee:
         }
         match &out {
             None => out = Some((line, v)),
-            Some((_, o)) if *o == v => {}
+            Some((_, o)) if same(o, &v) => {}
             Some((first, o)) => {
                 return Val::unknown(format!(
                     "{what} of `{callee}` differs between call sites: {} at line {first}, {} at line {line}",

@@ -326,6 +326,45 @@ int main(int argc, char **argv) {
     );
 }
 
+/// Trial 19's multigrid: `smooth(u, NU1)` before and `smooth(u, NU2)` after the coarse solve,
+/// both `#define`d as 2, read "differs between call sites" and left the sweeps to the runs.
+/// Named constants of equal value agree; different values still do not.
+#[test]
+fn call_sites_passing_constants_of_one_value_agree() {
+    let src = r#"
+#include <mpi.h>
+#define NU1 2
+#define NU2 2
+#define NU3 3
+static double u[1024];
+static void smooth(int nsweep) {
+    for (int s = 0; s < nsweep; s++)
+        for (int i = 1; i < 1023; i++)
+            u[i] = 0.5 * (u[i - 1] + u[i + 1]);
+}
+static void relax(int nsweep) {
+    for (int s = 0; s < nsweep; s++)
+        u[0] = 0.5 * u[1];
+}
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    smooth(NU1);
+    smooth(NU2);
+    relax(NU1);
+    relax(NU3);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("mg.c", src);
+    let trips: Vec<String> = loops(&apt).iter().map(|l| l.trip.text()).collect();
+    assert_eq!(trips[0], "NU1", "{trips:?}");
+    assert!(
+        trips[2].contains("differs between call sites: NU1 at line 20, NU3 at line 21"),
+        "{trips:?}"
+    );
+}
+
 /// Trial 16's SOR: `if ((n / q) * q != n) MPI_Abort(…)` read `N != N` with the whole
 /// quotient the model takes, a guard that never holds. The guard keeps the program's
 /// truncation; the loop under it keeps the model's whole quotient.

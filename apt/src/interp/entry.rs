@@ -7,7 +7,7 @@ use frontend::{path_root, DeclKind, Language, ProcId, SrcExprKind, StmtKind};
 use symbolic::Expr;
 
 use crate::procs::{user_proc, CallSite};
-use crate::rules::agree;
+use crate::rules::agree_by;
 use crate::value::Val;
 
 use super::summary::{glob_symbol, ENTRY};
@@ -136,10 +136,11 @@ impl Analysis<'_> {
                 } else if outer.is_empty() {
                     Val::unknown(format!("`{name}` is recursive"))
                 } else {
-                    agree(
+                    agree_by(
                         outer.iter().map(|s| (s.line, s.globals.get(g).cloned())),
                         &format!("global {}", path_text(g)),
                         name,
+                        &|c| self.params.constant_value(c),
                     )
                 };
                 env.insert(g.clone(), v);
@@ -153,10 +154,11 @@ impl Analysis<'_> {
                 ))
             } else if recursive {
                 // passed on unchanged: what the first call gave
-                agree(
+                agree_by(
                     outer.iter().map(|s| (s.line, s.args.get(k).cloned())),
                     &format!("argument `{}`", f.name),
                     name,
+                    &|c| self.params.constant_value(c),
                 )
             } else if sites.is_empty() {
                 Val::unknown(format!(
@@ -164,10 +166,11 @@ impl Analysis<'_> {
                     f.name
                 ))
             } else {
-                agree(
+                agree_by(
                     sites.iter().map(|s| (s.line, s.args.get(k).cloned())),
                     &format!("argument `{}`", f.name),
                     name,
+                    &|c| self.params.constant_value(c),
                 )
             };
             env.insert(f.name.clone(), v);
@@ -180,7 +183,7 @@ impl Analysis<'_> {
                 .flat_map(|m| m.keys())
                 .collect();
             for suffix in suffixes {
-                let v = agree(
+                let v = agree_by(
                     sites.iter().map(|s| {
                         (
                             s.line,
@@ -189,6 +192,7 @@ impl Analysis<'_> {
                     }),
                     &format!("argument {}", path_text(&format!("{}{suffix}", f.name))),
                     name,
+                    &|c| self.params.constant_value(c),
                 );
                 env.insert(format!("{}{suffix}", f.name), v);
             }
