@@ -56,6 +56,19 @@ fn model_file(dir: &std::path::Path, divisions: serde_json::Value) -> std::path:
     model_file_with(dir, serde_json::json!({ "divisions": divisions }))
 }
 
+/// `expr solve` of the model file at `path` for K at N = 1024, P = 16.
+fn solve_k(path: &std::path::Path) -> (i32, String, String) {
+    augur(&[
+        "expr",
+        "solve",
+        path.to_str().unwrap(),
+        "--for",
+        "K",
+        "--at",
+        "N=1024,P=16",
+    ])
+}
+
 /// [`model_file`] with `fields` (an object) in place of its own.
 fn model_file_with(dir: &std::path::Path, fields: serde_json::Value) -> std::path::PathBuf {
     let path = dir.join("model.json");
@@ -93,15 +106,7 @@ fn solve_on_a_model_says_what_stands_against_its_optimum() {
             ]
         }),
     );
-    let (code, out, err) = augur(&[
-        "expr",
-        "solve",
-        path.to_str().unwrap(),
-        "--for",
-        "K",
-        "--at",
-        "N=1024,P=16",
-    ]);
+    let (code, out, err) = solve_k(&path);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("K* = 128\n"), "{out}");
     assert!(
@@ -125,15 +130,7 @@ fn solve_on_a_model_says_what_stands_against_its_optimum() {
 fn solve_takes_the_t_of_a_model_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = model_file(dir.path(), serde_json::json!([]));
-    let (code, out, err) = augur(&[
-        "expr",
-        "solve",
-        path.to_str().unwrap(),
-        "--for",
-        "K",
-        "--at",
-        "N=1024,P=16",
-    ]);
+    let (code, out, err) = solve_k(&path);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("K* = 128\n"), "{out}");
     // a model that holds its runs, with no law fitted worse than its mean, says nothing more

@@ -70,6 +70,17 @@ pub struct PhaseRun {
     pub call_seconds: f64,
 }
 
+impl PhaseRun {
+    /// Messages of the phase's busiest sending site per message of `site`, per sending
+    /// processor: the blocks a processor passes on before it sends one from `site` (1 for the
+    /// busiest). None where `site` sends nothing in this run.
+    pub fn blocks_per_message(&self, site: u32) -> Option<f64> {
+        let own = self.site_sends.get(&site).copied().filter(|s| *s > 0.0)?;
+        let busiest = self.site_sends.values().copied().fold(0.0, f64::max);
+        Some(busiest / own)
+    }
+}
+
 /// One phase across runs (`cpg::PhaseSeries`).
 #[derive(Debug, Clone)]
 pub struct Phase {

@@ -324,13 +324,11 @@ fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) -> Vec<(Fitted
     let (env, g) = (pf.env, pf.g);
     // per site: the fewest and most messages of the busiest site per message of this one
     let mut per_site: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
-    for pr in g.runs.values() {
-        let busiest = pr.site_sends.values().copied().fold(0.0, f64::max);
-        if pr.site_sends.len() < 2 || busiest <= 0.0 {
-            continue;
-        }
-        for (&site, &sends) in &pr.site_sends {
-            let e = busiest / sends.max(1.0);
+    for pr in g.runs.values().filter(|pr| pr.site_sends.len() >= 2) {
+        for &site in pr.site_sends.keys() {
+            let Some(e) = pr.blocks_per_message(site) else {
+                continue;
+            };
             let r = per_site.entry(site).or_insert((e, e));
             *r = (r.0.min(e), r.1.max(e));
         }
@@ -351,11 +349,16 @@ fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) -> Vec<(Fitted
     for (&site, &(fewest, most)) in per_site.iter().filter(|(_, (_, most))| *most >= 2.0) {
         // over the runs where the site sends in this phase (at P = 2 a pipeline's two kinds of
         // message may be two phases: no processor both receives one and sends the other)
-        let sends = |pr: &phases::PhaseRun| pr.site_sends.get(&site).is_some_and(|s| *s > 0.0);
         let mut on_chain = Samples::new(env.params.clone());
-        for (ri, pr) in g.runs.iter().filter(|(_, pr)| sends(pr)) {
+        let mut per_message = Samples::new(env.params.clone());
+        for (ri, pr) in &g.runs {
+            let Some(e) = pr.blocks_per_message(site) else {
+                continue;
+            };
+            let at = row(&env.runs[*ri], &env.params);
             let n = pr.chain_sites.get(&site).copied().unwrap_or(0);
-            on_chain.push(row(&env.runs[*ri], &env.params), f64::from(n));
+            on_chain.push(at.clone(), f64::from(n));
+            per_message.push(at, e);
         }
         // the hops along one axis of the program's grid: that extent less one
         let axis = env
@@ -370,13 +373,6 @@ fn coarse_hops(pf: &PhaseFit<'_>, anchor: u32, notes: &mut Notes) -> Vec<(Fitted
                 })
             });
         let hops = fit_chain_samples(env, &on_chain, axis.as_ref());
-        // over the runs where the site sends
-        let mut per_message = Samples::new(env.params.clone());
-        for (ri, pr) in g.runs.iter().filter(|(_, pr)| sends(pr)) {
-            let busiest = pr.site_sends.values().copied().fold(0.0, f64::max);
-            let s = pr.site_sends.get(&site).copied().unwrap_or(1.0);
-            per_message.push(row(&env.runs[*ri], &env.params), busiest / s);
-        }
         let blocks = fit_quantity(&per_message, anchor_trip.as_ref(), &[], true, env.qopts);
         for (what, fit, source) in [
             (
