@@ -32,6 +32,10 @@ pub struct RankObs {
     /// it: entries with the same count ran between the same two calls (a row FFT called for
     /// every row between two transposes), where no other rank waits for any one of them.
     pub between: BTreeMap<u32, Vec<u32>>,
+    /// For each count of MPI calls made before, the cost of every traced computation the rank
+    /// ran after that many calls: the burst a simulator charges as one between two MPI calls
+    /// (with the untraced code between the phases left out).
+    pub bursts: BTreeMap<u32, f64>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -189,6 +193,24 @@ impl RunObs {
         }
         (all > 0).then(|| alone as f64 / all as f64)
     }
+    /// The share of a computation phase's entries, over all ranks, that ran in a burst between
+    /// two MPI calls whose traced computation reached `threshold` seconds: entries a simulator
+    /// charged however short each was (a routine called once per point between two
+    /// reductions; trial 19's k-means). `None` when no rank entered it.
+    pub fn compute_in_bursts_over(&self, site: u32, threshold: f64) -> Option<f64> {
+        let (mut all, mut over) = (0usize, 0usize);
+        for r in &self.ranks {
+            let Some(between) = r.between.get(&site) else {
+                continue;
+            };
+            all += between.len();
+            over += between
+                .iter()
+                .filter(|b| r.bursts.get(b).is_some_and(|t| *t >= threshold))
+                .count();
+        }
+        (all > 0).then(|| over as f64 / all as f64)
+    }
     /// Σ over ranks of a computation phase's (entries, seconds).
     pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
         let mut found = false;
@@ -225,6 +247,7 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                 };
                 o.entries.entry(p.site).or_default().push(cost.max(0.0));
                 o.between.entry(p.site).or_default().push(calls);
+                *o.bursts.entry(calls).or_insert(0.0) += cost.max(0.0);
                 last_wtime = last_wtime.max(p.end.wtime);
             }
             Event::Mpi { call, .. } => {

@@ -66,9 +66,12 @@ typedef struct {
 
 typedef struct {
   uint32_t site;
+  int cpu_read; /* the entry's start read the thread-CPU clock (see "phase clocks") */
   uint64_t mono, cpu;
   double wtime;
 } phase_frame;
+
+#define BRIEF_SITES 4096 /* sites hashed into the brief-phase table (a collision only costs clock reads) */
 
 typedef struct {
   uint32_t site;
@@ -100,6 +103,18 @@ typedef struct {
   int holds, stopped, bench_cfg, simulate;
   uint64_t resume_mono;
   double threshold, interval, pend, owed, resume_clock;
+  /* SMPI: the monotonic time a piece gains from the markers around it (see "SMPI bench"),
+   * measured once; calibrating: the pieces being measured are not charged. */
+  int calibrated, calibrating;
+  double piece_cost, last_piece;
+  /* Phase clocks: the brief-phase table, the last (monotonic, thread-CPU) reading pair, and the
+   * cost of one read of each clock, measured once (see "phase clocks"). */
+  unsigned char brief[BRIEF_SITES];
+  int clocks_cal;
+  uint64_t ck_mono, ck_cpu, mono_zero, cpu_zero;
+  /* Natively: one (monotonic, MPI_Wtime) pair read as the rank goes live (see stamp_phase). */
+  uint64_t wt_mono0;
+  double wt0;
 } augur_state;
 
 /* ---------------------------------------------------------------- state and clocks */
@@ -164,6 +179,22 @@ static augur_stamp stamp_of(augur_state *s) {
   return t;
 }
 
+/* A phase marker's stamp. Natively MPI_Wtime is the monotonic clock from an origin (Open MPI,
+ * MPICH): the stamp derives it from the monotonic read and the pair read as the rank went live,
+ * which saves a clock read at every entry and exit of a phase (a routine called once per point
+ * enters its phase millions of times). Under SMPI the simulated clock is its own. */
+static augur_stamp stamp_phase(augur_state *s) {
+#if !AUGUR_SMPI
+  if (s->live && !s->done && s->wt_mono0) {
+    augur_stamp t;
+    t.mono_ns = clock_ns(CLOCK_MONOTONIC);
+    t.wtime = s->wt0 + (double)(int64_t)(t.mono_ns - s->wt_mono0) * 1e-9;
+    return t;
+  }
+#endif
+  return stamp_of(s);
+}
+
 /* ---------------------------------------------------------------- SMPI bench
  *
  * SMPI (3.32, smpi_bench.cpp) keeps one thread-CPU timer per rank: smpi_bench_begin() starts it,
@@ -221,12 +252,58 @@ static void bench_stop(augur_state *s) {
   int known = s->resume_mono != 0 && now >= s->resume_mono && clk == s->resume_clock;
   double piece = known ? (double)(now - s->resume_mono) * 1e-9 : 0;
   s->stopped = 1;
+  if (s->calibrating) { /* SMPI's timer left running: the release discards it */
+    s->last_piece = known ? piece : -1;
+    return;
+  }
   if (known && piece < SHORT_PIECE) {
-    if (s->simulate) account(s, piece, 0);
+    /* less the markers' own share of the piece: the program between two markers ran less */
+    if (s->simulate) account(s, piece > s->piece_cost ? piece - s->piece_cost : 0, 0);
     return;
   }
   smpi_bench_end();
   if (known && s->simulate) account(s, piece, simgrid_get_clock() > clk);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A short piece between two markers holds, besides the program's work, the end of one marker
+ * after its monotonic read (the release's return) and the start of the next before its read
+ * (call, state lookup): ~30-50 ns, which a routine called once per point pays several times per
+ * call (trial 19's k-means ran 4x longer instrumented). Measured once, with the bench stopped, as
+ * the mean of undisturbed empty pieces, and taken off every short piece charged. */
+#define CAL_PIECES 256
+/* What a marker runs in the program's piece: its call, entry and state lookup, and on leaving
+ * the release's return. */
+static __attribute__((noinline)) void empty_marker(void) {
+  AUGUR_ENTRY;
+  augur_state *s = st();
+  __asm__ volatile("" : : "r"(s) : "memory");
+}
+
+static void calibrate_pieces(augur_state *s) {
+  double p[CAL_PIECES];
+  int n = 0;
+  s->calibrated = 1;
+  s->calibrating = 1;
+  augur_release(); /* held since the caller's hold: pieces run from one marker to the next */
+  for (int i = 0; i <= CAL_PIECES; i++) {
+    empty_marker();
+    if (i > 0 && s->last_piece >= 0) p[n++] = s->last_piece; /* the first starts at the release */
+  }
+  augur_hold();
+  s->calibrating = 0;
+  if (n == 0) return;
+  qsort(p, (size_t)n, sizeof p[0], cmp_double);
+  /* the clock ticks in ~10 ns steps here: the mean of the undisturbed pieces (up to twice the
+   * median; an interrupt takes microseconds), not one quantized order statistic */
+  double sum = 0;
+  int m = 0;
+  for (int i = 0; i < n && p[i] <= 2 * p[n / 2]; i++, m++) sum += p[i];
+  s->piece_cost = sum / m;
 }
 
 void augur_hold(void) {
@@ -235,6 +312,7 @@ void augur_hold(void) {
   int init = s->live;
   if (!init && (MPI_Initialized(&init) != MPI_SUCCESS || !init)) return;
   bench_stop(s);
+  if (!s->calibrated && s->stopped) calibrate_pieces(s);
 }
 
 void augur_release(void) {
@@ -451,10 +529,58 @@ void augur_calls(int site, long long count) {
   if (a->min > 0) a->min = 0;
 }
 
+/* ---------------------------------------------------------------- phase clocks
+ *
+ * A phase's cost natively is its thread-CPU time, right when ranks are oversubscribed and the
+ * host preempts them. But a thread-CPU read is a syscall (~650 ns on the test VM): two per entry
+ * made a routine called once per point (trial 19's k-means, ~200 ns per call) run 16x longer
+ * instrumented. So a site whose last entry was brief (< BRIEF_NS) is timed with the monotonic
+ * clock (vDSO, ~25 ns): an entry that stays under TRUST_NS is its monotonic time (a preemption
+ * inside it would have taken longer); a longer one reads the thread-CPU clock at its end and
+ * takes off the time the thread did not run since the last pair of readings (`ck_*`), which a
+ * brief entry's start renews when it is older than CHECK_NS: the time lost lies in the entry
+ * when the entry is what grew. Every other entry reads the thread-CPU clock at both ends. One
+ * read of each clock, measured once (mean of undisturbed back-to-back reads), is taken off each
+ * entry: the part of the two reads that falls inside the phase. */
+#define BRIEF_NS 10000u
+#define TRUST_NS 20000u
+#define CHECK_NS 100000u
+#define CAL_READS 256
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static uint64_t read_cost(clockid_t id) {
+  uint64_t d[CAL_READS];
+  uint64_t prev = clock_ns(id);
+  for (int i = 0; i < CAL_READS; i++) {
+    uint64_t now = clock_ns(id);
+    d[i] = now >= prev ? now - prev : 0;
+    prev = now;
+  }
+  qsort(d, CAL_READS, sizeof d[0], cmp_u64);
+  /* as calibrate_pieces: the mean of the undisturbed reads, not one quantized order statistic */
+  uint64_t sum = 0, m = 0;
+  for (int i = 0; i < CAL_READS && d[i] <= 2 * d[CAL_READS / 2]; i++, m++) sum += d[i];
+  return m ? sum / m : 0;
+}
+
+static void checkpoint(augur_state *s, uint64_t mono, uint64_t cpu) {
+  s->ck_mono = mono;
+  s->ck_cpu = cpu;
+}
+
 void augur_phase_begin(int site) {
   AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
+  if (!s->clocks_cal) {
+    s->clocks_cal = 1;
+    s->mono_zero = read_cost(CLOCK_MONOTONIC);
+    s->cpu_zero = read_cost(CLOCK_THREAD_CPUTIME_ID);
+  }
   if (s->n_phases >= PHASE_STACK) {
     s->n_phases++;
     s->anomalies++;
@@ -462,18 +588,28 @@ void augur_phase_begin(int site) {
   }
   phase_frame *f = &s->phases[s->n_phases++];
   f->site = (uint32_t)site;
-  augur_stamp t = stamp_of(s);
+  f->cpu_read = !s->brief[(uint32_t)site % BRIEF_SITES];
+  augur_stamp t = stamp_phase(s);
   f->wtime = t.wtime;
   f->mono = t.mono_ns;
-  f->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* last: excludes the runtime's own work above */
+  f->cpu = 0;
+  if (f->cpu_read) {
+    f->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* last: excludes the runtime's own work above */
+    checkpoint(s, t.mono_ns, f->cpu);
+  } else if (t.mono_ns - s->ck_mono > CHECK_NS) {
+    checkpoint(s, t.mono_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID));
+    f->mono = clock_ns(CLOCK_MONOTONIC); /* after the read, as a timed entry's start */
+  }
 }
 
 void augur_phase_end(int site) {
   AUGUR_ENTRY;
   augur_state *s = st();
   if (!s || s->done) return;
-  uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID); /* first: symmetric with phase_begin */
-  augur_stamp t = stamp_of(s);
+  phase_frame *top = s->n_phases > 0 && s->n_phases <= PHASE_STACK ? &s->phases[s->n_phases - 1] : NULL;
+  /* first: symmetric with phase_begin */
+  uint64_t cpu = top && top->cpu_read ? clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
+  augur_stamp t = stamp_phase(s);
   if (s->n_phases <= 0) {
     s->anomalies++;
     return;
@@ -482,6 +618,22 @@ void augur_phase_end(int site) {
   if (s->n_phases >= PHASE_STACK) return;
   phase_frame *f = &s->phases[s->n_phases];
   if (f->site != (uint32_t)site) s->anomalies++;
+  uint64_t cost;
+  if (f->cpu_read) {
+    cost = cpu >= f->cpu + s->cpu_zero ? cpu - f->cpu - s->cpu_zero : 0;
+    checkpoint(s, t.mono_ns, cpu);
+  } else {
+    uint64_t d = t.mono_ns >= f->mono + s->mono_zero ? t.mono_ns - f->mono - s->mono_zero : 0;
+    cost = d;
+    if (d >= TRUST_NS) {
+      uint64_t now_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+      uint64_t wall = t.mono_ns - s->ck_mono, ran = now_cpu - s->ck_cpu;
+      uint64_t lost = wall > ran ? wall - ran : 0;
+      cost = d > lost ? d - lost : 0;
+      checkpoint(s, t.mono_ns, now_cpu);
+    }
+  }
+  s->brief[f->site % BRIEF_SITES] = cost < BRIEF_NS;
   unsigned char *p = reserve(s, LEN_PHASE);
   if (!p) return;
   p[0] = REC_PHASE;
@@ -489,7 +641,7 @@ void augur_phase_end(int site) {
   PUT(p, 4, f->site);
   PUT(p, 8, f->mono);
   PUT(p, 16, t.mono_ns);
-  PUT(p, 24, cpu >= f->cpu ? cpu - f->cpu : (uint64_t)0);
+  PUT(p, 24, cost);
   PUT(p, 32, f->wtime);
   PUT(p, 40, t.wtime);
   s->n_events++;
@@ -967,6 +1119,10 @@ static void go_live(augur_state *s) {
   MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &s->size);
   learn_shared(s);
+#if !AUGUR_SMPI
+  s->wt0 = MPI_Wtime();
+  s->wt_mono0 = clock_ns(CLOCK_MONOTONIC);
+#endif
   if (s->fd < 0 && !s->broken) open_trace(s, stamp_of(s));
   augur_redirect_stdin(s->rank);
 }

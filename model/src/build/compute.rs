@@ -121,7 +121,12 @@ fn loose_fit_warning(
     let Some((run, measured, charged, off, each)) = worst.filter(|w| w.3.abs() > 0.1) else {
         return;
     };
-    let cause = loose_cause(env.machine.compute_threshold, charged, measured, each);
+    // entries inside a burst that reached the threshold were charged, however short each was
+    let threshold = env.machine.compute_threshold.filter(|t| {
+        run.compute_in_bursts_over(site, *t)
+            .is_none_or(|share| share < 0.5)
+    });
+    let cause = loose_cause(threshold, charged, measured, each);
     let law = work.map_or_else(
         || "its fitted law".to_string(),
         |w| format!("its work ({w})"),
@@ -220,7 +225,7 @@ fn compute_samples(
     which: PerEntry,
     notes: &mut Notes,
 ) -> Option<(Samples, usize)> {
-    let mut s = env.samples_of(&|r| {
+    let per_entry = |r: &crate::observe::RunObs| {
         if which == PerEntry::Steady {
             r.compute_first_entry(site).map(|(_, steady)| steady)
         } else if pc.in_pipeline.contains(&site) {
@@ -231,18 +236,25 @@ fn compute_samples(
             r.compute_occurrence_max(site)
                 .or_else(|| r.compute_max_per_entry(site))
         }
-    });
+    };
+    let mut s = env.samples_of(&per_entry);
     if s.values.is_empty() {
         return None;
     }
     // a simulator that drops short bursts (SMPI's smpi/cpu-threshold) recorded
     // nothing, or a deferred part, for entries below its threshold: those runs
-    // say what the simulator dropped, not what the work costs
+    // say what the simulator dropped, not what the work costs. The burst is the
+    // computation between two MPI calls: entries inside a longer one (a routine
+    // called per point between two reductions) were charged however short
     let traced = s.values.len();
     let threshold = env.machine.compute_threshold.filter(|t| *t > 0.0);
     let simulated = env.runs.iter().any(|r| r.smpi);
     if let Some(t) = threshold.filter(|_| simulated) {
-        s.retain(|v| v >= t);
+        s = env.samples_of(&|r| {
+            per_entry(r).filter(|v| {
+                *v >= t || r.compute_in_bursts_over(site, t).is_some_and(|c| c >= 0.5)
+            })
+        });
         let below = traced - s.values.len();
         if s.values.is_empty() {
             notes.warnings.push(format!(
