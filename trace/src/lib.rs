@@ -20,6 +20,6 @@ pub use rank::{Event, Message, RankTrace};
 pub use reader::TraceReader;
 pub use run_dir::{
     config_id, now_rfc3339, rank_files, read_run, rfc3339, source_hash, write_atomic, Manifest,
-    Repetition, RunDir, RunRecord, RunStatus, SourceRecord,
+    ProbeCheck, Repetition, RunDir, RunRecord, RunStatus, SourceRecord,
 };
 pub use writer::TraceWriter;

@@ -130,6 +130,36 @@ pub struct Manifest {
     pub args: Option<Vec<String>>,
     /// Runs in insertion order; at most one per config id.
     pub runs: Vec<RunRecord>,
+    /// The latest profile's check of what augur's markers cost: one configuration run
+    /// uninstrumented beside its traced runs. Absent when no check ran (a profile that ran no
+    /// configuration, a manifest written before the check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeCheck>,
+}
+
+/// One configuration run uninstrumented and instrumented: what augur's markers add.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCheck {
+    /// The configuration (a run's `config`).
+    pub config: String,
+    /// How both were timed: `simulated` (SMPI's simulated time of the whole run, the
+    /// instrumented one from its traces) or `wall` (the launcher's wall time, start to exit,
+    /// launching included).
+    pub clock: String,
+    /// The uninstrumented program, least of its repetitions, seconds.
+    pub uninstrumented: f64,
+    /// The instrumented program on the same clock, least of its repetitions, seconds.
+    pub instrumented: f64,
+    /// The instrumented run's traced time (MPI_Init to end, slowest rank), seconds: what the
+    /// markers' part is a share of.
+    pub traced: f64,
+}
+
+impl ProbeCheck {
+    /// The markers' part of the traced time: (instrumented − uninstrumented) / traced.
+    pub fn share(&self) -> f64 {
+        (self.instrumented - self.uninstrumented) / self.traced
+    }
 }
 
 /// The options of `augur profile` that change which program its sources are.
@@ -185,6 +215,7 @@ impl Manifest {
             options: None,
             args: None,
             runs: Vec::new(),
+            probe: None,
         }
     }
 

@@ -199,6 +199,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let host = super::profile::host::warnings(&manifest.runs);
     let host_disturbed = !host.is_empty();
     source_warnings.extend(host);
+    source_warnings.extend(super::profile::probe::warnings(&manifest));
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);

@@ -17,6 +17,7 @@ mod grid;
 pub mod host;
 pub mod instrument;
 mod launch;
+pub mod probe;
 pub mod reach;
 
 use anyhow::{bail, Context, Result};
@@ -333,6 +334,39 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         pb.inc(1);
     }
     pb.finish_and_clear();
+    // what the markers cost: one configuration run as written (again unless every run was
+    // already recorded and so was the check)
+    if rows.iter().any(|r| r.status != "skipped") || manifest.probe.is_none() {
+        let mut grid = Vec::new();
+        for (config, prog_args) in configs.iter().zip(&argvs) {
+            let id = config.id();
+            let input = match &stdin {
+                Some(s) => Some(s.for_config(config, &id, &build_dir)?),
+                None => None,
+            };
+            grid.push((id, config.np, prog_args.clone(), input));
+        }
+        let check = probe::Check {
+            plain: &prepared.plain,
+            spec: &spec,
+            build_dir: &build_dir,
+            cwd: &cwd,
+            timeout,
+            repeat: args.repeat,
+            configs: &grid,
+        };
+        match probe::check(&check, &manifest)? {
+            Ok(p) => manifest.probe = Some(p),
+            Err(why) => {
+                eprintln!("note: what augur's markers cost was not measured: {why}");
+                manifest.probe = None;
+            }
+        }
+        rd.save_manifest(&manifest)?;
+    }
+    for w in probe::warnings(&manifest) {
+        eprintln!("warning: {w}");
+    }
     // over every recorded run, as analyze will see them
     for w in host::warnings(&manifest.runs) {
         eprintln!("warning: {w}");

@@ -251,9 +251,8 @@ fn compute_samples(
     let simulated = env.runs.iter().any(|r| r.smpi);
     if let Some(t) = threshold.filter(|_| simulated) {
         s = env.samples_of(&|r| {
-            per_entry(r).filter(|v| {
-                *v >= t || r.compute_in_bursts_over(site, t).is_some_and(|c| c >= 0.5)
-            })
+            per_entry(r)
+                .filter(|v| *v >= t || r.compute_in_bursts_over(site, t).is_some_and(|c| c >= 0.5))
         });
         let below = traced - s.values.len();
         if s.values.is_empty() {

@@ -42,6 +42,9 @@ pub struct BuildInput {
     pub cflags: Vec<String>,
     /// Executable name inside the build directory.
     pub exe_name: String,
+    /// Linked with augur's runtime (the instrumented program); false for the program as
+    /// written, built to time it without markers ([`super::probe`]).
+    pub runtime: bool,
 }
 
 /// The compiler wrappers for a launcher and language: (C wrapper, wrapper for the program).
@@ -63,7 +66,8 @@ pub fn commands(input: &BuildInput, launcher: Launcher, build: &Path) -> Vec<Vec
     let p = |p: &Path| p.display().to_string();
     let mut cmds = Vec::new();
     let mut objs = Vec::new();
-    for f in augur_runtime::sources(input.lang.is_fortran()) {
+    let runtime = augur_runtime::sources(input.lang.is_fortran()).filter(|_| input.runtime);
+    for f in runtime {
         let obj = build.join(f.name.replace(".c", ".o"));
         cmds.push(vec![
             cc.into(),
@@ -252,11 +256,16 @@ fn modules_used(text: &str) -> Vec<String> {
 /// Writes the sources and runtime into `build` and compiles them (skipped when the stamp says
 /// the same sources were already built with the same commands). Returns the executable path.
 pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<PathBuf> {
-    if let Some((rel, _)) = input.files.iter().find(|(rel, _)| {
-        augur_runtime::FILES
-            .iter()
-            .any(|f| rel.as_os_str() == f.name)
-    }) {
+    if let Some((rel, _)) = input
+        .files
+        .iter()
+        .filter(|_| input.runtime)
+        .find(|(rel, _)| {
+            augur_runtime::FILES
+                .iter()
+                .any(|f| rel.as_os_str() == f.name)
+        })
+    {
         bail!(
             "{}: augur's runtime has a file of that name in the build directory; rename the source",
             rel.display()
@@ -271,8 +280,10 @@ pub fn build(input: &BuildInput, launcher: Launcher, build: &Path) -> Result<Pat
         return Ok(exe);
     }
     let _ = std::fs::remove_file(&stamp_path);
-    augur_runtime::write_to(build)
-        .with_context(|| format!("cannot write the runtime into {}", build.display()))?;
+    if input.runtime {
+        augur_runtime::write_to(build)
+            .with_context(|| format!("cannot write the runtime into {}", build.display()))?;
+    }
     for (rel, text) in &input.files {
         let dest = build.join(rel);
         if let Some(parent) = dest.parent() {
@@ -448,7 +459,27 @@ mod tests {
             defines: vec!["X=1".into()],
             cflags: Vec::new(),
             exe_name: "p".into(),
+            runtime: true,
         }
+    }
+
+    /// The program as written is built without augur's runtime: no runtime unit compiled, no
+    /// runtime object linked.
+    #[test]
+    fn the_uninstrumented_program_links_no_runtime() {
+        let plain = BuildInput {
+            runtime: false,
+            ..input(Lang::C)
+        };
+        let cmds = commands(&plain, Launcher::Mpirun, Path::new("/b"));
+        assert_eq!(cmds.len(), 1, "{cmds:?}");
+        assert!(!cmds[0].iter().any(|a| a.contains("augur_")), "{cmds:?}");
+        let traced = commands(&input(Lang::C), Launcher::Mpirun, Path::new("/b"));
+        assert!(traced
+            .last()
+            .unwrap()
+            .iter()
+            .any(|a| a.ends_with("augur_trace.o")));
     }
 
     #[test]

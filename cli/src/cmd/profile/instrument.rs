@@ -14,6 +14,8 @@ pub const APT_FILE: &str = "apt.json";
 #[derive(Debug)]
 pub struct Prepared {
     pub input: BuildInput,
+    /// The program as written, to time without markers ([`super::probe`]).
+    pub plain: BuildInput,
     pub apt_json: String,
     /// The program's inputs the APT found (which `--param` reaches it).
     pub params: Vec<apt::ProgParam>,
@@ -112,6 +114,7 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     }
     // every source is a compilation unit: instrumented when codegen edited it, else as written
     let mut units = Vec::new();
+    let mut originals: Vec<(PathBuf, String)> = Vec::new();
     for (i, path) in sources.iter().enumerate() {
         let id = frontend::FileId(u32::try_from(i).unwrap_or(u32::MAX));
         let rel = match inst.files.iter().find(|f| f.file == id) {
@@ -127,6 +130,12 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
                 rel
             }
         };
+        let text = lowered
+            .sources
+            .get(id)
+            .map(|f| f.text.clone())
+            .with_context(|| format!("{} was not loaded", path.display()))?;
+        originals.push((rel.clone(), text));
         units.push((rel, unit_lang(&lowered, id, path, opts.form)));
     }
     let Some((main, lang)) = units.first().cloned() else {
@@ -140,17 +149,24 @@ pub fn prepare(args: &ProfileArgs) -> Result<Prepared> {
     }
     files.sort_by_key(|(p, _)| *p != main);
     let exe_name = trace::run_dir::program_name(args.source());
+    let input = BuildInput {
+        lang,
+        main,
+        others: units.into_iter().skip(1).collect(),
+        files,
+        include_dirs,
+        defines: args.src.define.clone(),
+        cflags: args.cflags(),
+        exe_name,
+        runtime: true,
+    };
     Ok(Prepared {
-        input: BuildInput {
-            lang,
-            main,
-            others: units.into_iter().skip(1).collect(),
-            files,
-            include_dirs,
-            defines: args.src.define.clone(),
-            cflags: args.cflags(),
-            exe_name,
+        plain: BuildInput {
+            files: originals,
+            runtime: false,
+            ..input.clone()
         },
+        input,
         apt_json,
         params: tree.params.clone(),
         warnings,

@@ -1,0 +1,256 @@
+//! What augur's markers cost the program: after the grid, the program as written is built and
+//! run for one configuration, the traced run that took longest, and timed on the clock the
+//! traces use (SMPI's simulated time; natively the launcher's wall time, launching included in
+//! both). The difference is the markers' part of the traced time.
+//!
+//! A routine with a loop called once per point is a computation phase entered once per point:
+//! trial 19's k-means ran 16 times longer instrumented natively and 4 times under SMPI, every
+//! prediction followed the instrumented program, and nothing said so. The runtime now times
+//! such entries cheaply and takes the markers' part off SMPI's pieces, but what is left depends
+//! on the program; this check measures it, `profile` and `analyze` say it when it is large.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use trace::{Manifest, ProbeCheck, RunRecord};
+
+use super::build::{self, BuildInput};
+use super::launch::{self, LaunchSpec, Launcher};
+
+/// Under this share of the traced time the markers' part is not worth a word: the ratio of
+/// least-of-3 SMPI runs of one binary moves by up to ~15% on this shared host (smpi_overhead).
+const SHARE: f64 = 0.15;
+
+/// Natively the two are the launcher's wall times, polled every 20 ms and each carrying the
+/// launch: a difference under this says nothing.
+const WALL_RESOLUTION: f64 = 0.05;
+
+/// The configuration to time: the ok run of `ids` whose traced time is the longest (the
+/// markers' part is largest there and launching weighs least), with its least launcher wall
+/// time and least traced time over its repetitions.
+fn longest<'a>(manifest: &'a Manifest, ids: &[String]) -> Option<(&'a RunRecord, f64, f64)> {
+    manifest
+        .runs
+        .iter()
+        .filter(|r| r.status.is_ok() && ids.contains(&r.config))
+        .filter_map(|r| {
+            let least = |f: &dyn Fn(&trace::Repetition) -> Option<f64>| {
+                r.repetitions
+                    .iter()
+                    .filter_map(f)
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let traced = least(&|x| x.trace_seconds);
+            let wall = least(&|x| x.trace_seconds.map(|_| x.wall_seconds)).min(r.wall_seconds);
+            traced.is_finite().then_some((r, wall, traced))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+}
+
+/// Everything [`check`] needs from the profile.
+pub struct Check<'a> {
+    pub plain: &'a BuildInput,
+    pub spec: &'a LaunchSpec,
+    pub build_dir: &'a Path,
+    pub cwd: &'a Path,
+    pub timeout: Duration,
+    pub repeat: u32,
+    /// The grid's configurations: id, ranks, program arguments, and the file the ranks read as
+    /// standard input (`--stdin`).
+    pub configs: &'a [(String, u32, Vec<String>, Option<PathBuf>)],
+}
+
+/// Builds the program as written and times one configuration; `Ok(Err(why))` when the check
+/// cannot be made (no run ended ok, the program as written does not build or run).
+pub fn check(
+    c: &Check<'_>,
+    manifest: &Manifest,
+) -> Result<std::result::Result<ProbeCheck, String>> {
+    let ids: Vec<String> = c.configs.iter().map(|(id, ..)| id.clone()).collect();
+    let Some((run, wall, traced)) = longest(manifest, &ids) else {
+        return Ok(Err("no configuration ran to its end".into()));
+    };
+    let simulated = c.spec.launcher == Launcher::Smpirun;
+    let Some((_, np, args, stdin)) = c.configs.iter().find(|(id, ..)| *id == run.config) else {
+        return Ok(Err(format!("{} is not in this grid", run.config)));
+    };
+    if stdin.is_some() && !simulated {
+        // the runtime gives ranks other than 0 the input file; the program as written has none
+        return Ok(Err(
+            "the ranks read --stdin, which only augur's runtime hands to ranks other than 0".into(),
+        ));
+    }
+    let dir = c.build_dir.join("plain");
+    let exe = match build::build(c.plain, c.spec.launcher, &dir) {
+        Ok(exe) => exe,
+        Err(e) => return Ok(Err(format!("the program as written does not build: {e:#}"))),
+    };
+    let mut argv = c.spec.argv(*np, &exe, args);
+    if simulated {
+        // SimGrid's own report of the simulated time, at the end of the run
+        let at = argv
+            .iter()
+            .position(|a| *a == exe.display().to_string())
+            .unwrap_or(argv.len());
+        argv.splice(
+            at..at,
+            [
+                "--cfg=smpi/display-timing:yes".to_string(),
+                "--log=smpi_utils.thres:info".to_string(),
+            ],
+        );
+    }
+    let (stdout, stderr) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
+    let mut least = f64::INFINITY;
+    for _ in 0..c.repeat.max(1) {
+        let (outcome, took) = launch::run_captured(
+            &argv,
+            &[],
+            c.cwd,
+            stdin.as_deref(),
+            &stdout,
+            &stderr,
+            c.timeout,
+        )
+        .with_context(|| format!("cannot start `{}`", argv[0]))?;
+        match outcome {
+            launch::Outcome::Exited(st) if st.success() => {}
+            launch::Outcome::Exited(st) => {
+                return Ok(Err(format!(
+                    "the program as written failed at {}: {}",
+                    run.config,
+                    launch::failure_reason(&st, &stderr)
+                )))
+            }
+            launch::Outcome::TimedOut => {
+                return Ok(Err(format!(
+                    "the program as written timed out at {}",
+                    run.config
+                )))
+            }
+        }
+        let t = if simulated {
+            let text = std::fs::read_to_string(&stderr).unwrap_or_default()
+                + &std::fs::read_to_string(&stdout).unwrap_or_default();
+            match simulated_time(&text) {
+                Some(t) => t,
+                None => return Ok(Err("SimGrid reported no simulated time".into())),
+            }
+        } else {
+            took.as_secs_f64()
+        };
+        least = least.min(t);
+    }
+    Ok(Ok(ProbeCheck {
+        config: run.config.clone(),
+        clock: if simulated { "simulated" } else { "wall" }.into(),
+        uninstrumented: least,
+        instrumented: if simulated { traced } else { wall },
+        traced,
+    }))
+}
+
+/// SimGrid's end-of-run report: `… Simulated time: 0.00123 seconds.`
+fn simulated_time(text: &str) -> Option<f64> {
+    let key = "Simulated time: ";
+    let at = text.rfind(key)?;
+    text[at + key.len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// What the check says, when it says something: the markers' part of the traced time, where it
+/// is large enough to matter and to be told from the clocks' noise.
+pub fn warnings(manifest: &Manifest) -> Vec<String> {
+    let Some(p) = &manifest.probe else {
+        return Vec::new();
+    };
+    let share = p.share();
+    let resolved =
+        p.clock == "simulated" || (p.instrumented - p.uninstrumented).abs() > WALL_RESOLUTION;
+    if !share.is_finite() || !resolved {
+        return Vec::new();
+    }
+    let clock = if p.clock == "simulated" {
+        "simulated time"
+    } else {
+        "launcher wall time, launching included"
+    };
+    if share > SHARE {
+        vec![format!(
+            "augur's markers add {:.0}% to the traced time at {}: the program as written took {:.4e} s there, instrumented {:.4e} s ({clock}). T models the instrumented program; a computation phase entered very often (a routine with a loop, called once per point) pays its markers at every entry",
+            100.0 * share,
+            p.config,
+            p.uninstrumented,
+            p.instrumented
+        )]
+    } else if share < -SHARE {
+        vec![format!(
+            "the instrumented program ran {:.0}% faster than the program as written at {} ({:.4e} s against {:.4e} s, {clock}): the host disturbed the uninstrumented runs, or (SMPI) the markers' part taken off the simulated time was too large",
+            -100.0 * share,
+            p.config,
+            p.instrumented,
+            p.uninstrumented
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn manifest(probe: ProbeCheck) -> Manifest {
+        let mut m = Manifest::new(Path::new("p.c"), b"");
+        m.probe = Some(probe);
+        m
+    }
+
+    #[test]
+    fn simgrids_report_gives_the_simulated_time() {
+        let text = "[0.001234] [smpi_utils/INFO] Simulated time: 0.00123456 seconds. \n\nThe simulation took 0.5 seconds";
+        assert_eq!(simulated_time(text), Some(0.00123456));
+        assert_eq!(simulated_time("no report"), None);
+    }
+
+    /// Trial 19's k-means natively: 2.63 s traced, 0.168 s as written.
+    #[test]
+    fn a_large_part_of_markers_is_said_and_a_small_one_is_not() {
+        let mut p = ProbeCheck {
+            config: "N=80000,P=1".into(),
+            clock: "wall".into(),
+            uninstrumented: 0.45,
+            instrumented: 2.9,
+            traced: 2.63,
+        };
+        let w = warnings(&manifest(p.clone()));
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("augur's markers add 93% to the traced time at N=80000,P=1"),
+            "{}",
+            w[0]
+        );
+        // 3% natively: nothing
+        p.instrumented = 0.46;
+        p.traced = 0.3;
+        assert!(warnings(&manifest(p.clone())).is_empty());
+        // 30% of a traced 0.1 s is within the launcher's clock: nothing
+        p.instrumented = 0.48;
+        p.traced = 0.1;
+        assert!(warnings(&manifest(p.clone())).is_empty());
+        // simulated: exact clocks, the share alone decides
+        p.clock = "simulated".into();
+        p.uninstrumented = 0.007;
+        p.instrumented = 0.028;
+        p.traced = 0.028;
+        assert!(warnings(&manifest(p.clone()))[0].contains("(simulated time)"));
+        p.instrumented = 0.0075;
+        p.traced = 0.0075;
+        assert!(warnings(&manifest(p)).is_empty());
+    }
+}
