@@ -441,6 +441,31 @@ mod tests {
         assert_eq!(run.compute_occurrence_max(7), None);
     }
 
+    /// Trial 19's k-means: a routine called once per point is a phase entered thousands of
+    /// times between two reductions, each entry far under SMPI's compute threshold; the burst
+    /// SMPI charges is everything between the two calls, so those entries were charged.
+    #[test]
+    fn short_entries_inside_a_long_burst_are_in_a_burst_over_the_threshold() {
+        let mut run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
+        let rank = |costs: Vec<f64>, between: Vec<u32>, bursts: Vec<(u32, f64)>| super::RankObs {
+            entries: [(7, costs)].into(),
+            between: [(7, between)].into(),
+            bursts: bursts.into_iter().collect(),
+            ..Default::default()
+        };
+        // rank 0: 1000 entries of 0.2 µs between calls 0 and 1 (with other computation the
+        // burst is 0.5 ms); then 10 entries alone after call 1, a burst of 2 µs under 1e-5
+        let mut costs = vec![2e-7; 1000];
+        costs.extend([2e-7; 10]);
+        let mut between = vec![0; 1000];
+        between.extend([1; 10]);
+        run.ranks = vec![rank(costs, between, vec![(0, 5e-4), (1, 2e-6)])];
+        assert_eq!(run.compute_in_bursts_over(7, 1e-6), Some(1.0));
+        assert_eq!(run.compute_in_bursts_over(7, 1e-5), Some(1000.0 / 1010.0));
+        assert_eq!(run.compute_in_bursts_over(7, 1e-3), Some(0.0));
+        assert_eq!(run.compute_in_bursts_over(9999, 1e-6), None);
+    }
+
     /// Simulated shift at P = 2: the update sits between MPI_Send and MPI_Recv, a burst of its
     /// own on every entry but two: rank 0's last runs into the checksum loop, and rank 1 (no
     /// send) enters its first straight from the initialisation loop.
