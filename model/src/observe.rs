@@ -32,10 +32,6 @@ pub struct RankObs {
     /// it: entries with the same count ran between the same two calls (a row FFT called for
     /// every row between two transposes), where no other rank waits for any one of them.
     pub between: BTreeMap<u32, Vec<u32>>,
-    /// For each count of MPI calls made before, the cost of every traced computation the rank
-    /// ran after that many calls: the burst a simulator charges as one between two MPI calls
-    /// (with the untraced code between the phases left out).
-    pub bursts: BTreeMap<u32, f64>,
     /// Seconds from MPI_Init to the end of the trace.
     pub elapsed: f64,
 }
@@ -193,23 +189,22 @@ impl RunObs {
         }
         (all > 0).then(|| alone as f64 / all as f64)
     }
-    /// The share of a computation phase's entries, over all ranks, that ran in a burst between
-    /// two MPI calls whose traced computation reached `threshold` seconds: entries a simulator
-    /// charged however short each was (a routine called once per point between two
-    /// reductions; trial 19's k-means). `None` when no rank entered it.
-    pub fn compute_in_bursts_over(&self, site: u32, threshold: f64) -> Option<f64> {
-        let (mut all, mut over) = (0usize, 0usize);
+    /// The mean over all ranks' stretches of a computation phase (its entries run one after
+    /// another between two MPI calls, summed; [`RankObs::stretches`]); `None` when no rank
+    /// entered it. Under SMPI an entry's cost is what the simulated clock moved across it, and
+    /// the runtime charges pieces under the compute threshold in lumps once the interval since
+    /// the last MPI call reaches it: a stretch over the threshold spans many lumps and its
+    /// entries' costs add up to what was charged (a routine called once per point between two
+    /// reductions; trial 19's k-means), where one short entry after a long computation shows 0
+    /// and its lump lands in a later entry (atm2d's pack at LAMBDA = 32).
+    pub fn compute_mean_stretch(&self, site: u32) -> Option<f64> {
+        let (mut n, mut sum) = (0usize, 0.0);
         for r in &self.ranks {
-            let Some(between) = r.between.get(&site) else {
-                continue;
-            };
-            all += between.len();
-            over += between
-                .iter()
-                .filter(|b| r.bursts.get(b).is_some_and(|t| *t >= threshold))
-                .count();
+            let s = r.stretches(site, 0);
+            n += s.len();
+            sum += s.iter().sum::<f64>();
         }
-        (all > 0).then(|| over as f64 / all as f64)
+        (n > 0).then(|| sum / n as f64)
     }
     /// Σ over ranks of a computation phase's (entries, seconds).
     pub fn compute_totals(&self, site: u32) -> Option<(u64, f64)> {
@@ -247,7 +242,6 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                 };
                 o.entries.entry(p.site).or_default().push(cost.max(0.0));
                 o.between.entry(p.site).or_default().push(calls);
-                *o.bursts.entry(calls).or_insert(0.0) += cost.max(0.0);
                 last_wtime = last_wtime.max(p.end.wtime);
             }
             Event::Mpi { call, .. } => {
@@ -442,28 +436,28 @@ mod tests {
     }
 
     /// Trial 19's k-means: a routine called once per point is a phase entered thousands of
-    /// times between two reductions, each entry far under SMPI's compute threshold; the burst
-    /// SMPI charges is everything between the two calls, so those entries were charged.
+    /// times between two reductions, each entry far under SMPI's compute threshold, its
+    /// stretches far over it.
     #[test]
-    fn short_entries_inside_a_long_burst_are_in_a_burst_over_the_threshold() {
+    fn a_stretch_is_the_entries_between_two_calls_summed() {
         let mut run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
-        let rank = |costs: Vec<f64>, between: Vec<u32>, bursts: Vec<(u32, f64)>| super::RankObs {
+        let rank = |costs: Vec<f64>, between: Vec<u32>| super::RankObs {
             entries: [(7, costs)].into(),
             between: [(7, between)].into(),
-            bursts: bursts.into_iter().collect(),
             ..Default::default()
         };
-        // rank 0: 1000 entries of 0.2 µs between calls 0 and 1 (with other computation the
-        // burst is 0.5 ms); then 10 entries alone after call 1, a burst of 2 µs under 1e-5
-        let mut costs = vec![2e-7; 1000];
-        costs.extend([2e-7; 10]);
+        // rank 0: 1000 entries of 0.2 µs between calls 0 and 1, then 10 after call 1; rank 1:
+        // 10 entries, each after a call of its own
         let mut between = vec![0; 1000];
         between.extend([1; 10]);
-        run.ranks = vec![rank(costs, between, vec![(0, 5e-4), (1, 2e-6)])];
-        assert_eq!(run.compute_in_bursts_over(7, 1e-6), Some(1.0));
-        assert_eq!(run.compute_in_bursts_over(7, 1e-5), Some(1000.0 / 1010.0));
-        assert_eq!(run.compute_in_bursts_over(7, 1e-3), Some(0.0));
-        assert_eq!(run.compute_in_bursts_over(9999, 1e-6), None);
+        run.ranks = vec![
+            rank(vec![2e-7; 1010], between),
+            rank(vec![2e-7; 10], (0..10).collect()),
+        ];
+        let mean = run.compute_mean_stretch(7).unwrap();
+        // (1000 + 10 + 10 entries) over 2 + 10 stretches
+        assert!((mean - 1020.0 * 2e-7 / 12.0).abs() < 1e-15, "{mean}");
+        assert_eq!(run.compute_mean_stretch(9999), None);
     }
 
     /// Simulated shift at P = 2: the update sits between MPI_Send and MPI_Recv, a burst of its

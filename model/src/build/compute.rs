@@ -121,11 +121,11 @@ fn loose_fit_warning(
     let Some((run, measured, charged, off, each)) = worst.filter(|w| w.3.abs() > 0.1) else {
         return;
     };
-    // entries inside a burst that reached the threshold were charged, however short each was
-    let threshold = env.machine.compute_threshold.filter(|t| {
-        run.compute_in_bursts_over(site, *t)
-            .is_none_or(|share| share < 0.5)
-    });
+    // entries in stretches that reached the threshold were charged, however short each was
+    let threshold = env
+        .machine
+        .compute_threshold
+        .filter(|t| run.compute_mean_stretch(site).is_none_or(|m| m < *t));
     let cause = loose_cause(threshold, charged, measured, each);
     let law = work.map_or_else(
         || "its fitted law".to_string(),
@@ -243,16 +243,15 @@ fn compute_samples(
     }
     // a simulator that drops short bursts (SMPI's smpi/cpu-threshold) recorded
     // nothing, or a deferred part, for entries below its threshold: those runs
-    // say what the simulator dropped, not what the work costs. The burst is the
-    // computation between two MPI calls: entries inside a longer one (a routine
-    // called per point between two reductions) were charged however short
+    // say what the simulator dropped, not what the work costs. Entries whose
+    // stretches between two MPI calls reach the threshold (a routine called per
+    // point between two reductions) say what was charged, however short each is
     let traced = s.values.len();
     let threshold = env.machine.compute_threshold.filter(|t| *t > 0.0);
     let simulated = env.runs.iter().any(|r| r.smpi);
     if let Some(t) = threshold.filter(|_| simulated) {
         s = env.samples_of(&|r| {
-            per_entry(r)
-                .filter(|v| *v >= t || r.compute_in_bursts_over(site, t).is_some_and(|c| c >= 0.5))
+            per_entry(r).filter(|v| *v >= t || r.compute_mean_stretch(site).is_some_and(|m| m >= t))
         });
         let below = traced - s.values.len();
         if s.values.is_empty() {
