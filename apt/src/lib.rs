@@ -505,6 +505,8 @@ mod tests_comm_args;
 #[cfg(test)]
 mod tests_concurrent;
 #[cfg(test)]
+mod tests_counters;
+#[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
