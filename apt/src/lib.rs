@@ -523,6 +523,8 @@ mod tests_gotos;
 #[cfg(test)]
 mod tests_halving;
 #[cfg(test)]
+mod tests_handles;
+#[cfg(test)]
 mod tests_host;
 #[cfg(test)]
 mod tests_idioms;
