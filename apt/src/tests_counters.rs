@@ -83,7 +83,17 @@ fn a_count_the_nest_does_not_fix_says_why() {
     );
     let c = waitall_count(&skipped);
     let r = c.unresolved().unwrap_or_default();
-    assert!(r.contains("`continue` at line 11"), "{c:?}");
+    assert!(r.contains("a `continue` at line 11 may skip it"), "{c:?}");
+    // and so may a `goto` to a label inside the loop
+    let jumped = FACES_C
+        .replace(
+            "      MPI_Irecv(",
+            "      if (nbr[d][s] < 0) goto next;\n      MPI_Irecv(",
+        )
+        .replace("&req[nr++]);\n    }", "&req[nr++]);\n    next:;\n    }");
+    let c = waitall_count(&jumped);
+    let r = c.unresolved().unwrap_or_default();
+    assert!(r.contains("a `goto` at line 11 may skip it"), "{c:?}");
     // a step that is not a constant: no counter
     let scaled = FACES_C.replace("&req[nr++]);\n    }", "&req[nr]);\n      nr += d;\n    }");
     let c = waitall_count(&scaled);
@@ -129,4 +139,18 @@ fn fortran_counters_in_do_loops() {
     for n in [1.0, 4.0, 7.0] {
         assert_eq!(eval(&c, &[("N", n)]), 2.0 * (n / 2.0).ceil(), "{c:?}");
     }
+    // a GOTO to the loop's end skips the step
+    let skipped = src.replace(
+        "            NR = NR + 1\n",
+        "            IF (S .EQ. N) GOTO 10\n            NR = NR + 1\n",
+    );
+    assert_ne!(skipped, src);
+    let apt = apt_of("faces.f", &skipped);
+    let c = comms(&apt)
+        .iter()
+        .find(|c| c.op == frontend::MpiOp::Waitall)
+        .and_then(|c| c.count.clone())
+        .unwrap();
+    let r = c.unresolved().unwrap_or_default();
+    assert!(r.contains("a `goto` at line 10 may skip it"), "{c:?}");
 }

@@ -2,7 +2,8 @@
 //! `nr` then handed to `MPI_Waitall`; trial 19's 3-D stencil): after the nest the counter is
 //! its value before plus the steps summed over the iterations, when every step the nest
 //! takes is a constant one that runs on every iteration of loops with known trip counts. A
-//! step under a condition is not weighed: the counter stays unknown and says why.
+//! step under a condition, or one a `continue` or a `goto` may skip, is not weighed: the
+//! counter stays unknown and says why.
 use frontend::{BinOp, Block, SrcExprKind, StmtId, StmtKind};
 use symbolic::Expr;
 
@@ -50,6 +51,28 @@ impl Analysis<'_> {
             return Ok(None);
         };
         let line = self.line(s.span);
+        // a `continue` may skip the steps after it, a `goto` any of them
+        let cont = crate::cap::own_stmts(prog, &l.body)
+            .into_iter()
+            .filter_map(|c| prog.stmt(c))
+            .find(|x| matches!(x.kind, StmtKind::Continue));
+        if let Some(c) = cont {
+            return Err(Some(format!(
+                "counted in the loop at line {line}, where a `continue` at line {} may skip it",
+                self.line(c.span)
+            )));
+        }
+        let jump = prog
+            .walk(&l.body)
+            .into_iter()
+            .filter_map(|c| prog.stmt(c))
+            .find(|x| matches!(&x.kind, StmtKind::Opaque(o) if o.reason == "goto"));
+        if let Some(g) = jump {
+            return Err(Some(format!(
+                "counted in the loop at line {line}, where a `goto` at line {} may skip it",
+                self.line(g.span)
+            )));
+        }
         let Some(f) = self.facts.loops.get(&id) else {
             return Err(None);
         };
@@ -80,11 +103,9 @@ impl Analysis<'_> {
     fn block_steps(&self, block: &Block, v: &str) -> Result<Option<Expr>, Option<String>> {
         let prog = self.prog;
         let mut total: Option<Expr> = None;
-        let mut skip: Option<u32> = None;
         let mut add = |e: Expr| total = Some(total.take().unwrap_or_else(Expr::zero) + e);
         for &id in block {
             let Some(s) = prog.stmt(id) else { continue };
-            let line = self.line(s.span);
             match &s.kind {
                 StmtKind::Loop(_) => {
                     if self.procs.stmt_defs(prog, s).contains(v) {
@@ -101,14 +122,8 @@ impl Analysis<'_> {
                     let arms = i.arms.iter().map(|a| &a.body).chain(i.else_body.as_ref());
                     for b in arms {
                         if self.block_steps(b, v)?.is_some() {
+                            let line = self.line(s.span);
                             return Err(Some(format!("counted under a condition at line {line}")));
-                        }
-                        // `continue` in an arm may skip the steps that follow it
-                        let skips = crate::cap::own_stmts(prog, b).into_iter().any(|c| {
-                            matches!(prog.stmt(c).map(|x| &x.kind), Some(StmtKind::Continue))
-                        });
-                        if skips {
-                            skip = skip.or(Some(line));
                         }
                     }
                 }
@@ -123,7 +138,6 @@ impl Analysis<'_> {
                         return Err(None);
                     }
                 }
-                StmtKind::Continue => skip = skip.or(Some(line)),
                 _ => {
                     if !self.procs.stmt_defs(prog, s).contains(v) {
                         continue;
@@ -132,12 +146,7 @@ impl Analysis<'_> {
                 }
             }
         }
-        match (total, skip) {
-            (Some(_), Some(at)) => Err(Some(format!(
-                "counted after a `continue` at line {at} that may skip it"
-            ))),
-            (t, _) => Ok(t),
-        }
+        Ok(total)
     }
 }
 
