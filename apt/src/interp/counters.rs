@@ -77,13 +77,13 @@ impl Analysis<'_> {
             return Err(None);
         };
         let (Attr::Expr(trip), Some(sym), true) = (&f.trip, &f.sym, f.more.is_empty()) else {
-            let why = match &f.trip {
-                Attr::Unresolved(r) => r.clone(),
-                _ => "its trip count is not an expression".into(),
-            };
-            return Err(Some(format!(
-                "counted in the loop at line {line}, whose trip is unresolved ({why})"
-            )));
+            return Err(Some(match &f.trip {
+                Attr::Unresolved(r) => {
+                    format!("counted in the loop at line {line}, whose trip is unresolved ({r})")
+                }
+                Attr::Expr(_) => format!("counted in the loop at line {line} over several indices"),
+                _ => format!("counted in the loop at line {line}, whose trip is not a number"),
+            }));
         };
         if !per.contains_var(sym) {
             return Ok(Some(trip * &per));
