@@ -1,7 +1,7 @@
 //! Which MPI operations are communication (COMM nodes) and their symbolic attributes:
 //! peer, tag, message size in bytes (count × datatype size), request counts.
 use frontend::mpi_table::datatype_size;
-use frontend::{MpiCall, MpiOp, Role, SrcExprKind};
+use frontend::{MpiCall, MpiOp, Role, SrcExpr, SrcExprKind, UnOp};
 use symbolic::Expr;
 
 use crate::value::{eval, Scope, Special, Val};
@@ -88,6 +88,24 @@ pub fn datatype_path(name: &str) -> String {
     format!("{name}[#bytes]")
 }
 
+/// The variable or the one element a handle or scalar output argument names: `comm`, C
+/// `&comm`, `&nbr[1]` or `&g.face[0][1]`, Fortran `nbr(2)` (passed by reference); an element
+/// only at constant indices (its path: [`frontend::SrcExpr::path`]).
+pub fn out_path(e: &SrcExpr) -> Option<String> {
+    match &e.kind {
+        SrcExprKind::Var(v) => Some(v.clone()),
+        SrcExprKind::Index { .. } => e.path(),
+        SrcExprKind::Unary {
+            op: UnOp::AddrOf,
+            operand,
+        } => match &operand.kind {
+            SrcExprKind::Var(_) | SrcExprKind::Index { .. } => operand.path(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Size in bytes of the datatype argument: predefined, or derived with a known size.
 fn type_size(m: &MpiCall, role: Role, s: &mut dyn Scope) -> Option<Result<Expr, String>> {
     let a = m.arg(role)?;
@@ -101,6 +119,14 @@ fn type_size(m: &MpiCall, role: Role, s: &mut dyn Scope) -> Option<Result<Expr, 
                 Some(Val::Known(b)) => Ok(b),
                 _ => Err(format!("derived datatype `{name}`")),
             },
+        },
+        // an element of an array of handles at constant indices (`face[0][1]`)
+        SrcExprKind::Index { .. } => match a.expr.path() {
+            Some(p) => match s.element(&datatype_path(&p)) {
+                Some(Val::Known(b)) => Ok(b),
+                _ => Err(format!("derived datatype `{p}`")),
+            },
+            None => Err("datatype held in an array at indices that vary".to_string()),
         },
         _ => Err("datatype is an expression".to_string()),
     })
@@ -116,14 +142,7 @@ pub fn derived_size(m: &MpiCall, s: &mut dyn Scope) -> Option<(String, Val)> {
         MpiOp::TypeContiguous => m.arg(Role::Count)?,
         _ => return None,
     };
-    let handle = match &m.arg(Role::NewType)?.expr.kind {
-        SrcExprKind::Var(v) => v.clone(),
-        SrcExprKind::Unary { operand, .. } => match &operand.kind {
-            SrcExprKind::Var(v) => v.clone(),
-            _ => return None,
-        },
-        _ => return None,
-    };
+    let handle = out_path(&m.arg(Role::NewType)?.expr)?;
     let count = match m.op {
         MpiOp::TypeVector => eval(&m.arg(Role::Count)?.expr, s),
         _ => Val::Known(Expr::int(1)),

@@ -505,6 +505,8 @@ mod tests_comm_args;
 #[cfg(test)]
 mod tests_concurrent;
 #[cfg(test)]
+mod tests_counters;
+#[cfg(test)]
 mod tests_datatypes;
 #[cfg(test)]
 mod tests_dims;
@@ -520,6 +522,8 @@ mod tests_geometric;
 mod tests_gotos;
 #[cfg(test)]
 mod tests_halving;
+#[cfg(test)]
+mod tests_handles;
 #[cfg(test)]
 mod tests_host;
 #[cfg(test)]

@@ -22,13 +22,17 @@ pub enum StridedError {
     NoClosedForm,
 }
 
-/// Σ of `body` over `var = lo, lo + step, …, ≤ hi` (Fortran semantics, `step` > 0 when it
-/// is a symbol; a negative constant steps down to `hi`). With `var = lo + step·k`, `k = 0 …
-/// T − 1` (`T` the loop's trip count), a summand polynomial in `var` sums in closed form.
-/// A clamp `min(var + step + c, hi + c + d)` (`d` 0 or 1, `c` free of `var`), the end of
-/// a tile, takes its first argument on the first `T − 1` iterations and its second on the
-/// last one (the last tile starts at most `hi` and ends past it): those parts are summed
-/// apart. Exact for loops that run at least once.
+/// Σ of `body` over `var = lo, lo + step, …, ≤ hi` (Fortran semantics). The step is taken
+/// as pointing down to `hi` when it is a negative constant or a single negated term (`-nb`,
+/// a symbol being taken as positive), up otherwise. With `var = lo + step·k`, `k = 0 … T −
+/// 1` (`T` the loop's trip count), a summand polynomial in `var` sums in closed form.
+/// Upward, a clamp `min(var + step + c, hi + c + d)` (`d` 0 or 1, `c` free of `var`), the
+/// end of a tile, takes its first argument on the first `T − 1` iterations and its second
+/// on the last one (the last tile starts at most `hi` and ends past it): those parts are
+/// summed apart. Downward its mirror, the start of a tile `max(var + step + c, hi + c − d)`
+/// (`do ie = n, 1, -nb; ib = max(ie - nb + 1, 1)`), is treated alike: every tile but the
+/// last reaches `step` below its end, the last stops at `hi`. Exact for loops that run at
+/// least once.
 pub fn sum_strided(
     body: &Expr,
     var: &str,
@@ -47,12 +51,7 @@ pub fn sum_strided(
     };
     let at = |k: &Expr| lo + &(step * k);
     let k = Expr::var(K);
-    let upward = step.as_const().is_none_or(|c| c > 0.0);
-    let clamps = if upward {
-        tile_clamps(body, var, hi, step)
-    } else {
-        Vec::new()
-    };
+    let clamps = tile_clamps(body, var, hi, step, is_downward(step));
     if clamps.is_empty() {
         let s = symbolic::sum_over(
             &body.subs(var, &at(&k)),
@@ -90,27 +89,53 @@ fn closed(s: Expr) -> Result<Expr, StridedError> {
     }
 }
 
-/// The `min` atoms of `body` that end a tile of the loop over `var` (see [`sum_strided`]):
-/// (atom, its value on all iterations but the last, its value on the last).
-fn tile_clamps(body: &Expr, var: &str, hi: &Expr, step: &Expr) -> Vec<(Atom, Expr, Expr)> {
+/// Whether `step` points down: a negative constant, or one term with a negative
+/// coefficient (`-nb`; a symbolic step is taken as positive, as its mirror `nb` is).
+fn is_downward(step: &Expr) -> bool {
+    match step.as_const() {
+        Some(c) => c < 0.0,
+        None => matches!(step.terms(), [t] if t.coef() < 0.0),
+    }
+}
+
+/// The `min`/`max` atoms of `body` that bound a tile of the loop over `var` (see
+/// [`sum_strided`]): (atom, its value on all iterations but the last, its value on the
+/// last). Upward a tile's end is a `min` (or a negated `max`), downward a tile's start is a
+/// `max` (or a negated `min`: `min(nb, ie)` is `ie - max(ie - nb, 0)`, a length).
+fn tile_clamps(
+    body: &Expr,
+    var: &str,
+    hi: &Expr,
+    step: &Expr,
+    downward: bool,
+) -> Vec<(Atom, Expr, Expr)> {
     let mut out: Vec<(Atom, Expr, Expr)> = Vec::new();
     for t in body.terms() {
         for (a, _) in t.factors() {
-            let Atom::Min(args) = a else { continue };
+            let (args, negated) = match (a, downward) {
+                (Atom::Min(args), false) | (Atom::Max(args), true) => (args, false),
+                (Atom::Max(args), false) | (Atom::Min(args), true) => (args, true),
+                _ => continue,
+            };
             if out.iter().any(|(seen, _, _)| seen == a) {
                 continue;
             }
             let [x, y] = args.as_slice() else { continue };
+            let sign = if negated { -Expr::one() } else { Expr::one() };
             // a tile's length is its end less its start: `min(K, N - kb)` is `min(kb + K, N)
             // - kb`, so both arguments are tried as written and shifted by `var`
             let found = [Expr::zero(), Expr::var(var)].iter().find_map(|shift| {
                 [(x, y), (y, x)].into_iter().find(|(inner, end)| {
-                    let c = *inner + shift - Expr::var(var) - step;
-                    let end = *end + shift;
+                    let c = &sign * *inner + shift - Expr::var(var) - step;
+                    let end = &sign * *end + shift;
                     if c.contains_var(var) || end.contains_var(var) {
                         return false;
                     }
-                    let d = &end - hi - &c;
+                    let d = if downward {
+                        hi + &c - &end
+                    } else {
+                        &end - hi - &c
+                    };
                     matches!(d.as_const(), Some(d) if d == 0.0 || d == 1.0)
                 })
             });
@@ -238,6 +263,45 @@ mod tests {
     }
 
     #[test]
+    fn downward_tiles_add_up_to_the_range_like_their_mirror() {
+        // do ie = nx, 1, -nb; ib = max(ie - nb + 1, 1): trial 19's LU upper sweep
+        let cases: &[&[(&str, f64)]] = &[
+            &[("NX", 10.0), ("NB", 3.0)],
+            &[("NX", 12.0), ("NB", 4.0)],
+            &[("NX", 7.0), ("NB", 7.0)],
+            &[("NX", 5.0), ("NB", 9.0)],
+            &[("NX", 1.0), ("NB", 1.0)],
+        ];
+        let s = check("8*l0 - 8*max(l0 - NB + 1, 1) + 8", "NX", "1", "-NB", cases);
+        assert_eq!(s, parse("8*NX").unwrap());
+        // the tile's length written as a `min`: ie - max(ie - nb, 0)
+        let s = check("min(NB, l0)", "NX", "1", "-NB", cases);
+        assert_eq!(s, parse("NX").unwrap());
+        // C, from n - 1 down to 0: for (ie = n - 1; ie >= 0; ie -= B) ib = max(ie - B + 1, 0)
+        let s = check(
+            "l0 - max(l0 - B + 1, 0) + 1",
+            "N - 1",
+            "0",
+            "-B",
+            &[
+                &[("N", 10.0), ("B", 4.0)],
+                &[("N", 8.0), ("B", 4.0)],
+                &[("N", 3.0), ("B", 5.0)],
+            ],
+        );
+        assert_eq!(s, parse("N").unwrap());
+        // a constant downward stride
+        let s = check(
+            "l0 - max(l0 - 3, 1) + 1",
+            "N",
+            "1",
+            "-4",
+            &[&[("N", 10.0)], &[("N", 3.0)], &[("N", 12.0)]],
+        );
+        assert_eq!(s, parse("N").unwrap());
+    }
+
+    #[test]
     fn clamps_that_are_not_tile_ends_have_no_closed_form() {
         // the clamp ends a tile twice as long as the step: it binds on the last two
         let r = sum_strided(
@@ -245,6 +309,24 @@ mod tests {
             "l0",
             &Expr::one(),
             &Expr::var("NLINES"),
+            &Expr::var("NB"),
+        );
+        assert_eq!(r, Err(StridedError::NoClosedForm));
+        // downward, a start two steps below the end binds on the last two
+        let r = sum_strided(
+            &parse("l0 - max(l0 - 2*NB + 1, 1) + 1").unwrap(),
+            "l0",
+            &Expr::var("NX"),
+            &Expr::one(),
+            &-Expr::var("NB"),
+        );
+        assert_eq!(r, Err(StridedError::NoClosedForm));
+        // an upward loop's `max` is no tile start
+        let r = sum_strided(
+            &parse("l0 - max(l0 - NB + 1, 1) + 1").unwrap(),
+            "l0",
+            &Expr::one(),
+            &Expr::var("NX"),
             &Expr::var("NB"),
         );
         assert_eq!(r, Err(StridedError::NoClosedForm));

@@ -158,6 +158,14 @@ fn real_casts_and_c_rounding_functions() {
     );
     // the double `t` is the value; stored in the int `v1` it is truncated
     assert_eq!(text(&t[0]), "floor(0.5*N)");
+    // and so when the int is declared with it
+    let d = c_trips(
+        "t = (double)n / 2;
+    int w = t;
+    v1 = w;",
+        1,
+    );
+    assert_eq!(text(&d[0]), "floor(0.5*N)");
     assert_eq!(text(&t[1]), "floor(log2(P))");
     assert_eq!(text(&t[2]), "floor(0.3*N + 0.5)");
     assert_eq!(text(&t[3]), "floor(N/P + 0.5)");

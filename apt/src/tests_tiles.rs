@@ -176,3 +176,55 @@ fn a_block_of_lines_message_size_is_its_mean_over_the_blocks() {
         }
     }
 }
+
+/// F77 fixed form, trial 19's LU upper sweep: blocks walked from the top down (`DO 50 IE =
+/// NX, 1, -NB`), each block starting at `MAX(IE - NB + 1, 1)`; the mirror of `BLOCKS_F`.
+const DOWNWARD_F: &str = "\
+      PROGRAM UPPER
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER NX, NB, IB, IE, I, NBB, IERR, ME, NP
+      INTEGER ISTAT(MPI_STATUS_SIZE)
+      DOUBLE PRECISION V(0:1025)
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, ME, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      READ(5,*) NX, NB
+      DO 50 IE = NX, 1, -NB
+         IB = MAX(IE - NB + 1, 1)
+         NBB = IE - IB + 1
+         IF (ME .LT. NP - 1) CALL MPI_RECV(V(IB), NBB,
+     &        MPI_DOUBLE_PRECISION, ME + 1, 2, MPI_COMM_WORLD, ISTAT, IERR)
+         DO 30 I = IE, IB, -1
+            V(I) = 0.5D0 * (V(I - 1) + V(I + 1))
+   30    CONTINUE
+         IF (ME .GT. 0) CALL MPI_SEND(V(IB), NBB,
+     &        MPI_DOUBLE_PRECISION, ME - 1, 2, MPI_COMM_WORLD, IERR)
+   50 CONTINUE
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+
+#[test]
+fn blocks_walked_downward_add_up_like_their_mirror() {
+    let apt = apt_of("upper.f", DOWNWARD_F);
+    let l = loops(&apt);
+    assert_eq!(l[0].var.as_deref(), Some("ie"));
+    assert_eq!(l[0].trip, e("floor(NX/NB - 1/NB) + 1"));
+    assert_eq!(l[1].var.as_deref(), Some("i"));
+    assert_eq!(l[1].trip_total, Some(e("NX")));
+    let sized: Vec<_> = comms(&apt)
+        .into_iter()
+        .filter(|c| c.bytes.is_some())
+        .collect();
+    assert_eq!(sized.len(), 2);
+    for c in sized {
+        let mean = c.size().unwrap();
+        assert!(mean.unresolved().is_none(), "{mean:?}");
+        for (nx, nb) in [(10.0, 3.0), (12.0, 4.0), (5.0, 9.0)] {
+            let got = eval(mean, &[("NX", nx), ("NB", nb)]);
+            let want = 8.0 * nx / (nx / nb).ceil();
+            assert!((got - want).abs() < 1e-9, "{mean:?}: {got} vs {want}");
+        }
+    }
+}

@@ -179,3 +179,36 @@ fn a_global_the_routine_also_writes_is_not_followed() {
     let r = l[l.len() - 1].trip.unresolved().unwrap_or_default();
     assert!(r.contains("not followed"), "{:?}", l[l.len() - 1].trip);
 }
+
+/// Trial 19's k-means: the split declared where it is computed, from a member of a struct of
+/// parameters whose type the front end does not follow (`int nloc = pr.n / nprocs + (rank <
+/// pr.n % nprocs ? 1 : 0)`) read "chosen by a condition". C's `%` takes integers only, and a
+/// declaration's initialiser is stored as an assignment is: the same exact split per rank.
+#[test]
+fn c_uneven_split_declared_from_a_struct_member() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int n, k; double tol; } params_t;
+int main(int argc, char **argv) {
+    int rank, nprocs;
+    params_t pr;
+    double s = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    pr.n = atoi(argv[1]);
+    int nloc = pr.n / nprocs + (rank < pr.n % nprocs ? 1 : 0);
+    for (int i = 0; i < nloc; i++) s += i;
+    int n = pr.n;
+    int nl = n / nprocs + (rank < n % nprocs ? 1 : 0);
+    for (int i = 0; i < nl; i++) s += i;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("split.c", src);
+    let l = loops(&apt);
+    check_all_ranks(&l[0].trip);
+    check_all_ranks(&l[1].trip);
+}

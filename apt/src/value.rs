@@ -664,12 +664,15 @@ fn rounded(x: Expr, up: bool) -> Expr {
 
 /// Whether a program expression has an integer value by its form: integer-typed (an integer
 /// division too, which apt keeps exact), an integer literal, a conversion or `+ - *` of such,
-/// or a call to a rounding function.
+/// a remainder (C's `%` takes integers only: `n % p` is one even where the front end does not
+/// know `n`'s type, a struct member `pr.n`; trial 19's k-means), or a call to a rounding
+/// function.
 fn integral_source(e: &SrcExpr) -> bool {
     if e.ty == Some(BaseType::Integer) {
         return true;
     }
     match &e.kind {
+        SrcExprKind::Binary { op: BinOp::Rem, .. } => true,
         SrcExprKind::Int(_) => true,
         SrcExprKind::Real { value, .. } => value.fract() == 0.0,
         SrcExprKind::Cast { expr, .. } => integral_source(expr),

@@ -53,8 +53,8 @@ impl Analysis<'_> {
             return;
         };
         for (role, v) in [(Role::Source, src), (Role::Dest, dst)] {
-            if let Some(x) = m.arg(role).and_then(|a| handle_var(&a.expr)) {
-                env.insert(x.to_string(), v);
+            if let Some(x) = m.arg(role).and_then(|a| crate::comm::out_path(&a.expr)) {
+                env.insert(x, v);
             }
         }
     }

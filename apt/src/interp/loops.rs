@@ -11,6 +11,7 @@ use crate::rules::trip_count;
 use crate::value::{input_with_default, Val};
 use crate::Attr;
 
+use super::counters::Counted;
 use super::{touched, ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
 
 impl Analysis<'_> {
@@ -150,6 +151,36 @@ impl Analysis<'_> {
         let before = env.clone();
         self.set_unknown(env, defined.iter().cloned(), &reason);
         self.inputs_after_loop(&[&l.body], &defined, &before, env);
+        self.counters_after_loop(id, &defined, &before, env);
+    }
+
+    /// After a loop: a known scalar the nest only steps by constants (`req[nr++]`) is its
+    /// value before plus the steps' total ([`super::counters`]), or unknown saying why the
+    /// total is not fixed.
+    fn counters_after_loop(
+        &mut self,
+        id: StmtId,
+        defined: &BTreeSet<String>,
+        before: &Env,
+        env: &mut Env,
+    ) {
+        for v in defined {
+            let Some(Val::Known(x)) = before.get(v) else {
+                continue;
+            };
+            if self.is_array(v) {
+                continue;
+            }
+            match self.counted_by_loop(id, v) {
+                Counted::NotCounter => {}
+                Counted::Total(t) => {
+                    env.insert(v.clone(), Val::Known(x + &t));
+                }
+                Counted::Unresolved(why) => {
+                    env.insert(v.clone(), Val::unknown(why));
+                }
+            }
+        }
     }
 
     /// After a loop: a variable whose one write in the loop stores a value read at run time
@@ -493,7 +524,7 @@ impl Analysis<'_> {
     }
 
     /// Σ of `e` over the iterations of the active loop `l`.
-    fn sum_over_loop(&self, e: &Expr, l: &ActiveLoop) -> Result<Expr, String> {
+    pub(super) fn sum_over_loop(&self, e: &Expr, l: &ActiveLoop) -> Result<Expr, String> {
         let (Some(lo), Some(hi)) = (l.lo.known(), l.hi.known()) else {
             return Err(format!(
                 "bounds of the loop over `{}` are unresolved",

@@ -25,7 +25,9 @@
 //!   is the input; a broadcast scalar takes what the root read;
 //! - C loops whose bound variable changes in the body, and variables changed inside
 //!   expressions the front end keeps opaque, are unknown, except a known scalar stepped by a
-//!   constant (`reqs[nreq++]`, `k -= 2`), which takes the step;
+//!   constant (`reqs[nreq++]`, `k -= 2`), which takes the step; after a counted loop nest
+//!   that only steps a known scalar by constants, on every iteration, the scalar is its value
+//!   before plus the steps summed over the nest (`nr` after `req[nr++]` in two loops);
 //! - access paths (`g.nx`, `p->nx`, `ibuf[1]`: [`frontend::path_root`]) are variables of
 //!   their own; a write to a path's root or to a path above it (`g = h`, `read *, ibuf`,
 //!   `f(&g)` to a procedure that writes it, `a[i] = …`) makes it unknown, and so does a write
@@ -35,9 +37,9 @@
 //!   input on one path (`ibuf(1) = n` on rank 0) is what a broadcast of the array gives.
 //!
 //! Where each part lives: `stmts` (statement kinds, branches), `loops` (trip counts),
-//! `calls`, `summary` and `entry` (procedures: call sites, what a call leaves, entry values
-//! and recursion), `mpi`, `grids` and `requests` (MPI calls), `conds` (branch conditions),
-//! `scope` (what expression evaluation sees).
+//! `counters` (counters a loop nest steps), `calls`, `summary` and `entry` (procedures: call
+//! sites, what a call leaves, entry values and recursion), `mpi`, `grids` and `requests` (MPI
+//! calls), `conds` (branch conditions), `scope` (what expression evaluation sees).
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
@@ -54,6 +56,7 @@ use crate::Attr;
 
 mod calls;
 mod conds;
+mod counters;
 mod entry;
 mod grids;
 mod loops;

@@ -2,7 +2,7 @@
 //! broadcast gives every rank the root's value), derived datatype sizes, and notes on
 //! neighbours that are `MPI_PROC_NULL` at the grid's edge.
 
-use frontend::{path_under, BinOp, MpiOp, Role, SrcExpr, SrcExprKind, StmtId, UnOp};
+use frontend::{path_root, path_under, BinOp, MpiOp, Role, SrcExpr, SrcExprKind, StmtId, UnOp};
 use symbolic::Expr;
 
 use crate::comm::comm_facts;
@@ -42,6 +42,28 @@ pub(super) fn handle_var(e: &SrcExpr) -> Option<&str> {
         },
         _ => None,
     }
+}
+
+/// Whether an argument in `role` written by `op` is one value (a handle, a rank, a count),
+/// so `&a[1]` writes that element alone; a buffer or an array of results written from an
+/// element on may write the rest of the array too.
+fn writes_one_value(role: Role) -> bool {
+    matches!(
+        role,
+        Role::NewType
+            | Role::NewComm
+            | Role::NewGroup
+            | Role::Request
+            | Role::Source
+            | Role::Dest
+            | Role::Rank
+            | Role::Size
+            | Role::Flag
+            | Role::Index
+            | Role::Outcount
+            | Role::Count
+            | Role::Provided
+    )
 }
 
 impl Analysis<'_> {
@@ -144,6 +166,18 @@ impl Analysis<'_> {
                     let x = after(v, env);
                     env.insert(v.clone(), x);
                 }
+                // one element written as one value (`&nbr[1]`): that element alone
+                let element = crate::comm::out_path(&a.expr)
+                    .filter(|p| writes_one_value(a.role) && *p != path_root(p));
+                if let Some(x) = element {
+                    let mut paths = stale_paths(env, &x);
+                    paths.push(x);
+                    for p in paths {
+                        let v = after(&p, env);
+                        env.insert(p, v);
+                    }
+                    continue;
+                }
                 // the elements and members of the buffer (from `&a[k]` or `a + k` on, the
                 // whole array)
                 if let Some(root) = written_root(&a.expr) {
@@ -219,10 +253,13 @@ impl Analysis<'_> {
         let mut said = Vec::new();
         for role in [Role::Peer, Role::Dest, Role::Source] {
             let Some(a) = m.arg(role) else { continue };
-            // evaluated again: only a variable, which records nothing twice
-            let SrcExprKind::Var(v) = &a.expr.kind else {
-                continue;
+            // evaluated again: only a variable or an element at constant indices
+            // (`nbr[0]`), which record nothing twice
+            let v = match &a.expr.kind {
+                SrcExprKind::Var(_) | SrcExprKind::Index { .. } => a.expr.path(),
+                _ => None,
             };
+            let Some(v) = v else { continue };
             if let Val::OrNull(o) = self.ev(&a.expr, env, None) {
                 said.push(format!("`{v}` is {}", o.text()));
             }

@@ -123,7 +123,11 @@ impl<'a> CLower<'a> {
                 let decls = self.declaration(n);
                 for (d, init) in decls {
                     self.locals.insert(d.name.clone(), d.ty.clone());
-                    let target = SrcExpr::var(d.name.clone(), d.span);
+                    // typed as an assignment's target is (`int q = sqrt(p) + 0.5` truncates
+                    // like `q = …`; trial 19's `int nloc = n / p + …` read an integer split)
+                    let scalar = matches!(d.kind, DeclKind::Scalar { .. }) && d.ty.pointer == 0;
+                    let target =
+                        SrcExpr::var(d.name.clone(), d.span).with_type(scalar.then_some(d.ty.base));
                     if let Some(p) = self.b.proc_mut() {
                         p.decls.push(d);
                     }
