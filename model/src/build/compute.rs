@@ -383,6 +383,17 @@ fn work_of(
         return measured_work(n, trips, &env.consts, &env.params);
     }
     let f = super::phase_context::fit_whole_count(env, &ws, None);
+    let counted = |r: &crate::observe::RunObs| -> Option<(f64, f64)> {
+        let entries = r.compute_totals(site)?.0;
+        let mut sum = 0u64;
+        for l in &leaves {
+            sum += r.loop_totals(*l)?.1;
+        }
+        Some((sum as f64, entries as f64))
+    };
+    let spread = super::varying::spread(env, &leaves);
+    let f = super::varying::per_enclosing(env, site, "work", &f, spread.as_ref(), &counted, notes)
+        .map_or(f, |q| q.fit);
     notes.quantities.push(QuantityReport {
         what: "work".into(),
         site,

@@ -23,6 +23,7 @@ pub(crate) mod sites;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod varying;
 
 use std::collections::{BTreeMap, BTreeSet};
 
