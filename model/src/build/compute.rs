@@ -175,6 +175,11 @@ fn steady_and_cold(
     if pc.in_pipeline.contains(&site) {
         return None;
     }
+    // entries of differing counts (a multigrid's levels, the finest first): the first entry
+    // costs more for its count, not for data first touched there
+    if super::varying::spread(env, &leaf_loops(n)).is_some() {
+        return None;
+    }
     let mut excess = Samples::new(env.params.clone());
     let (mut ratios, mut shares) = (Vec::new(), Vec::new());
     for r in env.runs {

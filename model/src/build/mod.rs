@@ -24,6 +24,8 @@ pub(crate) mod sites;
 mod tests;
 mod tree;
 mod varying;
+#[cfg(test)]
+mod varying_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
