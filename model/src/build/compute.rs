@@ -397,7 +397,14 @@ fn work_of(
         Some((sum as f64, entries as f64))
     };
     let spread = super::varying::spread(env, &leaves);
-    let f = super::varying::per_enclosing(env, site, "work", &f, spread.as_ref(), &counted, notes)
+    // a single loop's work is its trip count, whose fit said the same
+    let mut said = Notes::default();
+    let heard = if leaves == [site] {
+        &mut said
+    } else {
+        &mut *notes
+    };
+    let f = super::varying::per_enclosing(env, site, "work", &f, spread.as_ref(), &counted, heard)
         .map_or(f, |q| q.fit);
     notes.quantities.push(QuantityReport {
         what: "work".into(),

@@ -179,6 +179,14 @@ fn a_count_halving_per_level_is_its_sum_per_cycle_over_the_levels() {
         .filter(|w| w.starts_with("trip at line 6") && w.contains("varies"))
         .collect();
     assert_eq!(w.len(), 1, "{:#?}", b.warnings);
+    // the loop's work is its trip: said once
+    assert!(
+        !b.warnings
+            .iter()
+            .any(|w| w.starts_with("work at line 6") && w.contains("varies")),
+        "{:#?}",
+        b.warnings
+    );
     assert!(
         w[0].contains("varies from 2 to 65536 between entries of one run (N=131072,")
             && w[0].contains("per iteration of the loop at line 22 (2*N/P - 2)")
