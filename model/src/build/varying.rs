@@ -94,16 +94,18 @@ fn chains_to(env: &Env<'_>, site: u32, stack: &mut Vec<String>, out: &mut Vec<Ve
         } else if let Some(r) = routine {
             stack.push(r);
             for c in calls {
+                if out.len() >= MOST {
+                    break;
+                }
                 let mut above = Vec::new();
                 chains_to(env, c, stack, &mut above);
-                for a in above {
+                for a in above.into_iter().take(MOST - out.len()) {
                     out.push(here.iter().chain(&a).copied().collect());
                 }
             }
             stack.pop();
         }
-        if out.len() > MOST {
-            out.truncate(MOST);
+        if out.len() >= MOST {
             return;
         }
     }
