@@ -206,7 +206,7 @@ pub(super) fn per_enclosing(
         }
         None => {
             notes.warnings.push(format!(
-                "{what} at {at} (site {site}) varies from {lo} to {hi} between entries of one run ({config}): a mean per entry ({}) times the enclosing loops' trips is extrapolated, and no law of its sum per iteration of an enclosing loop fits better",
+                "{what} at {at} (site {site}) varies from {lo} to {hi} between entries of one run ({config}): a mean per entry ({}) times the enclosing loops' trips is extrapolated, and no law of its sum per iteration of an enclosing loop, over its entries there, fits the runs better and stays positive beyond them",
                 direct.expr
             ));
             None
