@@ -19,6 +19,9 @@ use crate::error::ModelError;
 pub struct RankObs {
     /// Loop site → (entries, iterations).
     pub loops: BTreeMap<u32, (u64, u64)>,
+    /// Loop site → (fewest, most) iterations of one entry: a trip that differs between the
+    /// entries of one run (a level's size in a multigrid V-cycle) shows here.
+    pub loop_span: BTreeMap<u32, (u64, u64)>,
     /// (IF site, arm) → times recorded (arm 0 = condition true).
     pub branches: BTreeMap<(u32, i32), u64>,
     /// Call site → calls.
@@ -103,6 +106,14 @@ impl RunObs {
             }
         }
         found.then_some((c, s))
+    }
+    /// The (fewest, most) iterations of one entry of a loop site over the ranks' entries.
+    pub fn loop_span(&self, site: u32) -> Option<(u64, u64)> {
+        self.ranks
+            .iter()
+            .filter_map(|r| r.loop_span.get(&site))
+            .copied()
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
     }
     /// Σ over ranks of a branch arm's count.
     pub fn branch_total(&self, site: u32, arm: i32) -> u64 {
@@ -256,6 +267,11 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
                 let ent = o.loops.entry(a.site).or_insert((0, 0));
                 ent.0 += a.count;
                 ent.1 += a.sum;
+                if a.count > 0 {
+                    let span = o.loop_span.entry(a.site).or_insert((a.min, a.max));
+                    span.0 = span.0.min(a.min);
+                    span.1 = span.1.max(a.max);
+                }
             }
             trace::AggKind::Branch => *o.branches.entry((a.site, a.arm)).or_insert(0) += a.count,
             trace::AggKind::Call => *o.calls.entry(a.site).or_insert(0) += a.count,

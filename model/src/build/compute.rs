@@ -180,6 +180,11 @@ fn steady_and_cold(
     if pc.in_pipeline.contains(&site) {
         return None;
     }
+    // entries of differing counts (a multigrid's levels, the finest first): the first entry
+    // costs more for its count, not for data first touched there
+    if super::varying::spread(env, &leaf_loops(n)).is_some() {
+        return None;
+    }
     let mut excess = Samples::new(env.params.clone());
     let (mut ratios, mut shares) = (Vec::new(), Vec::new());
     for r in env.runs {
@@ -393,6 +398,24 @@ fn work_of(
         return measured_work(n, trips, &env.consts, &env.params);
     }
     let f = super::phase_context::fit_whole_count(env, &ws, None);
+    let counted = |r: &crate::observe::RunObs| -> Option<(f64, f64)> {
+        let entries = r.compute_totals(site)?.0;
+        let mut sum = 0u64;
+        for l in &leaves {
+            sum += r.loop_totals(*l)?.1;
+        }
+        Some((sum as f64, entries as f64))
+    };
+    let spread = super::varying::spread(env, &leaves);
+    // a single loop's work is its trip count, whose fit said the same
+    let mut said = Notes::default();
+    let heard = if leaves == [site] {
+        &mut said
+    } else {
+        &mut *notes
+    };
+    let f = super::varying::per_enclosing(env, site, "work", &f, spread.as_ref(), &counted, heard)
+        .map_or(f, |q| q.fit);
     notes.quantities.push(QuantityReport {
         what: "work".into(),
         site,

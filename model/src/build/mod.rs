@@ -23,6 +23,9 @@ pub(crate) mod sites;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod varying;
+#[cfg(test)]
+mod varying_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -108,6 +108,21 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
         (None, Some(c)) => crate::quantity::fit_capped(&s, c, env.qopts),
         _ => super::phase_context::fit_whole_count(env, &s, src.as_ref()),
     };
+    // a count held in data that differs between entries (a multigrid level's size): its sum
+    // per iteration of an enclosing loop over its entries there, where those follow laws
+    let f = match (&src, &cap) {
+        (None, None) => super::varying::per_enclosing(
+            env,
+            site,
+            "trip",
+            &f,
+            super::varying::spread(env, &[site]).as_ref(),
+            &|r| r.loop_totals(site).map(|(c, it)| (it as f64, c as f64)),
+            notes,
+        )
+        .map_or(f, |q| q.fit),
+        _ => f,
+    };
     // the source's count in a parameter the runs never set (a program argument
     // left at its default): T holds the traced value, and should say so
     if let (None, Some(e)) = (&src, l.trip.expr()) {
