@@ -315,19 +315,48 @@ fn latex_is_typeset_and_steps_are_brackets() {
     assert!(defs.len() >= 3, "{text}");
     assert!(defs.iter().all(|d| !d.contains("floor(")), "{defs:?}");
     // the compute-threshold step is 1 in every traced run: T is shown without it, and the
-    // line saying where T changes form names it as a bracket
-    let beyond: Vec<&str> = text
-        .lines()
-        .take_while(|l| !l.starts_with("  at the largest"))
-        .filter(|l| l.starts_with("  (beyond the runs T changes form: these steps, "))
-        .collect();
-    assert!(beyond.iter().all(|l| !l.contains("floor(")), "{beyond:?}");
+    // lines saying where T changes form name it as a bracket, with where it comes from
+    let beyond = beyond_blocks(&text);
     assert!(
-        beyond.iter().any(|l| l.contains("1 in every traced run")
-            && l.contains(" become 0 there: ")
-            && l.contains("[N^2/P*(min(N^2, 16777216) + ")),
+        beyond
+            .iter()
+            .flat_map(|(_, ls)| ls)
+            .all(|l| !l.contains("floor(")),
+        "{beyond:?}"
+    );
+    assert!(
+        beyond
+            .iter()
+            .any(|(head, ls)| head.contains("1 in every traced run")
+                && head.ends_with(" become 0 there:")
+                && ls
+                    .iter()
+                    .any(|l| l.starts_with("     [N^2/P*(min(N^2, 16777216) + ")
+                        && l.ends_with(
+                            "  (the computation at line 98 reaches the compute threshold)"
+                        ))),
         "{text}"
     );
+}
+
+/// The blocks of the human T saying where it changes form beyond the runs: each header line
+/// (`  (beyond the runs T changes form: …`) with its lines of steps, one per origin.
+fn beyond_blocks(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
+    let mut lines = text
+        .lines()
+        .take_while(|l| !l.starts_with("  at the largest"));
+    while let Some(l) = lines.next() {
+        if l.starts_with("  (beyond the runs T changes form: these steps, ") {
+            let steps = lines
+                .by_ref()
+                .take_while(|l| *l != "  )")
+                .map(str::to_string)
+                .collect();
+            blocks.push((l.to_string(), steps));
+        }
+    }
+    blocks
 }
 
 /// The human T is T over the traced runs: the README's pge1 runs (K = 32, 64) all send
@@ -356,13 +385,22 @@ fn human_t_is_the_form_over_the_traced_runs() {
         text.contains("(T as it is over the traced runs: K 32..64, N "),
         "{text}"
     );
-    let beyond = text
-        .lines()
-        .find(|l| {
-            l.starts_with("  (beyond the runs T changes form: these steps, 0 in every traced run")
-        })
-        .expect("a line saying where T changes form");
-    assert!(beyond.contains(" become 1 there: [K >= "), "{beyond}");
+    let beyond = beyond_blocks(&text);
+    let (head, steps) = beyond
+        .iter()
+        .find(|(head, _)| head.contains("these steps, 0 in every traced run"))
+        .expect("lines saying where T changes form");
+    assert!(head.ends_with(" become 1 there:"), "{head}");
+    // each message size's regimes, named by the phase whose sheet cost holds them
+    for (phase, line) in [(0, 66), (1, 92)] {
+        let why = format!("  (phase {phase} at line {line}: a regime of the machine sheet)");
+        assert!(
+            steps
+                .iter()
+                .any(|l| l.starts_with("     [K >= ") && l.ends_with(&why)),
+            "{why} in {steps:?}"
+        );
+    }
     // shares of T at the largest traced configuration, the most ranks (trial 11: at the
     // slowest run, P = 1, every phase's share read 0.0%)
     let most = m["validation"]
@@ -437,12 +475,16 @@ fn human_t_is_factored_and_names_its_steps() {
         if !name.starts_with('s') {
             break;
         }
-        defs.push((name.to_string(), def.to_string()));
+        // a step's definition is followed by where it comes from
+        let (def, why) = def.split_once("  (").unwrap_or((def, ""));
+        defs.push((name.to_string(), def.to_string(), why.to_string()));
     }
     assert!(
-        defs.iter().any(|(_, d)| d.starts_with("[N/P >= ")),
+        defs.iter().any(|(_, d, why)| d.starts_with("[N/P >= ")
+            && why == "phase 0 at line 49: a regime of the machine sheet)"),
         "{text}"
     );
+    let defs: Vec<(String, String)> = defs.into_iter().map(|(n, d, _)| (n, d)).collect();
     let flat = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
     let read = symbolic::parse(t).unwrap();
     for (n, p) in [(2048.0, 2.0), (8192.0, 16.0), (4096.0, 256.0)] {

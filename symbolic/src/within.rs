@@ -20,6 +20,8 @@ pub struct Within {
     /// The steps replaced, in the reading printer's form (`[K >= 88.19]`), each with the value
     /// (0 or 1) it has at every point, ordered by what they compare, then by threshold.
     pub fixed: Vec<(String, f64)>,
+    /// The steps of `fixed`, in its order, as they were in the expression.
+    pub fixed_steps: Vec<Expr>,
 }
 
 /// `min(floor(x), 1)` or `min(ceil(x), 1)`: 0 or 1 wherever x is non-negative, a step even
@@ -47,6 +49,14 @@ fn steps_in(e: &Expr, out: &mut Vec<Atom>) {
 }
 
 impl Expr {
+    /// Every step of this expression (`[x >= θ]`, `min(floor(x), 1)`, `clamp(x, 0, 1)`),
+    /// nested ones too, each once, in order of appearance.
+    pub fn steps(&self) -> Vec<Expr> {
+        let mut found = Vec::new();
+        steps_in(self, &mut found);
+        found.iter().map(Expr::from_atom).collect()
+    }
+
     /// This expression where `points` lie: each step (`[x >= θ]`, `[x != c]`,
     /// `clamp(x, 0, 1)`) that evaluates to the same 0 or 1 at every point is replaced by that
     /// value, until none is left; a step that varies over the points, cannot be evaluated at
@@ -60,6 +70,7 @@ impl Expr {
             return Within {
                 expr: e,
                 fixed: Vec::new(),
+                fixed_steps: Vec::new(),
             };
         }
         // one step at a time: replacing one may simplify or remove others
@@ -83,11 +94,11 @@ impl Expr {
                                 | Step::Eq(l, at) => (p.expr(l), *at),
                                 Step::Clamp(x) => (p.expr(x), 0.0),
                             };
-                            fixed.push((lhs, at, p.step(&s), v0));
+                            fixed.push((lhs, at, p.step(&s), v0, x.clone()));
                         }
                         None => {
                             let text = p.expr(&x);
-                            fixed.push((text.clone(), 0.0, text, v0));
+                            fixed.push((text.clone(), 0.0, text, v0, x.clone()));
                         }
                     }
                     e = e.replace_atom(&a, &Expr::num(v0));
@@ -98,8 +109,13 @@ impl Expr {
         }
         // read in order: by what is compared, then by threshold
         fixed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let fixed = fixed.into_iter().map(|(_, _, t, v)| (t, v)).collect();
-        Within { expr: e, fixed }
+        let fixed_steps = fixed.iter().map(|f| f.4.clone()).collect();
+        let fixed = fixed.into_iter().map(|(_, _, t, v, _)| (t, v)).collect();
+        Within {
+            expr: e,
+            fixed,
+            fixed_steps,
+        }
     }
 }
 
@@ -132,6 +148,18 @@ mod tests {
             parse("3e-9*N + 5e-6*min(floor(N/1024), 1) + 1e-6*P").unwrap()
         );
         assert_eq!(w.fixed.len(), 2, "{:?}", w.fixed);
+        // each fixed step with the step itself, as the expression's steps hold it (for the
+        // printer to say where it comes from)
+        let all = e.steps();
+        assert_eq!(all.len(), 3, "{all:?}");
+        assert_eq!(
+            w.fixed_steps,
+            vec![
+                parse("min(floor(K/88), 1)").unwrap(),
+                parse("min(floor(K/176), 1)").unwrap()
+            ]
+        );
+        assert!(w.fixed_steps.iter().all(|s| all.contains(s)));
         assert!(w
             .fixed
             .iter()

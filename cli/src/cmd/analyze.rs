@@ -618,20 +618,22 @@ fn shown(
     }
 }
 
-/// How many of the steps T loses over the traced runs are listed by name.
-const FIXED_SHOWN: usize = 8;
+/// How many of the steps of one origin T loses over the traced runs are listed by name.
+const FIXED_SHOWN: usize = 6;
 
 /// Says where the T shown holds: the traced runs' ranges, and the steps (regimes of the
 /// machine sheet, thresholds) that keep one value over them, at which T changes form beyond.
 fn write_within(
     out: &mut impl Write,
-    params: &[String],
+    m: &ModelFile,
     pts: &[BTreeMap<String, f64>],
-    fixed: &[(String, f64)],
+    within: &symbolic::Within,
 ) -> Result<()> {
+    let (params, fixed) = (&m.params, &within.fixed);
     if fixed.is_empty() {
         return Ok(());
     }
+    let origins = step_origins(m);
     let ranges: Vec<String> = params
         .iter()
         .filter_map(|p| {
@@ -653,26 +655,41 @@ fn write_within(
         ranges.join(", ")
     )?;
     for (v, turn) in [(0.0, "1"), (1.0, "0")] {
-        let steps: Vec<&str> = fixed
+        // grouped by where they come from, in order of first appearance
+        let mut groups: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
+        for ((t, _), step) in fixed
             .iter()
-            .filter(|(_, x)| *x == v)
-            .map(|(t, _)| t.as_str())
-            .collect();
-        if steps.is_empty() {
-            continue;
+            .zip(&within.fixed_steps)
+            .filter(|((_, x), _)| *x == v)
+        {
+            let why = step_why(&origins, step);
+            match groups.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, ts)) => ts.push(t),
+                None => groups.push((why, vec![t])),
+            }
         }
-        let more = steps.len().saturating_sub(FIXED_SHOWN);
-        let mut list = steps[..steps.len().min(FIXED_SHOWN)].join(", ");
-        if more > 0 {
-            list.push_str(&format!(" and {more} more"));
+        if groups.is_empty() {
+            continue;
         }
         // each step is 0 or 1 (a machine sheet's regime, a threshold) and the T shown holds
         // it at the one value it had in every traced run (trial 15: "turn 0" said nothing)
         let held = if turn == "1" { "0" } else { "1" };
         writeln!(
             out,
-            "  (beyond the runs T changes form: these steps, {held} in every traced run and so left out above, become {turn} there: {list})"
+            "  (beyond the runs T changes form: these steps, {held} in every traced run and so left out above, become {turn} there:"
         )?;
+        for (why, steps) in &groups {
+            let more = steps.len().saturating_sub(FIXED_SHOWN);
+            let mut list = steps[..steps.len().min(FIXED_SHOWN)].join(", ");
+            if more > 0 {
+                list.push_str(&format!(" and {more} more"));
+            }
+            match why {
+                Some(why) => writeln!(out, "     {list}  ({why})")?,
+                None => writeln!(out, "     {list}")?,
+            }
+        }
+        writeln!(out, "  )")?;
     }
     writeln!(
         out,
@@ -699,16 +716,83 @@ fn share(m: &ModelFile, e: &serde_json::Value, t_large: f64) -> String {
 /// and defined below it (model.json keeps the flat exact form).
 pub fn write_t(
     out: &mut impl Write,
-    params: &[String],
+    m: &ModelFile,
     t: &symbolic::Expr,
 ) -> Result<symbolic::Readable> {
     let r = t.readable();
-    writeln!(out, "T({}) = {}", params.join(", "), r.text)?;
+    writeln!(out, "T({}) = {}", m.params.join(", "), r.text)?;
+    let (origins, steps) = (step_origins(m), t.steps());
     for (i, (name, def)) in r.names.iter().enumerate() {
         let lead = if i == 0 { "  where" } else { "       " };
-        writeln!(out, "{lead} {name} = {def}")?;
+        // a step that comes from one computation's or phase's cost says which
+        let why = steps
+            .iter()
+            .find(|step| r.show(step) == *name)
+            .and_then(|step| step_why(&origins, step))
+            .map(|why| format!("  ({why})"))
+            .unwrap_or_default();
+        writeln!(out, "{lead} {name} = {def}{why}")?;
     }
     Ok(r)
+}
+
+/// Why a step of T is there, from [`step_origins`]; a step in P alone tests the number of
+/// ranks wherever it comes from (a pipeline's depth, a neighbour that exists from some P on).
+fn step_why<'a>(origins: &'a [(symbolic::Expr, String)], step: &symbolic::Expr) -> Option<&'a str> {
+    let vars = step.vars();
+    if vars.len() == 1 && vars.contains("P") {
+        return Some("a test on the number of ranks");
+    }
+    origins
+        .iter()
+        .find(|(o, _)| o == step)
+        .map(|(_, w)| w.as_str())
+}
+
+/// Where T's steps come from, by the first cost that holds them: a phase's total, a regime of
+/// the machine sheet (message size, eager limit, a collective's next form); a computation's
+/// cost, in simulated runs where its entries reach the simulator's compute threshold (bursts
+/// under it are not charged), natively a regime of the floor under it (`max(law, floor)`:
+/// rewriting a buffer the eager protocol may still hold). A computation inside a phase brings
+/// its threshold step into the phase's total, so simulated computations are asked first; a
+/// native floor holds the phase's message regimes, so natively phases are. Trial 19: `s1 =
+/// min(floor(log2(P)*(7.664e-5*N/P + 0.03129) + …), 1)` and `[P >= 32.06]` said neither.
+fn step_origins(m: &ModelFile) -> Vec<(symbolic::Expr, String)> {
+    let parsed = |v: &serde_json::Value| v.as_str().and_then(|t| symbolic::parse(t).ok());
+    let phases = m.phases.iter().filter_map(|p| {
+        let why = format!(
+            "phase {} at line {}: a regime of the machine sheet",
+            s(&p["id"]),
+            loc(&p["ancestor_file"], &p["ancestor_line"])
+        );
+        Some((parsed(&p["total"])?, why))
+    });
+    let computes = m.compute.iter().filter_map(|c| {
+        let cost = parsed(&c["cost"])?;
+        let at = loc(&c["file"], &c["line"]);
+        let why = if m.simulated {
+            format!("the computation at line {at} reaches the compute threshold")
+        } else if matches!(cost.as_atom(), Some(symbolic::Atom::Max(_))) {
+            format!("the computation at line {at}: its floor, the machine sheet's cost of rewriting a buffer still being sent")
+        } else {
+            format!("the computation at line {at}")
+        };
+        Some((cost, why))
+    });
+    let sources: Vec<(symbolic::Expr, String)> = if m.simulated {
+        computes.chain(phases).collect()
+    } else {
+        phases.chain(computes).collect()
+    };
+    let mut out: Vec<(symbolic::Expr, String)> = Vec::new();
+    for (cost, why) in sources {
+        for step in cost.steps() {
+            if !out.iter().any(|(s, _)| *s == step) {
+                out.push((step, why.clone()));
+            }
+        }
+    }
+    out
 }
 
 pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
@@ -728,8 +812,8 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     // regimes beyond the traced sizes) take it
     let pts: Vec<BTreeMap<String, f64>> = m.validation.iter().map(|v| v.params.clone()).collect();
     let within = m.t.within(&pts);
-    let names = write_t(out, &m.params, &within.expr)?;
-    write_within(out, &m.params, &pts, &within.fixed)?;
+    let names = write_t(out, m, &within.expr)?;
+    write_within(out, m, &pts, &within)?;
     let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
     let cfg: Vec<String> = m.largest.iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(

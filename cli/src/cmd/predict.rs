@@ -91,7 +91,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        super::analyze::write_t(&mut out, &m.params, &m.t)?;
+        super::analyze::write_t(&mut out, &m, &m.t)?;
         for p in &points {
             match (p.t, p.band) {
                 (Some(t), _) if t <= 0.0 => writeln!(
