@@ -70,6 +70,10 @@ pub struct ModelFile {
     /// does not divide N, as trial 15's wavefront did at the K* `expr solve` gave).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub divisions: Vec<IntegerDivision>,
+    /// The most ranks the machine sheet's collectives were measured with (none for a
+    /// hand-built sheet): beyond it a collective phase costs its fitted form extrapolated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet_ranks: Option<u32>,
 }
 
 /// The quotient of a truncating division at `values` and its truncation, when the
@@ -333,6 +337,7 @@ pub fn analyze(
         quantities: built.quantities.iter().map(|q| ser(q)).collect(),
         validation,
         warnings,
+        sheet_ranks: machine.measured.group_sizes.iter().copied().max(),
     }
 }
 

@@ -342,6 +342,13 @@ fn evaluate(
     } else if t <= 0.0 {
         warnings.push(negative_cause(&m.t, &values, t));
     }
+    if let Some(w) = t
+        .is_finite()
+        .then(|| beyond_the_sheet(m, &values, t))
+        .flatten()
+    {
+        warnings.push(w);
+    }
     let t = t.is_finite().then_some(t);
     let band = match t {
         Some(t) if a.is_finite() && b.is_finite() => Some((a.min(b).min(t), a.max(b).max(t))),
@@ -355,6 +362,39 @@ fn evaluate(
         warnings,
         notes,
         aborts,
+    })
+}
+
+/// A collective's cost comes from the machine sheet's fitted form (`c + s·p² + k·d·p`), measured
+/// at a few group sizes: at P beyond the largest the form is extrapolated, which the traced runs
+/// cannot check (this machine's sheet: 2..8 ranks; trial 19 read `p²` laws at P = 64 unflagged).
+/// Said where the collective phases are 1% of T or more.
+fn beyond_the_sheet(m: &ModelFile, values: &BTreeMap<String, f64>, t: f64) -> Option<String> {
+    let (most, p) = (m.sheet_ranks?, *values.get("P")?);
+    if p <= f64::from(most) || t <= 0.0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut sum = 0.0;
+    for ph in m.phases.iter().filter(|ph| ph["kind"] == "collective") {
+        let Some(total) = ph["total"].as_str().and_then(|e| symbolic::parse(e).ok()) else {
+            continue;
+        };
+        let Ok(v) = model::analysis::eval(&total, values) else {
+            continue;
+        };
+        if v > 0.0 {
+            sum += v;
+            parts.push(format!("line {}: {v:.3e} s", ph["ancestor_line"]));
+        }
+    }
+    (sum >= 0.01 * t).then(|| {
+        format!(
+            "P={p} is beyond the {most} ranks the machine sheet ({}) measured its collectives at: the collective phases ({}; {:.0}% of T) cost its fitted forms extrapolated",
+            m.machine,
+            parts.join(", "),
+            100.0 * sum / t
+        )
     })
 }
 
@@ -576,6 +616,47 @@ mod tests {
             "{:?}",
             p.warnings
         );
+    }
+
+    /// A collective phase past the ranks the sheet measured its collectives at costs the sheet's
+    /// form extrapolated: said with its share, within the sheet's ranks and for a share under 1%
+    /// not.
+    #[test]
+    fn collectives_beyond_the_sheets_ranks_are_named() {
+        let runs: &[&[(&str, f64)]] = &[&[("N", 64.0), ("P", 2.0)], &[("N", 128.0), ("P", 4.0)]];
+        let mut m = model("1e-6*N/P + 1e-7*P^2", "1e-6*N/P", &["N", "P"], runs);
+        m.phases = vec![
+            serde_json::json!({"kind": "collective", "ancestor_line": 63,
+            "total": "1e-7*P^2"}),
+        ];
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let beyond = |p: &Point| {
+            p.warnings
+                .iter()
+                .filter(|w| w.contains("beyond the 8 ranks the machine sheet (m)"))
+                .count()
+        };
+        let p = evaluate(&m, &traced, "", at("N=4096,P=64")).unwrap();
+        assert_eq!(
+            beyond(&p),
+            0,
+            "no sheet ranks, nothing said: {:?}",
+            p.warnings
+        );
+        m.sheet_ranks = Some(8);
+        let p = evaluate(&m, &traced, "", at("N=4096,P=64")).unwrap();
+        assert_eq!(beyond(&p), 1, "{:?}", p.warnings);
+        let w = p
+            .warnings
+            .iter()
+            .find(|w| w.contains("machine sheet"))
+            .unwrap();
+        // 1e-7*64^2 = 4.096e-4 of 4.096e-4 + 6.4e-5
+        assert!(w.contains("(line 63: 4.096e-4 s; 86% of T)"), "{w}");
+        let p = evaluate(&m, &traced, "", at("N=4096,P=8")).unwrap();
+        assert_eq!(beyond(&p), 0, "{:?}", p.warnings);
+        let p = evaluate(&m, &traced, "", at("N=1e9,P=16")).unwrap();
+        assert_eq!(beyond(&p), 0, "a share under 1%: {:?}", p.warnings);
     }
 
     /// Trial 17: a model whose fitted terms cancel below zero beyond its runs gives no time.
