@@ -736,17 +736,29 @@ pub fn write_t(
     Ok(r)
 }
 
-/// Why a step of T is there, from [`step_origins`]; a step in P alone tests the number of
-/// ranks wherever it comes from (a pipeline's depth, a neighbour that exists from some P on).
+/// Why a step of T is there, from [`step_origins`]. A clamp in P alone, `clamp(P/2 - 1, 0, 1)`,
+/// tests the number of ranks wherever it comes from (a phase present from some P on, a
+/// pipeline's depth); any other step in P alone does where no cost holds it. Trial 21: a
+/// message-size law in P alone crossing a regime of the sheet read "a test on the number of
+/// ranks" where the program tests none.
 fn step_why<'a>(origins: &'a [(symbolic::Expr, String)], step: &symbolic::Expr) -> Option<&'a str> {
+    const RANKS: &str = "a test on the number of ranks";
     let vars = step.vars();
-    if vars.len() == 1 && vars.contains("P") {
-        return Some("a test on the number of ranks");
+    let in_p = vars.len() == 1 && vars.contains("P");
+    let clamp = match step.as_atom() {
+        Some(symbolic::Atom::Min(args)) => args
+            .iter()
+            .any(|a| matches!(a.as_atom(), Some(symbolic::Atom::Max(_)))),
+        _ => false,
+    };
+    if in_p && clamp {
+        return Some(RANKS);
     }
-    origins
+    let found = origins
         .iter()
         .find(|(o, _)| o == step)
-        .map(|(_, w)| w.as_str())
+        .map(|(_, w)| w.as_str());
+    found.or(in_p.then_some(RANKS))
 }
 
 /// Where T's steps come from, by the first cost that holds them: a phase's total, a regime of
@@ -964,4 +976,43 @@ pub fn parse_at(text: &str) -> Result<BTreeMap<String, f64>> {
         out.insert(k.trim().to_string(), v);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A step in P alone is a test on the number of ranks when it is a clamp (a phase present
+    /// from some P on) or when no cost holds it; a regime of the sheet crossed by a message-size
+    /// law in P alone names its phase (trial 21).
+    #[test]
+    fn a_step_in_p_names_its_phase_unless_it_is_a_clamp() {
+        let e = |t: &str| symbolic::parse(t).unwrap();
+        let regime = e("min(floor(0.01*P^2), 1)");
+        let ramp = e("min(max(P - 1, 0), 1)");
+        let origins = vec![
+            (
+                regime.clone(),
+                "phase 3 at line 85: a regime of the machine sheet".to_string(),
+            ),
+            (
+                ramp.clone(),
+                "phase 3 at line 85: a regime of the machine sheet".to_string(),
+            ),
+        ];
+        assert_eq!(
+            step_why(&origins, &regime),
+            Some("phase 3 at line 85: a regime of the machine sheet")
+        );
+        assert_eq!(
+            step_why(&origins, &ramp),
+            Some("a test on the number of ranks")
+        );
+        assert_eq!(
+            step_why(&[], &e("min(floor(0.5*P), 1)")),
+            Some("a test on the number of ranks")
+        );
+        assert_eq!(step_why(&[], &e("min(floor(0.5*N), 1)")), None);
+    }
 }
