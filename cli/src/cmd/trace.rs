@@ -80,17 +80,6 @@ fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
         return Ok(run.to_path_buf());
     }
     let root = RunDir::at(run);
-    if let Some(c) = config {
-        let p = root.run_path(c);
-        if !p.is_dir() {
-            bail!(
-                "{}: no run `{c}` (looked in {})",
-                run.display(),
-                p.display()
-            );
-        }
-        return Ok(p);
-    }
     let runs = root.root().join(trace::run_dir::RUNS);
     let mut configs: Vec<String> = match std::fs::read_dir(&runs) {
         Ok(rd) => rd
@@ -98,12 +87,37 @@ fn resolve_run(run: &Path, config: Option<&str>) -> Result<PathBuf> {
             .filter(|e| e.path().is_dir())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect(),
+        Err(_) if config.is_some() => Vec::new(),
         Err(_) => bail!(
             "{}: no rank-<r>.augt files and no runs/ directory",
             run.display()
         ),
     };
     configs.sort();
+    if let Some(c) = config {
+        let p = root.run_path(c);
+        if p.is_dir() {
+            return Ok(p);
+        }
+        // the same values in another order (`NPART=…,NG=…` for `NG=…,NPART=…`: trial 21)
+        let wanted = super::analyze::parse_at(c).ok();
+        if let Some(same) = configs
+            .iter()
+            .find(|k| wanted.is_some() && super::analyze::parse_at(k).ok() == wanted)
+        {
+            return Ok(root.run_path(same));
+        }
+        bail!(
+            "{}: no run `{c}` (looked in {}; the runs: {})",
+            run.display(),
+            p.display(),
+            if configs.is_empty() {
+                "none".to_string()
+            } else {
+                configs.join("  ")
+            }
+        );
+    }
     match configs.as_slice() {
         [one] => Ok(root.run_path(one)),
         [] => bail!("{}: runs/ is empty", run.display()),
@@ -328,6 +342,10 @@ mod tests {
         );
         let dir = resolve_run(root.root(), Some("N=8,P=2")).unwrap();
         assert_eq!(dir, root.run_path("N=8,P=2"));
+        // the values in another order name the same run (trial 21); unknown values list the runs
+        assert_eq!(resolve_run(root.root(), Some("P=2,N=8")).unwrap(), dir);
+        let e = resolve_run(root.root(), Some("P=2,N=9")).unwrap_err().to_string();
+        assert!(e.contains("the runs: N=16,P=2  N=8,P=2"), "{e}");
         assert_eq!(resolve_run(&dir, None).unwrap(), dir);
         let out = tmp.path().join("t.json");
         export(&dir, &out, None, ClockArg::Mono, true).unwrap();
