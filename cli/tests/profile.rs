@@ -85,6 +85,25 @@ fn profiles_a_testdata_program_and_resumes() {
     assert_eq!(o.status.code(), Some(0));
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["ok"], 4);
+    // each run's line says its traced T beside the launcher's wall time
+    let rows = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        rows.lines()
+            .filter(|l| l.trim_start().starts_with("ok ")
+                && l.contains(" s wall, T ")
+                && l.ends_with(" s traced"))
+            .count(),
+        4,
+        "{rows}"
+    );
+    for r in summary["runs"].as_array().unwrap() {
+        assert!(
+            r["trace_seconds"]
+                .as_f64()
+                .is_some_and(|t| t > 0.0 && t < r["wall_seconds"].as_f64().unwrap()),
+            "{r}"
+        );
+    }
     let m = manifest(&out);
     assert_eq!(m.program, "pge1");
     assert_eq!(m.runs.len(), 4);

@@ -147,6 +147,13 @@ struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     wall_seconds: f64,
+    /// The kept repetition's time as analysis measures it (the traces' T: simulated under
+    /// SMPI), where it ended ok.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_seconds: Option<f64>,
+    /// Whether the run was simulated (T in simulated seconds).
+    #[serde(skip)]
+    simulated: bool,
     /// Every repetition's time as analysis measures it (the traces' T: simulated under SMPI),
     /// when there were several; the one kept is the fastest.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -292,6 +299,8 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
                 status: "skipped",
                 reason: None,
                 wall_seconds: wall,
+                trace_seconds: None,
+                simulated: false,
                 repetitions: Vec::new(),
             };
             show_row(&pb, &row, args.json);
@@ -325,6 +334,11 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
             status,
             reason,
             wall_seconds: record.wall_seconds,
+            trace_seconds: record
+                .kept
+                .and_then(|k| record.repetitions.get(k))
+                .and_then(|r| r.trace_seconds),
+            simulated: spec.launcher == launch::Launcher::Smpirun,
             repetitions: repetition_walls(&record),
         };
         show_row(&pb, &row, args.json);
@@ -920,8 +934,17 @@ fn progress(len: u64) -> ProgressBar {
 /// each line appears once): on stdout, above the progress bar; with `--json` stdout holds only
 /// the JSON summary and the line goes to stderr as progress.
 fn show_row(pb: &ProgressBar, r: &Row, json: bool) {
+    // the launcher's wall time, then T as analysis reads it (trial 21: under SMPI the wall
+    // time alone, 1.64 s, stood where the model's T is 0.109 simulated seconds)
+    let traced = match (r.trace_seconds, r.repetitions.is_empty()) {
+        (Some(t), true) => format!(
+            ", T {t:.4e} s{}",
+            if r.simulated { " simulated" } else { " traced" }
+        ),
+        _ => String::new(),
+    };
     let line = format!(
-        "  {:<8} {:<28} {:>8.2} s{}{}",
+        "  {:<8} {:<28} {:>8.2} s wall{traced}{}{}",
         r.status,
         r.config,
         r.wall_seconds,

@@ -344,7 +344,9 @@ mod tests {
         assert_eq!(dir, root.run_path("N=8,P=2"));
         // the values in another order name the same run (trial 21); unknown values list the runs
         assert_eq!(resolve_run(root.root(), Some("P=2,N=8")).unwrap(), dir);
-        let e = resolve_run(root.root(), Some("P=2,N=9")).unwrap_err().to_string();
+        let e = resolve_run(root.root(), Some("P=2,N=9"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("the runs: N=16,P=2  N=8,P=2"), "{e}");
         assert_eq!(resolve_run(&dir, None).unwrap(), dir);
         let out = tmp.path().join("t.json");
