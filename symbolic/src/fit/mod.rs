@@ -150,20 +150,44 @@ pub(crate) fn design(
     Ok(rows)
 }
 
+/// The values' mean magnitude: what a residual at a value of 0 is measured against (1 when
+/// every value is 0).
+fn zero_scale(values: &[f64]) -> f64 {
+    let mean = values.iter().map(|v| v.abs()).sum::<f64>() / values.len().max(1) as f64;
+    if mean > 0.0 {
+        mean
+    } else {
+        1.0
+    }
+}
+
+/// Relative weights; a value of 0 has no relative error, and weighting it by `1/tiny` forced
+/// every law through it (trial 21: particles sent right, 0 at P = 1, 2, fitted as `0` or
+/// `P^(5/3)*log2(P)^2`): its residual counts against the values' mean magnitude.
 fn weights(values: &[f64], w: Weighting) -> Vec<f64> {
     match w {
         Weighting::Absolute => vec![1.0; values.len()],
         Weighting::Relative => {
-            let mean = values.iter().map(|v| v.abs()).sum::<f64>() / values.len() as f64;
-            let floor = if mean > 0.0 { mean * 1e-12 } else { 1.0 };
-            values.iter().map(|v| 1.0 / v.abs().max(floor)).collect()
+            let scale = zero_scale(values);
+            let floor = scale * 1e-12;
+            values
+                .iter()
+                .map(|v| {
+                    if *v == 0.0 {
+                        1.0 / scale
+                    } else {
+                        1.0 / v.abs().max(floor)
+                    }
+                })
+                .collect()
         }
     }
 }
 
-fn rel(y: f64, pred: f64) -> f64 {
+/// |y − pred| relative to y, or to `scale` (the values' mean magnitude) where y is 0.
+fn rel(y: f64, pred: f64, scale: f64) -> f64 {
     if y == 0.0 {
-        (y - pred).abs()
+        (y - pred).abs() / scale
     } else {
         (y - pred).abs() / y.abs()
     }
@@ -211,6 +235,7 @@ pub(crate) fn fit_design(
     } else {
         0.0
     };
+    let scale = zero_scale(values);
     let loo_rel_error = values
         .iter()
         .zip(&l.loo_pred)
@@ -218,7 +243,7 @@ pub(crate) fn fit_design(
             if p.is_nan() {
                 f64::INFINITY
             } else {
-                rel(*y, *p)
+                rel(*y, *p, scale)
             }
         })
         .sum::<f64>()

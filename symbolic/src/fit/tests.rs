@@ -234,3 +234,25 @@ fn two_values_of_a_parameter_support_only_its_linear_term() {
     assert!(!text.contains("P^"), "{text}");
     assert!(!text.contains("log2(P)"), "{text}");
 }
+
+/// Values of 0 (particles sent right: none at P = 1, 2, where every neighbour is the left one)
+/// weigh as the values' mean magnitude, not as 1/tiny: the law is not forced through them.
+/// Before, `c*P` fitted c ≈ 0 and the LOO error of a 0 counted in bytes.
+#[test]
+fn a_value_of_zero_does_not_force_the_law_through_it() {
+    let ps = [1.0, 2.0, 4.0, 8.0, 16.0];
+    let values = [0.0, 0.0, 400.0, 800.0, 1600.0];
+    let points: Vec<Vec<f64>> = ps.iter().map(|p| vec![*p]).collect();
+    let r = fit_terms(
+        &[parse("P").unwrap()],
+        &["P"],
+        &points,
+        &values,
+        &FitOptions::default(),
+    )
+    .unwrap();
+    let c = r.coeffs[0].coef;
+    assert!((50.0..110.0).contains(&c), "{c}");
+    // a miss at a 0 is relative to the values' mean magnitude (560 here)
+    assert!(r.loo_rel_error < 1.0, "{}", r.loo_rel_error);
+}
