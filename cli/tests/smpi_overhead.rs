@@ -215,10 +215,12 @@ int main(int argc, char **argv)
 "#;
 
 /// Trial 19's k-means: a routine with a loop called once per point is a phase entered per
-/// point, and the markers' own part of each piece of the program between two of them (~50 ns)
+/// point, and the markers' own part of each piece of the program between two of them (~75 ns)
 /// ran in its simulated time: k-means itself (N=80000, K=32, D=8, P=4) simulated to 3.5x its
-/// uninstrumented time on the test VM, 1.25x with that part taken off (this program, ~50 ns of
-/// work per call: 0.76x). The bounds (0.5x, 2x) lie around; the ratio measured is printed.
+/// uninstrumented time on the test VM, 1.25x with that part taken off. This program at K = 128,
+/// 256 does ~200-400 ns of work per call, as k-means; at K = 32 (~50 ns) the part taken off is
+/// most of each piece and its error most of the run (0.5-1.5x, 2-29% LOO on this host from one
+/// profile to the next), which the probe check says. The ratio measured is printed.
 ///
 /// And its entries, each under SMPI's compute threshold (1 µs) but run in a burst of many
 /// between two reductions, are charged: before, the model dropped them as "shorter than the
@@ -231,7 +233,7 @@ fn a_routine_called_per_point_is_timed_and_charged() {
         "label.c",
         PER_POINT,
         "2,4",
-        &["N=16000,32000", "K=32,64", "ITERS=10"],
+        &["N=16000,32000", "K=128,256", "ITERS=10"],
         &["{N}", "{K}", "{ITERS}"],
     );
     // the per-point routine's loop: charged, growing with K
@@ -263,7 +265,7 @@ fn a_routine_called_per_point_is_timed_and_charged() {
         .unwrap();
     assert_eq!(
         (probe.config.as_str(), probe.clock.as_str()),
-        ("ITERS=10,K=64,N=32000,P=2", "simulated")
+        ("ITERS=10,K=256,N=32000,P=2", "simulated")
     );
 
     // and the instrumented build simulates close to the original
@@ -283,7 +285,7 @@ fn a_routine_called_per_point_is_timed_and_charged() {
     );
     let traces = tmp.path().join("traces");
     let hostfile = build.join("hosts.txt");
-    let args = ["16000", "32", "10"];
+    let args = ["16000", "256", "10"];
     let _one_at_a_time = common::smpi_lock();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..5 {
@@ -303,8 +305,9 @@ fn a_routine_called_per_point_is_timed_and_charged() {
         least(&a),
         least(&b)
     );
-    // the markers' part is an estimate: with ~50 ns of work per call, its error shows
-    // (0.76 measured here, 1.25 for k-means)
+    // the markers' part is an estimate, taken off every piece: its error is a share of the
+    // markers, not of the work (measured: 0.5-1.5x at K = 32, where a piece is ~25 ns of work
+    // beside ~75 ns of markers; 1.25x for k-means)
     assert!(
         (0.5..2.0).contains(&ratio),
         "instrumented/uninstrumented {ratio}"
