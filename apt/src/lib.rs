@@ -345,7 +345,12 @@ pub fn build_program(prog: &Program, sources: &Sources, opts: &AptOptions) -> Ap
     };
     let mut routines: Vec<Node> = prog.procs.iter().filter_map(|p| b.routine(p.id)).collect();
     let comm_procs = tree::communicating(&routines, prog.procs.len());
-    let loop_procs = tree::looping(&routines, prog.procs.len());
+    // a Fortran PURE or ELEMENTAL procedure is not instrumented (a marker is not pure): its
+    // loops run in its caller's time, so a loop calling it may be a computation phase
+    let loop_procs: std::collections::BTreeSet<ProcId> = tree::looping(&routines, prog.procs.len())
+        .into_iter()
+        .filter(|p| !prog.procs.get(p.0 as usize).is_some_and(|x| x.pure))
+        .collect();
     for r in &mut routines {
         tree::mark_compute(r, &comm_procs, &loop_procs, &an.facts);
     }

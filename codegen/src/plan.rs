@@ -127,7 +127,7 @@ impl Plan {
         }
         let mut next = u32::try_from(apt.sites.len()).unwrap_or(u32::MAX);
         add_mpi_setup_marks(prog, &mut marks, &mut next);
-        Plan::new(marks)
+        Plan::new(outside_pure(prog, marks))
     }
 
     /// A plan with the APT's node rules and numbering, computed from the IR alone: site ids in
@@ -153,8 +153,22 @@ impl Plan {
         let mut marks = b.marks;
         let mut next = b.next;
         add_mpi_setup_marks(prog, &mut marks, &mut next);
-        Plan::new(marks)
+        Plan::new(outside_pure(prog, marks))
     }
+}
+
+/// The marks outside Fortran PURE and ELEMENTAL procedures: those may call pure procedures
+/// only, and a marker is not one (trial 21: `pure function row_apply` with a loop did not
+/// compile instrumented). Their sites keep their ids and are never recorded; their time is
+/// their caller's.
+fn outside_pure(prog: &Program, marks: Vec<Mark>) -> Vec<Mark> {
+    let pure = |m: &Mark| {
+        prog.stmts
+            .get(m.stmt.0 as usize)
+            .and_then(|s| prog.procs.get(s.proc.0 as usize))
+            .is_some_and(|p| p.pure)
+    };
+    marks.into_iter().filter(|m| !pure(m)).collect()
 }
 
 /// Adds `MpiInit` / `MpiFinalize` / `MpiAbort` / `CommSizeRank` / `Request` marks with fresh ids
@@ -259,17 +273,30 @@ fn communicating(prog: &Program) -> BTreeSet<ProcId> {
 /// Procedures that may run a loop (an implicit one of array syntax or a computing library call
 /// included), directly or through calls: as apt's `tree::looping`.
 fn looping(prog: &Program) -> BTreeSet<ProcId> {
-    reaching(prog, &|s| {
-        matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_))
-            || frontend::array_op(prog, s).is_some()
-    })
+    without_pure(
+        prog,
+        reaching(prog, &|s| {
+            matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_))
+                || frontend::array_op(prog, s).is_some()
+        }),
+    )
+}
+
+/// `procs` without Fortran PURE and ELEMENTAL procedures: they are not instrumented
+/// ([`outside_pure`]), so a call of one runs in its caller's time, as a leaf's (a pure
+/// procedure calls pure procedures only, so none of them reaches anything else).
+fn without_pure(prog: &Program, procs: BTreeSet<ProcId>) -> BTreeSet<ProcId> {
+    procs
+        .into_iter()
+        .filter(|p| !prog.procs.get(p.0 as usize).is_some_and(|x| x.pure))
+        .collect()
 }
 
 /// Procedures that are not leaves: they may run a loop (an implicit one included), an MPI call
 /// of any kind or a jump the front end does not follow, directly or through calls. A call of any other user procedure inside an
 /// accumulating computation phase is counted in a local ([`crate::accum`]).
 pub(crate) fn not_leaves(prog: &Program) -> BTreeSet<ProcId> {
-    reaching(prog, &|s| {
+    let reached = reaching(prog, &|s| {
         match &s.kind {
             StmtKind::Loop(_) | StmtKind::While(_) | StmtKind::Mpi(_) => true,
             // a jump the front end does not follow may loop: not a leaf when unsure
@@ -279,7 +306,8 @@ pub(crate) fn not_leaves(prog: &Program) -> BTreeSet<ProcId> {
             ),
             _ => frontend::array_op(prog, s).is_some(),
         }
-    })
+    });
+    without_pure(prog, reached)
 }
 
 /// Procedures with a statement `direct` holds of, or that call one of them (fixed point).

@@ -364,6 +364,10 @@ pub struct Procedure {
     /// whose variables it sees by host association.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<ProcId>,
+    /// Fortran `PURE` or `ELEMENTAL` (not `IMPURE`): it may call pure procedures only, which
+    /// augur's markers are not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pure: bool,
 }
 
 /// One Fortran IMPLICIT rule: names starting with `first..=last` (lower-case) have `ty`.

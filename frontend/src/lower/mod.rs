@@ -75,6 +75,7 @@ impl Builder {
             implicit: Vec::new(),
             module: None,
             host: None,
+            pure: false,
         });
         self.cur_proc = id;
         self.parent = None;

@@ -451,8 +451,20 @@ impl<'a> FLower<'a> {
         let span = self.span(n);
         let name_span = name_node.map_or(span, |x| self.span(x));
         self.b.begin_proc(name, kind, span, name_span);
+        // the prefix words before FUNCTION / SUBROUTINE: `pure function f(x)`,
+        // `elemental real(8) function g(x)`, `impure elemental subroutine s(a)`
+        let prefix: Vec<String> = header
+            .map(|h| self.text(h).to_ascii_lowercase())
+            .unwrap_or_default()
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .take_while(|w| *w != "function" && *w != "subroutine")
+            .map(str::to_string)
+            .collect();
+        let has = |w: &str| prefix.iter().any(|x| x == w);
+        let pure = (has("pure") || has("elemental")) && !has("impure");
         if let Some(p) = self.b.proc_mut() {
             p.module = None;
+            p.pure = pure;
         }
         let module = self.module.clone();
         if let Some(p) = self.b.proc_mut() {
