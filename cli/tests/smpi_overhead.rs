@@ -360,4 +360,18 @@ fn the_markers_part_of_a_native_run_is_measured_and_said() {
         "{:#}",
         m["warnings"]
     );
+    // and predict says it wherever T is evaluated (trial 21: 13x, and predict silent)
+    let model = runs.join("model.json");
+    let o = common::run(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--at",
+        "N=800000,K=32,P=4",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: at N=800000,K=32,P=4: augur's markers add")
+            && err.contains("x as long)"),
+        "{err}"
+    );
 }

@@ -26,11 +26,21 @@ pub struct Validation {
     /// Measured T, seconds (slowest rank, MPI_Init to finalize).
     pub measured: f64,
     /// T of the model built from all runs.
+    #[serde(deserialize_with = "nan_if_null")]
     pub fitted: f64,
-    /// T predicted by the model built without this run (leave one out).
+    /// T predicted by the model built without this run (leave one out); NaN (null in JSON)
+    /// when there is no other run to build it from.
+    #[serde(deserialize_with = "nan_if_null")]
     pub predicted: f64,
     /// (predicted − measured) / measured.
+    #[serde(deserialize_with = "nan_if_null")]
     pub loo_error: f64,
+}
+
+/// JSON has no NaN: serde_json writes it as null, which reads back as NaN (a model of one run
+/// has no leave-one-out prediction; `predict` of its model.json failed on the null).
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 impl Validation {
@@ -74,6 +84,10 @@ pub struct ModelFile {
     /// hand-built sheet): beyond it a collective phase costs its fitted form extrapolated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sheet_ranks: Option<u32>,
+    /// Warnings that hold wherever T is evaluated (T models the instrumented program, which ran
+    /// several times longer than the program as written): `predict` repeats them at every point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cautions: Vec<String>,
 }
 
 /// The quotient of a truncating division at `values` and its truncation, when the
@@ -338,6 +352,7 @@ pub fn analyze(
         validation,
         warnings,
         sheet_ranks: machine.measured.group_sizes.iter().copied().max(),
+        cautions: Vec::new(),
     }
 }
 
@@ -834,6 +849,24 @@ mod tests {
         assert_eq!(d.len(), 3, "{d:?}");
         assert!(d.iter().all(|(_, v)| *v > 0.0));
         assert!((subtracted_share(&t, &at) + 4e-4 / 1.105e-3).abs() < 1e-9);
+    }
+
+    /// A run with no leave-one-out prediction (the only run) writes null and reads back NaN.
+    #[test]
+    fn a_validation_without_a_prediction_reads_back() {
+        let v = Validation {
+            config: "N=4,P=1".into(),
+            params: BTreeMap::new(),
+            measured: 1.0,
+            fitted: 1.1,
+            predicted: f64::NAN,
+            loo_error: f64::NAN,
+        };
+        let text = serde_json::to_string(&v).unwrap();
+        assert!(text.contains("\"predicted\":null"), "{text}");
+        let back: Validation = serde_json::from_str(&text).unwrap();
+        assert!(back.predicted.is_nan() && back.loo_error.is_nan());
+        assert_eq!(back.fitted, 1.1);
     }
 
     /// An abort's conditions as the source analysis writes them, 1 where they hold.

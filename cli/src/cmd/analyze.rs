@@ -217,6 +217,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     );
     warnings.append(&mut m.warnings);
     m.warnings = warnings;
+    m.cautions = super::profile::probe::cautions(&manifest);
     let out_path = args.runs.join("model.json");
     m.save(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;

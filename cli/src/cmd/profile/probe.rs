@@ -179,6 +179,15 @@ fn simulated_time(text: &str) -> Option<f64> {
 
 /// What the check says, when it says something: the markers' part of the traced time, where it
 /// is large enough to matter and to be told from the clocks' noise.
+/// The warnings of [`warnings`] that hold wherever T is evaluated: the markers' part is large,
+/// so T models a program slower than the one as written (`predict` repeats them).
+pub fn cautions(manifest: &Manifest) -> Vec<String> {
+    match &manifest.probe {
+        Some(p) if p.share() > SHARE => warnings(manifest),
+        _ => Vec::new(),
+    }
+}
+
 pub fn warnings(manifest: &Manifest) -> Vec<String> {
     let Some(p) = &manifest.probe else {
         return Vec::new();
@@ -205,9 +214,16 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
     } else {
         format!(" of the traced {:.4e} s", p.traced)
     };
+    // as a factor where it is one (trial 21: "add 96%" read as twice, for 13x)
+    let ratio = p.instrumented / p.uninstrumented;
+    let times = if ratio >= 1.5 {
+        format!(" (the instrumented program ran {ratio:.1}x as long)")
+    } else {
+        String::new()
+    };
     if share > SHARE {
         vec![format!(
-            "augur's markers add {:.0}% to the traced time at {}: the program as written took {:.4e} s there, instrumented {:.4e} s ({clock}), {:.4e} s more{of_traced}. T models the instrumented program; a computation phase entered very often (a routine with a loop, called once per point) pays its markers at every entry",
+            "augur's markers add {:.0}% to the traced time{times} at {}: the program as written took {:.4e} s there, instrumented {:.4e} s ({clock}), {:.4e} s more{of_traced}. T models the instrumented program; a computation phase entered very often (a routine with a loop, called once per point) pays its markers at every entry",
             100.0 * share,
             p.config,
             p.uninstrumented,
@@ -301,7 +317,7 @@ mod tests {
         let w = warnings(&manifest(p.clone()));
         assert_eq!(w.len(), 1);
         assert!(
-            w[0].starts_with("augur's markers add 93% to the traced time at N=80000,P=1"),
+            w[0].starts_with("augur's markers add 93% to the traced time (the instrumented program ran 6.4x as long) at N=80000,P=1"),
             "{}",
             w[0]
         );
