@@ -56,6 +56,17 @@ fn characterize_np2_writes_a_loadable_machine() {
     assert_eq!(m.measured.source, Source::Measured);
     assert_eq!(m.measured.launch_np, 2);
     assert_eq!(m.measured.group_sizes, [2]);
+    // one group size leaves the collectives' laws in p open: said, and kept in the sheet
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: the collectives were measured at 1 group size (2)"),
+        "{err}"
+    );
+    assert!(
+        m.description.contains("measured at 1 group size (2)"),
+        "{}",
+        m.description
+    );
     assert_eq!(m.measured.p2p_sizes, [8, 1024, 65536]);
     assert!(m.measured.mpi.contains("MPI"), "{}", m.measured.mpi);
     let pp = &m.point_to_point;

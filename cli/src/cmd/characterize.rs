@@ -581,6 +581,13 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
              (idle ranks yield), so their fitted costs are noisy and pessimistic for a machine with a core per rank."
         );
     }
+    // two group sizes fit log2(p), p and p^2 alike: which law a collective gets is chance, and
+    // beyond the largest they part by orders of magnitude (trial 21: `--np 2,4`, a bcast at
+    // p = 64 read 37 us in one run, 2 ms in the next)
+    if let Some(few) = undetermined_in_p(&prov.group_sizes) {
+        eprintln!("warning: {few}");
+        description += &format!(" {few}.");
+    }
     description += " Medians of barrier-synchronised repetitions after 2 warm-up calls; buffers are reused (cached data), except in the fresh-data stream (stream_fresh) that sets τ where it exceeds the ping-pong.";
     if let Some(n) = &args.note {
         description = format!("{n} {description}");
@@ -590,6 +597,21 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
     machine.save(&args.output)?;
     print_summary(&machine, &args.output, args.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to say of collectives measured at fewer than three group sizes: their laws in p are not
+/// determined by the data.
+fn undetermined_in_p(group_sizes: &[u32]) -> Option<String> {
+    let (n, most) = (group_sizes.len(), group_sizes.iter().copied().max()?);
+    (n < 3).then(|| {
+        let sizes: Vec<String> = group_sizes.iter().map(u32::to_string).collect();
+        format!(
+            "the collectives were measured at {n} group size{} ({}): their laws in p are chosen among forms that all fit {} and part beyond p = {most}; measure at three or more (--np 2..8) before predicting at more ranks",
+            if n == 1 { "" } else { "s" },
+            sizes.join(", "),
+            if n == 1 { "one size" } else { "two sizes" }
+        )
+    })
 }
 
 /// `2.17e-7 + 3.1e-11*d`: every coefficient to 4 significant digits (seconds).
@@ -694,6 +716,22 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two group sizes cannot tell the laws in p apart: said; three can.
+    #[test]
+    fn fewer_than_three_group_sizes_leave_the_laws_in_p_open() {
+        let w = undetermined_in_p(&[2, 4]).unwrap();
+        assert!(
+            w.starts_with("the collectives were measured at 2 group sizes (2, 4)")
+                && w.contains("part beyond p = 4"),
+            "{w}"
+        );
+        assert!(undetermined_in_p(&[2])
+            .unwrap()
+            .contains("1 group size (2)"));
+        assert_eq!(undetermined_in_p(&[2, 4, 8]), None);
+        assert_eq!(undetermined_in_p(&[]), None);
+    }
 
     #[test]
     fn repeated_launches_keep_each_benchmarks_fastest_launch() {
