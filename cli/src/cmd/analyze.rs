@@ -216,6 +216,9 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         },
     );
     warnings.append(&mut m.warnings);
+    // each once, in order (trial 21: "the model misses its runs …" printed twice)
+    let mut seen = std::collections::BTreeSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
     m.warnings = warnings;
     m.cautions = super::profile::probe::cautions(&manifest);
     let out_path = args.runs.join("model.json");
