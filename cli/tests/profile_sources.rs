@@ -329,9 +329,19 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
     args.extend(["--", "all"]);
     let o = augur(&args);
     assert_eq!(o.status.code(), Some(0));
+    // the program as written, its other ranks reading a standard input mpirun does not give
+    // them, fails: the markers' cost is not measured, and the note says why
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "note: what augur's markers cost was not measured: the program as written failed"
+        ) && err.contains("mpirun hands --stdin to rank 0 only"),
+        "{err}"
+    );
     // the replaced manifest's runs are gone with it, as with --force
     assert_eq!(failed_dirs(&out), Vec::<String>::new());
     let m = manifest(&out);
+    assert!(m.probe.is_none(), "{:?}", m.probe);
     assert_eq!(m.stdin.as_ref().unwrap().path, s(&input));
     for r in &m.runs {
         assert_eq!(r.status, RunStatus::Ok, "{r:?}");
@@ -354,6 +364,15 @@ fn a_program_reading_stdin_is_profiled_with_an_input_template() {
             assert!(stdout.contains(&want), "{want} in {stdout}");
         }
     }
+    // only rank 0 reading, as programs do under mpirun: the program as written runs, and the
+    // markers' cost is measured (trial 21: skipped for every --stdin program)
+    let rank0 = tmp.path().join("rank0.augur");
+    let mut args = vec!["profile", s(&src), "--out", s(&rank0), "--stdin", s(&input)];
+    args.extend(grid);
+    let o = augur(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let probe = manifest(&rank0).probe.expect("the markers' cost measured");
+    assert_eq!(probe.clock, "wall");
     // another input is another set of runs; a placeholder the grid lacks is passed as written,
     // with a warning (a misspelt --param)
     let other = write(tmp.path(), "other.txt", "{N} {STEPS}\n");
