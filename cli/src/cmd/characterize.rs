@@ -714,6 +714,7 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
