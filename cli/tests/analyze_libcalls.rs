@@ -107,6 +107,20 @@ fn a_local_qsort_is_a_timed_site_with_its_n_log_n_work() {
             .all(|w| !w.as_str().unwrap().contains("qsort")),
         "{warnings:#?}"
     );
+    // the Alltoallv's traced size is all a rank sends: a size per call, shared among the
+    // ranks by its cost, not "per message" (trial 21)
+    let sizes: Vec<&str> = warnings
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.starts_with("size per"))
+        .collect();
+    assert!(
+        !sizes.is_empty()
+            && sizes.iter().all(|w| w.starts_with(
+                "size per call (all a rank sends, shared among the ranks by the cost) at line 45"
+            )),
+        "{warnings:#?}"
+    );
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
     // Under SMPI the host's qsort of the same keys takes 12.4 ms per rank at P = 2 and 8.6 ms

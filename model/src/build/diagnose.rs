@@ -90,16 +90,31 @@ pub(super) fn size_warnings(env: &Env<'_>, from: usize, notes: &mut Notes) {
         .iter()
         .filter(|q| q.what == "bytes" && q.fit.origin.by_regression() && q.fit.points > 0)
         .map(|q| {
+            // a collective whose traced size is all a rank sends (`MPI_Alltoallv`) is costed
+            // with it shared among the ranks: its size is per call, not per message (trial 21
+            // read "size per message" beside "shared evenly among the ranks")
+            let per_call = env
+                .nodes
+                .get(&q.site)
+                .is_some_and(|n| match &n.data {
+                    apt::NodeData::Comm(c) => super::sheet::sheet_op(c).is_some_and(|s| s.per_pair),
+                    _ => false,
+                });
             // the size fitted is the phase's largest message per run (an exchange waits for
             // it), which a site sending several faces in turn exceeds on its smaller ones
             // (trial 15 read "exact" as every message's)
-            let exact = if q.fit.max_rel_err <= 1e-6 {
-                ", exact for the largest message of every traced run (the size every message of the exchange is charged)"
+            let exact = match (q.fit.max_rel_err <= 1e-6, per_call) {
+                (true, false) => ", exact for the largest message of every traced run (the size every message of the exchange is charged)",
+                (true, true) => ", exact for the largest call of every traced run",
+                _ => "",
+            };
+            let what = if per_call {
+                "size per call (all a rank sends, shared among the ranks by the cost)"
             } else {
-                ""
+                "size per message"
             };
             format!(
-                "size per message at {} (site {}) is {}: filled by regression{exact}: {}",
+                "{what} at {} (site {}) is {}: filled by regression{exact}: {}",
                 env.at(q.site),
                 q.site,
                 q.source,
