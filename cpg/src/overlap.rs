@@ -67,7 +67,8 @@ impl OverlapScan {
             let hi = phases.partition_point(|(i, _)| *i < p2.0);
             for (_, ph) in phases.get(lo..hi).unwrap_or(&[]) {
                 let a = self.sites.entry(ph.site).or_default();
-                a.occurrences += 1;
+                // a run of brief entries recorded as one counts as its entries
+                a.occurrences += u64::from(ph.entries.max(1));
                 a.processors.insert(rank);
                 a.cpu_ns += ph.cpu_ns as f64;
                 let wall = ph.end.wtime - ph.start.wtime;

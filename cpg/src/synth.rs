@@ -219,6 +219,7 @@ impl RankScript {
             start: stamp(self.t),
             end: stamp(self.t + cpu_ns),
             cpu_ns,
+            entries: 1,
         };
         self.t += cpu_ns;
         self.w.record(&Record::Phase(p));

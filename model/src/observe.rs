@@ -29,8 +29,13 @@ pub struct RankObs {
     /// Computation-phase site → entries that were a burst of their own: the rank's events just
     /// before and after are MPI calls (or the trace's ends), no other traced computation.
     pub alone: BTreeMap<u32, u64>,
-    /// Computation-phase site → the cost of each entry, in order.
+    /// Computation-phase site → the cost of each entry, in order; a run of brief entries the
+    /// runtime recorded as one (`trace::Phase::entries` > 1) is one element, their sum, with
+    /// its count in `runs`.
     pub entries: BTreeMap<u32, Vec<f64>>,
+    /// Computation-phase site → (index in `entries`, entries it stands for) of each run of
+    /// more than one entry; sites without runs have none.
+    pub runs: BTreeMap<u32, Vec<(usize, u32)>>,
     /// Computation-phase site → for each entry, how many MPI calls the rank had made before
     /// it: entries with the same count ran between the same two calls (a row FFT called for
     /// every row between two transposes), where no other rank waits for any one of them.
@@ -44,7 +49,22 @@ impl RankObs {
     pub fn compute(&self, site: u32) -> Option<(u64, f64)> {
         self.entries
             .get(&site)
-            .map(|e| (e.len() as u64, e.iter().sum()))
+            .map(|e| (self.count_from(site, 0), e.iter().sum()))
+    }
+
+    /// Entries of a computation phase from its `from`-th recorded element on, runs counted
+    /// whole.
+    fn count_from(&self, site: u32, from: usize) -> u64 {
+        let recorded = self.entries.get(&site).map_or(0, Vec::len);
+        let extra: u64 = self
+            .runs
+            .get(&site)
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| *k >= from)
+            .map(|(_, n)| u64::from(*n) - 1)
+            .sum();
+        recorded.saturating_sub(from) as u64 + extra
     }
 
     /// A computation phase's entries from the `skip`-th on, summed over each stretch between
@@ -152,8 +172,8 @@ impl RunObs {
             .iter()
             .filter(|r| r.entries.contains_key(&site))
             .collect();
-        let n = entered.first()?.entries[&site].len();
-        if n <= skip || entered.iter().any(|r| r.entries[&site].len() != n) {
+        let n = entered.first()?.count_from(site, 0) as usize;
+        if n <= skip || entered.iter().any(|r| r.count_from(site, 0) as usize != n) {
             return None;
         }
         let seqs: Vec<Vec<f64>> = entered.iter().map(|r| r.stretches(site, skip)).collect();
@@ -171,19 +191,25 @@ impl RunObs {
     /// takes it, or the slowest rank's mean when the ranks entered it unequally often). `None`
     /// unless every rank that entered it did so twice or more.
     pub fn compute_first_entry(&self, site: u32) -> Option<(f64, f64)> {
-        let seqs: Vec<&Vec<f64>> = self
+        let seqs: Vec<(&RankObs, &Vec<f64>)> = self
             .ranks
             .iter()
-            .filter_map(|r| r.entries.get(&site))
-            .filter(|s| !s.is_empty())
+            .filter_map(|r| r.entries.get(&site).map(|s| (r, s)))
+            .filter(|(_, s)| !s.is_empty())
             .collect();
-        if seqs.is_empty() || seqs.iter().any(|s| s.len() < 2) {
+        // the first entry is a record of its own (the runtime starts runs after a site's
+        // first entries)
+        if seqs.is_empty()
+            || seqs
+                .iter()
+                .any(|(r, s)| s.len() < 2 || r.count_from(site, 0) < 2)
+        {
             return None;
         }
-        let first = seqs.iter().map(|s| s[0]).fold(0.0, f64::max);
+        let first = seqs.iter().map(|(_, s)| s[0]).fold(0.0, f64::max);
         let steady = self.occurrence_max(site, 1).unwrap_or_else(|| {
             seqs.iter()
-                .map(|s| s[1..].iter().sum::<f64>() / (s.len() - 1) as f64)
+                .map(|(r, s)| s[1..].iter().sum::<f64>() / r.count_from(site, 1) as f64)
                 .fold(0.0, f64::max)
         });
         Some((first, steady))
@@ -243,8 +269,13 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
         match e {
             Event::Phase(p) => {
                 let after_phase = k > 0 && is_phase(k - 1);
-                if !after_phase && !is_phase(k + 1) {
+                // a run's entries ran next to each other: none was a burst of its own
+                if !after_phase && !is_phase(k + 1) && p.entries <= 1 {
                     *o.alone.entry(p.site).or_insert(0) += 1;
+                }
+                if p.entries > 1 {
+                    let at = o.entries.get(&p.site).map_or(0, Vec::len);
+                    o.runs.entry(p.site).or_default().push((at, p.entries));
                 }
                 let cost = if smpi {
                     p.end.wtime - p.start.wtime
@@ -474,6 +505,33 @@ mod tests {
         // (1000 + 10 + 10 entries) over 2 + 10 stretches
         assert!((mean - 1020.0 * 2e-7 / 12.0).abs() < 1e-15, "{mean}");
         assert_eq!(run.compute_mean_stretch(9999), None);
+    }
+
+    /// A run of brief entries the runtime recorded as one counts as its entries: rank 0's 4
+    /// entries (the first apart, then a run of 3) read as rank 1's 4 recorded one by one.
+    #[test]
+    fn a_run_of_entries_counts_as_its_entries() {
+        let mut run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
+        let r0 = super::RankObs {
+            entries: [(7, vec![5.0, 3.0])].into(),
+            runs: [(7, vec![(1, 3)])].into(),
+            between: [(7, vec![0, 0])].into(),
+            ..Default::default()
+        };
+        let r1 = super::RankObs {
+            entries: [(7, vec![5.0, 1.0, 1.0, 1.0])].into(),
+            between: [(7, vec![1, 1, 1, 1])].into(),
+            ..Default::default()
+        };
+        assert_eq!(r0.compute(7), Some((4, 8.0)));
+        assert_eq!(r1.compute(7), Some((4, 8.0)));
+        run.ranks = vec![r0, r1];
+        assert_eq!(run.compute_totals(7), Some((8, 16.0)));
+        // one stretch each: (5 + 3) over 4 entries
+        assert_eq!(run.compute_occurrence_max(7), Some(2.0));
+        // the first entry apart, the steady part over the 3 after it
+        assert_eq!(run.compute_first_entry(7), Some((5.0, 1.0)));
+        assert_eq!(run.compute_max_per_entry(7), Some(2.0));
     }
 
     /// Simulated shift at P = 2: the update sits between MPI_Send and MPI_Recv, a burst of its

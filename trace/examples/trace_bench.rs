@@ -36,6 +36,7 @@ fn main() {
             start: s(t),
             end: s(t + 500),
             cpu_ns: 480,
+            entries: 1,
         }));
         w.record(&Record::Mpi(MpiCall {
             op: Op::Isend,

@@ -15,11 +15,13 @@ pub const EXTENSION: &str = "augt";
 pub(crate) const KIND_MPI: u8 = 1;
 pub(crate) const KIND_PART: u8 = 2;
 pub(crate) const KIND_PHASE: u8 = 3;
+pub(crate) const KIND_PHASE_RUN: u8 = 4;
 pub(crate) const KIND_AGG: u8 = 16;
 pub(crate) const KIND_TRAILER: u8 = 127;
 pub(crate) const LEN_MPI: usize = 72;
 pub(crate) const LEN_PART: usize = 32;
 pub(crate) const LEN_PHASE: usize = 48;
+pub(crate) const LEN_PHASE_RUN: usize = 56;
 pub(crate) const LEN_AGG: usize = 48;
 pub(crate) const LEN_TRAILER: usize = 40;
 /// The longest record; a reader holding this many bytes can always decode the next record.
@@ -31,6 +33,7 @@ pub(crate) fn record_len(kind: u8) -> Option<usize> {
         KIND_MPI => Some(LEN_MPI),
         KIND_PART => Some(LEN_PART),
         KIND_PHASE => Some(LEN_PHASE),
+        KIND_PHASE_RUN => Some(LEN_PHASE_RUN),
         KIND_AGG => Some(LEN_AGG),
         KIND_TRAILER => Some(LEN_TRAILER),
         _ => None,
@@ -310,7 +313,9 @@ pub struct Part {
     pub req_id: u64,
 }
 
-/// One entry into a computation phase (record kind 3).
+/// One entry into a computation phase (record kind 3), or a run of `entries` brief entries of
+/// one site that ran back to back with nothing recorded between them (kind 4: a routine with a
+/// loop called once per point): from the first's start to the last's end, `cpu_ns` their sum.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Phase {
     pub site: u32,
@@ -318,8 +323,10 @@ pub struct Phase {
     pub depth: u16,
     pub start: Stamp,
     pub end: Stamp,
-    /// Thread CPU time spent inside, ns.
+    /// Thread CPU time spent inside, ns (summed over the run's entries).
     pub cpu_ns: u64,
+    /// Entries the record stands for: 1, or a run's.
+    pub entries: u32,
 }
 
 /// What an aggregate counts.

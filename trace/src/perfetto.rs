@@ -120,7 +120,7 @@ pub fn export_perfetto(
                         out,
                         json!({"ph":"X","cat":"compute","name":format!("phase {}", p.site),"pid":pid,"tid":0,
                             "ts":t0,"dur":(t1 - t0).max(0.0),
-                            "args":{"site":p.site,"depth":p.depth,"cpu_us":p.cpu_ns as f64 / 1e3}}),
+                            "args":{"site":p.site,"depth":p.depth,"cpu_us":p.cpu_ns as f64 / 1e3,"entries":p.entries}}),
                     )?;
                     stats.slices += 1;
                 }

@@ -108,7 +108,7 @@ fn parse_part(i: &[u8]) -> IResult<&[u8], Raw> {
 }
 
 fn parse_phase(i: &[u8]) -> IResult<&[u8], Raw> {
-    let (i, _kind) = le_u8(i)?;
+    let (i, kind) = le_u8(i)?;
     let (i, _pad) = le_u8(i)?;
     let (i, depth) = le_u16(i)?;
     let (i, site) = le_u32(i)?;
@@ -117,6 +117,13 @@ fn parse_phase(i: &[u8]) -> IResult<&[u8], Raw> {
     let (i, cpu_ns) = le_u64(i)?;
     let (i, w0) = le_f64(i)?;
     let (i, w1) = le_f64(i)?;
+    let (i, entries) = if kind == KIND_PHASE_RUN {
+        let (i, n) = le_u32(i)?;
+        let (i, _pad) = le_u32(i)?;
+        (i, n)
+    } else {
+        (i, 1)
+    };
     let phase = Phase {
         site,
         depth,
@@ -129,6 +136,7 @@ fn parse_phase(i: &[u8]) -> IResult<&[u8], Raw> {
             wtime: w1,
         },
         cpu_ns,
+        entries,
     };
     Ok((i, Raw::Phase(phase)))
 }
@@ -377,7 +385,7 @@ impl<R: Read> TraceReader<R> {
         let parsed = match kind {
             KIND_MPI => parse_mpi(bytes),
             KIND_PART => parse_part(bytes),
-            KIND_PHASE => parse_phase(bytes),
+            KIND_PHASE | KIND_PHASE_RUN => parse_phase(bytes),
             KIND_AGG => parse_agg(bytes),
             _ => parse_trailer(bytes),
         };

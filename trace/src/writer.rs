@@ -89,7 +89,8 @@ impl TraceWriter {
                 self.events += 1;
             }
             Record::Phase(p) => {
-                b.extend_from_slice(&[KIND_PHASE, 0]);
+                let run = p.entries != 1;
+                b.extend_from_slice(&[if run { KIND_PHASE_RUN } else { KIND_PHASE }, 0]);
                 b.extend_from_slice(&p.depth.to_le_bytes());
                 b.extend_from_slice(&p.site.to_le_bytes());
                 b.extend_from_slice(&p.start.mono_ns.to_le_bytes());
@@ -97,6 +98,10 @@ impl TraceWriter {
                 b.extend_from_slice(&p.cpu_ns.to_le_bytes());
                 b.extend_from_slice(&p.start.wtime.to_le_bytes());
                 b.extend_from_slice(&p.end.wtime.to_le_bytes());
+                if run {
+                    b.extend_from_slice(&p.entries.to_le_bytes());
+                    b.extend_from_slice(&0u32.to_le_bytes());
+                }
                 self.events += 1;
             }
             Record::Aggregate(a) => {

@@ -469,12 +469,23 @@ fn check_late(dir: &Path, mpi: Mpi, exe: &Path) {
         let ph: Vec<_> = t.phases().collect();
         assert_eq!(
             ph.len(),
-            30001,
-            "one pre-init phase and 30000 across buffer flushes"
+            30001 + 9,
+            "one pre-init phase, 30000 across buffer flushes, 9 records of 50 entries"
         );
-        assert!(ph[1..]
+        assert!(ph[1..30001]
             .iter()
-            .all(|p| p.site == 6 && p.start.wtime.is_finite()));
+            .all(|p| (p.site == 6 || p.site == 11) && p.entries == 1 && p.start.wtime.is_finite()));
+        // a site's brief entries back to back: its first 8 apart, then one run of the rest,
+        // from the first's start to the last's end
+        let run: Vec<_> = ph[30001..].iter().collect();
+        assert!(run.iter().all(|p| p.site == 12));
+        assert_eq!(
+            run.iter().map(|p| p.entries).collect::<Vec<_>>(),
+            [1, 1, 1, 1, 1, 1, 1, 1, 42]
+        );
+        assert!(
+            run[8].end.mono_ns > run[8].start.mono_ns && run[8].start.mono_ns >= run[7].end.mono_ns
+        );
         assert!(ph[0].start.wtime.is_nan() && ph[0].cpu_ns > 0);
         let ops: Vec<Op> = t.mpi_calls().map(|(c, _)| c.op).collect();
         let expect = if t.header.rank == 0 {

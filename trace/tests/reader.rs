@@ -47,6 +47,16 @@ fn sample_records() -> Vec<Record> {
             start: st(1),
             end: st(9),
             cpu_ns: 8,
+            entries: 1,
+        }),
+        // a run of 40 brief entries of one site (record kind 4)
+        Record::Phase(Phase {
+            site: 22,
+            depth: 0,
+            start: st(9),
+            end: st(10),
+            cpu_ns: 400,
+            entries: 40,
         }),
         Record::Mpi(isend),
         Record::Mpi(MpiCall {
@@ -392,14 +402,16 @@ fn arb_events() -> impl Strategy<Value = Vec<Record>> {
         arb_stamp(),
         arb_stamp(),
         any::<u64>(),
+        prop_oneof![Just(1u32), any::<u32>()],
     )
-        .prop_map(|(site, depth, start, end, cpu_ns)| {
+        .prop_map(|(site, depth, start, end, cpu_ns, entries)| {
             vec![Record::Phase(Phase {
                 site,
                 depth,
                 start,
                 end,
                 cpu_ns,
+                entries,
             })]
         });
     proptest::collection::vec(prop_oneof![mpi, phase], 0..40)

@@ -261,12 +261,18 @@ fn text(rec: &Record, clk: DumpClock) -> String {
             p.req_id
         ),
         Record::Phase(p) => format!(
-            "{:>14} phase          site {:<5} wall {} cpu {:.1}us depth {}",
+            "{:>14} phase          site {:<5} wall {} cpu {:.1}us depth {}{}",
             at(clk.us(&p.start)),
             p.site,
             at(clk.span_us(&p.start, &p.end)),
             p.cpu_ns as f64 / 1e3,
-            p.depth
+            p.depth,
+            // a run of brief entries back to back, recorded as one
+            if p.entries > 1 {
+                format!(" entries {}", p.entries)
+            } else {
+                String::new()
+            }
         ),
         Record::Aggregate(a) => format!(
             "{:>14} {:<14} site {:<5} arm {} count {} sum {} min {} max {}",

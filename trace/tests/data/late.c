@@ -13,11 +13,19 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  /* 30000 phase events (1.4 MB): the buffer grows and is flushed several times */
+  /* 30000 phase events (1.4 MB) of two sites in turn: the buffer grows and is flushed
+   * several times */
   for (int k = 0; k < 30000; k++) {
-    augur_phase_begin(6);
+    int site = k % 2 ? 11 : 6;
+    augur_phase_begin(site);
     s += k;
-    augur_phase_end(6);
+    augur_phase_end(site);
+  }
+  /* 50 brief entries of one site back to back: its first 8 apart, then one run of 42 */
+  for (int k = 0; k < 50; k++) {
+    augur_phase_begin(12);
+    s += k;
+    augur_phase_end(12);
   }
   double v = rank;
   if (rank == 0)
