@@ -314,9 +314,9 @@ fn a_routine_called_per_point_is_timed_and_charged() {
     );
 }
 
-/// Natively the per-point routine's markers still cost more than its work (~150 ns per point
-/// against ~50 ns: 2-3x at the runtime's cheapest), and the profile's check says so, as does
-/// analyze: trial 19's k-means ran 16x longer instrumented and nothing said it.
+/// Natively the per-point routine's markers still cost about its work (~50 ns per point:
+/// 1.4x with its entries recorded as runs, 2-3x before), and the profile's check says so, as do
+/// analyze and predict: trial 19's k-means ran 16x longer instrumented and nothing said it.
 #[test]
 fn the_markers_part_of_a_native_run_is_measured_and_said() {
     need("mpicc");
@@ -345,7 +345,7 @@ fn the_markers_part_of_a_native_run_is_measured_and_said() {
     let probe = common::manifest(&runs).probe.unwrap();
     eprintln!("{probe:?}");
     assert_eq!(probe.clock, "wall");
-    assert!(probe.share() > 0.5, "{probe:?}");
+    assert!(probe.share() > 0.15, "{probe:?}");
     assert!(err.contains("warning: augur's markers add"), "{err}");
     let o = common::run(&[
         "analyze",
@@ -370,8 +370,7 @@ fn the_markers_part_of_a_native_run_is_measured_and_said() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("warning: at N=800000,K=32,P=4: augur's markers add")
-            && err.contains("x as long)"),
+        err.contains("warning: at N=800000,K=32,P=4: augur's markers add"),
         "{err}"
     );
 }

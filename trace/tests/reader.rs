@@ -49,15 +49,6 @@ fn sample_records() -> Vec<Record> {
             cpu_ns: 8,
             entries: 1,
         }),
-        // a run of 40 brief entries of one site (record kind 4)
-        Record::Phase(Phase {
-            site: 22,
-            depth: 0,
-            start: st(9),
-            end: st(10),
-            cpu_ns: 400,
-            entries: 40,
-        }),
         Record::Mpi(isend),
         Record::Mpi(MpiCall {
             op: Op::Irecv,
