@@ -467,25 +467,26 @@ fn check_late(dir: &Path, mpi: Mpi, exe: &Path) {
     for t in &traces {
         // the pre-init phase is kept, with no MPI_Wtime
         let ph: Vec<_> = t.phases().collect();
-        assert_eq!(
-            ph.len(),
-            30001 + 9,
-            "one pre-init phase, 30000 across buffer flushes, 9 records of 50 entries"
-        );
-        assert!(ph[1..30001]
+        let turns: Vec<_> = ph.iter().filter(|p| p.site == 6 || p.site == 11).collect();
+        assert_eq!(turns.len(), 30000, "30000 across buffer flushes");
+        assert!(turns
             .iter()
-            .all(|p| (p.site == 6 || p.site == 11) && p.entries == 1 && p.start.wtime.is_finite()));
-        // a site's brief entries back to back: its first 8 apart, then one run of the rest,
-        // from the first's start to the last's end
-        let run: Vec<_> = ph[30001..].iter().collect();
-        assert!(run.iter().all(|p| p.site == 12));
-        assert_eq!(
-            run.iter().map(|p| p.entries).collect::<Vec<_>>(),
-            [1, 1, 1, 1, 1, 1, 1, 1, 42]
-        );
+            .all(|p| p.entries == 1 && p.start.wtime.is_finite()));
+        // a site's brief entries back to back: its first 8 apart, then runs of the rest (one,
+        // unless the host stretched an entry past the brief bound and it stood alone), each
+        // from its first entry's start to its last's end
+        let run: Vec<_> = ph.iter().filter(|p| p.site == 12).collect();
+        assert_eq!(run.iter().map(|p| u64::from(p.entries)).sum::<u64>(), 50);
+        assert!(run[..8].iter().all(|p| p.entries == 1), "{run:?}");
         assert!(
-            run[8].end.mono_ns > run[8].start.mono_ns && run[8].start.mono_ns >= run[7].end.mono_ns
+            run.len() <= 12 && run.iter().any(|p| p.entries > 1),
+            "{run:?}"
         );
+        assert!(run
+            .windows(2)
+            .all(|w| w[1].start.mono_ns >= w[0].end.mono_ns
+                && w[1].end.mono_ns >= w[1].start.mono_ns));
+        assert_eq!(ph.len(), 1 + turns.len() + run.len());
         assert!(ph[0].start.wtime.is_nan() && ph[0].cpu_ns > 0);
         let ops: Vec<Op> = t.mpi_calls().map(|(c, _)| c.op).collect();
         let expect = if t.header.rank == 0 {
