@@ -117,6 +117,34 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
         "{warnings:#?}"
     );
     assert!(farm[0]["depth"].is_null(), "{:#}", farm[0]);
+    // a worker's `st.MPI_TAG == STOP` is taken P - 1 times in all against NTASKS: the ratio
+    // of the two counts, each exact, not a mean that "no law fits" (trial 21's farm)
+    let share = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["what"] == "branch" && q["source"] == "st.MPI_TAG == STOP")
+        .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
+    let law = symbolic::parse(share["expr"].as_str().unwrap()).unwrap();
+    for (n, p) in [(48.0, 2.0), (96.0, 5.0), (1000.0, 64.0)] {
+        let at = |v: &str| match v {
+            "NTASKS" => Some(n),
+            "P" => Some(p),
+            _ => None,
+        };
+        let want = (p - 1.0) / (n + p - 1.0);
+        let got = law.eval(&at).unwrap();
+        assert!(
+            (got - want).abs() < 1e-3 * want,
+            "{share:#}: {got} at NTASKS={n}, P={p}"
+        );
+    }
+    assert!(
+        warnings
+            .iter()
+            .all(|w| !w.as_str().unwrap_or("").contains("no law in")),
+        "{warnings:#?}"
+    );
     // the hub serves while the workers compute: the farm costs the longer of the two, not
     // their sum (trial 15: +26% and +53% at P = 64 and 32)
     let cost = farm[0]["cost"].as_str().unwrap();

@@ -302,6 +302,11 @@ fn fit_branch(
     if f.r2 < 0.99 {
         f = crate::quantity::fit_probability(s, &cands);
     }
+    if f.r2 < 0.99 {
+        if let Some(r) = count_ratio(env, site) {
+            f = r;
+        }
+    }
     if let Some(why) = crate::quantity::share_unexplained(s, &f) {
         notes.warnings.push(format!(
             "branch at {} (site {site}, `{}`): {why}",
@@ -311,6 +316,42 @@ fn fit_branch(
         unexplained.insert(site);
     }
     Some((f, src.to_string()))
+}
+
+/// A share that is a ratio of counts, each exact in the parameters: the arm taken T times and
+/// the other F times, T and F counters fitted as trip counts are, the share T/(T + F) (a
+/// worker's `tag == STOP`, taken P − 1 times against NTASKS; a master's `next < ntask`, NTASK
+/// against P − 1: trial 21 read "no law fits it"). None unless both laws give every run within
+/// the exact tolerance.
+fn count_ratio(env: &Env<'_>, site: u32) -> Option<Fitted> {
+    let arm = |a: i32| {
+        env.samples_of(&|r| {
+            let (t, f) = (r.branch_total(site, 0), r.branch_total(site, 1));
+            (t + f > 0).then_some(r.branch_total(site, a) as f64)
+        })
+    };
+    let exact = |s: &crate::quantity::Samples| {
+        let f = crate::quantity::fit_quantity(s, None, &[], true, env.qopts);
+        (f.max_rel_err <= env.qopts.exact_tol && s.values.len() >= 2).then_some(f)
+    };
+    let (taken, other) = (arm(0), arm(1));
+    let (t, f) = (exact(&taken)?, exact(&other)?);
+    let share = Expr::min(
+        Expr::one(),
+        Expr::max(
+            Expr::zero(),
+            t.expr.clone() / (t.expr.clone() + f.expr.clone()),
+        ),
+    );
+    Some(Fitted {
+        lo: share.clone(),
+        hi: share.clone(),
+        expr: share,
+        origin: crate::quantity::Origin::Regression,
+        r2: 1.0,
+        max_rel_err: t.max_rel_err + f.max_rel_err,
+        points: taken.values.len(),
+    })
 }
 
 /// Whether some run executed a loop, computation or call under `n`'s arms (an IF whose arms
