@@ -357,3 +357,33 @@ int main(int argc, char **argv) {
     assert_eq!(l[1].trip, e("512"), "{:?}", l[1].trip);
     assert_eq!(l[2].trip, e("8"), "{:?}", l[2].trip);
 }
+
+/// Trial 21's farm: `sizeof(result_t)` of a struct the unit defines is its size as the x86-64
+/// ABI lays it out (members at multiples of their alignment, the whole rounded up), by typedef
+/// name or `struct name`, a member pointing at its own struct included.
+#[test]
+fn sizeof_a_struct_of_the_unit_is_its_layout() {
+    let src = r#"
+#include <mpi.h>
+typedef struct { int task; double value; } result_t;
+struct pair { char tag; struct pair *next; short s[3]; };
+typedef struct pair pair_t;
+int main(int argc, char **argv) {
+    int k;
+    MPI_Init(&argc, &argv);
+    for (k = 0; k < sizeof(result_t); k++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (k = 0; k < sizeof(struct pair); k++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (k = 0; k < sizeof(pair_t) + sizeof(int); k++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("structs.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("16"), "{:?}", l[0].trip);
+    assert_eq!(l[1].trip, e("24"), "{:?}", l[1].trip);
+    assert_eq!(l[2].trip, e("28"), "{:?}", l[2].trip);
+}

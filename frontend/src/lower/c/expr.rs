@@ -280,14 +280,33 @@ impl<'a> CLower<'a> {
             }
             "sizeof_expression" => {
                 let kind = if let Some(t) = n.field("type") {
+                    let mut ty = c_type(self.text(t));
+                    if ty.bytes.is_none() {
+                        // a struct of this unit, by `struct name` or typedef name
+                        let name = self.text(t).trim().trim_start_matches("const ").trim();
+                        ty.bytes = self.structs.get(name).map(|(size, _)| *size);
+                    }
                     SrcExprKind::SizeOf {
-                        ty: Some(c_type(self.text(t))),
+                        ty: Some(ty),
                         expr: None,
                     }
                 } else if let Some(v) = n.field("value") {
-                    SrcExprKind::SizeOf {
-                        ty: None,
-                        expr: Some(Box::new(self.expr(v, d))),
+                    // `sizeof(result_t)` parses as the size of a parenthesised name: a typedef
+                    // of this unit's is its type
+                    let name = self
+                        .text(v)
+                        .trim()
+                        .trim_matches(|c| c == '(' || c == ')')
+                        .trim();
+                    match self.structs.get(name) {
+                        Some((size, _)) => SrcExprKind::SizeOf {
+                            ty: Some(VarType::new(BaseType::Other, Some(*size), name)),
+                            expr: None,
+                        },
+                        None => SrcExprKind::SizeOf {
+                            ty: None,
+                            expr: Some(Box::new(self.expr(v, d))),
+                        },
                     }
                 } else {
                     return self.opaque_e(n);

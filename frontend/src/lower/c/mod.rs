@@ -43,6 +43,9 @@ pub struct CLower<'a> {
     goto_exits: Vec<Option<String>>,
     /// Why a closing `goto` does not make a loop, by its byte offset (for its warning).
     goto_notes: BTreeMap<usize, String>,
+    /// (size, alignment) in bytes of the structs the unit defines, by `struct name` and by
+    /// typedef name ([`struct_layouts`]), for `sizeof`.
+    structs: BTreeMap<String, (u32, u32)>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -77,7 +80,9 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         jumps: Default::default(),
         goto_exits: Vec::new(),
         goto_notes: BTreeMap::new(),
+        structs: BTreeMap::new(),
     };
+    l.structs = struct_layouts(root, &asm.text);
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
             continue;
@@ -99,6 +104,99 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         });
     }
     l.top_level(root);
+}
+
+/// The (size, alignment) of each struct the unit defines with its members, as the x86-64 C ABI
+/// lays it out: each member at a multiple of its alignment (a scalar's size, a pointer's 8, a
+/// struct's largest member's), the whole rounded up to its largest alignment. Keyed by
+/// `struct name` and by each typedef name that names it (`typedef struct { int task; double
+/// value; } result_t;`: 16 bytes; trial 21 read `sizeof(result_t)` as "a type not known").
+/// A struct with a member of unknown size (a union, a bit-field, an array of a non-constant
+/// length) is left out.
+fn struct_layouts(root: Node, src: &str) -> BTreeMap<String, (u32, u32)> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").trim().to_string();
+    let mut out: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+    // definitions in source order: a struct's members may be structs defined before it
+    let mut nodes = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "struct_specifier" || n.kind() == "type_definition" {
+            nodes.push(n);
+        }
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    nodes.sort_by_key(|n| (n.end_byte(), n.kind() == "type_definition"));
+    for n in nodes {
+        if n.kind() == "struct_specifier" {
+            let Some(body) = n.field("body") else {
+                continue;
+            };
+            let Some(layout) = layout_of(body, &out, &text) else {
+                continue;
+            };
+            if let Some(name) = n.field("name") {
+                out.insert(format!("struct {}", text(name)), layout);
+            }
+            continue;
+        }
+        // typedef: the type's layout under each declared name (not pointers or arrays)
+        let Some(ty) = n.field("type") else { continue };
+        let layout = match ty.field("body") {
+            Some(body) => layout_of(body, &out, &text),
+            None => out.get(&text(ty)).copied(),
+        };
+        let Some(layout) = layout else { continue };
+        let mut c = n.walk();
+        for d in n.children_by_field_name("declarator", &mut c) {
+            if d.kind() == "type_identifier" {
+                out.insert(text(d), layout);
+            }
+        }
+    }
+    out
+}
+
+/// A struct body's (size, alignment), or None when a member's size is unknown.
+fn layout_of(
+    body: Node,
+    known: &BTreeMap<String, (u32, u32)>,
+    text: &dyn Fn(Node) -> String,
+) -> Option<(u32, u32)> {
+    let (mut off, mut align) = (0u32, 1u32);
+    let mut c = body.walk();
+    for f in body.children(&mut c) {
+        if f.kind() != "field_declaration" {
+            continue;
+        }
+        let ty = text(f.field("type")?);
+        // a pointer member is 8 bytes whatever it points to (`struct node *next` in `struct
+        // node` itself)
+        let scalar = match c_type(&ty).bytes {
+            Some(b) => Some((b, b.min(8))),
+            None => known.get(&ty).copied(),
+        };
+        let mut fc = f.walk();
+        let decls: Vec<Node> = f.children_by_field_name("declarator", &mut fc).collect();
+        if decls.is_empty() {
+            return None;
+        }
+        for d in decls {
+            let d = unwrap_declarator(d);
+            if d.is_function {
+                return None;
+            }
+            let (mut size, a) = if d.pointer > 0 { (8, 8) } else { scalar? };
+            for dim in &d.dims {
+                let n = u32::try_from(parse_int(&text((*dim)?))?).ok()?;
+                size = size.checked_mul(n)?;
+            }
+            off = off.div_ceil(a) * a + size;
+            align = align.max(a);
+        }
+    }
+    (off > 0).then(|| (off.div_ceil(align) * align, align))
 }
 
 fn opaque_expr(text: &str, span: Span) -> SrcExpr {
@@ -270,6 +368,7 @@ impl<'a> CLower<'a> {
             jumps: Default::default(),
             goto_exits: Vec::new(),
             goto_notes: BTreeMap::new(),
+            structs: self.structs.clone(),
         };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
@@ -329,6 +428,7 @@ impl<'a> CLower<'a> {
             jumps: Default::default(),
             goto_exits: Vec::new(),
             goto_notes: BTreeMap::new(),
+            structs: self.structs.clone(),
         };
         let mut e = sub.expr(init, 0);
         self.value_parser = sub.value_parser.take();
