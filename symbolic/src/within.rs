@@ -18,10 +18,9 @@ pub struct Within {
     /// equal to the original at each point.
     pub expr: Expr,
     /// The steps replaced, in the reading printer's form (`[K >= 88.19]`), each with the value
-    /// (0 or 1) it has at every point, ordered by what they compare, then by threshold.
-    pub fixed: Vec<(String, f64)>,
-    /// The steps of `fixed`, in its order, as they were in the expression.
-    pub fixed_steps: Vec<Expr>,
+    /// (0 or 1) it has at every point and the step as it was in the expression, ordered by
+    /// what they compare, then by threshold.
+    pub fixed: Vec<(String, f64, Expr)>,
 }
 
 /// `min(floor(x), 1)` or `min(ceil(x), 1)`: 0 or 1 wherever x is non-negative, a step even
@@ -70,7 +69,6 @@ impl Expr {
             return Within {
                 expr: e,
                 fixed: Vec::new(),
-                fixed_steps: Vec::new(),
             };
         }
         // one step at a time: replacing one may simplify or remove others
@@ -109,13 +107,8 @@ impl Expr {
         }
         // read in order: by what is compared, then by threshold
         fixed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let fixed_steps = fixed.iter().map(|f| f.4.clone()).collect();
-        let fixed = fixed.into_iter().map(|(_, _, t, v, _)| (t, v)).collect();
-        Within {
-            expr: e,
-            fixed,
-            fixed_steps,
-        }
+        let fixed = fixed.into_iter().map(|(_, _, t, v, x)| (t, v, x)).collect();
+        Within { expr: e, fixed }
     }
 }
 
@@ -153,17 +146,17 @@ mod tests {
         let all = e.steps();
         assert_eq!(all.len(), 3, "{all:?}");
         assert_eq!(
-            w.fixed_steps,
+            w.fixed.iter().map(|f| f.2.clone()).collect::<Vec<_>>(),
             vec![
                 parse("min(floor(K/88), 1)").unwrap(),
                 parse("min(floor(K/176), 1)").unwrap()
             ]
         );
-        assert!(w.fixed_steps.iter().all(|s| all.contains(s)));
+        assert!(w.fixed.iter().all(|f| all.contains(&f.2)));
         assert!(w
             .fixed
             .iter()
-            .all(|(s, v)| s.starts_with("[K >= ") && *v == 0.0));
+            .all(|(s, v, _)| s.starts_with("[K >= ") && *v == 0.0));
         for pt in &pts {
             let (a, b) = (e.eval_map(pt).unwrap(), w.expr.eval_map(pt).unwrap());
             assert!((a - b).abs() <= 1e-12 * a.abs(), "{a} {b}");
@@ -177,7 +170,14 @@ mod tests {
         let e = parse("N*min(floor(N/64), 1) + min(max(P/8 - 1, 0), 1)").unwrap();
         let w = e.within(&[at(&[("N", 128.0), ("P", 12.0)])]);
         assert_eq!(w.expr, parse("N + min(max(P/8 - 1, 0), 1)").unwrap());
-        assert_eq!(w.fixed, vec![("[N >= 64]".to_string(), 1.0)]);
+        assert_eq!(
+            w.fixed,
+            vec![(
+                "[N >= 64]".to_string(),
+                1.0,
+                parse("min(floor(N/64), 1)").unwrap()
+            )]
+        );
         let w = e.within(&[at(&[("P", 32.0)])]);
         assert_eq!(w.expr, parse("N*min(floor(N/64), 1) + 1").unwrap());
         assert_eq!(e.within(&[]).expr, e);
@@ -199,10 +199,8 @@ mod tests {
         ];
         let w = e.within(&pts);
         assert_eq!(w.expr, parse("N^2/P + P").unwrap());
-        assert_eq!(
-            w.fixed,
-            vec![("min(floor(0.01562*N - 0.25*P), 1)".to_string(), 1.0)]
-        );
+        let texts: Vec<(&str, f64)> = w.fixed.iter().map(|(t, v, _)| (t.as_str(), *v)).collect();
+        assert_eq!(texts, [("min(floor(0.01562*N - 0.25*P), 1)", 1.0)]);
         // where the floor is 0 at one point and 1 at another it stays
         let small = [
             at(&[("N", 64.0), ("P", 16.0)]),

@@ -661,11 +661,7 @@ fn write_within(
     for (v, turn) in [(0.0, "1"), (1.0, "0")] {
         // grouped by where they come from, in order of first appearance
         let mut groups: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
-        for ((t, _), step) in fixed
-            .iter()
-            .zip(&within.fixed_steps)
-            .filter(|((_, x), _)| *x == v)
-        {
+        for (t, _, step) in fixed.iter().filter(|(_, x, _)| *x == v) {
             let why = step_why(&origins, step);
             match groups.iter_mut().find(|(w, _)| *w == why) {
                 Some((_, ts)) => ts.push(t),
