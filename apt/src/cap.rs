@@ -337,10 +337,18 @@ fn exiting_arms(prog: &Program, body: &[StmtId]) -> std::collections::BTreeSet<S
     out
 }
 
-/// The positive constant by which every iteration of `w` increases `var`: exactly one
-/// statement of the body and update writes `var`, it is `var = var + c` at their top level
-/// (run on every iteration), and when it is in the body no `continue` can skip it.
-pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> Option<i64> {
+/// What every iteration of `w` adds to `var`: exactly one statement of the body and update
+/// writes `var`, it is `var = var + c` at their top level (run on every iteration), and when
+/// it is in the body no `continue` can skip it. `c` is a positive constant or an expression
+/// of other variables (`IB = IB + NB`, trial 21's blocks): whether the loop leaves those
+/// unchanged is the caller's to check, and a step read from the input is taken as positive,
+/// as a counted loop's step is.
+pub fn counter_step<'p>(
+    prog: &'p Program,
+    procs: &ProcFacts,
+    w: &While,
+    var: &str,
+) -> Option<&'p SrcExpr> {
     let a = sole_update(prog, procs, w, var)?;
     let SrcExprKind::Binary {
         op: BinOp::Add,
@@ -350,10 +358,16 @@ pub fn counter_step(prog: &Program, procs: &ProcFacts, w: &While, var: &str) -> 
     else {
         return None;
     };
-    let step = match (&lhs.kind, &rhs.kind) {
-        (SrcExprKind::Var(v), _) if v == var => rhs.as_int(),
-        (_, SrcExprKind::Var(v)) if v == var => lhs.as_int(),
-        _ => None,
+    let step: &SrcExpr = match (&lhs.kind, &rhs.kind) {
+        (SrcExprKind::Var(v), _) if v == var => rhs,
+        (_, SrcExprKind::Var(v)) if v == var => lhs,
+        _ => return None,
     };
-    step.filter(|c| *c > 0)
+    if step.vars().iter().any(|v| v == var) {
+        return None;
+    }
+    match step.as_int() {
+        Some(c) if c <= 0 => None,
+        _ => Some(step),
+    }
 }

@@ -120,3 +120,41 @@ fn a_goto_to_an_enclosing_do_terminator_is_not_warned_about() {
         Attr::Unresolved("exits early (goto at line 16)".into())
     );
 }
+
+/// Trial 21's pipelined Thomas solver: blocks of NB systems walked by a GOTO loop stepping
+/// `IB = IB + NB`, its body holding a shared-terminator DO nest (`DO 30 I`, `DO 30 J`,
+/// `30 CONTINUE`). The DO statements' labels name their terminator and are no jumps out of
+/// the GOTO loop, and a step the loop leaves unchanged counts its trips as a DO's would.
+const BLOCKS_F: &str = "      PROGRAM BLK
+      INCLUDE 'mpif.h'
+      INTEGER N, NB, NSYS, I, J, IB, IERR
+      DOUBLE PRECISION A(512,4096)
+      CALL MPI_INIT(IERR)
+      READ(5,*) N, NB
+      NSYS = 512
+      IB = 1
+   20 CONTINUE
+      DO 30 I = 2, N
+        DO 30 J = IB, IB+NB-1
+          A(J,I) = A(J,I) - A(J,I-1)
+   30 CONTINUE
+      IB = IB + NB
+      IF (IB .LE. NSYS) GOTO 20
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+
+#[test]
+fn a_goto_loop_stepping_by_a_parameter_around_a_shared_terminator_is_counted() {
+    let w = warnings("blk.f", BLOCKS_F);
+    assert!(
+        !w.iter().any(|(m, _)| m.contains("GOTO is not analysed")),
+        "{w:?}"
+    );
+    let apt = apt_of("blk.f", BLOCKS_F);
+    let l = loops(&apt);
+    assert_eq!(l.len(), 3);
+    assert_eq!(l[0].trip, e("floor(511/NB) + 1"));
+    assert_eq!(l[1].trip, e("N - 1"));
+    assert_eq!(l[2].trip, e("NB"));
+}

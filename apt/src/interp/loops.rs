@@ -280,20 +280,22 @@ impl Analysis<'_> {
         };
         let prog = self.prog;
         let parts = cap::conjuncts(cond);
-        let found = parts.iter().find_map(|c| {
-            let t = cap::counter_test(c)?;
-            let invariant = !self.is_array(t.var)
-                && t.limit.vars().iter().all(|v| !touched(defined, v))
-                && t.limit.walk().iter().all(|e| match &e.kind {
+        // unchanged by the loop: no variable it writes, no call of the program's own routines
+        let unchanged = |e: &SrcExpr| {
+            e.vars().iter().all(|v| !touched(defined, v))
+                && e.walk().iter().all(|e| match &e.kind {
                     SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
                         user_proc(prog, &self.procs.names, self.cur, name).is_none()
                     }
                     _ => true,
-                });
-            if !invariant {
+                })
+        };
+        let found = parts.iter().find_map(|c| {
+            let t = cap::counter_test(c)?;
+            let step = cap::counter_step(prog, &self.procs, w, t.var)?;
+            if self.is_array(t.var) || !unchanged(t.limit) || !unchanged(step) {
                 return None;
             }
-            let step = cap::counter_step(prog, &self.procs, w, t.var)?;
             Some((t, step))
         });
         let Some((t, step)) = found else {
@@ -308,7 +310,8 @@ impl Analysis<'_> {
             Val::Known(e) => Val::Known(e - Expr::one()),
             other => other,
         };
-        let bound = match trip_count(&start, &hi, &Val::Known(Expr::int(step))) {
+        let step = self.ev(step, env, None);
+        let bound = match trip_count(&start, &hi, &step) {
             Attr::Expr(b) => b,
             // a counted while loop whose bounds are not known: say which
             Attr::Unresolved(why) => {

@@ -42,12 +42,17 @@ impl<'a> FLower<'a> {
         while let Some((n, dos)) = stack.pop() {
             match n.kind() {
                 "internal_procedures" => continue,
+                // `DO 30 I = …` names its terminator, it does not jump to it
+                "statement_label_reference"
+                    if n.parent().is_some_and(|p| p.kind() == "do_statement") => {}
                 "statement_label_reference" => {
                     if let Some(l) = parse_int(self.text(n)).and_then(|v| u32::try_from(v).ok()) {
                         j.refs.push((l, n.start_byte(), dos.clone()));
                     }
                 }
-                "statement_label" => {
+                // a shared terminator's label (`30 CONTINUE` ending `DO 30 I`, `DO 30 J`) is
+                // the inner loop's virtual label; the outer one's is empty
+                "statement_label" | "do_label_virtual" => {
                     if let Some(l) = parse_int(self.text(n)).and_then(|v| u32::try_from(v).ok()) {
                         j.defs.push((l, n.start_byte()));
                         if n.next_named_sibling()
