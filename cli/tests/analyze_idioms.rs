@@ -1143,6 +1143,88 @@ fn a_pipelines_cold_first_blocks_are_charged_to_its_fill() {
     );
 }
 
+const PAGE_ROWS: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define W 512
+
+/* N/P rows of W doubles (a 4 KiB page each), calloc'd: a pipeline streams blocks of NB
+ * columns down the ranks, and the first block touches every row's page once. */
+int main(int argc, char **argv)
+{
+    int nprocs, rank, n, nb, rows, b, i, j;
+    double *a, left[W] = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    n = atoi(argv[1]);
+    nb = atoi(argv[2]);
+    rows = n / nprocs;
+    a = calloc((size_t)rows * W, sizeof(double));
+    for (b = 0; b < W / nb; b++) {
+        if (rank > 0)
+            MPI_Recv(left, nb, MPI_DOUBLE, rank - 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (i = 0; i < rows; i++)
+            for (j = b * nb; j < (b + 1) * nb; j++)
+                a[(size_t)i * W + j] = a[(size_t)i * W + j] * 0.5 + left[j - b * nb] + 1e-3 * i;
+        if (rank < nprocs - 1)
+            MPI_Send(&a[(size_t)(rows - 1) * W + b * nb], nb, MPI_DOUBLE, rank + 1, 3,
+                     MPI_COMM_WORLD);
+    }
+    if (rank == nprocs - 1)
+        printf("page %d %d %.6e\n", n, nb, a[(size_t)(rows - 1) * W + W - 1]);
+    free(a);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 21's pipelined Thomas solver: each stage's first block touches a page per row (N/P
+/// pages, 16x the later blocks here) whatever the block's width NB, and the stage works on
+/// N·NB/P. The share of the whole stage did not explain the excesses, so nothing was charged
+/// and no one was told (P = 64 −59..−70%; here the residual took 7e-4·P and P = 32 was
+/// +109..+125%). The excess is a share of the rows, charged to the fill.
+#[test]
+fn a_first_block_touching_a_page_per_row_is_charged_by_the_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "page.c",
+        PAGE_ROWS,
+        "2,4,8",
+        &["N=2048,4096", "NB=16,64"],
+        &["{N}", "{NB}"],
+    );
+    let cold: Vec<&serde_json::Value> = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == "cold")
+        .collect();
+    assert_eq!(cold.len(), 1, "{:#}", m["quantities"]);
+    let e = symbolic::parse(cold[0]["expr"].as_str().unwrap()).unwrap();
+    let at = |nb: f64, p: f64| {
+        e.eval(&|v| match v {
+            "N" => Some(4096.0),
+            "NB" => Some(nb),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    // the rows' pages, not the block's width
+    assert!((at(16.0, 4.0) / at(64.0, 4.0) - 1.0).abs() < 1e-9, "{e}");
+    assert!((at(16.0, 8.0) / at(16.0, 4.0) - 0.5).abs() < 1e-9, "{e}");
+    let warnings = m["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("first block runs")),
+        "{warnings:#?}"
+    );
+}
+
 const FIRST_TOUCH: &str = r#"#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
