@@ -61,3 +61,29 @@ fn call_sites_giving_different_extents_are_named() {
     assert!(r.contains("`ubound(a, 1)`"), "{r}");
     assert!(!r.contains('#'), "{r}");
 }
+
+/// Trial 21's CG: a section `p(a+1:a+nbw)` whose offset is read from an array is nbw long,
+/// the offset unknown on both sides of it, as a DO's bounds sharing it are.
+#[test]
+fn a_section_whose_bounds_share_an_unknown_offset_has_its_width() {
+    let src = "program off
+  use mpi
+  implicit none
+  integer :: n, nbw, ierr, a, k, ioff(1000)
+  double precision :: p(100000), q(100000)
+  call mpi_init(ierr)
+  read(*,*) n, nbw
+  do k = 1, n
+    a = ioff(k)
+    p(a+1:a+nbw) = p(a+1:a+nbw) + 1.0d0
+    q(a+1:n) = 0.0d0
+  end do
+  call mpi_finalize(ierr)
+end program off
+";
+    let apt = apt_of("off.f90", src);
+    let l = loops(&apt);
+    assert_eq!(l[1].trip, e("NBW"));
+    // an offset on one side only stays unknown
+    assert!(l[2].trip.unresolved().is_some(), "{:?}", l[2].trip);
+}

@@ -14,6 +14,18 @@ use crate::Attr;
 use super::counters::Counted;
 use super::{touched, ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
 
+/// The prefix of the symbols [`Analysis::unknowns_as_symbols`] stands unknown scalars for.
+const UNKNOWN: &str = "unknown__";
+
+/// A count computed with unknowns as symbols ([`Analysis::unknowns_as_symbols`]) that mentions
+/// none of them: they cancel (`hi - lo` of `i0 + n` and `i0`).
+pub(super) fn free_of_unknowns(trip: Attr) -> Option<Expr> {
+    match trip {
+        Attr::Expr(t) if t.vars().iter().all(|v| !v.starts_with(UNKNOWN)) => Some(t),
+        _ => None,
+    }
+}
+
 impl Analysis<'_> {
     pub(super) fn loop_symbol(&self, var: &str) -> String {
         if self.params.is_param(var) {
@@ -28,25 +40,30 @@ impl Analysis<'_> {
     /// the bounds evaluated with each unknown scalar as a symbol of its own, kept when the
     /// count mentions none of them.
     fn trip_independent_of_unknowns(&mut self, l: &frontend::Loop, env: &Env) -> Option<Expr> {
-        const MARK: &str = "unknown__";
-        let mut with = env.clone();
-        let mut any = false;
-        for v in l.lo.vars().into_iter().chain(l.hi.vars()) {
-            if matches!(env.get(&v), Some(Val::Unknown(_))) && !self.is_array(&v) {
-                with.insert(v.clone(), Val::Known(Expr::var(&format!("{MARK}{v}"))));
-                any = true;
-            }
-        }
-        if !any {
-            return None;
-        }
+        let vars = l.lo.vars().into_iter().chain(l.hi.vars());
+        let with = self.unknowns_as_symbols(vars, env)?;
         let lo = self.ev(&l.lo, &with, None);
         let hi = self.ev(&l.hi, &with, None);
         let step = self.ev(&l.step, &with, None);
-        match trip_count(&lo, &hi, &step) {
-            Attr::Expr(t) if t.vars().iter().all(|v| !v.starts_with(MARK)) => Some(t),
-            _ => None,
+        free_of_unknowns(trip_count(&lo, &hi, &step))
+    }
+
+    /// `env` with each of `vars` whose value is unknown (a scalar, not an array) as a symbol
+    /// of its own; None when none is unknown.
+    pub(super) fn unknowns_as_symbols(
+        &self,
+        vars: impl Iterator<Item = String>,
+        env: &Env,
+    ) -> Option<Env> {
+        let mut with = env.clone();
+        let mut any = false;
+        for v in vars {
+            if matches!(env.get(&v), Some(Val::Unknown(_))) && !self.is_array(&v) {
+                with.insert(v.clone(), Val::Known(Expr::var(&format!("{UNKNOWN}{v}"))));
+                any = true;
+            }
         }
+        any.then_some(with)
     }
 
     pub(super) fn counted_loop(

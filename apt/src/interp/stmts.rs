@@ -308,10 +308,22 @@ impl Analysis<'_> {
             return;
         };
         let sources = self.sources;
-        let trip = {
+        let mut trip = {
             let mut ev = |e: &SrcExpr| self.ev(e, env, None);
             crate::array::extent(prog, sources, s.proc, &op, &mut ev)
         };
+        // a section whose bounds share the unknowns that make them unresolved: `p(a+1:a+nbw)`
+        // with `a` read from an array is nbw long (trial 21)
+        if matches!(trip, Attr::Unresolved(_)) {
+            let vars = op.shapes.iter().flat_map(|e| e.vars());
+            if let Some(with) = self.unknowns_as_symbols(vars, env) {
+                let mut ev = |e: &SrcExpr| self.ev(e, &with, None);
+                let again = crate::array::extent(prog, sources, s.proc, &op, &mut ev);
+                if let Some(t) = super::loops::free_of_unknowns(again) {
+                    trip = Attr::Expr(t);
+                }
+            }
+        }
         let total = match &trip {
             Attr::Expr(t) => self.trip_total(t),
             _ => None,
