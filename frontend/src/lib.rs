@@ -284,7 +284,7 @@ fn parse_file(
                 Prep::FortranFixed { cut: true },
                 parser,
             );
-            let errs = first.1.as_ref().map_or(usize::MAX, parse::error_count);
+            let errs = first.1.as_ref().map_or(usize::MAX, parse::error_extent);
             if errs == 0 {
                 first
             } else {
@@ -297,7 +297,7 @@ fn parse_file(
                     Prep::FortranFixed { cut: false },
                     parser,
                 );
-                let errs2 = second.1.as_ref().map_or(usize::MAX, parse::error_count);
+                let errs2 = second.1.as_ref().map_or(usize::MAX, parse::error_extent);
                 let (best, best_errs) = if errs2 < errs {
                     (second, errs2)
                 } else {
@@ -309,7 +309,7 @@ fn parse_file(
                     // form chosen from the extension: some projects write free form in `.f`
                     let free =
                         assemble_and_parse(sources, file, opts, &macros, Prep::FortranFree, parser);
-                    let errs3 = free.1.as_ref().map_or(usize::MAX, parse::error_count);
+                    let errs3 = free.1.as_ref().map_or(usize::MAX, parse::error_extent);
                     if errs3 < best_errs {
                         used_form = Form::Free;
                         free

@@ -469,3 +469,123 @@ fn syntax_errors_at_the_line_with_unbalanced_parentheses() {
     let (at, _) = lines("ok.f90", ok);
     assert!(!at.contains(&3) && !at.contains(&4), "{at:?}");
 }
+
+/// Trial 21 D25: one unbalanced parenthesis in a fixed-form block IF (twice here: trial 21's
+/// pipelined Thomas solver) made the file's reading as free form look better by its count of
+/// ERROR nodes, and that reading lost the unit (its `C` comments and continuations errors
+/// spanning it, eleven diagnostics on lines that were right). Readings are compared by how
+/// much text their errors cover: the fixed-form reading keeps the loops and the calls around
+/// the broken lines, and reports those lines alone.
+#[test]
+fn one_unbalanced_parenthesis_in_fixed_form_keeps_its_unit() {
+    let src = "C     Pipelined Thomas solver: NSYS independent tridiagonal systems of
+C     N unknowns each, the unknowns split by rows over the ranks; the
+C     forward sweep streams blocks of NB systems down the ranks, the
+C     backward sweep streams them back up.
+      PROGRAM TRIPIP
+      INCLUDE 'mpif.h'
+      INTEGER NMAX, SMAX
+      PARAMETER (NMAX=4096, SMAX=512)
+      DOUBLE PRECISION A(SMAX,NMAX), B(SMAX,NMAX), C(SMAX,NMAX)
+      DOUBLE PRECISION D(SMAX,NMAX), X(SMAX,NMAX)
+      COMMON /SYS/ A, B, C, D, X
+      DOUBLE PRECISION BUF(2*SMAX)
+      INTEGER N, NB, NSYS, NLOC, RANK, NP, IERR, IB, I, J, K, NIT
+      INTEGER STAT(MPI_STATUS_SIZE)
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      IF (RANK .EQ. 0) READ(*,*) N, NB
+      CALL MPI_BCAST(N, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      CALL MPI_BCAST(NB, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      NSYS = 512
+      NLOC = N / NP
+      DO 10 I = 1, NLOC
+        DO 10 J = 1, NSYS
+          A(J,I) = -1.0D0
+          B(J,I) = 4.0D0
+          C(J,I) = -1.0D0
+          D(J,I) = DBLE(I + RANK*NLOC) / DBLE(J)
+ 10   CONTINUE
+      DO 100 NIT = 1, 5
+C     forward elimination, block by block
+      IB = 1
+ 20   CONTINUE
+      IF ((RANK .GT. 0) THEN
+        CALL MPI_RECV(BUF, 2*NB, MPI_DOUBLE_PRECISION, RANK-1, 1,
+     &                MPI_COMM_WORLD, STAT, IERR)
+        DO 25 J = IB, IB+NB-1
+          K = J - IB + 1
+          B(J,1) = B(J,1) - A(J,1)*BUF(K)
+          D(J,1) = D(J,1) - A(J,1)*BUF(NB+K)
+ 25     CONTINUE
+      END IF
+      DO 30 I = 2, NLOC
+        DO 30 J = IB, IB+NB-1
+          B(J,I) = B(J,I) - A(J,I)*C(J,I-1)/B(J,I-1)
+          D(J,I) = D(J,I) - A(J,I)*D(J,I-1)/B(J,I-1)
+ 30   CONTINUE
+      IF (RANK .LT. NP-1) THEN
+        DO 35 J = IB, IB+NB-1
+          K = J - IB + 1
+          BUF(K) = C(J,NLOC)/B(J,NLOC)
+          BUF(NB+K) = D(J,NLOC)/B(J,NLOC)
+ 35     CONTINUE
+        CALL MPI_SEND(BUF, 2*NB, MPI_DOUBLE_PRECISION, RANK+1, 1,
+     &                MPI_COMM_WORLD, IERR)
+      END IF
+      IB = IB + NB
+      IF (IB .LE. NSYS) GOTO 20
+C     back substitution, blocks streamed up
+      DO 60 IB = 1, NSYS, NB
+        IF (RANK .LT. NP-1) THEN
+          CALL MPI_RECV(BUF, NB, MPI_DOUBLE_PRECISION, RANK+1, 2,
+     &                  MPI_COMM_WORLD, STAT, IERR)
+          DO 45 J = IB, IB+NB-1
+            X(J,NLOC) = (D(J,NLOC) - C(J,NLOC)*BUF(J-IB+1))/B(J,NLOC)
+ 45       CONTINUE
+        ELSE
+          DO 46 J = IB, IB+NB-1
+            X(J,NLOC) = D(J,NLOC)/B(J,NLOC)
+ 46       CONTINUE
+        END IF
+        DO 50 I = NLOC-1, 1, -1
+          DO 50 J = IB, IB+NB-1
+            X(J,I) = (D(J,I) - C(J,I)*X(J,I+1))/B(J,I)
+ 50     CONTINUE
+        IF ((RANK .GT. 0) THEN
+          CALL MPI_SEND(X(IB,1), NB, MPI_DOUBLE_PRECISION, RANK-1, 2,
+     &                  MPI_COMM_WORLD, IERR)
+        END IF
+ 60   CONTINUE
+ 100  CONTINUE
+      IF (RANK .EQ. 0) PRINT *, 'X(1,1) =', X(1,1)
+      CALL MPI_FINALIZE(IERR)
+      END
+";
+    let l = load_str("one.f", src, &Options::default()).unwrap();
+    assert!(l.has_errors());
+    let lines: Vec<u32> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .filter_map(|d| d.primary_span().map(|s| l.sources.start(s).line))
+        .collect();
+    assert_eq!(lines, [34, 76], "{:?}", l.diagnostics);
+    let p = &l.program;
+    let stmts: Vec<&Stmt> = p
+        .procs
+        .iter()
+        .flat_map(|pr| p.walk(&pr.body))
+        .filter_map(|id| p.stmt(id))
+        .collect();
+    assert!(
+        stmts.iter().any(|s| matches!(s.kind, StmtKind::Loop(_))),
+        "{stmts:#?}"
+    );
+    let mpi = stmts
+        .iter()
+        .filter(|s| matches!(s.kind, StmtKind::Mpi(_)))
+        .count();
+    assert!(mpi >= 4, "{stmts:#?}");
+}
