@@ -95,6 +95,23 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
         .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
     let law = entries["expr"].as_str().unwrap();
     assert!(law.contains("NTASKS"), "{entries:#}");
+    // the farm waits for its busiest worker, whose tasks are whole: at 1.5 tasks a worker
+    // some run 2 (trial 21's farm at 1.6 tasks a worker: −37% charged at the mean)
+    assert!(
+        entries["source"].as_str().unwrap().contains("busiest"),
+        "{entries:#}"
+    );
+    let law = symbolic::parse(law).unwrap();
+    let at = |n: f64, p: f64| {
+        law.eval(&|v| match v {
+            "NTASKS" => Some(n),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    assert!((at(24.0, 17.0) - 2.0).abs() < 0.1, "{entries:#}");
+    assert!((at(96.0, 5.0) - 24.0).abs() < 1.0, "{entries:#}");
     // a hub and its workers, not a chain of stages: no depth, and the run waits for the first
     // task's way out and the last answer's way back only (as a pipeline of depth 2 its fill
     // charged two tasks more than a worker runs: +4..+17% at 12..48 tasks per worker)

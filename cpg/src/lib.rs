@@ -136,6 +136,10 @@ pub struct Overlap {
     pub occurrences: u64,
     /// Processors that executed it inside the phase.
     pub processors: u32,
+    /// The most entries one processor made inside the phase: a task farm's busiest worker,
+    /// whose tasks the farm waits for (`occurrences / processors` is the mean worker's).
+    #[serde(default)]
+    pub most_occurrences: u64,
     /// Mean thread CPU time per occurrence, seconds.
     pub cpu_mean: f64,
     /// Mean elapsed time per occurrence, seconds (MPI_Wtime, so simulated time under SMPI).

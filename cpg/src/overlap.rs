@@ -17,7 +17,8 @@ use crate::Overlap;
 #[derive(Debug, Default)]
 struct Acc {
     occurrences: u64,
-    processors: BTreeSet<u32>,
+    /// Entries by processor.
+    processors: BTreeMap<u32, u64>,
     cpu_ns: f64,
     wall_s: f64,
     /// Elapsed time of each processor's first occurrence, summed over processors.
@@ -69,7 +70,7 @@ impl OverlapScan {
                 let a = self.sites.entry(ph.site).or_default();
                 // a run of brief entries recorded as one counts as its entries
                 a.occurrences += u64::from(ph.entries.max(1));
-                a.processors.insert(rank);
+                *a.processors.entry(rank).or_default() += u64::from(ph.entries.max(1));
                 a.cpu_ns += ph.cpu_ns as f64;
                 let wall = ph.end.wtime - ph.start.wtime;
                 let wall = if wall.is_finite() {
@@ -94,6 +95,7 @@ impl OverlapScan {
                     site,
                     occurrences: a.occurrences,
                     processors: u32::try_from(a.processors.len()).unwrap_or(u32::MAX),
+                    most_occurrences: a.processors.values().copied().max().unwrap_or(0),
                     cpu_mean: a.cpu_ns / n * 1e-9,
                     wall_mean: a.wall_s / n,
                     first_wall_mean: a.first_wall_s / a.processors.len().max(1) as f64,

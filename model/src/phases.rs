@@ -62,6 +62,9 @@ pub struct PhaseRun {
     /// Computation-phase site → its entries inside the phase per processor that ran it there
     /// (cpg's overlap occurrences over processors).
     pub inside: BTreeMap<u32, f64>,
+    /// Computation-phase site → the most entries one processor made inside the phase (cpg's
+    /// `most_occurrences`; 0 in traces analysed before it was kept).
+    pub inside_most: BTreeMap<u32, f64>,
     /// The computation inside the phase, over its sites: a processor's first occurrence and
     /// the mean occurrence, seconds (cpg's `first_wall_mean`, `wall_mean`; 0 where cpg has none).
     pub first_stage: f64,
@@ -161,6 +164,11 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                                     o.occurrences as f64 / f64::from(o.processors.max(1)),
                                 )
                             })
+                            .collect(),
+                        inside_most: g
+                            .compute
+                            .iter()
+                            .map(|o| (o.site, o.most_occurrences as f64))
                             .collect(),
                         first_stage: g.compute.iter().map(|o| o.first_wall_mean).sum(),
                         stage: g.compute.iter().map(|o| o.wall_mean).sum(),
