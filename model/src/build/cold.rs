@@ -45,8 +45,51 @@ pub(super) fn share_of_extent(excess: &Samples, w: &Expr, ratios: &[f64]) -> Opt
     work_extents(w)
         .iter()
         .filter_map(|t| share_of_one(excess, t))
+        .chain(shares_of_terms(excess, w))
         .filter(|f| f.r2 >= 0.8)
         .max_by(|a, b| a.r2.total_cmp(&b.r2))
+}
+
+/// The excess as a share of each of the work's growing terms, their shares fitted together
+/// (all positive): a cold pass misses the cache once per line of each loop level where the
+/// work pays once per element, so the levels' parts of the work grow by different factors
+/// (trial 21's forward sweep: a block of NB columns over N/P rows, its first pass slower by
+/// a part in the rows and a part in the elements).
+fn shares_of_terms(excess: &Samples, w: &Expr) -> Option<Fitted> {
+    let terms: Vec<Expr> = w
+        .terms()
+        .iter()
+        .filter(|t| t.coef() > 0.0 && !t.is_constant())
+        .map(|t| t.monomial())
+        .collect();
+    if terms.len() < 2 || excess.values.len() < 2 * terms.len() {
+        return None;
+    }
+    let params: Vec<&str> = excess.params.iter().map(String::as_str).collect();
+    let opts = symbolic::fit::FitOptions {
+        weighting: symbolic::fit::Weighting::Relative,
+        ..Default::default()
+    };
+    let r =
+        symbolic::fit::fit_terms(&terms, &params, &excess.points, &excess.values, &opts).ok()?;
+    if r.coeffs.iter().any(|c| c.coef <= 0.0) {
+        return None;
+    }
+    let mut fit = Fitted::constant(0.0);
+    fit.expr = r.expr.clone();
+    fit.lo = r.expr.clone();
+    fit.hi = r.expr;
+    fit.origin = Origin::Regression;
+    fit.r2 = r.r2;
+    let preds: Vec<f64> = excess
+        .values
+        .iter()
+        .zip(&r.residuals)
+        .map(|(y, e)| y - e)
+        .collect();
+    fit.max_rel_err = misses(excess, &preds).0;
+    fit.points = excess.values.len();
+    Some(fit)
 }
 
 /// The extents the data of one entry may have: the products of the parameters' powers in a
@@ -303,6 +346,44 @@ mod tests {
             );
         }
         assert!(share_of_extent(&s, &w, &ratios).is_none());
+    }
+
+    /// Trial 21's forward sweep: the first block's excess has a part per row (a cache line
+    /// and a page) and a part per element, in other proportions than the stage's work: no one
+    /// extent explains it, the terms' shares fitted together do.
+    #[test]
+    fn an_excess_with_its_own_part_in_each_term_is_their_shares() {
+        let w = symbolic::parse("4.4e-9*N*NB/P + 2.7e-8*N/P + 3.6e-6").unwrap();
+        let mut s = Samples::new(vec!["N".into(), "NB".into(), "P".into()]);
+        let mut ratios = Vec::new();
+        let mut k = 0.0f64;
+        for n in [1024.0, 2048.0, 4096.0] {
+            for nb in [16.0, 64.0] {
+                for p in [4.0, 8.0, 16.0] {
+                    k += 1.0;
+                    let y = (1e-9 * n * nb / p + 4e-7 * n / p) * (1.0 + 0.02 * k.sin());
+                    s.push(vec![n, nb, p], y);
+                    ratios.push(1.3);
+                }
+            }
+        }
+        assert!(share_of(&s, &w).is_none());
+        let f = share_of_extent(&s, &w, &ratios).unwrap();
+        let at = |nb: f64| {
+            f.expr
+                .eval(&|v| {
+                    Some(match v {
+                        "N" => 8192.0,
+                        "NB" => nb,
+                        _ => 32.0,
+                    })
+                })
+                .unwrap()
+        };
+        let want = |nb: f64| 1e-9 * 8192.0 * nb / 32.0 + 4e-7 * 8192.0 / 32.0;
+        for nb in [8.0, 128.0] {
+            assert!((at(nb) / want(nb) - 1.0).abs() < 0.08, "{}", f.expr);
+        }
     }
 
     #[test]
