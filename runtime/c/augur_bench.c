@@ -403,6 +403,43 @@ static void bench_coll(MPI_Comm c, int g, const list_t *sizes, int reps, double 
     }
 }
 
+/* Allocates sbuf and rbuf of `n` bytes each (sbuf set, rbuf cleared); 0 when out of memory.
+ * SMPI runs every rank in one process: at 256 ranks the collectives' buffers (the largest size
+ * times the largest group, each rank its own) no longer fit in memory (smpirun killed, exit
+ * 137), so under SMPI `shared` ones are one buffer for all ranks: their contents are garbage and
+ * their timing what the simulated network charges. The point-to-point pair keeps buffers of its
+ * own (its streams time the writes and reads of real data). */
+static int alloc_buffers(size_t n, int shared) {
+#ifdef SMPI_H
+    if (shared) {
+        sbuf = SMPI_SHARED_MALLOC(n);
+        rbuf = SMPI_SHARED_MALLOC(n);
+    } else
+#endif
+    {
+        (void)shared;
+        sbuf = malloc(n);
+        rbuf = malloc(n);
+    }
+    if (!sbuf || !rbuf) return 0;
+    memset(sbuf, 1, n);
+    memset(rbuf, 0, n);
+    return 1;
+}
+
+static void free_buffers(int shared) {
+#ifdef SMPI_H
+    if (shared) {
+        SMPI_SHARED_FREE(sbuf);
+        SMPI_SHARED_FREE(rbuf);
+        return;
+    }
+#endif
+    (void)shared;
+    free(sbuf);
+    free(rbuf);
+}
+
 static void usage_exit(int rank, const char *msg) {
     if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll]\n", msg);
     MPI_Finalize();
@@ -450,14 +487,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < groups.n; i++) if (groups.v[i] > maxg) maxg = groups.v[i];
     long cbytes = 8;
     for (int i = 0; i < coll.n; i++) if (coll.v[i] > cbytes) cbytes = coll.v[i];
-    size_t bufsz = (size_t)(maxb > cbytes * maxg ? maxb : cbytes * maxg);
-    sbuf = malloc(bufsz);
-    rbuf = malloc(bufsz);
     times_buf = malloc(sizeof(double) * (size_t)(reps > 5 ? reps : 5));
     rewrite_buf = malloc(sizeof(double) * (size_t)(reps > 5 ? reps : 5));
-    if (!sbuf || !rbuf || !times_buf || !rewrite_buf) usage_exit(rank, "out of memory for message buffers");
-    memset(sbuf, 1, bufsz);
-    memset(rbuf, 0, bufsz);
+    if (!times_buf || !rewrite_buf) usage_exit(rank, "out of memory");
 
     if (rank == 0) {
         out_file = fopen(out, "w");
@@ -487,10 +519,18 @@ int main(int argc, char **argv) {
     if (do_p2p) {
         MPI_Comm pair;
         MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+        /* the pair's own buffers, the largest message each */
+        if (pair != MPI_COMM_NULL && !alloc_buffers((size_t)maxb, 0)) usage_exit(rank, "out of memory for message buffers");
         bench_pt2pt(pair, &p2p, reps);
-        if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+        if (pair != MPI_COMM_NULL) {
+            MPI_Comm_free(&pair);
+            free_buffers(0);
+        }
         idle_barrier();
     }
+    /* the largest collective message times the largest group (an alltoall's), shared under
+     * SMPI (alloc_buffers) */
+    if (do_coll && !alloc_buffers((size_t)(cbytes * maxg), 1)) usage_exit(rank, "out of memory for message buffers");
 
     for (int gi = 0; do_coll && gi < groups.n; gi++) {
         int g = (int)groups.v[gi];
@@ -503,8 +543,7 @@ int main(int argc, char **argv) {
         idle_barrier();
     }
     if (out_file) fclose(out_file);
-    free(sbuf);
-    free(rbuf);
+    if (do_coll) free_buffers(1);
     free(times_buf);
     free(rewrite_buf);
     MPI_Finalize();
