@@ -90,3 +90,46 @@ end program t
         "{trips:?}"
     );
 }
+
+/// Trial 22's red-black solver: a derived type's allocatable component, allocated through its
+/// path and zeroed by array syntax (`g%u = 0.0d0`, `g%u(:, :) = 1.0d0`), is a computation of
+/// the extents the ALLOCATE gave; it was no site at all, and its first touch of 2-17 MB per
+/// rank lay outside T.
+#[test]
+fn array_syntax_on_an_allocated_component_is_a_loop_over_its_extents() {
+    let src = r#"
+module m
+  implicit none
+  type :: grid
+     integer :: n
+     real(8), allocatable :: u(:,:)
+     real(8) :: h(4)
+  end type grid
+end module m
+program arrdt
+  use mpi
+  use m
+  implicit none
+  type(grid) :: g
+  integer :: n, ierr, p
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  read(5, *) n
+  g%n = n
+  allocate(g%u(0:n+1, 0:n/p+1))
+  g%u = 0.0d0
+  g%u(:, :) = 1.0d0
+  g%h = 2.0d0
+  g%n = 3
+  call MPI_Finalize(ierr)
+end program
+"#;
+    let apt = apt_of("arrdt.f90", src);
+    let l = loops(&apt);
+    assert_eq!(l.len(), 3, "{l:#?}");
+    let want = e("(N + 2)*(N/P + 2)");
+    assert_eq!(l[0].trip, want);
+    assert_eq!(l[1].trip, want);
+    // a component declared with its extent
+    assert_eq!(l[2].trip, e("4"));
+}

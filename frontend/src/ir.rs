@@ -260,6 +260,10 @@ pub struct Program {
     /// in source order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub module_uses: Vec<ModuleUse>,
+    /// Fortran derived types (lower-cased name) → their components' declarations: what a
+    /// path `g%u` names ([`Program::decl`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub derived_types: std::collections::BTreeMap<String, Vec<Decl>>,
 }
 
 /// One Fortran `use m` statement.
@@ -313,6 +317,29 @@ impl Program {
         self.proc(proc)
             .and_then(|p| p.decls.iter().find(|d| d.name == name))
             .or_else(|| self.globals.iter().find(|d| d.name == name))
+            .or_else(|| self.component_decl(proc, name))
+    }
+
+    /// The declaration of a Fortran component path `g%u` (`a%b%c`): the component of the
+    /// derived type its base is declared with (`type(grid) :: g`), followed along the path.
+    fn component_decl(&self, proc: ProcId, name: &str) -> Option<&Decl> {
+        if self.derived_types.is_empty() {
+            return None;
+        }
+        let (base, path) = name.split_once('%')?;
+        let mut decl = self
+            .proc(proc)
+            .and_then(|p| p.decls.iter().find(|d| d.name == base))
+            .or_else(|| self.globals.iter().find(|d| d.name == base))?;
+        for part in path.split('%') {
+            let ty = derived_type_name(&decl.ty.text)?;
+            decl = self
+                .derived_types
+                .get(&ty)?
+                .iter()
+                .find(|d| d.name == part)?;
+        }
+        Some(decl)
     }
     /// Declared (or, in Fortran without `implicit none`, implicit) type of `name` in `proc`.
     pub fn var_type(&self, proc: ProcId, name: &str) -> Option<VarType> {
@@ -333,6 +360,18 @@ impl Program {
         }
         None
     }
+}
+
+/// `grid` of a Fortran `type(grid)` or `class(grid)`, lower-cased.
+fn derived_type_name(text: &str) -> Option<String> {
+    let t = text.trim().to_ascii_lowercase();
+    let inner = t
+        .strip_prefix("type")
+        .or_else(|| t.strip_prefix("class"))?
+        .trim()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    Some(inner.trim().to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -40,6 +40,7 @@ impl Builder {
                 globals: Vec::new(),
                 modules: Vec::new(),
                 module_uses: Vec::new(),
+                derived_types: Default::default(),
             },
             diags: Vec::new(),
             parent: None,

@@ -91,6 +91,65 @@ impl<'a> FLower<'a> {
         is_param: bool,
         common: Option<String>,
     ) {
+        if let Some(d) = self.declarator_decl(dn, ty, attr_dims, is_param, common) {
+            self.add_decl(d);
+        }
+    }
+
+    /// A derived type's definition: its components' declarations, kept by the type's name
+    /// for the paths that reach them (`g%u = 0.0` is an array assignment where `u` is an
+    /// array component; trial 22's red-black solver lost its zeroing of `g%u` from T).
+    fn derived_type(&mut self, n: Node) {
+        let mut name = None;
+        let mut comps = Vec::new();
+        for c in children(n) {
+            match c.kind() {
+                "derived_type_statement" => {
+                    name = children(c)
+                        .into_iter()
+                        .find(|k| k.kind() == "type_name")
+                        .map(|k| norm(self.text(k)));
+                }
+                "variable_declaration" => {
+                    let ty = c
+                        .field("type")
+                        .map(|t| f_type(self.text(t)))
+                        .unwrap_or_else(|| f_type(""));
+                    let mut attr_dims = None;
+                    let mut w = c.walk();
+                    let attrs: Vec<Node> = c.children_by_field_name("attribute", &mut w).collect();
+                    for a in attrs {
+                        if self.text(a).to_ascii_lowercase().starts_with("dimension") {
+                            if let Some(list) = children(a).into_iter().next() {
+                                attr_dims = Some(self.dims(list));
+                            }
+                        }
+                    }
+                    let mut w = c.walk();
+                    let decls: Vec<Node> = c.children_by_field_name("declarator", &mut w).collect();
+                    for d in decls {
+                        comps.extend(self.declarator_decl(d, &ty, attr_dims.clone(), false, None));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(name) = name {
+            self.b
+                .prog
+                .derived_types
+                .insert(name.to_ascii_lowercase(), comps);
+        }
+    }
+
+    fn declarator_decl(
+        &mut self,
+        dn: Node,
+        ty: &VarType,
+        attr_dims: Option<Vec<Dim>>,
+        is_param: bool,
+        common: Option<String>,
+    ) -> Option<Decl> {
         let span = self.span(dn);
         let (name_node, dims, init) = match dn.kind() {
             "identifier" => (Some(dn), None, None),
@@ -111,7 +170,7 @@ impl<'a> FLower<'a> {
             }
             _ => (None, None, None),
         };
-        let Some(nn) = name_node else { return };
+        let nn = name_node?;
         let name = norm(self.text(nn));
         let dims = dims.or(attr_dims);
         let init = init.map(|i| self.expr(i, 0));
@@ -128,17 +187,18 @@ impl<'a> FLower<'a> {
             (_, init, Some(dims)) => DeclKind::Array { dims, init },
             (_, init, None) => DeclKind::Scalar { init },
         };
-        self.add_decl(Decl {
+        Some(Decl {
             name,
             ty,
             kind,
             span,
             common,
-        });
+        })
     }
 
     pub(super) fn decl_stmt(&mut self, n: Node) {
         match n.kind() {
+            "derived_type_definition" => self.derived_type(n),
             "variable_declaration" => {
                 let ty = n
                     .field("type")

@@ -215,7 +215,11 @@ impl<'a> FLower<'a> {
             .into_iter()
             .filter(|c| c.kind() == "sized_allocation")
             .filter_map(|c| {
-                let name = c.named_child(0).filter(|x| x.kind() == "identifier")?;
+                // an array, or an array component (`g%u`, named by its path as it is
+                // written elsewhere)
+                let name = c.named_child(0).filter(|x| {
+                    matches!(x.kind(), "identifier" | "derived_type_member_expression")
+                })?;
                 let size = children(c).into_iter().find(|x| x.kind() == "size")?;
                 Some(Allocation {
                     array: norm(self.text(name)),
