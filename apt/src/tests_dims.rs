@@ -250,3 +250,41 @@ fn cart_create_from_struct_member_arrays_gives_the_neighbours() {
         c[0].peer
     );
 }
+
+/// Trial 22's Jacobi: the grid kept in a struct reached through a pointer, zeroed element by
+/// element in a setup routine (`g->dims[0] = g->dims[1] = 0`). The write to `g->dims[0]` made
+/// every member of `g->dims` unknown, so MPI_Dims_create saw `g->dims[1]` unknown and left the
+/// grid unresolved: every trip, size and count of the program was regressed.
+#[test]
+fn dims_create_into_a_member_through_a_pointer() {
+    let src = r#"#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int dims[2]; int nx, ny; } grid_t;
+static void setup(grid_t *g, int n, int size)
+{
+    g->dims[0] = g->dims[1] = 0;
+    MPI_Dims_create(size, 2, g->dims);
+    g->nx = n / g->dims[0];
+    g->ny = n / g->dims[1];
+}
+int main(int argc, char **argv)
+{
+    int n, size, i, j;
+    grid_t g;
+    double s = 0;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    setup(&g, n, size);
+    for (i = 0; i < g.nx; i++)
+        for (j = 0; j < g.ny; j++)
+            s += i * j;
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("member.c", src);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("N/dims(P, 2, 0)"));
+    assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
+}

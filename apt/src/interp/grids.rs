@@ -102,7 +102,7 @@ impl Analysis<'_> {
 
     /// The lower bound of array `root`'s first dimension as declared (the language's default
     /// without one); a member array of a struct or derived type (`d.dims`, `g%dims`: trial 17)
-    /// at the default. `None` when `root` is not an array.
+    /// at the default (`g->dims` too: trial 22). `None` when `root` is not an array.
     fn array_lower(&self, root: &str) -> Option<i64> {
         let fortran = self.prog.language == frontend::Language::Fortran;
         match self.prog.decl(self.cur, root).map(|x| &x.kind) {
@@ -110,7 +110,7 @@ impl Analysis<'_> {
                 Some(frontend::Dim::Bounds { lo, .. }) => lo.as_int(),
                 _ => Some(i64::from(fortran)),
             },
-            None if root.contains(['.', '%']) => Some(i64::from(fortran)),
+            None if root.contains(['.', '%']) || root.contains("->") => Some(i64::from(fortran)),
             _ => None,
         }
     }

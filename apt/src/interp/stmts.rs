@@ -59,10 +59,14 @@ impl Analysis<'_> {
                         if !matches!(a.target.kind, SrcExprKind::Var(_)) {
                             // `a[0] = …` through a pointer `a`: as before, `a` itself (not a
                             // struct or derived type held by value: `d.dims[0] = 0` changes
-                            // `d.dims[0]` alone, trial 17's stencil lost every member of `d`)
+                            // `d.dims[0]` alone, trial 17's stencil lost every member of `d`;
+                            // nor a member reached through a pointer: `g->dims[0] = 0` changes
+                            // `g->dims[0]` alone, trial 22's Jacobi lost `g->dims[1]` before
+                            // its MPI_Dims_create)
                             let scalars: Vec<String> = self
                                 .scalars(&s.defs)
                                 .into_iter()
+                                .filter(|v| *v == path_root(v))
                                 .filter(|v| {
                                     self.prog
                                         .decl(self.cur, path_root(v))
