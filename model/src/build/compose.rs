@@ -415,8 +415,12 @@ impl Ctx<'_> {
                 if self.excluded.contains(&site) {
                     return (Expr::zero(), Expr::zero());
                 }
+                // the collective phase's cost where it was costed: from the sheet, or for a
+                // call the sheet does not list (MPI_Comm_split, MPI_Cart_create) its measured
+                // time per call (trial 22: listed in the phase table with its share of T
+                // and left out of T)
                 let v = match sheet_op(c) {
-                    Some(_) if self.coll_cost.contains_key(&site) => {
+                    _ if self.coll_cost.contains_key(&site) => {
                         self.coll_cost[&site][bidx(b)].clone()
                     }
                     Some(s) => {
