@@ -111,22 +111,7 @@ impl<'a> FLower<'a> {
                         .map(|k| norm(self.text(k)));
                 }
                 "variable_declaration" => {
-                    let ty = c
-                        .field("type")
-                        .map(|t| f_type(self.text(t)))
-                        .unwrap_or_else(|| f_type(""));
-                    let mut attr_dims = None;
-                    let mut w = c.walk();
-                    let attrs: Vec<Node> = c.children_by_field_name("attribute", &mut w).collect();
-                    for a in attrs {
-                        if self.text(a).to_ascii_lowercase().starts_with("dimension") {
-                            if let Some(list) = children(a).into_iter().next() {
-                                attr_dims = Some(self.dims(list));
-                            }
-                        }
-                    }
-                    let mut w = c.walk();
-                    let decls: Vec<Node> = c.children_by_field_name("declarator", &mut w).collect();
+                    let (ty, _, attr_dims, decls) = self.declaration_parts(c);
                     for d in decls {
                         comps.extend(self.declarator_decl(d, &ty, attr_dims.clone(), false, None));
                     }
@@ -196,30 +181,40 @@ impl<'a> FLower<'a> {
         })
     }
 
+    /// A type declaration statement's type, PARAMETER attribute, DIMENSION attribute and
+    /// declarators.
+    fn declaration_parts<'t>(
+        &mut self,
+        n: Node<'t>,
+    ) -> (VarType, bool, Option<Vec<Dim>>, Vec<Node<'t>>) {
+        let ty = n
+            .field("type")
+            .map(|t| f_type(self.text(t)))
+            .unwrap_or_else(|| f_type(""));
+        let mut is_param = false;
+        let mut attr_dims = None;
+        let mut c = n.walk();
+        let attrs: Vec<Node> = n.children_by_field_name("attribute", &mut c).collect();
+        for a in attrs {
+            let t = self.text(a).to_ascii_lowercase();
+            if t.starts_with("parameter") {
+                is_param = true;
+            } else if t.starts_with("dimension") {
+                if let Some(list) = children(a).into_iter().next() {
+                    attr_dims = Some(self.dims(list));
+                }
+            }
+        }
+        let mut c = n.walk();
+        let decls = n.children_by_field_name("declarator", &mut c).collect();
+        (ty, is_param, attr_dims, decls)
+    }
+
     pub(super) fn decl_stmt(&mut self, n: Node) {
         match n.kind() {
             "derived_type_definition" => self.derived_type(n),
             "variable_declaration" => {
-                let ty = n
-                    .field("type")
-                    .map(|t| f_type(self.text(t)))
-                    .unwrap_or_else(|| f_type(""));
-                let mut is_param = false;
-                let mut attr_dims = None;
-                let mut c = n.walk();
-                let attrs: Vec<Node> = n.children_by_field_name("attribute", &mut c).collect();
-                for a in attrs {
-                    let t = self.text(a).to_ascii_lowercase();
-                    if t.starts_with("parameter") {
-                        is_param = true;
-                    } else if t.starts_with("dimension") {
-                        if let Some(list) = children(a).into_iter().next() {
-                            attr_dims = Some(self.dims(list));
-                        }
-                    }
-                }
-                let mut c = n.walk();
-                let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                let (ty, is_param, attr_dims, decls) = self.declaration_parts(n);
                 for d in decls {
                     self.declarator(d, &ty, attr_dims.clone(), is_param, None);
                 }
