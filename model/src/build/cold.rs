@@ -20,15 +20,6 @@ pub(super) fn runs_agree(ratios: &[f64]) -> bool {
     n >= 2 && mean > 0.15 && cold * 5 >= n * 4
 }
 
-/// The excess per run (`excess`, seconds) as a share α of the steady cost per entry `w`
-/// (evaluated at each run's parameters): α·w, the data first touched being the data the entry
-/// works on. None when α·w explains less than half the excesses' variance (R² < 0.5): an
-/// excess that does not follow the work (a fixed start-up, a simulator's first-call costs) is
-/// not charged where it would be charged many times over.
-pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
-    share_of_one(excess, w)
-}
-
 /// A first entry that runs at least twice as long as the later ones on average (`ratios`,
 /// first / steady − 1 per run, mean ≥ 1) touches data the later entries do not work on: its
 /// excess as a share of one extent of the work ([`work_extents`]) where the share of the whole
@@ -44,7 +35,7 @@ pub(super) fn share_of_extent(excess: &Samples, w: &Expr, ratios: &[f64]) -> Opt
     }
     work_extents(w)
         .iter()
-        .filter_map(|t| share_of_one(excess, t))
+        .filter_map(|t| share_of(excess, t))
         .chain(shares_of_terms(excess, w))
         .filter(|f| f.r2 >= 0.8)
         .max_by(|a, b| a.r2.total_cmp(&b.r2))
@@ -53,8 +44,8 @@ pub(super) fn share_of_extent(excess: &Samples, w: &Expr, ratios: &[f64]) -> Opt
 /// The excess as a share of each of the work's growing terms, their shares fitted together
 /// (all positive): a cold pass misses the cache once per line of each loop level where the
 /// work pays once per element, so the levels' parts of the work grow by different factors
-/// (trial 21's forward sweep: a block of NB columns over N/P rows, its first pass slower by
-/// a part in the rows and a part in the elements).
+/// (the forward sweep of trial 21's Thomas solver as rewritten here: a block of NB columns over
+/// N/P rows, its first pass slower by a part in the rows and a part in the elements).
 fn shares_of_terms(excess: &Samples, w: &Expr) -> Option<Fitted> {
     let terms: Vec<Expr> = w
         .terms()
@@ -126,13 +117,17 @@ fn work_extents(w: &Expr) -> Vec<Expr> {
     out
 }
 
-/// [`share_of`] for one hypothesis `w`: over four runs or more one run may be left out where
-/// the others follow a share closely (R² ≥ 0.8): one first block a time slice fell on (4 ms
-/// against an excess of 1 ms) can sink R² below 0.5 for a share the other runs follow at 0.9.
-/// Where the others follow it loosely the share is no law: testdata's sweep, 0.48 over its 12
-/// runs at P ≤ 8 and 0.73 without its largest excess, overshot P = 16 by 5–7 points charged
-/// on every stage.
-fn share_of_one(excess: &Samples, w: &Expr) -> Option<Fitted> {
+/// The excess per run (`excess`, seconds) as a share α of the steady cost per entry `w`
+/// (evaluated at each run's parameters): α·w, the data first touched being the data the entry
+/// works on. None when α·w explains less than half the excesses' variance (R² < 0.5): an
+/// excess that does not follow the work (a fixed start-up, a simulator's first-call costs) is
+/// not charged where it would be charged many times over. Over four runs or more one run may
+/// be left out where the others follow a share closely (R² ≥ 0.8): one first block a time
+/// slice fell on (4 ms against an excess of 1 ms) can sink R² below 0.5 for a share the other
+/// runs follow at 0.9. Where the others follow it loosely the share is no law: testdata's
+/// sweep, 0.48 over its 12 runs at P ≤ 8 and 0.73 without its largest excess, overshot P = 16
+/// by 5–7 points charged on every stage.
+pub(super) fn share_of(excess: &Samples, w: &Expr) -> Option<Fitted> {
     let all = share_fit(excess, w).map(|(f, _)| f)?;
     let n = excess.values.len();
     if all.r2 >= 0.5 || n < 4 {
