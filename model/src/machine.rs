@@ -439,10 +439,51 @@ pub struct PointToPoint {
     /// that. Absent where the sheet has no such measurement (a simulator, a hand-built sheet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<CostModel>,
+    /// A nonblocking exchange's costs (MPI_Irecv and MPI_Isend, then one MPI_Waitall), where
+    /// the sheet measured them; absent in older and hand-built sheets, whose exchanges are
+    /// then costed as blocking sends and receives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonblocking: Option<Nonblocking>,
     /// Raw measurements not used by the phase formulas (send with the receive posted late,
     /// stream periods, overheads before they were reconciled), keyed by name.
     #[serde(default)]
     pub raw: BTreeMap<String, CostModel>,
+}
+
+/// A nonblocking exchange with one peer, `k` messages of `d` bytes each way: both sides post
+/// their receives and sends, then wait for all of them. Measured at k = 1 and k = 8
+/// (`augur_bench`'s `nb_*` rows); a part at `k` is `first + (k − 1)·each`, and the exchange
+/// costs `max(wire, W) + k·post + wait` where `W` is the computation between the posts and
+/// the wait. Natively the copies happen in the wait (the processor's time: no overlap);
+/// under SMPI the transfers run in the simulated network while the processor computes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Nonblocking {
+    /// Time in one MPI_Irecv and one MPI_Isend.
+    pub post: CostModel,
+    /// Time in the wait after a computation long enough for every transfer: what completing
+    /// the requests costs the processor whatever ran between post and wait.
+    pub wait_first: CostModel,
+    pub wait_each: CostModel,
+    /// The rest of the exchange (its time less the posts and that wait, at least 0): what a
+    /// computation between the posts and the wait hides.
+    pub wire_first: CostModel,
+    pub wire_each: CostModel,
+}
+
+impl Nonblocking {
+    /// The part `first + (k − 1)·each` at bound `b`, as [`CostModel::piecewise`] does.
+    pub fn at_k(
+        first: &CostModel,
+        each: &CostModel,
+        k: &Expr,
+        b: Bound,
+        d: &Expr,
+        lo: f64,
+        hi: f64,
+    ) -> Expr {
+        let p = Expr::int(2);
+        first.piecewise(b, d, &p, lo, hi) + (k - &Expr::one()) * each.piecewise(b, d, &p, lo, hi)
+    }
 }
 
 /// The collectives a data sheet covers.

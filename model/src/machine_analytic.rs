@@ -71,6 +71,7 @@ pub fn tree_machine(spec: &TreeMachineSpec) -> Result<Machine, String> {
         recv_overhead: form(&[("1", spec.recv_overhead)])?,
         eager_limit: None,
         rewrite: None,
+        nonblocking: None,
         raw: BTreeMap::new(),
     };
     let mut c = BTreeMap::new();

@@ -17,7 +17,7 @@
 //!   reproduce it (see [`reconcile`]). The ping-pong stays in the sheet for reference.
 
 use crate::machine::{
-    Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, PointToPoint, Provenance, Regime,
+    Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, Nonblocking, PointToPoint, Provenance, Regime,
     SCHEMA_VERSION,
 };
 use crate::machine_bench::{BenchData, BenchRow, Kind};
@@ -498,9 +498,75 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
             .map(|rows| interpolated(rows.values().map(|r| Obs::from_row(r))))
             .transpose()
             .map_err(fit_err("rewrite_sent"))?,
+        nonblocking: nonblocking(data)?,
         raw,
     })
 }
+
+/// The nonblocking exchange's parts ([`Nonblocking`]) from the `nb_*` rows at k = 1 and
+/// [`NB_K`], at the sizes that have all five; None where the sheet has none of them (a sheet
+/// measured before they were).
+fn nonblocking(data: &BenchData) -> Result<Option<Nonblocking>, FitMachineError> {
+    let rows = |op: String| -> BTreeMap<u64, &BenchRow> {
+        data.rows
+            .iter()
+            .filter(|r| r.kind == Kind::Pt2pt && r.op == op)
+            .map(|r| (r.bytes, r))
+            .collect()
+    };
+    let post = rows("nb_post".into());
+    let (ex1, exk) = (rows("nb_exchange_1".into()), rows(format!("nb_exchange_{NB_K}")));
+    let (w1, wk) = (rows("nb_wait_1".into()), rows(format!("nb_wait_{NB_K}")));
+    if post.is_empty() && ex1.is_empty() && w1.is_empty() {
+        return Ok(None);
+    }
+    let k = NB_K as f64;
+    let mut parts: [Vec<Obs>; 5] = Default::default();
+    for (&b, p) in &post {
+        let (Some(e1), Some(ek), Some(a1), Some(ak)) = (ex1.get(&b), exk.get(&b), w1.get(&b), wk.get(&b))
+        else {
+            continue;
+        };
+        // a derived part's σ: its terms' spreads summed, at least a clock tick's worth
+        let obs = |y: f64, rows: &[&BenchRow]| Obs {
+            p: 2.0,
+            d: b as f64,
+            y,
+            sigma: rows
+                .iter()
+                .map(|r| sigma(r.median, r.min))
+                .sum::<f64>()
+                .max(NB_SIGMA_FLOOR),
+        };
+        let wire1 = (e1.median - p.median - a1.median).max(0.0);
+        let wirek = (ek.median - k * p.median - ak.median).max(0.0);
+        parts[0].push(obs(p.median, &[p]));
+        parts[1].push(obs(a1.median, &[a1]));
+        parts[2].push(obs(((ak.median - a1.median) / (k - 1.0)).max(0.0), &[a1, ak]));
+        parts[3].push(obs(wire1, &[e1, p, a1]));
+        parts[4].push(obs(((wirek - wire1) / (k - 1.0)).max(0.0), &[e1, ek, a1, ak]));
+    }
+    if parts[0].is_empty() {
+        return Err(FitMachineError::Missing(format!(
+            "pt2pt nb_post, nb_exchange_1, nb_exchange_{NB_K}, nb_wait_1 and nb_wait_{NB_K} at one size"
+        )));
+    }
+    let fit = |i: usize, what: &str| fit_regimes(&parts[i], true).map_err(fit_err(what));
+    Ok(Some(Nonblocking {
+        post: fit(0, "nonblocking post")?,
+        wait_first: fit(1, "nonblocking wait")?,
+        wait_each: fit(2, "nonblocking wait per further message")?,
+        wire_first: fit(3, "nonblocking exchange")?,
+        wire_each: fit(4, "nonblocking exchange per further message")?,
+    }))
+}
+
+/// The most messages each way of the benchmark's nonblocking exchange (`NB_K` in
+/// runtime/c/augur_bench.c).
+const NB_K: u32 = 8;
+/// The least σ of a nonblocking part derived from several rows, seconds (about the clock's
+/// tick): a part that is zero at every size (SMPI's wait) still has a scale.
+const NB_SIGMA_FLOOR: f64 = 1e-9;
 
 /// The measured points joined by straight lines: one regime per interval between consecutive
 /// kept sizes, the first size's value below it, the last interval's line past the last size.

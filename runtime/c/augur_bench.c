@@ -18,10 +18,11 @@
  *  - Arguments are parsed strictly; a bad value prints a message and exits with status 2.
  *
  * Usage: augur_bench -o FILE [-s P2P_SIZES] [-c COLL_SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]
- *                    [-m all|pt2pt|coll]
+ *                    [-m all|pt2pt|coll|nb]
  *   sizes/groups are comma lists of positive integers (bytes / ranks); -t caps the time spent on
  *   one data point (repetitions stop early once it is exceeded, keeping at least 3); -m runs
- *   only the point-to-point or only the collective part (natively the point-to-point part is
+ *   only the point-to-point or only the collective part, or only the nonblocking exchange (nb:
+ *   rows to add to an earlier sheet's CSV; natively the point-to-point part is
  *   best measured in a launch of 2 ranks: idle ranks of an oversubscribed launch disturb the
  *   two that measure, and the fresh-data stream is sensitive to where they run).
  *
@@ -34,7 +35,8 @@
  *   and the receiver reads every message it gets, as programs do: per-message period minus
  *   the larger of the write and read times, i.e. what the messages add to the computation),
  *   rewrite_sent (in that stream, the sender's time per message to update in place the
- *   buffer it has just sent and the receiver has read).
+ *   buffer it has just sent and the receiver has read), and the nonblocking exchange's
+ *   nb_post, nb_exchange_1, nb_exchange_8, nb_wait_1, nb_wait_8 (nonblocking()).
  *   After the listed sizes, send_unposted is also measured at sizes bisecting the gap between
  *   the largest listed size whose send does not wait for the late receive and the next one
  *   that does, down to one byte: the eager limit. A send "waits" when its median exceeds the
@@ -59,6 +61,8 @@
 
 #define WARMUP 2
 #define STREAM_LEN 16
+/* the most messages each way of the nonblocking exchange (nonblocking()) */
+#define NB_K 8
 #define MAX_LIST 64
 #define TAG 7
 /* A send waited for the late receive when it took this much longer than a posted one. */
@@ -255,8 +259,56 @@ static void stream_fresh(MPI_Comm pair, int me, long b, int n) {
     if (me == 0) emit("pt2pt", "rewrite_sent", 2, b, rewrite_buf, n);
 }
 
-/* Point-to-point between world ranks 0 and 1 over `pair` (NULL on other ranks). */
-static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
+/* Nonblocking exchange (a halo's Irecv/Isend/Waitall): both sides of the pair post `k`
+ * receives, then `k` sends (distinct tags, one receive buffer each), then wait for all 2k
+ * requests, symmetrically, for k = 1 and k = NB_K. Rows (rank 0's times):
+ *   nb_post      time in the 2k posts per message each way (k = NB_K);
+ *   nb_exchange_K  the whole exchange, posts to the Waitall's return (seconds per exchange);
+ *   nb_wait_K    time in the Waitall when both sides computed for `late` seconds (times k) after
+ *                their posts: what completing the requests costs the processor that no
+ *                computation between post and wait hides (natively the copies; under SMPI
+ *                nothing, the transfers run in the simulated network meanwhile).
+ * The exchange less its posts and that wait is the part a computation placed between the posts
+ * and the wait overlaps (model/src/machine_fit.rs). */
+static void nonblocking(MPI_Comm pair, int me, long b, int n, double late) {
+    int cnt = (int)b, peer = 1 - me;
+    MPI_Request rq[2 * NB_K];
+    int ks[2] = {1, NB_K};
+    for (int ki = 0; ki < 2; ki++) {
+        int k = ks[ki];
+        for (int wait = 0; wait < 2; wait++) {
+            for (int i = -WARMUP; i < n; i++) {
+                MPI_Barrier(pair);
+                double t0 = MPI_Wtime();
+                for (int j = 0; j < k; j++)
+                    MPI_Irecv(rbuf + (size_t)j * (size_t)b, cnt, MPI_BYTE, peer, TAG + 2 + j, pair, &rq[j]);
+                for (int j = 0; j < k; j++)
+                    MPI_Isend(sbuf, cnt, MPI_BYTE, peer, TAG + 2 + j, pair, &rq[k + j]);
+                double t1 = MPI_Wtime();
+                if (wait) delay(late * k);
+                double t2 = MPI_Wtime();
+                MPI_Waitall(2 * k, rq, MPI_STATUSES_IGNORE);
+                double t3 = MPI_Wtime();
+                if (i < 0) continue;
+                if (wait) times_buf[i] = t3 - t2;
+                else {
+                    times_buf[i] = t3 - t0;
+                    rewrite_buf[i] = (t1 - t0) / k;
+                }
+            }
+            if (me != 0) continue;
+            char op[32];
+            snprintf(op, sizeof op, wait ? "nb_wait_%d" : "nb_exchange_%d", k);
+            emit("pt2pt", op, 2, b, times_buf, n);
+            if (!wait && k == NB_K) emit("pt2pt", "nb_post", 2, b, rewrite_buf, n);
+        }
+    }
+}
+
+/* Point-to-point between world ranks 0 and 1 over `pair` (NULL on other ranks): every
+ * benchmark (`blocking`), or the nonblocking exchange alone with the ping-pong that sets its
+ * delay unreported (-m nb), always with the nonblocking exchange. */
+static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps, int blocking) {
     if (pair == MPI_COMM_NULL) return;
     /* per listed size: send_posted median (rank 0), half round trip, whether a late receive
      * made the send wait */
@@ -289,12 +341,17 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
         }
         double half = 0;
         if (me == 0) {
-            emit("pt2pt", "pingpong", 2, b, times_buf, n);
+            if (blocking) emit("pt2pt", "pingpong", 2, b, times_buf, n);
+            else qsort(times_buf, (size_t)n, sizeof(double), cmp_double);
             half = times_buf[n / 2];
         }
         MPI_Bcast(&half, 1, MPI_DOUBLE, 0, pair);
         /* Long enough for the message to have arrived before the late side acts. */
         double late = 4 * half + 20e-6;
+        if (!blocking) {
+            nonblocking(pair, me, b, n, late);
+            continue;
+        }
         /* send_posted: the receive is posted before the barrier */
         for (int i = -WARMUP; i < n; i++) {
             MPI_Request rq = MPI_REQUEST_NULL;
@@ -339,7 +396,9 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps) {
         }
         if (me == 0) emit("pt2pt", "stream", 2, b, times_buf, n);
         stream_fresh(pair, me, b, n);
+        nonblocking(pair, me, b, n, late);
     }
+    if (!blocking) return;
     /* eager limit: bisect between the last size that did not wait and the first that did */
     for (int si = 1; si < sizes->n; si++) {
         if (waited[si - 1] || !waited[si]) continue;
@@ -441,7 +500,7 @@ static void free_buffers(int shared) {
 }
 
 static void usage_exit(int rank, const char *msg) {
-    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll]\n", msg);
+    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll|nb]\n", msg);
     MPI_Finalize();
     exit(2);
 }
@@ -457,7 +516,7 @@ int main(int argc, char **argv) {
     parse_list("1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304", &p2p, 1, 1L << 30);
     parse_list("8,64,512,4096,32768,262144", &coll, 1, 1L << 30);
     groups.n = 0;
-    int reps = 20, do_p2p = 1, do_coll = 1;
+    int reps = 20, do_p2p = 1, do_coll = 1, blocking = 1;
     double cap = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -471,7 +530,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-m")) {
             if (!strcmp(v, "pt2pt")) do_coll = 0;
             else if (!strcmp(v, "coll")) do_p2p = 0;
-            else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt or coll)");
+            else if (!strcmp(v, "nb")) { do_coll = 0; blocking = 0; }
+            else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt, coll or nb)");
         }
         else if (!strcmp(a, "-t")) { char *e; cap = strtod(v, &e); if (*e || !(cap > 0)) usage_exit(rank, "bad -t"); }
         else usage_exit(rank, "unknown option");
@@ -519,9 +579,9 @@ int main(int argc, char **argv) {
     if (do_p2p) {
         MPI_Comm pair;
         MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
-        /* the pair's own buffers, the largest message each */
-        if (pair != MPI_COMM_NULL && !alloc_buffers((size_t)maxb, 0)) usage_exit(rank, "out of memory for message buffers");
-        bench_pt2pt(pair, &p2p, reps);
+        /* the pair's own buffers: the largest message, NB_K of them to receive (nonblocking()) */
+        if (pair != MPI_COMM_NULL && !alloc_buffers((size_t)maxb * NB_K, 0)) usage_exit(rank, "out of memory for message buffers");
+        bench_pt2pt(pair, &p2p, reps, blocking);
         if (pair != MPI_COMM_NULL) {
             MPI_Comm_free(&pair);
             free_buffers(0);
