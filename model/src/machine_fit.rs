@@ -17,8 +17,8 @@
 //!   reproduce it (see [`reconcile`]). The ping-pong stays in the sheet for reference.
 
 use crate::machine::{
-    Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, Nonblocking, PointToPoint, Provenance, Regime,
-    SCHEMA_VERSION,
+    Coef, CollectiveOp, CostModel, FitQuality, Form, Machine, Nonblocking, PointToPoint,
+    Provenance, Regime, SCHEMA_VERSION,
 };
 use crate::machine_bench::{BenchData, BenchRow, Kind};
 use std::collections::BTreeMap;
@@ -515,7 +515,10 @@ fn nonblocking(data: &BenchData) -> Result<Option<Nonblocking>, FitMachineError>
             .collect()
     };
     let post = rows("nb_post".into());
-    let (ex1, exk) = (rows("nb_exchange_1".into()), rows(format!("nb_exchange_{NB_K}")));
+    let (ex1, exk) = (
+        rows("nb_exchange_1".into()),
+        rows(format!("nb_exchange_{NB_K}")),
+    );
     let (w1, wk) = (rows("nb_wait_1".into()), rows(format!("nb_wait_{NB_K}")));
     if post.is_empty() && ex1.is_empty() && w1.is_empty() {
         return Ok(None);
@@ -523,7 +526,8 @@ fn nonblocking(data: &BenchData) -> Result<Option<Nonblocking>, FitMachineError>
     let k = NB_K as f64;
     let mut parts: [Vec<Obs>; 5] = Default::default();
     for (&b, p) in &post {
-        let (Some(e1), Some(ek), Some(a1), Some(ak)) = (ex1.get(&b), exk.get(&b), w1.get(&b), wk.get(&b))
+        let (Some(e1), Some(ek), Some(a1), Some(ak)) =
+            (ex1.get(&b), exk.get(&b), w1.get(&b), wk.get(&b))
         else {
             continue;
         };
@@ -542,9 +546,15 @@ fn nonblocking(data: &BenchData) -> Result<Option<Nonblocking>, FitMachineError>
         let wirek = (ek.median - k * p.median - ak.median).max(0.0);
         parts[0].push(obs(p.median, &[p]));
         parts[1].push(obs(a1.median, &[a1]));
-        parts[2].push(obs(((ak.median - a1.median) / (k - 1.0)).max(0.0), &[a1, ak]));
+        parts[2].push(obs(
+            ((ak.median - a1.median) / (k - 1.0)).max(0.0),
+            &[a1, ak],
+        ));
         parts[3].push(obs(wire1, &[e1, p, a1]));
-        parts[4].push(obs(((wirek - wire1) / (k - 1.0)).max(0.0), &[e1, ek, a1, ak]));
+        parts[4].push(obs(
+            ((wirek - wire1) / (k - 1.0)).max(0.0),
+            &[e1, ek, a1, ak],
+        ));
     }
     if parts[0].is_empty() {
         return Err(FitMachineError::Missing(format!(

@@ -741,3 +741,100 @@ fn compute_threshold_comes_from_the_benchmark_header() {
     let e = fit_machine(&bad, "test", "synthetic", provenance()).unwrap_err();
     assert!(e.to_string().contains("cpu_threshold soon"), "{e}");
 }
+
+/// `bench_fixture` plus the nonblocking exchange's rows (`augur_bench`'s `nonblocking()`) made
+/// from known parts: posts of 0.1 µs, a wait of 0.5 µs + 0.1 ns/B and 20 ns + 0.05 ns/B per
+/// further message, the rest 2 µs + 0.1 ns/B and 0.1 µs + 0.02 ns/B per further message.
+#[test]
+fn the_nonblocking_exchange_is_fitted_into_its_parts() {
+    let post = |_: f64| 1e-7;
+    let wait = |d: f64, k: f64| 5e-7 + 1e-10 * d + (k - 1.0) * (2e-8 + 5e-11 * d);
+    let wire = |d: f64, k: f64| 2e-6 + 1e-10 * d + (k - 1.0) * (1e-7 + 2e-11 * d);
+    let mut t = bench_fixture();
+    for i in 0..8 {
+        let d = 4f64.powi(i);
+        for (op, y) in [
+            ("nb_post", post(d)),
+            ("nb_wait_1", wait(d, 1.0)),
+            ("nb_wait_8", wait(d, 8.0)),
+            ("nb_exchange_1", post(d) + wait(d, 1.0) + wire(d, 1.0)),
+            ("nb_exchange_8", 8.0 * post(d) + wait(d, 8.0) + wire(d, 8.0)),
+        ] {
+            t += &format!("pt2pt,{op},2,{d},10,{},{y},{y},0\n", 0.99 * y);
+        }
+    }
+    let m = fit_machine(&parse_bench(&t).unwrap(), "test", "synthetic", provenance()).unwrap();
+    let nb = m
+        .point_to_point
+        .nonblocking
+        .as_ref()
+        .expect("nonblocking fitted");
+    for d in [1.0, 1000.0, 16384.0] {
+        for k in [1.0, 2.0, 4.0, 8.0] {
+            let at = |first: &CostModel, each: &CostModel| {
+                let e =
+                    Nonblocking::at_k(first, each, &Expr::num(k), Bound::Avg, &Expr::num(d), d, d);
+                e.eval(&|_| None).unwrap()
+            };
+            let close = |got: f64, want: f64| (got - want).abs() <= 0.03 * want;
+            let (w, r) = (
+                at(&nb.wait_first, &nb.wait_each),
+                at(&nb.wire_first, &nb.wire_each),
+            );
+            assert!(close(w, wait(d, k)), "wait at d={d}, k={k}: {w}");
+            assert!(close(r, wire(d, k)), "wire at d={d}, k={k}: {r}");
+        }
+        assert!((nb.post.eval(2.0, d) - 1e-7).abs() < 3e-9);
+    }
+    // round trip through the JSON
+    let back = Machine::from_json(&m.to_json(), "mem").unwrap();
+    assert!(back.point_to_point.nonblocking.is_some());
+    // a sheet measured without them has none, and exchanges are costed as blocking
+    let old = fit_machine(
+        &parse_bench(&bench_fixture()).unwrap(),
+        "t",
+        "s",
+        provenance(),
+    )
+    .unwrap();
+    assert!(old.point_to_point.nonblocking.is_none());
+}
+
+/// The shipped measured sheets carry the nonblocking exchange; under SMPI an exchange of one
+/// small message each way costs one message's way (4 µs, both transfers side by side), not
+/// two, and the processor pays nothing of it that a computation would not hide.
+#[test]
+fn shipped_sheets_measure_the_nonblocking_exchange() {
+    for name in ["this-openmpi-shm", "smpi-reference"] {
+        let m = Machine::load(&machines_dir().join(format!("{name}.json"))).unwrap();
+        let nb = m
+            .point_to_point
+            .nonblocking
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no nonblocking exchange"));
+        for d in [8.0, 4096.0, 1e6] {
+            for part in [
+                &nb.post,
+                &nb.wait_first,
+                &nb.wait_each,
+                &nb.wire_first,
+                &nb.wire_each,
+            ] {
+                let v = part.eval(2.0, d);
+                assert!(
+                    v.is_finite() && v >= -1e-12,
+                    "{name}: a part at {d} B is {v}"
+                );
+            }
+        }
+    }
+    let smpi = Machine::load(&machines_dir().join("smpi-reference.json")).unwrap();
+    let nb = smpi.point_to_point.nonblocking.unwrap();
+    let one_way = smpi.point_to_point.pingpong.eval(2.0, 8.0);
+    let wire = nb.wire_first.eval(2.0, 8.0);
+    assert!(
+        (wire - one_way).abs() < 0.1 * one_way,
+        "{wire} vs {one_way}"
+    );
+    assert!(nb.wait_first.eval(2.0, 8.0) < 1e-7);
+}

@@ -591,7 +591,9 @@ fn occurrence_cost(
                             d_hi,
                         )
                 };
-                let post = presence * nb.post.piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi);
+                let post = presence
+                    * nb.post
+                        .piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi);
                 per[i] = Expr::max(at(&nb.wire_first, &nb.wire_each), w_occ[i].clone())
                     + k * post
                     + at(&nb.wait_first, &nb.wait_each);
