@@ -122,6 +122,33 @@ fn characterize_np2_writes_a_loadable_machine() {
         let c = m.collective(op).unwrap_or_else(|| panic!("no {op}"));
         assert!(c.eval(2.0, 512.0) > 0.0, "{op}");
     }
+    // the nonblocking exchange is measured with the rest, at every size, and fitted: natively
+    // the processor copies in the wait what the posts leave, so the exchange of one message
+    // each way costs about what its blocking send and receive do
+    for op in [
+        "nb_post",
+        "nb_exchange_1",
+        "nb_exchange_8",
+        "nb_wait_1",
+        "nb_wait_8",
+    ] {
+        for b in [8u64, 1024, 65536] {
+            row(op, b);
+        }
+    }
+    assert_eq!(summary["nonblocking"], true);
+    let nb = pp
+        .nonblocking
+        .as_ref()
+        .expect("the nonblocking exchange fitted");
+    let (ex, _) = row("nb_exchange_1", 1024);
+    let parts = nb.post.eval(2.0, 1024.0)
+        + nb.wait_first.eval(2.0, 1024.0)
+        + nb.wire_first.eval(2.0, 1024.0);
+    assert!(
+        parts > 0.0 && (parts / ex).max(ex / parts) <= 4.0,
+        "nonblocking parts {parts} against the exchange's {ex}"
+    );
     assert!(csv.starts_with("# augur_bench 1\n"));
     assert_eq!(
         csv.lines()

@@ -655,6 +655,7 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
             "o_s": pp.o,
             "eager_limit_bytes": pp.eager_limit,
             "tau_regimes": pp.tau.regimes().len(),
+            "nonblocking": pp.nonblocking.is_some(),
             "collectives": coll,
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
@@ -675,11 +676,23 @@ fn print_summary(m: &Machine, out: &Path, json: bool) -> Result<()> {
         )?,
         None => writeln!(stdout, "eager      no send waited for a late receive")?,
     }
-    for (label, f) in [
+    let mut parts = vec![
         ("tau(m)", &pp.tau),
         ("s(m)", &pp.send_overhead),
         ("r(m)", &pp.recv_overhead),
-    ] {
+    ];
+    // the nonblocking exchange of k messages each way: max(wire, W) + k·post + wait, each of
+    // wire and wait `first + (k − 1)·each`
+    if let Some(nb) = &pp.nonblocking {
+        parts.extend([
+            ("nb post", &nb.post),
+            ("nb wait", &nb.wait_first),
+            ("  +each", &nb.wait_each),
+            ("nb wire", &nb.wire_first),
+            ("  +each", &nb.wire_each),
+        ]);
+    }
+    for (label, f) in parts {
         for r in f.regimes() {
             let range = r
                 .up_to_bytes
