@@ -1,5 +1,7 @@
 //! A point-to-point phase's cost (seed 004 §4): a loosely synchronous exchange costs
-//! `max(τ(m), W) + k(s + r)` per occurrence (τ + W above the eager limit), a pipeline
+//! `max(τ(m), W) + k(s + r)` per occurrence (τ + W above the eager limit; an exchange of
+//! posted receives and sends completed by waits `max(wire(m, k), W) + k·post + wait(m, k)` from
+//! the sheet's nonblocking exchange where it measured one), a pipeline
 //! `k(s + r + o) + W` per occurrence plus a fill of `D(τ(m) + s + r + W)`, a star (a hub and its
 //! workers) the same per occurrence plus `2(τ(m) + s + r)` (a task out, the last answer back),
 //! with τ, s, r costed only where the phase communicates; its counts per occurrence from the
