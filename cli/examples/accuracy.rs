@@ -28,6 +28,9 @@ struct Row {
     /// For large runs: whether the training runs hold the same problem sizes (else the model
     /// also extrapolates in them). Always true for the other tables.
     sizes_traced: bool,
+    /// T's band at the run (`ModelFile::predict`: beyond the traced P widened by the scaling
+    /// check's error), where the table shows it.
+    band: Option<(f64, f64)>,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -101,6 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         measured: v.measured,
                         predicted: v.predicted,
                         sizes_traced: true,
+                        band: None,
                     });
                 }
                 continue;
@@ -117,6 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     measured: r.time,
                     predicted: predict(&mf, &r.params),
                     sizes_traced: true,
+                    band: None,
                 });
             }
             let results = root.join(&name).join("runs/smpi-large/results.json");
@@ -144,6 +149,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     measured,
                     predicted: predict(&mf, &params),
                     sizes_traced,
+                    band: mf.predict(&params).ok().map(|(lo, _, hi)| (lo, hi)),
                 });
             }
         }
@@ -213,9 +219,16 @@ fn load_large(path: &Path) -> Option<Large> {
 
 fn print_table(rows: &[Row], traced_column: bool) {
     let traced = |r: &Row| match (traced_column, r.sizes_traced) {
-        (false, _) => "",
-        (true, true) => "  yes",
-        (true, false) => "  no",
+        (false, _) => String::new(),
+        (true, t) => format!(
+            "  {:<12} {}",
+            if t { "yes" } else { "no" },
+            match r.band {
+                Some((lo, hi)) if (lo..=hi).contains(&r.measured) => "yes",
+                Some(_) => "no",
+                None => "-",
+            }
+        ),
     };
     println!(
         "{:<9} {:<19} {:<26} {:>11} {:>11} {:>8}{}",
@@ -225,7 +238,11 @@ fn print_table(rows: &[Row], traced_column: bool) {
         "measured s",
         "predicted s",
         "error",
-        if traced_column { "  sizes traced" } else { "" }
+        if traced_column {
+            "  sizes traced in band"
+        } else {
+            ""
+        }
     );
     for r in rows {
         let e = (r.predicted - r.measured) / r.measured;
@@ -246,8 +263,14 @@ fn print_table(rows: &[Row], traced_column: bool) {
         .collect();
     sets.dedup();
     println!(
-        "\n{:<9} {:<19} {:>5} {:>10} {:>10} {:>10}",
-        "program", "set", "runs", "mean |err|", "max |err|", "within 15%"
+        "\n{:<9} {:<19} {:>5} {:>10} {:>10} {:>10}{}",
+        "program",
+        "set",
+        "runs",
+        "mean |err|",
+        "max |err|",
+        "within 15%",
+        if traced_column { "  in band" } else { "" }
     );
     for (p, s) in &sets {
         // NaN (no prediction) counts as a miss and as an unbounded error
@@ -264,17 +287,30 @@ fn print_table(rows: &[Row], traced_column: bool) {
             })
             .collect();
         let ok = e.iter().filter(|v| **v <= 0.15).count();
+        let in_band = rows
+            .iter()
+            .filter(|r| &r.program == p && &r.set == s)
+            .filter(|r| {
+                r.band
+                    .is_some_and(|(lo, hi)| (lo..=hi).contains(&r.measured))
+            })
+            .count();
         let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
         let max = e.iter().fold(0.0f64, |m, v| m.max(*v));
         println!(
-            "{:<9} {:<19} {:>5} {:>9.1}% {:>9.1}% {:>6}/{}",
+            "{:<9} {:<19} {:>5} {:>9.1}% {:>9.1}% {:>6}/{}{}",
             p,
             s,
             e.len(),
             100.0 * mean,
             100.0 * max,
             ok,
-            e.len()
+            e.len(),
+            if traced_column {
+                format!("  {:>6}/{}", in_band, e.len())
+            } else {
+                String::new()
+            }
         );
     }
 }

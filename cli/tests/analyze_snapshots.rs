@@ -64,6 +64,15 @@ fn digest(m: &Value) -> Value {
             "measured": sig4(&r["measured"]),
             "predicted": sig4(&r["predicted"]),
         })).collect::<Vec<_>>()),
+        "scaling": {
+            "trained_up_to": m["scaling"]["trained_up_to"],
+            "held_at": m["scaling"]["held_at"],
+            "runs": m["scaling"]["runs"].as_array().map(|a| a.iter().map(|r| json!({
+                "config": r["config"],
+                "measured": sig4(&r["measured"]),
+                "predicted": sig4(&r["predicted"]),
+            })).collect::<Vec<_>>()),
+        },
         "warnings": m["warnings"],
     })
 }

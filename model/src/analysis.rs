@@ -50,6 +50,98 @@ impl Validation {
     }
 }
 
+/// The model built from the runs below the largest traced P, against the runs at it: how far
+/// T's laws in P carried one step beyond the runs they were fitted from, which `predict` takes
+/// as the error to expect per such step beyond the runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScalingCheck {
+    /// The most ranks of the runs the check's model was built from.
+    pub trained_up_to: f64,
+    /// The ranks of the runs it predicted (the largest traced).
+    pub held_at: f64,
+    pub runs: Vec<HeldOut>,
+    pub mean_abs_error: f64,
+    pub max_abs_error: f64,
+}
+
+/// One run the [`ScalingCheck`]'s model did not see.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HeldOut {
+    pub config: String,
+    pub measured: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    pub predicted: f64,
+    /// (predicted − measured) / measured.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub error: f64,
+}
+
+impl ScalingCheck {
+    /// The relative error to expect at `p` ranks beyond `most`, the largest traced: the check's
+    /// mean error per step of P as large as its own (`held_at / trained_up_to`), steps counted
+    /// on a log scale and compounding (2 steps of 10%: 21%). Its largest error would bound
+    /// every run but one at the check, and compounded makes a band of ±98% at P = 256 from
+    /// testdata's pge1 (16 → 256: 4 steps of 18.6%) whose runs there miss by 14% at most.
+    /// None at or below `most`.
+    pub fn expected_error(&self, p: f64, most: f64) -> Option<f64> {
+        let step = (self.held_at / self.trained_up_to).ln();
+        if p <= most || step.is_nan() || step <= 0.0 || !self.mean_abs_error.is_finite() {
+            return None;
+        }
+        let steps = (p / most).ln() / step;
+        Some((1.0 + self.mean_abs_error).powf(steps) - 1.0)
+    }
+}
+
+/// [`ScalingCheck`] of `runs`: None where fewer than three rank counts above 1 were traced
+/// (the runs below the largest would leave one law in P undetermined).
+fn scaling_check(
+    apt: &Apt,
+    main: &str,
+    runs: &[RunObs],
+    machine: &Machine,
+    opts: &AnalyzeOptions,
+) -> Option<ScalingCheck> {
+    let ranks = |r: &RunObs| r.params.get("P").copied().unwrap_or(1.0);
+    let mut ps: Vec<f64> = runs.iter().map(ranks).filter(|p| *p > 1.0).collect();
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    if opts.no_scaling_check || ps.len() < 3 {
+        return None;
+    }
+    let held_at = *ps.last()?;
+    let trained_up_to = ps[ps.len() - 2];
+    let (held, rest): (Vec<&RunObs>, Vec<&RunObs>) = runs.iter().partition(|r| ranks(r) >= held_at);
+    let rest: Vec<RunObs> = rest.into_iter().cloned().collect();
+    let b = build(apt, main, &rest, machine, &opts.quantity);
+    let predicted = eval_runs(&b.t[1], &held);
+    let runs: Vec<HeldOut> = held
+        .iter()
+        .zip(predicted)
+        .map(|(r, p)| HeldOut {
+            config: r.config.clone(),
+            measured: r.time,
+            predicted: p,
+            error: (p - r.time) / r.time,
+        })
+        .collect();
+    let errors: Vec<f64> = runs
+        .iter()
+        .map(|h| h.error.abs())
+        .filter(|e| e.is_finite())
+        .collect();
+    if errors.is_empty() {
+        return None;
+    }
+    Some(ScalingCheck {
+        trained_up_to,
+        held_at,
+        mean_abs_error: errors.iter().sum::<f64>() / errors.len() as f64,
+        max_abs_error: errors.iter().copied().fold(0.0, f64::max),
+        runs,
+    })
+}
+
 /// The model as written to `model.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelFile {
@@ -88,6 +180,10 @@ pub struct ModelFile {
     /// several times longer than the program as written): `predict` repeats them at every point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cautions: Vec<String>,
+    /// The model from the runs below the largest traced P against the runs at it (absent where
+    /// fewer than three rank counts above 1 were traced, or without validation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<ScalingCheck>,
 }
 
 /// The quotient of a truncating division at `values` and its truncation, when the
@@ -225,6 +321,9 @@ pub struct AnalyzeOptions {
     pub quantity: QuantityOptions,
     /// Skip the leave-one-out validation (fast, for tests of composition only).
     pub no_validation: bool,
+    /// Skip the scaling check ([`ScalingCheck`]) too: one more build, and `predict`'s band
+    /// beyond the traced P depends on it.
+    pub no_scaling_check: bool,
     /// The runs' host was busy or oversubscribed (the caller's warnings say so): a misfit may
     /// be the host's, and the diagnosis says so rather than blame the model alone.
     pub host_disturbed: bool,
@@ -353,6 +452,7 @@ pub fn analyze(
         warnings,
         sheet_ranks: machine.measured.group_sizes.iter().copied().max(),
         cautions: Vec::new(),
+        scaling: scaling_check(apt, main, runs, machine, opts),
     }
 }
 
@@ -774,11 +874,30 @@ impl ModelFile {
     }
 
     /// T and its band at `at`: (min, T, max), the band ordered.
+    /// T at `at` within its band: the fit's spread, widened beyond the largest traced P by the
+    /// error the scaling check expects there ([`ModelFile::extrapolation_error`]).
     pub fn predict(&self, at: &BTreeMap<String, f64>) -> Result<(f64, f64, f64), ModelError> {
         let t = eval(&self.t, at)?;
         let a = eval(&self.t_min, at)?;
         let b = eval(&self.t_max, at)?;
-        Ok((a.min(b).min(t), t, a.max(b).max(t)))
+        let e = self.extrapolation_error(at).unwrap_or(0.0);
+        Ok((
+            a.min(b).min(t * (1.0 - e).max(0.0)),
+            t,
+            a.max(b).max(t * (1.0 + e)),
+        ))
+    }
+
+    /// The relative error the scaling check expects at `at`'s P beyond the largest traced
+    /// ([`ScalingCheck::expected_error`]); None within the traced P or without a check.
+    pub fn extrapolation_error(&self, at: &BTreeMap<String, f64>) -> Option<f64> {
+        let p = *at.get("P")?;
+        let most = self
+            .validation
+            .iter()
+            .filter_map(|v| v.params.get("P").copied())
+            .reduce(f64::max)?;
+        self.scaling.as_ref()?.expected_error(p, most)
     }
 
     /// Mean and largest |leave-one-out error| over the runs that could be predicted.
@@ -826,6 +945,30 @@ pub fn analyze_dir(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// The check's mean error per step of P compounds: 10% from 8 to 16 is 21% at 64 (two
+    /// doublings beyond 16) and 10% at 32, nothing at or below the largest traced P.
+    #[test]
+    fn the_scaling_checks_error_compounds_per_step_of_p() {
+        let c = ScalingCheck {
+            trained_up_to: 8.0,
+            held_at: 16.0,
+            runs: Vec::new(),
+            mean_abs_error: 0.1,
+            max_abs_error: 0.3,
+        };
+        let e = |p| c.expected_error(p, 16.0);
+        assert!((e(64.0).unwrap() - 0.21).abs() < 1e-12);
+        assert!((e(32.0).unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(e(16.0), None);
+        assert_eq!(e(4.0), None);
+        // a check a factor 4 apart (4 -> 16): one step from 16 to 64
+        let c4 = ScalingCheck {
+            trained_up_to: 4.0,
+            ..c
+        };
+        assert!((c4.expected_error(64.0, 16.0).unwrap() - 0.1).abs() < 1e-12);
+    }
 
     #[test]
     fn dominant_terms_largest_first_with_shares() {

@@ -953,6 +953,35 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             100.0 * max
         )?;
     }
+    if let Some(c) = &m.scaling {
+        writeln!(
+            out,
+            "\nscaling check (the model from the runs at P <= {}, against the runs at P = {})",
+            c.trained_up_to, c.held_at
+        )?;
+        writeln!(
+            out,
+            "  {:<28} {:>11} {:>11} {:>8}",
+            "run", "measured s", "predicted s", "error"
+        )?;
+        for h in &c.runs {
+            writeln!(
+                out,
+                "  {:<28} {:>11.4e} {:>11.4e} {:>7.1}%",
+                h.config,
+                h.measured,
+                h.predicted,
+                100.0 * h.error
+            )?;
+        }
+        writeln!(
+            out,
+            "  mean |error| {:.1}%, max {:.1}%: `predict` beyond P = {} widens T's band by the mean error per step of P as large",
+            100.0 * c.mean_abs_error,
+            100.0 * c.max_abs_error,
+            c.held_at
+        )?;
+    }
     if !m.warnings.is_empty() {
         writeln!(out, "\nwarnings")?;
         for w in &m.warnings {

@@ -305,9 +305,21 @@ fn evaluate(
             } else {
                 format!("{r:.2}")
             };
-            notes.push(format!(
-                "P={p} is {times}x the largest traced P ({most}): T extrapolates its laws in P there; the band is the fit's spread over the runs, not the error of the extrapolation (check one run at a larger P, e.g. under SMPI)"
-            ));
+            match m.scaling.as_ref().zip(m.extrapolation_error(&values)) {
+                Some((c, e)) => {
+                    notes.push(format!(
+                        "P={p} is {times}x the largest traced P ({most}): T extrapolates its laws in P there. The model from the runs at P <= {} predicted the runs at P = {} by {:.1}% on average ({:.1}% at most); that error compounded over the steps of P from {most} to {p} widens the band to ±{:.0}% of T (check one run at a larger P, e.g. under SMPI)",
+                        c.trained_up_to,
+                        c.held_at,
+                        100.0 * c.mean_abs_error,
+                        100.0 * c.max_abs_error,
+                        100.0 * e
+                    ));
+                }
+                None => notes.push(format!(
+                    "P={p} is {times}x the largest traced P ({most}): T extrapolates its laws in P there; the band is the fit's spread over the runs, not the error of the extrapolation (check one run at a larger P, e.g. under SMPI)"
+                )),
+            }
         }
     }
     // the source stops the program here (Cannon's P not a square: trial 14 got a time)
@@ -335,8 +347,8 @@ fn evaluate(
     }
     let eval = |e| model::analysis::eval(e, &values).with_context(|| format!("at {at}"));
     let t = eval(&m.t)?;
-    let a = eval(&m.t_min)?;
-    let b = eval(&m.t_max)?;
+    // beyond the traced P, the band is widened by the scaling check's error compounded
+    let (a, _, b) = m.predict(&values).with_context(|| format!("at {at}"))?;
     if !t.is_finite() {
         warnings.push(non_finite_cause(&m.t, &values));
     } else if t <= 0.0 {
@@ -778,6 +790,47 @@ mod tests {
             "{:?}",
             p.warnings
         );
+    }
+
+    /// Beyond the traced P the band is the scaling check's mean error compounded per step of
+    /// P as large as the check's (8 → 16 missed by 10% on average: ±21% at 64, two doublings
+    /// beyond 16), with a note saying so; within the traced P it is the fit's spread alone.
+    #[test]
+    fn beyond_the_traced_p_the_band_is_the_scaling_checks_error_compounded() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("P", 2.0)],
+            &[("N", 64.0), ("P", 8.0)],
+            &[("N", 64.0), ("P", 16.0)],
+        ];
+        let mut m = model("N/P", "N/P", &["N", "P"], runs);
+        m.scaling = Some(
+            serde_json::from_value(serde_json::json!({
+                "trained_up_to": 8.0, "held_at": 16.0, "mean_abs_error": 0.1,
+                "max_abs_error": 0.2,
+                "runs": [{"config": "N=64,P=16", "measured": 4.0, "predicted": 4.4, "error": 0.1}]
+            }))
+            .unwrap(),
+        );
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=64,P=64")).unwrap();
+        let (lo, hi) = p.band.unwrap();
+        assert!(
+            (lo - 0.79).abs() < 1e-9 && (hi - 1.21).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert!(
+            p.notes[0].contains("by 10.0% on average (20.0% at most)")
+                && p.notes[0].contains("±21% of T"),
+            "{:?}",
+            p.notes
+        );
+        let p = evaluate(&m, &traced, "", at("N=64,P=16")).unwrap();
+        assert_eq!(p.band, Some((4.0, 4.0)));
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        // without a check (an older model.json, too few rank counts) the band stays the fit's
+        m.scaling = None;
+        let p = evaluate(&m, &traced, "", at("N=64,P=64")).unwrap();
+        assert_eq!(p.band, Some((1.0, 1.0)));
     }
 
     #[test]

@@ -271,6 +271,7 @@ fn model_of(prog: &str, set: &str, machine: &str) -> crate::ModelFile {
     let runs = crate::observe::testdata_runs(prog, set);
     let opts = crate::AnalyzeOptions {
         no_validation: true,
+        no_scaling_check: true,
         ..Default::default()
     };
     crate::analyze(&apt, &main, prog, &runs, &machine, &opts)
