@@ -875,11 +875,16 @@ impl ModelFile {
 
     /// T and its band at `at`: (min, T, max), the band ordered.
     /// T at `at` within its band: the fit's spread, widened beyond the largest traced P by the
-    /// error the scaling check expects there ([`ModelFile::extrapolation_error`]).
+    /// error the scaling check expects there ([`ModelFile::extrapolation_error`]); NaN bounds
+    /// where a bound does not evaluate to a number.
     pub fn predict(&self, at: &BTreeMap<String, f64>) -> Result<(f64, f64, f64), ModelError> {
         let t = eval(&self.t, at)?;
         let a = eval(&self.t_min, at)?;
         let b = eval(&self.t_max, at)?;
+        // a bound that does not evaluate leaves the band unknown (f64::min would drop it)
+        if !(a.is_finite() && b.is_finite()) {
+            return Ok((f64::NAN, t, f64::NAN));
+        }
         let e = self.extrapolation_error(at).unwrap_or(0.0);
         Ok((
             a.min(b).min(t * (1.0 - e).max(0.0)),
