@@ -123,10 +123,26 @@ fn measured_per_call(pf: &PhaseFit<'_>, in_p_only: bool, notes: &mut Notes) -> O
     if s.values.is_empty() || s.values.iter().all(|v| *v <= 0.0) {
         return None;
     }
-    if in_p_only {
-        s = s.only("P").unwrap_or(s);
-    }
-    let f = fit_quantity(&s, None, &[], false, pf.env.qopts);
+    // a communicator's creation: a law in P of the forms a collective's startup takes (seed
+    // 002 §3: c + s·f(p)) up to a sort of the ranks' keys, p·log2(p). The free search made
+    // `7.11e-11*P^3*log2(P)^2` of MPI_Comm_split's noise at P = 4, 9, 16 (0.67 ms a call at
+    // P = 64 where SMPI takes 25 µs); with p² a candidate the same runs chose
+    // `1.942e-8*P^2 + 1.425e-5` (94 µs at 64) over the linear law runs at 36 and 64 follow
+    // (`1.847e-7*P + 1.31e-5`)
+    let f = match s.only("P").filter(|_| in_p_only) {
+        Some(in_p) => {
+            let p = Expr::var("P");
+            let cands = [
+                vec![Expr::one()],
+                vec![p.log2(), Expr::one()],
+                vec![p.clone(), Expr::one()],
+                vec![&p * &p.log2(), Expr::one()],
+            ];
+            s = in_p;
+            crate::quantity::fit_law(&s, &cands, pf.env.qopts)
+        }
+        None => fit_quantity(&s, None, &[], false, pf.env.qopts),
+    };
     notes.quantities.push(super::QuantityReport {
         what: "call".into(),
         site: pf.first,

@@ -265,6 +265,52 @@ impl Fitted {
     }
 }
 
+/// Fits `s` with the one of `candidates` (lists of terms) whose coefficients are all
+/// non-negative and whose leave-one-out error is least, a simpler law preferred unless a
+/// richer one is 1% better; never a free PMNF search, and the mean where no candidate fits.
+/// For a cost the runs measure with noise at a few values of each parameter (a communicator's
+/// creation, timed at P = 4, 9 and 16, took `7.11e-11*P^3*log2(P)^2` from the free search:
+/// 0.67 ms a call at P = 64 where SMPI takes 23 µs).
+pub fn fit_law(s: &Samples, candidates: &[Vec<Expr>], o: &QuantityOptions) -> Fitted {
+    let n = s.values.len();
+    let mean = s.values.iter().sum::<f64>() / n.max(1) as f64;
+    let constant = || {
+        let mut f = Fitted::constant(mean);
+        f.points = n;
+        f
+    };
+    if n < 2 {
+        return constant();
+    }
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let opts = FitOptions {
+        weighting: Weighting::Relative,
+        inverse_params: o.inverse_params.clone(),
+        ..Default::default()
+    };
+    let mut best: Option<FitResult> = None;
+    for h in candidates {
+        let Ok(r) = fit::fit_terms(h, &params, &s.points, &s.values, &opts) else {
+            continue;
+        };
+        if r.coeffs.iter().any(|c| c.coef < 0.0) || !r.loo_rel_error.is_finite() {
+            continue;
+        }
+        let better = best.as_ref().is_none_or(|b| {
+            let (rl, bl) = (r.loo_rel_error, b.loo_rel_error);
+            match r.coeffs.len().cmp(&b.coeffs.len()) {
+                std::cmp::Ordering::Less => rl <= bl * 1.01,
+                std::cmp::Ordering::Greater => rl < bl * 0.99,
+                std::cmp::Ordering::Equal => rl < bl,
+            }
+        });
+        if better {
+            best = Some(r);
+        }
+    }
+    best.map_or_else(constant, |r| from_fit(&r, Origin::Regression, n))
+}
+
 /// Fits `s` with `source` as the hypothesis when given, else `candidates` (lists of terms),
 /// else PMNF. `integral`: counts (depths), whose coefficients are tidied.
 pub fn fit_quantity(

@@ -190,3 +190,44 @@ fn an_exact_law_beats_an_inexact_power_law() {
     };
     assert!((at(1024.0) - 10.0).abs() < 1e-6, "{}", f.expr);
 }
+
+/// `fit_law` keeps to its candidates: a communicator's creation timed with noise at P = 4, 9
+/// and 16 takes a law of the forms given, never the free search's (which made
+/// `7.11e-11*P^3*log2(P)^2` of such times), and no law with a negative coefficient.
+#[test]
+fn a_law_among_candidates_never_the_free_search() {
+    let p = Expr::var("P");
+    let cands = [
+        vec![Expr::one()],
+        vec![p.log2(), Expr::one()],
+        vec![p.clone(), Expr::one()],
+        vec![&p * &p.log2(), Expr::one()],
+    ];
+    let mut s = Samples::new(vec!["P".into()]);
+    // 15 µs + 0.5 µs·P with ±10% noise, three runs at each P
+    for (pv, noise) in [
+        (4.0, [1.0, 1.1, 0.9]),
+        (9.0, [0.95, 1.1, 1.0]),
+        (16.0, [1.08, 0.92, 1.0]),
+    ] {
+        for k in noise {
+            s.push(vec![pv], (15e-6 + 0.5e-6 * pv) * k);
+        }
+    }
+    let f = fit_law(&s, &cands, &QuantityOptions::default());
+    let text = f.expr.to_string();
+    assert!(!text.contains("^"), "{text}");
+    let at = |pv: f64| f.expr.eval(&|_| Some(pv)).unwrap();
+    assert!(
+        at(64.0) > 20e-6 && at(64.0) < 100e-6,
+        "{text}: {}",
+        at(64.0)
+    );
+    // falling times: every law in P but the constant has a negative slope
+    let mut falling = Samples::new(vec!["P".into()]);
+    for pv in [4.0, 9.0, 16.0] {
+        falling.push(vec![pv], 40e-6 - 1e-6 * pv);
+    }
+    let f = fit_law(&falling, &cands, &QuantityOptions::default());
+    assert!(f.expr.vars().is_empty(), "{}", f.expr);
+}
