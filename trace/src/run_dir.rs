@@ -79,6 +79,11 @@ pub struct RunRecord {
     /// absent where the host does not report one (never 0 for unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_average: Option<f64>,
+    /// The cores' worth of CPU time the host's other processes used in the moment before the
+    /// kept repetition started (`/proc/stat` over 0.15 s; native runs): unlike the load
+    /// average, it does not carry the profile's own previous runs. Absent where unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_cores: Option<f64>,
     /// `OMP_NUM_THREADS` as the ranks saw it (the environment `augur profile` ran in); absent
     /// when it was unset, and in manifests written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,6 +102,9 @@ pub struct Repetition {
     /// The host's 1-minute load average when this repetition started (absent where unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_average: Option<f64>,
+    /// The cores' worth of CPU the host's other processes used just before it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_cores: Option<f64>,
 }
 
 /// The whole manifest.
@@ -587,11 +595,13 @@ mod tests {
                 wall_seconds: 60.0,
                 trace_seconds: None,
                 load_average: Some(0.42),
+                busy_cores: Some(0.1),
             }],
             kept: Some(0),
             stdin: None,
             cores: Some(2),
             load_average: Some(0.42),
+            busy_cores: Some(0.1),
             omp_num_threads: Some("2".into()),
         };
         m.upsert(run.clone());

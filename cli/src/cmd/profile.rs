@@ -704,6 +704,7 @@ fn run_config(
             wall_seconds: r.wall_seconds,
             trace_seconds: r.trace_seconds,
             load_average: r.host.load_average,
+            busy_cores: r.host.busy_cores,
         })
         .collect();
     let Some((_, chosen)) = reps.into_iter().nth(kept) else {
@@ -731,6 +732,7 @@ fn run_config(
         stdin: ctx.stdin.map(|p| p.display().to_string()),
         cores: chosen.host.cores,
         load_average: chosen.host.load_average,
+        busy_cores: chosen.host.busy_cores,
         omp_num_threads: std::env::var("OMP_NUM_THREADS").ok(),
     })
 }
@@ -759,7 +761,9 @@ fn run_rep(ctx: &RunCtx<'_>, np: u32, argv: &[String], dir: &Path) -> Result<Rep
     // in 4.1); the tracer opens AUGUR_STDIN as the other ranks' standard input at MPI_Init.
     // Under SMPI the ranks are threads of one process and share the launcher's.
     let mut env: Vec<(&str, &Path)> = vec![("AUGUR_TRACE_DIR", dir)];
-    let host = host::sample();
+    // natively, the other work on the host just before the run (under SMPI the host's load
+    // changes no simulated time this rule could judge)
+    let host = host::sample(!ctx.mpi.starts_with("SimGrid"));
     if let Some(input) = ctx.stdin {
         env.push(("AUGUR_STDIN", input));
     }

@@ -1,6 +1,7 @@
-//! Host facts recorded with each run (online cores, 1-minute load average at its start) and
-//! what they say about native timings: ranks time-shared cores (oversubscription), or the host
-//! was busy with other work. `profile` warns after its grid and `analyze` in its warnings.
+//! Host facts recorded with each run (online cores, 1-minute load average at its start, the
+//! CPU other processes used just before it) and what they say about native timings: ranks
+//! time-shared cores (oversubscription), or the host was busy with other work. `profile` warns
+//! after its grid and `analyze` in its warnings.
 
 use trace::RunRecord;
 
@@ -11,16 +12,67 @@ pub struct HostFacts {
     pub cores: Option<u32>,
     /// 1-minute load average from `/proc/loadavg` (`None` where there is no such file).
     pub load_average: Option<f64>,
+    /// Cores' worth of CPU time used by the host's processes over [`BUSY_WINDOW`] (`None`
+    /// where not measured or `/proc/stat` is missing).
+    pub busy_cores: Option<f64>,
 }
 
-/// Reads the host's facts now.
-pub fn sample() -> HostFacts {
+/// How long [`sample`] watches `/proc/stat` for the host's other work.
+pub const BUSY_WINDOW: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Reads the host's facts now; with `busy`, also watches for [`BUSY_WINDOW`] how much CPU the
+/// host's processes use (this one sleeps meanwhile, and the profile's previous run has ended:
+/// the load average, a minute's decaying mean, still carries it; trial 22 E8).
+pub fn sample(busy: bool) -> HostFacts {
+    let cores = online_cores();
+    let busy_cores = if busy {
+        let before = std::fs::read_to_string("/proc/stat").ok();
+        std::thread::sleep(BUSY_WINDOW);
+        let after = std::fs::read_to_string("/proc/stat").ok();
+        match (
+            before.as_deref().and_then(parse_stat),
+            after.as_deref().and_then(parse_stat),
+            cores,
+        ) {
+            (Some(a), Some(b), Some(c)) => busy_share(a, b).map(|f| f * f64::from(c)),
+            _ => None,
+        }
+    } else {
+        None
+    };
     HostFacts {
-        cores: online_cores(),
+        cores,
         load_average: std::fs::read_to_string("/proc/loadavg")
             .ok()
             .and_then(|t| parse_loadavg(&t)),
+        busy_cores,
     }
+}
+
+/// (busy, total) jiffies of all CPUs from `/proc/stat`'s `cpu` line (`cpu  user nice system
+/// idle iowait irq softirq steal …`): idle and iowait are not busy; guest time is already in
+/// user time.
+fn parse_stat(text: &str) -> Option<(u64, u64)> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let f: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    if f.len() < 5 {
+        return None;
+    }
+    let total: u64 = f.iter().sum();
+    let idle = f[3] + f[4];
+    Some((total - idle, total))
+}
+
+/// The share of CPU time busy between two [`parse_stat`] readings (None when no time passed).
+fn busy_share(a: (u64, u64), b: (u64, u64)) -> Option<f64> {
+    let total = b.1.checked_sub(a.1)?;
+    let busy = b.0.checked_sub(a.0)?;
+    (total > 0).then(|| (busy as f64 / total as f64).clamp(0.0, 1.0))
 }
 
 /// Online cores: Linux's `/sys/devices/system/cpu/online` (`0-1`, `0,2-5`), else what the
@@ -89,8 +141,10 @@ fn and_list(items: &[String]) -> String {
 }
 
 /// The warnings the host facts of the ok native runs call for: one for the rank counts that
-/// exceeded the cores, one for the runs that started with the load average above the cores.
-/// Runs without the facts (older manifests) say nothing.
+/// exceeded the cores, one for the runs that started on a busy host: where the other work
+/// measured just before a run left fewer idle cores than it had ranks (by half a core), or,
+/// for records without that measure, where the load average exceeded the cores. Runs without
+/// the facts (older manifests) say nothing.
 pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
     let native: Vec<&RunRecord> = runs
         .iter()
@@ -120,21 +174,49 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
             and_list(&ranks),
         ));
     }
+    // runs whose other work left too few idle cores for their ranks: (run, cores' worth of
+    // other work, cores)
+    let crowded: Vec<(&RunRecord, f64, u32)> = native
+        .iter()
+        .filter_map(|r| match (r.busy_cores, r.cores) {
+            (Some(b), Some(c)) if b + f64::from(r.np) > f64::from(c) + 0.5 => Some((*r, b, c)),
+            _ => None,
+        })
+        .collect();
+    let measured = native.iter().filter(|r| r.busy_cores.is_some()).count();
+    if let Some(&(worst, other, cores)) = crowded.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        let which = if crowded.len() == measured {
+            match crowded.len() {
+                1 => "the run".to_string(),
+                n => format!("all {n} runs"),
+            }
+        } else {
+            format!("{} of {} runs", crowded.len(), measured)
+        };
+        out.push(format!(
+            "the host was busy: other processes used {} of its {cores} cores just before {} started with {} ranks (other work left fewer idle cores than ranks before {which}); native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
+            load_text(other),
+            worst.config,
+            worst.np,
+        ));
+    }
     let busy: Vec<(&RunRecord, f64, u32)> = native
         .iter()
+        .filter(|r| r.busy_cores.is_none())
         .filter_map(|r| match (r.load_average, r.cores) {
             (Some(l), Some(c)) if l > f64::from(c) => Some((*r, l, c)),
             _ => None,
         })
         .collect();
+    let unmeasured = native.len() - measured;
     if let Some(&(worst, load, cores)) = busy.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
-        let which = if busy.len() == native.len() {
+        let which = if busy.len() == unmeasured {
             match busy.len() {
                 1 => "the run".to_string(),
                 n => format!("all {n} runs"),
             }
         } else {
-            format!("{} of {} runs", busy.len(), native.len())
+            format!("{} of {} runs", busy.len(), unmeasured)
         };
         out.push(format!(
             "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {which}); native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
@@ -208,6 +290,7 @@ mod tests {
             stdin: None,
             cores,
             load_average: load,
+            busy_cores: None,
             omp_num_threads: None,
         }
     }
@@ -312,10 +395,50 @@ mod tests {
 
     #[test]
     fn this_host_reports_its_cores() {
-        let f = sample();
+        let f = sample(true);
         assert!(f.cores.is_some_and(|c| c >= 1), "{f:?}");
         if std::path::Path::new("/proc/loadavg").exists() {
             assert!(f.load_average.is_some(), "{f:?}");
         }
+        if std::path::Path::new("/proc/stat").exists() {
+            let b = f.busy_cores.unwrap_or(f64::NAN);
+            assert!(
+                (0.0..=f64::from(f.cores.unwrap_or(1))).contains(&b),
+                "{f:?}"
+            );
+        }
+        assert_eq!(sample(false).busy_cores, None);
+    }
+
+    #[test]
+    fn cpu_time_is_read_from_proc_stat() {
+        let a = parse_stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4 5\n").unwrap();
+        assert_eq!(a, (150, 1000));
+        let b = parse_stat("cpu  200 0 100 850 50 0 0 0 0 0\n").unwrap();
+        // 150 busy of 200 jiffies
+        assert_eq!(busy_share(a, b), Some(0.75));
+        assert_eq!(busy_share(a, a), None);
+        assert_eq!(parse_stat("intr 1 2 3\n"), None);
+    }
+
+    /// Trial 22 E8: the load average carries the profile's own previous runs (2 after a run of
+    /// 2 ranks on 2 cores), so it warned of nothing at 1.9 and would warn of every run at P = 2
+    /// with load + P; the other processes' CPU just before a run is what shares its cores.
+    #[test]
+    fn other_work_just_before_a_run_that_leaves_too_few_cores_is_named() {
+        let mut a = rec(2, Some(2), Some(1.9), OMPI);
+        a.busy_cores = Some(1.0);
+        let mut b = rec(1, Some(2), Some(1.9), OMPI);
+        b.busy_cores = Some(1.0);
+        let w = warnings(&[a.clone(), b.clone()]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("the host was busy: other processes used 1 of its 2 cores just before N=64,P=2 started with 2 ranks (other work left fewer idle cores than ranks before 1 of 2 runs)"),
+            "{w:?}"
+        );
+        // its own previous runs in the load average, the host idle just before: nothing
+        let mut quiet = rec(2, Some(2), Some(3.5), OMPI);
+        quiet.busy_cores = Some(0.05);
+        assert!(warnings(&[quiet]).is_empty());
     }
 }

@@ -288,11 +288,13 @@ mod tests {
                 wall_seconds: traced + 0.2,
                 trace_seconds: Some(traced),
                 load_average: None,
+                busy_cores: None,
             }],
             kept: Some(0),
             stdin: None,
             cores: Some(2),
             load_average: None,
+            busy_cores: None,
             omp_num_threads: None,
         }
     }

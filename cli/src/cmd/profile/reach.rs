@@ -272,6 +272,7 @@ mod tests {
                 stdin: None,
                 cores: None,
                 load_average: None,
+                busy_cores: None,
                 omp_num_threads: None,
             }
         };
