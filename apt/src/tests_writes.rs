@@ -431,16 +431,17 @@ end subroutine
 fn common_blocks_and_host_variables_written_by_callees() {
     let apt = apt_of("shared.f90", SHARED_F90);
     let c = comms(&apt);
-    // COMMON storage is also named by its block: `fill` calls it `y`
-    assert_eq!(named(c[0]), set(&["/blk/", "x"]));
+    // COMMON storage is also named by its block and position (laid out alike in both
+    // procedures): `fill` calls it `y`
+    assert_eq!(named(c[0]), set(&["/blk/%0", "x"]));
     assert_eq!(named(c[1]), set(&["u"]));
     let p = phases(&apt);
     let fill = p.iter().find(|l| l.var.as_deref() == Some("j")).unwrap();
-    assert_eq!(fill.writes, Some(set(&["/blk/", "j", "y"])));
+    assert_eq!(fill.writes, Some(set(&["/blk/%0", "j", "y"])));
     // main's loops call routines that loop: no phases of their own, the calls write
     assert!(p.iter().all(|l| l.var.as_deref() != Some("i")), "{p:?}");
     let fill = calls(&apt, "fill")[0];
-    assert_eq!(call_writes(&apt, fill), Some(set(&["/blk/"])));
+    assert_eq!(call_writes(&apt, fill), Some(set(&["/blk/%0"])));
     assert!(call_may_rewrite(&apt, fill, c[0]));
     assert!(!call_may_rewrite(&apt, fill, c[1]));
     // the contained procedure writes its host's `u`
@@ -448,6 +449,82 @@ fn common_blocks_and_host_variables_written_by_callees() {
     assert_eq!(call_writes(&apt, smooth), Some(set(&["u"])));
     assert!(call_may_rewrite(&apt, smooth, c[1]));
     assert!(!call_may_rewrite(&apt, smooth, c[0]));
+}
+
+const COMMON_F77: &str = r#"
+      PROGRAM WV
+      INCLUDE 'mpif.h'
+      INTEGER N, NX, NY, NSTEP, IERR
+      DOUBLE PRECISION U(100), V(100)
+      COMMON /GRIDC/ NX, NY
+      COMMON /FIELD/ U, V, NSTEP
+      CALL MPI_INIT(IERR)
+      N = 100
+      CALL SETUP(N)
+      CALL MPI_SEND(U, NX, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, IERR)
+      CALL STEP
+      CALL MPI_SEND(V, NX, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, IERR)
+      CALL COUNT
+      CALL MPI_FINALIZE(IERR)
+      END
+
+      SUBROUTINE SETUP(N)
+      INTEGER N, NX, NY
+      COMMON /GRIDC/ NX, NY
+      NX = N / 2
+      NY = N
+      END
+
+      SUBROUTINE STEP
+      INTEGER NSTEP, I
+      DOUBLE PRECISION A(100), B(100)
+      COMMON /FIELD/ A, B, NSTEP
+      DO 10 I = 1, 100
+      B(I) = 0.5D0 * A(I)
+   10 CONTINUE
+      END
+
+      SUBROUTINE COUNT
+      INTEGER NSTEP
+      DOUBLE PRECISION A(100), B(100)
+      COMMON /FIELD/ A, B, NSTEP
+      NSTEP = NSTEP + 1
+      END
+"#;
+
+/// Trial 22 E14: a routine setting COMMON scalars wrote nothing its callers could see, and
+/// any write to a block was a write to all of it. A block laid out alike in every procedure
+/// names each member by its position: `STEP` writes `/field/`'s second array, not the first,
+/// and `COUNT`'s counter is neither.
+#[test]
+fn common_members_are_named_by_their_block_and_position() {
+    let apt = apt_of("wv.f", COMMON_F77);
+    let setup = calls(&apt, "setup")[0];
+    assert_eq!(
+        call_writes(&apt, setup),
+        Some(set(&["/gridc/%0", "/gridc/%1"]))
+    );
+    let c = comms(&apt);
+    assert_eq!(named(c[0]), set(&["/field/%0", "u"]));
+    assert_eq!(named(c[1]), set(&["/field/%1", "v"]));
+    let step = calls(&apt, "step")[0];
+    assert_eq!(call_writes(&apt, step), Some(set(&["/field/%1"])));
+    assert!(!call_may_rewrite(&apt, step, c[0]));
+    assert!(call_may_rewrite(&apt, step, c[1]));
+    let count = calls(&apt, "count")[0];
+    assert!(!call_may_rewrite(&apt, count, c[0]) && !call_may_rewrite(&apt, count, c[1]));
+    // laid out otherwise in one procedure (one array of 200 where the others have two of
+    // 100): the whole block names every member, and any write to it may be any of them
+    let other = COMMON_F77.replace(
+        "      SUBROUTINE COUNT\n      INTEGER NSTEP\n      DOUBLE PRECISION A(100), B(100)\n      COMMON /FIELD/ A, B, NSTEP",
+        "      SUBROUTINE COUNT\n      INTEGER NSTEP\n      DOUBLE PRECISION A(200)\n      COMMON /FIELD/ A, NSTEP",
+    );
+    assert_ne!(other, COMMON_F77);
+    let apt = apt_of("wv.f", &other);
+    let c = comms(&apt);
+    assert_eq!(named(c[0]), set(&["/field/", "u"]));
+    let count = calls(&apt, "count")[0];
+    assert!(call_may_rewrite(&apt, count, c[0]));
 }
 
 const ROWS_C: &str = r#"

@@ -7,7 +7,9 @@
 //! `p->v`, `g->f` for `g->f[i]` through a pointer `g`), not its root: `t%v` is beside `t%u`, and a name holds the paths under it (`t`
 //! holds `t%u`); storage reached through a C pointer is also named by everything the pointer
 //! may point to (its pointees: the arrays, other pointers and members it is assigned from;
-//! `malloc` gives the pointer's own block). Both sides use the same naming, so two accesses
+//! `malloc` gives the pointer's own block; a Fortran COMMON member is also named by its block
+//! and position there, `/field/%1`, where every procedure lays the block out alike, else by
+//! the whole block, `/field/`). Both sides use the same naming, so two accesses
 //! may touch the same storage only if a name of one equals, or is a path under, a name of the
 //! other. Names are those of the procedure the phase or send is in.
 //!
@@ -161,7 +163,57 @@ pub struct Writes<'a> {
     /// Fortran: names that may share storage, which the IR does not record: the items of
     /// one `EQUIVALENCE` group, a module variable and its local name in `use m, only: l => v`.
     aliases: Vec<Names>,
+    /// COMMON blocks laid out alike in every procedure naming them (the same members' sizes
+    /// in the same order): a member is named by its block and position there, `/field/%2`,
+    /// not by the whole block, so a counter beside an array is not that array.
+    same_layout: BTreeSet<String>,
     summaries: Vec<Summary>,
+}
+
+/// The COMMON blocks every procedure lays out alike: the same number of members, each of the
+/// same type and dimensions (as written) at the same position.
+fn same_layout(prog: &Program) -> BTreeSet<String> {
+    // block -> its layouts, one per procedure naming it
+    let mut layouts: BTreeMap<&str, Vec<Vec<(u32, String)>>> = BTreeMap::new();
+    for p in &prog.procs {
+        let mut here: BTreeMap<&str, Vec<(u32, String)>> = BTreeMap::new();
+        for d in &p.decls {
+            let Some(c) = d.common.as_deref() else {
+                continue;
+            };
+            // the dimensions as written (spans differ between procedures)
+            let shape: Vec<String> = match &d.kind {
+                DeclKind::Array { dims, .. } => dims
+                    .iter()
+                    .map(|x| match x {
+                        frontend::Dim::Extent(n) => n.to_string(),
+                        frontend::Dim::Bounds { lo, hi } => format!("{lo}:{hi}"),
+                        frontend::Dim::Assumed => "*".into(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let slot = d.common_slot.unwrap_or(u32::MAX);
+            here.entry(c).or_default().push((
+                slot,
+                format!("{:?} {:?} {}", d.ty.base, d.ty.bytes, shape.join(",")),
+            ));
+        }
+        for (c, mut l) in here {
+            l.sort();
+            layouts.entry(c).or_default().push(l);
+        }
+    }
+    layouts
+        .into_iter()
+        .filter(|(_, ls)| {
+            ls.windows(2).all(|w| w[0] == w[1])
+                && ls
+                    .first()
+                    .is_some_and(|l| l.iter().enumerate().all(|(k, (s, _))| *s as usize == k))
+        })
+        .map(|(c, _)| c.to_string())
+        .collect()
 }
 
 fn strip(e: &SrcExpr) -> &SrcExpr {
@@ -187,6 +239,7 @@ impl<'a> Writes<'a> {
         };
         let mut w = Writes {
             aliases,
+            same_layout: same_layout(prog),
             prog,
             facts,
             assigns: BTreeMap::new(),
@@ -523,6 +576,17 @@ impl<'a> Writes<'a> {
         self.prog.decl(proc, name)
     }
 
+    /// The name a COMMON member `name` has in every procedure: its block and position where
+    /// the block is laid out alike everywhere (`/field/%0`), else the whole block (`/field/`).
+    fn common_name(&self, proc: ProcId, name: &str) -> Option<String> {
+        let d = self.decl(proc, name)?;
+        let c = d.common.as_ref()?;
+        Some(match d.common_slot {
+            Some(k) if self.same_layout.contains(c) => format!("/{c}/%{k}"),
+            _ => format!("/{c}/"),
+        })
+    }
+
     /// A C variable declared as a pointer (not an array of them).
     fn is_pointer(&self, proc: ProcId, name: &str) -> bool {
         self.lang() == Language::C
@@ -618,9 +682,7 @@ impl<'a> Writes<'a> {
         // path with the paths under it)
         let mut out: Names = [path.to_string()].into();
         // COMMON storage goes by other names in other procedures: its block names it too
-        if let Some(c) = self.decl(proc, root).and_then(|d| d.common.as_ref()) {
-            out.insert(format!("/{c}/"));
-        }
+        out.extend(self.common_name(proc, root));
         let lower = root.to_ascii_lowercase();
         for group in self.aliases.iter().filter(|g| g.contains(&lower)) {
             out.extend(group.iter().cloned());
@@ -793,6 +855,9 @@ impl<'a> Writes<'a> {
             StmtKind::Assign(a) => match &strip(&a.target).kind {
                 SrcExprKind::Var(v) if is_plain(v) => {
                     acc.own.insert(v.clone());
+                    // a COMMON scalar is storage the callers see (trial 22 E14: a routine
+                    // setting `/gridc/`'s NX and NY wrote nothing)
+                    acc.own.extend(self.common_name(proc, v));
                 }
                 SrcExprKind::Index { array, indices }
                     if self.through_formal(proc, array, indices) =>

@@ -474,6 +474,11 @@ pub struct Decl {
     pub span: Span,
     /// Fortran COMMON block (`""` for blank COMMON) holding this variable.
     pub common: Option<String>,
+    /// Its position among the block's members as this procedure lists them (0-based, over
+    /// every COMMON statement naming the block): where the block has the same layout in
+    /// every procedure, the same storage in all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub common_slot: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -37,6 +37,7 @@ impl<'a> CLower<'a> {
             },
             span,
             common: None,
+            common_slot: None,
         });
     }
 
@@ -120,6 +121,7 @@ impl<'a> CLower<'a> {
                     kind,
                     span,
                     common: None,
+                    common_slot: None,
                 },
                 init,
             ));
@@ -189,6 +191,7 @@ impl<'a> CLower<'a> {
                         kind,
                         span: pspan,
                         common: None,
+                        common_slot: None,
                     });
                 }
             }

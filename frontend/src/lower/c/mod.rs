@@ -101,6 +101,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
             },
             span,
             common: None,
+            common_slot: None,
         });
     }
     l.top_level(root);

@@ -33,6 +33,24 @@ impl<'a> FLower<'a> {
         }
     }
 
+    /// Numbers `name` the next member of COMMON block `block` in the current procedure.
+    fn set_common_slot(&mut self, name: &str, block: &str) {
+        if let Some(p) = self.b.proc_mut() {
+            let next = p
+                .decls
+                .iter()
+                .filter(|d| d.common.as_deref() == Some(block) && d.common_slot.is_some())
+                .count();
+            if let Some(d) = p
+                .decls
+                .iter_mut()
+                .find(|d| d.name == name && d.common_slot.is_none())
+            {
+                d.common_slot = u32::try_from(next).ok();
+            }
+        }
+    }
+
     pub(super) fn implicit_type(&self, name: &str) -> VarType {
         let first = name.chars().next().unwrap_or('a');
         if let Some(p) = self.b.prog.proc(self.b.cur_proc) {
@@ -178,6 +196,7 @@ impl<'a> FLower<'a> {
             kind,
             span,
             common,
+            common_slot: None,
         })
     }
 
@@ -239,6 +258,7 @@ impl<'a> FLower<'a> {
                             },
                             span,
                             common: None,
+                            common_slot: None,
                         });
                     }
                 }
@@ -276,6 +296,7 @@ impl<'a> FLower<'a> {
                                     || VarType::new(BaseType::Other, None, "implicit"),
                                 );
                                 self.declarator(item, &ty, None, false, Some(block.clone()));
+                                self.set_common_slot(&name, &block);
                             }
                             _ => {}
                         }

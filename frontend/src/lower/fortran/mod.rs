@@ -504,6 +504,7 @@ impl<'a> FLower<'a> {
                         kind: DeclKind::Scalar { init: None },
                         span,
                         common: None,
+                        common_slot: None,
                     });
                 }
             }
