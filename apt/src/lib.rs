@@ -560,6 +560,8 @@ mod tests_shapes;
 #[cfg(test)]
 mod tests_shifts;
 #[cfg(test)]
+mod tests_struct_members;
+#[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
 mod tests_uneven;

@@ -1041,6 +1041,9 @@ impl<'a> Writes<'a> {
         if frontend::intrinsics::lookup(name, lang).is_some()
             || frontend::mpi_table::is_mpi_name(name)
             || (lang == Language::C && C_READONLY.contains(&name))
+            // an allocation reads its sizes (trial 22 E6: `malloc(sizeof(double) * g->nloc)`
+            // left a setup routine's writes unknown); realloc may move its block
+            || (lang == Language::C && C_ALLOC.contains(&name) && name != "realloc")
         {
             return;
         }

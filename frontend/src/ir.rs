@@ -264,6 +264,11 @@ pub struct Program {
     /// path `g%u` names ([`Program::decl`]).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub derived_types: std::collections::BTreeMap<String, Vec<Decl>>,
+    /// C typedef names of struct types → the struct they name: `struct pg` for `typedef
+    /// struct pg pg_t`, the typedef's own name for an anonymous `typedef struct {…} grid_t`
+    /// ([`Program::c_struct`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub c_typedefs: std::collections::BTreeMap<String, String>,
 }
 
 /// One Fortran `use m` statement.
@@ -279,6 +284,22 @@ pub struct ModuleUse {
 }
 
 impl Program {
+    /// The struct type a C type's text names (`const struct pg` → `struct pg`, a typedef name
+    /// → its struct), None for anything else or an unknown name: two pointers to different
+    /// struct types do not point to the same storage (C's aliasing rule).
+    pub fn c_struct(&self, ty: &VarType) -> Option<String> {
+        let words: Vec<&str> = ty
+            .text
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "volatile" | "static" | "register" | "extern"))
+            .collect();
+        match words.as_slice() {
+            ["struct", name] => Some(format!("struct {name}")),
+            [name] => self.c_typedefs.get(*name).cloned(),
+            _ => None,
+        }
+    }
+
     pub fn stmt(&self, id: StmtId) -> Option<&Stmt> {
         self.stmts.get(id.0 as usize)
     }

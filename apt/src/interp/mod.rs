@@ -311,11 +311,33 @@ impl<'p> Analysis<'p> {
     /// and forgets what the root stored under it ([`Self::note_store`]).
     fn kill_paths(&mut self, env: &mut Env, name: &str, reason: &str) {
         for p in stale_paths(env, name) {
+            if self.distinct_structs(name, &p) {
+                continue;
+            }
             env.insert(p, Val::unknown(reason));
         }
         for p in stale_paths(&self.read_into, name) {
             self.read_into.remove(&p);
         }
+    }
+
+    /// Whether C paths `a` and `b`, each a member through a pointer variable (`g->q`,
+    /// `pg->q`), go through pointers to different struct types, which cannot point to the same
+    /// storage (trial 22 E6: `g->q = pg->q` made `pg->q` unknown, and with it `n / pg->q`).
+    fn distinct_structs(&self, a: &str, b: &str) -> bool {
+        let of = |p: &str| -> Option<String> {
+            let root = path_root(p);
+            let (m, arrow) = frontend::path_member(p)?;
+            // the member right after the pointer, nothing deeper
+            if !arrow || p != format!("{root}->{m}") {
+                return None;
+            }
+            let d = self.prog.decl(self.cur, root)?;
+            (d.ty.pointer == 1)
+                .then(|| self.prog.c_struct(&d.ty))
+                .flatten()
+        };
+        matches!((of(a), of(b)), (Some(x), Some(y)) if x != y)
     }
 
     /// An element or member stored from what was read at run time (`ibuf(1) = n` where `n`

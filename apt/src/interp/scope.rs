@@ -29,6 +29,21 @@ impl Scope for Cx<'_, '_> {
             u if u.starts_with("MPI_") => return Val::unknown(format!("MPI constant `{name}`")),
             _ => {}
         }
+        // computing a summary: a path under a formal, read before the procedure wrote it, is
+        // the caller's value of that path under its argument
+        let root = path_root(name);
+        if root != name {
+            if let Some(k) = self
+                .env
+                .get(root)
+                .and_then(Val::known)
+                .and_then(Expr::as_var)
+                .and_then(super::summary::arg_index)
+            {
+                let suffix = &name[root.len()..];
+                return Val::Known(Expr::var(&super::summary::field_symbol(k, suffix)));
+            }
+        }
         let prog = self.an.prog;
         match prog.decl(self.an.cur, name).map(|d| &d.kind) {
             Some(DeclKind::Array { .. }) => Val::unknown(format!("held in array `{name}`")),

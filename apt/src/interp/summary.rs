@@ -36,6 +36,75 @@ pub(super) fn arg_index(sym: &str) -> Option<usize> {
     sym.strip_prefix("__augur_arg")?.parse().ok()
 }
 
+/// The symbol standing for the entry value of the path `suffix` under formal `k` (`->q` of
+/// `pg`, read before the procedure writes it) while computing summaries: the caller completes
+/// it with its own value of the path under the argument (`pg.q` for `&pg`; trial 22 E6:
+/// `m->nloc = n / pg->q` left `nloc` unknown at the caller, which knew `pg.q`).
+pub(super) fn field_symbol(k: usize, suffix: &str) -> String {
+    let enc = suffix
+        .replace("->", "__A")
+        .replace('.', "__D")
+        .replace('%', "__P");
+    format!("__augur_fld{k}_{enc}")
+}
+
+/// (formal position, suffix) of a [`field_symbol`].
+fn field_index(sym: &str) -> Option<(usize, String)> {
+    let rest = sym.strip_prefix("__augur_fld")?;
+    let (k, enc) = rest.split_once('_')?;
+    let suffix = enc
+        .replace("__A", "->")
+        .replace("__D", ".")
+        .replace("__P", "%");
+    Some((k.parse().ok()?, suffix))
+}
+
+/// `v` with its [`field_symbol`]s replaced by the caller's values of those paths under the
+/// call's arguments `args` (in `env`, as it is at the call); unknown, naming `name` and the
+/// call, where one is not known there.
+pub(super) fn bind_fields(
+    v: &Val,
+    args: &[SrcExpr],
+    env: &Env,
+    name: &str,
+    call: &CallAt<'_>,
+) -> Val {
+    let Val::Known(e) = v else {
+        return v.clone();
+    };
+    let mut map = BTreeMap::new();
+    for x in e.vars() {
+        let Some((k, suffix)) = field_index(&x) else {
+            continue;
+        };
+        let caller_path = args
+            .get(k)
+            .and_then(arg_root)
+            .and_then(|(root, addr)| Some(format!("{root}{}", caller_suffix(&suffix, addr)?)));
+        let why = |r: String| {
+            Val::unknown(format!(
+                "`{name}`: assigned by call to `{}` at line {} from its argument {}'s `{suffix}`: {r}",
+                call.callee,
+                call.line,
+                k + 1
+            ))
+        };
+        match caller_path.as_ref().map(|p| (p, env.get(p))) {
+            Some((_, Some(Val::Known(a)))) => {
+                map.insert(x, a.clone());
+            }
+            Some((p, Some(Val::Unknown(r)))) => return why(format!("`{p}` {r}")),
+            Some((p, _)) => return why(format!("`{p}` has no known value at the call")),
+            None => return why("the argument is not a variable or its address".into()),
+        }
+    }
+    if map.is_empty() {
+        v.clone()
+    } else {
+        Val::Known(e.subs_all(&map))
+    }
+}
+
 /// The symbol standing for `MPI_Comm_size` (`rank`: `MPI_Comm_rank`) of the communicator
 /// handed in as formal `k` while computing summaries: P (the rank) where the call hands in
 /// MPI_COMM_WORLD (trial 16: `grid_init(g, n, MPI_COMM_WORLD)` left every size and peer the
@@ -263,7 +332,8 @@ impl Analysis<'_> {
                 .get(self.cur.0 as usize)
                 .is_some_and(|gs| gs.contains(path_root(g)))
             {
-                env.insert(g.clone(), bind_args(v, vals, &globals, path_root(g), call));
+                let v = bind_fields(v, args, &globals, path_root(g), call);
+                env.insert(g.clone(), bind_args(&v, vals, &globals, path_root(g), call));
             }
         }
         for (k, v) in &sum.formals {
@@ -272,7 +342,8 @@ impl Analysis<'_> {
                     .get(x)
                     .is_some_and(|old| *old == Val::unknown(call.reason))
                 {
-                    env.insert(x.clone(), bind_args(v, vals, &globals, x, call));
+                    let v = bind_fields(v, args, &globals, x, call);
+                    env.insert(x.clone(), bind_args(&v, vals, &globals, x, call));
                 }
             }
         }
@@ -308,7 +379,8 @@ impl Analysis<'_> {
                     continue;
                 };
                 let path = format!("{root}{rest}");
-                let v = bind_args(v, vals, &globals, &path, call);
+                let v = bind_fields(v, args, &globals, &path, call);
+                let v = bind_args(&v, vals, &globals, &path, call);
                 self.note_store(&path, &v);
                 env.insert(path, v);
             }

@@ -41,6 +41,7 @@ impl Builder {
                 modules: Vec::new(),
                 module_uses: Vec::new(),
                 derived_types: Default::default(),
+                c_typedefs: Default::default(),
             },
             diags: Vec::new(),
             parent: None,

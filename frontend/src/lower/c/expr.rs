@@ -182,7 +182,13 @@ impl<'a> CLower<'a> {
                 }
             }
             "field_expression" => match self.member_path(n, d) {
-                Some(path) => SrcExpr::var(path, span),
+                Some(path) => {
+                    let ty = n
+                        .field("field")
+                        .and_then(|f| self.members.get(self.text(f)))
+                        .copied();
+                    SrcExpr::var(path, span).with_type(ty)
+                }
                 None => self.opaque_e(n),
             },
             "call_expression" => {

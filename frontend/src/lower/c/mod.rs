@@ -46,6 +46,9 @@ pub struct CLower<'a> {
     /// (size, alignment) in bytes of the structs the unit defines, by `struct name` and by
     /// typedef name ([`struct_layouts`]), for `sizeof`.
     structs: BTreeMap<String, (u32, u32)>,
+    /// The scalar type of each struct member name the unit declares, where every struct
+    /// declaring a member of that name agrees ([`member_types`]): `g->nloc` is an `int`.
+    members: BTreeMap<String, BaseType>,
 }
 
 /// Lowers a whole C translation unit into `b`.
@@ -81,8 +84,12 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
         goto_exits: Vec::new(),
         goto_notes: BTreeMap::new(),
         structs: BTreeMap::new(),
+        members: BTreeMap::new(),
     };
     l.structs = struct_layouts(root, &asm.text);
+    l.members = member_types(root, &asm.text);
+    let typedefs = struct_typedefs(root, &asm.text);
+    l.b.prog.c_typedefs.extend(typedefs);
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
             continue;
@@ -153,6 +160,73 @@ fn struct_layouts(root: Node, src: &str) -> BTreeMap<String, (u32, u32)> {
         for d in n.children_by_field_name("declarator", &mut c) {
             if d.kind() == "type_identifier" {
                 out.insert(text(d), layout);
+            }
+        }
+    }
+    out
+}
+
+/// The base type of each struct member name declared as a scalar (not a pointer, array or
+/// struct) in the unit, kept where every declaration of that name agrees (trial 22 E10:
+/// `m->nloc = n / pg->q` divides two `int`s, and was not listed as truncating because the
+/// members' types were not known). Keyed by name alone: a member is looked up by the name
+/// an access path ends in, whatever struct the path's root has.
+fn member_types(root: Node, src: &str) -> BTreeMap<String, BaseType> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").trim().to_string();
+    let mut seen: BTreeMap<String, Option<BaseType>> = BTreeMap::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids);
+        if n.kind() != "field_declaration" {
+            continue;
+        }
+        let Some(ty) = n.field("type") else { continue };
+        let base = c_type(&text(ty)).base;
+        let mut fc = n.walk();
+        for d in n.children_by_field_name("declarator", &mut fc) {
+            let d = unwrap_declarator(d);
+            let Some(name) = d.name.map(text) else {
+                continue;
+            };
+            let scalar = d.pointer == 0 && d.dims.is_empty() && !d.is_function;
+            let this = (scalar && base != BaseType::Other).then_some(base);
+            seen.entry(name)
+                .and_modify(|t| {
+                    if *t != this {
+                        *t = None;
+                    }
+                })
+                .or_insert(this);
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(k, t)| Some((k, t?)))
+        .collect()
+}
+
+/// Typedef names of struct types → the struct each names ([`crate::Program::c_typedefs`]).
+fn struct_typedefs(root: Node, src: &str) -> BTreeMap<String, String> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").trim().to_string();
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(kids);
+        if n.kind() != "type_definition" {
+            continue;
+        }
+        let Some(ty) = n.field("type").filter(|t| t.kind() == "struct_specifier") else {
+            continue;
+        };
+        let named = ty.field("name").map(|x| format!("struct {}", text(x)));
+        let mut dc = n.walk();
+        for d in n.children_by_field_name("declarator", &mut dc) {
+            if d.kind() == "type_identifier" {
+                let t = text(d);
+                out.insert(t.clone(), named.clone().unwrap_or(t));
             }
         }
     }
@@ -370,6 +444,7 @@ impl<'a> CLower<'a> {
             goto_exits: Vec::new(),
             goto_notes: BTreeMap::new(),
             structs: self.structs.clone(),
+            members: self.members.clone(),
         };
         let mut e = sub.expr(init, 0);
         if at.is_none() {
@@ -430,6 +505,7 @@ impl<'a> CLower<'a> {
             goto_exits: Vec::new(),
             goto_notes: BTreeMap::new(),
             structs: self.structs.clone(),
+            members: self.members.clone(),
         };
         let mut e = sub.expr(init, 0);
         self.value_parser = sub.value_parser.take();
