@@ -131,15 +131,8 @@ fn measured_per_call(pf: &PhaseFit<'_>, in_p_only: bool, notes: &mut Notes) -> O
     // (`1.847e-7*P + 1.31e-5`)
     let f = match s.only("P").filter(|_| in_p_only) {
         Some(in_p) => {
-            let p = Expr::var("P");
-            let cands = [
-                vec![Expr::one()],
-                vec![p.log2(), Expr::one()],
-                vec![p.clone(), Expr::one()],
-                vec![&p * &p.log2(), Expr::one()],
-            ];
             s = in_p;
-            crate::quantity::fit_law(&s, &cands, pf.env.qopts)
+            crate::quantity::fit_law(&s, &crate::quantity::startup_laws(), pf.env.qopts)
         }
         None => fit_quantity(&s, None, &[], false, pf.env.qopts),
     };

@@ -265,6 +265,19 @@ impl Fitted {
     }
 }
 
+/// The laws in P a collective's startup takes (seed 002 §3: c + s·f(p)), up to a sort of
+/// the ranks' keys, p·log2(p): the candidates of [`fit_law`] for a cost in P alone, such as a
+/// communicator's creation.
+pub fn startup_laws() -> Vec<Vec<Expr>> {
+    let p = Expr::var("P");
+    vec![
+        vec![Expr::one()],
+        vec![p.log2(), Expr::one()],
+        vec![p.clone(), Expr::one()],
+        vec![&p * &p.log2(), Expr::one()],
+    ]
+}
+
 /// Fits `s` with the one of `candidates` (lists of terms) whose coefficients are all
 /// non-negative and whose leave-one-out error is least, a simpler law preferred unless a
 /// richer one is 1% better; never a free PMNF search, and the mean where no candidate fits.

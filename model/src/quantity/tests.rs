@@ -196,13 +196,7 @@ fn an_exact_law_beats_an_inexact_power_law() {
 /// `7.11e-11*P^3*log2(P)^2` of such times), and no law with a negative coefficient.
 #[test]
 fn a_law_among_candidates_never_the_free_search() {
-    let p = Expr::var("P");
-    let cands = [
-        vec![Expr::one()],
-        vec![p.log2(), Expr::one()],
-        vec![p.clone(), Expr::one()],
-        vec![&p * &p.log2(), Expr::one()],
-    ];
+    let cands = startup_laws();
     let mut s = Samples::new(vec!["P".into()]);
     // 15 µs + 0.5 µs·P with ±10% noise, three runs at each P
     for (pv, noise) in [

@@ -185,19 +185,12 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
         .collect();
     let measured = native.iter().filter(|r| r.busy_cores.is_some()).count();
     if let Some(&(worst, other, cores)) = crowded.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
-        let which = if crowded.len() == measured {
-            match crowded.len() {
-                1 => "the run".to_string(),
-                n => format!("all {n} runs"),
-            }
-        } else {
-            format!("{} of {} runs", crowded.len(), measured)
-        };
         out.push(format!(
-            "the host was busy: other processes used {} of its {cores} cores just before {} started with {} ranks (other work left fewer idle cores than ranks before {which}); native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
+            "the host was busy: other processes used {} of its {cores} cores just before {} started with {} ranks (other work left fewer idle cores than ranks before {}){BUSY_ADVICE}",
             load_text(other),
             worst.config,
             worst.np,
+            some_of(crowded.len(), measured),
         ));
     }
     let busy: Vec<(&RunRecord, f64, u32)> = native
@@ -210,22 +203,27 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
         .collect();
     let unmeasured = native.len() - measured;
     if let Some(&(worst, load, cores)) = busy.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
-        let which = if busy.len() == unmeasured {
-            match busy.len() {
-                1 => "the run".to_string(),
-                n => format!("all {n} runs"),
-            }
-        } else {
-            format!("{} of {} runs", busy.len(), unmeasured)
-        };
         out.push(format!(
-            "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {which}); native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed",
+            "the host was busy: load {} on {cores} cores at the start of {} (the 1-minute load average exceeded the cores at the start of {}){BUSY_ADVICE}",
             load_text(load),
             worst.config,
+            some_of(busy.len(), unmeasured),
         ));
     }
     out.extend(thread_counts(runs));
     out
+}
+
+/// What the busy-host warnings advise.
+const BUSY_ADVICE: &str = "; native timings then include other work, so misfits may be the host's, not the model's (even runs all predicted on one side, which would otherwise point at the model's structure): re-run those configurations when the host is idle (--force), or with --repeat to keep the least disturbed";
+
+/// `the run`, `all 3 runs` or `2 of 3 runs`: `n` runs of the `of` judged.
+fn some_of(n: usize, of: usize) -> String {
+    match (n, of) {
+        (1, 1) => "the run".into(),
+        (n, of) if n == of => format!("all {n} runs"),
+        (n, of) => format!("{n} of {of} runs"),
+    }
 }
 
 /// Runs of one directory recorded with different `OMP_NUM_THREADS` (unset counts as one value
