@@ -174,14 +174,7 @@ fn struct_layouts(root: Node, src: &str) -> BTreeMap<String, (u32, u32)> {
 fn member_types(root: Node, src: &str) -> BTreeMap<String, BaseType> {
     let text = |n: Node| src.get(n.byte_range()).unwrap_or("").trim().to_string();
     let mut seen: BTreeMap<String, Option<BaseType>> = BTreeMap::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.children(&mut c).collect();
-        stack.extend(kids);
-        if n.kind() != "field_declaration" {
-            continue;
-        }
+    for n in nodes_of_kind(root, "field_declaration") {
         let Some(ty) = n.field("type") else { continue };
         let base = c_type(&text(ty)).base;
         let mut fc = n.walk();
@@ -206,18 +199,25 @@ fn member_types(root: Node, src: &str) -> BTreeMap<String, BaseType> {
         .collect()
 }
 
+/// Every node of `kind` in the tree under `root`.
+fn nodes_of_kind<'t>(root: Node<'t>, kind: &str) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+        if n.kind() == kind {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// Typedef names of struct types → the struct each names ([`crate::Program::c_typedefs`]).
 fn struct_typedefs(root: Node, src: &str) -> BTreeMap<String, String> {
     let text = |n: Node| src.get(n.byte_range()).unwrap_or("").trim().to_string();
     let mut out = BTreeMap::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.children(&mut c).collect();
-        stack.extend(kids);
-        if n.kind() != "type_definition" {
-            continue;
-        }
+    for n in nodes_of_kind(root, "type_definition") {
         let Some(ty) = n.field("type").filter(|t| t.kind() == "struct_specifier") else {
             continue;
         };
