@@ -577,10 +577,10 @@ fn occurrence_cost(
         let (tau, s, r) = (presence * tau, presence * s, presence * r);
         match pf.g.kind {
             PhaseKind::Synchronous if let Some(nb) = nonblocking => {
-                // posted receives and sends completed by waits: the exchange as the sheet
-                // measured it, its transfers overlapping the computation between posts and
-                // wait (trial 22's 2-D Jacobi under SMPI: four messages each way take one
-                // exchange's 8 µs, where four blocking receives were charged 15 µs)
+                // posted receives completed by waits: the exchange as the sheet measured it,
+                // its transfers overlapping the computation between posts and wait (a 2-D
+                // halo under SMPI: four messages each way take one exchange's 4-5 µs, where
+                // four blocking receives were charged 15 µs; trial 22 E1)
                 let at = |first, each| {
                     presence
                         * crate::machine::Nonblocking::at_k(
