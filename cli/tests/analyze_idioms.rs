@@ -1181,12 +1181,7 @@ fn a_pipelines_cold_first_blocks_are_charged_to_its_fill() {
         &["N=400000,800000"],
         &["{N}", "6"],
     );
-    let cold: Vec<&serde_json::Value> = m["quantities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| q["what"] == "cold")
-        .collect();
+    let cold = quantities_of(&m, "cold");
     assert_eq!(cold.len(), 1, "{:#}", m["quantities"]);
     let t = m["t"].as_str().unwrap();
     // the runs' fitted/measured on an idle host: 0.91..1.02 with the cold first blocks,
@@ -1263,12 +1258,7 @@ fn a_first_block_touching_a_page_per_row_is_charged_by_the_rows() {
         &["N=2048,4096", "NB=16,64"],
         &["{N}", "{NB}"],
     );
-    let cold: Vec<&serde_json::Value> = m["quantities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| q["what"] == "cold")
-        .collect();
+    let cold = quantities_of(&m, "cold");
     assert_eq!(cold.len(), 1, "{:#}", m["quantities"]);
     let e = symbolic::parse(cold[0]["expr"].as_str().unwrap()).unwrap();
     let at = |nb: f64, p: f64| {
@@ -1363,6 +1353,16 @@ fn a_collective_the_sheet_does_not_list_is_in_t_at_its_measured_cost() {
             "{cost}'s {mono} not in T = {t}"
         );
     }
+}
+
+/// The model's fitted quantities of one kind (`cold`, `msgs`, …).
+fn quantities_of<'a>(m: &'a serde_json::Value, what: &str) -> Vec<&'a serde_json::Value> {
+    m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == what)
+        .collect()
 }
 
 const FIRST_TOUCH: &str = r#"#include <mpi.h>
