@@ -12,6 +12,7 @@ pub mod machine_bench;
 mod machine_fit;
 #[cfg(test)]
 mod machine_tests;
+pub mod noise;
 pub mod observe;
 pub mod phases;
 pub mod quantity;

@@ -580,6 +580,10 @@ pub struct Machine {
     /// simulator by the benchmark; none on a real machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_threshold: Option<f64>,
+    /// The host's detours (`augur_bench -m noise`; [`crate::noise`]): what a step that
+    /// synchronises P ranks waits for beyond their computation. None where not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::noise::HostNoise>,
 }
 
 impl Machine {
@@ -630,6 +634,9 @@ impl Machine {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if let Some(n) = &self.noise {
+            n.validate()?;
+        }
         let pp = &self.point_to_point;
         for (what, v) in [
             ("latency", pp.latency),

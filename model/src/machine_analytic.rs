@@ -121,6 +121,7 @@ pub fn tree_machine(spec: &TreeMachineSpec) -> Result<Machine, String> {
         point_to_point,
         collectives: c,
         compute_threshold: None,
+        noise: None,
     })
 }
 

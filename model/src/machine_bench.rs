@@ -16,11 +16,13 @@ pub enum BenchError {
     Empty,
 }
 
-/// Point-to-point or collective.
+/// Point-to-point, collective, or the host's detours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     Pt2pt,
     Coll,
+    /// The selfish-detour loop's rows (`span`, `detour`; [`crate::noise`]).
+    Noise,
 }
 
 /// One measured point: statistics over `reps` timed repetitions, seconds.
@@ -93,10 +95,11 @@ pub fn parse_bench(text: &str) -> Result<BenchData, BenchError> {
         let kind = match f[0] {
             "pt2pt" => Kind::Pt2pt,
             "coll" => Kind::Coll,
+            "noise" => Kind::Noise,
             k => {
                 return Err(BenchError::Line {
                     line,
-                    message: format!("unknown kind `{k}` (expected pt2pt or coll)"),
+                    message: format!("unknown kind `{k}` (expected pt2pt, coll or noise)"),
                 })
             }
         };

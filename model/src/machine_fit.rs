@@ -21,6 +21,7 @@ use crate::machine::{
     Provenance, Regime, SCHEMA_VERSION,
 };
 use crate::machine_bench::{BenchData, BenchRow, Kind};
+use crate::noise::{DetourBin, HostNoise};
 use std::collections::BTreeMap;
 use symbolic::fit::{fit_terms, FitOptions, Weighting};
 use symbolic::Expr;
@@ -586,6 +587,47 @@ const NB_SIGMA_FLOOR: f64 = 1e-9;
 /// For an effect of the host's caches that rises and falls with the size, where a fitted law
 /// would smooth away what a program at a measured size pays. The band is interpolated alike,
 /// between each end's spread.
+/// The host's detours from the selfish-detour rows: None without a `span` row. Several loops'
+/// rows (measurements appended to one CSV) add up: their seconds, and their detours bin by bin
+/// (`bytes`: a bin's upper edge in ns, `reps`: its detours), which must share one threshold.
+fn noise(data: &BenchData) -> Result<Option<HostNoise>, FitMachineError> {
+    let err = |message: String| FitMachineError::Fit {
+        what: "the host's detours".into(),
+        message,
+    };
+    let spans: Vec<&BenchRow> = data.op(Kind::Noise, "span").collect();
+    let Some(first) = spans.first() else {
+        return Ok(None);
+    };
+    if let Some(other) = spans.iter().find(|r| r.bytes != first.bytes) {
+        return Err(err(format!(
+            "the loops' thresholds differ ({} and {} ns)",
+            first.bytes, other.bytes
+        )));
+    }
+    // bin edge (ns) → (detours, their summed length)
+    let mut bins: BTreeMap<u64, (u64, f64)> = BTreeMap::new();
+    for r in data.op(Kind::Noise, "detour") {
+        let b = bins.entry(r.bytes).or_insert((0, 0.0));
+        b.0 += u64::from(r.reps);
+        b.1 += f64::from(r.reps) * r.mean;
+    }
+    let noise = HostNoise {
+        seconds: spans.iter().map(|r| r.median).sum(),
+        threshold: first.bytes as f64 / 1e9,
+        detours: bins
+            .into_iter()
+            .map(|(up_to, (count, sum))| DetourBin {
+                up_to: up_to as f64 / 1e9,
+                count,
+                mean: sum / count.max(1) as f64,
+            })
+            .collect(),
+    };
+    noise.validate().map_err(err)?;
+    Ok(Some(noise))
+}
+
 fn interpolated(obs: impl Iterator<Item = Obs>) -> Result<CostModel, String> {
     let mut all: Vec<Obs> = obs.collect();
     all.sort_by(|a, b| a.d.total_cmp(&b.d));
@@ -692,6 +734,7 @@ pub fn fit_machine(
         measured: prov,
         point_to_point,
         collectives,
+        noise: noise(data)?,
         compute_threshold: match data.meta.get("cpu_threshold") {
             None => None,
             Some(v) => Some(

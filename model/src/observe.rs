@@ -7,7 +7,7 @@
 //! oversubscribed) and the run's time is host wall from MPI_Init to the trailer; under SMPI both
 //! are simulated time (`MPI_Wtime`), the measure the simulated run itself is charged with.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use trace::{Event, Manifest, RankTrace, RunDir};
@@ -65,6 +65,27 @@ impl RankObs {
             .map(|(_, n)| u64::from(*n) - 1)
             .sum();
         recorded.saturating_sub(from) as u64 + extra
+    }
+
+    /// The computation sites this rank ran between the same two MPI calls, each set with how
+    /// many stretches it was (an entry whose MPI calls were not counted a set of its own).
+    pub fn stretch_sites(&self) -> BTreeMap<BTreeSet<u32>, usize> {
+        let mut by: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+        let mut out: BTreeMap<BTreeSet<u32>, usize> = BTreeMap::new();
+        for (site, costs) in &self.entries {
+            match self.between.get(site).filter(|b| b.len() == costs.len()) {
+                Some(between) => {
+                    for b in between {
+                        by.entry(*b).or_default().insert(*site);
+                    }
+                }
+                None => *out.entry(BTreeSet::from([*site])).or_insert(0) += costs.len(),
+            }
+        }
+        for sites in by.into_values() {
+            *out.entry(sites).or_insert(0) += 1;
+        }
+        out
     }
 
     /// A computation phase's entries from the `skip`-th on, summed over each stretch between
@@ -167,6 +188,17 @@ impl RunObs {
 
     /// [`Self::compute_occurrence_max`] over the entries from the `skip`-th on.
     fn occurrence_max(&self, site: u32, skip: usize) -> Option<f64> {
+        let (seqs, n) = self.occurrences(site, skip)?;
+        let sum: f64 = (0..seqs[0].len())
+            .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
+            .sum();
+        Some(sum / n as f64)
+    }
+
+    /// The ranks' stretches of a computation phase from its `skip`-th entry on, one sequence
+    /// per rank that entered it, all of one length, and the entries they hold; `None` unless
+    /// every rank that entered it entered it equally often, more than `skip` times.
+    fn occurrences(&self, site: u32, skip: usize) -> Option<(Vec<Vec<f64>>, usize)> {
         let entered: Vec<&RankObs> = self
             .ranks
             .iter()
@@ -181,16 +213,58 @@ impl RunObs {
         if seqs.iter().any(|s| s.len() != m) {
             return None;
         }
-        let sum: f64 = (0..m)
-            .map(|k| seqs.iter().map(|s| s[k]).fold(0.0, f64::max))
-            .sum();
-        Some(sum / (n - skip) as f64)
+        Some((seqs, n - skip))
     }
+
+    /// A computation phase's cost per entry as a step that synchronises its ranks pays it
+    /// without the host's detours, which [`crate::noise`] charges by the number of ranks: the
+    /// mean over occurrences of the median over the ranks' stretches, times how much slower
+    /// the slowest rank runs as a rule (the largest over the ranks of the median over
+    /// occurrences of its stretch relative to the occurrence's median: a rank with more work
+    /// every time, not one a detour met once). `None` as [`Self::compute_occurrence_max`].
+    pub fn compute_occurrence_typical(&self, site: u32) -> Option<f64> {
+        self.occurrence_typical(site, 0)
+    }
+
+    /// [`Self::compute_occurrence_typical`] over the entries from the `skip`-th on.
+    fn occurrence_typical(&self, site: u32, skip: usize) -> Option<f64> {
+        let (seqs, n) = self.occurrences(site, skip)?;
+        let m = seqs[0].len();
+        let medians: Vec<f64> = (0..m)
+            .map(|k| median(seqs.iter().map(|s| s[k]).collect()))
+            .collect();
+        let slowest = seqs
+            .iter()
+            .filter_map(|s| {
+                let ratios: Vec<f64> = s
+                    .iter()
+                    .zip(&medians)
+                    .filter(|(_, m)| **m > 0.0)
+                    .map(|(x, m)| x / m)
+                    .collect();
+                (!ratios.is_empty()).then(|| median(ratios))
+            })
+            .fold(1.0, f64::max);
+        Some(medians.iter().sum::<f64>() * slowest / n as f64)
+    }
+
+    /// A computation phase's entries per stretch (entries a rank runs between two MPI calls),
+    /// over the ranks that entered it; `None` when none did.
+    pub fn compute_entries_per_stretch(&self, site: u32) -> Option<f64> {
+        let (mut entries, mut stretches) = (0u64, 0usize);
+        for r in self.ranks.iter().filter(|r| r.entries.contains_key(&site)) {
+            entries += r.count_from(site, 0);
+            stretches += r.stretches(site, 0).len();
+        }
+        (stretches > 0).then(|| entries as f64 / stretches as f64)
+    }
+
     /// A computation phase's first entry apart from the rest: (the slowest rank's first entry,
     /// the steady cost per entry over the entries after it, as [`Self::compute_occurrence_max`]
-    /// takes it, or the slowest rank's mean when the ranks entered it unequally often). `None`
-    /// unless every rank that entered it did so twice or more.
-    pub fn compute_first_entry(&self, site: u32) -> Option<(f64, f64)> {
+    /// takes it, or [`Self::compute_occurrence_typical`] when `typical`, or the slowest rank's
+    /// mean when the ranks entered it unequally often). `None` unless every rank that entered
+    /// it did so twice or more.
+    pub fn compute_first_entry(&self, site: u32, typical: bool) -> Option<(f64, f64)> {
         let seqs: Vec<(&RankObs, &Vec<f64>)> = self
             .ranks
             .iter()
@@ -207,7 +281,12 @@ impl RunObs {
             return None;
         }
         let first = seqs.iter().map(|(_, s)| s[0]).fold(0.0, f64::max);
-        let steady = self.occurrence_max(site, 1).unwrap_or_else(|| {
+        let by = if typical {
+            Self::occurrence_typical
+        } else {
+            Self::occurrence_max
+        };
+        let steady = by(self, site, 1).unwrap_or_else(|| {
             seqs.iter()
                 .map(|(r, s)| s[1..].iter().sum::<f64>() / r.count_from(site, 1) as f64)
                 .fold(0.0, f64::max)
@@ -315,6 +394,17 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
         t.trailer.end_mono_ns.saturating_sub(t.header.init_mono_ns) as f64 * 1e-9
     };
     o
+}
+
+/// The median of `v` (the mean of the middle two for an even count); `v` not empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let h = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[h]
+    } else {
+        0.5 * (v[h - 1] + v[h])
+    }
 }
 
 /// Every completed run of a run directory, in manifest order, with its CPG built against the
@@ -467,7 +557,10 @@ mod tests {
         assert_eq!(run.compute_occurrence_max(7), Some(2.0));
         // the first entry apart, the steady part over entries 1..3: stretches (3), (1 + 3) on
         // rank 0 and (1), (3 + 1) on rank 1
-        assert_eq!(run.compute_first_entry(7), Some((3.0, (3.0 + 4.0) / 3.0)));
+        assert_eq!(
+            run.compute_first_entry(7, false),
+            Some((3.0, (3.0 + 4.0) / 3.0))
+        );
         // an MPI call between every two entries: each entry its own occurrence
         run.ranks = vec![
             rank([1.0, 3.0, 1.0, 3.0], [0, 1, 2, 3]),
@@ -530,7 +623,7 @@ mod tests {
         // one stretch each: (5 + 3) over 4 entries
         assert_eq!(run.compute_occurrence_max(7), Some(2.0));
         // the first entry apart, the steady part over the 3 after it
-        assert_eq!(run.compute_first_entry(7), Some((5.0, 1.0)));
+        assert_eq!(run.compute_first_entry(7, false), Some((5.0, 1.0)));
         assert_eq!(run.compute_max_per_entry(7), Some(2.0));
     }
 

@@ -18,13 +18,14 @@
  *  - Arguments are parsed strictly; a bad value prints a message and exits with status 2.
  *
  * Usage: augur_bench -o FILE [-s P2P_SIZES] [-c COLL_SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]
- *                    [-m all|pt2pt|coll|nb]
+ *                    [-m all|pt2pt|coll|nb|noise]
  *   sizes/groups are comma lists of positive integers (bytes / ranks); -t caps the time spent on
  *   one data point (repetitions stop early once it is exceeded, keeping at least 3); -m runs
  *   only the point-to-point or only the collective part, or only the nonblocking exchange (nb:
  *   rows to add to an earlier sheet's CSV; natively the point-to-point part is
  *   best measured in a launch of 2 ranks: idle ranks of an oversubscribed launch disturb the
- *   two that measure, and the fresh-data stream is sensitive to where they run).
+ *   two that measure, and the fresh-data stream is sensitive to where they run); noise
+ *   runs only the selfish-detour loop, which all and pt2pt also run first (bench_noise()).
  *
  * Output (CSV, '#' lines are metadata):
  *   kind,op,p,bytes,reps,min,median,mean,stddev
@@ -45,6 +46,9 @@
  *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall; bytes is the
  *   per-process block (bcast: the buffer; reduce/allreduce: the vector of doubles; gather,
  *   scatter, allgather: each process's block; alltoall: each pair's block).
+ *   noise ops (bench_noise()): span (bytes: the threshold in ns; min = median = mean: the
+ *   seconds the loop ran) and one detour row per power-of-two bin of detour lengths that
+ *   holds any (bytes: the bin's upper edge in ns; reps: how many; the statistics: theirs).
  */
 #include <mpi.h>
 
@@ -118,6 +122,50 @@ static void delay(double sec) {
     while (MPI_Wtime() - t0 < sec) {
     }
 #endif
+}
+
+static void idle_barrier(void);
+static void usage_exit(int rank, const char *msg);
+
+/* The host's clock, also under SMPI (whose smpi_helpers.h turns clock_gettime into the
+ * simulated clock; the parentheses keep that function-like macro from expanding). */
+static double host_now(void) {
+    struct timespec ts;
+    (clock_gettime)(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define NOISE_SECONDS 2.0
+#define NOISE_THRESHOLD 2e-6
+#define NOISE_MAX 1000000
+
+/* The selfish-detour benchmark (Beckman et al., Cluster 2006) on rank 0, the others waiting in
+ * the idle barrier: a loop reading the host's clock for NOISE_SECONDS records every gap longer
+ * than NOISE_THRESHOLD, a time the core was taken from the program (a detour). Under SMPI
+ * this is the host running the simulation, whose detours inside a rank's computation are
+ * charged to simulated time. Rows: see the header. */
+static void bench_noise(int rank) {
+    if (rank == 0) {
+        double *d = malloc(sizeof(double) * NOISE_MAX);
+        long n = 0;
+        if (!d) usage_exit(rank, "out of memory for the detours");
+        double t0 = host_now(), last = t0, t = t0;
+        while ((t = host_now()) - t0 < NOISE_SECONDS) {
+            if (t - last > NOISE_THRESHOLD && n < NOISE_MAX) d[n++] = t - last;
+            last = t;
+        }
+        double span = t - t0;
+        qsort(d, (size_t)n, sizeof(double), cmp_double);
+        emit("noise", "span", 1, (long)(NOISE_THRESHOLD * 1e9 + 0.5), &span, 1);
+        long at = 0;
+        for (double up = 2 * NOISE_THRESHOLD; at < n; up *= 2) {
+            long from = at;
+            while (at < n && d[at] <= up) at++;
+            if (at > from) emit("noise", "detour", 1, (long)(up * 1e9 + 0.5), d + from, (int)(at - from));
+        }
+        free(d);
+    }
+    idle_barrier();
 }
 
 /* A world barrier that ranks with nothing to do wait in while others measure: natively it
@@ -509,7 +557,7 @@ static void free_buffers(int shared) {
 }
 
 static void usage_exit(int rank, const char *msg) {
-    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll|nb]\n", msg);
+    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll|nb|noise]\n", msg);
     MPI_Finalize();
     exit(2);
 }
@@ -525,7 +573,7 @@ int main(int argc, char **argv) {
     parse_list("1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304", &p2p, 1, 1L << 30);
     parse_list("8,64,512,4096,32768,262144", &coll, 1, 1L << 30);
     groups.n = 0;
-    int reps = 20, do_p2p = 1, do_coll = 1, blocking = 1;
+    int reps = 20, do_p2p = 1, do_coll = 1, blocking = 1, do_noise = 1;
     double cap = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -538,9 +586,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-r")) { if (parse_list(v, &one, 1, 100000) || one.n != 1) usage_exit(rank, "bad -r"); reps = (int)one.v[0]; }
         else if (!strcmp(a, "-m")) {
             if (!strcmp(v, "pt2pt")) do_coll = 0;
-            else if (!strcmp(v, "coll")) do_p2p = 0;
-            else if (!strcmp(v, "nb")) { do_coll = 0; blocking = 0; }
-            else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt, coll or nb)");
+            else if (!strcmp(v, "coll")) { do_p2p = 0; do_noise = 0; }
+            else if (!strcmp(v, "nb")) { do_coll = 0; blocking = 0; do_noise = 0; }
+            else if (!strcmp(v, "noise")) { do_p2p = 0; do_coll = 0; }
+            else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt, coll, nb or noise)");
         }
         else if (!strcmp(a, "-t")) { char *e; cap = strtod(v, &e); if (*e || !(cap > 0)) usage_exit(rank, "bad -t"); }
         else usage_exit(rank, "unknown option");
@@ -585,6 +634,7 @@ int main(int argc, char **argv) {
         fprintf(out_file, "kind,op,p,bytes,reps,min,median,mean,stddev\n");
     }
 
+    if (do_noise) bench_noise(rank);
     if (do_p2p) {
         MPI_Comm pair;
         MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);

@@ -3,7 +3,7 @@
 //! one, under the floor a rewrite of sent data sets, and with the step where a simulator's
 //! compute threshold drops short bursts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use apt::{Attr, LoopNode, Node, NodeData};
 use symbolic::Expr;
@@ -37,6 +37,7 @@ pub(super) fn fit_computation(
         reports: Vec::new(),
         cold: BTreeMap::new(),
     };
+    let mut typical = BTreeMap::new();
     for n in env.nodes.values() {
         let site = n.site.0;
         let NodeData::Loop(l) = &n.data else {
@@ -45,7 +46,12 @@ pub(super) fn fit_computation(
         if !l.compute {
             continue;
         }
-        let (f, w, work) = if let Some((fit, cold)) = steady_and_cold(env, n, l, trips, pc, notes) {
+        let CostFit {
+            charged: f,
+            w,
+            work,
+            typical: t,
+        } = if let Some((fit, cold)) = steady_and_cold(env, n, l, trips, pc, notes) {
             out.cold.insert(site, cold);
             fit
         } else {
@@ -55,11 +61,17 @@ pub(super) fn fit_computation(
             if s.values.is_empty() {
                 let mut f = Fitted::constant(0.0);
                 f.points = traced;
-                (f, None, None)
+                CostFit {
+                    charged: f.clone(),
+                    w: None,
+                    work: None,
+                    typical: f,
+                }
             } else {
                 fit_compute(env, n, l, &s, trips, pc, notes)
             }
         };
+        typical.insert(site, t);
         loose_fit_warning(env, site, &f, out.cold.get(&site), work.as_ref(), notes);
         out.reports.push(ComputeReport {
             site,
@@ -77,12 +89,22 @@ pub(super) fn fit_computation(
         });
         out.compute.insert(site, f);
     }
+    add_noise(env, pc, &typical, &mut out);
     out
 }
 
-/// A computation's cost per entry, its seconds per innermost iteration when the work is known,
-/// and its work per entry.
-type CostFit = (Fitted, Option<f64>, Option<Expr>);
+/// A computation's cost per entry.
+struct CostFit {
+    /// What T charges per entry before the host's detours ([`add_noise`]).
+    charged: Fitted,
+    /// Seconds per innermost iteration when the work is known.
+    w: Option<f64>,
+    /// The work per entry.
+    work: Option<Expr>,
+    /// The fit to the runs' cost per entry, without the compute threshold's step: how long
+    /// the host computes, charged or not.
+    typical: Fitted,
+}
 
 /// Warns when a computation's cost per entry follows its fitted law loosely (R² below 0.9,
 /// over three runs or more) and that moves T: in some run the slowest rank's time there and
@@ -192,7 +214,9 @@ fn steady_and_cold(
             continue;
         }
         // every run that traced it entered it twice or more, or its runs cannot be split
-        let (first, steady) = r.compute_first_entry(site).filter(|(_, s)| *s > 0.0)?;
+        let (first, steady) = r
+            .compute_first_entry(site, noisy(env, site, pc))
+            .filter(|(_, s)| *s > 0.0)?;
         ratios.push(first / steady - 1.0);
         excess.push(row(r, &env.params), (first - steady).max(0.0));
         shares.push((first - steady).max(0.0) / r.time);
@@ -207,7 +231,7 @@ fn steady_and_cold(
         return None;
     }
     let fit = fit_compute(env, n, l, &s, trips, pc, &mut scratch);
-    let cold = cold::once(&excess, &fit.0.expr)?;
+    let cold = cold::once(&excess, &fit.charged.expr)?;
     notes.append(scratch);
     notes.quantities.push(QuantityReport {
         what: "cold".into(),
@@ -230,13 +254,18 @@ fn compute_samples(
     which: PerEntry,
     notes: &mut Notes,
 ) -> Option<(Samples, usize)> {
+    let typical = noisy(env, site, pc);
     let per_entry = |r: &crate::observe::RunObs| {
         if which == PerEntry::Steady {
-            r.compute_first_entry(site).map(|(_, steady)| steady)
+            r.compute_first_entry(site, typical)
+                .map(|(_, steady)| steady)
         } else if pc.in_pipeline.contains(&site) {
             r.compute_totals(site)
                 .filter(|(c, _)| *c > 0)
                 .map(|(c, t)| t / c as f64)
+        } else if typical {
+            r.compute_occurrence_typical(site)
+                .or_else(|| r.compute_max_per_entry(site))
         } else {
             r.compute_occurrence_max(site)
                 .or_else(|| r.compute_max_per_entry(site))
@@ -316,7 +345,133 @@ fn fit_compute(
         None => fit_quantity(s, None, &[], false, env.qopts),
     };
     let w = work.as_ref().and_then(|w| per_iteration(w, &f));
-    (below_threshold(env, site, f), w, work)
+    CostFit {
+        charged: below_threshold(env, site, f.clone()),
+        w,
+        work,
+        typical: f,
+    }
+}
+
+/// Whether computation `site` is fitted to its typical cost and charged the host's detours
+/// apart ([`with_noise`]): when the machine's sheet measured them, outside pipelines (whose
+/// stages pay their mean cost; a detour delays one stage, not every rank).
+fn noisy(env: &Env<'_>, site: u32, pc: &PhaseContext) -> bool {
+    env.noise.is_some() && !pc.in_pipeline.contains(&site)
+}
+
+/// Charges each stretch of [`noisy`] computation (what its ranks run between two MPI calls)
+/// the longest detour its ranks meet ([`crate::noise`]): over `R` ranks computing `W` seconds
+/// each, `law(R·rate·W)`, `R` = 1 where one rank ran it in every run, else P. Computations
+/// the runs show between the same two MPI calls are one stretch ([`stretch_groups`]), `W` the
+/// sum of their `typical` costs times their entries per stretch, and its detour is charged
+/// per entry of the one present in the most stretches, divided by its entries per stretch.
+/// Detours lift a burst over a compute threshold, so they are charged whole.
+fn add_noise(
+    env: &Env<'_>,
+    pc: &PhaseContext,
+    typical: &BTreeMap<u32, Fitted>,
+    out: &mut Computation,
+) {
+    let (Some(law), Some(host)) = (&env.noise, &env.machine.noise) else {
+        return;
+    };
+    for group in stretch_groups(env.runs) {
+        let sites: Vec<u32> = group
+            .into_iter()
+            .filter(|s| noisy(env, *s, pc) && typical.contains_key(s))
+            .collect();
+        let per_stretch = |site: u32| -> Option<Expr> {
+            let ks = env.samples_of(&|r| r.compute_entries_per_stretch(site));
+            if ks.values.is_empty() {
+                None
+            } else if ks.values.iter().all(|k| (k - 1.0).abs() < 0.01) {
+                Some(Expr::one())
+            } else {
+                Some(super::phase_context::fit_whole_count(env, &ks, None).expr)
+            }
+        };
+        let ks: Vec<(u32, Expr)> = sites
+            .iter()
+            .filter_map(|s| per_stretch(*s).map(|k| (*s, k)))
+            .collect();
+        let stretches = |site: u32| -> usize {
+            env.runs
+                .iter()
+                .flat_map(|r| &r.ranks)
+                .flat_map(|k| k.stretch_sites())
+                .filter(|(set, _)| set.contains(&site))
+                .map(|(_, n)| n)
+                .sum()
+        };
+        let Some((carrier, k)) = ks
+            .iter()
+            .max_by_key(|(s, _)| (stretches(*s), std::cmp::Reverse(*s)))
+            .cloned()
+        else {
+            continue;
+        };
+        let alone = env.runs.iter().all(|r| {
+            r.ranks
+                .iter()
+                .filter(|k| sites.iter().any(|s| k.entries.contains_key(s)))
+                .count()
+                <= 1
+        });
+        let ranks = if alone { Expr::one() } else { Expr::var("P") };
+        let noise = |pick: &dyn Fn(&Fitted) -> &Expr| {
+            let w: Expr = ks.iter().map(|(s, k)| k * pick(&typical[s])).sum();
+            let m = &ranks * Expr::num(host.rate()) * w;
+            law.expr(&m) * k.powi(-1)
+        };
+        let (e, lo, hi) = (noise(&|f| &f.expr), noise(&|f| &f.lo), noise(&|f| &f.hi));
+        if let Some(f) = out.compute.get_mut(&carrier) {
+            f.expr = &f.expr + &e;
+            f.lo = &f.lo + &lo;
+            f.hi = &f.hi + &hi;
+            if let Some(r) = out.reports.iter_mut().find(|r| r.site == carrier) {
+                r.cost = f.expr.clone();
+                r.fit = f.clone();
+            }
+        }
+    }
+}
+
+/// The computation sites the runs show between the same two MPI calls of a rank as a rule,
+/// grouped: two sites are together when most stretches of each hold both (a loop's last
+/// entry running into the code after it does not join them); a site with no such partner is a
+/// group of its own. In site order.
+fn stretch_groups(runs: &[crate::observe::RunObs]) -> Vec<BTreeSet<u32>> {
+    let mut sets: BTreeMap<BTreeSet<u32>, usize> = BTreeMap::new();
+    for k in runs.iter().flat_map(|r| &r.ranks) {
+        for (set, n) in k.stretch_sites() {
+            *sets.entry(set).or_insert(0) += n;
+        }
+    }
+    let count = |pred: &dyn Fn(&BTreeSet<u32>) -> bool| -> usize {
+        sets.iter().filter(|(s, _)| pred(s)).map(|(_, n)| n).sum()
+    };
+    let sites: BTreeSet<u32> = sets.keys().flatten().copied().collect();
+    let mut groups: Vec<BTreeSet<u32>> = Vec::new();
+    for s in sites {
+        let alone = count(&|x| x.contains(&s));
+        let joins = |g: &BTreeSet<u32>| {
+            g.iter().any(|t| {
+                let both = count(&|x| x.contains(&s) && x.contains(t));
+                2 * both > alone.max(count(&|x| x.contains(t)))
+            })
+        };
+        let (joined, mut rest): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut groups).into_iter().partition(joins);
+        let mut merged = BTreeSet::from([s]);
+        for g in joined {
+            merged.extend(g);
+        }
+        rest.push(merged);
+        groups = rest;
+    }
+    groups.sort();
+    groups
 }
 
 /// Entries into the innermost loops of the nest at `n` per entry of `n`, from the trip counts

@@ -31,6 +31,8 @@ pub(super) struct Env<'a> {
     pub(super) consts: BTreeMap<String, Expr>,
     /// Every APT node by site id.
     pub(super) nodes: BTreeMap<u32, &'a Node>,
+    /// The law of the machine's detours ([`crate::noise`]), when its sheet measured them.
+    pub(super) noise: Option<crate::noise::NoiseLaw>,
     /// The main source's directory: other files are reported relative to it.
     main_dir: PathBuf,
     /// The main source's file name.
@@ -93,6 +95,10 @@ impl<'a> Env<'a> {
             paths: parent_paths(apt),
             consts,
             nodes: apt.nodes().into_iter().map(|n| (n.site.0, n)).collect(),
+            noise: machine
+                .noise
+                .as_ref()
+                .and_then(crate::noise::HostNoise::law),
             main_dir: apt.file.parent().map(Path::to_path_buf).unwrap_or_default(),
             main_name: apt
                 .file

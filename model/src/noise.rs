@@ -1,0 +1,325 @@
+//! Host noise and what it costs a loosely synchronous program at scale.
+//!
+//! A core running a program is taken away from it now and then (timer ticks, daemons, the
+//! hypervisor): a *detour*. The selfish-detour benchmark (`augur_bench -m noise`, after Beckman
+//! et al., "The influence of operating systems on the performance of collective operations at
+//! extreme scale", Cluster 2006) measures them: a tight loop reading the clock records every gap
+//! longer than a threshold. The data sheet keeps their rate and a histogram of their lengths.
+//!
+//! Detours land in a rank's computation as a Poisson process of that rate. When P ranks compute
+//! for `w` seconds each and then synchronise, the step waits for the rank that met the longest
+//! detour: with `M = P·rate·w` detours expected among them, that costs
+//! `E[the longest of Poisson(M) detours] = ∫ 1 − exp(−M·(1 − F(x))) dx` over the detours'
+//! distribution `F` ([`HostNoise::expected_longest`]). It grows with P at fixed `w` (weak
+//! scaling), and stays near the longest detour's typical length once `M` is large, while `w`
+//! itself shrinks (strong scaling): the effect Petrini et al. ("The case of the missing
+//! supercomputer performance", SC 2003) and Hoefler et al. (SC 2010) measured. Under SMPI the
+//! same holds for the simulation's host, whose detours inside a rank's burst are charged to
+//! simulated time.
+//!
+//! In T that expectation takes the closed form [`NoiseLaw`]
+//! `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`, fitted to the exact expectation over the
+//! range a model meets.
+
+use serde::{Deserialize, Serialize};
+use symbolic::Expr;
+
+/// One bin of the detours' lengths.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetourBin {
+    /// Detours up to this length (seconds) and longer than the previous bin's.
+    pub up_to: f64,
+    pub count: u64,
+    /// Their mean length, seconds.
+    pub mean: f64,
+}
+
+/// The detours a selfish-detour loop measured on a host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostNoise {
+    /// Seconds the loop ran.
+    pub seconds: f64,
+    /// Gaps between two readings of the clock longer than this (seconds) were detours.
+    pub threshold: f64,
+    /// The detours by length, ascending.
+    pub detours: Vec<DetourBin>,
+}
+
+/// `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`: E[the longest of Poisson(M) detours].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoiseLaw {
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+    pub e: f64,
+    pub longest: f64,
+    /// Largest relative error against [`HostNoise::expected_longest`] over `M` in
+    /// [`LAW_RANGE`].
+    pub max_rel_err: f64,
+}
+
+/// The range of `M` (expected detours among the ranks in one step) the law is fitted over:
+/// from one step in a thousand meeting a detour to a hundred thousand ranks meeting one each.
+pub const LAW_RANGE: (f64, f64) = (1e-3, 1e5);
+
+impl HostNoise {
+    /// Detours per second of computation.
+    pub fn rate(&self) -> f64 {
+        let n: u64 = self.detours.iter().map(|b| b.count).sum();
+        if self.seconds > 0.0 {
+            n as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether the sheet's numbers make sense: a positive duration and threshold, bins in
+    /// ascending order with their means inside them.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.seconds > 0.0 && self.seconds.is_finite()) {
+            return Err(format!(
+                "noise.seconds must be positive, found {}",
+                self.seconds
+            ));
+        }
+        if !(self.threshold > 0.0 && self.threshold.is_finite()) {
+            return Err(format!(
+                "noise.threshold must be positive, found {}",
+                self.threshold
+            ));
+        }
+        let mut below = self.threshold;
+        for (i, b) in self.detours.iter().enumerate() {
+            if !(b.up_to > below && b.up_to.is_finite()) {
+                return Err(format!(
+                    "noise.detours[{i}].up_to ({}) must exceed the bin below it ({below})",
+                    b.up_to
+                ));
+            }
+            if b.count > 0 && !(b.mean > below * (1.0 - 1e-9) && b.mean <= b.up_to * (1.0 + 1e-9)) {
+                return Err(format!(
+                    "noise.detours[{i}].mean ({}) must lie in its bin ({below}, {}]",
+                    b.mean, b.up_to
+                ));
+            }
+            below = b.up_to;
+        }
+        Ok(())
+    }
+
+    /// The longest detour's mean length over `M` expected detours (a Poisson count), each drawn
+    /// from the bins: `Σ_j (v_j − v_{j−1})·(1 − exp(−M·T_j))`, `v_j` the bins' means in
+    /// ascending order, `T_j` the share of detours in bin j and above; 0 when there are none.
+    pub fn expected_longest(&self, m: f64) -> f64 {
+        let bins: Vec<&DetourBin> = self.detours.iter().filter(|b| b.count > 0).collect();
+        let n: u64 = bins.iter().map(|b| b.count).sum();
+        if n == 0 || m <= 0.0 {
+            return 0.0;
+        }
+        let mut above = n;
+        let mut prev = 0.0;
+        let mut sum = 0.0;
+        for b in bins {
+            let tail = above as f64 / n as f64;
+            sum += (b.mean - prev) * -(-m * tail).exp_m1();
+            prev = b.mean;
+            above -= b.count;
+        }
+        sum
+    }
+
+    /// The longest detour's bin mean (0 without detours).
+    pub fn longest(&self) -> f64 {
+        self.detours
+            .iter()
+            .rev()
+            .find(|b| b.count > 0)
+            .map_or(0.0, |b| b.mean)
+    }
+
+    /// [`NoiseLaw`] fitted to [`Self::expected_longest`] over [`LAW_RANGE`] (relative error):
+    /// `b` and `e` searched on a logarithmic grid, `a` and `c` non-negative least squares at
+    /// each. `None` without detours.
+    pub fn law(&self) -> Option<NoiseLaw> {
+        let longest = self.longest();
+        if longest <= 0.0 {
+            return None;
+        }
+        let (lo, hi) = LAW_RANGE;
+        let ms: Vec<f64> = (0..=80)
+            .map(|i| lo * (hi / lo).powf(f64::from(i) / 80.0))
+            .collect();
+        let hs: Vec<f64> = ms.iter().map(|m| self.expected_longest(*m)).collect();
+        let grid = |k: usize, from: f64, to: f64| from * (to / from).powf(k as f64 / 40.0);
+        let mut best: Option<(f64, NoiseLaw)> = None;
+        for i in 0..=40 {
+            let b = grid(i, 1e-4, 1e2);
+            for j in 0..=40 {
+                let e = grid(j, 1e-5, 1e1);
+                // columns x1 = M/(1+bM), x2 = log2(1+eM), rows weighted by 1/H
+                let (mut s11, mut s12, mut s22, mut t1, mut t2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+                let cols: Vec<(f64, f64, f64)> = ms
+                    .iter()
+                    .zip(&hs)
+                    .filter(|(_, h)| **h > 0.0)
+                    .map(|(m, h)| (m / (1.0 + b * m) / h, (1.0 + e * m).log2() / h, 1.0))
+                    .collect();
+                for (x1, x2, y) in &cols {
+                    s11 += x1 * x1;
+                    s12 += x1 * x2;
+                    s22 += x2 * x2;
+                    t1 += x1 * y;
+                    t2 += x2 * y;
+                }
+                let det = s11 * s22 - s12 * s12;
+                let (mut a, mut c) = if det.abs() > 1e-300 {
+                    ((t1 * s22 - t2 * s12) / det, (t2 * s11 - t1 * s12) / det)
+                } else {
+                    (-1.0, -1.0)
+                };
+                // non-negative: the better of the two one-column fits when one goes negative
+                if a < 0.0 || c < 0.0 {
+                    let only_a = (t1 / s11).max(0.0);
+                    let only_c = (t2 / s22).max(0.0);
+                    let err_a = s11 * only_a * only_a - 2.0 * t1 * only_a;
+                    let err_c = s22 * only_c * only_c - 2.0 * t2 * only_c;
+                    (a, c) = if err_a <= err_c {
+                        (only_a, 0.0)
+                    } else {
+                        (0.0, only_c)
+                    };
+                }
+                let law = NoiseLaw {
+                    a,
+                    b,
+                    c,
+                    e,
+                    longest,
+                    max_rel_err: 0.0,
+                };
+                let errs = ms
+                    .iter()
+                    .zip(&hs)
+                    .filter(|(_, h)| **h > 0.0)
+                    .map(|(m, h)| ((law.eval(*m) - h) / h).abs());
+                let (sum, worst) = errs.fold((0.0, 0.0f64), |(s, w), x| (s + x * x, w.max(x)));
+                if best.as_ref().is_none_or(|(s, _)| sum < *s) {
+                    best = Some((
+                        sum,
+                        NoiseLaw {
+                            max_rel_err: worst,
+                            ..law
+                        },
+                    ));
+                }
+            }
+        }
+        best.map(|(_, l)| l)
+    }
+}
+
+impl NoiseLaw {
+    pub fn eval(&self, m: f64) -> f64 {
+        (self.a * m / (1.0 + self.b * m) + self.c * (1.0 + self.e * m).log2()).min(self.longest)
+    }
+
+    /// The law at `m` as an expression.
+    pub fn expr(&self, m: &Expr) -> Expr {
+        let sat = Expr::num(self.a) * m * (Expr::one() + Expr::num(self.b) * m).powi(-1);
+        let grows = Expr::num(self.c) * (Expr::one() + Expr::num(self.e) * m).log2();
+        Expr::min(sat + grows, Expr::num(self.longest))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Detours of this host measured on 2026-12-02 (selfish loop, 3 s, gaps over 2 µs),
+    /// binned by powers of two.
+    fn measured() -> HostNoise {
+        let bins = [
+            (4e-6, 598, 2.9e-6),
+            (8e-6, 219, 5.6e-6),
+            (16e-6, 504, 12.1e-6),
+            (32e-6, 536, 23.5e-6),
+            (64e-6, 507, 41.0e-6),
+            (128e-6, 132, 83.0e-6),
+            (256e-6, 41, 160.0e-6),
+            (512e-6, 3, 330.0e-6),
+            (2048e-6, 1, 1100.0e-6),
+        ];
+        HostNoise {
+            seconds: 3.0,
+            threshold: 2e-6,
+            detours: bins
+                .iter()
+                .map(|&(up_to, count, mean)| DetourBin { up_to, count, mean })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_longest_of_few_detours_is_their_mean_times_how_many() {
+        let h = measured();
+        let n: u64 = h.detours.iter().map(|b| b.count).sum();
+        let mean: f64 = h
+            .detours
+            .iter()
+            .map(|b| b.count as f64 * b.mean)
+            .sum::<f64>()
+            / n as f64;
+        // M ≪ 1: at most one detour, met with probability ≈ M
+        let m = 1e-4;
+        assert!((h.expected_longest(m) / (m * mean) - 1.0).abs() < 1e-3);
+        assert_eq!(h.expected_longest(0.0), 0.0);
+        // M ≫ n: the longest bin is all but certain
+        assert!((h.expected_longest(1e9) - 1100e-6).abs() < 1e-9);
+        assert!((h.rate() - n as f64 / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_expectation_grows_with_the_number_of_detours() {
+        let h = measured();
+        let mut prev = 0.0;
+        for k in 0..40 {
+            let m = 1e-3 * 1.5f64.powi(k);
+            let v = h.expected_longest(m);
+            assert!(v > prev, "E at M = {m}: {v} after {prev}");
+            prev = v;
+        }
+    }
+
+    #[test]
+    fn the_law_follows_the_expectation() {
+        let h = measured();
+        let law = h.law().unwrap();
+        assert!(law.max_rel_err < 0.15, "{law:?}");
+        for m in [0.01, 0.3, 1.0, 7.0, 100.0, 5000.0] {
+            let exact = h.expected_longest(m);
+            let e = law.expr(&Expr::var("M"));
+            let v = e.eval(&|n| (n == "M").then_some(m)).unwrap();
+            assert!((v - law.eval(m)).abs() <= 1e-12 * v.max(1e-30));
+            // between the grid's points the error may exceed its largest on them a little
+            let err = ((v - exact) / exact).abs();
+            assert!(
+                err <= law.max_rel_err + 0.02,
+                "M = {m}: {v} for {exact} ({law:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sheet_without_detours_has_no_law() {
+        let mut h = measured();
+        for b in &mut h.detours {
+            b.count = 0;
+        }
+        assert!(h.law().is_none());
+        assert_eq!(h.expected_longest(10.0), 0.0);
+        assert!(h.validate().is_ok());
+        h.detours[0].up_to = 1e-6;
+        assert!(h.validate().is_err());
+    }
+}
