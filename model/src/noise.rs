@@ -19,7 +19,7 @@
 //!
 //! In T that expectation takes the closed form [`NoiseLaw`]
 //! `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`, fitted to the exact expectation over the
-//! range a model meets.
+//! range a model meets (within 3% over M = 10⁻³ .. 10⁵ for this host's detours).
 
 use serde::{Deserialize, Serialize};
 use symbolic::Expr;
@@ -45,7 +45,10 @@ pub struct HostNoise {
     pub detours: Vec<DetourBin>,
 }
 
-/// `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`: E[the longest of Poisson(M) detours].
+/// `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`: E[the longest of Poisson(M) detours],
+/// `longest` the longest bin's mean length. Linear in M where few ranks meet a detour (the
+/// mean detour `a + c·e/ln 2`), saturating where the common detours are all but certain, and
+/// logarithmic beyond, as an exponential tail's maximum grows, never past the longest measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoiseLaw {
     pub a: f64,
@@ -138,83 +141,99 @@ impl HostNoise {
     }
 
     /// [`NoiseLaw`] fitted to [`Self::expected_longest`] over [`LAW_RANGE`] (relative error):
-    /// `b` and `e` searched on a logarithmic grid, `a` and `c` non-negative least squares at
-    /// each. `None` without detours.
+    /// `b` and `e` searched on a logarithmic grid and then refined around the best point,
+    /// `a` and `c` non-negative least squares at each. `None` without detours.
     pub fn law(&self) -> Option<NoiseLaw> {
         let longest = self.longest();
         if longest <= 0.0 {
             return None;
         }
         let (lo, hi) = LAW_RANGE;
-        let ms: Vec<f64> = (0..=80)
+        let points: Vec<(f64, f64)> = (0..=80)
             .map(|i| lo * (hi / lo).powf(f64::from(i) / 80.0))
+            .map(|m| (m, self.expected_longest(m)))
+            .filter(|(_, h)| *h > 0.0)
             .collect();
-        let hs: Vec<f64> = ms.iter().map(|m| self.expected_longest(*m)).collect();
-        let grid = |k: usize, from: f64, to: f64| from * (to / from).powf(k as f64 / 40.0);
-        let mut best: Option<(f64, NoiseLaw)> = None;
-        for i in 0..=40 {
-            let b = grid(i, 1e-4, 1e2);
-            for j in 0..=40 {
-                let e = grid(j, 1e-5, 1e1);
-                // columns x1 = M/(1+bM), x2 = log2(1+eM), rows weighted by 1/H
-                let (mut s11, mut s12, mut s22, mut t1, mut t2) = (0.0, 0.0, 0.0, 0.0, 0.0);
-                let cols: Vec<(f64, f64, f64)> = ms
-                    .iter()
-                    .zip(&hs)
-                    .filter(|(_, h)| **h > 0.0)
-                    .map(|(m, h)| (m / (1.0 + b * m) / h, (1.0 + e * m).log2() / h, 1.0))
-                    .collect();
-                for (x1, x2, y) in &cols {
-                    s11 += x1 * x1;
-                    s12 += x1 * x2;
-                    s22 += x2 * x2;
-                    t1 += x1 * y;
-                    t2 += x2 * y;
-                }
-                let det = s11 * s22 - s12 * s12;
-                let (mut a, mut c) = if det.abs() > 1e-300 {
-                    ((t1 * s22 - t2 * s12) / det, (t2 * s11 - t1 * s12) / det)
-                } else {
-                    (-1.0, -1.0)
-                };
-                // non-negative: the better of the two one-column fits when one goes negative
-                if a < 0.0 || c < 0.0 {
-                    let only_a = (t1 / s11).max(0.0);
-                    let only_c = (t2 / s22).max(0.0);
-                    let err_a = s11 * only_a * only_a - 2.0 * t1 * only_a;
-                    let err_c = s22 * only_c * only_c - 2.0 * t2 * only_c;
-                    (a, c) = if err_a <= err_c {
-                        (only_a, 0.0)
-                    } else {
-                        (0.0, only_c)
-                    };
-                }
-                let law = NoiseLaw {
-                    a,
-                    b,
-                    c,
-                    e,
-                    longest,
-                    max_rel_err: 0.0,
-                };
-                let errs = ms
-                    .iter()
-                    .zip(&hs)
-                    .filter(|(_, h)| **h > 0.0)
-                    .map(|(m, h)| ((law.eval(*m) - h) / h).abs());
-                let (sum, worst) = errs.fold((0.0, 0.0f64), |(s, w), x| (s + x * x, w.max(x)));
-                if best.as_ref().is_none_or(|(s, _)| sum < *s) {
-                    best = Some((
-                        sum,
-                        NoiseLaw {
-                            max_rel_err: worst,
-                            ..law
-                        },
-                    ));
+        let score = |lb: f64, le: f64| -> (f64, NoiseLaw) {
+            let law = fit_linear(&points, 10f64.powf(lb), 10f64.powf(le), longest);
+            let (sum, worst) = points.iter().fold((0.0, 0.0f64), |(s, w), (m, h)| {
+                let r = ((law.eval(*m) - h) / h).abs();
+                (s + r * r, w.max(r))
+            });
+            (
+                sum,
+                NoiseLaw {
+                    max_rel_err: worst,
+                    ..law
+                },
+            )
+        };
+        // log10 of b in [-4, 2], of e in [-5, 1]
+        let mut best = (f64::INFINITY, 0.0, 0.0);
+        for i in 0..=24 {
+            for j in 0..=24 {
+                let (lb, le) = (-4.0 + 0.25 * f64::from(i), -5.0 + 0.25 * f64::from(j));
+                let (s, _) = score(lb, le);
+                if s < best.0 {
+                    best = (s, lb, le);
                 }
             }
         }
-        best.map(|(_, l)| l)
+        let mut step = 0.125;
+        while step > 1e-3 {
+            let (_, lb, le) = best;
+            for (db, de) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
+                let (s, _) = score(lb + db * step, le + de * step);
+                if s < best.0 {
+                    best = (s, lb + db * step, le + de * step);
+                }
+            }
+            if (best.1, best.2) == (lb, le) {
+                step /= 2.0;
+            }
+        }
+        Some(score(best.1, best.2).1)
+    }
+}
+
+/// The law with `b` and `e` given: `a` and `c` by non-negative least squares on the relative
+/// error (without the cap), the better one-column fit where both columns would not stay
+/// non-negative.
+fn fit_linear(points: &[(f64, f64)], b: f64, e: f64, longest: f64) -> NoiseLaw {
+    let (mut s11, mut s12, mut s22, mut t1, mut t2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (m, h) in points {
+        let (x1, x2) = (m / (1.0 + b * m) / h, (1.0 + e * m).log2() / h);
+        s11 += x1 * x1;
+        s12 += x1 * x2;
+        s22 += x2 * x2;
+        t1 += x1;
+        t2 += x2;
+    }
+    let det = s11 * s22 - s12 * s12;
+    let (mut a, mut c) = if det.abs() > 1e-300 {
+        ((t1 * s22 - t2 * s12) / det, (t2 * s11 - t1 * s12) / det)
+    } else {
+        (-1.0, -1.0)
+    };
+    if a < 0.0 || c < 0.0 {
+        let only_a = if s11 > 0.0 { (t1 / s11).max(0.0) } else { 0.0 };
+        let only_c = if s22 > 0.0 { (t2 / s22).max(0.0) } else { 0.0 };
+        // Σ (k·x − 1)² less the constant: k²·Σx² − 2k·Σx
+        let err_a = s11 * only_a * only_a - 2.0 * t1 * only_a;
+        let err_c = s22 * only_c * only_c - 2.0 * t2 * only_c;
+        (a, c) = if err_a <= err_c {
+            (only_a, 0.0)
+        } else {
+            (0.0, only_c)
+        };
+    }
+    NoiseLaw {
+        a,
+        b,
+        c,
+        e,
+        longest,
+        max_rel_err: 0.0,
     }
 }
 
