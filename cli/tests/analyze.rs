@@ -43,15 +43,18 @@ fn pge2_four_pipelines_overlapping_in_pairs_and_two_exchanges() {
     assert_eq!(phases(&m, "synchronous").len(), 2);
 }
 
+/// Seed 004 §5.2's T = a + b·λ + c·λ² is its computation and communication, which the model
+/// composes the same way on a machine without detours (`--no-noise`; the Paragon's figures
+/// have none). On the SMPI sheet the host's detours add to each step the longest one among
+/// the ranks' λ² computation: a law that levels off in λ, not a polynomial.
 #[test]
 fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = analyze("atm2d", tmp.path());
+    let m = common::analyze_with("atm2d", tmp.path(), &["--no-noise"]);
     assert_eq!(phases(&m, "synchronous").len(), 4, "{:#}", m["phases"]);
     assert!(phases(&m, "pipeline").is_empty());
     let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
     // a + b·λ + c·λ²: no term of T has a power of LAMBDA other than 0, 1, 2
-    let lambda = symbolic::Expr::var("LAMBDA");
     let d3 = t
         .diff_smooth("LAMBDA")
         .diff_smooth("LAMBDA")
@@ -61,7 +64,6 @@ fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
         !t.diff_smooth("LAMBDA").diff_smooth("LAMBDA").is_zero(),
         "T has a LAMBDA^2 term: {t}"
     );
-    let _ = lambda;
 }
 
 #[test]
@@ -380,7 +382,16 @@ fn human_t_is_the_form_over_the_traced_runs() {
     let mut lines = text.lines().skip(1);
     let t_line = lines.next().unwrap();
     let shown = symbolic::parse(t_line.split_once(" = ").unwrap().1).unwrap();
-    assert!(!t_line.contains('[') && !t_line.contains("s1"), "{text}");
+    // no step in T: none written out, none named below it (a repeated clamp may be)
+    assert!(!t_line.contains('['), "{text}");
+    assert!(
+        !text.lines().take_while(|l| !l.starts_with("  (")).any(|l| l
+            .trim_start()
+            .starts_with("where s")
+            && l.contains(" = [")
+            || l.trim_start().starts_with('s') && l.contains(" = [")),
+        "{text}"
+    );
     assert!(
         text.contains("(T as it is over the traced runs: K 32..64, N "),
         "{text}"
@@ -442,7 +453,21 @@ fn human_t_is_the_form_over_the_traced_runs() {
             .iter()
             .map(|(k, x)| (k.clone(), x.as_f64().unwrap()))
             .collect();
-        let (a, b) = (flat.eval_map(&at).unwrap(), shown.eval_map(&at).unwrap());
+        // a repeated clamp shown by name is its definition below T
+        let named = |v: &str| -> Option<f64> {
+            at.get(v).copied().or_else(|| {
+                let def = text.lines().find_map(|l| {
+                    let l = l
+                        .trim_start()
+                        .strip_prefix("where ")
+                        .unwrap_or(l.trim_start());
+                    l.strip_prefix(&format!("{v} = "))
+                })?;
+                let def = def.split("  (").next()?;
+                symbolic::parse(def).ok()?.eval_map(&at).ok()
+            })
+        };
+        let (a, b) = (flat.eval_map(&at).unwrap(), shown.eval(&named).unwrap());
         assert!((a - b).abs() <= 1e-3 * a, "{at:?}: {a} saved, {b} shown");
     }
 }
@@ -581,7 +606,7 @@ fn the_loop_that_rewrites_a_sent_buffer_costs_at_least_the_sheets_rewrite() {
     // N/P = 16384 elements per rank: a 128 KiB message
     let floor = rewrite.eval(2.0, 131072.0);
     let (text, v) = cost_at(&m, 52, 32768.0, 2.0);
-    assert!(text.starts_with("max("), "{text}");
+    assert!(text.contains("max("), "{text}");
     assert!(v >= floor * (1.0 - 1e-9), "{v} < sheet {floor}: {text}");
     // at P = 1 nothing is sent: the law alone, about the cost per element traced there
     let (_, one) = cost_at(&m, 52, 16384.0, 1.0);

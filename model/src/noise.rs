@@ -17,9 +17,9 @@
 //! same holds for the simulation's host, whose detours inside a rank's burst are charged to
 //! simulated time.
 //!
-//! In T that expectation takes the closed form [`NoiseLaw`]
-//! `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`, fitted to the exact expectation over the
-//! range a model meets (within 3% over M = 10⁻³ .. 10⁵ for this host's detours).
+//! In T that expectation takes the closed form [`NoiseLaw`] `a₁·M/(1 + b₁·M) +
+//! a₂·M/(1 + b₂·M)`, fitted to the exact expectation over the range a model meets (within 5%
+//! over M = 10⁻³ .. 10⁵ for this host's detours).
 
 use serde::{Deserialize, Serialize};
 use symbolic::Expr;
@@ -45,17 +45,15 @@ pub struct HostNoise {
     pub detours: Vec<DetourBin>,
 }
 
-/// `min(a·M/(1 + b·M) + c·log2(1 + e·M), longest)`: E[the longest of Poisson(M) detours],
-/// `longest` the longest bin's mean length. Linear in M where few ranks meet a detour (the
-/// mean detour `a + c·e/ln 2`), saturating where the common detours are all but certain, and
-/// logarithmic beyond, as an exponential tail's maximum grows, never past the longest measured.
+/// `a₁·M/(1 + b₁·M) + a₂·M/(1 + b₂·M)`: E[the longest of Poisson(M) detours]. Each term
+/// is a bin's `Δ·(1 − exp(−M·T))` with `x/(1 + x)` for `1 − exp(−x)`, two of them standing for
+/// all the bins: linear in M where few ranks meet a detour (the mean detour `a₁ + a₂`),
+/// levelling off towards `a₁/b₁ + a₂/b₂` where all but the rarest are certain. Sums of
+/// positive terms: no digits cancel when T is printed to four.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoiseLaw {
-    pub a: f64,
-    pub b: f64,
-    pub c: f64,
-    pub e: f64,
-    pub longest: f64,
+    pub a: [f64; 2],
+    pub b: [f64; 2],
     /// Largest relative error against [`HostNoise::expected_longest`] over `M` in
     /// [`LAW_RANGE`].
     pub max_rel_err: f64,
@@ -141,11 +139,10 @@ impl HostNoise {
     }
 
     /// [`NoiseLaw`] fitted to [`Self::expected_longest`] over [`LAW_RANGE`] (relative error):
-    /// `b` and `e` searched on a logarithmic grid and then refined around the best point,
-    /// `a` and `c` non-negative least squares at each. `None` without detours.
+    /// `b₁ ≤ b₂` searched on a logarithmic grid and then refined around the best point, the
+    /// `a`s non-negative least squares at each. `None` without detours.
     pub fn law(&self) -> Option<NoiseLaw> {
-        let longest = self.longest();
-        if longest <= 0.0 {
+        if self.longest() <= 0.0 {
             return None;
         }
         let (lo, hi) = LAW_RANGE;
@@ -154,8 +151,8 @@ impl HostNoise {
             .map(|m| (m, self.expected_longest(m)))
             .filter(|(_, h)| *h > 0.0)
             .collect();
-        let score = |lb: f64, le: f64| -> (f64, NoiseLaw) {
-            let law = fit_linear(&points, 10f64.powf(lb), 10f64.powf(le), longest);
+        let score = |l1: f64, l2: f64| -> (f64, NoiseLaw) {
+            let law = fit_linear(&points, [10f64.powf(l1), 10f64.powf(l2)]);
             let (sum, worst) = points.iter().fold((0.0, 0.0f64), |(s, w), (m, h)| {
                 let r = ((law.eval(*m) - h) / h).abs();
                 (s + r * r, w.max(r))
@@ -168,27 +165,27 @@ impl HostNoise {
                 },
             )
         };
-        // log10 of b in [-4, 2], of e in [-5, 1]
+        // log10 of the b's in [-6, 2]
         let mut best = (f64::INFINITY, 0.0, 0.0);
-        for i in 0..=24 {
-            for j in 0..=24 {
-                let (lb, le) = (-4.0 + 0.25 * f64::from(i), -5.0 + 0.25 * f64::from(j));
-                let (s, _) = score(lb, le);
+        for i in 0..=32 {
+            for j in i..=32 {
+                let (l1, l2) = (-6.0 + 0.25 * f64::from(i), -6.0 + 0.25 * f64::from(j));
+                let (s, _) = score(l1, l2);
                 if s < best.0 {
-                    best = (s, lb, le);
+                    best = (s, l1, l2);
                 }
             }
         }
         let mut step = 0.125;
         while step > 1e-3 {
-            let (_, lb, le) = best;
-            for (db, de) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
-                let (s, _) = score(lb + db * step, le + de * step);
+            let (_, l1, l2) = best;
+            for (d1, d2) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
+                let (s, _) = score(l1 + d1 * step, l2 + d2 * step);
                 if s < best.0 {
-                    best = (s, lb + db * step, le + de * step);
+                    best = (s, l1 + d1 * step, l2 + d2 * step);
                 }
             }
-            if (best.1, best.2) == (lb, le) {
+            if (best.1, best.2) == (l1, l2) {
                 step /= 2.0;
             }
         }
@@ -196,13 +193,12 @@ impl HostNoise {
     }
 }
 
-/// The law with `b` and `e` given: `a` and `c` by non-negative least squares on the relative
-/// error (without the cap), the better one-column fit where both columns would not stay
-/// non-negative.
-fn fit_linear(points: &[(f64, f64)], b: f64, e: f64, longest: f64) -> NoiseLaw {
+/// The law with its `b`s given: the `a`s by non-negative least squares on the relative error,
+/// the better one-term fit where both would not stay non-negative.
+fn fit_linear(points: &[(f64, f64)], b: [f64; 2]) -> NoiseLaw {
     let (mut s11, mut s12, mut s22, mut t1, mut t2) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for (m, h) in points {
-        let (x1, x2) = (m / (1.0 + b * m) / h, (1.0 + e * m).log2() / h);
+        let (x1, x2) = (m / (1.0 + b[0] * m) / h, m / (1.0 + b[1] * m) / h);
         s11 += x1 * x1;
         s12 += x1 * x2;
         s22 += x2 * x2;
@@ -210,43 +206,41 @@ fn fit_linear(points: &[(f64, f64)], b: f64, e: f64, longest: f64) -> NoiseLaw {
         t2 += x2;
     }
     let det = s11 * s22 - s12 * s12;
-    let (mut a, mut c) = if det.abs() > 1e-300 {
+    let (mut a1, mut a2) = if det.abs() > 1e-12 * s11 * s22 {
         ((t1 * s22 - t2 * s12) / det, (t2 * s11 - t1 * s12) / det)
     } else {
         (-1.0, -1.0)
     };
-    if a < 0.0 || c < 0.0 {
-        let only_a = if s11 > 0.0 { (t1 / s11).max(0.0) } else { 0.0 };
-        let only_c = if s22 > 0.0 { (t2 / s22).max(0.0) } else { 0.0 };
+    if a1 < 0.0 || a2 < 0.0 {
+        let only1 = if s11 > 0.0 { (t1 / s11).max(0.0) } else { 0.0 };
+        let only2 = if s22 > 0.0 { (t2 / s22).max(0.0) } else { 0.0 };
         // Σ (k·x − 1)² less the constant: k²·Σx² − 2k·Σx
-        let err_a = s11 * only_a * only_a - 2.0 * t1 * only_a;
-        let err_c = s22 * only_c * only_c - 2.0 * t2 * only_c;
-        (a, c) = if err_a <= err_c {
-            (only_a, 0.0)
+        let err1 = s11 * only1 * only1 - 2.0 * t1 * only1;
+        let err2 = s22 * only2 * only2 - 2.0 * t2 * only2;
+        (a1, a2) = if err1 <= err2 {
+            (only1, 0.0)
         } else {
-            (0.0, only_c)
+            (0.0, only2)
         };
     }
     NoiseLaw {
-        a,
+        a: [a1, a2],
         b,
-        c,
-        e,
-        longest,
         max_rel_err: 0.0,
     }
 }
 
 impl NoiseLaw {
     pub fn eval(&self, m: f64) -> f64 {
-        (self.a * m / (1.0 + self.b * m) + self.c * (1.0 + self.e * m).log2()).min(self.longest)
+        (0..2).map(|i| self.a[i] * m / (1.0 + self.b[i] * m)).sum()
     }
 
     /// The law at `m` as an expression.
     pub fn expr(&self, m: &Expr) -> Expr {
-        let sat = Expr::num(self.a) * m * (Expr::one() + Expr::num(self.b) * m).powi(-1);
-        let grows = Expr::num(self.c) * (Expr::one() + Expr::num(self.e) * m).log2();
-        Expr::min(sat + grows, Expr::num(self.longest))
+        (0..2)
+            .filter(|i| self.a[*i] > 0.0)
+            .map(|i| Expr::num(self.a[i]) * m * (Expr::one() + Expr::num(self.b[i]) * m).powi(-1))
+            .sum()
     }
 }
 

@@ -29,6 +29,10 @@ pub struct AnalyzeArgs {
     /// smpi-reference, paragon); default: the one matching the runs
     #[arg(long, value_name = "FILE")]
     pub machine: Option<String>,
+    /// Leave the host's detours out of T (the sheet's `noise`: what a step that synchronises P
+    /// ranks waits for beyond their computation), as on a machine without them
+    #[arg(long)]
+    pub no_noise: bool,
     #[command(flatten)]
     pub src: SourceOpts,
     /// Names of the command-line arguments in order (default: from DIR/apt.json)
@@ -203,7 +207,10 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);
-    let machine = load_machine(args.machine.as_deref(), simulated)?;
+    let mut machine = load_machine(args.machine.as_deref(), simulated)?;
+    if args.no_noise {
+        machine.noise = None;
+    }
     let mut m = model::analyze(
         &tree,
         &main,

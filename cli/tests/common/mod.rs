@@ -31,6 +31,11 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// Runs `augur analyze --json` on a copy (under `tmp`) of the program's SMPI C runs; returns
 /// the model. The copy's directory is `tmp/<program>`, where model.json is written.
 pub fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
+    analyze_with(program, tmp, &[])
+}
+
+/// [`analyze`] with more options for `augur analyze`.
+pub fn analyze_with(program: &str, tmp: &Path, extra: &[&str]) -> serde_json::Value {
     let runs = tmp.join(program);
     copy_dir(
         &root().join("testdata").join(program).join("runs/smpi-c"),
@@ -40,13 +45,15 @@ pub fn analyze(program: &str, tmp: &Path) -> serde_json::Value {
         .join("testdata")
         .join(program)
         .join(format!("{program}.c"));
-    let out = run(&[
+    let mut argv = vec![
         "analyze",
         src.to_str().unwrap(),
         "--runs",
         runs.to_str().unwrap(),
         "--json",
-    ]);
+    ];
+    argv.extend(extra);
+    let out = run(&argv);
     assert!(out.status.success());
     assert!(runs.join("model.json").exists());
     serde_json::from_slice(&out.stdout).unwrap()
