@@ -57,7 +57,13 @@ fn digest(m: &Value) -> Value {
               "cost", "fill", "overlaps_with", "overlapped", "runs_seen"],
             &["processors", "depth", "bytes", "cost", "fill"],
         ),
-        "compute": list("compute", &["site", "line", "work", "origin", "cost", "inside_phase"], &["cost"]),
+        "compute": list("compute", &["site", "line", "work", "origin", "cost", "inside_phase", "stretch_with"], &["cost"]),
+        // the stretches charged the host's detours: M, the detours expected among their ranks
+        "detours": m["compute"].as_array().map(|a| a.iter().filter(|c| !c["detours"].is_null()).map(|c| json!({
+            "site": c["site"],
+            "expected": short(&c["detours"]["expected"]),
+            "per_stretch": short(&c["detours"]["per_stretch"]),
+        })).collect::<Vec<_>>()),
         "quantities": list("quantities", &["what", "site", "line", "source", "origin", "expr"], &["expr"]),
         "validation": m["validation"].as_array().map(|a| a.iter().map(|r| json!({
             "config": r["config"],

@@ -184,6 +184,9 @@ pub struct ModelFile {
     /// fewer than three rank counts above 1 were traced, or without validation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<ScalingCheck>,
+    /// The host's detours T charges ([`crate::noise`]; the machine sheet's), where it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::noise::NoiseSummary>,
 }
 
 /// The quotient of a truncating division at `values` and its truncation, when the
@@ -453,6 +456,15 @@ pub fn analyze(
         sheet_ranks: machine.measured.group_sizes.iter().copied().max(),
         cautions: Vec::new(),
         scaling: scaling_check(apt, main, runs, machine, opts),
+        noise: built
+            .compute
+            .iter()
+            .any(|c| c.detours.is_some())
+            .then(|| {
+                let host = machine.noise.as_ref()?;
+                Some(host.summary(&host.law()?))
+            })
+            .flatten(),
     }
 }
 

@@ -63,7 +63,43 @@ pub struct NoiseLaw {
 /// from one step in a thousand meeting a detour to a hundred thousand ranks meeting one each.
 pub const LAW_RANGE: (f64, f64) = (1e-3, 1e5);
 
+/// What a model says of the detours it charged ([`crate::analysis::ModelFile::noise`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseSummary {
+    /// Detours per second of computation.
+    pub rate: f64,
+    /// Their mean length, seconds.
+    pub mean: f64,
+    /// The longest bin's upper edge, seconds.
+    pub longest_up_to: f64,
+    /// Seconds the benchmark measured them over.
+    pub seconds: f64,
+    /// The closed form of E[the longest of M detours] in `M` ([`NoiseLaw`]).
+    pub law: String,
+    /// Its largest relative error against the exact expectation.
+    pub law_max_rel_err: f64,
+}
+
 impl HostNoise {
+    /// The summary a model file keeps, with `law`'s error.
+    pub fn summary(&self, law: &NoiseLaw) -> NoiseSummary {
+        let n: u64 = self.detours.iter().map(|b| b.count).sum();
+        let total: f64 = self.detours.iter().map(|b| b.count as f64 * b.mean).sum();
+        NoiseSummary {
+            rate: self.rate(),
+            mean: if n > 0 { total / n as f64 } else { 0.0 },
+            longest_up_to: self
+                .detours
+                .iter()
+                .rev()
+                .find(|b| b.count > 0)
+                .map_or(0.0, |b| b.up_to),
+            seconds: self.seconds,
+            law: law.expr(&Expr::var("M")).to_string(),
+            law_max_rel_err: law.max_rel_err,
+        }
+    }
+
     /// Detours per second of computation.
     pub fn rate(&self) -> f64 {
         let n: u64 = self.detours.iter().map(|b| b.count).sum();

@@ -814,6 +814,57 @@ fn step_origins(m: &ModelFile) -> Vec<(symbolic::Expr, String)> {
     out
 }
 
+/// The host's detours T charges: the sheet's figures and, per stretch of computation, the part
+/// of its carrier's cost per entry that they are.
+fn write_detours(
+    out: &mut impl Write,
+    m: &ModelFile,
+    names: &symbolic::Readable,
+    pts: &[BTreeMap<String, f64>],
+) -> Result<()> {
+    let Some(n) = &m.noise else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nhost detours (machine sheet: {:.0} per second of computation, {:.1} us on average, the longest up to {:.0} us, over {:.0} s)",
+        n.rate,
+        n.mean * 1e6,
+        n.longest_up_to * 1e6,
+        n.seconds
+    )?;
+    writeln!(
+        out,
+        "  each stretch of computation between two MPI calls waits for the longest detour among its ranks: of M expected, law(M) = {} (within {:.0}% of the expectation), charged per entry of one computation of the stretch (over its entries per stretch, where more than one)",
+        short(&serde_json::Value::String(n.law.clone())),
+        n.law_max_rel_err * 100.0
+    )?;
+    for c in m.compute.iter().filter(|c| !c["detours"].is_null()) {
+        let d = &c["detours"];
+        let with: Vec<String> = c["stretch_with"]
+            .as_array()
+            .map(|a| a.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default();
+        let per = match d["per_stretch"].as_str() {
+            Some("1") | None => String::new(),
+            Some(k) => format!(", {k} entries per stretch"),
+        };
+        writeln!(
+            out,
+            "  site {:>4} {:>8}{}{per}  M = {}",
+            s(&c["site"]),
+            loc(&c["file"], &c["line"]),
+            if with.is_empty() {
+                String::new()
+            } else {
+                format!("  (with sites {})", with.join(", "))
+            },
+            shown(names, pts, &d["expected"]),
+        )?;
+    }
+    Ok(())
+}
+
 pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     writeln!(
         out,
@@ -916,6 +967,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
                 .unwrap_or_default(),
         )?;
     }
+    write_detours(out, m, &names, &pts)?;
     writeln!(out, "\nfitted quantities")?;
     writeln!(
         out,

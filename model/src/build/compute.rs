@@ -84,6 +84,8 @@ pub(super) fn fit_computation(
             },
             w,
             cost: f.expr.clone(),
+            detours: None,
+            stretch_with: Vec::new(),
             inside_phase: None,
             fit: f.clone(),
         });
@@ -419,12 +421,17 @@ fn add_noise(
                 <= 1
         });
         let ranks = if alone { Expr::one() } else { Expr::var("P") };
-        let noise = |pick: &dyn Fn(&Fitted) -> &Expr| {
+        let expected = |pick: &dyn Fn(&Fitted) -> &Expr| -> Expr {
             let w: Expr = ks.iter().map(|(s, k)| k * pick(&typical[s])).sum();
-            let m = &ranks * Expr::num(host.rate()) * w;
-            law.expr(&m) * k.powi(-1)
+            &ranks * Expr::num(host.rate()) * w
         };
-        let (e, lo, hi) = (noise(&|f| &f.expr), noise(&|f| &f.lo), noise(&|f| &f.hi));
+        let noise = |m: &Expr| law.expr(m) * k.powi(-1);
+        let m = expected(&|f| &f.expr);
+        let (e, lo, hi) = (
+            noise(&m),
+            noise(&expected(&|f| &f.lo)),
+            noise(&expected(&|f| &f.hi)),
+        );
         if let Some(f) = out.compute.get_mut(&carrier) {
             f.expr = &f.expr + &e;
             f.lo = &f.lo + &lo;
@@ -432,6 +439,12 @@ fn add_noise(
             if let Some(r) = out.reports.iter_mut().find(|r| r.site == carrier) {
                 r.cost = f.expr.clone();
                 r.fit = f.clone();
+                r.detours = Some(super::Detours {
+                    expected: m,
+                    per_stretch: k.clone(),
+                    cost: e,
+                });
+                r.stretch_with = sites.iter().copied().filter(|s| *s != carrier).collect();
             }
         }
     }

@@ -72,9 +72,27 @@ pub struct ComputeReport {
     pub w: Option<f64>,
     /// Seconds per entry as a function of the parameters.
     pub cost: Expr,
+    /// The host's detours in `cost`, where this site carries its stretch's ([`crate::noise`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detours: Option<Detours>,
+    /// The other computations charged with it in one stretch (between the same two MPI calls).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stretch_with: Vec<u32>,
     pub inside_phase: Option<usize>,
     #[serde(flatten)]
     pub fit: Fitted,
+}
+
+/// The longest detour a stretch's ranks meet, charged per entry of the stretch's carrier:
+/// `law(expected) / per_stretch`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Detours {
+    /// M: the detours expected among the ranks in one stretch (ranks × rate × its seconds).
+    pub expected: Expr,
+    /// The carrier's entries per stretch.
+    pub per_stretch: Expr,
+    /// Seconds per entry: the part of the carrier's cost that the detours are.
+    pub cost: Expr,
 }
 
 /// A communication phase with its cost per occurrence.
