@@ -218,7 +218,7 @@ impl RunObs {
 
     /// A computation phase's cost per entry as a step that synchronises its ranks pays it
     /// without the host's detours, which [`crate::noise`] charges by the number of ranks: the
-    /// mean over occurrences of the median over the ranks' stretches, times how much slower
+    /// mean over occurrences of the (lower) median over the ranks' stretches, times how much slower
     /// the slowest rank runs as a rule (the largest over the ranks of the median over
     /// occurrences of its stretch relative to the occurrence's median: a rank with more work
     /// every time, not one a detour met once). `None` as [`Self::compute_occurrence_max`].
@@ -396,15 +396,11 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     o
 }
 
-/// The median of `v` (the mean of the middle two for an even count); `v` not empty.
+/// The lower median of `v` (the lower of the middle two for an even count: of two ranks, the
+/// one a detour did not meet); `v` not empty.
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    let h = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[h]
-    } else {
-        0.5 * (v[h - 1] + v[h])
-    }
+    v[(v.len() - 1) / 2]
 }
 
 /// Every completed run of a run directory, in manifest order, with its CPG built against the

@@ -454,7 +454,7 @@ fn add_noise(
 /// grouped: two sites are together when most stretches of each hold both (a loop's last
 /// entry running into the code after it does not join them); a site with no such partner is a
 /// group of its own. In site order.
-fn stretch_groups(runs: &[crate::observe::RunObs]) -> Vec<BTreeSet<u32>> {
+pub(super) fn stretch_groups(runs: &[crate::observe::RunObs]) -> Vec<BTreeSet<u32>> {
     let mut sets: BTreeMap<BTreeSet<u32>, usize> = BTreeMap::new();
     for k in runs.iter().flat_map(|r| &r.ranks) {
         for (set, n) in k.stretch_sites() {

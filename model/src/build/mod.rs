@@ -17,6 +17,8 @@ mod costs;
 mod diagnose;
 mod env;
 mod exchange;
+#[cfg(test)]
+mod noise_tests;
 mod phase_context;
 mod sheet;
 pub(crate) mod sites;
