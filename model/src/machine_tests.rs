@@ -838,3 +838,56 @@ fn shipped_sheets_measure_the_nonblocking_exchange() {
     );
     assert!(nb.wait_first.eval(2.0, 8.0) < 1e-7);
 }
+
+/// The selfish-detour loops' rows: several loops add up (their seconds, their detours bin by
+/// bin), and a sheet keeps them and loads them back; loops with different thresholds, or a
+/// bin whose mean lies outside it, are errors.
+#[test]
+fn the_host_detours_of_several_loops_add_up() {
+    let loops = "noise,span,1,2000,1,2.0,2.0,2.0,0\n\
+                 noise,detour,1,4000,100,2.1e-6,3e-6,3e-6,1e-7\n\
+                 noise,detour,1,64000,10,3.3e-5,4e-5,4e-5,1e-6\n\
+                 noise,span,1,2000,1,3.0,3.0,3.0,0\n\
+                 noise,detour,1,4000,300,2.1e-6,2.5e-6,2e-6,1e-7\n";
+    let data = parse_bench(&format!("{}{loops}", bench_fixture())).unwrap();
+    let m = fit_machine(&data, "test", "synthetic", provenance()).unwrap();
+    let n = m.noise.as_ref().unwrap();
+    assert_eq!(n.seconds, 5.0);
+    assert_eq!(n.threshold, 2e-6);
+    assert_eq!(n.detours.len(), 2);
+    assert_eq!((n.detours[0].count, n.detours[0].up_to), (400, 4e-6));
+    assert!((n.detours[0].mean - (100.0 * 3e-6 + 300.0 * 2e-6) / 400.0).abs() < 1e-18);
+    assert_eq!(n.rate(), 410.0 / 5.0);
+    let back = Machine::from_json(&m.to_json(), "test").unwrap();
+    assert_eq!(back.noise, m.noise);
+    // none measured: none in the sheet
+    let plain = parse_bench(&bench_fixture()).unwrap();
+    assert!(fit_machine(&plain, "test", "synthetic", provenance())
+        .unwrap()
+        .noise
+        .is_none());
+    let mixed = format!(
+        "{}{loops}noise,span,1,5000,1,1.0,1.0,1.0,0\n",
+        bench_fixture()
+    );
+    let e = fit_machine(
+        &parse_bench(&mixed).unwrap(),
+        "test",
+        "synthetic",
+        provenance(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("thresholds differ"), "{e}");
+    let outside = format!(
+        "{}noise,span,1,2000,1,2.0,2.0,2.0,0\nnoise,detour,1,4000,5,1e-5,1e-5,1e-5,0\n",
+        bench_fixture()
+    );
+    let e = fit_machine(
+        &parse_bench(&outside).unwrap(),
+        "test",
+        "synthetic",
+        provenance(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("must lie in its bin"), "{e}");
+}

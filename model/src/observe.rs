@@ -571,6 +571,38 @@ mod tests {
         assert_eq!(run.compute_occurrence_max(7), None);
     }
 
+    /// A step's typical cost leaves out the detour one rank meets now and then (the noise
+    /// law charges those by the number of ranks) and keeps the rank that is slower every time
+    /// (more work, not a detour).
+    #[test]
+    fn a_steps_typical_cost_keeps_a_slow_rank_and_leaves_out_a_detour() {
+        let mut run = recorded("shift", "smpi-c", "ITERS=100,N=8192,P=2");
+        let rank = |costs: Vec<f64>| super::RankObs {
+            between: [(7, (0..costs.len() as u32).collect())].into(),
+            entries: [(7, costs)].into(),
+            ..Default::default()
+        };
+        // four ranks of 1 s a step; in step k rank k meets a detour of 5 s
+        let detoured = |r: usize| rank((0..4).map(|k| if k == r { 6.0 } else { 1.0 }).collect());
+        run.ranks = (0..4).map(detoured).collect();
+        assert_eq!(run.compute_occurrence_typical(7), Some(1.0));
+        assert_eq!(run.compute_occurrence_max(7), Some(6.0));
+        // of two ranks, the one the detour did not meet
+        run.ranks = (0..2).map(detoured).collect();
+        assert_eq!(run.compute_occurrence_typical(7), Some(1.0));
+        // a rank with twice the work every step: the step waits for it
+        run.ranks = vec![rank(vec![1.0; 4]), rank(vec![1.0; 4]), rank(vec![2.0; 4])];
+        assert_eq!(run.compute_occurrence_typical(7), Some(2.0));
+        // steps of differing size (a multigrid's levels) keep their sizes
+        run.ranks = vec![rank(vec![4.0, 2.0, 1.0]); 3];
+        assert_eq!(run.compute_occurrence_typical(7), Some(7.0 / 3.0));
+        assert_eq!(run.compute_entries_per_stretch(7), Some(1.0));
+        assert_eq!(
+            run.ranks[0].stretch_sites(),
+            [(std::collections::BTreeSet::from([7]), 3)].into()
+        );
+    }
+
     /// Trial 19's k-means: a routine called once per point is a phase entered thousands of
     /// times between two reductions, each entry far under SMPI's compute threshold, its
     /// stretches far over it.
