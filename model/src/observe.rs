@@ -396,6 +396,29 @@ pub fn rank_obs(t: &RankTrace) -> RankObs {
     o
 }
 
+#[cfg(test)]
+impl RunObs {
+    /// A run built by a test: its parameters (P among them) named in its configuration,
+    /// `K=V` in order, its ranks and its time, simulated by no one.
+    pub(crate) fn synthetic(params: &[(&str, f64)], ranks: Vec<RankObs>, time: f64) -> RunObs {
+        let params: BTreeMap<String, f64> =
+            params.iter().map(|(k, v)| ((*k).to_string(), *v)).collect();
+        RunObs {
+            config: params
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            params,
+            smpi: false,
+            ranks,
+            cpg: Default::default(),
+            time,
+            repeated: 1,
+        }
+    }
+}
+
 /// The lower median of `v` (the lower of the middle two for an even count: of two ranks, the
 /// one a detour did not meet); `v` not empty.
 fn median(mut v: Vec<f64>) -> f64 {

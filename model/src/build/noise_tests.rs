@@ -116,21 +116,11 @@ fn built(noise: Option<HostNoise>) -> (Built, [u32; 3]) {
                 };
                 let ranks: Vec<RankObs> = (0..p).map(rank).collect();
                 let time = ranks.iter().map(|k| k.elapsed).fold(0.0, f64::max);
-                let params: BTreeMap<String, f64> = [
-                    ("N".to_string(), n as f64),
-                    ("ITERS".to_string(), iters as f64),
-                    ("P".to_string(), p as f64),
-                ]
-                .into();
-                runs.push(RunObs {
-                    config: format!("ITERS={iters},N={n},P={p}"),
-                    params,
-                    smpi: false,
+                runs.push(RunObs::synthetic(
+                    &[("ITERS", iters as f64), ("N", n as f64), ("P", p as f64)],
                     ranks,
-                    cpg: Default::default(),
                     time,
-                    repeated: 1,
-                });
+                ));
             }
         }
     }

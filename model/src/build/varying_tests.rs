@@ -3,8 +3,6 @@
 //! level, and the model is built over the counters a tracer records of it.
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeMap;
-
 use apt::NodeData;
 use symbolic::Expr;
 
@@ -98,21 +96,11 @@ fn built(level: fn(u64, u32) -> u64) -> (Built, u32) {
                 };
                 let ranks: Vec<RankObs> = (0..p).map(|_| rank()).collect();
                 let time = ranks[0].elapsed;
-                let params: BTreeMap<String, f64> = [
-                    ("N".to_string(), n as f64),
-                    ("NCYCLE".to_string(), ncycle as f64),
-                    ("P".to_string(), p as f64),
-                ]
-                .into();
-                runs.push(RunObs {
-                    config: format!("N={n},NCYCLE={ncycle},P={p}"),
-                    params,
-                    smpi: false,
+                runs.push(RunObs::synthetic(
+                    &[("N", n as f64), ("NCYCLE", ncycle as f64), ("P", p as f64)],
                     ranks,
-                    cpg: Default::default(),
                     time,
-                    repeated: 1,
-                });
+                ));
             }
         }
     }

@@ -2,8 +2,6 @@
 //! source's means where it has them (trial 5 item 5), and a parameter T misses through a
 //! branch fitted without it is blamed on that branch.
 
-use std::collections::BTreeMap;
-
 use apt::NodeData;
 use symbolic::Expr;
 
@@ -81,21 +79,15 @@ fn built(conds: &[(&str, Taken)]) -> (Built, Vec<u32>) {
                         k
                     })
                     .collect();
-                let params: BTreeMap<String, f64> = [
-                    ("NOUT".to_string(), nout as f64),
-                    ("NSTEP".to_string(), nstep as f64),
-                    ("P".to_string(), p as f64),
-                ]
-                .into();
-                runs.push(RunObs {
-                    config: format!("NOUT={nout},NSTEP={nstep},P={p}"),
-                    params,
-                    smpi: false,
+                runs.push(RunObs::synthetic(
+                    &[
+                        ("NOUT", nout as f64),
+                        ("NSTEP", nstep as f64),
+                        ("P", p as f64),
+                    ],
                     ranks,
-                    cpg: Default::default(),
-                    time: 1e-3 * (2 * nstep - nout) as f64,
-                    repeated: 1,
-                });
+                    1e-3 * (2 * nstep - nout) as f64,
+                ));
             }
         }
     }
