@@ -23,6 +23,8 @@ mod phase_context;
 mod sheet;
 pub(crate) mod sites;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 mod tree;
 mod varying;

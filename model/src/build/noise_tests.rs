@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use apt::NodeData;
 use symbolic::Expr;
 
 use super::{build, Built};
@@ -70,19 +69,8 @@ fn host() -> HostNoise {
 /// The model of [`STEPS`] over runs at N = 2^16, 2^18, ITERS = 20, 40, P = 2..16, on the
 /// SMPI sheet with `noise`; the sites of the update, the sum, and the sum after the loop.
 fn built(noise: Option<HostNoise>) -> (Built, [u32; 3]) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("steps.c");
-    std::fs::write(&path, STEPS).unwrap();
-    let apt = apt::load(&path, &Default::default(), &Default::default())
-        .unwrap()
-        .1;
-    let loop_at = |line: u32| {
-        apt.nodes()
-            .iter()
-            .find(|n| n.line == line && matches!(n.data, NodeData::Loop(_)))
-            .map(|n| n.site.0)
-            .unwrap()
-    };
+    let apt = super::test_support::apt_of("steps.c", STEPS);
+    let loop_at = |line| super::test_support::loop_at(&apt, line);
     let (steps, update, sum, after) = (loop_at(13), loop_at(14), loop_at(16), loop_at(20));
     let mut runs = Vec::new();
     for n in [65536u64, 262144] {

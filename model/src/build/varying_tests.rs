@@ -3,7 +3,6 @@
 //! level, and the model is built over the counters a tracer records of it.
 #![allow(clippy::unwrap_used)]
 
-use apt::NodeData;
 use symbolic::Expr;
 
 use super::{build, Built};
@@ -54,19 +53,8 @@ const C0: f64 = 2e-7;
 /// level `l` of a cycle running `level(N/P, l)` iterations of `relax`; the site of `relax`'s
 /// loop.
 fn built(level: fn(u64, u32) -> u64) -> (Built, u32) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cycle.c");
-    std::fs::write(&path, CYCLE).unwrap();
-    let apt = apt::load(&path, &Default::default(), &Default::default())
-        .unwrap()
-        .1;
-    let loop_at = |line: u32| {
-        apt.nodes()
-            .iter()
-            .find(|n| n.line == line && matches!(n.data, NodeData::Loop(_)))
-            .map(|n| n.site.0)
-            .unwrap()
-    };
+    let apt = super::test_support::apt_of("cycle.c", CYCLE);
+    let loop_at = |line| super::test_support::loop_at(&apt, line);
     let (relax, setup, cycles, levels) = (loop_at(6), loop_at(18), loop_at(22), loop_at(23));
     let mut runs = Vec::new();
     for n in [8192u64, 32768, 131072] {
