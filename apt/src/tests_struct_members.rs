@@ -58,3 +58,48 @@ fn a_member_set_from_another_arguments_member_takes_the_callers_value() {
     assert!(got.contains(&(9, "N/P".to_string())), "{got:?}");
     assert!(got.contains(&(11, "N/P".to_string())), "{got:?}");
 }
+
+/// The loop-body rule follows the same aliasing as a store: a loop that stores `g->q` and
+/// runs while `i < pg->q` keeps its bound (a `grid_t *` cannot point to a `struct pg`), where
+/// a store to another `struct pg`'s `q` may change it.
+const LOOP_C: &str = r#"
+#include <mpi.h>
+#include <stdlib.h>
+typedef struct { int n, q, nloc; double *u; } grid_t;
+struct pg { int q; int r; };
+static void fill(grid_t *g, struct pg *pg, struct pg *other) {
+    for (int i = 0; i < pg->q; i++) {
+        g->q = i;
+        g->u[i] = 0.0;
+    }
+    for (int i = 0; i < pg->q; i++) {
+        other->q = i;
+        g->u[i] = 1.0;
+    }
+}
+int main(int argc, char **argv) {
+    int p;
+    grid_t g;
+    struct pg pg, o;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    pg.q = p;
+    o.q = 1;
+    g.u = malloc(sizeof(double) * p);
+    fill(&g, &pg, &o);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_loop_storing_another_struct_types_member_keeps_its_bound() {
+    let apt = apt_of("fill.c", LOOP_C);
+    let l = loops(&apt);
+    assert_eq!(l[0].trip, e("P"), "{:?}", l[0].trip);
+    assert!(
+        matches!(&l[1].trip, crate::Attr::Unresolved(why) if why.contains("changes in the loop body")),
+        "{:?}",
+        l[1].trip
+    );
+}

@@ -11,7 +11,7 @@ use crate::rules::agree_by;
 use crate::value::Val;
 
 use super::summary::{glob_symbol, ENTRY};
-use super::{touched, Analysis, Env};
+use super::{Analysis, Env};
 
 /// A path as a report names it: `a[#ubound1]` (where an array's bound is kept) is
 /// `ubound(a, 1)`; other paths as the source spells them.
@@ -131,7 +131,7 @@ impl Analysis<'_> {
                     .cloned(),
             );
             for g in &globals {
-                let v = if recursive && touched(&cycle_writes, g) {
+                let v = if recursive && self.touched(&cycle_writes, g) {
                     Val::unknown(format!("`{name}` is recursive and may write `{g}`"))
                 } else if outer.is_empty() {
                     Val::unknown(format!("`{name}` is recursive"))

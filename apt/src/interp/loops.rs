@@ -12,7 +12,7 @@ use crate::value::{input_with_default, Val};
 use crate::Attr;
 
 use super::counters::Counted;
-use super::{touched, ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
+use super::{ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
 
 /// The prefix of the symbols [`Analysis::unknowns_as_symbols`] stands unknown scalars for.
 const UNKNOWN: &str = "unknown__";
@@ -104,7 +104,7 @@ impl Analysis<'_> {
                 l.hi.vars()
                     .into_iter()
                     .chain(l.step.vars())
-                    .find(|v| touched(&defined, v) && !self.is_array(v));
+                    .find(|v| self.touched(&defined, v) && !self.is_array(v));
             if let Some(v) = changed {
                 trip = Attr::Unresolved(format!(
                     "bound `{v}` changes in the loop body at line {line}"
@@ -299,7 +299,7 @@ impl Analysis<'_> {
         let parts = cap::conjuncts(cond);
         // unchanged by the loop: no variable it writes, no call of the program's own routines
         let unchanged = |e: &SrcExpr| {
-            e.vars().iter().all(|v| !touched(defined, v))
+            e.vars().iter().all(|v| !self.touched(defined, v))
                 && e.walk().iter().all(|e| match &e.kind {
                     SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
                         user_proc(prog, &self.procs.names, self.cur, name).is_none()
@@ -449,7 +449,7 @@ impl Analysis<'_> {
         limit
             .vars()
             .iter()
-            .all(|v| !touched(defined, v) && !self.is_array(v))
+            .all(|v| !self.touched(defined, v) && !self.is_array(v))
             && limit.walk().iter().all(|e| match &e.kind {
                 SrcExprKind::Call { name, .. } | SrcExprKind::Index { array: name, .. } => {
                     user_proc(prog, &self.procs.names, self.cur, name).is_none()

@@ -95,21 +95,6 @@ pub fn stale_paths(env: &Env, name: &str) -> Vec<String> {
     out
 }
 
-/// Whether a write to one of `defined` may change `v` (itself, a path above it, or the same
-/// member through a pointer).
-fn touched(defined: &BTreeSet<String>, v: &str) -> bool {
-    if defined.contains(v) {
-        return true;
-    }
-    let member = path_member(v);
-    defined.iter().any(|d| {
-        path_under(v, d)
-            || member.is_some_and(|(m, arrow)| {
-                path_member(d).is_some_and(|(m2, arrow2)| m2 == m && (arrow || arrow2))
-            })
-    })
-}
-
 /// Facts about one counted or while loop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopFacts {
@@ -319,6 +304,23 @@ impl<'p> Analysis<'p> {
         for p in stale_paths(&self.read_into, name) {
             self.read_into.remove(&p);
         }
+    }
+
+    /// Whether a write to one of `defined` may change `v`: itself, a path above it, or the
+    /// same member through a pointer, unless the two pointers are to different struct types
+    /// ([`Self::distinct_structs`], the rule [`Self::kill_paths`] follows too).
+    fn touched(&self, defined: &BTreeSet<String>, v: &str) -> bool {
+        if defined.contains(v) {
+            return true;
+        }
+        let member = path_member(v);
+        defined.iter().any(|d| {
+            path_under(v, d)
+                || member.is_some_and(|(m, arrow)| {
+                    path_member(d).is_some_and(|(m2, arrow2)| m2 == m && (arrow || arrow2))
+                        && !self.distinct_structs(d, v)
+                })
+        })
     }
 
     /// Whether C paths `a` and `b`, each a member through a pointer variable (`g->q`,
