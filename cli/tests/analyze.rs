@@ -453,8 +453,9 @@ fn human_t_is_the_form_over_the_traced_runs() {
             .iter()
             .map(|(k, x)| (k.clone(), x.as_f64().unwrap()))
             .collect();
-        // a repeated clamp shown by name is its definition below T
-        let named = |v: &str| -> Option<f64> {
+        // a repeated clamp or denominator shown by name is its definition below T, which may
+        // use names defined after it
+        fn named(v: &str, at: &std::collections::BTreeMap<String, f64>, text: &str) -> Option<f64> {
             at.get(v).copied().or_else(|| {
                 let def = text.lines().find_map(|l| {
                     let l = l
@@ -464,10 +465,16 @@ fn human_t_is_the_form_over_the_traced_runs() {
                     l.strip_prefix(&format!("{v} = "))
                 })?;
                 let def = def.split("  (").next()?;
-                symbolic::parse(def).ok()?.eval_map(&at).ok()
+                symbolic::parse(def)
+                    .ok()?
+                    .eval(&|w| named(w, at, text))
+                    .ok()
             })
-        };
-        let (a, b) = (flat.eval_map(&at).unwrap(), shown.eval(&named).unwrap());
+        }
+        let (a, b) = (
+            flat.eval_map(&at).unwrap(),
+            shown.eval(&|v| named(v, &at, &text)).unwrap(),
+        );
         assert!((a - b).abs() <= 1e-3 * a, "{at:?}: {a} saved, {b} shown");
     }
 }

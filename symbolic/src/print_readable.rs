@@ -66,7 +66,12 @@ fn count_atoms(e: &Expr, counts: &mut Vec<(Atom, usize)>) {
         for (a, _) in t.factors() {
             if matches!(
                 a,
-                Atom::Min(_) | Atom::Max(_) | Atom::Floor(_) | Atom::Ceil(_) | Atom::Dims { .. }
+                Atom::Min(_)
+                    | Atom::Max(_)
+                    | Atom::Floor(_)
+                    | Atom::Ceil(_)
+                    | Atom::Dims { .. }
+                    | Atom::Pow(_)
             ) {
                 match counts.iter_mut().find(|(b, _)| b == a) {
                     Some(c) => c.1 += 1,
@@ -408,6 +413,36 @@ mod tests {
             ]
         );
         assert_eq!(r.text, "s1*(I + 1) + s2*(N + 1) + s3*(2*I + 3*N)");
+    }
+
+    /// A long sum repeated as a denominator (the host's detours' law, `a·M/(M + c)`, at each
+    /// stretch) is named like a repeated clamp: T reads `7.1e-5*N^2/s1`, and the named form
+    /// keeps the value.
+    #[test]
+    fn names_repeated_denominators() {
+        let e = parse(
+            "7.124e-5*N^2/(K*P + 0.0998*N^2 + 99099) + 9.48e-5*K*P/(K*P + 0.0998*N^2 + 99099) + N/P",
+        )
+        .unwrap();
+        let r = e.readable();
+        assert_eq!(
+            r.names,
+            vec![("s1".to_string(), "K*P + 0.0998*N^2 + 99099".to_string())]
+        );
+        assert!(r.text.contains("/s1"), "{}", r.text);
+        let (body, defs) = r.named(&e);
+        let vals = |x: &str| match x {
+            "N" => Some(512.0),
+            "K" => Some(32.0),
+            "P" => Some(8.0),
+            _ => None,
+        };
+        let s1 = defs[0].1.eval(&vals).unwrap();
+        let got = body
+            .eval(&|x| if x == "s1" { Some(s1) } else { vals(x) })
+            .unwrap();
+        let want = e.eval(&vals).unwrap();
+        assert!((got - want).abs() <= 1e-12 * want, "{got} vs {want}");
     }
 
     /// A threshold step over a cost of several terms, met once, is named and reads as a
