@@ -390,7 +390,9 @@ fn add_noise(
             } else if ks.values.iter().all(|k| (k - 1.0).abs() < 0.01) {
                 Some(Expr::one())
             } else {
-                Some(super::phase_context::fit_whole_count(env, &ks, None).expr)
+                // a stretch holds one entry at least, wherever the fitted law goes
+                let k = super::phase_context::fit_whole_count(env, &ks, None).expr;
+                Some(Expr::max(k, Expr::one()))
             }
         };
         let ks: Vec<(u32, Expr)> = sites
