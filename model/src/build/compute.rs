@@ -365,7 +365,7 @@ fn noisy(env: &Env<'_>, site: u32, pc: &PhaseContext) -> bool {
 /// Charges each stretch of [`noisy`] computation (what its ranks run between two MPI calls)
 /// the longest detour its ranks meet ([`crate::noise`]): over `R` ranks computing `W` seconds
 /// each, `law(R·rate·W)`, `R` = 1 where one rank ran it in every run, else P. Computations
-/// the runs show between the same two MPI calls are one stretch ([`stretch_groups`]), `W` the
+/// the runs show between the same two MPI calls are one stretch ([`Stretches::groups`]), `W` the
 /// sum of their `typical` costs times their entries per stretch, and its detour is charged
 /// per entry of the one present in the most stretches, divided by its entries per stretch.
 /// Detours lift a burst over a compute threshold, so they are charged whole.
@@ -378,7 +378,8 @@ fn add_noise(
     let (Some(law), Some(host)) = (&env.noise, &env.machine.noise) else {
         return;
     };
-    for group in stretch_groups(env.runs) {
+    let stretches = Stretches::of(env.runs);
+    for group in stretches.groups() {
         let sites: Vec<u32> = group
             .into_iter()
             .filter(|s| noisy(env, *s, pc) && typical.contains_key(s))
@@ -405,18 +406,9 @@ fn add_noise(
             .iter()
             .filter_map(|s| per_stretch(*s).map(|k| (*s, k)))
             .collect();
-        let stretches = |site: u32| -> usize {
-            env.runs
-                .iter()
-                .flat_map(|r| &r.ranks)
-                .flat_map(|k| k.stretch_sites())
-                .filter(|(set, _)| set.contains(&site))
-                .map(|(_, n)| n)
-                .sum()
-        };
         let Some((carrier, k)) = ks
             .iter()
-            .max_by_key(|(s, _)| (stretches(*s), std::cmp::Reverse(*s)))
+            .max_by_key(|(s, _)| (stretches.holding(&[*s]), std::cmp::Reverse(*s)))
             .cloned()
         else {
             continue;
@@ -462,41 +454,54 @@ fn add_noise(
     }
 }
 
-/// The computation sites the runs show between the same two MPI calls of a rank as a rule,
-/// grouped: two sites are together when most stretches of each hold both (a loop's last
-/// entry running into the code after it does not join them); a site with no such partner is a
-/// group of its own. In site order.
-pub(super) fn stretch_groups(runs: &[crate::observe::RunObs]) -> Vec<BTreeSet<u32>> {
-    let mut sets: BTreeMap<BTreeSet<u32>, usize> = BTreeMap::new();
-    for k in runs.iter().flat_map(|r| &r.ranks) {
-        for (set, n) in k.stretch_sites() {
-            *sets.entry(set).or_insert(0) += n;
+/// The sets of computation sites the runs' ranks ran between the same two MPI calls, with
+/// how many stretches each set was, over every rank of every run.
+pub(super) struct Stretches(BTreeMap<BTreeSet<u32>, usize>);
+
+impl Stretches {
+    pub(super) fn of(runs: &[crate::observe::RunObs]) -> Stretches {
+        let mut sets: BTreeMap<BTreeSet<u32>, usize> = BTreeMap::new();
+        for k in runs.iter().flat_map(|r| &r.ranks) {
+            for (set, n) in k.stretch_sites() {
+                *sets.entry(set).or_insert(0) += n;
+            }
         }
+        Stretches(sets)
     }
-    let count = |pred: &dyn Fn(&BTreeSet<u32>) -> bool| -> usize {
-        sets.iter().filter(|(s, _)| pred(s)).map(|(_, n)| n).sum()
-    };
-    let sites: BTreeSet<u32> = sets.keys().flatten().copied().collect();
-    let mut groups: Vec<BTreeSet<u32>> = Vec::new();
-    for s in sites {
-        let alone = count(&|x| x.contains(&s));
-        let joins = |g: &BTreeSet<u32>| {
-            g.iter().any(|t| {
-                let both = count(&|x| x.contains(&s) && x.contains(t));
-                2 * both > alone.max(count(&|x| x.contains(t)))
-            })
-        };
-        let (joined, mut rest): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut groups).into_iter().partition(joins);
-        let mut merged = BTreeSet::from([s]);
-        for g in joined {
-            merged.extend(g);
+
+    /// The stretches that hold every one of `sites`.
+    fn holding(&self, sites: &[u32]) -> usize {
+        self.0
+            .iter()
+            .filter(|(set, _)| sites.iter().all(|s| set.contains(s)))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The sites grouped: two are together when most stretches of each hold both (a loop's
+    /// last entry running into the code after it does not join them); a site with no such
+    /// partner is a group of its own. In site order.
+    pub(super) fn groups(&self) -> Vec<BTreeSet<u32>> {
+        let sites: BTreeSet<u32> = self.0.keys().flatten().copied().collect();
+        let mut groups: Vec<BTreeSet<u32>> = Vec::new();
+        for s in sites {
+            let alone = self.holding(&[s]);
+            let joins = |g: &BTreeSet<u32>| {
+                g.iter()
+                    .any(|t| 2 * self.holding(&[s, *t]) > alone.max(self.holding(&[*t])))
+            };
+            let (joined, mut rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut groups).into_iter().partition(joins);
+            let mut merged = BTreeSet::from([s]);
+            for g in joined {
+                merged.extend(g);
+            }
+            rest.push(merged);
+            groups = rest;
         }
-        rest.push(merged);
-        groups = rest;
+        groups.sort();
+        groups
     }
-    groups.sort();
-    groups
 }
 
 /// Entries into the innermost loops of the nest at `n` per entry of `n`, from the trip counts

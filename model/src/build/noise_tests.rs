@@ -208,7 +208,7 @@ fn stretches_group_the_sites_that_share_most_of_theirs() {
         time: 1.0,
         repeated: 1,
     };
-    let groups = super::compute::stretch_groups(&[run]);
+    let groups = super::compute::Stretches::of(&[run]).groups();
     assert_eq!(
         groups,
         vec![
