@@ -551,6 +551,37 @@ fn mpi_abort_under_smpi_is_reported_with_the_programs_message() {
     assert!(all.contains("1 ok, 0 skipped, 1 failed"), "{all}");
 }
 
+/// smpirun also exits 0 when SimGrid finds the ranks deadlocked: the run is failed, and says so.
+#[test]
+fn a_deadlock_under_smpi_is_reported_as_one() {
+    need("smpicc");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = misbehaving(tmp.path(), "deadlock");
+    let out = tmp.path().join("d.augur");
+    let platform = testdata("platform/cluster.xml");
+    let o = profile(&[
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        platform.to_str().unwrap(),
+        "--np",
+        "2",
+        "--param",
+        "N=2",
+        "--",
+        "{N}",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    match status(&manifest(&out), "N=2,P=2") {
+        RunStatus::Failed { reason } => assert!(reason.contains("deadlocked"), "{reason}"),
+        s => panic!("expected failed, got {s:?}"),
+    }
+}
+
 #[test]
 fn fortran_under_smpi() {
     need("smpiff");

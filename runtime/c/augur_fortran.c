@@ -338,8 +338,42 @@ static void finit(uint8_t op, F *site, void *buf, F *count, F *dt, F *peer, F *t
   augur_mpi_rec r = frec(op, site, augur_world_peer(c, *peer), augur_tag(*tag), fbytes(count, dt), c);
   if (*ierr == MPI_SUCCESS)
     augur_req_add_persistent(MPI_Request_f2c(*req), augur_start_kind(op), r.peer, r.tag, r.bytes, c);
+#if AUGUR_SMPI
+  augur_remake *m = *ierr == MPI_SUCCESS && augur_detached_send(op, r.bytes) ? augur_req_remake(MPI_Request_f2c(*req))
+                                                                             : NULL;
+  if (m)
+    *m = (augur_remake){.lang = 2, .init_op = op, .buf = buf, .count = *count, .dest = *peer, .tag = *tag,
+                        .fdt = *dt, .fcomm = *comm};
+#endif
   ffinish(&r, t0, ierr);
 }
+
+#if AUGUR_SMPI
+/* Before a start of the Fortran handle `*req`: makes it again if it is a detached persistent
+ * send started before ("SMPI persistent sends" in augur_trace.c), through SMPI's Fortran
+ * bindings, which keep their handle table right. An error leaves `*req` freed and forgotten. */
+static void fremake_for_start(F *req, F *ierr) {
+  MPI_Request old = MPI_Request_f2c(*req);
+  augur_remake *m = augur_req_remake(old);
+  *ierr = MPI_SUCCESS;
+  if (!m || m->lang != 2) return;
+  if (!m->started) {
+    m->started = 1;
+    return;
+  }
+  augur_remake k = *m;
+  mpi_request_free_(req, ierr);
+  if (*ierr == MPI_SUCCESS) {
+    switch (k.init_op) {
+    case AUGUR_OP_BSEND_INIT: mpi_bsend_init_(k.buf, &k.count, &k.fdt, &k.dest, &k.tag, &k.fcomm, req, ierr); break;
+    case AUGUR_OP_RSEND_INIT: mpi_rsend_init_(k.buf, &k.count, &k.fdt, &k.dest, &k.tag, &k.fcomm, req, ierr); break;
+    default: mpi_send_init_(k.buf, &k.count, &k.fdt, &k.dest, &k.tag, &k.fcomm, req, ierr); break;
+    }
+  }
+  if (*ierr == MPI_SUCCESS) augur_req_rekey(old, MPI_Request_f2c(*req));
+  else augur_req_free(old);
+}
+#endif
 
 void augur_mpi_send_init_(F *site, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *req, F *ierr) {
   finit(AUGUR_OP_SEND_INIT, site, buf, count, dt, dest, tag, comm, req, ierr);
@@ -364,7 +398,11 @@ void augur_mpi_recv_init_(F *site, void *buf, F *count, F *dt, F *source, F *tag
 void augur_mpi_start_(F *site, F *req, F *ierr) {
   AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
+#if AUGUR_SMPI
+  AUGUR_MPI(fremake_for_start(req, ierr); if (*ierr == MPI_SUCCESS) mpi_start_(req, ierr));
+#else
   AUGUR_MPI(mpi_start_(req, ierr));
+#endif
   MPI_Request h = MPI_Request_f2c(*req);
   augur_after_start(AUGUR_OP_START, *site, 1, &h, t0, *ierr, 1);
 }
@@ -372,7 +410,13 @@ void augur_mpi_start_(F *site, F *req, F *ierr) {
 void augur_mpi_startall_(F *site, F *count, F *reqs, F *ierr) {
   AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
+#if AUGUR_SMPI
+  *ierr = MPI_SUCCESS;
+  AUGUR_MPI(for (F i = 0; i < *count && *ierr == MPI_SUCCESS; i++) fremake_for_start(&reqs[i], ierr);
+            if (*ierr == MPI_SUCCESS) mpi_startall_(count, reqs, ierr));
+#else
   AUGUR_MPI(mpi_startall_(count, reqs, ierr));
+#endif
   int n = *count > 0 ? *count : 0;
   MPI_Request *h = malloc((size_t)(n ? n : 1) * sizeof *h);
   if (!h) n = 0;

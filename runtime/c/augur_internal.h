@@ -126,6 +126,21 @@ typedef struct {
  * *_init call) stays in the table until MPI_Request_free; `active` while a start of it is
  * pending, `id` and `site` then being those of the start. `op` is the message kind a start
  * makes (ISEND, ISSEND or IRECV), so completions read it like any nonblocking request. */
+#if AUGUR_SMPI
+/* How a persistent send SMPI detaches is made again before each start after its first (see
+ * "SMPI persistent sends" in augur_trace.c): the arguments of its *_init call. */
+typedef struct {
+  uint8_t lang;    /* 0: not remade; 1: made by a C wrapper; 2: by a Fortran wrapper */
+  uint8_t init_op; /* AUGUR_OP_SEND_INIT, BSEND_INIT or RSEND_INIT */
+  uint8_t started; /* started since it was made: the next start makes it again */
+  void *buf;
+  int count, dest, tag; /* as given (Fortran: the INTEGER values) */
+  MPI_Datatype dt;      /* C */
+  MPI_Comm comm;        /* C */
+  MPI_Fint fdt, fcomm;  /* Fortran */
+} augur_remake;
+#endif
+
 typedef struct {
   uint64_t id;
   uint32_t site;
@@ -136,6 +151,9 @@ typedef struct {
   int32_t peer, tag;
   int64_t bytes;
   MPI_Comm comm;
+#if AUGUR_SMPI
+  augur_remake remake;
+#endif
 } augur_req;
 
 augur_stamp augur_now(void);
@@ -160,6 +178,16 @@ int augur_req_take(MPI_Request handle, augur_req *out);
 /* Registers a persistent request; `op` is the kind of message each start makes. */
 void augur_req_add_persistent(MPI_Request handle, uint8_t op, int32_t peer, int32_t tag, int64_t bytes,
                               MPI_Comm comm);
+#if AUGUR_SMPI
+/* Whether SMPI detaches a send of `bytes` made by the *_init `init_op` (and so whether it is
+ * remade before each start after its first). */
+int augur_detached_send(uint8_t init_op, int64_t bytes);
+/* The remake arguments of the persistent request `handle` (lang 0 until set), NULL if it is not
+ * a known persistent request; valid until the next change to the request table. */
+augur_remake *augur_req_remake(MPI_Request handle);
+/* The persistent request `old` was freed and made again as `new`: its entry moves. */
+void augur_req_rekey(MPI_Request old, MPI_Request new_handle);
+#endif
 /* Starts a persistent request at `site`: 1 and the entry (with a fresh id) if it is known. */
 int augur_req_start(MPI_Request handle, uint32_t site, augur_req *out);
 /* Forgets `handle` (MPI_Request_free): its pending id if a start or nonblocking call was

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #if AUGUR_SMPI
 #include <simgrid/engine.h> /* simgrid_get_clock */
-#include <xbt/config.h>     /* sg_cfg_get_double, sg_cfg_get_boolean */
+#include <xbt/config.h>     /* sg_cfg_get_double, sg_cfg_get_boolean, sg_cfg_get_int */
 #endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -102,7 +102,7 @@ typedef struct {
   /* SMPI bench control: nesting depth of AUGUR_ENTRY, whether this rank stopped SMPI's bench,
    * the monotonic time and simulated clock when it last restarted it (0: unknown), and the accounting
    * described at augur_hold(). */
-  int holds, stopped, bench_cfg, simulate;
+  int holds, stopped, bench_cfg, simulate, detach_thresh;
   uint64_t resume_mono;
   double threshold, interval, pend, owed, resume_clock;
   /* SMPI: the monotonic time a piece gains from the markers around it (see "SMPI bench"),
@@ -240,6 +240,7 @@ static void bench_config(augur_state *s) {
   s->bench_cfg = 1;
   s->threshold = sg_cfg_get_double("smpi/cpu-threshold");
   s->simulate = sg_cfg_get_boolean("smpi/simulate-computation");
+  s->detach_thresh = sg_cfg_get_int("smpi/send-is-detached-thresh");
 }
 
 /* Adds one piece of the current interval; `charged`: SMPI already charged it. */
@@ -1046,6 +1047,67 @@ static req_slot *req_find(augur_state *s, MPI_Request handle) {
   return e && e->key ? e : NULL;
 }
 
+#if AUGUR_SMPI
+/* SMPI persistent sends. SMPI 3.32 detaches a standard, buffered or ready send smaller than
+ * smpi/send-is-detached-thresh (64 KiB by default): the sender goes on at once while the
+ * message travels, and the transfer keeps a reference to the request. Starting that persistent
+ * request again before the receiver has taken the previous message loses both: the receiver
+ * waits forever and SMPI stops the run as deadlocked, with exit status 0 (measured: rank 0
+ * Send_init to rank 1 and Start+Wait twice while rank 1 computes 1 ms before its two Recvs;
+ * an Isend per message, or a fresh request per start, delivers them). Halo exchanges with
+ * persistent requests do exactly this whenever a neighbour lags, so the runtime makes such a
+ * request again (MPI_Request_free, then the same *_init) before each start after its first,
+ * and writes the new handle where the program passed the old one. Only the handle's value
+ * changes: a copy of it kept elsewhere by the program goes stale (MPI lets Start keep the
+ * value; no program seen relies on a copy). Synchronous sends and receives are never
+ * detached and stay as made. */
+int augur_detached_send(uint8_t init_op, int64_t bytes) {
+  augur_state *s = st();
+  if (!s || init_op == AUGUR_OP_SSEND_INIT || init_op == AUGUR_OP_RECV_INIT) return 0;
+  bench_config(s);
+  return init_op == AUGUR_OP_BSEND_INIT || (bytes >= 0 && bytes < s->detach_thresh);
+}
+
+augur_remake *augur_req_remake(MPI_Request handle) {
+  req_slot *e = req_find(st(), handle);
+  return e && e->r.persistent ? &e->r.remake : NULL;
+}
+
+void augur_req_rekey(MPI_Request old, MPI_Request new_handle) {
+  augur_state *s = st();
+  req_slot *e = req_find(s, old);
+  if (!e) return;
+  augur_req r = e->r;
+  req_remove(s, e);
+  augur_req *n = req_insert(s, new_handle);
+  if (n) *n = r;
+}
+
+/* Before MPI_Start(all) of the C handle `*h`: makes it again if it is a detached persistent
+ * send started before (see above). An error leaves `*h` freed (MPI_REQUEST_NULL) and forgotten. */
+static int remake_for_start(MPI_Request *h) {
+  augur_remake *m = augur_req_remake(*h);
+  if (!m || m->lang != 1) return MPI_SUCCESS; /* not a detached send, or unknown */
+  if (!m->started) {
+    m->started = 1;
+    return MPI_SUCCESS;
+  }
+  augur_remake k = *m;
+  MPI_Request old = *h;
+  int rc = MPI_Request_free(h);
+  if (rc == MPI_SUCCESS) {
+    switch (k.init_op) {
+    case AUGUR_OP_BSEND_INIT: rc = MPI_Bsend_init(k.buf, k.count, k.dt, k.dest, k.tag, k.comm, h); break;
+    case AUGUR_OP_RSEND_INIT: rc = MPI_Rsend_init(k.buf, k.count, k.dt, k.dest, k.tag, k.comm, h); break;
+    default: rc = MPI_Send_init(k.buf, k.count, k.dt, k.dest, k.tag, k.comm, h); break;
+    }
+  }
+  if (rc == MPI_SUCCESS) augur_req_rekey(old, *h);
+  else augur_req_free(old);
+  return rc;
+}
+#endif
+
 int augur_req_take(MPI_Request handle, augur_req *out) {
   augur_state *s = st();
   if (!s || (!s->req_cap && !s->q_cap) || handle == MPI_REQUEST_NULL || handle_key(handle) == 0) return 0;
@@ -1474,6 +1536,11 @@ static int p2p_init(uint8_t op, int site, const void *buf, int count, MPI_Dataty
   }
   augur_mpi_rec r = rec(op, site, augur_world_peer(comm, peer), augur_tag(tag), augur_type_bytes(count, dt), comm);
   if (rc == MPI_SUCCESS) augur_req_add_persistent(*req, augur_start_kind(op), r.peer, r.tag, r.bytes, comm);
+#if AUGUR_SMPI
+  augur_remake *m = rc == MPI_SUCCESS && augur_detached_send(op, r.bytes) ? augur_req_remake(*req) : NULL;
+  if (m) *m = (augur_remake){.lang = 1, .init_op = op, .buf = (void *)buf, .count = count, .dest = peer,
+                             .tag = tag, .dt = dt, .comm = comm};
+#endif
   return finish(&r, t0, rc);
 }
 
@@ -1539,7 +1606,11 @@ int augur_MPI_Start(int site, MPI_Request *req) {
   AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
   int rc;
+#if AUGUR_SMPI
+  AUGUR_MPI(rc = remake_for_start(req); if (rc == MPI_SUCCESS) rc = MPI_Start(req));
+#else
   AUGUR_MPI(rc = MPI_Start(req));
+#endif
   augur_after_start(AUGUR_OP_START, site, 1, req, t0, rc, 0);
   return rc;
 }
@@ -1548,7 +1619,13 @@ int augur_MPI_Startall(int site, int count, MPI_Request reqs[]) {
   AUGUR_ENTRY;
   augur_stamp t0 = augur_now();
   int rc;
+#if AUGUR_SMPI
+  rc = MPI_SUCCESS;
+  AUGUR_MPI(for (int i = 0; i < count && rc == MPI_SUCCESS; i++) rc = remake_for_start(&reqs[i]);
+            if (rc == MPI_SUCCESS) rc = MPI_Startall(count, reqs));
+#else
   AUGUR_MPI(rc = MPI_Startall(count, reqs));
+#endif
   augur_after_start(AUGUR_OP_STARTALL, site, count, reqs, t0, rc, 0);
   return rc;
 }

@@ -1,8 +1,10 @@
 //! End to end: persistent requests (Send_init/Ssend_init/Recv_init, Start, Startall,
 //! Request_free) and probes traced by the runtime under Open MPI and SMPI
 //! (tests/data/persist.c, persist.f90). Each start is recorded as the Isend/Issend/Irecv it
-//! makes, completed by the usual waits, and nothing in the run is an anomaly. Fails loudly if
-//! MPI is missing.
+//! makes, completed by the usual waits, and nothing in the run is an anomaly. Persistent sends
+//! restarted while their previous message is still in flight arrive under SMPI, which loses
+//! them without the runtime's remaking (tests/data/relay.c, relay.f90). Fails loudly if MPI is
+//! missing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -253,4 +255,69 @@ fn persistent_requests_smpi() {
 fn persistent_requests_fortran_open_mpi_and_smpi() {
     check_fortran(&traced(false, true, 3));
     check_fortran(&traced(true, true, 3));
+}
+
+/// Messages each rank of relay.c / relay.f90 sends before receiving any.
+const RELAY: usize = 3;
+
+/// relay.c (relay.f90 when `fortran`) on 3 ranks: the program itself aborts unless every
+/// message arrives in order; the trace shows each start as its own Isend, completed once by the
+/// wait after it.
+fn check_relay(smpi: bool, fortran: bool) {
+    let traces = common::traced("relay", smpi, fortran, 3, &[RELAY.to_string()]);
+    let p = traces.len() as u32;
+    for t in &traces {
+        let me = t.header.rank as u32;
+        let (left, right) = ((me + p - 1) % p, (me + 1) % p);
+        assert_eq!(t.trailer.anomalies, 0, "rank {me} anomalies");
+        let calls: Vec<(&MpiCall, &[Part])> = t.mpi_calls().collect();
+        let starts: Vec<&MpiCall> = calls
+            .iter()
+            .filter(|(c, _)| c.site == 11 || c.site == 12)
+            .map(|(c, _)| *c)
+            .collect();
+        let sites: Vec<u32> = starts.iter().map(|c| c.site).collect();
+        assert_eq!(sites, [11, 12, 11], "rank {me}: Start, Startall, Start");
+        for c in &starts {
+            assert_eq!(
+                (c.op, c.peer, c.tag, c.bytes),
+                (Op::Isend, Peer::Rank(right), 7, 16)
+            );
+            assert_ne!(c.flags & format::FLAG_STARTED, 0);
+        }
+        let waited: Vec<u64> = calls
+            .iter()
+            .filter(|(c, _)| c.site == 13)
+            .map(|(_, parts)| {
+                assert_eq!(parts.len(), 1, "rank {me}: each wait completes its start");
+                parts[0].req_id
+            })
+            .collect();
+        let ids: Vec<u64> = starts.iter().map(|c| c.req_id).collect();
+        assert_eq!(waited, ids, "rank {me}");
+        let recvs: Vec<Peer> = calls
+            .iter()
+            .filter(|(c, _)| c.site == 14)
+            .map(|(c, _)| c.peer)
+            .collect();
+        assert_eq!(recvs, vec![Peer::Rank(left); RELAY]);
+        let free: Vec<u64> = calls
+            .iter()
+            .filter(|(c, _)| c.site == 16)
+            .map(|(c, _)| c.req_id)
+            .collect();
+        assert_eq!(free, [0], "rank {me}: the freed request was inactive");
+    }
+}
+
+#[test]
+fn restarted_persistent_sends_arrive_c() {
+    check_relay(false, false);
+    check_relay(true, false);
+}
+
+#[test]
+fn restarted_persistent_sends_arrive_fortran() {
+    check_relay(false, true);
+    check_relay(true, true);
 }

@@ -880,6 +880,16 @@ fn check_traces(dir: &Path, np: u32, stderr: &Path) -> (RunStatus, Option<f64>) 
 
 /// The reason recorded for a run that exited 0 with traces missing or cut short (`symptom`).
 fn unreadable_reason(symptom: &str, tail: &launch::StderrTail) -> String {
+    if tail.deadlocked {
+        let last = tail
+            .last
+            .as_ref()
+            .map(|l| format!("; last stderr line: {l}"))
+            .unwrap_or_default();
+        return format!(
+            "SimGrid found the ranks deadlocked and stopped the simulation (smpirun exits 0), so {symptom}{last}"
+        );
+    }
     match (tail.aborted, &tail.last) {
         // the traces' symptom (a truncated file) only restates the abort
         (true, Some(l)) => format!("MPI_Abort was called: {l}"),

@@ -408,6 +408,8 @@ pub struct StderrTail {
     /// The MPI library reported a call to MPI_Abort (SMPI: `MPI_Abort was called`, Open MPI:
     /// `MPI_ABORT was invoked`).
     pub aborted: bool,
+    /// SimGrid found every rank left blocked (`Oops! Deadlock detected`); smpirun then exits 0.
+    pub deadlocked: bool,
     /// The program's own last line: the last line with letters or digits that is neither a
     /// SimGrid log line (`[host:rank:(pid) t] file:line: [category/LEVEL] …`) nor inside a
     /// launcher's notice boxed by lines of dashes; trimmed and cut to 300 characters.
@@ -434,6 +436,9 @@ pub fn stderr_tail(path: &Path) -> StderrTail {
         let l = l.to_ascii_lowercase();
         l.contains("mpi_abort was called") || l.contains("mpi_abort was invoked")
     });
+    let deadlocked = lines
+        .iter()
+        .any(|l| is_simgrid_log(l) && l.contains("Deadlock detected"));
     // a Fortran run-time error is what the program said last, whatever the shell or the
     // launcher added after it (`Aborted`); an end of file has its own explanation
     let runtime = lines
@@ -450,7 +455,11 @@ pub fn stderr_tail(path: &Path) -> StderrTail {
                 .find(|l| l.chars().any(char::is_alphanumeric))
         })
         .map(|l| l.chars().take(300).collect());
-    StderrTail { aborted, last }
+    StderrTail {
+        aborted,
+        deadlocked,
+        last,
+    }
 }
 
 /// gfortran's `Fortran runtime error: …` (and `Error termination`'s companion lines).
@@ -755,6 +764,7 @@ mod tests {
             stderr_tail(&e),
             StderrTail {
                 aborted: true,
+                deadlocked: false,
                 last: Some("usage: jacobi2d -n N -s STEPS [-k CHECK]".into())
             }
         );
@@ -768,6 +778,7 @@ mod tests {
             stderr_tail(&e),
             StderrTail {
                 aborted: true,
+                deadlocked: false,
                 last: Some("bad input".into())
             }
         );
@@ -785,5 +796,35 @@ mod tests {
         std::fs::write(&e, "[rank 1] residual [x/y] too large\n").unwrap();
         assert!(stderr_tail(&e).last.is_some());
         assert_eq!(stderr_tail(&dir.path().join("none")), StderrTail::default());
+    }
+
+    #[test]
+    fn a_deadlock_simgrid_found_is_told() {
+        // what smpirun (--log=root.thres:warning) leaves when the ranks block for good
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("stderr.txt");
+        std::fs::write(
+            &e,
+            "step 1 done
+             [0.001241] ./src/kernel/EngineImpl.cpp:718: [ker_engine/CRITICAL] Oops! Deadlock detected, some activities are still around but will never complete. This usually happens when the user code is not perfectly clean.
+",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e),
+            StderrTail {
+                aborted: false,
+                deadlocked: true,
+                last: Some("step 1 done".into())
+            }
+        );
+        // the program saying so is not SimGrid finding it
+        std::fs::write(
+            &e,
+            "Deadlock detected in my solver
+",
+        )
+        .unwrap();
+        assert!(!stderr_tail(&e).deadlocked);
     }
 }
