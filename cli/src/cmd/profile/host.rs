@@ -175,11 +175,15 @@ pub fn warnings(runs: &[RunRecord]) -> Vec<String> {
         ));
     }
     // runs whose other work left too few idle cores for their ranks: (run, cores' worth of
-    // other work, cores)
+    // other work, cores). A run with more ranks than cores needs every core: more ranks than
+    // that is the time sharing warned of above, not other work (a P = 4 run on 2 idle cores was
+    // called busy with "other processes used 0 of its 2 cores").
     let crowded: Vec<(&RunRecord, f64, u32)> = native
         .iter()
         .filter_map(|r| match (r.busy_cores, r.cores) {
-            (Some(b), Some(c)) if b + f64::from(r.np) > f64::from(c) + 0.5 => Some((*r, b, c)),
+            (Some(b), Some(c)) if b + f64::from(r.np.min(c)) > f64::from(c) + 0.5 => {
+                Some((*r, b, c))
+            }
             _ => None,
         })
         .collect();
@@ -438,5 +442,17 @@ mod tests {
         let mut quiet = rec(2, Some(2), Some(3.5), OMPI);
         quiet.busy_cores = Some(0.05);
         assert!(warnings(&[quiet]).is_empty());
+        // more ranks than cores on an idle host: time sharing (its own warning), not other work
+        let mut over = rec(4, Some(2), Some(0.1), OMPI);
+        over.busy_cores = Some(0.0);
+        let w = warnings(&[over.clone()]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("the P = 4 runs ran 4 ranks on 2 cores"),
+            "{w:?}"
+        );
+        // and with other work besides, both
+        over.busy_cores = Some(1.0);
+        assert_eq!(warnings(&[over]).len(), 2);
     }
 }
