@@ -822,6 +822,27 @@ mod tests {
         assert_eq!(warning(&none), None);
     }
 
+    /// Trial (new-user run of a task farm): `t = task_t(k, lo, hi)` was named a routine the
+    /// sources do not define; it builds a value of the derived type `task_t`.
+    #[test]
+    fn a_structure_constructor_is_not_a_routine() {
+        let l = load(
+            "mw.f90",
+            "module work_mod\n  implicit none\n  type task_t\n    integer :: id\n    \
+             double precision :: lo, hi\n  end type task_t\nend module work_mod\n\
+             program mw\n  use work_mod\n  implicit none\n  type(task_t) :: t\n  integer :: k\n  \
+             type point\n    double precision :: x, y\n  end type point\n  type(point) :: q\n  \
+             do k = 1, 4\n    t = task_t(k, dble(k - 1) / 4, dble(k) / 4)\n    \
+             q = point(t%lo, g(t%hi))\n  end do\nend program mw\n",
+        );
+        let names: Vec<String> = unknown_calls(&l).into_iter().map(|e| e.name).collect();
+        assert_eq!(
+            names,
+            vec!["g"],
+            "a call inside a constructor is still seen"
+        );
+    }
+
     const MAIN: &str = "program main\n  use mpi\n  use, intrinsic :: iso_fortran_env\n  \
         use params_mod\n  implicit none\n  integer :: i, ierr\n  call MPI_Init(ierr)\n  \
         do i = 1, nsteps\n     call step()\n  end do\n  call MPI_Finalize(ierr)\n\

@@ -95,9 +95,9 @@ pub fn for_each_expr<'a>(
     while let Some(e) = stack.pop() {
         f(e);
         match &e.kind {
-            SrcExprKind::Index { indices: v, .. } | SrcExprKind::Call { args: v, .. } => {
-                stack.extend(v.iter().rev())
-            }
+            SrcExprKind::Index { indices: v, .. }
+            | SrcExprKind::Call { args: v, .. }
+            | SrcExprKind::Construct { args: v, .. } => stack.extend(v.iter().rev()),
             SrcExprKind::Range { lo, hi, step } => {
                 stack.extend([step, hi, lo].into_iter().flatten().map(|b| &**b));
             }

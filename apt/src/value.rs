@@ -226,6 +226,12 @@ pub fn eval(e: &SrcExpr, s: &mut dyn Scope) -> Val {
         }
         SrcExprKind::Range { .. } => Val::unknown("an array section"),
         SrcExprKind::Call { name, args } => call(name, args, e.span, s),
+        SrcExprKind::Construct { ty, args } => {
+            for a in args {
+                let _ = eval(a, s);
+            }
+            Val::unknown(format!("a value of derived type `{ty}`, not a number"))
+        }
         SrcExprKind::Unary { op, operand } => {
             let v = eval(operand, s);
             match op {

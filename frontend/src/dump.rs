@@ -67,8 +67,8 @@ impl fmt::Display for SrcExpr {
                 }
                 Ok(())
             }
-            SrcExprKind::Call { name, args } => {
-                write!(f, "{name}(")?;
+            SrcExprKind::Call { name: n, args } | SrcExprKind::Construct { ty: n, args } => {
+                write!(f, "{n}(")?;
                 write_list(f, args)?;
                 f.write_str(")")
             }

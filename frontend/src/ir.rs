@@ -1017,6 +1017,12 @@ pub enum SrcExprKind {
         name: String,
         args: Vec<SrcExpr>,
     },
+    /// Fortran structure constructor `task_t(k, lo, hi)` of a derived type the sources define
+    /// (lower-cased): builds a value, calls nothing but what its arguments call.
+    Construct {
+        ty: String,
+        args: Vec<SrcExpr>,
+    },
     Unary {
         op: UnOp,
         operand: Box<SrcExpr>,
@@ -1226,7 +1232,9 @@ impl SrcExpr {
     pub fn children(&self) -> Vec<&SrcExpr> {
         match &self.kind {
             SrcExprKind::Index { indices, .. } => indices.iter().collect(),
-            SrcExprKind::Call { args, .. } => args.iter().collect(),
+            SrcExprKind::Call { args, .. } | SrcExprKind::Construct { args, .. } => {
+                args.iter().collect()
+            }
             SrcExprKind::Range { lo, hi, step } => {
                 [lo, hi, step].into_iter().flatten().map(|b| &**b).collect()
             }

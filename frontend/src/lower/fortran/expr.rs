@@ -179,6 +179,11 @@ impl<'a> FLower<'a> {
                         ty,
                     };
                 }
+                // `task_t(k, lo, hi)`: the structure constructor of a derived type the sources
+                // define (modules are lowered first), not a call of a routine `task_t`
+                if self.b.prog.derived_types.contains_key(&name) {
+                    return SrcExpr::new(SrcExprKind::Construct { ty: name, args }, span);
+                }
                 let ty = intrinsic_type(&name, &args).or_else(|| {
                     if name == "MPI_WTIME" {
                         Some(BaseType::Real)
