@@ -879,24 +879,27 @@ fn check_traces(dir: &Path, np: u32, stderr: &Path) -> (RunStatus, Option<f64>) 
 }
 
 /// The reason recorded for a run that exited 0 with traces missing or cut short (`symptom`).
+/// An MPI_Abort is told before a deadlock: SimGrid kills the aborting rank, and a peer left
+/// waiting for it may then be found deadlocked (CI, stop 25: the abort test read "deadlocked"
+/// when SimGrid's deadlock check ran before the abort ended the simulation).
 fn unreadable_reason(symptom: &str, tail: &launch::StderrTail) -> String {
-    if tail.deadlocked {
-        let last = tail
-            .last
+    let last = |sep: &str| {
+        tail.last
             .as_ref()
-            .map(|l| format!("; last stderr line: {l}"))
-            .unwrap_or_default();
+            .map(|l| format!("{sep}{l}"))
+            .unwrap_or_default()
+    };
+    if tail.aborted {
+        // the traces' symptom (a truncated file) only restates the abort
+        return format!("MPI_Abort was called{}", last(": "));
+    }
+    if tail.deadlocked {
         return format!(
-            "SimGrid found the ranks deadlocked and stopped the simulation (smpirun exits 0), so {symptom}{last}"
+            "SimGrid found the ranks deadlocked and stopped the simulation (smpirun exits 0), so {symptom}{}",
+            last("; last stderr line: ")
         );
     }
-    match (tail.aborted, &tail.last) {
-        // the traces' symptom (a truncated file) only restates the abort
-        (true, Some(l)) => format!("MPI_Abort was called: {l}"),
-        (true, None) => "MPI_Abort was called".to_string(),
-        (false, Some(l)) => format!("exited 0 but {symptom}; last stderr line: {l}"),
-        (false, None) => format!("exited 0 but {symptom}"),
-    }
+    format!("exited 0 but {symptom}{}", last("; last stderr line: "))
 }
 
 /// A record's repetitions' times as the kept one was chosen by (the traces' T, their wall
@@ -994,4 +997,36 @@ fn print_summary(s: &Summary, json: bool) -> Result<()> {
         s.ok, s.skipped, s.failed, s.timeout
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tail(aborted: bool, deadlocked: bool) -> launch::StderrTail {
+        launch::StderrTail {
+            aborted,
+            deadlocked,
+            last: Some("rank 1 gives up".into()),
+        }
+    }
+
+    #[test]
+    fn an_abort_is_told_before_the_deadlock_it_left() {
+        let symptom = "the traces are unreadable: truncated trace";
+        assert_eq!(
+            unreadable_reason(symptom, &tail(true, true)),
+            "MPI_Abort was called: rank 1 gives up"
+        );
+        let dead = unreadable_reason(symptom, &tail(false, true));
+        assert!(
+            dead.starts_with("SimGrid found the ranks deadlocked")
+                && dead.ends_with("truncated trace; last stderr line: rank 1 gives up"),
+            "{dead}"
+        );
+        assert_eq!(
+            unreadable_reason(symptom, &tail(false, false)),
+            "exited 0 but the traces are unreadable: truncated trace; last stderr line: rank 1 gives up"
+        );
+    }
 }
