@@ -137,6 +137,15 @@ fn type_size(m: &MpiCall, role: Role, s: &mut dyn Scope) -> Option<Result<Expr, 
 /// `old` (the stride moves them apart, it adds no bytes), `MPI_Type_contiguous(n, old, t)`
 /// n of them. `None` for other calls or a handle that is not a variable.
 pub fn derived_size(m: &MpiCall, s: &mut dyn Scope) -> Option<(String, Val)> {
+    if m.op == MpiOp::TypeCreateSubarray {
+        let handle = out_path(&m.arg(Role::NewType)?.expr)?;
+        let v = match (subarray_elements(m, s), type_size(m, Role::Datatype, s)?) {
+            (Val::Known(n), Ok(size)) => Val::Known(n * size),
+            (Val::Unknown(r), _) | (_, Err(r)) => Val::Unknown(r),
+            _ => Val::unknown("a subarray extent is an MPI constant"),
+        };
+        return Some((datatype_path(&handle), v));
+    }
     let block = match m.op {
         MpiOp::TypeVector => m.arg(Role::BlockLength)?,
         MpiOp::TypeContiguous => m.arg(Role::Count)?,
@@ -155,6 +164,46 @@ pub fn derived_size(m: &MpiCall, s: &mut dyn Scope) -> Option<(String, Val)> {
         _ => Val::unknown("count is an MPI constant"),
     };
     Some((datatype_path(&handle), v))
+}
+
+/// The elements of `MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, old, t)`:
+/// the product of `subsizes`' first `ndims` elements, read from the array as stored (from its
+/// declared lower bound: C's 0, Fortran's 1), where `ndims` is a known small integer.
+fn subarray_elements(m: &MpiCall, s: &mut dyn Scope) -> Val {
+    let ndims = match m.arg(Role::Ndims).map(|a| eval(&a.expr, s)) {
+        Some(Val::Known(n)) => small_int(&n).filter(|n| (1..=8).contains(n)),
+        _ => None,
+    };
+    let Some(ndims) = ndims else {
+        return Val::unknown("a subarray of a number of dimensions the source does not give");
+    };
+    let Some(name) = m.arg(Role::Subsizes).and_then(|a| a.expr.path()) else {
+        return Val::unknown("a subarray whose extents are an expression");
+    };
+    let lo = s
+        .declared_bounds(&name)
+        .and_then(|b| b.first().cloned().flatten())
+        .and_then(|(lo, _)| match lo {
+            Val::Known(e) => small_int(&e),
+            _ => None,
+        });
+    let Some(lo) = lo else {
+        return Val::unknown(format!("a subarray's extents held in `{name}`"));
+    };
+    let mut n = Expr::int(1);
+    for k in lo..lo + ndims {
+        match s.element(&format!("{name}[{k}]")) {
+            Some(Val::Known(e)) => n = n * e,
+            _ => return Val::unknown(format!("a subarray's extents held in `{name}`")),
+        }
+    }
+    Val::Known(n)
+}
+
+fn small_int(e: &Expr) -> Option<i64> {
+    e.as_const()
+        .filter(|c| c.fract() == 0.0 && c.abs() < 1e6)
+        .map(|c| c as i64)
 }
 
 fn bytes_of(m: &MpiCall, count: Role, ty: Role, s: &mut dyn Scope) -> Option<Attr> {

@@ -113,6 +113,108 @@ int main(int argc, char **argv) {
     );
 }
 
+/// trial 26: a subarray type carries the product of its subsizes (a halo row `{1, ny}` of a
+/// 2-D array), read from an initialized C array or Fortran elements set one by one; sizes the
+/// source does not give stay unresolved, naming the array
+#[test]
+fn subarray_types_carry_the_product_of_their_subsizes() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), p;
+    double u[100];
+    MPI_Datatype row, box, odd;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int sizes[2] = {n / p + 2, n + 2}, sub[2] = {1, n}, start[2] = {0, 0};
+    MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &row);
+    int sizes3[3] = {n, n, n}, sub3[3] = {n / p, 2, n}, start3[3] = {0, 0, 0};
+    MPI_Type_create_subarray(3, sizes3, sub3, start3, MPI_ORDER_C, MPI_FLOAT, &box);
+    int subv[2];
+    subv[0] = atoi(argv[2]);
+    MPI_Type_create_subarray(2, sizes, subv, start, MPI_ORDER_C, MPI_DOUBLE, &odd);
+    MPI_Send(u, 1, row, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(u, 2, box, 1, 0, MPI_COMM_WORLD);
+    MPI_Send(u, 1, odd, 1, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("sub.c", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(
+        bytes,
+        [
+            Some(e("8*N")),
+            Some(e("16*N^2/P")),
+            Some(Attr::Unresolved("derived datatype `odd`".into())),
+        ],
+        "{bytes:?}"
+    );
+    let src = r#"
+program t
+  use mpi
+  implicit none
+  integer :: ierr, n, p, col, sizes(2), subsizes(2), starts(2)
+  character(len=32) :: arg
+  double precision :: u(100, 100)
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  sizes(1) = n + 2
+  sizes(2) = n / p + 2
+  subsizes(1) = n
+  subsizes(2) = 1
+  starts(1) = 0
+  starts(2) = 0
+  call MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, &
+       MPI_DOUBLE_PRECISION, col, ierr)
+  call MPI_Type_commit(col, ierr)
+  call MPI_Send(u, 1, col, 1, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program t
+"#;
+    let apt = apt_of("sub.f90", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(bytes, [Some(e("8*N"))], "{bytes:?}");
+}
+
+/// trial 26: MPI_Reduce_scatter_block reduces its count per rank times the communicator's
+/// size, the size the runtime records; of a communicator of unknown size, unresolved
+#[test]
+fn reduce_scatter_block_reduces_the_whole_vector() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), rank;
+    double in[4096], out[64];
+    MPI_Comm half;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, half);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("rsb.c", src);
+    let bytes: Vec<Option<Attr>> = comms(&apt).iter().map(|c| c.bytes.clone()).collect();
+    assert_eq!(
+        bytes,
+        [
+            Some(e("8*N*P")),
+            Some(Attr::Unresolved(
+                "the whole vector MPI_Reduce_scatter_block reduces at line 12: its count per rank times the size of a communicator other than MPI_COMM_WORLD".into()
+            )),
+        ],
+        "{bytes:?}"
+    );
+}
+
 /// trial3 #8: Scatterv and Gatherv size one rank's block from its scalar count, at workers
 /// whose root-only arguments are NULL too; a root that moves no block of its own (count 0,
 /// MPI_IN_PLACE) is recorded with the mean of the counts, unresolved here

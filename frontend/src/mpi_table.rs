@@ -163,6 +163,9 @@ pub enum Role {
     Nnodes,
     BlockLength,
     Stride,
+    /// `MPI_Type_create_subarray`'s array of the subarray's extents (its elements per
+    /// dimension).
+    Subsizes,
     Argc,
     Argv,
     Required,
@@ -476,7 +479,7 @@ static TABLE: &[MpiSig] = &[
     sig(
         "mpi_type_create_subarray",
         MpiOp::TypeCreateSubarray,
-        &[Ndims, Other, Other, Other, Other, Datatype, NewType],
+        &[Ndims, Other, Subsizes, Other, Other, Datatype, NewType],
     ),
     sig("mpi_type_free", MpiOp::TypeFree, &[NewType]),
     sig(
