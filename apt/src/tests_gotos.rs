@@ -1,6 +1,7 @@
 //! Fortran GOTOs inside a DO loop (trial 5 item 7): a computed or assigned GOTO leaves the
-//! loop only when one of its labels is outside it, and a plain GOTO to the DO's own
-//! terminating label is a `cycle` the front end does not warn about.
+//! loop only when one of its labels is outside it, a plain GOTO to the DO's own
+//! terminating label is a `cycle` the front end does not warn about, and one to the statement
+//! right after the DO a `break` (trial 26).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::tests::{apt_of, e, loops};
@@ -91,6 +92,12 @@ const CYCLE_F: &str = "      PROGRAM CYC
          S = S + A(I)
    30 CONTINUE
    40 CONTINUE
+      DO 60 I = 1, N
+         DO 50 J = 1, N
+            IF (A(J) .LT. 0.0D0) GOTO 70
+   50    CONTINUE
+   60 CONTINUE
+   70 CONTINUE
       CALL MPI_ALLREDUCE(S, S, 1, MPI_DOUBLE_PRECISION, MPI_SUM,
      &     MPI_COMM_WORLD, IERR)
       CALL MPI_FINALIZE(IERR)
@@ -105,8 +112,9 @@ fn a_goto_to_an_enclosing_do_terminator_is_not_warned_about() {
         .filter(|(m, _)| m.contains("GOTO is not analysed"))
         .map(|(_, l)| *l)
         .collect();
-    // only the jump past the loop (line 16) is not understood
-    assert_eq!(gotos, [16], "{w:?}");
+    // the jump past the loop (line 16) to the statement after it leaves it (trial 26); one
+    // past two loops (line 22) is not understood
+    assert_eq!(gotos, [22], "{w:?}");
     let apt = apt_of("cyc.f", CYCLE_F);
     let l = loops(&apt);
     assert_eq!(l[0].trip, e("N"));
@@ -118,6 +126,10 @@ fn a_goto_to_an_enclosing_do_terminator_is_not_warned_about() {
     assert_eq!(
         l[2].trip,
         Attr::Unresolved("exits early (goto at line 16)".into())
+    );
+    assert_eq!(
+        l[4].trip,
+        Attr::Unresolved("exits early (goto at line 22)".into())
     );
 }
 

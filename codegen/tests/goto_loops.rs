@@ -23,6 +23,7 @@ fn goto_loops_are_traced_as_loops() {
             (25, 1, 4), // 20 IF (K .GE. NITER) GO TO 30 … left at K = 4 by GOTO 30
             (34, 1, 3), // DO 50 J = 1, 3
             (36, 3, 6), // 40 K = K + 1 … IF (K .LT. J) GOTO 40: J iterations
+            (41, 1, 3), // DO 60 J = 1, NITER left at J = 3 by GOTO 70, the next statement
         ],
     );
 }

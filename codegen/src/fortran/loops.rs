@@ -438,6 +438,31 @@ impl F<'_, '_> {
         Vec::new()
     }
 
+    /// Whether `s` is a GOTO the front end reads as the `break` of a DO loop (a jump to the
+    /// statement after it), not of a loop built from GOTO, whose exit markers sit at the
+    /// statement it jumps to.
+    pub(super) fn do_break_by_goto(&self, s: &Stmt) -> bool {
+        let text = self
+            .ctx
+            .sources
+            .text(s.span)
+            .trim_start()
+            .to_ascii_lowercase();
+        if !text.starts_with("go") {
+            return false;
+        }
+        let mut cur = s.parent;
+        while let Some(p) = cur {
+            let Some(ps) = self.stmt(p) else { return false };
+            match ps.kind {
+                StmtKind::Loop(_) => return true,
+                StmtKind::While(_) => return self.goto_exit(ps).is_none(),
+                _ => cur = ps.parent,
+            }
+        }
+        false
+    }
+
     /// For a loop built from GOTO (its end is `GOTO L` / `IF (c) GOTO L`) that jumps to the
     /// label of the statement after it: that statement.
     pub(super) fn goto_exit(&self, s: &Stmt) -> Option<StmtId> {

@@ -1,6 +1,6 @@
-C     Loops built from GOTO (fixed form): a post-test iteration loop
-C     with an exchange, a pre-test loop left early by a jump to the
-C     statement after it, and a GOTO loop inside a labelled DO.
+C     GOTO loops (fixed form): post-test with an exchange, pre-test left
+C     early by a jump to the statement after it, one inside a labelled
+C     DO; and a DO left by a jump to the statement after it (a break).
       PROGRAM GOTOS
       INCLUDE 'mpif.h'
       INTEGER IT, NITER, K, J, M, IERR, RANK, NP, LEFT, RIGHT
@@ -38,6 +38,12 @@ C     statement after it, and a GOTO loop inside a labelled DO.
          CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
          IF (K .LT. J) GOTO 40
    50 CONTINUE
+      DO 60 J = 1, NITER
+         CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
+         IF (J .EQ. 3) GOTO 70
+         M = M + J
+   60 CONTINUE
+   70 CONTINUE
       IF (RANK .EQ. 0) PRINT *, IT, K, M, A
       CALL MPI_FINALIZE(IERR)
       END

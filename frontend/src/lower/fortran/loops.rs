@@ -11,6 +11,8 @@ use crate::parse::FieldExt;
 
 impl<'a> FLower<'a> {
     pub(super) fn do_loop(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        // a plain GOTO to the statement after the loop leaves it: a `break`
+        let exit = self.next_label.take();
         let span = self.span(n);
         // a construct name (`outer: do …`) comes first; `exit outer` / `cycle outer` keep it
         // in their text (apt's cap, codegen's exit markers read it there)
@@ -117,7 +119,7 @@ impl<'a> FLower<'a> {
                 self.hoist_nested(e, out);
             }
             let id = self.b.alloc(span, label);
-            self.goto_exits.push(None);
+            self.goto_exits.push(exit);
             self.do_ends.extend(end_label);
             let body = self.body(&body_nodes, id, span);
             self.do_ends
@@ -151,7 +153,7 @@ impl<'a> FLower<'a> {
             self.hoist_nested(c, out);
         }
         let id = self.b.alloc(span, label);
-        self.goto_exits.push(None);
+        self.goto_exits.push(exit);
         self.do_ends.extend(end_label);
         let body = self.body(&body_nodes, id, span);
         self.do_ends

@@ -59,8 +59,14 @@ pub struct FLower<'a> {
     module: Option<String>,
     /// Jumps and labels of the current scoping unit (GOTO loops).
     jumps: crate::lower::goto::Jumps<u32>,
-    /// Exit labels of the GOTO loops being lowered, innermost last (`None`: a DO loop).
+    /// Exit labels of the loops being lowered, innermost last: a plain GOTO to one is a
+    /// `break`. A GOTO loop's is the statement after it; a DO loop's the label of the
+    /// statement after it in the same list, if that has one (`IF (R .LT. TOL) GOTO 200`
+    /// with `200` right after `100 CONTINUE`, trial 26).
     goto_exits: Vec<Option<u32>>,
+    /// The label of the statement after the one [`FLower::stmts`] is lowering (a DO loop
+    /// takes it as its exit label).
+    next_label: Option<u32>,
     /// Why a closing GOTO does not make a loop, by its byte offset (for its warning).
     goto_notes: BTreeMap<usize, String>,
     /// Terminating labels of the DO loops being lowered: a GOTO to one is a `cycle`, which
@@ -98,6 +104,7 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, b: &mut Builder) {
         module: None,
         jumps: crate::lower::goto::Jumps::default(),
         goto_exits: Vec::new(),
+        next_label: None,
         goto_notes: BTreeMap::new(),
         do_ends: Vec::new(),
         aliases: BTreeMap::new(),

@@ -40,7 +40,9 @@ impl<'a> FLower<'a> {
             }
             let before = out.len();
             let (stmt, label) = (items[i].stmt, items[i].label);
+            self.next_label = items.get(i + 1).and_then(|x| x.label);
             self.stmt(nodes[stmt], label, &mut out);
+            self.next_label = None;
             if out.len() == before && label.is_some() {
                 // a label on a declaration or comment-like node moves to the next statement
                 if let Some(next) = items.get_mut(i + 1) {
