@@ -14,8 +14,30 @@ pub struct External {
     pub calls: Vec<String>,
 }
 
-/// Every routine the program calls but does not define, by name.
+/// Every routine the program calls but does not define, by name; C statement macros used
+/// like calls are no routines (trial 26: `CHECK(MPI_Send(…));` named `CHECK` a routine not
+/// defined), nor are they listed here ([`macro_uses`]).
 pub fn unknown_calls(lowered: &Lowered) -> Vec<External> {
+    calls_not_defined(lowered)
+        .into_iter()
+        .filter(|e| !lowered.program.c_statement_macros.contains_key(&e.name))
+        .collect()
+}
+
+/// The C statement macros used like calls whose body does what the model would time (a loop,
+/// an MPI call): those uses are not expanded, so that part of the body is not analysed.
+/// Each with its uses and what its body holds.
+pub fn macro_uses(lowered: &Lowered) -> Vec<(External, String)> {
+    calls_not_defined(lowered)
+        .into_iter()
+        .filter_map(|e| {
+            let what = lowered.program.c_statement_macros.get(&e.name)?.clone()?;
+            Some((e, what))
+        })
+        .collect()
+}
+
+fn calls_not_defined(lowered: &Lowered) -> Vec<External> {
     let prog = &lowered.program;
     let names = crate::procs::ProcNames::new(prog);
     let mut found: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
@@ -215,6 +237,13 @@ pub fn warnings(lowered: &Lowered) -> Vec<String> {
         })
         .collect();
     out.extend(warning(lowered));
+    out.extend(macro_uses(lowered).into_iter().map(|(e, what)| {
+        format!(
+            "macro {} ({}) is used like a routine, so it is not expanded there, and its body holds {what}: that is not in the model (only the calls in its arguments are)",
+            e.name,
+            listed_calls(&e.calls)
+        )
+    }));
     out
 }
 
@@ -226,15 +255,7 @@ fn warning(lowered: &Lowered) -> Option<String> {
     }
     let list: Vec<String> = ext
         .iter()
-        .map(|e| {
-            let mut calls = e.calls.clone();
-            if calls.len() > 4 {
-                let more = calls.len() - 3;
-                calls.truncate(3);
-                calls.push(format!("{more} more"));
-            }
-            format!("{} ({})", e.name, calls.join(", "))
-        })
+        .map(|e| format!("{} ({})", e.name, listed_calls(&e.calls)))
         .collect();
     Some(format!(
         "{} not defined in the given sources: {}; communication or loops inside {} are invisible to the model: give the source files that define {} too",
@@ -243,6 +264,17 @@ fn warning(lowered: &Lowered) -> Option<String> {
         if ext.len() == 1 { "it" } else { "them" },
         if ext.len() == 1 { "it" } else { "them" },
     ))
+}
+
+/// Call sites, at most four named (`a.c:3, a.c:9, a.c:12, 5 more`).
+fn listed_calls(calls: &[String]) -> String {
+    let mut calls = calls.to_vec();
+    if calls.len() > 4 {
+        let more = calls.len() - 3;
+        calls.truncate(3);
+        calls.push(format!("{more} more"));
+    }
+    calls.join(", ")
 }
 
 /// Whether `name` in `proc` is a routine rather than a variable: a C function pointer or a
@@ -840,6 +872,43 @@ mod tests {
             names,
             vec!["g"],
             "a call inside a constructor is still seen"
+        );
+    }
+
+    /// Trial 26: `CHECK(MPI_Sendrecv(…));` under an error-check macro named `CHECK` a
+    /// routine not defined. A statement macro used like a call is no routine; one whose body
+    /// holds a loop or an MPI call is told apart, as that part of it is not in the model.
+    #[test]
+    fn statement_macros_used_like_calls_are_not_routines() {
+        let l = load(
+            "m.c",
+            "#include <mpi.h>\n#include <stdio.h>\n\
+             #define CHECK(call) \\\n  do { int rc_ = (call); if (rc_ != MPI_SUCCESS) { \\\n\
+             fprintf(stderr, \"%d\\n\", rc_); MPI_Abort(MPI_COMM_WORLD, rc_); } } while (0)\n\
+             #define SYNC(c) do { MPI_Barrier(c); } while (0)\n\
+             #define ZERO(a, n) do { int i_; for (i_ = 0; i_ < (n); i_++) (a)[i_] = 0; } while (0)\n\
+             int main(int argc, char **argv) {\n    double a[8];\n    int r;\n\
+             CHECK(MPI_Init(&argc, &argv));\n    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &r));\n\
+             SYNC(MPI_COMM_WORLD);\n    ZERO(a, 8);\n    CHECK(step(r));\n\
+             MPI_Finalize();\n    return 0;\n}\n",
+        );
+        let names: Vec<String> = unknown_calls(&l).into_iter().map(|e| e.name).collect();
+        assert_eq!(names, vec!["step"], "a call inside a macro's arguments is still seen");
+        let uses: Vec<(String, Vec<String>, String)> = macro_uses(&l)
+            .into_iter()
+            .map(|(e, what)| (e.name, e.calls, what))
+            .collect();
+        assert_eq!(
+            uses,
+            vec![
+                ("SYNC".into(), vec!["m.c:13".into()], "a call of MPI_Barrier".into()),
+                ("ZERO".into(), vec!["m.c:14".into()], "a loop".into()),
+            ]
+        );
+        let w = warnings(&l);
+        assert!(
+            w.iter().any(|x| x.starts_with("macro SYNC (m.c:13) is used like a routine")),
+            "{w:?}"
         );
     }
 

@@ -269,6 +269,13 @@ pub struct Program {
     /// ([`Program::c_struct`]).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub c_typedefs: std::collections::BTreeMap<String, String>,
+    /// C statement-like function macros (`#define CHECK(x) do { … } while (0)`), whose uses
+    /// written like calls (`CHECK(MPI_Send(…));`) stay calls of the macro's name, their
+    /// arguments lowered: name → what its body does that the model would time
+    /// ([`crate::macros::timed_in_body`]: a loop, an MPI call), `None` for a wrapper around
+    /// its arguments (an error check).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub c_statement_macros: std::collections::BTreeMap<String, Option<String>>,
 }
 
 /// One Fortran `use m` statement.

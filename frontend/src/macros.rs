@@ -70,6 +70,44 @@ fn statement_like(body: &str) -> bool {
             .any(|w| KEYWORDS.contains(&w))
 }
 
+/// What the body of a statement-like function macro does that the model would time, beyond
+/// evaluating its arguments: a loop (`for`, `while` other than the closing `while (0)` of
+/// the `do { … } while (0)` idiom) or an MPI call other than the error path's (`MPI_Abort`,
+/// `MPI_Error_string`, `MPI_Error_class`). `None`: a wrapper such as an error check.
+pub fn timed_in_body(body: &str) -> Option<String> {
+    const ERROR_PATH: &[&str] = &["MPI_Abort", "MPI_Error_string", "MPI_Error_class"];
+    let words: Vec<(usize, &str)> = body
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .scan(0usize, |at, w| {
+            let here = *at;
+            *at += w.len() + 1;
+            Some((here, w))
+        })
+        .filter(|(_, w)| !w.is_empty())
+        .collect();
+    for (k, &(at, w)) in words.iter().enumerate() {
+        let rest = body.get(at + w.len()..).unwrap_or("").trim_start();
+        match w {
+            "for" => return Some("a loop".into()),
+            "while" => {
+                let zero = words.get(k + 1).is_some_and(|(_, n)| *n == "0")
+                    && rest.trim_start_matches('(').trim_start().starts_with('0');
+                if !zero {
+                    return Some("a loop".into());
+                }
+            }
+            _ if w.starts_with("MPI_")
+                && rest.starts_with('(')
+                && !ERROR_PATH.contains(&w) =>
+            {
+                return Some(format!("a call of {w}"));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Logical lines of C text: backslash-newline continuations joined.
 fn logical_lines(text: &str) -> Vec<String> {
     let mut out = Vec::new();

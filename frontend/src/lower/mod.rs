@@ -42,6 +42,7 @@ impl Builder {
                 module_uses: Vec::new(),
                 derived_types: Default::default(),
                 c_typedefs: Default::default(),
+                c_statement_macros: Default::default(),
             },
             diags: Vec::new(),
             parent: None,

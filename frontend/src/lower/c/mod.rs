@@ -90,6 +90,12 @@ pub fn lower(root: Node, asm: &Assembled, main: FileId, macros: &MacroTable, b: 
     l.members = member_types(root, &asm.text);
     let typedefs = struct_typedefs(root, &asm.text);
     l.b.prog.c_typedefs.extend(typedefs);
+    l.b.prog.c_statement_macros.extend(
+        macros
+            .functions
+            .iter()
+            .map(|(name, (_, body))| (name.clone(), crate::macros::timed_in_body(body))),
+    );
     for (name, value) in &macros.command_line {
         if needs_substitution(value) || l.b.prog.globals.iter().any(|g| &g.name == name) {
             continue;
