@@ -893,7 +893,11 @@ mod tests {
              MPI_Finalize();\n    return 0;\n}\n",
         );
         let names: Vec<String> = unknown_calls(&l).into_iter().map(|e| e.name).collect();
-        assert_eq!(names, vec!["step"], "a call inside a macro's arguments is still seen");
+        assert_eq!(
+            names,
+            vec!["step"],
+            "a call inside a macro's arguments is still seen"
+        );
         let uses: Vec<(String, Vec<String>, String)> = macro_uses(&l)
             .into_iter()
             .map(|(e, what)| (e.name, e.calls, what))
@@ -901,13 +905,18 @@ mod tests {
         assert_eq!(
             uses,
             vec![
-                ("SYNC".into(), vec!["m.c:13".into()], "a call of MPI_Barrier".into()),
+                (
+                    "SYNC".into(),
+                    vec!["m.c:13".into()],
+                    "a call of MPI_Barrier".into()
+                ),
                 ("ZERO".into(), vec!["m.c:14".into()], "a loop".into()),
             ]
         );
         let w = warnings(&l);
         assert!(
-            w.iter().any(|x| x.starts_with("macro SYNC (m.c:13) is used like a routine")),
+            w.iter()
+                .any(|x| x.starts_with("macro SYNC (m.c:13) is used like a routine")),
             "{w:?}"
         );
     }

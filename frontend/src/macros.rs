@@ -96,10 +96,7 @@ pub fn timed_in_body(body: &str) -> Option<String> {
                     return Some("a loop".into());
                 }
             }
-            _ if w.starts_with("MPI_")
-                && rest.starts_with('(')
-                && !ERROR_PATH.contains(&w) =>
-            {
+            _ if w.starts_with("MPI_") && rest.starts_with('(') && !ERROR_PATH.contains(&w) => {
                 return Some(format!("a call of {w}"));
             }
             _ => {}

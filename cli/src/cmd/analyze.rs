@@ -203,7 +203,8 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     let host = super::profile::host::warnings(&manifest.runs);
     let host_disturbed = !host.is_empty();
     source_warnings.extend(host);
-    source_warnings.extend(super::profile::probe::warnings(&manifest));
+    // the markers' check is read against the model (below): its place among the warnings
+    let probe_at = source_warnings.len();
     source_warnings.append(&mut warnings);
     let mut warnings = source_warnings;
     let simulated = runs.iter().any(|r| r.smpi);
@@ -222,12 +223,21 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
             ..AnalyzeOptions::default()
         },
     );
+    // T at the markers' check's configuration, of the model fitted to every run
+    let probe_fit = manifest.probe.as_ref().and_then(|p| {
+        m.validation
+            .iter()
+            .find(|v| v.config == p.config)
+            .map(|v| v.fitted)
+    });
+    let probe = super::profile::probe::warnings(&manifest, probe_fit);
+    warnings.splice(probe_at..probe_at, probe);
     warnings.append(&mut m.warnings);
     // each once, in order (trial 21: "the model misses its runs …" printed twice)
     let mut seen = std::collections::BTreeSet::new();
     warnings.retain(|w| seen.insert(w.clone()));
     m.warnings = warnings;
-    m.cautions = super::profile::probe::cautions(&manifest);
+    m.cautions = super::profile::probe::cautions(&manifest, probe_fit);
     let out_path = args.runs.join("model.json");
     m.save(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;

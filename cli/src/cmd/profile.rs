@@ -378,7 +378,7 @@ pub fn run(args: ProfileArgs) -> Result<ExitCode> {
         }
         rd.save_manifest(&manifest)?;
     }
-    for w in probe::warnings(&manifest) {
+    for w in probe::warnings(&manifest, None) {
         eprintln!("warning: {w}");
     }
     // over every recorded run, as analyze will see them
