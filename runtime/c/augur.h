@@ -87,6 +87,12 @@ int augur_MPI_Wait(int site, MPI_Request *req, MPI_Status *status);
 int augur_MPI_Waitall(int site, int count, MPI_Request reqs[], MPI_Status statuses[]);
 int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_Status *status);
 int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status);
+int augur_MPI_Testall(int site, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]);
+int augur_MPI_Testany(int site, int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status);
+int augur_MPI_Testsome(int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[]);
+int augur_MPI_Waitsome(int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[]);
 
 int augur_MPI_Barrier(int site, MPI_Comm comm);
 int augur_MPI_Comm_split(int site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);

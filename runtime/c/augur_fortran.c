@@ -44,6 +44,10 @@ void mpi_wait_(F *req, F *status, F *ierr);
 void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr);
 void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr);
 void mpi_test_(F *req, F *flag, F *status, F *ierr);
+void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr);
+void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, F *ierr);
+void mpi_testsome_(F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr);
+void mpi_waitsome_(F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr);
 void mpi_barrier_(F *comm, F *ierr);
 void mpi_comm_split_(F *comm, F *color, F *key, F *newcomm, F *ierr);
 void mpi_comm_dup_(F *comm, F *newcomm, F *ierr);
@@ -559,6 +563,104 @@ void augur_mpi_test_(F *site, F *req, F *flag, F *status, F *ierr) {
   r.nparts = known ? 1 : 0;
   ffinish(&r, t0, ierr);
   if (known) fcomplete(&pending, sp);
+}
+
+/* Testall/Testany/Testsome/Waitsome (the C wrappers' record_completed): the requests the call
+ * completed, `before[idx[k] - 1]` (Fortran indices are 1-based; `idx` NULL: the first `n`) with
+ * the k-th status of `sts`, one completion record of `op` and a Part for each the runtime knows. */
+static void frecord_completed(int op, F *site, int count, const MPI_Request *before, const F *idx, int n, F *sts,
+                              augur_stamp t0, F *ierr) {
+  if (*ierr != MPI_SUCCESS || n <= 0) {
+    if (*ierr == MPI_SUCCESS && op != AUGUR_OP_WAITSOME) augur_count_test_pending(*site);
+    return;
+  }
+  augur_req *pend = malloc((size_t)n * sizeof *pend);
+  if (!pend) return;
+  unsigned known = 0;
+  for (int k = 0; k < n; k++) {
+    int i = idx ? (int)idx[k] - 1 : k;
+    if (i >= 0 && i < count && augur_req_take(before[i], &pend[k])) known++;
+    else pend[k].id = 0;
+  }
+  augur_mpi_rec r = frec((uint8_t)op, site, AUGUR_PEER_NONE, 0, count, MPI_COMM_WORLD);
+  r.comm_size = 0;
+  r.nparts = known;
+  ffinish(&r, t0, ierr);
+  for (int k = 0; k < n; k++)
+    if (pend[k].id) fcomplete(&pend[k], sts + (size_t)k * AUGUR_F_STATUS_SIZE);
+  free(pend);
+}
+
+static MPI_Request *fhandles_before(int n, const F *reqs) {
+  MPI_Request *before = malloc((size_t)(n ? n : 1) * sizeof *before);
+  if (before)
+    for (int i = 0; i < n; i++) before[i] = MPI_Request_f2c(reqs[i]);
+  return before;
+}
+
+void augur_mpi_testall_(F *site, F *count, F *reqs, F *flag, F *statuses, F *ierr) {
+  AUGUR_ENTRY;
+  int n = *count > 0 ? *count : 0;
+  MPI_Request *before = fhandles_before(n, reqs);
+  F *sts = statuses == F_STATUSES_IGNORE ? malloc((size_t)(n ? n : 1) * F_STATUS_ROOM * sizeof(F)) : statuses;
+  if (!before || !sts) {
+    free(before);
+    if (sts != statuses) free(sts);
+    AUGUR_MPI(mpi_testall_(count, reqs, flag, statuses, ierr));
+    return;
+  }
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_testall_(count, reqs, flag, sts, ierr));
+  frecord_completed(AUGUR_OP_TESTALL, site, n, before, NULL, *ierr == MPI_SUCCESS && *flag ? n : 0, sts, t0, ierr);
+  free(before);
+  if (sts != statuses) free(sts);
+}
+
+void augur_mpi_testany_(F *site, F *count, F *reqs, F *index, F *flag, F *status, F *ierr) {
+  AUGUR_ENTRY;
+  F own[F_STATUS_ROOM];
+  F *sp = status == F_STATUS_IGNORE ? own : status;
+  int n = *count > 0 ? *count : 0;
+  MPI_Request *before = fhandles_before(n, reqs);
+  if (!before) {
+    AUGUR_MPI(mpi_testany_(count, reqs, index, flag, status, ierr));
+    return;
+  }
+  augur_stamp t0 = augur_now();
+  AUGUR_MPI(mpi_testany_(count, reqs, index, flag, sp, ierr));
+  int done = *ierr == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
+  frecord_completed(AUGUR_OP_TESTANY, site, n, before, index, done ? 1 : 0, sp, t0, ierr);
+  free(before);
+}
+
+static void fsome(int op, F *site, F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr) {
+  int n = *incount > 0 ? *incount : 0;
+  MPI_Request *before = fhandles_before(n, reqs);
+  F *sts = statuses == F_STATUSES_IGNORE ? malloc((size_t)(n ? n : 1) * F_STATUS_ROOM * sizeof(F)) : statuses;
+  if (!before || !sts) {
+    free(before);
+    if (sts != statuses) free(sts);
+    if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(mpi_waitsome_(incount, reqs, outcount, indices, statuses, ierr));
+    else AUGUR_MPI(mpi_testsome_(incount, reqs, outcount, indices, statuses, ierr));
+    return;
+  }
+  augur_stamp t0 = augur_now();
+  if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(mpi_waitsome_(incount, reqs, outcount, indices, sts, ierr));
+  else AUGUR_MPI(mpi_testsome_(incount, reqs, outcount, indices, sts, ierr));
+  int done = *ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? (int)*outcount : 0;
+  frecord_completed(op, site, n, before, indices, done, sts, t0, ierr);
+  free(before);
+  if (sts != statuses) free(sts);
+}
+
+void augur_mpi_testsome_(F *site, F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr) {
+  AUGUR_ENTRY;
+  fsome(AUGUR_OP_TESTSOME, site, incount, reqs, outcount, indices, statuses, ierr);
+}
+
+void augur_mpi_waitsome_(F *site, F *incount, F *reqs, F *outcount, F *indices, F *statuses, F *ierr) {
+  AUGUR_ENTRY;
+  fsome(AUGUR_OP_WAITSOME, site, incount, reqs, outcount, indices, statuses, ierr);
 }
 
 /* ---------------------------------------------------------------- collectives */

@@ -88,7 +88,10 @@ enum augur_op {
   AUGUR_OP_IALLTOALL = 48, AUGUR_OP_IGATHER = 49, AUGUR_OP_IALLGATHER = 50, AUGUR_OP_ISCATTER = 51,
   /* collectives that make a communicator: no bytes, the old communicator's size */
   AUGUR_OP_COMM_SPLIT = 52, AUGUR_OP_COMM_DUP = 53, AUGUR_OP_COMM_CREATE = 54, AUGUR_OP_CART_CREATE = 55,
-  AUGUR_OP_CART_SUB = 56
+  AUGUR_OP_CART_SUB = 56,
+  /* completions of several requests at once, recorded like Waitall/Waitany (count in bytes, a
+   * Part per request completed); a test that completes none counts as TestPending */
+  AUGUR_OP_TESTALL = 57, AUGUR_OP_TESTANY = 58, AUGUR_OP_TESTSOME = 59, AUGUR_OP_WAITSOME = 60
 };
 
 /* Peer encodings besides world ranks >= 0. */

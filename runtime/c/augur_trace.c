@@ -1850,6 +1850,129 @@ int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status) {
   return rc;
 }
 
+/* Testall/Testany/Testsome/Waitsome: the requests the call completed, `before[idx[k]]` with
+ * status `sts[k]` for k < n (the handles from before the call: MPI resets completed ones to
+ * MPI_REQUEST_NULL), recorded as one completion record of `op` and a Part for each the runtime
+ * knows, as Waitall's are. A call that completed none (a test that found nothing done) counts as
+ * a pending test of its site. */
+static int record_completed(int op, int site, int count, const MPI_Request *before, const int *idx, int n,
+                            MPI_Status *sts, augur_stamp t0, int rc) {
+  if (rc != MPI_SUCCESS || n <= 0) {
+    if (rc == MPI_SUCCESS && op != AUGUR_OP_WAITSOME) augur_count_test_pending(site);
+    return rc;
+  }
+  augur_req stack_p[64];
+  augur_req *pend = n > 64 ? malloc((size_t)n * sizeof *pend) : stack_p;
+  if (!pend) return rc;
+  unsigned known = 0;
+  for (int k = 0; k < n; k++) {
+    int i = idx ? idx[k] : k;
+    if (i >= 0 && i < count && augur_req_take(before[i], &pend[k])) known++;
+    else pend[k].id = 0;
+  }
+  augur_mpi_rec r = {0};
+  r.op = (uint8_t)op;
+  r.site = (uint32_t)site;
+  r.peer = AUGUR_PEER_NONE;
+  r.bytes = count;
+  r.nparts = known;
+  finish(&r, t0, rc);
+  for (int k = 0; k < n; k++)
+    if (pend[k].id) augur_complete(&pend[k], &sts[k]);
+  if (n > 64) free(pend);
+  return rc;
+}
+
+/* The handles of `reqs` before a call that may reset them, in `stack` when they fit. */
+static MPI_Request *handles_before(int count, MPI_Request reqs[], MPI_Request *stack) {
+  MPI_Request *before = count > 64 ? malloc((size_t)count * sizeof *before) : stack;
+  if (before)
+    for (int i = 0; i < count; i++) before[i] = reqs[i];
+  return before;
+}
+
+int augur_MPI_Testall(int site, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
+  AUGUR_ENTRY;
+  MPI_Request stack_h[64];
+  MPI_Status stack_s[64];
+  MPI_Request *before = handles_before(count, reqs, stack_h);
+  MPI_Status *sts = statuses;
+  if (statuses == MPI_STATUSES_IGNORE) sts = count > 64 ? malloc((size_t)count * sizeof *sts) : stack_s;
+  if (!before || !sts) {
+    if (count > 64) free(before);
+    if (sts != statuses && count > 64) free(sts);
+    int rc;
+    AUGUR_MPI(rc = MPI_Testall(count, reqs, flag, statuses));
+    return rc;
+  }
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Testall(count, reqs, flag, sts));
+  record_completed(AUGUR_OP_TESTALL, site, count, before, NULL, rc == MPI_SUCCESS && *flag ? count : 0, sts, t0,
+                   rc);
+  if (count > 64) free(before);
+  if (sts != statuses && count > 64) free(sts);
+  return rc;
+}
+
+int augur_MPI_Testany(int site, int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
+  AUGUR_ENTRY;
+  MPI_Status own;
+  MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
+  MPI_Request stack_h[64];
+  MPI_Request *before = handles_before(count, reqs, stack_h);
+  if (!before) {
+    int rc;
+    AUGUR_MPI(rc = MPI_Testany(count, reqs, index, flag, status));
+    return rc;
+  }
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Testany(count, reqs, index, flag, sp));
+  int done = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
+  record_completed(AUGUR_OP_TESTANY, site, count, before, index, done ? 1 : 0, sp, t0, rc);
+  if (count > 64) free(before);
+  return rc;
+}
+
+/* Testsome/Waitsome: `outcount` requests completed, `indices` say which. */
+static int some(int op, int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[]) {
+  MPI_Request stack_h[64];
+  MPI_Status stack_s[64];
+  MPI_Request *before = handles_before(incount, reqs, stack_h);
+  MPI_Status *sts = statuses;
+  if (statuses == MPI_STATUSES_IGNORE) sts = incount > 64 ? malloc((size_t)incount * sizeof *sts) : stack_s;
+  int rc;
+  if (!before || !sts) {
+    if (incount > 64) free(before);
+    if (sts != statuses && incount > 64) free(sts);
+    if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(rc = MPI_Waitsome(incount, reqs, outcount, indices, statuses));
+    else AUGUR_MPI(rc = MPI_Testsome(incount, reqs, outcount, indices, statuses));
+    return rc;
+  }
+  augur_stamp t0 = augur_now();
+  if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(rc = MPI_Waitsome(incount, reqs, outcount, indices, sts));
+  else AUGUR_MPI(rc = MPI_Testsome(incount, reqs, outcount, indices, sts));
+  int n = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;
+  record_completed(op, site, incount, before, indices, n, sts, t0, rc);
+  if (incount > 64) free(before);
+  if (sts != statuses && incount > 64) free(sts);
+  return rc;
+}
+
+int augur_MPI_Testsome(int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[]) {
+  AUGUR_ENTRY;
+  return some(AUGUR_OP_TESTSOME, site, incount, reqs, outcount, indices, statuses);
+}
+
+int augur_MPI_Waitsome(int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                       MPI_Status statuses[]) {
+  AUGUR_ENTRY;
+  return some(AUGUR_OP_WAITSOME, site, incount, reqs, outcount, indices, statuses);
+}
+
 /* ---------------------------------------------------------------- collectives */
 
 static int32_t root_peer(MPI_Comm comm, int root) { return augur_world_peer(comm, root); }

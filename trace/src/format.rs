@@ -144,6 +144,10 @@ ops! {
     CommCreate = 54, "MPI_Comm_create";
     CartCreate = 55, "MPI_Cart_create";
     CartSub = 56, "MPI_Cart_sub";
+    Testall = 57, "MPI_Testall";
+    Testany = 58, "MPI_Testany";
+    Testsome = 59, "MPI_Testsome";
+    Waitsome = 60, "MPI_Waitsome";
 }
 
 impl Op {
@@ -164,7 +168,17 @@ impl Op {
     }
     /// Calls that complete requests and are followed by completion parts.
     pub fn is_completion(self) -> bool {
-        matches!(self, Op::Wait | Op::Waitall | Op::Waitany | Op::Test)
+        matches!(
+            self,
+            Op::Wait
+                | Op::Waitall
+                | Op::Waitany
+                | Op::Test
+                | Op::Testall
+                | Op::Testany
+                | Op::Testsome
+                | Op::Waitsome
+        )
     }
     /// `MPI_*_init`: creates a persistent request and moves no data; its starts are recorded
     /// as Isend/Issend/Irecv records with [`FLAG_STARTED`].
@@ -284,14 +298,15 @@ pub struct MpiCall {
     pub peer: Peer,
     /// User tag; -1 for MPI_ANY_TAG on a pending receive; 0 for collectives.
     pub tag: i32,
-    /// Bytes: count × type size (actual for completed receives). For Waitall/Waitany the request count.
+    /// Bytes: count × type size (actual for completed receives). For Waitall/Waitany and the
+    /// other completions of several requests (Testall/Testany/Testsome/Waitsome) the request count.
     pub bytes: i64,
     /// Size of the call's communicator (0 for request completions).
     pub comm_size: i32,
     /// Number of `Part` records that follow this one.
     pub nparts: u32,
     /// Request id assigned at Isend/Irecv/a nonblocking collective, or the completed request at
-    /// Wait/Waitany/Test; 0 if none.
+    /// Wait/Waitany/Test; 0 if none (Waitall and the others of several requests: one Part each).
     pub req_id: u64,
     pub start: Stamp,
     pub end: Stamp,

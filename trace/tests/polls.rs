@@ -1,0 +1,105 @@
+//! End to end: requests completed by MPI_Testall, MPI_Testany, MPI_Testsome and MPI_Waitsome
+//! (tests/data/polls.c, polls.f90) traced under Open MPI and SMPI. Trial 26: a program polling
+//! its halo with MPI_Testall was traced with none of its requests completed (an anomaly per
+//! request, the exchange lost from the phases). Each call that completes requests is a record
+//! with a Part per request, every request is completed once, the sends and receives pair up
+//! across the ring, and nothing is an anomaly. Under SMPI the Testany rounds are left out: SimGrid
+//! 3.32's MPI_Testany reports no active request while two sends are left, and a program polling
+//! it until all are done never ends. Fails loudly if MPI is missing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use trace::*;
+
+mod common;
+
+const NSTEPS: usize = 3;
+
+/// `testany`: the rounds completed by MPI_Testany ran.
+fn check(ranks: &[RankTrace], testany: bool) {
+    let rounds = if testany { 4 } else { 3 };
+    let p = ranks.len() as u32;
+    for t in ranks {
+        let me = t.header.rank as u32;
+        let (left, right) = ((me + p - 1) % p, (me + 1) % p);
+        assert_eq!(t.trailer.anomalies, 0, "rank {me} of {p} anomalies");
+        let calls: Vec<(&MpiCall, &[Part])> = t.mpi_calls().collect();
+        let mut issued: BTreeMap<u64, &MpiCall> = BTreeMap::new();
+        for (c, _) in &calls {
+            if (10..=13).contains(&c.site) {
+                assert_ne!(c.req_id, 0, "{c:?}");
+                issued.insert(c.req_id, c);
+                let peer = if matches!(c.site, 10 | 13) {
+                    left
+                } else {
+                    right
+                };
+                assert_eq!(c.peer, Peer::Rank(peer), "rank {me} of {p}: {c:?}");
+            }
+        }
+        assert_eq!(issued.len(), rounds * 4 * NSTEPS, "rank {me} of {p}");
+        // by completion site: (op, Parts over the run)
+        let mut parts_at: BTreeMap<u32, (Op, usize)> = BTreeMap::new();
+        let mut completed: BTreeMap<u64, u32> = BTreeMap::new();
+        for (c, parts) in &calls {
+            if !c.op.is_completion() {
+                continue;
+            }
+            assert_eq!(c.nparts as usize, parts.len(), "{c:?}");
+            assert!(
+                !parts.is_empty(),
+                "a completion record completes something: {c:?}"
+            );
+            assert_eq!(c.bytes, 4, "the request count: {c:?}");
+            let e = parts_at.entry(c.site).or_insert((c.op, 0));
+            assert_eq!(e.0, c.op, "{c:?}");
+            e.1 += parts.len();
+            for q in *parts {
+                let s = issued.get(&q.req_id).unwrap_or_else(|| panic!("{q:?}"));
+                assert_eq!((q.op, q.site), (s.op, s.site), "rank {me} of {p}");
+                *completed.entry(q.req_id).or_default() += 1;
+            }
+        }
+        let mut want = BTreeMap::from([
+            (14, (Op::Testall, 4 * NSTEPS)),
+            (15, (Op::Testany, 4 * NSTEPS)),
+            (16, (Op::Testsome, 4 * NSTEPS)),
+            (17, (Op::Waitsome, 4 * NSTEPS)),
+        ]);
+        if !testany {
+            want.remove(&15);
+        }
+        assert_eq!(parts_at, want, "rank {me} of {p}");
+        assert_eq!(completed.len(), issued.len(), "rank {me} of {p}");
+        assert!(completed.values().all(|&n| n == 1), "{completed:?}");
+        // a Testall completes the four at once
+        for (c, parts) in calls.iter().filter(|(c, _)| c.site == 14) {
+            assert_eq!(parts.len(), 4, "{c:?}");
+        }
+    }
+}
+
+#[test]
+fn c_tests_and_waitsome_complete_their_requests_under_open_mpi() {
+    for np in [1, 3] {
+        check(
+            &common::traced("polls", false, false, np, &[NSTEPS.to_string()]),
+            true,
+        );
+    }
+}
+
+#[test]
+fn fortran_tests_and_waitsome_complete_their_requests_under_open_mpi() {
+    check(&common::traced("polls", false, true, 3, &[]), true);
+}
+
+#[test]
+fn tests_and_waitsome_complete_their_requests_under_smpi() {
+    let args = [NSTEPS.to_string(), "1".into()];
+    check(&common::traced("polls", true, false, 3, &args), false);
+    check(
+        &common::traced("polls", true, true, 2, &["1".into()]),
+        false,
+    );
+}
