@@ -92,23 +92,47 @@ impl RankObs {
     /// two MPI calls, in order; each entry a stretch of its own where the rank's MPI calls
     /// were not counted.
     fn stretches(&self, site: u32, skip: usize) -> Vec<f64> {
+        self.counted_stretches(site, skip)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// [`Self::stretches`] with the entries each holds (a run of brief entries recorded as
+    /// one counted whole).
+    fn counted_stretches(&self, site: u32, skip: usize) -> Vec<(f64, u64)> {
         let Some(costs) = self.entries.get(&site) else {
             return Vec::new();
         };
         let costs = costs.get(skip..).unwrap_or(&[]);
+        let runs: BTreeMap<usize, u32> = self
+            .runs
+            .get(&site)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        let entries = |k: usize| u64::from(runs.get(&(k + skip)).copied().unwrap_or(1));
         let Some(between) = self
             .between
             .get(&site)
             .and_then(|b| b.get(skip..))
             .filter(|b| b.len() == costs.len())
         else {
-            return costs.to_vec();
+            return costs
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (c, entries(k)))
+                .collect();
         };
-        let mut out: Vec<f64> = Vec::new();
+        let mut out: Vec<(f64, u64)> = Vec::new();
         for (k, (&c, &b)) in costs.iter().zip(between).enumerate() {
             match out.last_mut() {
-                Some(last) if k > 0 && between[k - 1] == b => *last += c,
-                _ => out.push(c),
+                Some(last) if k > 0 && between[k - 1] == b => {
+                    last.0 += c;
+                    last.1 += entries(k);
+                }
+                _ => out.push((c, entries(k))),
             }
         }
         out
@@ -197,7 +221,12 @@ impl RunObs {
 
     /// The ranks' stretches of a computation phase from its `skip`-th entry on, one sequence
     /// per rank that entered it, all of one length, and the entries they hold; `None` unless
-    /// every rank that entered it entered it equally often, more than `skip` times.
+    /// every rank that entered it entered it equally often, more than `skip` times, and each
+    /// rank's k-th stretch holds as many entries as every other's: stretches cut where the
+    /// ranks' MPI calls fall differently (trial 26: a halo polled with MPI_Testall between
+    /// chunks of the interior, done after the first chunk on one rank and the second on
+    /// another) are not one step's work, and the median over ranks of their sums took one
+    /// chunk for a hundred.
     fn occurrences(&self, site: u32, skip: usize) -> Option<(Vec<Vec<f64>>, usize)> {
         let entered: Vec<&RankObs> = self
             .ranks
@@ -208,11 +237,21 @@ impl RunObs {
         if n <= skip || entered.iter().any(|r| r.count_from(site, 0) as usize != n) {
             return None;
         }
-        let seqs: Vec<Vec<f64>> = entered.iter().map(|r| r.stretches(site, skip)).collect();
-        let m = seqs[0].len();
-        if seqs.iter().any(|s| s.len() != m) {
+        let counted: Vec<Vec<(f64, u64)>> = entered
+            .iter()
+            .map(|r| r.counted_stretches(site, skip))
+            .collect();
+        let shape: Vec<u64> = counted[0].iter().map(|(_, e)| *e).collect();
+        if counted
+            .iter()
+            .any(|s| s.len() != shape.len() || s.iter().zip(&shape).any(|((_, e), f)| e != f))
+        {
             return None;
         }
+        let seqs: Vec<Vec<f64>> = counted
+            .into_iter()
+            .map(|s| s.into_iter().map(|(c, _)| c).collect())
+            .collect();
         Some((seqs, n - skip))
     }
 
@@ -592,6 +631,17 @@ mod tests {
             rank([3.0, 1.0, 3.0, 1.0], [1, 2, 3, 4]),
         ];
         assert_eq!(run.compute_occurrence_max(7), None);
+        // trial 26: as many stretches, cut at different entries (a halo polled between chunks,
+        // done after the first chunk on rank 0 and the third on rank 1): no step's work to
+        // take the median of (it took rank 0's one chunk for rank 1's three), the mean per
+        // entry of the slowest rank instead
+        run.ranks = vec![
+            rank([1.0, 1.0, 1.0, 1.0], [0, 1, 1, 1]),
+            rank([1.0, 1.0, 1.0, 1.0], [0, 0, 0, 1]),
+        ];
+        assert_eq!(run.compute_occurrence_typical(7), None);
+        assert_eq!(run.compute_occurrence_max(7), None);
+        assert_eq!(run.compute_max_per_entry(7), Some(1.0));
     }
 
     /// A step's typical cost leaves out the detour one rank meets now and then (the noise

@@ -34,7 +34,7 @@ pub(super) struct Ctx<'a> {
     /// does not pass the anchor at all, but counted where the program reaches it on a path
     /// clear of the anchor (trial 18's farm: `if (P == 1)` runs the workers' tasks serially,
     /// and T was 0 at P = 1).
-    pub(super) inside: BTreeMap<u32, Vec<(u32, bool)>>,
+    pub(super) inside: BTreeMap<u32, Vec<(u32, bool, f64)>>,
     /// The anchors the walk is below.
     pub(super) entered: RefCell<Vec<u32>>,
     pub(super) routines: BTreeMap<String, &'a Node>,
@@ -52,6 +52,11 @@ pub(super) struct Ctx<'a> {
     /// Recursive routines and their executions per call from outside their cycle.
     pub(super) recursion: BTreeMap<String, crate::recursion::Recursive>,
 }
+
+/// A computation whose phases hold this share of its entries or more is charged by them alone:
+/// the few entries a run makes before its first exchange or after its last are no part of T's
+/// form.
+const WHOLLY_INSIDE: f64 = 0.95;
 
 /// How one rank took an IF in one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -308,13 +313,24 @@ impl Ctx<'_> {
         out
     }
 
-    /// Whether computation `site` is charged by a phase it runs inside here ([`Ctx::inside`]).
-    fn charged_by_phase(&self, site: u32) -> bool {
-        self.inside.get(&site).is_some_and(|list| {
-            let entered = self.entered.borrow();
-            list.iter()
-                .any(|(anchor, below)| !below || entered.contains(anchor))
-        })
+    /// The share of computation `site`'s entries the phases it runs inside here charge
+    /// ([`Ctx::inside`]): 1 where they hold all of them (within [`WHOLLY_INSIDE`]); the walk
+    /// charges the rest.
+    fn charged_by_phase(&self, site: u32) -> f64 {
+        let Some(list) = self.inside.get(&site) else {
+            return 0.0;
+        };
+        let entered = self.entered.borrow();
+        let share: f64 = list
+            .iter()
+            .filter(|(anchor, below, _)| !below || entered.contains(anchor))
+            .map(|(_, _, share)| share)
+            .sum();
+        if share >= WHOLLY_INSIDE {
+            1.0
+        } else {
+            share
+        }
     }
 
     /// [`Ctx::node`] once the walk has entered `n`'s anchor, where it is one.
@@ -327,14 +343,15 @@ impl Ctx<'_> {
                 (v + per, f + once)
             }
             NodeData::Loop(l) if l.compute => {
-                if self.charged_by_phase(site) {
+                let inside = self.charged_by_phase(site);
+                if inside >= 1.0 {
                     (Expr::zero(), Expr::zero())
                 } else {
                     let v = self
                         .compute
                         .get(&site)
                         .map_or(Expr::zero(), |f| f.at(b).clone());
-                    (v, Expr::zero())
+                    (v * Expr::num(1.0 - inside), Expr::zero())
                 }
             }
             NodeData::Loop(_) => {

@@ -23,7 +23,7 @@ pub(super) struct PhaseCosts {
     /// COMM sites accounted by a phase, compute sites inside a phase.
     pub(super) excluded: BTreeSet<u32>,
     /// [`super::compose::Ctx::inside`].
-    pub(super) inside: BTreeMap<u32, Vec<(u32, bool)>>,
+    pub(super) inside: BTreeMap<u32, Vec<(u32, bool, f64)>>,
     pub(super) reports: Vec<PhaseReport>,
     /// Phase index → cost per occurrence and fill.
     pub(super) cost: BTreeMap<usize, PhaseCost>,
@@ -220,16 +220,46 @@ pub(super) fn cost_phases(
             })
             .unwrap_or_default();
         for &c in &g.overlapped {
-            out.inside
-                .entry(c)
-                .or_default()
-                .push((anchor, below.contains(&c)));
+            out.inside.entry(c).or_default().push((
+                anchor,
+                below.contains(&c),
+                inside_share(env, g, c),
+            ));
         }
         out.anchored.entry(anchor).or_default().push(gi);
         out.cost.insert(gi, cost);
         out.reports.push(report);
     }
     out
+}
+
+/// The share of computation `c`'s entries that ran inside phase `g`: per run that has the
+/// phase, its entries inside it per processor (`PhaseRun::inside`) against its entries per rank
+/// that ran it, the mean over those runs; 1 where no run says. Trial 26: a halo exchange
+/// polled with MPI_Testall between chunks of the interior, the first chunk inside the exchange
+/// and the other 400 after it, charged the phase's one chunk and not the rest (5% of the
+/// program's time in T, 95% in the overhead fit).
+fn inside_share(env: &Env<'_>, g: &Phase, c: u32) -> f64 {
+    let shares: Vec<f64> = g
+        .runs
+        .iter()
+        .filter_map(|(ri, pr)| {
+            let inside = *pr.inside.get(&c)?;
+            let (total, ranks) = env
+                .runs
+                .get(*ri)?
+                .ranks
+                .iter()
+                .filter_map(|k| k.compute(c))
+                .fold((0u64, 0u32), |(t, n), (e, _)| (t + e, n + 1));
+            (total > 0).then(|| (inside * f64::from(ranks) / total as f64).min(1.0))
+        })
+        .collect();
+    if shares.is_empty() {
+        1.0
+    } else {
+        shares.iter().sum::<f64>() / shares.len() as f64
+    }
 }
 
 /// Overlap of consecutive phases at one anchor: cpg's dependence (RL(g_i) ∩ SL(g_i+1) = ∅)
