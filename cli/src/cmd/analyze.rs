@@ -223,13 +223,11 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
             ..AnalyzeOptions::default()
         },
     );
-    // T at the markers' check's configuration, of the model fitted to every run
-    let probe_fit = manifest.probe.as_ref().and_then(|p| {
-        m.validation
-            .iter()
-            .find(|v| v.config == p.config)
-            .map(|v| v.fitted)
-    });
+    // T at the markers' check's configuration, where that run is an outlier of the fit
+    let probe_fit = manifest
+        .probe
+        .as_ref()
+        .and_then(|p| outlier_fit(&m.validation, &p.config));
     let probe = super::profile::probe::warnings(&manifest, probe_fit);
     warnings.splice(probe_at..probe_at, probe);
     warnings.append(&mut m.warnings);
@@ -302,6 +300,29 @@ fn timing_dependent(lowered: &frontend::Lowered) -> Vec<String> {
         "message matching or completion depends on timing ({}): the traced runs fixed one order, and T charges what they did; a run in another order may differ by more than the band",
         at.join(", ")
     )]
+}
+
+/// The model's T at run `config` where that run lies above it as an outlier: its excess over
+/// the fit above 10% and above twice the median of at least three other runs' (absolute). A
+/// run slowed by the host is such an outlier; the markers' own cost is not, as every run pays
+/// it (and where the model leaves that cost out, as a model of one run may, every run lies
+/// above it alike).
+fn outlier_fit(rows: &[model::analysis::Validation], config: &str) -> Option<f64> {
+    let excess = |v: &model::analysis::Validation| (v.measured - v.fitted) / v.fitted;
+    let me = rows.iter().find(|v| v.config == config)?;
+    let mut others: Vec<f64> = rows
+        .iter()
+        .filter(|v| v.config != config && v.fitted > 0.0)
+        .map(|v| excess(v).abs())
+        .filter(|x| x.is_finite())
+        .collect();
+    if others.len() < 3 || me.fitted <= 0.0 {
+        return None;
+    }
+    others.sort_by(f64::total_cmp);
+    let median = others[others.len() / 2];
+    let e = excess(me);
+    (e > 0.1 && e > 2.0 * median).then_some(me.fitted)
 }
 
 fn untraced(
@@ -1080,6 +1101,37 @@ pub fn parse_at(text: &str) -> Result<BTreeMap<String, f64>> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Trial 26: the markers' check reads the model only where its run is an outlier of the
+    /// fit (slowed by the host); a model of one run, or runs that all lie above it alike (the
+    /// markers' cost every run pays), leave it the raw reading.
+    #[test]
+    fn only_an_outlier_run_is_read_against_the_model() {
+        let row = |config: &str, measured: f64, fitted: f64| model::analysis::Validation {
+            config: config.into(),
+            params: Default::default(),
+            measured,
+            fitted,
+            predicted: f64::NAN,
+            loo_error: f64::NAN,
+        };
+        let mut rows = vec![
+            row("a", 1.05, 1.0),
+            row("b", 0.97, 1.0),
+            row("c", 1.02, 1.0),
+            row("d", 2.2, 2.0),
+            row("probe", 4.11e-2, 3.39e-2),
+        ];
+        assert_eq!(outlier_fit(&rows, "probe"), Some(3.39e-2));
+        // every run 20% above the model: the markers, not one slow run
+        for r in &mut rows[..4] {
+            r.measured = 1.2 * r.fitted;
+        }
+        assert_eq!(outlier_fit(&rows, "probe"), None);
+        // too few others to tell
+        assert_eq!(outlier_fit(&rows[2..], "probe"), None);
+        assert_eq!(outlier_fit(&rows[4..], "probe"), None);
+    }
 
     /// A step in P alone is a test on the number of ranks when it is a clamp (a phase present
     /// from some P on) or when no cost holds it; a regime of the sheet crossed by a message-size

@@ -239,7 +239,13 @@ pub(super) fn cost_phases(
 /// polled with MPI_Testall between chunks of the interior, the first chunk inside the exchange
 /// and the other 400 after it, charged the phase's one chunk and not the rest (5% of the
 /// program's time in T, 95% in the overhead fit).
+///
+/// A pipeline's (and a farm's) formula charges every block's computation, on whichever rank it
+/// ran: 1 for those.
 fn inside_share(env: &Env<'_>, g: &Phase, c: u32) -> f64 {
+    if g.kind != PhaseKind::Synchronous {
+        return 1.0;
+    }
     let shares: Vec<f64> = g
         .runs
         .iter()

@@ -214,8 +214,9 @@ fn against_fit(p: &ProbeCheck, fitted: Option<f64>) -> ProbeCheck {
     }
 }
 
-/// What the check says, read against `fitted` (T at its configuration of the model fitted to
-/// every run; `None` before there is one, as in `profile`).
+/// What the check says, read against `fitted`: T at its configuration of the model fitted to
+/// every run, given where that run is an outlier of the fit (`analyze`'s `outlier_fit`);
+/// `None` otherwise, and before there is a model, as in `profile`.
 pub fn warnings(manifest: &Manifest, fitted: Option<f64>) -> Vec<String> {
     let Some(raw) = &manifest.probe else {
         return Vec::new();
