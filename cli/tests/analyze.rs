@@ -66,6 +66,42 @@ fn atm2d_four_synchronous_phases_and_quadratic_in_lambda() {
     );
 }
 
+/// Trial 26: a what-if on another machine's sheet (the Paragon's published figures for
+/// SMPI-recorded runs) read "the model misses its runs … an effect of P the model does not
+/// have", and its scaling check (which widens predict's band beyond the traced P) compared
+/// Paragon predictions with the simulated runs. The runs' errors are told as the machines'
+/// difference, and the scaling check is the model's own, on the runs' sheet.
+#[test]
+fn a_what_if_on_another_sheet_is_told_as_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = common::analyze_with("pge1", tmp.path(), &["--machine", "paragon"]);
+    assert_eq!(m["machine"], "paragon");
+    let warnings: Vec<&str> = m["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "a what-if: T costs communication with paragon's sheet, and computation as the runs on SimGrid SMPI 3.32 (simulated) measured it"
+        )),
+        "{warnings:#?}"
+    );
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("the model misses its runs")),
+        "{warnings:#?}"
+    );
+    // the Paragon's 120 µs latency puts T far from the simulated runs; the scaling check,
+    // on the runs' own sheet, is the model's few percent
+    for r in m["scaling"]["runs"].as_array().unwrap() {
+        let e = r["error"].as_f64().unwrap();
+        assert!(e.abs() < 0.3, "{r:#}");
+    }
+}
+
 #[test]
 fn predict_evaluates_the_saved_model_with_a_band() {
     let tmp = tempfile::tempdir().unwrap();

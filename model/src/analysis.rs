@@ -113,6 +113,7 @@ fn scaling_check(
     let trained_up_to = ps[ps.len() - 2];
     let (held, rest): (Vec<&RunObs>, Vec<&RunObs>) = runs.iter().partition(|r| ranks(r) >= held_at);
     let rest: Vec<RunObs> = rest.into_iter().cloned().collect();
+    let machine = opts.runs_machine.as_ref().unwrap_or(machine);
     let b = build(apt, main, &rest, machine, &opts.quantity);
     let predicted = eval_runs(&b.t[1], &held);
     let runs: Vec<HeldOut> = held
@@ -330,6 +331,14 @@ pub struct AnalyzeOptions {
     /// The runs' host was busy or oversubscribed (the caller's warnings say so): a misfit may
     /// be the host's, and the diagnosis says so rather than blame the model alone.
     pub host_disturbed: bool,
+    /// The sheet T costs communication with is another machine's than the runs' (a what-if:
+    /// `analyze --machine`): what the runs were measured on. Their errors against T then
+    /// measure the two machines' difference, and the misfit diagnosis says so instead.
+    pub what_if: Option<String>,
+    /// Under a what-if, the runs' own sheet: the scaling check (the model's error beyond the
+    /// traced P, which widens `predict`'s band) is measured with it, as only the runs' machine
+    /// can show how far the model's laws carry.
+    pub runs_machine: Option<Machine>,
 }
 
 /// Evaluates an expression at named values.
@@ -426,7 +435,11 @@ pub fn analyze(
     warnings.extend(straggler_warnings(runs, &built.compute));
     let repeated = runs.iter().map(|r| r.repeated).min().unwrap_or(1);
     warnings.extend(misfit(&validation, repeated).map(|w| {
-        if opts.host_disturbed {
+        if let Some(runs_on) = &opts.what_if {
+            // trial 26: CG's native runs against the Paragon sheet read "the model misses its
+            // runs … an effect of P the model does not have"
+            what_if_note(&validation, &machine.name, runs_on)
+        } else if opts.host_disturbed {
             // trial 12: "the host was busy" and "off structurally, not by noise" side by side
             format!("{w} (but the host was busy or its cores oversubscribed during these runs, as warned above: re-run them on an idle host before reading this as the model's)")
         } else {
@@ -563,6 +576,20 @@ fn misfit(validation: &[Validation], repeated: u32) -> Option<String> {
         100.0 * worst.loo_error,
         worst.config
     ))
+}
+
+/// What the runs' errors say when T costs communication on another machine's sheet.
+fn what_if_note(validation: &[Validation], sheet: &str, runs_on: &str) -> String {
+    let errs: Vec<f64> = validation
+        .iter()
+        .map(|v| (v.fitted - v.measured) / v.measured)
+        .filter(|e| e.is_finite())
+        .collect();
+    let mean = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
+    format!(
+        "a what-if: T costs communication with {sheet}'s sheet, and computation as the runs on {runs_on} measured it; T is {:+.0}% from those runs on average, the two machines' difference, not the model's fit (analyze without --machine checks the model against its runs)",
+        100.0 * mean
+    )
 }
 
 /// The source analysis's notes, one line per fact: notes that say the same of several calls

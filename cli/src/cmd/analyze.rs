@@ -212,6 +212,11 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     if args.no_noise {
         machine.noise = None;
     }
+    let what_if = what_if(&machine, &manifest.runs, simulated);
+    let runs_machine = match &what_if {
+        Some(_) => Some(load_machine(None, simulated)?),
+        None => None,
+    };
     let mut m = model::analyze(
         &tree,
         &main,
@@ -220,6 +225,8 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         &machine,
         &AnalyzeOptions {
             host_disturbed,
+            what_if,
+            runs_machine,
             ..AnalyzeOptions::default()
         },
     );
@@ -300,6 +307,25 @@ fn timing_dependent(lowered: &frontend::Lowered) -> Vec<String> {
         "message matching or completion depends on timing ({}): the traced runs fixed one order, and T charges what they did; a run in another order may differ by more than the band",
         at.join(", ")
     )]
+}
+
+/// What the runs were measured on, where `machine`'s sheet is another's (a what-if): a sheet
+/// built from published figures, one measured on another host, or under SMPI for native runs
+/// and the other way round.
+fn what_if(machine: &Machine, runs: &[trace::RunRecord], simulated: bool) -> Option<String> {
+    let m = &machine.measured;
+    let run = runs.iter().find(|r| r.status.is_ok()).or(runs.first())?;
+    let sheet_smpi = m.mpi.contains("SMPI") || m.launcher.contains("SimGrid");
+    let other = m.source == model::machine::Source::HandBuilt
+        || sheet_smpi != simulated
+        || (!simulated && m.host != run.host);
+    other.then(|| {
+        if simulated {
+            format!("{} (simulated)", run.mpi)
+        } else {
+            format!("{} under {}", run.host, run.mpi)
+        }
+    })
 }
 
 /// The model's T at run `config` where that run lies above it as an outlier: its excess over
@@ -1101,6 +1127,49 @@ pub fn parse_at(text: &str) -> Result<BTreeMap<String, f64>> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Trial 26: native runs costed on the Paragon's published sheet, or on the SMPI sheet,
+    /// are a what-if; on this host's own sheet, or SMPI runs on the SMPI sheet, they are not.
+    #[test]
+    fn another_machines_sheet_is_a_what_if() {
+        let run = |host: &str, mpi: &str| trace::RunRecord {
+            config: "N=1,P=2".into(),
+            params: Default::default(),
+            np: 2,
+            mpi: mpi.into(),
+            launcher: Vec::new(),
+            host: host.into(),
+            date: String::new(),
+            status: trace::RunStatus::Ok,
+            wall_seconds: 1.0,
+            exit_code: Some(0),
+            repetitions: Vec::new(),
+            kept: None,
+            stdin: None,
+            cores: Some(2),
+            load_average: None,
+            busy_cores: None,
+            omp_num_threads: None,
+        };
+        let sheet = |name: &str| Machine::builtin(name).unwrap().unwrap();
+        let native = [run("vm", "Open MPI 4.1.4")];
+        assert_eq!(
+            what_if(&sheet("paragon"), &native, false).as_deref(),
+            Some("vm under Open MPI 4.1.4")
+        );
+        assert!(what_if(&sheet("smpi-reference"), &native, false).is_some());
+        assert_eq!(what_if(&sheet("this-openmpi-shm"), &native, false), None);
+        // another host's runs on this host's sheet
+        assert!(what_if(
+            &sheet("this-openmpi-shm"),
+            &[run("cluster-7", "Open MPI 4.1.4")],
+            false
+        )
+        .is_some());
+        let simulated = [run("vm", "SimGrid SMPI 3.32")];
+        assert_eq!(what_if(&sheet("smpi-reference"), &simulated, true), None);
+        assert!(what_if(&sheet("this-openmpi-shm"), &simulated, true).is_some());
+    }
 
     /// Trial 26: the markers' check reads the model only where its run is an outlier of the
     /// fit (slowed by the host); a model of one run, or runs that all lie above it alike (the
