@@ -94,6 +94,21 @@ fn a_what_if_on_another_sheet_is_told_as_one() {
             .any(|w| w.contains("the model misses its runs")),
         "{warnings:#?}"
     );
+    // and predict says it wherever it evaluates T
+    let model = tmp.path().join("pge1/model.json");
+    let o = augur(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--at",
+        "N=512,K=32,P=64",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "warning: at N=512,K=32,P=64: a what-if: T costs communication with paragon's sheet"
+        ),
+        "{err}"
+    );
     // the Paragon's 120 µs latency puts T far from the simulated runs; the scaling check,
     // on the runs' own sheet, is the model's few percent
     for r in m["scaling"]["runs"].as_array().unwrap() {

@@ -214,9 +214,22 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     let what_if = what_if(&machine, &manifest.runs, simulated);
     let runs_machine = match &what_if {
-        Some(_) => Some(load_machine(None, simulated)?),
+        Some(_) => {
+            let mut own = load_machine(None, simulated)?;
+            if args.no_noise {
+                own.noise = None;
+            }
+            Some(own)
+        }
         None => None,
     };
+    // said wherever T is evaluated (`predict` repeats the cautions)
+    let what_if_caution = what_if.as_ref().map(|on| {
+        format!(
+            "a what-if: T costs communication with {}'s sheet, and computation as the runs on {on} measured it",
+            machine.name
+        )
+    });
     let mut m = model::analyze(
         &tree,
         &main,
@@ -225,7 +238,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
         &machine,
         &AnalyzeOptions {
             host_disturbed,
-            what_if,
+            what_if: what_if.clone(),
             runs_machine,
             ..AnalyzeOptions::default()
         },
@@ -243,6 +256,7 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     warnings.retain(|w| seen.insert(w.clone()));
     m.warnings = warnings;
     m.cautions = super::profile::probe::cautions(&manifest, probe_fit);
+    m.cautions.extend(what_if_caution);
     let out_path = args.runs.join("model.json");
     m.save(&out_path)
         .with_context(|| format!("cannot write {}", out_path.display()))?;
