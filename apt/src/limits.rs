@@ -283,7 +283,8 @@ fn render(kind: Kind, subjects: &[(String, Vec<At>)]) -> String {
             "MPI-IO {listed} {is} not traced (augur does not model parallel I/O): {overhead}"
         ),
         Kind::UnknownMpi => format!(
-            "MPI functions outside augur's table, {listed}, {is} not traced: {overhead}; if {it} communicate{s}, that communication is in no phase",
+            "{} outside augur's table, {listed}, {is} not traced: {overhead}; if {it} communicate{s}, that communication is in no phase",
+            if n == 1 { "an MPI function" } else { "MPI functions" },
             s = if n == 1 { "s" } else { "" },
         ),
         Kind::Unsupported => format!(

@@ -202,6 +202,6 @@ fn mpi_io_and_unknown_functions_in_fortran() {
     );
     assert_eq!(
         w[1],
-        "MPI functions outside augur's table, MPI_Pcontrol at io.f90:9, is not traced: io.f90:9 is inside the computation phase at line 8, whose fitted cost per iteration includes it; if it communicates, that communication is in no phase"
+        "an MPI function outside augur's table, MPI_Pcontrol at io.f90:9, is not traced: io.f90:9 is inside the computation phase at line 8, whose fitted cost per iteration includes it; if it communicates, that communication is in no phase"
     );
 }
