@@ -47,13 +47,32 @@ pub(super) fn cost_exchange(
             procs_c.insert(1, vec![&p - &x]);
         }
     }
-    let procs = fit_quantity(
-        &pf.by(&|pr| f64::from(pr.processors)),
-        None,
-        &procs_c,
-        true,
-        env.qopts,
-    );
+    // every rank in every run that traced the phase: P, also where those runs had one P
+    // (trial 26: an exchange absent at P = 1, traced at P = 2 only, read "2 processors")
+    let all_ranks = pf.g.runs.iter().all(|(ri, pr)| {
+        env.runs
+            .get(*ri)
+            .is_some_and(|r| r.params.get("P").copied() == Some(f64::from(pr.processors)))
+    });
+    let procs = if all_ranks {
+        Fitted {
+            expr: p.clone(),
+            lo: p.clone(),
+            hi: p.clone(),
+            r2: 1.0,
+            max_rel_err: 0.0,
+            points: pf.g.runs.len(),
+            ..Fitted::constant(0.0)
+        }
+    } else {
+        fit_quantity(
+            &pf.by(&|pr| f64::from(pr.processors)),
+            None,
+            &procs_c,
+            true,
+            env.qopts,
+        )
+    };
     // the APT ancestor is cpg's (nearest common non-COMM ancestor of the sites)
     let Some(anchor) = g.ancestor else {
         notes.warnings.push(format!(
