@@ -29,12 +29,12 @@ pub(super) struct Ctx<'a> {
     pub(super) anchored: BTreeMap<u32, Vec<usize>>,
     /// COMM sites accounted by a phase.
     pub(super) excluded: BTreeSet<u32>,
-    /// Computation sites that run inside phases: each phase's anchor, and whether the site
-    /// lies below it. Such a site is charged by the phase below its anchor and where the walk
-    /// does not pass the anchor at all, but counted where the program reaches it on a path
-    /// clear of the anchor (trial 18's farm: `if (P == 1)` runs the workers' tasks serially,
-    /// and T was 0 at P = 1).
-    pub(super) inside: BTreeMap<u32, Vec<(u32, bool, f64)>>,
+    /// Computation sites that run inside phases, with each phase they run in ([`Inside`]).
+    /// Such a site is charged by the phase below its anchor and where the walk does not pass
+    /// the anchor at all, but counted where the program reaches it on a path clear of the
+    /// anchor (trial 18's farm: `if (P == 1)` runs the workers' tasks serially, and T was 0 at
+    /// P = 1).
+    pub(super) inside: BTreeMap<u32, Vec<Inside>>,
     /// The anchors the walk is below.
     pub(super) entered: RefCell<Vec<u32>>,
     pub(super) routines: BTreeMap<String, &'a Node>,
@@ -51,6 +51,17 @@ pub(super) struct Ctx<'a> {
     pub(super) rank_arms: BTreeMap<u32, BTreeMap<(usize, usize), Took>>,
     /// Recursive routines and their executions per call from outside their cycle.
     pub(super) recursion: BTreeMap<String, crate::recursion::Recursive>,
+}
+
+/// A phase a computation runs inside ([`Ctx::inside`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Inside {
+    /// The phase's APT ancestor.
+    pub(super) anchor: u32,
+    /// Whether the computation lies below the anchor in the tree.
+    pub(super) below: bool,
+    /// The share of the computation's entries that ran inside the phase.
+    pub(super) share: f64,
 }
 
 /// A computation whose phases hold this share of its entries or more is charged by them alone:
@@ -323,8 +334,8 @@ impl Ctx<'_> {
         let entered = self.entered.borrow();
         let share: f64 = list
             .iter()
-            .filter(|(anchor, below, _)| !below || entered.contains(anchor))
-            .map(|(_, _, share)| share)
+            .filter(|i| !i.below || entered.contains(&i.anchor))
+            .map(|i| i.share)
             .sum();
         if share >= WHOLLY_INSIDE {
             1.0

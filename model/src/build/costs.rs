@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use symbolic::Expr;
 
 use super::collective::cost_collective;
-use super::compose::PhaseCost;
+use super::compose::{Inside, PhaseCost};
 use super::env::{Env, Notes};
 use super::exchange::cost_exchange;
 use super::phase_context::{non_negative, phase_samples, PhaseContext};
@@ -23,7 +23,7 @@ pub(super) struct PhaseCosts {
     /// COMM sites accounted by a phase, compute sites inside a phase.
     pub(super) excluded: BTreeSet<u32>,
     /// [`super::compose::Ctx::inside`].
-    pub(super) inside: BTreeMap<u32, Vec<(u32, bool, f64)>>,
+    pub(super) inside: BTreeMap<u32, Vec<Inside>>,
     pub(super) reports: Vec<PhaseReport>,
     /// Phase index → cost per occurrence and fill.
     pub(super) cost: BTreeMap<usize, PhaseCost>,
@@ -220,11 +220,11 @@ pub(super) fn cost_phases(
             })
             .unwrap_or_default();
         for &c in &g.overlapped {
-            out.inside.entry(c).or_default().push((
+            out.inside.entry(c).or_default().push(Inside {
                 anchor,
-                below.contains(&c),
-                inside_share(env, g, c),
-            ));
+                below: below.contains(&c),
+                share: inside_share(env, g, c),
+            });
         }
         out.anchored.entry(anchor).or_default().push(gi);
         out.cost.insert(gi, cost);
