@@ -438,6 +438,24 @@ impl F<'_, '_> {
         Vec::new()
     }
 
+    /// The exit markers of the marked loops GOTO `s` leaves, written before it (the jump
+    /// skips those after the loops); a note where its target is not found.
+    pub(super) fn exits_before_goto(&mut self, s: &Stmt) {
+        match self.ctx.goto_leaves(s) {
+            Some(left) => {
+                let exits: Vec<String> = left
+                    .into_iter()
+                    .flat_map(|(site, ph)| self.exit_lines(site, ph))
+                    .collect();
+                self.lines.before.entry(s.id).or_default().extend(exits);
+            }
+            None => self.ctx.note(
+                Some(s.span),
+                "GOTO target not found: if it leaves a marked loop, the loop's exit marker is skipped",
+            ),
+        }
+    }
+
     /// Whether `s` is a GOTO the front end reads as the `break` of a DO loop (a jump to the
     /// statement after it), not of a loop built from GOTO, whose exit markers sit at the
     /// statement it jumps to.

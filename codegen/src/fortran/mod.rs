@@ -488,40 +488,28 @@ impl<'a> F<'_, 'a> {
             }
             match &s.kind {
                 StmtKind::Return { .. } => {
-                    let exits: Vec<String> =
-                        self.ctx.enclosing_loops(s.id).into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
+                    let exits: Vec<String> = self
+                        .ctx
+                        .enclosing_loops(s.id)
+                        .into_iter()
+                        .flat_map(|(site, ph)| self.exit_lines(site, ph))
+                        .collect();
                     self.lines.before.entry(s.id).or_default().extend(exits);
                 }
                 // `IF (c) GOTO 200` read as the `break` of the DO loop followed by `200`: it
                 // jumps past the exit markers written after the loop, so they go before it
                 // as for any GOTO leaving marked loops (below)
-                StmtKind::Break if self.do_break_by_goto(s) => match self.ctx.goto_leaves(s) {
-                    Some(left) => {
-                        let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
-                        self.lines.before.entry(s.id).or_default().extend(exits);
-                    }
-                    None => self.ctx.note(
-                        Some(s.span),
-                        "GOTO target not found: if it leaves a marked loop, the loop's exit marker is skipped",
-                    ),
-                },
+                StmtKind::Break if self.do_break_by_goto(s) => self.exits_before_goto(s),
                 StmtKind::Break | StmtKind::Continue => {
                     let exits = self.named_jump_exits(s);
                     if !exits.is_empty() {
                         self.lines.before.entry(s.id).or_default().extend(exits);
                     }
                 }
-                StmtKind::Opaque(o) if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() => {
-                    match self.ctx.goto_leaves(s) {
-                        Some(left) => {
-                            let exits: Vec<String> = left.into_iter().flat_map(|(site, ph)| self.exit_lines(site, ph)).collect();
-                            self.lines.before.entry(s.id).or_default().extend(exits);
-                        }
-                        None => self.ctx.note(
-                            Some(s.span),
-                            "GOTO target not found: if it leaves a marked loop, the loop's exit marker is skipped",
-                        ),
-                    }
+                StmtKind::Opaque(o)
+                    if o.reason == "goto" && !self.ctx.enclosing_loops(s.id).is_empty() =>
+                {
+                    self.exits_before_goto(s);
                 }
                 _ => {}
             }
