@@ -90,6 +90,33 @@ pub struct RunRecord {
     pub omp_num_threads: Option<String>,
 }
 
+impl RunRecord {
+    /// A run of `params` on `np` ranks that ended well, with nothing else known: no launcher,
+    /// host, MPI library, time or repetition (what a test or a tool filling those in starts
+    /// from, `RunRecord { host: …, ..RunRecord::new(params, np) }`).
+    pub fn new(params: BTreeMap<String, f64>, np: u32) -> RunRecord {
+        RunRecord {
+            config: config_id(&params, np),
+            params,
+            np,
+            mpi: String::new(),
+            launcher: Vec::new(),
+            host: String::new(),
+            date: String::new(),
+            status: RunStatus::Ok,
+            wall_seconds: 0.0,
+            exit_code: Some(0),
+            repetitions: Vec::new(),
+            kept: None,
+            stdin: None,
+            cores: None,
+            load_average: None,
+            busy_cores: None,
+            omp_num_threads: None,
+        }
+    }
+}
+
 /// One execution of a configuration. `RunRecord::wall_seconds` is the kept repetition's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Repetition {

@@ -1147,23 +1147,9 @@ mod tests {
     #[test]
     fn another_machines_sheet_is_a_what_if() {
         let run = |host: &str, mpi: &str| trace::RunRecord {
-            config: "N=1,P=2".into(),
-            params: Default::default(),
-            np: 2,
             mpi: mpi.into(),
-            launcher: Vec::new(),
             host: host.into(),
-            date: String::new(),
-            status: trace::RunStatus::Ok,
-            wall_seconds: 1.0,
-            exit_code: Some(0),
-            repetitions: Vec::new(),
-            kept: None,
-            stdin: None,
-            cores: Some(2),
-            load_average: None,
-            busy_cores: None,
-            omp_num_threads: None,
+            ..trace::RunRecord::new(Default::default(), 2)
         };
         let sheet = |name: &str| Machine::builtin(name).unwrap().unwrap();
         let native = [run("vm", "Open MPI 4.1.4")];

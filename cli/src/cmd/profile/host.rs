@@ -273,9 +273,6 @@ mod tests {
     fn rec(np: u32, cores: Option<u32>, load: Option<f64>, mpi: &str) -> RunRecord {
         let params: BTreeMap<String, f64> = [("N".to_string(), 64.0)].into();
         RunRecord {
-            config: trace::config_id(&params, np),
-            params,
-            np,
             mpi: mpi.into(),
             launcher: vec![if mpi.starts_with("SimGrid") {
                 "smpirun".into()
@@ -284,16 +281,10 @@ mod tests {
             }],
             host: "h".into(),
             date: "2026-11-21T05:17:23Z".into(),
-            status: RunStatus::Ok,
             wall_seconds: 1.0,
-            exit_code: Some(0),
-            repetitions: Vec::new(),
-            kept: None,
-            stdin: None,
             cores,
             load_average: load,
-            busy_cores: None,
-            omp_num_threads: None,
+            ..RunRecord::new(params, np)
         }
     }
     const OMPI: &str = "Open MPI 4.1.4";

@@ -308,15 +308,9 @@ mod tests {
     fn record(config: &str, np: u32, traced: f64) -> RunRecord {
         RunRecord {
             config: config.into(),
-            params: Default::default(),
-            np,
             mpi: "Open MPI".into(),
-            launcher: Vec::new(),
             host: "h".into(),
-            date: String::new(),
-            status: trace::RunStatus::Ok,
             wall_seconds: traced + 0.2,
-            exit_code: Some(0),
             repetitions: vec![trace::Repetition {
                 wall_seconds: traced + 0.2,
                 trace_seconds: Some(traced),
@@ -324,11 +318,8 @@ mod tests {
                 busy_cores: None,
             }],
             kept: Some(0),
-            stdin: None,
             cores: Some(2),
-            load_average: None,
-            busy_cores: None,
-            omp_num_threads: None,
+            ..RunRecord::new(Default::default(), np)
         }
     }
 

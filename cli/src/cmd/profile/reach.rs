@@ -257,23 +257,10 @@ mod tests {
             let mut p = params.clone();
             p.insert("N".into(), n);
             trace::RunRecord {
-                config: trace::config_id(&p, np),
-                params: p,
-                np,
                 mpi: "Open MPI".into(),
-                launcher: Vec::new(),
                 host: "h".into(),
-                date: String::new(),
-                status: trace::RunStatus::Ok,
                 wall_seconds: 1.0,
-                exit_code: Some(0),
-                repetitions: Vec::new(),
-                kept: None,
-                stdin: None,
-                cores: None,
-                load_average: None,
-                busy_cores: None,
-                omp_num_threads: None,
+                ..trace::RunRecord::new(p, np)
             }
         };
         let v = varying(&[rec(2000.0, 2), rec(4000.0, 2), rec(2000.0, 4)]);
