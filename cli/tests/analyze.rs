@@ -76,12 +76,7 @@ fn a_what_if_on_another_sheet_is_told_as_one() {
     let tmp = tempfile::tempdir().unwrap();
     let m = common::analyze_with("pge1", tmp.path(), &["--machine", "paragon"]);
     assert_eq!(m["machine"], "paragon");
-    let warnings: Vec<&str> = m["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|w| w.as_str())
-        .collect();
+    let warnings = common::warnings(&m);
     assert!(
         warnings.iter().any(|w| w.starts_with(
             "a what-if: T costs communication with paragon's sheet, and computation as the runs on SimGrid SMPI 3.32 (simulated) measured it"

@@ -1728,12 +1728,7 @@ fn a_pairwise_phase_traced_beyond_two_ranks_is_named_pairwise() {
         &["N=1024,4096"],
         &["{N}", "10"],
     );
-    let warnings: Vec<&str> = m["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|w| w.as_str())
-        .collect();
+    let warnings = common::warnings(&m);
     assert!(
         warnings
             .iter()

@@ -85,12 +85,7 @@ fn a_polled_exchange_is_a_phase_and_its_chunks_cost_what_they_ran() {
         &["N=100000,200000", "ITERS=10,20"],
         &["{N}", "{ITERS}"],
     );
-    let warnings: Vec<&str> = m["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|w| w.as_str())
-        .collect();
+    let warnings = common::warnings(&m);
     assert!(
         !warnings
             .iter()

@@ -243,12 +243,7 @@ fn a_param_that_never_reaches_the_program_is_warned() {
     let o = augur(&["analyze", s(&src), "--runs", s(&runs), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let warnings: Vec<&str> = model["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|w| w.as_str())
-        .collect();
+    let warnings = common::warnings(&model);
     assert!(
         warnings
             .iter()

@@ -59,6 +59,16 @@ pub fn analyze_with(program: &str, tmp: &Path, extra: &[&str]) -> serde_json::Va
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// A model's warnings (`analyze --json`), as text.
+pub fn warnings(m: &serde_json::Value) -> Vec<&str> {
+    m["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect()
+}
+
 /// Fails the test (never skips it) when an MPI tool the suite needs is not installed.
 pub fn need(tool: &str) {
     let ok = Command::new("sh")
