@@ -314,3 +314,40 @@ int main(int argc, char **argv) {
     assert_eq!(start.tag, Some(e("7")));
     assert_eq!(start.source, None);
 }
+
+/// trial 26: MPI-3 neighbourhood collectives are collectives of the table, sized by the block
+/// each neighbour gets (they were "MPI functions outside augur's table", their loop taken for
+/// a computation phase)
+#[test]
+fn neighbourhood_collectives_send_a_block_to_each_neighbour() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), p, dims[1] = {0}, periods[1] = {1};
+    double s[64], r[64];
+    MPI_Comm ring;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Dims_create(p, 1, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    MPI_Neighbor_alltoall(s, n, MPI_DOUBLE, r, n, MPI_DOUBLE, ring);
+    MPI_Neighbor_allgather(s, 2 * n, MPI_INT, r, 2 * n, MPI_INT, ring);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("nbr.c", src);
+    let c: Vec<(frontend::MpiOp, Option<Attr>)> = comms(&apt)
+        .iter()
+        .map(|c| (c.op, c.bytes.clone()))
+        .collect();
+    assert_eq!(
+        c,
+        [
+            (frontend::MpiOp::NeighborAlltoall, Some(e("8*N"))),
+            (frontend::MpiOp::NeighborAllgather, Some(e("8*N"))),
+        ]
+    );
+    assert!(c.iter().all(|(op, _)| op.is_collective()));
+}

@@ -42,6 +42,9 @@ pub enum MpiOp {
     Allreduce,
     Barrier,
     Alltoall,
+    /// MPI-3 neighbourhood collectives on a process topology (each rank with its neighbours).
+    NeighborAlltoall,
+    NeighborAllgather,
     Alltoallv,
     Gather,
     Gatherv,
@@ -382,6 +385,8 @@ static TABLE: &[MpiSig] = &[
     ),
     sig("mpi_isend", MpiOp::Isend, P2P_REQ),
     sig("mpi_issend", MpiOp::Issend, P2P_REQ),
+    sig("mpi_neighbor_allgather", MpiOp::NeighborAllgather, A2A),
+    sig("mpi_neighbor_alltoall", MpiOp::NeighborAlltoall, A2A),
     sig("mpi_op_create", MpiOp::OpCreate, &[Other, Other, Op]),
     sig("mpi_op_free", MpiOp::OpFree, &[Op]),
     sig(
@@ -637,6 +642,8 @@ impl MpiOp {
                 | MpiOp::Barrier
                 | MpiOp::Alltoall
                 | MpiOp::Alltoallv
+                | MpiOp::NeighborAlltoall
+                | MpiOp::NeighborAllgather
                 | MpiOp::Gather
                 | MpiOp::Gatherv
                 | MpiOp::Allgather

@@ -110,6 +110,10 @@ int augur_MPI_Alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatyp
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Gather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int augur_MPI_Neighbor_alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Neighbor_allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -774,6 +774,35 @@ void augur_mpi_allgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, 
   ffinish(&r, t0, ierr);
 }
 
+/* Neighbourhood collectives: through the C bindings (SimGrid 3.32 has no Fortran ones, and an
+ * undefined mpi_neighbor_*_ would keep every Fortran program from linking under smpif90). */
+static void fneighbor(uint8_t op, F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                      F *comm, F *ierr) {
+  MPI_Datatype st = MPI_Type_f2c(*stype), rt = MPI_Type_f2c(*rtype);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_stamp t0 = augur_now();
+  int rc;
+  if (op == AUGUR_OP_NEIGHBOR_ALLTOALL)
+    AUGUR_MPI(rc = MPI_Neighbor_alltoall(sbuf, (int)*scount, st, rbuf, (int)*rcount, rt, c));
+  else
+    AUGUR_MPI(rc = MPI_Neighbor_allgather(sbuf, (int)*scount, st, rbuf, (int)*rcount, rt, c));
+  *ierr = (F)rc;
+  augur_mpi_rec r = frec(op, site, AUGUR_PEER_NONE, 0, fbytes(scount, stype), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_neighbor_alltoall_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                                  F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  fneighbor(AUGUR_OP_NEIGHBOR_ALLTOALL, site, sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+}
+
+void augur_mpi_neighbor_allgather_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,
+                                   F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  fneighbor(AUGUR_OP_NEIGHBOR_ALLGATHER, site, sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
+}
+
 void augur_mpi_scatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
                         F *comm, F *ierr) {
   AUGUR_ENTRY;

@@ -91,7 +91,9 @@ enum augur_op {
   AUGUR_OP_CART_SUB = 56,
   /* completions of several requests at once, recorded like Waitall/Waitany (count in bytes, a
    * Part per request completed); a test that completes none counts as TestPending */
-  AUGUR_OP_TESTALL = 57, AUGUR_OP_TESTANY = 58, AUGUR_OP_TESTSOME = 59, AUGUR_OP_WAITSOME = 60
+  AUGUR_OP_TESTALL = 57, AUGUR_OP_TESTANY = 58, AUGUR_OP_TESTSOME = 59, AUGUR_OP_WAITSOME = 60,
+  /* neighbourhood collectives: bytes = the block sent to each neighbour */
+  AUGUR_OP_NEIGHBOR_ALLTOALL = 61, AUGUR_OP_NEIGHBOR_ALLGATHER = 62
 };
 
 /* Peer encodings besides world ranks >= 0. */

@@ -1798,7 +1798,7 @@ int augur_MPI_Waitany(int site, int count, MPI_Request reqs[], int *index, MPI_S
   AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
-  MPI_Request stack_h[64];
+  MPI_Request stack_h[64] = {0};
   MPI_Request *before = count > 64 ? malloc((size_t)count * sizeof *before) : stack_h;
   if (!before) {
     int rc;
@@ -1893,7 +1893,7 @@ static MPI_Request *handles_before(int count, MPI_Request reqs[], MPI_Request *s
 
 int augur_MPI_Testall(int site, int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]) {
   AUGUR_ENTRY;
-  MPI_Request stack_h[64];
+  MPI_Request stack_h[64] = {0};
   MPI_Status stack_s[64];
   MPI_Request *before = handles_before(count, reqs, stack_h);
   MPI_Status *sts = statuses;
@@ -1919,7 +1919,7 @@ int augur_MPI_Testany(int site, int count, MPI_Request reqs[], int *index, int *
   AUGUR_ENTRY;
   MPI_Status own;
   MPI_Status *sp = status == MPI_STATUS_IGNORE ? &own : status;
-  MPI_Request stack_h[64];
+  MPI_Request stack_h[64] = {0};
   MPI_Request *before = handles_before(count, reqs, stack_h);
   if (!before) {
     int rc;
@@ -1938,7 +1938,7 @@ int augur_MPI_Testany(int site, int count, MPI_Request reqs[], int *index, int *
 /* Testsome/Waitsome: `outcount` requests completed, `indices` say which. */
 static int some(int op, int site, int incount, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status statuses[]) {
-  MPI_Request stack_h[64];
+  MPI_Request stack_h[64] = {0};
   MPI_Status stack_s[64];
   MPI_Request *before = handles_before(incount, reqs, stack_h);
   MPI_Status *sts = statuses;
@@ -2095,6 +2095,30 @@ int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Dataty
   AUGUR_MPI(rc = MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
   int64_t b = sendbuf == MPI_IN_PLACE ? augur_type_bytes(recvcount, recvtype) : augur_type_bytes(sendcount, sendtype);
   augur_mpi_rec r = rec(AUGUR_OP_ALLGATHER, site, AUGUR_PEER_NONE, 0, b, comm);
+  return finish(&r, t0, rc);
+}
+
+/* Neighbourhood collectives on a process topology: bytes = the block sent to each neighbour,
+ * communicator size as for any collective. (SimGrid 3.32 does not implement them.) */
+int augur_MPI_Neighbor_alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+  augur_mpi_rec r =
+      rec(AUGUR_OP_NEIGHBOR_ALLTOALL, site, AUGUR_PEER_NONE, 0, augur_type_bytes(sendcount, sendtype), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Neighbor_allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+  augur_mpi_rec r =
+      rec(AUGUR_OP_NEIGHBOR_ALLGATHER, site, AUGUR_PEER_NONE, 0, augur_type_bytes(sendcount, sendtype), comm);
   return finish(&r, t0, rc);
 }
 

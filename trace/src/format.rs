@@ -148,6 +148,8 @@ ops! {
     Testany = 58, "MPI_Testany";
     Testsome = 59, "MPI_Testsome";
     Waitsome = 60, "MPI_Waitsome";
+    NeighborAlltoall = 61, "MPI_Neighbor_alltoall";
+    NeighborAllgather = 62, "MPI_Neighbor_allgather";
 }
 
 impl Op {
@@ -208,6 +210,8 @@ impl Op {
                 | Op::Scan
                 | Op::Exscan
                 | Op::ReduceScatterBlock
+                | Op::NeighborAlltoall
+                | Op::NeighborAllgather
         ) || self.is_nonblocking_collective()
             || self.makes_communicator()
     }
