@@ -446,7 +446,16 @@ pub fn stderr_tail(path: &Path) -> StderrTail {
         .rev()
         .find(|l| is_runtime_error(l) && !l.to_ascii_lowercase().contains("end of file"))
         .copied();
+    // SimGrid's own critical error is why a simulation stopped (`[root/CRITICAL] Not yet
+    // implemented: PMPI_Neighbor_alltoall`, then `Aborted`; trial 26), a deadlock aside (told
+    // apart above, the program's last words kept)
+    let critical = lines
+        .iter()
+        .rev()
+        .find(|l| is_simgrid_log(l) && l.contains("/CRITICAL]") && !l.contains("Deadlock detected"))
+        .map(|l| l.split_once("/CRITICAL]").map_or(*l, |(_, m)| m.trim()));
     let last = runtime
+        .or(critical)
         .or_else(|| {
             (0..lines.len())
                 .rev()
@@ -826,5 +835,24 @@ mod tests {
         )
         .unwrap();
         assert!(!stderr_tail(&e).deadlocked);
+    }
+
+    /// Trial 26: a program calling MPI_Neighbor_alltoall under SMPI 3.32 was recorded "exit
+    /// code 134: Aborted"; SimGrid's critical line says why.
+    #[test]
+    fn simgrids_critical_error_is_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = dir.path().join("stderr.txt");
+        std::fs::write(
+            &e,
+            "[node-0.sim:0:(1) 0.000000] ./src/smpi/bindings/smpi_mpi.cpp:473: [root/CRITICAL] Not yet implemented: PMPI_Neighbor_alltoall. Please contact the SimGrid team if support is needed
+Aborted
+",
+        )
+        .unwrap();
+        assert_eq!(
+            stderr_tail(&e).last.as_deref(),
+            Some("Not yet implemented: PMPI_Neighbor_alltoall. Please contact the SimGrid team if support is needed")
+        );
     }
 }
