@@ -188,6 +188,18 @@ pub fn detect_form(path: &Path, text: &str, opts: &Options) -> Form {
     }
 }
 
+/// Whether `path` names a C++ source by its extension (`.cpp`, `.cc`, `.cxx`, `.C`, …).
+fn is_cplusplus(path: Option<&Path>) -> bool {
+    let ext = path
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    matches!(
+        ext,
+        "cpp" | "cc" | "cxx" | "c++" | "C" | "cp" | "CPP" | "hpp" | "hh" | "hxx"
+    )
+}
+
 /// Whether Fortran text in a fixed-form file is really free form: statements start in
 /// columns 1-5 (the label field), which fixed form never does. A free-form `call` in
 /// column 1 would otherwise silently become a comment.
@@ -383,6 +395,13 @@ fn lower_all(
                 .with_note("load C and Fortran files as separate programs"),
             );
             continue;
+        }
+        if form == Form::C && is_cplusplus(sources.get(file).map(|f| f.path.as_path())) {
+            diags.push(
+                Diagnostic::warning(codes::UNSUPPORTED, "a C++ source read as C")
+                    .with_primary(Span::new(file, 0, 0), "read with augur's C grammar")
+                    .with_note("augur reads C and Fortran: C++'s classes, templates, references, overloads and new/delete are not understood (trial 26); C written in a C++ file reads as C, but `profile` builds it with mpicc, which compiles it as C++ by its name"),
+            );
         }
         parsed.push(parse_file(
             &mut sources,
