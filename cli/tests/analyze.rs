@@ -106,6 +106,7 @@ fn a_what_if_on_another_sheet_is_told_as_one() {
     );
     // the Paragon's 120 µs latency puts T far from the simulated runs; the scaling check,
     // on the runs' own sheet, is the model's few percent
+    assert_eq!(m["scaling"]["sheet"], "smpi-reference");
     for r in m["scaling"]["runs"].as_array().unwrap() {
         let e = r["error"].as_f64().unwrap();
         assert!(e.abs() < 0.3, "{r:#}");

@@ -62,6 +62,10 @@ pub struct ScalingCheck {
     pub runs: Vec<HeldOut>,
     pub mean_abs_error: f64,
     pub max_abs_error: f64,
+    /// The sheet the check's model was built on where it is not T's: the runs' own, under a
+    /// what-if ([`AnalyzeOptions::runs_machine`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
 }
 
 /// One run the [`ScalingCheck`]'s model did not see.
@@ -140,6 +144,7 @@ fn scaling_check(
         mean_abs_error: errors.iter().sum::<f64>() / errors.len() as f64,
         max_abs_error: errors.iter().copied().fold(0.0, f64::max),
         runs,
+        sheet: opts.runs_machine.as_ref().map(|m| m.name.clone()),
     })
 }
 
@@ -1000,6 +1005,7 @@ mod tests {
             runs: Vec::new(),
             mean_abs_error: 0.1,
             max_abs_error: 0.3,
+            sheet: None,
         };
         let e = |p| c.expected_error(p, 16.0);
         assert!((e(64.0).unwrap() - 0.21).abs() < 1e-12);

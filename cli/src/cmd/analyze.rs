@@ -1084,9 +1084,14 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
         )?;
     }
     if let Some(c) = &m.scaling {
+        let on = c
+            .sheet
+            .as_ref()
+            .map(|s| format!(", on the runs' own sheet {s}"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "\nscaling check (the model from the runs at P <= {}, against the runs at P = {})",
+            "\nscaling check (the model from the runs at P <= {}, against the runs at P = {}{on})",
             c.trained_up_to, c.held_at
         )?;
         writeln!(
