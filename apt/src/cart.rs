@@ -34,6 +34,12 @@ fn period_path(comm: &str, k: usize) -> String {
     format!("{comm}[#cartperiodic{k}]")
 }
 
+/// Where the ranks of a communicator made from a grid (`MPI_Cart_sub`) are kept under its
+/// variable.
+pub fn group_path(comm: &str) -> String {
+    format!("{comm}[#group]")
+}
+
 /// The environment entries that keep `grid` under the communicator variable `comm`.
 pub fn store(comm: &str, grid: &Grid) -> Vec<(String, Val)> {
     let mut out = vec![(

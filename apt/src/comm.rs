@@ -38,6 +38,10 @@ pub struct CommFacts {
     /// The model takes a rewrite of the buffer ([`crate::may_rewrite`]) as proven only for
     /// such sends: names drop subscripts, so a write elsewhere in the same array matches too.
     pub buffer_from_start: bool,
+    /// Collectives: the ranks of the communicator, where the source gives them other than as
+    /// every rank (a `MPI_Cart_sub` of a grid made here: the product of its kept extents);
+    /// `None`: every rank, or not known.
+    pub group: Option<Expr>,
 }
 
 /// The send buffer of a COMM node (see [`CommFacts::buffer`] and [`crate::may_rewrite`]).
@@ -313,5 +317,14 @@ pub fn comm_facts(m: &MpiCall, s: &mut dyn Scope) -> Option<CommFacts> {
         // set by the tree builder, which knows the procedure (crate::writes)
         buffer: None,
         buffer_from_start: false,
+        group: m
+            .op
+            .is_collective()
+            .then(|| m.arg(Role::Comm)?.expr.path())
+            .flatten()
+            .and_then(|c| match s.stored(&crate::cart::group_path(&c)) {
+                Some(Val::Known(g)) => Some(g),
+                _ => None,
+            }),
     })
 }

@@ -288,3 +288,69 @@ int main(int argc, char **argv)
     assert_eq!(l[0].trip, e("N/dims(P, 2, 0)"));
     assert_eq!(l[1].trip, e("N/dims(P, 2, 1)"));
 }
+
+/// Trial 26: a row communicator made by MPI_Cart_sub of a grid made here holds the kept
+/// extents' ranks; its collectives say so (their group was fitted from the traces alone,
+/// `1.356*sqrt(P) - 0.3219` for `dims(P, 2, 0)`), in C and in Fortran (logical `remain` set
+/// element by element; an array constructor `keep = [.true., .false.]` is not read into
+/// elements, and the group stays the traces').
+#[test]
+fn a_cart_sub_communicator_holds_the_kept_extents() {
+    let src = r#"#include <mpi.h>
+int main(int argc, char **argv) {
+    int p, dims[2] = {0, 0}, periods[2] = {1, 1}, keep[2] = {1, 0}, cols[2] = {0, 1};
+    double s = 1.0, t;
+    MPI_Comm grid, row, col;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Dims_create(p, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+    MPI_Cart_sub(grid, keep, &row);
+    MPI_Cart_sub(grid, cols, &col);
+    MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, row);
+    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, col);
+    MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("sub.c", src);
+    let groups: Vec<Option<String>> = crate::tests::comms(&apt)
+        .iter()
+        .map(|c| c.group.as_ref().map(ToString::to_string))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            Some("dims(P, 2, 0)".to_string()),
+            Some("dims(P, 2, 1)".to_string()),
+            None
+        ]
+    );
+    let src = r#"program sub
+  use mpi
+  implicit none
+  integer :: ierr, p, grid, row, dims(2)
+  logical :: periods(2), keep(2)
+  double precision :: s, t
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
+  dims = 0
+  call MPI_Dims_create(p, 2, dims, ierr)
+  periods = .true.
+  call MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, .false., grid, ierr)
+  keep(1) = .true.
+  keep(2) = .false.
+  call MPI_Cart_sub(grid, keep, row, ierr)
+  s = 1d0
+  call MPI_Allreduce(s, t, 1, MPI_DOUBLE_PRECISION, MPI_SUM, row, ierr)
+  call MPI_Finalize(ierr)
+end program sub
+"#;
+    let apt = apt_of("sub.f90", src);
+    let groups: Vec<Option<String>> = crate::tests::comms(&apt)
+        .iter()
+        .map(|c| c.group.as_ref().map(ToString::to_string))
+        .collect();
+    assert_eq!(groups, [Some("dims(P, 2, 0)".to_string())]);
+}

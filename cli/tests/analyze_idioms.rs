@@ -1823,3 +1823,71 @@ fn a_pipeline_whose_hops_are_not_alike_is_named() {
     };
     assert!(at(16.0) > 3.0 * at(4.0), "T = {t}");
 }
+
+const ROWSUM: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int nprocs, n, iters, it, i, dims[2] = {0, 0}, periods[2] = {1, 1}, keep[2] = {1, 0};
+    double s, t = 0.0, *a;
+    MPI_Comm grid, row;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    n = atoi(argv[1]);
+    iters = atoi(argv[2]);
+    MPI_Dims_create(nprocs, 2, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+    MPI_Cart_sub(grid, keep, &row);
+    a = malloc(sizeof(double) * (size_t)n);
+    for (i = 0; i < n; i++)
+        a[i] = i;
+    for (it = 0; it < iters; it++) {
+        s = 0.0;
+        for (i = 0; i < n; i++)
+            s += a[i] * 1e-3;
+        MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, row);
+    }
+    printf("rowsum %g\n", t);
+    free(a);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 26: the Allreduce on a row of a 2-D grid (MPI_Cart_sub) spans the grid's first
+/// extent, as the source says; it was fitted from the traced group sizes alone
+/// (`1.356*sqrt(P) - 0.3219`).
+#[test]
+fn a_cart_sub_rows_collective_spans_the_kept_extent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "rowsum.c",
+        ROWSUM,
+        "1,2,4,8",
+        &["N=4096"],
+        &["{N}", "5"],
+    );
+    let phases = m["phases"].as_array().unwrap();
+    let line = ROWSUM
+        .lines()
+        .position(|l| l.contains("MPI_Allreduce"))
+        .unwrap() as u64
+        + 1;
+    let allreduce = phases
+        .iter()
+        .find(|p| {
+            p["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x.as_u64() == Some(line))
+        })
+        .unwrap_or_else(|| panic!("{phases:#?}"));
+    assert_eq!(
+        allreduce["processors"], "smpi_dims(P, 2, 0)",
+        "{allreduce:#}"
+    );
+}

@@ -32,6 +32,38 @@ impl Analysis<'_> {
         Some((comm, crate::cart::Grid { extents, periodic }))
     }
 
+    /// `MPI_Cart_sub(comm, remain, &sub)` on a grid made here (or handed in): `sub`'s ranks,
+    /// the product of the extents `remain` keeps, for the collectives on it (trial 26: a row
+    /// communicator's Allreduce had its group fitted `1.356*sqrt(P) - 0.3219` where the
+    /// source says `smpi_dims(P, 2, 0)`). Its ranks are not the grid's, so no grid is kept.
+    pub(super) fn cart_sub(&mut self, m: &frontend::MpiCall, env: &mut Env) {
+        let Some(comm) = m.arg(Role::Comm).and_then(|a| handle_var(&a.expr)) else {
+            return;
+        };
+        let Some(grid) = crate::cart::stored(env, comm) else {
+            return;
+        };
+        let Some(sub) = m.arg(Role::NewComm).and_then(|a| handle_var(&a.expr)) else {
+            return;
+        };
+        let sub = sub.to_string();
+        let Some(keep) = m
+            .arg(Role::Periods)
+            .and_then(|a| self.elements(&a.expr, grid.extents.len(), env))
+        else {
+            return;
+        };
+        let mut size = Expr::one();
+        for (extent, k) in grid.extents.iter().zip(&keep) {
+            match k.as_const() {
+                Some(c) if c != 0.0 => size = size * extent.clone(),
+                Some(_) => {}
+                None => return,
+            }
+        }
+        env.insert(crate::cart::group_path(&sub), Val::Known(size));
+    }
+
     /// `MPI_Cart_shift(comm, dir, disp, &source, &dest)` on a grid made here (or handed in):
     /// the neighbours ([`crate::cart::shift`]) replace the "set by" the call left.
     pub(super) fn cart_shift(&mut self, m: &frontend::MpiCall, env: &mut Env, line: u32) {

@@ -2,7 +2,7 @@
 //! sheet's form for its operation (or a stand-in's) at the size the source gives or, where it
 //! gives none, the size the runs measured, over the ranks its communicator spans.
 
-use apt::NodeData;
+use apt::{Attr, NodeData};
 use symbolic::Expr;
 
 use super::compose::PhaseCost;
@@ -67,7 +67,12 @@ pub(super) fn cost_collective(
         )),
         _ => {}
     }
-    let group = group(pf);
+    let group = group(
+        pf,
+        c.group
+            .as_ref()
+            .and_then(|g| env.source(&Attr::Expr(g.clone()))),
+    );
     let per = BOUNDS.map(|b| match (&cost, &measured) {
         (Some((s, cm)), _) => per_call(pf, *s, cm, &bytes, &group, b),
         (None, Some(f)) => Expr::max(f.at(b).clone(), Expr::zero()),
@@ -150,8 +155,9 @@ fn measured_per_call(pf: &PhaseFit<'_>, in_p_only: bool, notes: &mut Notes) -> O
 }
 
 /// The ranks one call spans: the communicator's size as traced (a row of a split
-/// communicator is not P), P where the traces have none.
-fn group(pf: &PhaseFit<'_>) -> Fitted {
+/// communicator is not P), the source's where it gives one (`source`: a Cartesian
+/// sub-communicator's kept extents), P where the traces have none.
+fn group(pf: &PhaseFit<'_>, source: Option<Expr>) -> Fitted {
     if pf.g.runs.values().all(|pr| pr.comm_size > 0) {
         let c = vec![
             vec![Expr::var("P")],
@@ -161,7 +167,7 @@ fn group(pf: &PhaseFit<'_>) -> Fitted {
         ];
         fit_quantity(
             &pf.by(&|pr| f64::from(pr.comm_size)),
-            None,
+            source.as_ref(),
             &c,
             true,
             pf.env.qopts,
