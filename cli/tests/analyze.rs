@@ -113,6 +113,40 @@ fn a_what_if_on_another_sheet_is_told_as_one() {
     }
 }
 
+/// Runs made on a host of another name, analysed on the default sheet of their kind, are no
+/// what-if: only a sheet asked for with `--machine` can be another machine's (the first
+/// version compared host names and called every analysis off the host "vm" one).
+#[test]
+fn the_default_sheet_on_another_host_is_no_what_if() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    common::copy_dir(&common::root().join("testdata/pge1/runs/mpi-c"), &runs);
+    let manifest = runs.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"host\": \"vm\""), "the recorded host moved");
+    std::fs::write(
+        &manifest,
+        text.replace("\"host\": \"vm\"", "\"host\": \"elsewhere\""),
+    )
+    .unwrap();
+    let src = common::root().join("testdata/pge1/pge1.c");
+    let o = augur(&[
+        "analyze",
+        src.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(m["machine"], "this-openmpi-shm");
+    let warnings = common::warnings(&m);
+    assert!(
+        !warnings.iter().any(|w| w.contains("what-if")),
+        "{warnings:#?}"
+    );
+}
+
 #[test]
 fn predict_evaluates_the_saved_model_with_a_band() {
     let tmp = tempfile::tempdir().unwrap();

@@ -212,7 +212,12 @@ pub fn run(args: AnalyzeArgs) -> Result<ExitCode> {
     if args.no_noise {
         machine.noise = None;
     }
-    let what_if = what_if(&machine, &manifest.runs, simulated);
+    // only a sheet asked for can be another machine's: the default one is the runs' kind's,
+    // whatever the host is called
+    let what_if = args
+        .machine
+        .as_ref()
+        .and_then(|_| what_if(&machine, &manifest.runs, simulated));
     let runs_machine = match &what_if {
         Some(_) => {
             let mut own = load_machine(None, simulated)?;
@@ -323,9 +328,9 @@ fn timing_dependent(lowered: &frontend::Lowered) -> Vec<String> {
     )]
 }
 
-/// What the runs were measured on, where `machine`'s sheet is another's (a what-if): a sheet
-/// built from published figures, one measured on another host, or under SMPI for native runs
-/// and the other way round.
+/// What the runs were measured on, where `machine`'s sheet (given with `--machine`) is
+/// another's (a what-if): a sheet built from published figures, one measured on another host,
+/// or under SMPI for native runs and the other way round.
 fn what_if(machine: &Machine, runs: &[trace::RunRecord], simulated: bool) -> Option<String> {
     let m = &machine.measured;
     let run = runs.iter().find(|r| r.status.is_ok()).or(runs.first())?;

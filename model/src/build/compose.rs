@@ -327,7 +327,7 @@ impl Ctx<'_> {
     /// The share of computation `site`'s entries the phases it runs inside here charge
     /// ([`Ctx::inside`]): 1 where they hold all of them (within [`WHOLLY_INSIDE`]); the walk
     /// charges the rest.
-    fn charged_by_phase(&self, site: u32) -> f64 {
+    fn phase_share(&self, site: u32) -> f64 {
         let Some(list) = self.inside.get(&site) else {
             return 0.0;
         };
@@ -354,7 +354,7 @@ impl Ctx<'_> {
                 (v + per, f + once)
             }
             NodeData::Loop(l) if l.compute => {
-                let inside = self.charged_by_phase(site);
+                let inside = self.phase_share(site);
                 if inside >= 1.0 {
                     (Expr::zero(), Expr::zero())
                 } else {
