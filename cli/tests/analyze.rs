@@ -145,6 +145,13 @@ fn the_default_sheet_on_another_host_is_no_what_if() {
         !warnings.iter().any(|w| w.contains("what-if")),
         "{warnings:#?}"
     );
+    // a what-if's caution travels with the model, and its scaling check names another sheet
+    assert!(
+        !m["cautions"].to_string().contains("what-if"),
+        "{:#}",
+        m["cautions"]
+    );
+    assert!(m["scaling"]["sheet"].is_null(), "{:#}", m["scaling"]);
 }
 
 #[test]
