@@ -1891,3 +1891,43 @@ fn a_cart_sub_rows_collective_spans_the_kept_extent() {
         "{allreduce:#}"
     );
 }
+
+/// Trial 26: the Allreduce on the communicator `MPI_Comm_split` makes of the even and the odd
+/// ranks spans `ceil(P/2)` of them, as the colour says (it was fitted `0.3885*P + 0.4331` from
+/// the traced group sizes alone); P = 3 splits unevenly.
+#[test]
+fn a_comm_split_collective_spans_the_colours_group() {
+    let src = ROWSUM
+        .replace(
+            "    MPI_Dims_create(nprocs, 2, dims);\n    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);\n    MPI_Cart_sub(grid, keep, &row);\n",
+            "    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &row);\n",
+        )
+        .replace("int nprocs,", "int rank, nprocs,");
+    assert!(src.contains("MPI_Comm_split"), "{src}");
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "halfsum.c",
+        &src,
+        "1,2,3,4,8",
+        &["N=4096"],
+        &["{N}", "5"],
+    );
+    let line = src
+        .lines()
+        .position(|l| l.contains("MPI_Allreduce"))
+        .unwrap() as u64
+        + 1;
+    let phases = m["phases"].as_array().unwrap();
+    let allreduce = phases
+        .iter()
+        .find(|p| {
+            p["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x.as_u64() == Some(line))
+        })
+        .unwrap_or_else(|| panic!("{phases:#?}"));
+    assert_eq!(allreduce["processors"], "ceil(0.5*P)", "{allreduce:#}");
+}

@@ -64,6 +64,26 @@ impl Analysis<'_> {
         env.insert(crate::cart::group_path(&sub), Val::Known(size));
     }
 
+    /// `MPI_Comm_split(MPI_COMM_WORLD, colour, key, &sub)` with a colour in the rank and P
+    /// alone: `sub`'s ranks, the largest group the colour makes ([`split_group`]), for the
+    /// collectives on it (trial 26: `mod(rank, 2)`'s Allreduce had its group fitted
+    /// `0.3885*P + 0.4331` from the traces, where the source says `ceil(P/2)`). The world's
+    /// ranks are numbered as the split numbers them only by chance, so no grid is kept.
+    pub(super) fn comm_split(&mut self, m: &frontend::MpiCall, env: &mut Env) {
+        let Some(sub) = m.arg(Role::NewComm).and_then(|a| handle_var(&a.expr)) else {
+            return;
+        };
+        let sub = sub.to_string();
+        let world = m.arg(Role::Comm).map(|a| self.ev(&a.expr, env, None))
+            == Some(Val::Special(Special::CommWorld));
+        let colour = m.arg(Role::Color).map(|a| self.ev(&a.expr, env, None));
+        if let (true, Some(Val::Known(c))) = (world, colour) {
+            if let Some(g) = split_group(&c) {
+                env.insert(crate::cart::group_path(&sub), Val::Known(g));
+            }
+        }
+    }
+
     /// `MPI_Cart_shift(comm, dir, disp, &source, &dest)` on a grid made here (or handed in):
     /// the neighbours ([`crate::cart::shift`]) replace the "set by" the call left.
     pub(super) fn cart_shift(&mut self, m: &frontend::MpiCall, env: &mut Env, line: u32) {
@@ -203,4 +223,38 @@ impl Analysis<'_> {
         };
         crate::dims::balanced(&nnodes, &ndims, &grid, zero, line)
     }
+}
+
+/// The ranks of the largest group `MPI_Comm_split` makes of the world's P ranks with colour
+/// `c`, an expression in the world rank: a colour the same on every rank keeps them all (P);
+/// `rank mod k` makes k groups of `ceil(P/k)` at most; `rank / k` (floored or as the model's
+/// whole quotient) makes groups of k consecutive ranks, `min(k, P)`. `k` may be a parameter
+/// or a grid's extent, never the rank. `None` for any other colour.
+fn split_group(c: &Expr) -> Option<Expr> {
+    let rank = Expr::var(crate::params::RANK);
+    let p = Expr::var(crate::params::P);
+    if !c.vars().contains(crate::params::RANK) {
+        return Some(p);
+    }
+    // the divisor k of `rank / k`, from a floor of it in `c` or from `c` itself
+    let mut ks: Vec<Expr> = Vec::new();
+    for t in c.terms() {
+        for (a, _) in t.factors() {
+            if let symbolic::Atom::Floor(arg) = a {
+                ks.push(&rank / arg.as_ref());
+            }
+        }
+    }
+    ks.push(&rank / c);
+    ks.into_iter()
+        .filter(|k| !k.vars().contains(crate::params::RANK) && !k.is_zero())
+        .find_map(|k| {
+            if *c == crate::value::modulo(&rank, &k) {
+                Some((&p / &k).ceil())
+            } else if *c == (&rank / &k).floor() || *c == &rank / &k {
+                Some(Expr::min(k, p.clone()))
+            } else {
+                None
+            }
+        })
 }

@@ -234,6 +234,7 @@ impl Analysis<'_> {
             }
             MpiOp::CartShift => self.cart_shift(m, env, line),
             MpiOp::CartSub => self.cart_sub(m, env),
+            MpiOp::CommSplit => self.comm_split(m, env),
             MpiOp::CartCoords => self.cart_coords(m, env),
             _ => {}
         }
