@@ -292,8 +292,7 @@ int main(int argc, char **argv)
 /// Trial 26: a row communicator made by MPI_Cart_sub of a grid made here holds the kept
 /// extents' ranks; its collectives say so (their group was fitted from the traces alone,
 /// `1.356*sqrt(P) - 0.3219` for `dims(P, 2, 0)`), in C and in Fortran (logical `remain` set
-/// element by element; an array constructor `keep = [.true., .false.]` is not read into
-/// elements, and the group stays the traces').
+/// element by element, or by an array constructor `keep = [.true., .false.]`).
 #[test]
 fn a_cart_sub_communicator_holds_the_kept_extents() {
     let src = r#"#include <mpi.h>
@@ -353,6 +352,28 @@ end program sub
         .map(|c| c.group.as_ref().map(ToString::to_string))
         .collect();
     assert_eq!(groups, [Some("dims(P, 2, 0)".to_string())]);
+    // the same with array constructors, both spellings, and a lower bound of 0
+    let src = src
+        .replace("dims(2)\n", "dims(0:1)\n")
+        .replace("  dims = 0\n", "  dims = (/ 0, 0 /)\n")
+        .replace(
+            "  keep(1) = .true.\n  keep(2) = .false.\n",
+            "  keep = [.true., .false.]\n",
+        );
+    assert!(
+        src.contains("[.true., .false.]") && src.contains("dims(0:1)"),
+        "{src}"
+    );
+    let apt = apt_of("sub.f90", &src);
+    let groups: Vec<Option<String>> = crate::tests::comms(&apt)
+        .iter()
+        .map(|c| c.group.as_ref().map(ToString::to_string))
+        .collect();
+    assert_eq!(groups, [Some("dims(P, 2, 0)".to_string())]);
+    // a typed constructor or an implied DO is not listed element by element
+    let typed = src.replace("[.true., .false.]", "[logical :: .true., .false.]");
+    let apt = apt_of("sub.f90", &typed);
+    assert_eq!(crate::tests::comms(&apt)[0].group, None);
 }
 
 /// `MPI_Comm_split` of the world by a colour in the rank: its collectives span the largest

@@ -325,6 +325,9 @@ impl<'a> FLower<'a> {
             let defs = self.idents(l).into_iter().take(1).collect();
             return self.opaque(n, label, "assignment to non-variable", defs, out);
         }
+        if r.kind() == "array_literal" && self.element_stores(&target, r, label, out) {
+            return;
+        }
         let value = self.expr(r, 0);
         let span = self.span(n);
         if let Some((name, args)) = as_mpi_call(&value) {
@@ -338,6 +341,83 @@ impl<'a> FLower<'a> {
             self.b
                 .push(span, label, StmtKind::Assign(Assign { target, value })),
         );
+    }
+
+    /// `a = [e1, e2, …]` / `a = (/ e1, e2, … /)` to a one-dimensional array this procedure
+    /// declares with a literal lower bound: one store per element, as C lowers an initializer
+    /// list, so that `keep = [.true., .false.]` before `MPI_Cart_sub` (trial 26) or
+    /// `dims = [0, 0]` before `MPI_Dims_create` is read element by element. `false` (nothing
+    /// pushed) for a typed constructor, an implied DO, more than 16 values or more values than
+    /// the array holds: the caller lowers the assignment whole.
+    fn element_stores(
+        &mut self,
+        target: &SrcExpr,
+        list: Node<'a>,
+        label: Option<u32>,
+        out: &mut Block,
+    ) -> bool {
+        const MAX_LISTED: usize = 16;
+        let SrcExprKind::Var(name) = &target.kind else {
+            return false;
+        };
+        let dims = match self
+            .b
+            .proc_mut()
+            .and_then(|p| p.decls.iter().find(|d| d.name == *name))
+        {
+            Some(Decl {
+                kind: DeclKind::Array { dims, .. },
+                ..
+            }) => dims.clone(),
+            _ => return false,
+        };
+        let [Dim::Bounds { lo, hi }] = dims.as_slice() else {
+            return false;
+        };
+        let (Some(lo), size) = (
+            lo.as_int(),
+            hi.as_int().zip(lo.as_int()).map(|(h, l)| h - l + 1),
+        ) else {
+            return false;
+        };
+        let mut entries = Vec::new();
+        let mut cursor = list.walk();
+        for c in list.named_children(&mut cursor) {
+            if c.kind() != "comment" {
+                entries.push(c);
+            }
+        }
+        let plain = list.child_by_field_name("type").is_none()
+            && entries
+                .iter()
+                .all(|c| !matches!(c.kind(), "implied_do_loop_expression" | "array_literal"));
+        let fits = size.is_none_or(|n| usize::try_from(n).is_ok_and(|n| entries.len() <= n));
+        if !plain || entries.is_empty() || entries.len() > MAX_LISTED || !fits {
+            return false;
+        }
+        let mut label = label;
+        for (k, c) in entries.into_iter().enumerate() {
+            let span = self.span(c);
+            let value = self.expr(c, 0);
+            self.hoist_nested(&value, out);
+            let element = SrcExpr::new(
+                SrcExprKind::Index {
+                    array: name.clone(),
+                    indices: vec![SrcExpr::int(lo + k as i64, span)],
+                },
+                span,
+            )
+            .with_type(target.ty);
+            out.push(self.b.push(
+                span,
+                label.take(),
+                StmtKind::Assign(Assign {
+                    target: element,
+                    value,
+                }),
+            ));
+        }
+        true
     }
 
     /// An assignment target: `a(i)` is always an element (or a statement function; rare); a
