@@ -187,6 +187,67 @@ fn predict_evaluates_the_saved_model_with_a_band() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("ITERS"));
 }
 
+/// `predict` tells where T goes at the point asked: each phase's seconds and share (the two
+/// overlapping pipelines of each elimination one share between them, the longer's) and the rest
+/// outside the phases, which add up to T; at P = 256 the pipelines' fills are most of it.
+#[test]
+fn predict_tells_where_the_time_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze("pge2", tmp.path());
+    let model = tmp.path().join("pge2/model.json");
+    let out = common::run(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--at",
+        "N=512,K=16,P=256",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = v[0]["t"].as_f64().unwrap();
+    let phases = v[0]["phases"].as_array().unwrap();
+    let kinds: Vec<&str> = phases.iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "pipeline",
+            "pipeline",
+            "synchronous",
+            "synchronous",
+            "pipeline",
+            "pipeline",
+            "collective"
+        ],
+        "{v:#}"
+    );
+    let secs = |i: usize| phases[i]["seconds"].as_f64().unwrap();
+    assert_eq!(phases[0]["overlaps_with"], 1);
+    assert_eq!(phases[4]["overlaps_with"], 5);
+    let fills = phases[0]["fill"].as_f64().unwrap() + phases[4]["fill"].as_f64().unwrap();
+    let rest = v[0]["outside_phases"].as_f64().unwrap();
+    let sum = secs(0).max(secs(1)) + secs(2) + secs(3) + secs(4).max(secs(5)) + secs(6) + rest;
+    assert!((sum / t - 1.0).abs() < 1e-9, "{sum} against T = {t}: {v:#}");
+    assert!(fills > 0.5 * t, "fills {fills} of T = {t}");
+    let out = common::run(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--at",
+        "N=512,K=16,P=256",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  phase  kind"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("  0      pipeline")
+            && l.contains("overlaps phase 1: T takes the longer")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("  rest ")), "{text}");
+}
+
 fn augur(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_augur"))
         .args(args)

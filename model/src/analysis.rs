@@ -282,6 +282,31 @@ fn abort_guards(apt: &Apt, params: &[String]) -> Vec<AbortOut> {
 
 /// Report rows in the file (plain data so the file reads back without the analysis types).
 pub type PhaseOut = serde_json::Value;
+
+/// One phase's seconds of T at a configuration ([`ModelFile::breakdown`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseTime {
+    pub id: u64,
+    pub kind: String,
+    /// The line of its APT ancestor.
+    pub line: u64,
+    /// Seconds of T in it, fills included; `None` where its total is not a number.
+    pub seconds: Option<f64>,
+    /// A pipeline's fill within `seconds`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlaps_with: Option<u64>,
+}
+
+/// Where T goes at a configuration ([`ModelFile::breakdown`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub t: Option<f64>,
+    pub phases: Vec<PhaseTime>,
+    /// T outside the phases.
+    pub rest: Option<f64>,
+}
 pub type ComputeOut = serde_json::Value;
 pub type QuantityOut = serde_json::Value;
 
@@ -935,6 +960,66 @@ impl ModelFile {
             t,
             a.max(b).max(t * (1.0 + e)),
         ))
+    }
+
+    /// Where T goes at `at`: each communication phase's seconds (its `total`: occurrences ×
+    /// cost, plus its pipeline fills; the computation run inside it included), in the order
+    /// of the phase table, and what is left of T outside them (computation outside the
+    /// phases, the overhead fit). Phases that overlap each other are one share of T between
+    /// them, the longer's, so the rest is T less every lone phase and the longer of each
+    /// overlapping pair; `None` for the rest where that goes below zero (an overlap charged
+    /// per occurrence, or a fit's negative term) and for a phase whose total does not
+    /// evaluate.
+    pub fn breakdown(&self, at: &BTreeMap<String, f64>) -> Breakdown {
+        let t = eval(&self.t, at).ok().filter(|t| t.is_finite());
+        let phases: Vec<PhaseTime> = self
+            .phases
+            .iter()
+            .filter_map(|p| {
+                let id = p["id"].as_u64()?;
+                let seconds = p["total"]
+                    .as_str()
+                    .and_then(|e| symbolic::parse(e).ok())
+                    .and_then(|e| eval(&e, at).ok())
+                    .filter(|v| v.is_finite());
+                let fill = p["fill"]
+                    .as_str()
+                    .and_then(|e| symbolic::parse(e).ok())
+                    .and_then(|e| eval(&e, at).ok())
+                    .filter(|v| v.is_finite() && *v > 0.0);
+                Some(PhaseTime {
+                    id,
+                    kind: p["kind"].as_str().unwrap_or("?").to_string(),
+                    line: p["ancestor_line"].as_u64().unwrap_or(0),
+                    seconds,
+                    fill,
+                    overlaps_with: p["overlaps_with"].as_u64(),
+                })
+            })
+            .collect();
+        let mut charged = 0.0;
+        let mut known = true;
+        for p in &phases {
+            let Some(s) = p.seconds else {
+                known = false;
+                continue;
+            };
+            match p
+                .overlaps_with
+                .and_then(|o| phases.iter().find(|q| q.id == o))
+            {
+                // the pair counted once, at its first phase
+                Some(q) if q.id < p.id => {}
+                Some(q) => charged += s.max(q.seconds.unwrap_or(0.0)),
+                None => charged += s,
+            }
+        }
+        let rest = t
+            .filter(|_| known)
+            .map(|t| t - charged)
+            .filter(|r| *r >= -1e-9 * t.unwrap_or(0.0).abs())
+            .map(|r| r.max(0.0));
+        Breakdown { t, phases, rest }
     }
 
     /// The relative error the scaling check expects at `at`'s P beyond the largest traced

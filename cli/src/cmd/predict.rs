@@ -37,6 +37,59 @@ struct Point {
     notes: Vec<String>,
     /// Where the source calls MPI_Abort at this point (`file:line` of each).
     aborts: Vec<String>,
+    /// T by phase there.
+    breakdown: model::analysis::Breakdown,
+}
+
+/// T by communication phase at one point, as the phase table of `analyze` lists them, and
+/// the rest of T outside them: where the time goes at a scale not run.
+fn write_breakdown(out: &mut impl Write, b: &model::analysis::Breakdown) -> Result<()> {
+    let Some(t) = b.t.filter(|t| *t > 0.0) else {
+        return Ok(());
+    };
+    if b.phases.is_empty() {
+        return Ok(());
+    }
+    let pct = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s / t));
+    let secs = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.4e}"));
+    writeln!(
+        out,
+        "  {:<6} {:<16} {:>5} {:>11} {:>7}",
+        "phase", "kind", "line", "seconds", "of T"
+    )?;
+    for p in &b.phases {
+        let mut said = Vec::new();
+        if let Some(f) = p.fill {
+            said.push(format!("fill {f:.4e}"));
+        }
+        if let Some(o) = p.overlaps_with {
+            said.push(format!("overlaps phase {o}: T takes the longer"));
+        }
+        writeln!(
+            out,
+            "  {:<6} {:<16} {:>5} {:>11} {:>7}{}",
+            p.id,
+            p.kind,
+            p.line,
+            secs(p.seconds),
+            pct(p.seconds),
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", said.join("; "))
+            }
+        )?;
+    }
+    writeln!(
+        out,
+        "  {:<6} {:<16} {:>5} {:>11} {:>7}  (computation outside the phases, the overhead fit)",
+        "rest",
+        "",
+        "",
+        secs(b.rest),
+        pct(b.rest)
+    )?;
+    Ok(())
 }
 
 pub fn run(args: PredictArgs) -> Result<ExitCode> {
@@ -86,6 +139,8 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                     "warnings": p.warnings,
                     "notes": p.notes,
                     "aborts": p.aborts,
+                    "phases": p.breakdown.phases,
+                    "outside_phases": p.breakdown.rest,
                 })
             })
             .collect();
@@ -110,6 +165,9 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                 }
                 (Some(t), None) => writeln!(out, "{}: T = {t:.4e} s  [band unknown]", p.at)?,
                 (None, _) => writeln!(out, "{}: T is not a finite number here", p.at)?,
+            }
+            if p.t.is_some_and(|t| t > 0.0) {
+                write_breakdown(&mut out, &p.breakdown)?;
             }
         }
     }
@@ -376,8 +434,10 @@ fn evaluate(
         Some(t) if a.is_finite() && b.is_finite() => Some((a.min(b).min(t), a.max(b).max(t))),
         _ => None,
     };
+    let breakdown = m.breakdown(&values);
     Ok(Point {
         at: at.to_string(),
+        breakdown,
         values,
         t,
         band,
