@@ -622,3 +622,49 @@ fn a_write_through_a_pointer_member_names_the_member_path_not_the_root() {
     // through a pointer to a local struct: the path, and the struct it points to
     assert_eq!(p[1].writes, Some(set(&["grid", "i", "p->u"])));
 }
+
+/// Trial 27: a component of one element of an array of derived type (`p(i)%alive = .false.`)
+/// is one element written, not an array assignment over all of `p` (whose instrumented
+/// `size(p(i)%alive)` did not compile); a component of a section (`p(:)%e = 0`) is one over
+/// the section. Either writes `p`.
+#[test]
+fn a_component_of_one_element_is_no_array_assignment() {
+    let src = r#"module m
+  implicit none
+  type :: pt
+     double precision :: pos(3)
+     double precision :: e
+     logical :: alive
+  end type pt
+contains
+  subroutine init(p, n)
+    integer, intent(in) :: n
+    type(pt), intent(inout) :: p(n)
+    integer :: i
+    do i = 1, n
+       p(i)%e = 1d0
+       p(i)%alive = .true.
+    end do
+    p(:)%e = 0d0
+  end subroutine init
+end module m
+"#;
+    let apt = crate::tests::apt_of("comp.f90", src);
+    let loops = crate::tests::loops(&apt);
+    let shown: Vec<(Option<String>, Option<String>)> = loops
+        .iter()
+        .map(|l| (l.var.clone(), l.array.clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Some("i".to_string()), None),
+            (None, Some("p(:)%e".to_string()))
+        ],
+        "{loops:#?}"
+    );
+    assert!(
+        loops[0].writes.as_ref().unwrap().contains("p"),
+        "{loops:#?}"
+    );
+}

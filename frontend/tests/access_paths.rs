@@ -102,8 +102,19 @@ fn fortran_components_are_variables_named_by_their_path() {
     // a component array's element with a literal subscript
     assert_eq!(target(1).0, Some("t%a[3]".into()));
     assert_eq!(s[1].uses, set(&["t%nx"]));
-    // an element reached through a run-time index writes its whole variable
-    assert_eq!(target(2).0, Some("u".into()));
+    // an element reached through a run-time index writes its whole variable: the target is
+    // that element of it (no access path), not the whole array (trial 27: an array assignment
+    // over all of `u`)
+    assert_eq!(target(2).0, None);
+    assert_eq!(s[2].defs, set(&["u"]));
+    match &s[2].kind {
+        StmtKind::Assign(a) => assert!(
+            matches!(&a.target.kind, SrcExprKind::Index { array, .. } if array == "u"),
+            "{:?}",
+            a.target
+        ),
+        other => panic!("{other:?}"),
+    }
     match &s[3].kind {
         StmtKind::Input(i) => assert_eq!(i.targets[0].path(), Some("t%ny".into())),
         other => panic!("{other:?}"),

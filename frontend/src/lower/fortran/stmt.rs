@@ -458,9 +458,16 @@ impl<'a> FLower<'a> {
             if let Some(path) = self.member_path(n, depth + 1) {
                 return SrcExpr::var(path, self.span(n));
             }
-            // `u(i)%a = ...` defines u
+            // `u(i)%a = ...` defines u: an element of it (a section for `u(:)%a`), not the
+            // whole array (trial 27: `p(i)%alive = .false.` in a loop was an array assignment
+            // over every element of `p`, and its instrumented `size(p(i)%alive)` did not
+            // compile); the component's own elements (`u(i)%pos = 0` of a `pos(3)`) are not
+            // counted
             if let Some(base) = n.named_child(0) {
                 let e = self.target(base, depth + 1);
+                if let SrcExprKind::Index { array, indices } = e.kind {
+                    return SrcExpr::new(SrcExprKind::Index { array, indices }, self.span(n));
+                }
                 if let Some(b) = e.base_var() {
                     return SrcExpr::var(path_root(b).to_string(), self.span(n));
                 }
