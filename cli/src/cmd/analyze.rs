@@ -874,10 +874,29 @@ fn step_origins(m: &ModelFile) -> Vec<(symbolic::Expr, String)> {
         };
         Some((cost, why))
     });
+    // a branch, trip count or size law of the source holds its own steps (trial 27: `[P == 1]`,
+    // the source's `if (size == 1)`, read "phase 0 at line 51: a regime of the machine sheet"
+    // because the star's total holds it)
+    let quantities = m.quantities.iter().filter_map(|q| {
+        let what = match q["what"].as_str()? {
+            "branch" => "the branch",
+            "trip" => "the trip count",
+            "bytes" => "the message size",
+            _ => return None,
+        };
+        let source = q["source"]
+            .as_str()
+            .filter(|s| !s.starts_with("unresolved"));
+        let why = match source {
+            Some(src) => format!("{what} at line {}: {src}", loc(&q["file"], &q["line"])),
+            None => format!("{what} at line {}", loc(&q["file"], &q["line"])),
+        };
+        Some((parsed(&q["expr"])?, why))
+    });
     let sources: Vec<(symbolic::Expr, String)> = if m.simulated {
-        computes.chain(phases).collect()
+        quantities.chain(computes).chain(phases).collect()
     } else {
-        phases.chain(computes).collect()
+        quantities.chain(phases).chain(computes).collect()
     };
     let mut out: Vec<(symbolic::Expr, String)> = Vec::new();
     for (cost, why) in sources {
