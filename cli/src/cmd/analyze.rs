@@ -1231,6 +1231,28 @@ mod tests {
         assert_eq!(outlier_fit(&rows[4..], "probe"), None);
     }
 
+    /// Trial 27: a step a source branch holds (`if (size == 1)`) names the branch, though the
+    /// star phase whose total holds it too comes first among the costs.
+    #[test]
+    fn a_step_of_a_branch_names_the_branch() {
+        let step = "max(min(-P + 2, P), 0)";
+        let m: ModelFile = serde_json::from_value(serde_json::json!({
+            "schema": 1, "program": "p", "source": "p.c", "machine": "m", "simulated": false,
+            "params": ["P"], "t": step, "t_min": step, "t_max": step, "largest": {},
+            "phases": [{"id": 0, "ancestor_line": 51, "total": format!("{step}*0.1 + 2")}],
+            "compute": [],
+            "quantities": [{"what": "branch", "line": 41, "source": "P == 1", "expr": step}],
+            "validation": [], "warnings": []
+        }))
+        .unwrap();
+        let origins = step_origins(&m);
+        let s = symbolic::parse(step).unwrap();
+        assert_eq!(
+            step_why(&origins, &s),
+            Some("the branch at line 41: P == 1")
+        );
+    }
+
     /// A step in P alone is a test on the number of ranks when it is a clamp (a phase present
     /// from some P on) or when no cost holds it; a regime of the sheet crossed by a message-size
     /// law in P alone names its phase (trial 21).
