@@ -248,6 +248,33 @@ fn predict_tells_where_the_time_goes() {
     assert!(text.lines().any(|l| l.starts_with("  rest ")), "{text}");
 }
 
+/// Trial 27: runs at too few rank counts for the scaling check say so, and what to profile to
+/// have it (the section was missing without a word, and `predict`'s band at P = 64 was the
+/// fit's ±0.5%); runs with it print the check instead.
+#[test]
+fn a_model_without_a_scaling_check_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy_of("mpi-c", tmp.path(), str::to_string);
+    let o = augur(&["analyze", &src, "--runs", &runs]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("scaling check: none: it needs runs at three rank counts above 1 or more")
+            && text.contains("these runs have P = 1, 2.")
+            && text.contains("(e.g. --np 1,2,4)"),
+        "{text}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, runs) = shift_copy_of("smpi-c", tmp.path(), str::to_string);
+    let o = augur(&["analyze", &src, "--runs", &runs]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("\nscaling check (the model from the runs at P <= 8"),
+        "{text}"
+    );
+    assert!(!text.contains("scaling check: none"), "{text}");
+}
+
 fn augur(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_augur"))
         .args(args)

@@ -1140,6 +1140,26 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             100.0 * c.max_abs_error,
             c.held_at
         )?;
+    } else {
+        // trial 27: with --np 1,2,4 the section was missing without a word, and predict's band
+        // at P = 64 was the fit's ±0.5%
+        let mut ps: Vec<f64> = m
+            .validation
+            .iter()
+            .filter_map(|v| v.params.get("P").copied())
+            .collect();
+        ps.sort_by(f64::total_cmp);
+        ps.dedup();
+        if ps.len() >= 2 && ps.iter().filter(|p| **p > 1.0).count() < 3 {
+            let list: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+            writeln!(
+                out,
+                "\nscaling check: none: it needs runs at three rank counts above 1 or more (the model from all but the largest, checked at the largest); these runs have P = {}. Beyond the traced P, `predict`'s band is the fit's spread only: profile one more P (e.g. --np {},{}) to have the check",
+                list.join(", "),
+                list.join(","),
+                2.0 * ps.last().copied().unwrap_or(1.0)
+            )?;
+        }
     }
     if !m.warnings.is_empty() {
         writeln!(out, "\nwarnings")?;
