@@ -1931,3 +1931,67 @@ fn a_comm_split_collective_spans_the_colours_group() {
         .unwrap_or_else(|| panic!("{phases:#?}"));
     assert_eq!(allreduce["processors"], "ceil(0.5*P)", "{allreduce:#}");
 }
+
+const BLOCKS: &str = r#"#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A block distribution with a remainder: the first mod(n, p) ranks hold one more. */
+int main(int argc, char **argv)
+{
+    int rank, p, n, nloc, it, i;
+    double s = 0.0, t;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    n = atoi(argv[1]);
+    nloc = n / p + (rank < n % p ? 1 : 0);
+    for (it = 0; it < 20; it++) {
+        for (i = 0; i < nloc; i++)
+            s += 1e-9 * i;
+        MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    printf("%g\n", t);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 27: a block distribution's count `floor(N/P) + [rank < mod(N, P)]` is the source's in
+/// every run as its mean over the ranks, which the traces hold: the trip is the source's law,
+/// not "filled by regression".
+#[test]
+fn a_block_distributions_trip_is_the_sources_mean_over_ranks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = smpi_model(
+        tmp.path(),
+        "blocks.c",
+        BLOCKS,
+        "2,3,4",
+        &["N=100000,200000"],
+        &["{N}"],
+    );
+    let line = BLOCKS.lines().position(|l| l.contains("i < nloc")).unwrap() as u64 + 1;
+    let trip = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["what"] == "trip" && q["line"] == line)
+        .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
+    assert!(
+        trip["source"]
+            .as_str()
+            .unwrap()
+            .ends_with(", mean over rank = 0..P-1"),
+        "{trip:#}"
+    );
+    assert_eq!(trip["origin"], "source", "{trip:#}");
+    assert_eq!(trip["expr"], "N/P", "{trip:#}");
+    let warnings = common::warnings(&m);
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.starts_with("trip") && w.contains("filled by regression")),
+        "{warnings:#?}"
+    );
+}

@@ -160,8 +160,22 @@ impl<'a> Env<'a> {
     /// run, and the run where the largest is furthest above the mean (max/mean, its
     /// configuration). None when a run's P is unknown or `e` does not evaluate.
     pub(super) fn most_over_ranks(&self, e: &Expr) -> Option<(Samples, Option<(f64, String)>)> {
+        self.over_ranks(e).map(|(most, _, worst)| (most, worst))
+    }
+
+    /// `e` (in the rank and the parameters) at its mean over rank = 0..P−1, one sample per run
+    /// (a block distribution's count `floor(N/P) + [rank < mod(N, P)]`: N/P). None as for
+    /// [`Env::most_over_ranks`].
+    pub(super) fn mean_over_ranks(&self, e: &Expr) -> Option<Samples> {
+        self.over_ranks(e).map(|(_, mean, _)| mean)
+    }
+
+    /// `e`'s largest and mean over the ranks per run, and the worst ratio of the two.
+    #[allow(clippy::type_complexity)]
+    fn over_ranks(&self, e: &Expr) -> Option<(Samples, Samples, Option<(f64, String)>)> {
         let mut worst: Option<(f64, String)> = None;
         let mut s = Samples::new(self.params.clone());
+        let mut means = Samples::new(self.params.clone());
         for r in self.runs {
             let p = r.params.get("P").copied()?;
             let at = |rank: f64| {
@@ -183,8 +197,9 @@ impl<'a> Env<'a> {
                 worst = Some((max / mean, r.config.clone()));
             }
             s.push(row(r, &self.params), max);
+            means.push(row(r, &self.params), mean);
         }
-        Some((s, worst))
+        Some((s, means, worst))
     }
 }
 

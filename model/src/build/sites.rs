@@ -104,14 +104,41 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
             Some(fit_quantity(&settled(&most), None, &[], true, env.qopts).expr)
         })
     });
-    let f = match (&src, &cap) {
-        (None, Some(c)) => crate::quantity::fit_capped(&s, c, env.qopts),
+    // a count in the rank (a block distribution's `floor(N/P) + [rank < mod(N, P)]`): the
+    // traces hold its mean over the ranks, which the source gives exactly per run; fitted to
+    // those exact means, the law is the source's (trial 27: `N/P` was "filled by regression")
+    let ranked = src
+        .is_none()
+        .then(|| env.source_in_rank(&l.trip))
+        .flatten()
+        .and_then(|e| env.mean_over_ranks(&e))
+        .filter(|m| {
+            let at = |k: usize| {
+                s.points
+                    .get(k)
+                    .and_then(|row| m.points.iter().position(|r| r == row))
+            };
+            (0..s.values.len()).all(|k| {
+                at(k).is_some_and(|j| {
+                    (m.values[j] - s.values[k]).abs() <= 1e-6 * s.values[k].abs().max(1.0)
+                })
+            })
+        })
+        .map(|m| super::phase_context::fit_whole_count(env, &m, None))
+        .filter(|f| f.max_rel_err <= 1e-6);
+    let from_ranks = ranked.is_some();
+    let f = match (&src, &cap, ranked) {
+        (None, _, Some(f)) => Fitted {
+            origin: crate::quantity::Origin::Source,
+            ..f
+        },
+        (None, Some(c), None) => crate::quantity::fit_capped(&s, c, env.qopts),
         _ => super::phase_context::fit_whole_count(env, &s, src.as_ref()),
     };
     // a count held in data that differs between entries (a multigrid level's size): its sum
     // per iteration of an enclosing loop over its entries there, where those follow laws
     let f = match (&src, &cap) {
-        (None, None) => super::varying::per_enclosing(
+        (None, None) if !from_ranks => super::varying::per_enclosing(
             env,
             site,
             "trip",
@@ -149,6 +176,7 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
         line: n.line,
         file: env.file_of(site),
         source: match (&src, &cap) {
+            _ if from_ranks => format!("{}, mean over rank = 0..P-1", l.trip.text()),
             (None, Some(c)) => format!("{} (at most {c})", l.trip.text()),
             _ => l.trip.text(),
         },
