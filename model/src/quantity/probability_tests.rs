@@ -113,4 +113,9 @@ fn a_constant_share_that_explains_nothing_names_what_it_moves_with() {
     // a share that does not move: nothing to say
     let flat = levels(|_, _| 0.25);
     assert!(share_unexplained(&flat, &fit_probability(&flat, &in_p())).is_none());
+    // trial 27: a branch on a random draw, 0.1013 at one size and 0.1014 at another, moves by
+    // chance
+    let drawn = levels(|l, p| 0.1013 + 1e-4 * ((l * p) % 3.0));
+    let f = fit_probability(&drawn, &in_p());
+    assert!(share_unexplained(&drawn, &f).is_none(), "{} R² {}", f.expr, f.r2);
 }
