@@ -816,7 +816,92 @@ pub fn write_t(
             .unwrap_or_default();
         writeln!(out, "{lead} {name} = {def}{why}")?;
     }
+    write_clamps(out, m, t, &r)?;
     Ok(r)
+}
+
+/// The laws of T held at the largest value the runs reached (`min(N^2, 589824)`,
+/// `log2(min(P, 2))`), each with the cost that holds it: a growth seen over the runs that is
+/// not carried beyond them (trial 27: such clamps read as steps from nowhere).
+fn write_clamps(
+    out: &mut impl Write,
+    m: &ModelFile,
+    t: &symbolic::Expr,
+    r: &symbolic::Readable,
+) -> Result<()> {
+    let found = clamps(t);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let parsed = |v: &serde_json::Value| v.as_str().and_then(|t| symbolic::parse(t).ok());
+    let holders: Vec<(symbolic::Expr, String)> = m
+        .compute
+        .iter()
+        .filter_map(|c| {
+            Some((
+                parsed(&c["cost"])?,
+                format!("the computation at line {}", loc(&c["file"], &c["line"])),
+            ))
+        })
+        .chain(m.phases.iter().filter_map(|p| {
+            Some((
+                parsed(&p["total"])?,
+                format!(
+                    "phase {} at line {}",
+                    s(&p["id"]),
+                    loc(&p["ancestor_file"], &p["ancestor_line"])
+                ),
+            ))
+        }))
+        .collect();
+    writeln!(
+        out,
+        "  (laws held beyond the runs at the largest value they reached, not carried further:"
+    )?;
+    for c in &found {
+        let Some(symbolic::Atom::Min(args)) = c.as_atom() else {
+            continue;
+        };
+        let in_p = args.iter().all(|a| a.vars().iter().all(|v| v == "P"));
+        let why = if in_p {
+            "a growth with the number of ranks seen over the traced counts"
+        } else {
+            "a growth seen over the runs, such as a cost per element rising with the data the ranks sweep, as a cache's misses do"
+        };
+        let holder = holders
+            .iter()
+            .find(|(e, _)| clamps(e).contains(c))
+            .map_or(String::new(), |(_, h)| format!("{h}: "));
+        writeln!(out, "     {}  ({holder}{why})", r.show(c))?;
+    }
+    writeln!(out, "  )")?;
+    Ok(())
+}
+
+/// Every `min(x, c)` in `e` of one constant and one expression in the parameters, nested ones
+/// too, once each, in order of appearance.
+fn clamps(e: &symbolic::Expr) -> Vec<symbolic::Expr> {
+    fn walk(e: &symbolic::Expr, out: &mut Vec<symbolic::Expr>) {
+        for t in e.terms() {
+            for (a, _) in t.factors() {
+                if let symbolic::Atom::Min(args) = a {
+                    let consts = args.iter().filter(|x| x.as_const().is_some()).count();
+                    if args.len() == 2 && consts == 1 {
+                        let c = symbolic::Expr::from_atom(a);
+                        if !out.contains(&c) && c.steps().is_empty() && c.as_atom().is_some() {
+                            out.push(c);
+                        }
+                    }
+                }
+                for x in a.args() {
+                    walk(x, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, &mut out);
+    out
 }
 
 /// Why a step of T is there, from [`step_origins`]. A clamp in P alone, `clamp(P/2 - 1, 0, 1)`,
@@ -1249,6 +1334,16 @@ mod tests {
         // too few others to tell
         assert_eq!(outlier_fit(&rows[2..], "probe"), None);
         assert_eq!(outlier_fit(&rows[4..], "probe"), None);
+    }
+
+    /// Trial 27: the laws held at the largest traced value are found, nested ones too, and
+    /// told from the steps (a clamp to [0, 1]) and from a min of two laws.
+    #[test]
+    fn clamps_at_the_largest_traced_value_are_found() {
+        let e = |t: &str| symbolic::parse(t).unwrap();
+        let t = e("N*min(N^2, 589824) + log2(min(P, 2)) + min(max(P - 1, 0), 1) + min(N, P) + max(min(N, 8192), P)");
+        let found: Vec<String> = clamps(&t).iter().map(ToString::to_string).collect();
+        assert_eq!(found, ["min(N^2, 589824)", "min(P, 2)", "min(N, 8192)"]);
     }
 
     /// Trial 27: a step a source branch holds (`if (size == 1)`) names the branch, though the

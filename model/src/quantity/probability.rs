@@ -164,7 +164,9 @@ pub fn share_unexplained(s: &Samples, f: &Fitted) -> Option<String> {
     let (lo, hi) = s
         .values
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
     if hi - lo <= SHARE_NOISE * hi.abs() {
         return None;
     }

@@ -117,5 +117,10 @@ fn a_constant_share_that_explains_nothing_names_what_it_moves_with() {
     // chance
     let drawn = levels(|l, p| 0.1013 + 1e-4 * ((l * p) % 3.0));
     let f = fit_probability(&drawn, &in_p());
-    assert!(share_unexplained(&drawn, &f).is_none(), "{} R² {}", f.expr, f.r2);
+    assert!(
+        share_unexplained(&drawn, &f).is_none(),
+        "{} R² {}",
+        f.expr,
+        f.r2
+    );
 }
