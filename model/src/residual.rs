@@ -10,8 +10,9 @@ use symbolic::Expr;
 use crate::observe::RunObs;
 use crate::quantity::{Fitted, Origin};
 
-/// (score, terms, whether they hold a law in P, (coefficient, standard error) per term, R²).
-type Candidate = (f64, Vec<Expr>, bool, Vec<(f64, f64)>, f64);
+/// (score, terms, whether they hold a law in P, (coefficient, standard error) per term, R²,
+/// index among the hypotheses).
+type Candidate = (f64, Vec<Expr>, bool, Vec<(f64, f64)>, f64, usize);
 
 const TCOL: &str = "T_measured";
 
@@ -54,11 +55,21 @@ fn loo_abs_error(
 /// the time grows beyond: P stands there as `min(P, Pmax)`, the step fitted and held at the
 /// largest traced P (trial 18: 3.173e-4*P from P = 1, 2 was 20 ms of 22 ms at P = 64).
 fn hypotheses(loops: &[(u32, Expr)], runs: &[RunObs]) -> Vec<(Vec<Expr>, bool)> {
+    hypotheses_held(loops, runs, held_at(runs))
+}
+
+/// [`hypotheses`] with their own laws in P held at `held` (`min(P, held)`), the loop bodies'
+/// executions (the source's laws) as they are.
+fn hypotheses_held(
+    loops: &[(u32, Expr)],
+    runs: &[RunObs],
+    held: Option<f64>,
+) -> Vec<(Vec<Expr>, bool)> {
     let mut ps: Vec<usize> = runs.iter().map(RunObs::p).collect();
     ps.sort_unstable();
     ps.dedup();
     let in_p = ps.len() > 1;
-    let p = match held_at(runs) {
+    let p = match held {
         Some(most) => Expr::min(Expr::var("P"), Expr::num(most)),
         None => Expr::var("P"),
     };
@@ -95,14 +106,15 @@ pub fn held_at(runs: &[RunObs]) -> Option<f64> {
     }
 }
 
-/// Returns the fitted extra term and, when it has a law in P held beyond the traced P (see
-/// [`held_at`]), the P it is held at; `None` when no law helps.
+/// Returns the fitted extra term and, when it has a law in P held beyond the traced P, the P
+/// it is held at, and whether for its weak fit (R² under [`WEAK_R2`]) rather than for runs at
+/// two P only ([`held_at`]); `None` when no law helps.
 pub fn fit_residual(
     t: &Expr,
     loops: &[(u32, Expr)],
     runs: &[RunObs],
     params: &[String],
-) -> Option<(Fitted, Option<f64>)> {
+) -> Option<(Fitted, Option<(f64, bool)>)> {
     if runs.len() < 4 {
         return None;
     }
@@ -139,7 +151,7 @@ pub fn fit_residual(
         ..Default::default()
     };
     let mut best: Option<Candidate> = None;
-    for (h, in_p) in hyps {
+    for (index, (h, in_p)) in hyps.into_iter().enumerate() {
         let scaled: Vec<Expr> = h.iter().map(|e| e / &tv).collect();
         let Ok(r) = fit_terms(&scaled, &names, &points, &values, &opts) else {
             continue;
@@ -161,12 +173,62 @@ pub fn fit_residual(
                 in_p,
                 r.coeffs.iter().map(|c| (c.coef, c.stderr)).collect(),
                 r.r2,
+                index,
             ));
         }
     }
-    let (score, terms, in_p, coefs, r2) = best?;
+    let (score, mut terms, in_p, coefs, r2, index) = best?;
     if score >= 0.8 * base {
         return None;
+    }
+    // a law in P that explains little of the residual's variance is fitted to noise as much
+    // as to a growth: it is held at the largest traced P too (trial 27: `1.819e-9*N^2*
+    // NITER*log2(P)/P` of R² −0.15 over runs at P = 1, 2, 4 was 68% of T at P = 64)
+    let mut held = held_at(runs).filter(|_| in_p).map(|p| (p, false));
+    // R² of the relative residuals the terms explain; all alike (a model of no time: every
+    // residual is the whole run) is explained when the terms match them
+    let r2 = {
+        let fitted: Vec<f64> = points
+            .iter()
+            .zip(runs)
+            .map(|(row, r)| {
+                terms
+                    .iter()
+                    .zip(&coefs)
+                    .map(|(t, (c, _))| c * at(t, row))
+                    .sum::<f64>()
+                    / r.time
+            })
+            .collect();
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let ss_tot: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+        let ss_res: f64 = values
+            .iter()
+            .zip(&fitted)
+            .map(|(v, f)| (v - f).powi(2))
+            .sum();
+        if ss_tot <= 1e-12 * n {
+            if ss_res <= 1e-9 * n {
+                1.0
+            } else {
+                r2
+            }
+        } else {
+            1.0 - ss_res / ss_tot
+        }
+    };
+    if in_p && held.is_none() && r2 < WEAK_R2 {
+        // the same law with its own P held (the same values at every traced P: the
+        // coefficients stand)
+        let most = runs.iter().map(RunObs::p).max().unwrap_or(1) as f64;
+        if let Some((capped, _)) = hypotheses_held(loops, runs, Some(most))
+            .into_iter()
+            .nth(index)
+        {
+            terms = capped;
+            held = Some((most, true));
+        }
     }
     let largest = coefs.iter().map(|(c, _)| c.abs()).fold(0.0, f64::max);
     let band = |sign: f64| -> Expr {
@@ -195,9 +257,14 @@ pub fn fit_residual(
             max_rel_err,
             points: runs.len(),
         },
-        held_at(runs).filter(|_| in_p),
+        held,
     ))
 }
+
+/// Under this R² a residual's law in P is held at the largest traced P ([`fit_residual`]): a
+/// quarter of the variance explained. Not higher: pipeline's SMPI runs fit `3.34e-6*P` at R²
+/// 0.50, and that growth is what its runs at P = 64 and 256 show.
+pub const WEAK_R2: f64 = 0.25;
 
 #[cfg(test)]
 mod tests {
@@ -263,7 +330,7 @@ mod tests {
         let params = vec!["N".to_string(), "P".to_string()];
         let loops = vec![(1, Expr::var("N") / Expr::var("P"))];
         let (fit, held) = fit_residual(&Expr::zero(), &loops, &runs, &params).unwrap();
-        assert_eq!(held, Some(2.0), "{}", fit.expr);
+        assert_eq!(held, Some((2.0, false)), "{}", fit.expr);
         let at = |n: f64, p: f64| {
             fit.expr
                 .eval(&|v| match v {
@@ -302,5 +369,42 @@ mod tests {
                 .unwrap()
         };
         assert!(grows(64.0) > grows(4.0), "{}", fit.expr);
+    }
+
+    /// Trial 27: a law in P that explains little of the residual (`1.819e-9*N^2*NITER*
+    /// log2(P)/P` at R² −0.15 over runs at P = 1, 2, 4 on a busy host, 68% of T at P = 64) is
+    /// held at the largest traced P: each hypothesis held there has its own law in P capped,
+    /// the loop body's executions (the source's N/P) as they are, and the same value at every
+    /// traced P.
+    #[test]
+    fn a_hypothesis_held_caps_its_own_law_in_p_only() {
+        let runs: Vec<RunObs> = [1usize, 2, 4]
+            .iter()
+            .map(|&p| run(1000.0, p, 1.0))
+            .collect();
+        let occ = Expr::var("N") / Expr::var("P");
+        let loops = vec![(1, occ.clone())];
+        let free = hypotheses_held(&loops, &runs, None);
+        let held = hypotheses_held(&loops, &runs, Some(4.0));
+        assert_eq!(free.len(), held.len());
+        let at = |e: &[Expr], p: f64| -> f64 {
+            e.iter()
+                .map(|t| {
+                    t.eval(&|v| match v {
+                        "N" => Some(1000.0),
+                        "P" => Some(p),
+                        _ => None,
+                    })
+                    .unwrap()
+                })
+                .sum()
+        };
+        let log = occ.clone() * Expr::min(Expr::var("P"), Expr::num(4.0)).log2();
+        assert!(held.iter().any(|(h, _)| h.contains(&log)), "{held:?}");
+        for ((f, _), (h, _)) in free.iter().zip(&held) {
+            for p in [1.0, 2.0, 4.0] {
+                assert_eq!(at(f, p), at(h, p), "{f:?} against {h:?}");
+            }
+        }
     }
 }

@@ -829,7 +829,29 @@ fn write_clamps(
     t: &symbolic::Expr,
     r: &symbolic::Readable,
 ) -> Result<()> {
-    let found = clamps(t);
+    // a min with a constant is a held law only where the constant is the largest value its
+    // other side took over the runs (`min(dims(P, 2, 0) - 1, 2)`, a count of neighbours, is
+    // the source's)
+    let found: Vec<symbolic::Expr> = clamps(t)
+        .into_iter()
+        .filter(|c| {
+            let Some(symbolic::Atom::Min(args)) = c.as_atom() else {
+                return false;
+            };
+            let (Some(k), Some(x)) = (
+                args.iter().find_map(symbolic::Expr::as_const),
+                args.iter().find(|a| a.as_const().is_none()),
+            ) else {
+                return false;
+            };
+            let most = m
+                .validation
+                .iter()
+                .filter_map(|v| model::analysis::eval(x, &v.params).ok())
+                .fold(f64::NEG_INFINITY, f64::max);
+            (most - k).abs() <= 1e-6 * k.abs().max(1.0)
+        })
+        .collect();
     if found.is_empty() {
         return Ok(());
     }

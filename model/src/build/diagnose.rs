@@ -187,7 +187,12 @@ pub(super) fn residual(
         "time outside computation phases and the phase formulas filled by regression: {}",
         fit.expr
     );
-    notes.warnings.push(if let Some(most) = held {
+    notes.warnings.push(if let Some((most, true)) = held {
+        format!(
+            "{law} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here, but its law in P is held at P = {most} beyond the traced P, where its growth would be a guess",
+            fit.r2
+        )
+    } else if let Some((most, _)) = held {
         // two P: its step between them is measured, its growth beyond is not (trial 18)
         let ps: BTreeSet<u64> = env.runs.iter().map(|r| r.p() as u64).collect();
         let ps: Vec<String> = ps.iter().map(u64::to_string).collect();
