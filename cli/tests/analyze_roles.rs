@@ -134,6 +134,20 @@ fn a_master_worker_farm_charges_every_task_a_worker_runs() {
         "{warnings:#?}"
     );
     assert!(farm[0]["depth"].is_null(), "{:#}", farm[0]);
+    // its sites send 4-byte tasks and 8-byte results: the phase's size per message is between
+    // them, and says so (trial 27: the mean was fitted against the first site's 4 alone)
+    let bytes = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["what"] == "bytes" && q["site"] == farm[0]["sites"][0])
+        .unwrap_or_else(|| panic!("{:#}", m["quantities"]));
+    let source = bytes["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("6, between the sizes its sites send (4 at line")
+            && source.contains(", 8 at line"),
+        "{bytes:#}"
+    );
     // a worker's `st.MPI_TAG == STOP` is taken P - 1 times in all against NTASKS: the ratio
     // of the two counts, each exact, not a mean that "no law fits" (trial 21's farm)
     let share = m["quantities"]

@@ -145,10 +145,34 @@ impl<'p> PhaseFit<'p> {
             site: self.first,
             line: self.line(self.first),
             file: self.env.file_of(self.first),
-            source: src.map_or_else(|| self.why_unsized(), |e| e.to_string()),
+            source: match (self.mixed_sizes(), src) {
+                (Some(mixed), Some(e)) => {
+                    format!("{e}, between the sizes its sites send ({mixed})")
+                }
+                (_, Some(e)) => e.to_string(),
+                (_, None) => self.why_unsized(),
+            },
             fit: f.clone(),
         };
         (f, rep)
+    }
+
+    /// The sizes the phase's sending sites give where they differ: `4 at line 58, 16 at line
+    /// 94`.
+    fn mixed_sizes(&self) -> Option<String> {
+        let sizes = super::phase_context::send_sizes(
+            self.g,
+            &self.env.nodes,
+            &self.env.consts,
+            &self.env.params,
+        );
+        sizes.iter().any(|(_, e)| *e != sizes[0].1).then(|| {
+            let each: Vec<String> = sizes
+                .iter()
+                .map(|(s, e)| format!("{e} at line {}", self.line(*s)))
+                .collect();
+            each.join(", ")
+        })
     }
 
     /// Why the source gives no size per message for the phase: the first of its sites' reasons.
