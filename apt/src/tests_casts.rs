@@ -387,3 +387,34 @@ int main(int argc, char **argv) {
     assert_eq!(l[1].trip, e("24"), "{:?}", l[1].trip);
     assert_eq!(l[2].trip, e("28"), "{:?}", l[2].trip);
 }
+
+/// Trial 27: a variable of such a struct has its size too: `sizeof(prm)` of a `struct
+/// run_params prm` broadcast as MPI_BYTE, and through a pointer parameter `sizeof(*q)`.
+#[test]
+fn sizeof_a_variable_of_a_struct_of_the_unit_is_its_layout() {
+    let src = r#"
+#include <mpi.h>
+struct run_params { int nloc; int nstep; double dt; double soft; };
+typedef struct run_params params_t;
+static void share(params_t *q) {
+    MPI_Bcast(q, sizeof(*q), MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+int main(int argc, char **argv) {
+    struct run_params prm;
+    const params_t fixed = {1, 2, 0.5, 0.25};
+    MPI_Init(&argc, &argv);
+    MPI_Bcast(&prm, sizeof(prm), MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast((void *)&fixed, sizeof fixed, MPI_BYTE, 0, MPI_COMM_WORLD);
+    share(&prm);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("params.c", src);
+    let bytes: Vec<String> = crate::tests::comms(&apt)
+        .iter()
+        .map(|c| format!("{:?}", c.bytes))
+        .collect();
+    let b24 = format!("{:?}", Some(e("24")));
+    assert_eq!(bytes, [b24.clone(), b24.clone(), b24], "{bytes:?}");
+}

@@ -134,6 +134,14 @@ impl Scope for Cx<'_, '_> {
         let (name, element) = match &x.kind {
             frontend::SrcExprKind::Var(v) => (v.as_str(), false),
             frontend::SrcExprKind::Index { array, .. } => (array.as_str(), true),
+            // `*q`: what q points to, as `q[0]`
+            frontend::SrcExprKind::Unary {
+                op: frontend::UnOp::Deref,
+                operand,
+            } => match &operand.kind {
+                frontend::SrcExprKind::Var(v) => (v.as_str(), true),
+                _ => return None,
+            },
             _ => return None,
         };
         let d = prog.decl(self.an.cur, name)?;
@@ -163,6 +171,10 @@ impl Scope for Cx<'_, '_> {
                 _ => None,
             },
             (DeclKind::Scalar { .. } | DeclKind::Constant { .. }, false) => {
+                Some(Val::Known(Expr::int(bytes)))
+            }
+            // what a pointer points to (`*q`, `q[0]`)
+            (DeclKind::Scalar { .. }, true) if d.ty.pointer == 1 => {
                 Some(Val::Known(Expr::int(bytes)))
             }
             _ => None,

@@ -66,7 +66,12 @@ impl<'a> CLower<'a> {
                 is_const = true;
             }
         }
-        let base = c_type(ty_text);
+        let mut base = c_type(ty_text);
+        // a variable of a struct this unit defines has its size (trial 27: `sizeof(prm)` of a
+        // `struct run_params prm` broadcast as MPI_BYTE was "a type not known to augur")
+        if base.bytes.is_none() {
+            base.bytes = self.struct_bytes(ty_text);
+        }
         let mut out = Vec::new();
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
@@ -169,6 +174,9 @@ impl<'a> CLower<'a> {
                 let Some(nn) = d.name else { continue };
                 let pname = self.text(nn).to_string();
                 let mut ty = c_type(ty_text);
+                if ty.bytes.is_none() {
+                    ty.bytes = self.struct_bytes(ty_text);
+                }
                 ty.pointer = d.pointer;
                 let pspan = self.span(p);
                 let kind = if d.dims.is_empty() {

@@ -288,9 +288,7 @@ impl<'a> CLower<'a> {
                 let kind = if let Some(t) = n.field("type") {
                     let mut ty = c_type(self.text(t));
                     if ty.bytes.is_none() {
-                        // a struct of this unit, by `struct name` or typedef name
-                        let name = self.text(t).trim().trim_start_matches("const ").trim();
-                        ty.bytes = self.structs.get(name).map(|(size, _)| *size);
+                        ty.bytes = self.struct_bytes(self.text(t));
                     }
                     SrcExprKind::SizeOf {
                         ty: Some(ty),

@@ -393,6 +393,13 @@ fn unwrap_declarator(mut n: Node) -> Declarator {
 }
 
 impl<'a> CLower<'a> {
+    /// The size of a struct this unit defines, named as a type is written (`struct name`,
+    /// a typedef's name, `const` before either).
+    pub(super) fn struct_bytes(&self, text: &str) -> Option<u32> {
+        let name = text.trim().trim_start_matches("const ").trim();
+        self.structs.get(name).map(|(size, _)| *size)
+    }
+
     fn text(&self, n: Node) -> &'a str {
         self.src.get(n.byte_range()).unwrap_or("")
     }
