@@ -64,6 +64,19 @@ pub struct Fitted {
 }
 
 impl Fitted {
+    /// Holds the law at P = `most` beyond it (`min(P, most)`, in the band too), where it is
+    /// a law in P; whether it was.
+    pub fn held_in_p(&mut self, most: f64) -> bool {
+        if !(most > 0.0) || !self.expr.contains_var("P") {
+            return false;
+        }
+        let cap = Expr::min(Expr::var("P"), Expr::num(most));
+        self.expr = self.expr.subs("P", &cap);
+        self.lo = self.lo.subs("P", &cap);
+        self.hi = self.hi.subs("P", &cap);
+        true
+    }
+
     pub fn constant(v: f64) -> Fitted {
         let e = Expr::num(v);
         Fitted {

@@ -225,3 +225,26 @@ fn a_law_among_candidates_never_the_free_search() {
     let f = fit_law(&falling, &cands, &QuantityOptions::default());
     assert!(f.expr.vars().is_empty(), "{}", f.expr);
 }
+
+/// Trial 27: a law in P held at the largest traced P keeps its values up to it, in the band
+/// too, and stops growing beyond; a law without P is left as it is.
+#[test]
+fn a_law_held_in_p_stops_at_the_largest_traced_p() {
+    let law = symbolic::parse("7.86e-5*P*log2(P) + 5.668e-5").unwrap();
+    let mut f = Fitted {
+        expr: law.clone(),
+        lo: law.clone() * Expr::num(0.5),
+        hi: law.clone() * Expr::num(2.0),
+        ..Fitted::constant(0.0)
+    };
+    assert!(f.held_in_p(4.0));
+    let at = |e: &Expr, p: f64| e.eval(&|v| (v == "P").then_some(p)).unwrap();
+    for p in [1.0, 2.0, 4.0] {
+        assert!((at(&f.expr, p) - at(&law, p)).abs() < 1e-15);
+    }
+    assert_eq!(at(&f.expr, 64.0), at(&f.expr, 4.0));
+    assert_eq!(at(&f.hi, 64.0), at(&f.hi, 4.0));
+    let mut flat = Fitted::constant(3.0);
+    assert!(!flat.held_in_p(4.0));
+    assert_eq!(flat.expr, Expr::num(3.0));
+}
