@@ -67,7 +67,7 @@ impl Fitted {
     /// Holds the law at P = `most` beyond it (`min(P, most)`, in the band too), where it is
     /// a law in P; whether it was.
     pub fn held_in_p(&mut self, most: f64) -> bool {
-        if !(most > 0.0) || !self.expr.contains_var("P") {
+        if most.is_nan() || most <= 0.0 || !self.expr.contains_var("P") {
             return false;
         }
         let cap = Expr::min(Expr::var("P"), Expr::num(most));
