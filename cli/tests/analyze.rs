@@ -275,6 +275,60 @@ fn a_model_without_a_scaling_check_says_why() {
     assert!(!text.contains("scaling check: none"), "{text}");
 }
 
+/// Trial 27: T names the host's detours of each stretch (`D1`, `D19`) and gives their law
+/// once, instead of writing the law out at every stretch (`2098/s2 + 2791/s3`, s2 a
+/// denominator of the law); the T model.json keeps for evaluation is the same, the law put
+/// back.
+#[test]
+fn t_names_the_host_detours() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = analyze("pge1", tmp.path());
+    let named = &m["t_named"];
+    let detours = named["detours"].as_array().unwrap();
+    assert!(!detours.is_empty(), "{named:#}");
+    let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    let shown = symbolic::parse(named["t"].as_str().unwrap()).unwrap();
+    let law = symbolic::parse(named["law"].as_str().unwrap()).unwrap();
+    let at = |v: &str| match v {
+        "N" => Some(8192.0),
+        "K" => Some(64.0),
+        "P" => Some(256.0),
+        _ => None,
+    };
+    let mut values = std::collections::BTreeMap::new();
+    for d in detours {
+        let m = symbolic::parse(d["expected"].as_str().unwrap())
+            .unwrap()
+            .eval(&at)
+            .unwrap();
+        let v = law.eval(&|x| (x == "M").then_some(m)).unwrap();
+        values.insert(d["name"].as_str().unwrap().to_string(), v);
+    }
+    let full = t.eval(&at).unwrap();
+    let back = shown
+        .eval(&|v| at(v).or_else(|| values.get(v).copied()))
+        .unwrap();
+    // the law is kept as printed, to four digits
+    assert!((back / full - 1.0).abs() < 1e-5, "{back} against {full}");
+    let out = common::run(&[
+        "analyze",
+        common::root()
+            .join("testdata/pge1/pge1.c")
+            .to_str()
+            .unwrap(),
+        "--runs",
+        tmp.path().join("pge1").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let t_line = text.lines().find(|l| l.starts_with("T(")).unwrap();
+    assert!(t_line.contains(" + D1 + D19"), "{t_line}");
+    assert!(!t_line.contains("/s"), "{t_line}");
+    assert!(
+        text.contains("        D(M) = 7.124e-5*M/(M + 2.943) + 9.48e-5*M/(M + 189.4)"),
+        "{text}"
+    );
+}
+
 fn augur(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_augur"))
         .args(args)

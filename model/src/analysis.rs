@@ -193,6 +193,29 @@ pub struct ModelFile {
     /// The host's detours T charges ([`crate::noise`]; the machine sheet's), where it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<crate::noise::NoiseSummary>,
+    /// T for reading, each stretch's detours a symbol ([`crate::build::named_detours`]); `t`
+    /// is the same with the law written out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_named: Option<NamedT>,
+}
+
+/// T with the host's detours named ([`ModelFile::t_named`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NamedT {
+    pub t: Expr,
+    /// Each symbol of T: `D<site> = law(M)`, M the detours expected among the ranks of the
+    /// stretch that computation carries.
+    pub detours: Vec<NamedDetour>,
+    /// The law, in `M`.
+    pub law: String,
+}
+
+/// One symbol of [`NamedT`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NamedDetour {
+    pub name: String,
+    pub expected: Expr,
+    pub line: u32,
 }
 
 /// The quotient of a truncating division at `values` and its truncation, when the
@@ -508,7 +531,33 @@ pub fn analyze(
                 Some(host.summary(&host.law()?))
             })
             .flatten(),
+        t_named: named_t(apt, main, runs, machine, opts, &built),
     }
+}
+
+/// [`NamedT`] of `built`, where T charges detours and their symbols give it back.
+fn named_t(
+    apt: &Apt,
+    main: &str,
+    runs: &[RunObs],
+    machine: &Machine,
+    opts: &AnalyzeOptions,
+    built: &crate::build::Built,
+) -> Option<NamedT> {
+    let law = machine.noise.as_ref()?.law()?;
+    let (t, named) = crate::build::named_detours(apt, main, runs, machine, &opts.quantity, built)?;
+    Some(NamedT {
+        t,
+        detours: named
+            .into_iter()
+            .map(|(name, expected, line)| NamedDetour {
+                name,
+                expected,
+                line,
+            })
+            .collect(),
+        law: law.expr(&Expr::var("M")).to_string(),
+    })
 }
 
 mod erased {

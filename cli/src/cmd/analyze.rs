@@ -805,8 +805,8 @@ pub fn write_t(
     let r = t.readable();
     writeln!(out, "T({}) = {}", m.params.join(", "), r.text)?;
     let (origins, steps) = (step_origins(m), t.steps());
-    for (i, (name, def)) in r.names.iter().enumerate() {
-        let lead = if i == 0 { "  where" } else { "       " };
+    let mut lines = Vec::new();
+    for (name, def) in &r.names {
         // a step that comes from one computation's or phase's cost says which
         let why = steps
             .iter()
@@ -814,10 +814,63 @@ pub fn write_t(
             .and_then(|step| step_why(&origins, step))
             .map(|why| format!("  ({why})"))
             .unwrap_or_default();
-        writeln!(out, "{lead} {name} = {def}{why}")?;
+        lines.push(format!("{name} = {def}{why}"));
+    }
+    // the host's detours, each stretch's a symbol of T, and their law once
+    if let Some(named) = &m.t_named {
+        let vars = t.vars();
+        let used: Vec<&model::analysis::NamedDetour> = named
+            .detours
+            .iter()
+            .filter(|d| vars.contains(&d.name))
+            .collect();
+        for d in &used {
+            lines.push(format!(
+                "{} = D({})  (the host's detours: the stretch of line {})",
+                d.name,
+                r.show(&d.expected),
+                d.line
+            ));
+        }
+        if !used.is_empty() {
+            lines.push(format!(
+                "D(M) = {}  (the longest of M expected detours, under \"host detours\")",
+                named.law
+            ));
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let lead = if i == 0 { "  where" } else { "       " };
+        writeln!(out, "{lead} {line}")?;
     }
     write_clamps(out, m, t, &r)?;
     Ok(r)
+}
+
+/// T as the report shows it: with the host's detours named where the model has them
+/// ([`ModelFile::t_named`]), else as evaluated.
+pub fn shown_t(m: &ModelFile) -> &symbolic::Expr {
+    m.t_named.as_ref().map_or(&m.t, |n| &n.t)
+}
+
+/// `at` with each detour symbol of the shown T at its value there.
+fn with_detours(m: &ModelFile, at: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut out = at.clone();
+    if let (Some(named), Some(law)) = (
+        &m.t_named,
+        m.t_named
+            .as_ref()
+            .and_then(|n| symbolic::parse(&n.law).ok()),
+    ) {
+        for d in &named.detours {
+            if let Ok(mv) = model::analysis::eval(&d.expected, at) {
+                if let Ok(v) = law.eval(&|x| (x == "M").then_some(mv)) {
+                    out.insert(d.name.clone(), v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The laws of T held at the largest value the runs reached (`min(N^2, 589824)`,
@@ -1016,6 +1069,37 @@ fn step_origins(m: &ModelFile) -> Vec<(symbolic::Expr, String)> {
     out
 }
 
+/// A computation's cost per entry as T shows it: where T names the host's detours its carrier
+/// charges, the cost without them plus their symbol (`D19`, over its entries per stretch).
+fn cost_shown(
+    m: &ModelFile,
+    c: &serde_json::Value,
+    names: &symbolic::Readable,
+    pts: &[BTreeMap<String, f64>],
+) -> String {
+    let parsed = |v: &serde_json::Value| v.as_str().and_then(|t| symbolic::parse(t).ok());
+    let name = c["site"].as_u64().map(|s| format!("D{s}"));
+    let named = m
+        .t_named
+        .as_ref()
+        .is_some_and(|n| n.detours.iter().any(|d| Some(&d.name) == name.as_ref()));
+    let d = &c["detours"];
+    match (
+        named,
+        name,
+        parsed(&c["cost"]),
+        parsed(&d["cost"]),
+        parsed(&d["per_stretch"]),
+    ) {
+        (true, Some(name), Some(cost), Some(detours), Some(k)) => {
+            let base = cost - detours;
+            let symbol = symbolic::Expr::var(&name) / k;
+            names.show(&(base + symbol).within(pts).expr)
+        }
+        _ => shown(names, pts, &c["cost"]),
+    }
+}
+
 /// The host's detours T charges: the sheet's figures and, per stretch of computation, the part
 /// of its carrier's cost per entry that they are.
 fn write_detours(
@@ -1037,7 +1121,7 @@ fn write_detours(
     )?;
     writeln!(
         out,
-        "  each stretch of computation between two MPI calls waits for the longest detour among its ranks: of M expected, law(M) = {} (within {:.0}% of the expectation), charged per entry of one computation of the stretch (over its entries per stretch, where more than one)",
+        "  each stretch of computation between two MPI calls waits for the longest detour among its ranks: of M expected, D(M) = {} (within {:.0}% of the expectation), charged per entry of one computation of the stretch (over its entries per stretch, where more than one)",
         short(&serde_json::Value::String(n.law.clone())),
         n.law_max_rel_err * 100.0
     )?;
@@ -1049,7 +1133,10 @@ fn write_detours(
             .unwrap_or_default();
         let per = match d["per_stretch"].as_str() {
             Some("1") | None => String::new(),
-            Some(k) => format!(", {k} entries per stretch"),
+            Some(_) => format!(
+                ", {} entries per stretch",
+                shown(names, pts, &d["per_stretch"])
+            ),
         };
         writeln!(
             out,
@@ -1083,7 +1170,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     // T over the traced runs: the steps that keep one value there (the machine sheet's
     // regimes beyond the traced sizes) take it
     let pts: Vec<BTreeMap<String, f64>> = m.validation.iter().map(|v| v.params.clone()).collect();
-    let within = m.t.within(&pts);
+    let within = shown_t(m).within(&pts);
     let names = write_t(out, m, &within.expr)?;
     write_within(out, m, &pts, &within)?;
     let t_large = model::analysis::eval(&m.t, &m.largest).unwrap_or(f64::NAN);
@@ -1095,13 +1182,13 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
         t_large
     )?;
     // what to read first in a long closed form: its largest terms there
-    let top = model::analysis::dominant_terms(&m.t, &m.largest, 4);
+    let top = model::analysis::dominant_terms(shown_t(m), &with_detours(m, &m.largest), 4);
     if !top.is_empty() {
         let parts: Vec<String> = top
             .iter()
             .map(|(e, share)| format!("{:.0}% {}", 100.0 * share, names.show(&e.within(&pts).expr)))
             .collect();
-        let minus = model::analysis::subtracted_share(&m.t, &m.largest);
+        let minus = model::analysis::subtracted_share(shown_t(m), &with_detours(m, &m.largest));
         let less = if minus < -0.01 {
             format!("; terms that subtract: {:.0}%", 100.0 * minus)
         } else {
@@ -1162,7 +1249,7 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
             s(&c["work"]),
             num(&c["r2"]),
             s(&c["origin"]),
-            shown(&names, &pts, &c["cost"]),
+            cost_shown(m, c, &names, &pts),
             c["inside_phase"]
                 .as_u64()
                 .map(|g| format!("  (inside phase {g})"))

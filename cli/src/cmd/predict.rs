@@ -146,7 +146,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
             .collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        super::analyze::write_t(&mut out, &m, &m.t)?;
+        super::analyze::write_t(&mut out, &m, super::analyze::shown_t(&m))?;
         for p in &points {
             match (p.t, p.band) {
                 (Some(t), _) if t <= 0.0 => writeln!(

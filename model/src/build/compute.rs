@@ -437,7 +437,11 @@ fn add_noise(
             noise(&expected(&|f| &f.hi)),
         );
         if let Some(f) = out.compute.get_mut(&carrier) {
-            f.expr = &f.expr + &e;
+            f.expr = if env.detour_symbols {
+                &f.expr + Expr::var(&detour_symbol(carrier)) * k.powi(-1)
+            } else {
+                &f.expr + &e
+            };
             f.lo = &f.lo + &lo;
             f.hi = &f.hi + &hi;
             if let Some(r) = out.reports.iter_mut().find(|r| r.site == carrier) {
@@ -452,6 +456,11 @@ fn add_noise(
             }
         }
     }
+}
+
+/// The symbol T's display gives the longest detour of the stretch `carrier` carries.
+pub(super) fn detour_symbol(carrier: u32) -> String {
+    format!("D{carrier}")
 }
 
 /// The sets of computation sites the runs' ranks ran between the same two MPI calls, with

@@ -33,6 +33,9 @@ pub(super) struct Env<'a> {
     pub(super) nodes: BTreeMap<u32, &'a Node>,
     /// The law of the machine's detours ([`crate::noise`]), when its sheet measured them.
     pub(super) noise: Option<crate::noise::NoiseLaw>,
+    /// Charge each stretch's detours as a symbol `D<site>` in the typical cost instead of the
+    /// law's closed form, for T's display ([`super::named_detours`]); band costs keep the law.
+    pub(super) detour_symbols: bool,
     /// The main source's directory: other files are reported relative to it.
     main_dir: PathBuf,
     /// The main source's file name.
@@ -99,6 +102,7 @@ impl<'a> Env<'a> {
                 .noise
                 .as_ref()
                 .and_then(crate::noise::HostNoise::law),
+            detour_symbols: false,
             main_dir: apt.file.parent().map(Path::to_path_buf).unwrap_or_default(),
             main_name: apt
                 .file

@@ -179,7 +179,74 @@ pub fn build(
     machine: &Machine,
     qopts: &QuantityOptions,
 ) -> Built {
-    let env = Env::new(apt, main, runs, machine, qopts);
+    build_in(Env::new(apt, main, runs, machine, qopts), None)
+}
+
+/// T with each stretch's detours a symbol `D<site>` (the law's closed form, `a₁·M/(M + b₁) +
+/// …`, written out at every stretch made T unreadable: trial 27's `2098/s2 + 2791/s3`), and
+/// each symbol's M, the detours expected among its ranks, with the computation's line: for
+/// reading only. `built` is the model of the same runs, whose residual the display takes as it
+/// is. `None` where T charges no detours, or where the symbols' T, the law put back, is not
+/// `built`'s at every run (a decision of the build that read a cost's value).
+pub fn named_detours(
+    apt: &Apt,
+    main: &str,
+    runs: &[RunObs],
+    machine: &Machine,
+    qopts: &QuantityOptions,
+    built: &Built,
+) -> Option<NamedDetours> {
+    let law = Env::new(apt, main, runs, machine, qopts).noise?;
+    let named: Vec<(String, Expr, u32)> = built
+        .compute
+        .iter()
+        .filter_map(|c| {
+            let d = c.detours.as_ref()?;
+            Some((compute::detour_symbol(c.site), d.expected.clone(), c.line))
+        })
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let mut env = Env::new(apt, main, runs, machine, qopts);
+    env.detour_symbols = true;
+    let residual = built
+        .quantities
+        .iter()
+        .find(|q| q.what == "overhead")
+        .map(|q| q.fit.expr.clone());
+    let t = build_in(env, Some(residual.unwrap_or_else(Expr::zero))).t[1].clone();
+    let mut back = BTreeMap::new();
+    for (name, m, _) in &named {
+        back.insert(name.clone(), law.expr(m));
+    }
+    // the symbols are per entry of a stretch's carrier over its entries per stretch: the law
+    // put back is the law's own, which the build's T charged
+    let full = t.subs_all(&back);
+    let same = runs.iter().all(|r| {
+        let at = |e: &Expr| {
+            e.eval(&|v| {
+                r.params
+                    .get(v)
+                    .copied()
+                    .or_else(|| (v == "P").then(|| r.p() as f64))
+            })
+        };
+        match (at(&full), at(&built.t[1])) {
+            (Ok(a), Ok(b)) => (a - b).abs() <= 1e-6 * b.abs().max(1e-12),
+            _ => false,
+        }
+    });
+    same.then_some((t, named))
+}
+
+/// T with its detours as symbols, and each symbol's (name, M, line) ([`named_detours`]).
+pub type NamedDetours = (Expr, Vec<(String, Expr, u32)>);
+
+/// [`build`] in `env`; with `residual`, T takes that term for the residual instead of fitting
+/// one ([`named_detours`], whose costs hold symbols the fit cannot evaluate).
+fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
+    let (apt, main, runs, machine, qopts) = (env.apt, env.main, env.runs, env.machine, env.qopts);
     let mut notes = Notes::default();
     let sites = sites::fit_sites(&env, &mut notes);
     let pc = phase_context::phase_context(&env);
@@ -236,7 +303,10 @@ pub fn build(
             v + f + cold
         })
     });
-    diagnose::residual(&env, &ctx, &env.paths, &mut t, &mut notes);
+    match residual {
+        Some(r) => t[1] = &t[1] + &r,
+        None => diagnose::residual(&env, &ctx, &env.paths, &mut t, &mut notes),
+    }
     diagnose::missing_params_warnings(&env, &t[1], &mut notes);
     diagnose::phase_totals(&ctx, &env.paths, main, &mut phase_rep);
     Built {
