@@ -72,3 +72,72 @@ fn a_bad_integer_read_names_the_source_line() {
         "{reason}"
     );
 }
+
+/// Trial 27: an F77 code's `STOP` after `MPI_FINALIZE` under SMPI. Every rank is an actor of
+/// one process, and the first to leave ended the simulation before the others wrote their
+/// traces: every run failed "the rank did not reach MPI_Finalize". The ranks above 0 work
+/// after the last message, so they finalize after rank 0.
+#[test]
+fn a_stop_after_finalize_leaves_every_ranks_trace() {
+    need("smpiff");
+    need("smpirun");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("stopper.f");
+    std::fs::write(
+        &src,
+        "      PROGRAM STOPPR\n\
+         \x20     INCLUDE 'mpif.h'\n\
+         \x20     INTEGER IERR, RANK, I, N\n\
+         \x20     DOUBLE PRECISION S, T\n\
+         \x20     CALL MPI_INIT(IERR)\n\
+         \x20     CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)\n\
+         \x20     IF (RANK .EQ. 0) READ (*,*) N\n\
+         \x20     CALL MPI_BCAST(N, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)\n\
+         \x20     S = 0.0D0\n\
+         \x20     DO 10 I = 1, N\n\
+         \x20        S = S + DBLE(I) * 1.0D-9\n\
+         \x20  10 CONTINUE\n\
+         \x20     CALL MPI_ALLREDUCE(S, T, 1, MPI_DOUBLE_PRECISION, MPI_SUM,\n\
+         \x20    &     MPI_COMM_WORLD, IERR)\n\
+         \x20     DO 20 I = 1, N * RANK\n\
+         \x20        S = S + DBLE(I) * 1.0D-9\n\
+         \x20  20 CONTINUE\n\
+         \x20     IF (RANK .EQ. 0) WRITE (*,*) 'SUM', T\n\
+         \x20     IF (RANK .GT. 0) WRITE (*,*) 'MORE', S\n\
+         \x20     CALL MPI_FINALIZE(IERR)\n\
+         \x20     STOP\n\
+         \x20     END\n",
+    )
+    .unwrap();
+    let input = tmp.path().join("in.txt");
+    std::fs::write(&input, "{N}\n").unwrap();
+    let out = tmp.path().join("stopper.augur");
+    let platform = format!(
+        "{}/../testdata/platform/cluster.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = augur(&[
+        "profile",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--stdin",
+        input.to_str().unwrap(),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        &platform,
+        "--np",
+        "2,4",
+        "--param",
+        "N=200000",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let m = manifest(&out);
+    assert!(
+        m.runs.iter().all(|r| r.status.is_ok()),
+        "{:?}",
+        m.runs.iter().map(|r| &r.status).collect::<Vec<_>>()
+    );
+}

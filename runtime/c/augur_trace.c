@@ -1355,6 +1355,13 @@ void augur_before_finalize(augur_stamp t0, int site, int fortran) {
   if (s->fd >= 0) close(s->fd);
   s->fd = -1;
   s->done = 1;
+#if AUGUR_SMPI
+  /* Under SMPI every rank is an actor of one process: the first to call exit() after
+   * MPI_Finalize (a Fortran STOP, C exit(0)) ends the simulation, and the ranks not yet in
+   * MPI_Finalize then leave no trailer (trial 27: an F77 code's STOP failed every run). No rank
+   * leaves here before every rank's trace is written; the barrier's time is in no trace. */
+  AUGUR_MPI(MPI_Barrier(MPI_COMM_WORLD));
+#endif
 }
 
 /* ---------------------------------------------------------------- C wrappers */
