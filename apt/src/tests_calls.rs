@@ -476,3 +476,31 @@ int main(int argc, char **argv) {
         apt.notes
     );
 }
+
+/// Trial 27: a call in the subscript of an element updated in place (`cnt[f(i)]++`,
+/// `cnt[f(i)] += 2`) is one call site, as the program calls it once; read twice it was two,
+/// and codegen wrapped its one text twice into code that did not compile.
+#[test]
+fn a_call_in_an_updated_elements_subscript_is_one_call() {
+    let src = r#"#include <mpi.h>
+static int f(int i, int n) { return i % n; }
+int main(int argc, char **argv) {
+    int cnt[8] = {0}, i;
+    MPI_Init(&argc, &argv);
+    for (i = 0; i < 100; i++)
+        cnt[f(i, 8)]++;
+    for (i = 0; i < 100; i++)
+        cnt[f(i, 8)] += 2;
+    MPI_Finalize();
+    return cnt[0];
+}
+"#;
+    let apt = crate::tests::apt_of("inc.c", src);
+    let calls: Vec<u32> = apt
+        .nodes()
+        .into_iter()
+        .filter(|n| matches!(n.data, crate::NodeData::Call { .. }))
+        .map(|n| n.line)
+        .collect();
+    assert_eq!(calls, [7, 9]);
+}

@@ -481,7 +481,7 @@ impl<'a> CLower<'a> {
                     .filter(|s| !s.is_empty())
                     .and_then(binop)
                 {
-                    Some(bop) => SrcExpr::binary(bop, target.clone(), rhs),
+                    Some(bop) => SrcExpr::binary(bop, read_once(&target), rhs),
                     None => rhs,
                 };
                 self.assign_like(span, target, value, out);
@@ -500,7 +500,7 @@ impl<'a> CLower<'a> {
                 } else {
                     BinOp::Add
                 };
-                let value = SrcExpr::binary(op, target.clone(), SrcExpr::int(1, target.span));
+                let value = SrcExpr::binary(op, read_once(&target), SrcExpr::int(1, target.span));
                 out.push(
                     self.b
                         .push(span, None, StmtKind::Assign(Assign { target, value })),
@@ -836,4 +836,26 @@ pub(super) fn comma_parts(e: Node) -> Vec<Node> {
         }
     }
     out
+}
+
+/// The target of `x op= v` / `x++` as the value reads it: itself, or where it calls a function
+/// (`cnt[bucket(k)]++`) the same element read without calling it again. The program calls it
+/// once; read twice, the call was two call sites, and codegen wrapped its one text twice into
+/// code that did not compile (trial 27).
+fn read_once(target: &SrcExpr) -> SrcExpr {
+    let calls = target
+        .walk()
+        .iter()
+        .any(|e| matches!(e.kind, SrcExprKind::Call { .. }));
+    if !calls {
+        return target.clone();
+    }
+    SrcExpr::new(
+        SrcExprKind::Opaque {
+            text: String::new(),
+            vars: target.vars().into_iter().collect(),
+        },
+        target.span,
+    )
+    .with_type(target.ty)
 }
