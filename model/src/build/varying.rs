@@ -173,9 +173,20 @@ pub(super) fn per_enclosing(
             continue;
         }
         let sum = super::phase_context::fit_whole_count(env, &sums, None);
-        let ent = super::phase_context::fit_whole_count(env, &entries, None);
+        let mut ent = super::phase_context::fit_whole_count(env, &entries, None);
         if !stays_a_count(env, &sum.expr) || !stays_a_count(env, &ent.expr) {
             continue;
+        }
+        // the entries per iteration never below the fewest the runs had (1 where every run
+        // entered at least once): a law of them that falls with P (a multigrid's levels,
+        // `-log2(P) + 11.72`) would reach 0 beyond the runs, and the quotient a pole there
+        // (trial 27: T of 91 hours at P = 4096)
+        let fewest = entries.values.iter().copied().fold(f64::INFINITY, f64::min);
+        if fewest.is_finite() && fewest > 0.0 {
+            let floor = Expr::num(if fewest >= 1.0 { 1.0 } else { fewest });
+            ent.expr = Expr::max(ent.expr.clone(), floor.clone());
+            ent.lo = Expr::max(ent.lo.clone(), floor.clone());
+            ent.hi = Expr::max(ent.hi.clone(), floor);
         }
         let q = quotient(&sum, &ent, &mean);
         let exact = sum.max_rel_err <= EXACT && ent.max_rel_err <= EXACT;

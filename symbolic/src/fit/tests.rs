@@ -126,6 +126,28 @@ fn pmnf_two_parameters() {
     assert!(fit.loo_rel_error < 1e-6);
 }
 
+/// Trial 27: a multigrid's levels, log2(N) - log2(P) - 1, over runs that all had NCYC = 4.
+/// The constant column's terms crowded out the others' (`-1.08*log2(P) + 6.884`); a
+/// parameter with one value is left out of the search.
+#[test]
+fn pmnf_leaves_out_a_parameter_with_one_value() {
+    let mut pts = Vec::new();
+    let mut vals = Vec::new();
+    for n in [128.0f64, 256.0, 512.0] {
+        for p in [2.0f64, 4.0, 8.0, 16.0] {
+            pts.push(vec![n, 4.0, p]);
+            vals.push((n / p).log2() - 1.0);
+        }
+    }
+    let fit = search_pmnf(&["N", "NCYC", "P"], &pts, &vals, &FitOptions::default()).unwrap();
+    assert!(fit.loo_rel_error < 1e-9, "{}", fit.expr);
+    assert_eq!(fit.expr.to_string(), "1*log2(N) - 1*log2(P) - 1");
+    // nothing varies: the mean
+    let flat = vec![vec![1.0, 2.0]; 3];
+    let fit = search_pmnf(&["A", "B"], &flat, &[3.0, 3.0, 3.0], &FitOptions::default()).unwrap();
+    assert_eq!(fit.expr.to_string(), "3");
+}
+
 #[test]
 fn pmnf_strong_scaling_with_inverse_parameter() {
     let truth = parse("0.01 + 3e-6*N^2/P").unwrap();
