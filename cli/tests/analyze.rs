@@ -229,7 +229,12 @@ fn predict_tells_where_the_time_goes() {
     assert_eq!(phases[4]["overlaps_with"], 5);
     let fills = phases[0]["fill"].as_f64().unwrap() + phases[4]["fill"].as_f64().unwrap();
     let rest = v[0]["outside_phases"].as_f64().unwrap();
-    let sum = secs(0).max(secs(1)) + secs(2) + secs(3) + secs(4).max(secs(5)) + secs(6) + rest;
+    // the computations outside the phases, each its own line (trial 27: they were all "rest")
+    let compute = v[0]["compute"].as_array().unwrap();
+    assert!(!compute.is_empty(), "{v:#}");
+    let computed: f64 = compute.iter().map(|c| c["seconds"].as_f64().unwrap()).sum();
+    let sum =
+        secs(0).max(secs(1)) + secs(2) + secs(3) + secs(4).max(secs(5)) + secs(6) + computed + rest;
     assert!((sum / t - 1.0).abs() < 1e-9, "{sum} against T = {t}: {v:#}");
     assert!(fills > 0.5 * t, "fills {fills} of T = {t}");
     let out = common::run(&[
@@ -246,6 +251,11 @@ fn predict_tells_where_the_time_goes() {
         "{text}"
     );
     assert!(text.lines().any(|l| l.starts_with("  rest ")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  site 1 computation         55")),
+        "{text}"
+    );
 }
 
 /// Trial 27: runs at too few rank counts for the scaling check say so, and what to profile to

@@ -322,12 +322,23 @@ pub struct PhaseTime {
     pub overlaps_with: Option<u64>,
 }
 
+/// One computation's seconds of T outside the phases at a configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComputeTime {
+    pub site: u64,
+    pub line: u64,
+    pub seconds: f64,
+}
+
 /// Where T goes at a configuration ([`ModelFile::breakdown`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Breakdown {
     pub t: Option<f64>,
     pub phases: Vec<PhaseTime>,
-    /// T outside the phases.
+    /// The computations outside the phases.
+    pub compute: Vec<ComputeTime>,
+    /// T outside the phases and those computations (the overhead fit, what the composition
+    /// charges otherwise).
     pub rest: Option<f64>,
 }
 pub type ComputeOut = serde_json::Value;
@@ -1013,8 +1024,8 @@ impl ModelFile {
 
     /// Where T goes at `at`: each communication phase's seconds (its `total`: occurrences ×
     /// cost, plus its pipeline fills; the computation run inside it included), in the order
-    /// of the phase table, and what is left of T outside them (computation outside the
-    /// phases, the overhead fit). Phases that overlap each other are one share of T between
+    /// of the phase table, each computation outside them (entries × cost), and what is left
+    /// of T (the overhead fit). Phases that overlap each other are one share of T between
     /// them, the longer's, so the rest is T less every lone phase and the longer of each
     /// overlapping pair; `None` for the rest where that goes below zero (an overlap charged
     /// per occurrence, or a fit's negative term) and for a phase whose total does not
@@ -1063,12 +1074,35 @@ impl ModelFile {
                 None => charged += s,
             }
         }
+        // the computations outside the phases, each its entries × cost
+        let compute: Vec<ComputeTime> = self
+            .compute
+            .iter()
+            .filter_map(|c| {
+                let seconds = c["total"]
+                    .as_str()
+                    .and_then(|e| symbolic::parse(e).ok())
+                    .and_then(|e| eval(&e, at).ok())
+                    .filter(|v| v.is_finite())?;
+                Some(ComputeTime {
+                    site: c["site"].as_u64()?,
+                    line: c["line"].as_u64().unwrap_or(0),
+                    seconds,
+                })
+            })
+            .collect();
+        charged += compute.iter().map(|c| c.seconds).sum::<f64>();
         let rest = t
             .filter(|_| known)
             .map(|t| t - charged)
-            .filter(|r| *r >= -1e-9 * t.unwrap_or(0.0).abs())
+            .filter(|r| *r >= -1e-6 * t.unwrap_or(0.0).abs())
             .map(|r| r.max(0.0));
-        Breakdown { t, phases, rest }
+        Breakdown {
+            t,
+            phases,
+            compute,
+            rest,
+        }
     }
 
     /// The relative error the scaling check expects at `at`'s P beyond the largest traced

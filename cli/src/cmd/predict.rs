@@ -80,9 +80,37 @@ fn write_breakdown(out: &mut impl Write, b: &model::analysis::Breakdown) -> Resu
             }
         )?;
     }
+    // the computations outside the phases, largest first, those under 1% of T together
+    let mut compute: Vec<&model::analysis::ComputeTime> = b.compute.iter().collect();
+    compute.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    let (shown, small): (Vec<_>, Vec<_>) = compute.into_iter().partition(|c| c.seconds >= 0.01 * t);
+    for c in shown {
+        writeln!(
+            out,
+            "  {:<6} {:<16} {:>5} {:>11} {:>7}",
+            format!("site {}", c.site),
+            "computation",
+            c.line,
+            secs(Some(c.seconds)),
+            pct(Some(c.seconds))
+        )?;
+    }
+    if !small.is_empty() {
+        let sum: f64 = small.iter().map(|c| c.seconds).sum();
+        writeln!(
+            out,
+            "  {:<6} {:<16} {:>5} {:>11} {:>7}  ({} computations under 1% of T each)",
+            "",
+            "computation",
+            "",
+            secs(Some(sum)),
+            pct(Some(sum)),
+            small.len()
+        )?;
+    }
     writeln!(
         out,
-        "  {:<6} {:<16} {:>5} {:>11} {:>7}  (computation outside the phases, the overhead fit)",
+        "  {:<6} {:<16} {:>5} {:>11} {:>7}  (the overhead fit and what the composition charges besides)",
         "rest",
         "",
         "",
@@ -140,6 +168,7 @@ pub fn run(args: PredictArgs) -> Result<ExitCode> {
                     "notes": p.notes,
                     "aborts": p.aborts,
                     "phases": p.breakdown.phases,
+                    "compute": p.breakdown.compute,
                     "outside_phases": p.breakdown.rest,
                 })
             })

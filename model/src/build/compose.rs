@@ -564,6 +564,12 @@ impl Ctx<'_> {
         self.executions_of(site, true, paths, main, &mut Vec::new())
     }
 
+    /// How many times `site` is entered (its own trip left out: a computation's cost per
+    /// entry covers its loop).
+    pub(super) fn entries(&self, site: u32, paths: &Paths, main: &str) -> Expr {
+        self.executions_of(site, false, paths, main, &mut Vec::new())
+    }
+
     fn executions_of(
         &self,
         site: u32,

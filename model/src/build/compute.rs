@@ -87,6 +87,7 @@ pub(super) fn fit_computation(
             detours: None,
             stretch_with: Vec::new(),
             inside_phase: None,
+            total: None,
             fit: f.clone(),
         });
         out.compute.insert(site, f);

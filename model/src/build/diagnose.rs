@@ -232,6 +232,19 @@ pub(super) fn missing_params_warnings(env: &Env<'_>, t: &Expr, notes: &mut Notes
 
 /// Each phase's seconds of T: occurrences × cost + fills × fill, occurrences the product of
 /// enclosing trips × probs.
+/// Each computation's seconds of T outside the phases: entries × cost per entry (none for one
+/// inside a phase, whose time the phase's total holds).
+pub(super) fn compute_totals(
+    ctx: &Ctx<'_>,
+    paths: &Paths,
+    main: &str,
+    reports: &mut [super::ComputeReport],
+) {
+    for c in reports.iter_mut().filter(|c| c.inside_phase.is_none()) {
+        c.total = Some(ctx.entries(c.site, paths, main) * c.cost.clone());
+    }
+}
+
 pub(super) fn phase_totals(ctx: &Ctx<'_>, paths: &Paths, main: &str, reports: &mut [PhaseReport]) {
     for p in reports {
         let occ = ctx.occurrences(p.ancestor, paths, main);

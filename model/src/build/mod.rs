@@ -83,6 +83,10 @@ pub struct ComputeReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stretch_with: Vec<u32>,
     pub inside_phase: Option<usize>,
+    /// Seconds of T it takes outside the phases (entries × cost), for a computation inside
+    /// none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<Expr>,
     #[serde(flatten)]
     pub fit: Fitted,
 }
@@ -309,6 +313,7 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
     }
     diagnose::missing_params_warnings(&env, &t[1], &mut notes);
     diagnose::phase_totals(&ctx, &env.paths, main, &mut phase_rep);
+    diagnose::compute_totals(&ctx, &env.paths, main, &mut compute_rep);
     Built {
         t,
         phases: phase_rep,
