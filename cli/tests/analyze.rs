@@ -705,6 +705,14 @@ fn human_t_is_the_form_over_the_traced_runs() {
                     l.strip_prefix(&format!("{v} = "))
                 })?;
                 let def = def.split("  (").next()?;
+                // a stretch's detours: the law `D(M) = …` given once, at its M
+                if let Some(m) = def.strip_prefix("D(").and_then(|d| d.strip_suffix(')')) {
+                    let m = symbolic::parse(m)
+                        .ok()?
+                        .eval(&|w| named(w, at, text))
+                        .ok()?;
+                    return detour_law(text)?.eval(&|w| (w == "M").then_some(m)).ok();
+                }
                 symbolic::parse(def)
                     .ok()?
                     .eval(&|w| named(w, at, text))
@@ -717,6 +725,14 @@ fn human_t_is_the_form_over_the_traced_runs() {
         );
         assert!((a - b).abs() <= 1e-3 * a, "{at:?}: {a} saved, {b} shown");
     }
+}
+
+/// The law of the host's detours a human T gives once below it (`D(M) = …`).
+fn detour_law(text: &str) -> Option<symbolic::Expr> {
+    let law = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("D(M) = "))?;
+    symbolic::parse(law.split("  (").next()?).ok()
 }
 
 /// The human T is factored with its repeated steps named; substituting the definitions back
@@ -744,7 +760,7 @@ fn human_t_is_factored_and_names_its_steps() {
         let Some((name, def)) = l.split_once(" = ") else {
             break;
         };
-        if !name.starts_with('s') {
+        if !name.starts_with('s') && !name.starts_with('D') {
             break;
         }
         // a step's definition is followed by where it comes from
@@ -779,6 +795,20 @@ fn human_t_is_factored_and_names_its_steps() {
             s => defs.iter().find(|(k, _)| k == s).map(|(_, d)| {
                 if d.starts_with('[') {
                     step(d)
+                } else if let Some(m) = d.strip_prefix("D(").and_then(|d| d.strip_suffix(')')) {
+                    // a stretch's detours: the law at its M
+                    let m = symbolic::parse(m)
+                        .unwrap()
+                        .eval(&|v| match v {
+                            "N" => Some(n),
+                            "P" => Some(p),
+                            _ => None,
+                        })
+                        .unwrap();
+                    detour_law(&text)
+                        .unwrap()
+                        .eval(&|v| (v == "M").then_some(m))
+                        .unwrap()
                 } else {
                     symbolic::parse(d)
                         .unwrap()

@@ -534,8 +534,8 @@ int main(int argc, char **argv)
 }
 "#;
 
-/// A collective on a communicator split into pairs spans 2 ranks, not P: its processors and
-/// cost come from the traced communicator size. A loop whose count the source does not give
+/// A collective on a communicator split into pairs spans 2 ranks, not P: its processors come
+/// from the split's colour (`rank / 2`: `min(P, 2)`), which the traced sizes confirm. A loop whose count the source does not give
 /// and that every run repeated the same number of times is warned about.
 #[test]
 fn a_collective_on_a_split_communicator_spans_its_group() {
@@ -563,7 +563,7 @@ fn a_collective_on_a_split_communicator_spans_its_group() {
     // the split itself over MPI_COMM_WORLD, then the row's allreduce and the world's
     assert_eq!(
         procs,
-        [(14, "P"), (16, "2"), (17, "P")],
+        [(14, "P"), (16, "min(P, 2)"), (17, "P")],
         "{:#}",
         m["phases"]
     );

@@ -145,12 +145,12 @@ impl<'p> PhaseFit<'p> {
             site: self.first,
             line: self.line(self.first),
             file: self.env.file_of(self.first),
-            source: match (self.mixed_sizes(), src) {
-                (Some(mixed), Some(e)) => {
-                    format!("{e}, between the sizes its sites send ({mixed})")
-                }
-                (_, Some(e)) => e.to_string(),
-                (_, None) => self.why_unsized(),
+            source: match src {
+                Some(e) => match self.mixed_sizes(&e) {
+                    Some(mixed) => format!("{e}, between the sizes its sites send ({mixed})"),
+                    None => e.to_string(),
+                },
+                None => self.why_unsized(),
             },
             fit: f.clone(),
         };
@@ -159,14 +159,15 @@ impl<'p> PhaseFit<'p> {
 
     /// The sizes the phase's sending sites give where they differ: `4 at line 58, 16 at line
     /// 94`.
-    fn mixed_sizes(&self) -> Option<String> {
+    fn mixed_sizes(&self, src: &Expr) -> Option<String> {
         let sizes = super::phase_context::send_sizes(
             self.g,
             &self.env.nodes,
             &self.env.consts,
             &self.env.params,
         );
-        sizes.iter().any(|(_, e)| *e != sizes[0].1).then(|| {
+        // only where the hypothesis is their mean (a halo's rows and columns take the larger)
+        (super::phase_context::mean_of_sizes(&sizes).as_ref() == Some(src)).then(|| {
             let each: Vec<String> = sizes
                 .iter()
                 .map(|(s, e)| format!("{e} at line {}", self.line(*s)))

@@ -393,17 +393,22 @@ pub(super) fn send_source(
         // sites that send different sizes (a farm's 4-byte task and 16-byte result: trial 27
         // fitted the phase's mean 9.978 against line 58's 4): no one site's is the phase's;
         // the mean of the different sizes is the hypothesis, scaled to the traced mean
-        _ => {
-            let mut distinct: Vec<&Expr> = Vec::new();
-            for (_, e) in &sizes {
-                if !distinct.contains(&e) {
-                    distinct.push(e);
-                }
-            }
-            let n = distinct.len() as f64;
-            Some(distinct.into_iter().cloned().sum::<Expr>() / Expr::num(n))
+        _ => mean_of_sizes(&sizes),
+    }
+}
+
+/// The mean of the different sizes in `sizes`, where there are several.
+pub(super) fn mean_of_sizes(sizes: &[(u32, Expr)]) -> Option<Expr> {
+    let mut distinct: Vec<&Expr> = Vec::new();
+    for (_, e) in sizes {
+        if !distinct.contains(&e) {
+            distinct.push(e);
         }
     }
+    (distinct.len() > 1).then(|| {
+        let n = distinct.len() as f64;
+        distinct.into_iter().cloned().sum::<Expr>() / Expr::num(n)
+    })
 }
 
 /// The size per message of each site of `g` that sends data, where the source gives it:
