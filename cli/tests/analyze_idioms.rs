@@ -1870,13 +1870,18 @@ fn a_cart_sub_rows_collective_spans_the_kept_extent() {
         &["N=4096"],
         &["{N}", "5"],
     );
+    let allreduce = phase_calling(&m, ROWSUM, "MPI_Allreduce");
+    assert_eq!(
+        allreduce["processors"], "smpi_dims(P, 2, 0)",
+        "{allreduce:#}"
+    );
+}
+
+/// The phase of model `m` whose calls include the first line of `src` that holds `call`.
+fn phase_calling<'m>(m: &'m serde_json::Value, src: &str, call: &str) -> &'m serde_json::Value {
+    let line = src.lines().position(|l| l.contains(call)).unwrap() as u64 + 1;
     let phases = m["phases"].as_array().unwrap();
-    let line = ROWSUM
-        .lines()
-        .position(|l| l.contains("MPI_Allreduce"))
-        .unwrap() as u64
-        + 1;
-    let allreduce = phases
+    phases
         .iter()
         .find(|p| {
             p["lines"]
@@ -1885,11 +1890,7 @@ fn a_cart_sub_rows_collective_spans_the_kept_extent() {
                 .iter()
                 .any(|x| x.as_u64() == Some(line))
         })
-        .unwrap_or_else(|| panic!("{phases:#?}"));
-    assert_eq!(
-        allreduce["processors"], "smpi_dims(P, 2, 0)",
-        "{allreduce:#}"
-    );
+        .unwrap_or_else(|| panic!("{phases:#?}"))
 }
 
 /// Trial 26: the Allreduce on the communicator `MPI_Comm_split` makes of the even and the odd
@@ -1913,22 +1914,7 @@ fn a_comm_split_collective_spans_the_colours_group() {
         &["N=4096"],
         &["{N}", "5"],
     );
-    let line = src
-        .lines()
-        .position(|l| l.contains("MPI_Allreduce"))
-        .unwrap() as u64
-        + 1;
-    let phases = m["phases"].as_array().unwrap();
-    let allreduce = phases
-        .iter()
-        .find(|p| {
-            p["lines"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|x| x.as_u64() == Some(line))
-        })
-        .unwrap_or_else(|| panic!("{phases:#?}"));
+    let allreduce = phase_calling(&m, &src, "MPI_Allreduce");
     assert_eq!(allreduce["processors"], "ceil(0.5*P)", "{allreduce:#}");
 }
 

@@ -35,29 +35,8 @@ fn a_bad_integer_read_names_the_source_line() {
          \x20     END\n",
     )
     .unwrap();
-    let input = tmp.path().join("in.txt");
-    std::fs::write(&input, "{N} oops\n").unwrap();
     let out = tmp.path().join("rd.augur");
-    let platform = format!(
-        "{}/../testdata/platform/cluster.xml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let o = augur(&[
-        "profile",
-        src.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--stdin",
-        input.to_str().unwrap(),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        &platform,
-        "--np",
-        "2",
-        "--param",
-        "N=10",
-    ]);
+    let o = profile_smpi(&src, "{N} oops\n", &out, "2", "N=10");
     assert_eq!(o.status.code(), Some(1));
     let m = manifest(&out);
     let RunStatus::Failed { reason } = &m.runs[0].status else {
@@ -109,29 +88,8 @@ fn a_stop_after_finalize_leaves_every_ranks_trace() {
          \x20     END\n",
     )
     .unwrap();
-    let input = tmp.path().join("in.txt");
-    std::fs::write(&input, "{N}\n").unwrap();
     let out = tmp.path().join("stopper.augur");
-    let platform = format!(
-        "{}/../testdata/platform/cluster.xml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let o = augur(&[
-        "profile",
-        src.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--stdin",
-        input.to_str().unwrap(),
-        "--launcher",
-        "smpirun",
-        "--platform",
-        &platform,
-        "--np",
-        "2,4",
-        "--param",
-        "N=200000",
-    ]);
+    let o = profile_smpi(&src, "{N}\n", &out, "2,4", "N=200000");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     let m = manifest(&out);
@@ -140,4 +98,37 @@ fn a_stop_after_finalize_leaves_every_ranks_trace() {
         "{:?}",
         m.runs.iter().map(|r| &r.status).collect::<Vec<_>>()
     );
+}
+
+/// `augur profile SRC` under SMPI on the testdata platform into `out`, every rank's standard
+/// input `input` (with placeholders), at ranks `np` and parameter `param`.
+fn profile_smpi(
+    src: &std::path::Path,
+    input: &str,
+    out: &std::path::Path,
+    np: &str,
+    param: &str,
+) -> std::process::Output {
+    let file = src.with_extension("in.txt");
+    std::fs::write(&file, input).unwrap();
+    let platform = format!(
+        "{}/../testdata/platform/cluster.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    augur(&[
+        "profile",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--stdin",
+        file.to_str().unwrap(),
+        "--launcher",
+        "smpirun",
+        "--platform",
+        &platform,
+        "--np",
+        np,
+        "--param",
+        param,
+    ])
 }
