@@ -196,6 +196,7 @@ void augur_mpi_init_thread_(F *site, F *required, F *provided, F *ierr) {
 void augur_mpi_finalize_(F *site, F *ierr) {
   AUGUR_ENTRY;
   augur_before_finalize(augur_now(), *site, 1);
+  augur_finalize_barrier();
   AUGUR_MPI(mpi_finalize_(ierr));
 }
 

@@ -164,6 +164,7 @@ typedef struct {
 augur_stamp augur_now(void);
 void augur_after_init(augur_stamp t0, int site, int fortran);
 void augur_before_finalize(augur_stamp t0, int site, int fortran);
+void augur_finalize_barrier(void);
 void augur_emit_mpi(const augur_mpi_rec *r);
 void augur_emit_part(uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes, uint64_t req_id);
 int32_t augur_world_peer(MPI_Comm comm, int rank);
