@@ -10,9 +10,9 @@ use symbolic::Expr;
 use crate::observe::RunObs;
 use crate::quantity::{Fitted, Origin};
 
-/// (score, terms, whether they hold a law in P, (coefficient, standard error) per term, R²,
-/// index among the hypotheses).
-type Candidate = (f64, Vec<Expr>, bool, Vec<(f64, f64)>, f64, usize);
+/// (score, terms, whether they hold a law in P, (coefficient, standard error) per term, index
+/// among the hypotheses).
+type Candidate = (f64, Vec<Expr>, bool, Vec<(f64, f64)>, usize);
 
 const TCOL: &str = "T_measured";
 
@@ -172,12 +172,11 @@ pub fn fit_residual(
                 h,
                 in_p,
                 r.coeffs.iter().map(|c| (c.coef, c.stderr)).collect(),
-                r.r2,
                 index,
             ));
         }
     }
-    let (score, mut terms, in_p, coefs, r2, index) = best?;
+    let (score, mut terms, in_p, coefs, index) = best?;
     if score >= 0.8 * base {
         return None;
     }
@@ -212,7 +211,7 @@ pub fn fit_residual(
             if ss_res <= 1e-9 * n {
                 1.0
             } else {
-                r2
+                0.0
             }
         } else {
             1.0 - ss_res / ss_tot

@@ -963,7 +963,7 @@ fn clamps(e: &symbolic::Expr) -> Vec<symbolic::Expr> {
                     let consts = args.iter().filter(|x| x.as_const().is_some()).count();
                     if args.len() == 2 && consts == 1 {
                         let c = symbolic::Expr::from_atom(a);
-                        if !out.contains(&c) && c.steps().is_empty() && c.as_atom().is_some() {
+                        if !out.contains(&c) && c.steps().is_empty() {
                             out.push(c);
                         }
                     }

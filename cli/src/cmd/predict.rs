@@ -47,7 +47,7 @@ fn write_breakdown(out: &mut impl Write, b: &model::analysis::Breakdown) -> Resu
     let Some(t) = b.t.filter(|t| *t > 0.0) else {
         return Ok(());
     };
-    if b.phases.is_empty() {
+    if b.phases.is_empty() && b.compute.is_empty() {
         return Ok(());
     }
     let pct = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s / t));
