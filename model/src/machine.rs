@@ -498,10 +498,17 @@ pub enum CollectiveOp {
     Scatter,
     Allgather,
     Alltoall,
+    /// The v-forms, measured with every rank's count the same: MPI libraries run other
+    /// algorithms for them than for the regular forms (SMPI's alltoall switches algorithm with
+    /// the size, its alltoallv does not). A sheet without them costs them as the regular form.
+    Gatherv,
+    Scatterv,
+    Allgatherv,
+    Alltoallv,
 }
 
 impl CollectiveOp {
-    pub const ALL: [CollectiveOp; 8] = [
+    pub const ALL: [CollectiveOp; 12] = [
         CollectiveOp::Barrier,
         CollectiveOp::Bcast,
         CollectiveOp::Reduce,
@@ -510,7 +517,22 @@ impl CollectiveOp {
         CollectiveOp::Scatter,
         CollectiveOp::Allgather,
         CollectiveOp::Alltoall,
+        CollectiveOp::Gatherv,
+        CollectiveOp::Scatterv,
+        CollectiveOp::Allgatherv,
+        CollectiveOp::Alltoallv,
     ];
+
+    /// The regular form a v-form is costed as where a sheet lacks it; itself otherwise.
+    pub fn regular(self) -> CollectiveOp {
+        match self {
+            CollectiveOp::Gatherv => CollectiveOp::Gather,
+            CollectiveOp::Scatterv => CollectiveOp::Scatter,
+            CollectiveOp::Allgatherv => CollectiveOp::Allgather,
+            CollectiveOp::Alltoallv => CollectiveOp::Alltoall,
+            op => op,
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -522,6 +544,10 @@ impl CollectiveOp {
             CollectiveOp::Scatter => "scatter",
             CollectiveOp::Allgather => "allgather",
             CollectiveOp::Alltoall => "alltoall",
+            CollectiveOp::Gatherv => "gatherv",
+            CollectiveOp::Scatterv => "scatterv",
+            CollectiveOp::Allgatherv => "allgatherv",
+            CollectiveOp::Alltoallv => "alltoallv",
         }
     }
 
@@ -573,7 +599,8 @@ pub struct Machine {
     pub point_to_point: PointToPoint,
     /// Per collective, `c + s·f(p) + k·g(p,d)`; `d` is the per-process block in bytes
     /// (bcast: the buffer; reduce/allreduce: the vector; gather/scatter/allgather: one
-    /// process's block; alltoall: one pair's block).
+    /// process's block; alltoall: one pair's block; the v-forms as their regular forms, every
+    /// rank the same count).
     pub collectives: BTreeMap<CollectiveOp, CollectiveCost>,
     /// Seconds: a computation burst (the time between two MPI calls of a rank) shorter than
     /// this is not charged at all. SMPI's `smpi/cpu-threshold` (1 µs by default), read from the

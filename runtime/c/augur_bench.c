@@ -18,14 +18,16 @@
  *  - Arguments are parsed strictly; a bad value prints a message and exits with status 2.
  *
  * Usage: augur_bench -o FILE [-s P2P_SIZES] [-c COLL_SIZES] [-g GROUPS] [-r REPS] [-t SECONDS]
- *                    [-m all|pt2pt|coll|nb|noise]
+ *                    [-m all|pt2pt|coll|nb|noise] [-O OPS]
  *   sizes/groups are comma lists of positive integers (bytes / ranks); -t caps the time spent on
  *   one data point (repetitions stop early once it is exceeded, keeping at least 3); -m runs
  *   only the point-to-point or only the collective part, or only the nonblocking exchange (nb:
  *   rows to add to an earlier sheet's CSV; natively the point-to-point part is
  *   best measured in a launch of 2 ranks: idle ranks of an oversubscribed launch disturb the
  *   two that measure, and the fresh-data stream is sensitive to where they run); noise
- *   runs only the selfish-detour loop, which all and pt2pt also run first (bench_noise()).
+ *   runs only the selfish-detour loop, which all and pt2pt also run first (bench_noise()). -O
+ *   names the collectives to run (comma list of the names below; all by default): rows to add
+ *   to an earlier sheet's CSV for collectives it lacks.
  *
  * Output (CSV, '#' lines are metadata):
  *   kind,op,p,bytes,reps,min,median,mean,stddev
@@ -43,9 +45,10 @@
  *   that does, down to one byte: the eager limit. A send "waits" when its median exceeds the
  *   send_posted median at the nearest listed size at or below it by WAIT_MARGIN seconds (half
  *   the fixed part of the late receiver's delay); model/src/machine_fit.rs applies the same rule.
- *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall; bytes is the
- *   per-process block (bcast: the buffer; reduce/allreduce: the vector of doubles; gather,
- *   scatter, allgather: each process's block; alltoall: each pair's block).
+ *   coll ops: barrier bcast reduce allreduce gather scatter allgather alltoall gatherv scatterv
+ *   allgatherv alltoallv; bytes is the per-process block (bcast: the buffer; reduce/allreduce:
+ *   the vector of doubles; gather, scatter, allgather and their v-forms: each process's block;
+ *   alltoall, alltoallv: each pair's block). The v-forms pass every rank the same count.
  *   noise ops (bench_noise()): span (bytes: the threshold in ns; min = median = mean: the
  *   seconds the loop ran) and one detour row per power-of-two bin of detour lengths that
  *   holds any (bytes: the bin's upper edge in ns; reps: how many; the statistics: theirs).
@@ -472,8 +475,15 @@ static void bench_pt2pt(MPI_Comm pair, const list_t *sizes, int reps, int blocki
     }
 }
 
-enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_SCATTER, OP_ALLGATHER, OP_ALLTOALL, N_OPS };
-static const char *op_names[N_OPS] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"};
+enum { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_GATHER, OP_SCATTER, OP_ALLGATHER, OP_ALLTOALL,
+       OP_GATHERV, OP_SCATTERV, OP_ALLGATHERV, OP_ALLTOALLV, N_OPS };
+static const char *op_names[N_OPS] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
+                                      "gatherv", "scatterv", "allgatherv", "alltoallv"};
+/* which collectives bench_coll() runs (-O; all by default) */
+static int op_on[N_OPS];
+/* the v-collectives' counts and displacements, one per rank of the largest group: every rank
+ * the same count (the MPI library's v-algorithm, not the regular one's, at a regular size) */
+static int *v_counts, *v_displs;
 
 static void run_op(int op, long bytes, MPI_Comm c) {
     int cnt = (int)bytes;
@@ -487,7 +497,19 @@ static void run_op(int op, long bytes, MPI_Comm c) {
     case OP_SCATTER: MPI_Scatter(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, 0, c); break;
     case OP_ALLGATHER: MPI_Allgather(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, c); break;
     case OP_ALLTOALL: MPI_Alltoall(sbuf, cnt, MPI_BYTE, rbuf, cnt, MPI_BYTE, c); break;
+    case OP_GATHERV: MPI_Gatherv(sbuf, cnt, MPI_BYTE, rbuf, v_counts, v_displs, MPI_BYTE, 0, c); break;
+    case OP_SCATTERV: MPI_Scatterv(sbuf, v_counts, v_displs, MPI_BYTE, rbuf, cnt, MPI_BYTE, 0, c); break;
+    case OP_ALLGATHERV: MPI_Allgatherv(sbuf, cnt, MPI_BYTE, rbuf, v_counts, v_displs, MPI_BYTE, c); break;
+    case OP_ALLTOALLV: MPI_Alltoallv(sbuf, v_counts, v_displs, MPI_BYTE, rbuf, v_counts, v_displs, MPI_BYTE, c); break;
     default: break;
+    }
+}
+
+/* Every rank's count `cnt` at displacement i·cnt, for the `g` ranks of a group. */
+static void set_v_counts(int g, long cnt) {
+    for (int i = 0; i < g; i++) {
+        v_counts[i] = (int)cnt;
+        v_displs[i] = (int)(cnt * i);
     }
 }
 
@@ -495,9 +517,11 @@ static void bench_coll(MPI_Comm c, int g, const list_t *sizes, int reps, double 
     int me;
     MPI_Comm_rank(c, &me);
     for (int op = 0; op < N_OPS; op++) {
+        if (!op_on[op]) continue;
         int nsz = op == OP_BARRIER ? 1 : sizes->n;
         for (int si = 0; si < nsz; si++) {
             long b = op == OP_BARRIER ? 0 : sizes->v[si];
+            set_v_counts(g, b);
             /* reduce/allreduce move whole doubles: report the bytes really reduced */
             if ((op == OP_REDUCE || op == OP_ALLREDUCE) && b < 8) b = 8;
             if (op == OP_REDUCE || op == OP_ALLREDUCE) b = b / 8 * 8;
@@ -556,8 +580,23 @@ static void free_buffers(int shared) {
     free(rbuf);
 }
 
+/* -O: a comma list of collective names; only those run. 1 on an unknown name. */
+static int parse_ops(const char *v) {
+    for (int op = 0; op < N_OPS; op++) op_on[op] = 0;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        int found = 0;
+        for (int op = 0; op < N_OPS; op++)
+            if (strlen(op_names[op]) == n && !strncmp(v, op_names[op], n)) op_on[op] = found = 1;
+        if (!found) return 1;
+        v += n;
+        if (*v == ',') v++;
+    }
+    return 0;
+}
+
 static void usage_exit(int rank, const char *msg) {
-    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll|nb|noise]\n", msg);
+    if (rank == 0) fprintf(stderr, "augur_bench: %s\nusage: augur_bench -o FILE [-s SIZES] [-c SIZES] [-g GROUPS] [-r REPS] [-t SECONDS] [-m all|pt2pt|coll|nb|noise] [-O OPS]\n", msg);
     MPI_Finalize();
     exit(2);
 }
@@ -573,6 +612,7 @@ int main(int argc, char **argv) {
     parse_list("1,4,16,64,256,1024,4096,16384,65536,262144,1048576,4194304", &p2p, 1, 1L << 30);
     parse_list("8,64,512,4096,32768,262144", &coll, 1, 1L << 30);
     groups.n = 0;
+    for (int op = 0; op < N_OPS; op++) op_on[op] = 1;
     int reps = 20, do_p2p = 1, do_coll = 1, blocking = 1, do_noise = 1;
     double cap = 1.0;
     for (int i = 1; i < argc; i++) {
@@ -592,6 +632,7 @@ int main(int argc, char **argv) {
             else if (strcmp(v, "all")) usage_exit(rank, "bad -m (all, pt2pt, coll, nb or noise)");
         }
         else if (!strcmp(a, "-t")) { char *e; cap = strtod(v, &e); if (*e || !(cap > 0)) usage_exit(rank, "bad -t"); }
+        else if (!strcmp(a, "-O")) { if (parse_ops(v)) usage_exit(rank, "bad -O list (collective names: barrier, bcast, ..., alltoallv)"); }
         else usage_exit(rank, "unknown option");
     }
     if (!out) usage_exit(rank, "-o FILE is required");
@@ -650,6 +691,9 @@ int main(int argc, char **argv) {
     /* the largest collective message times the largest group (an alltoall's), shared under
      * SMPI (alloc_buffers) */
     if (do_coll && !alloc_buffers((size_t)(cbytes * maxg), 1)) usage_exit(rank, "out of memory for message buffers");
+    v_counts = malloc(sizeof(int) * (size_t)maxg);
+    v_displs = malloc(sizeof(int) * (size_t)maxg);
+    if (!v_counts || !v_displs) usage_exit(rank, "out of memory");
 
     for (int gi = 0; do_coll && gi < groups.n; gi++) {
         int g = (int)groups.v[gi];
@@ -665,6 +709,8 @@ int main(int argc, char **argv) {
     if (do_coll) free_buffers(1);
     free(times_buf);
     free(rewrite_buf);
+    free(v_counts);
+    free(v_displs);
     MPI_Finalize();
     return 0;
 }

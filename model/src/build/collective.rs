@@ -31,7 +31,7 @@ pub(super) fn cost_collective(
         notes.quantities.push(rep);
     }
     let pf = &pf.reaching(&bytes.expr);
-    let op = sheet_op(c);
+    let op = sheet_op(c, env.machine);
     let cost = op.and_then(|s| env.machine.collective(s.op).map(|cm| (s, cm)));
     // without a sheet cost (a communicator's creation: SMPI's MPI_Comm_split takes 20 ms at
     // P = 256, O(P)), the slowest rank's traced seconds per call, as a law of the parameters

@@ -447,7 +447,7 @@ impl Ctx<'_> {
                 // call the sheet does not list (MPI_Comm_split, MPI_Cart_create) its measured
                 // time per call (trial 22: listed in the phase table with its share of T
                 // and left out of T)
-                let v = match sheet_op(c) {
+                let v = match sheet_op(c, self.machine) {
                     _ if self.coll_cost.contains_key(&site) => {
                         self.coll_cost[&site][bidx(b)].clone()
                     }
@@ -546,7 +546,7 @@ impl Ctx<'_> {
                             .any(|g| c.phase_cost.get(g).is_some_and(|pc| pc.synchronous))
                     });
                 let collective =
-                    matches!(&m.data, NodeData::Comm(cm) if collective_op(cm).is_some());
+                    matches!(&m.data, NodeData::Comm(cm) if collective_op(cm, c.machine).is_some());
                 sync_anchor
                     || collective
                     || (matches!(m.data, NodeData::If(_))

@@ -97,7 +97,7 @@ pub(super) fn size_warnings(env: &Env<'_>, from: usize, notes: &mut Notes) {
                 .nodes
                 .get(&q.site)
                 .is_some_and(|n| match &n.data {
-                    apt::NodeData::Comm(c) => super::sheet::sheet_op(c).is_some_and(|s| s.per_pair),
+                    apt::NodeData::Comm(c) => super::sheet::sheet_op(c, env.machine).is_some_and(|s| s.per_pair),
                     _ => false,
                 });
             // the size fitted is the phase's largest message per run (an exchange waits for

@@ -3,17 +3,17 @@
 
 use symbolic::Expr;
 
-use crate::machine::CollectiveOp;
+use crate::machine::{CollectiveOp, Machine};
 
 /// The collective a COMM node performs, if it is one (the machine sheet names them as the APT
 /// spells MPI operations).
-pub(super) fn collective_op(c: &apt::CommFacts) -> Option<CollectiveOp> {
-    sheet_op(c).map(|s| s.op)
+pub(super) fn collective_op(c: &apt::CommFacts, m: &Machine) -> Option<CollectiveOp> {
+    sheet_op(c, m).map(|s| s.op)
 }
 
 /// The data-sheet collective a call is costed as: itself, or for a collective the sheet does not
-/// list, its regular counterpart (`MPI_Allgatherv` as `allgather` at the traced mean count,
-/// `MPI_Ibcast` as `bcast` charged at the call).
+/// list, its regular counterpart (`MPI_Allgatherv` as `allgather` at the traced mean count where
+/// the sheet has no `allgatherv`, `MPI_Ibcast` as `bcast` charged at the call).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SheetOp {
     pub(super) op: CollectiveOp,
@@ -23,38 +23,40 @@ pub(super) struct SheetOp {
     pub(super) stand_in: bool,
 }
 
-pub(super) fn sheet_op(c: &apt::CommFacts) -> Option<SheetOp> {
-    sheet_op_named(&format!("{:?}", c.op))
+pub(super) fn sheet_op(c: &apt::CommFacts, m: &Machine) -> Option<SheetOp> {
+    sheet_op_named(&format!("{:?}", c.op), |op| m.collective(op).is_some())
 }
 
-/// [`sheet_op`] by the operation's name (`Allgatherv`).
-pub(super) fn sheet_op_named(name: &str) -> Option<SheetOp> {
-    if let Ok(op) = name.parse() {
-        return Some(SheetOp {
-            op,
-            per_pair: false,
-            stand_in: false,
-        });
-    }
-    let (op, per_pair) = match name {
-        "Allgatherv" | "Iallgather" => (CollectiveOp::Allgather, false),
-        "Gatherv" | "Igather" => (CollectiveOp::Gather, false),
-        "Scatterv" | "Iscatter" => (CollectiveOp::Scatter, false),
-        "Alltoallv" => (CollectiveOp::Alltoall, true),
-        "Ialltoall" => (CollectiveOp::Alltoall, false),
-        "Ibcast" => (CollectiveOp::Bcast, false),
-        "Ireduce" => (CollectiveOp::Reduce, false),
-        // a reduce-scatter or a prefix reduction moves the whole vector like an allreduce
-        "Iallreduce" | "ReduceScatter" | "ReduceScatterBlock" | "Scan" | "Exscan" => {
-            (CollectiveOp::Allreduce, false)
-        }
-        "Ibarrier" => (CollectiveOp::Barrier, false),
-        _ => return None,
+/// [`sheet_op`] by the operation's name (`Allgatherv`), `listed` saying which collectives the
+/// sheet has.
+pub(super) fn sheet_op_named(name: &str, listed: impl Fn(CollectiveOp) -> bool) -> Option<SheetOp> {
+    let (op, per_pair) = match name.parse::<CollectiveOp>() {
+        Ok(op) => (op, op == CollectiveOp::Alltoallv),
+        Err(_) => match name {
+            "Iallgather" => (CollectiveOp::Allgather, false),
+            "Igather" => (CollectiveOp::Gather, false),
+            "Iscatter" => (CollectiveOp::Scatter, false),
+            "Ialltoall" => (CollectiveOp::Alltoall, false),
+            "Ibcast" => (CollectiveOp::Bcast, false),
+            "Ireduce" => (CollectiveOp::Reduce, false),
+            // a reduce-scatter or a prefix reduction moves the whole vector like an allreduce
+            "Iallreduce" | "ReduceScatter" | "ReduceScatterBlock" | "Scan" | "Exscan" => {
+                (CollectiveOp::Allreduce, false)
+            }
+            "Ibarrier" => (CollectiveOp::Barrier, false),
+            _ => return None,
+        },
+    };
+    let named = name.parse::<CollectiveOp>().is_ok();
+    let (op, stand_in) = if listed(op) {
+        (op, !named)
+    } else {
+        (op.regular(), true)
     };
     Some(SheetOp {
         op,
         per_pair,
-        stand_in: true,
+        stand_in,
     })
 }
 

@@ -138,19 +138,30 @@ fn a_comparison_is_an_indicator() {
 }
 
 /// Collectives the sheet does not list are costed as their regular counterparts, an
-/// Alltoallv's size (all a rank sends) shared among the P ranks; point-to-point is not one.
+/// Alltoallv's size (all a rank sends) shared among the P ranks; a v-form the sheet lists is
+/// costed as itself; point-to-point is not one.
 #[test]
 fn unlisted_collectives_stand_in_for_their_counterparts() {
-    let s = sheet_op_named("Allreduce").unwrap();
+    let regular = |op: CollectiveOp| op.regular() == op;
+    let s = sheet_op_named("Allreduce", regular).unwrap();
     assert!(s.op == CollectiveOp::Allreduce && !s.stand_in && !s.per_pair);
-    let s = sheet_op_named("Allgatherv").unwrap();
+    let s = sheet_op_named("Allgatherv", regular).unwrap();
     assert!(s.op == CollectiveOp::Allgather && s.stand_in && !s.per_pair);
-    let s = sheet_op_named("Alltoallv").unwrap();
-    assert!(s.op == CollectiveOp::Alltoall && s.per_pair);
+    let s = sheet_op_named("Alltoallv", regular).unwrap();
+    assert!(s.op == CollectiveOp::Alltoall && s.stand_in && s.per_pair);
     let b = sheet_bytes(s, &(Expr::num(8.0) * Expr::var("N")), &Expr::var("P"));
     assert_eq!(b, Expr::num(8.0) * Expr::var("N") / Expr::var("P"));
-    assert_eq!(sheet_op_named("Ibcast").unwrap().op, CollectiveOp::Bcast);
-    assert!(sheet_op_named("Send").is_none() && sheet_op_named("Waitall").is_none());
+    // a sheet that measured the v-forms: themselves, the size still shared among the ranks
+    let s = sheet_op_named("Alltoallv", |_| true).unwrap();
+    assert!(s.op == CollectiveOp::Alltoallv && !s.stand_in && s.per_pair);
+    let s = sheet_op_named("Gatherv", |_| true).unwrap();
+    assert!(s.op == CollectiveOp::Gatherv && !s.stand_in && !s.per_pair);
+    // a nonblocking form is still costed as the blocking one, said so
+    let s = sheet_op_named("Ibcast", |_| true).unwrap();
+    assert!(s.op == CollectiveOp::Bcast && s.stand_in);
+    assert!(
+        sheet_op_named("Send", |_| true).is_none() && sheet_op_named("Waitall", |_| true).is_none()
+    );
 }
 
 /// The recorded shift runs vary ITERS (20, 100) and their time with it: a T without ITERS
