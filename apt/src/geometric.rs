@@ -17,7 +17,7 @@
 //! 1e-12 inside the rounding keeps exact powers of c on the right side (exact for ratios up to
 //! about 1e11).
 use frontend::{BinOp, Program, SrcExpr, SrcExprKind, While};
-use symbolic::Expr;
+use symbolic::{Atom, Expr, Rational};
 
 use crate::cap;
 use crate::procs::ProcFacts;
@@ -63,6 +63,132 @@ impl Geometric<'_> {
             (log + Expr::num(margin)).floor() + Expr::one()
         }
     }
+}
+
+/// The values a geometric loop's counter takes in its body: `start·ratio^j` for j = 0 ..
+/// trip − 1 (`ratio` < 1 for a counter divided each iteration). The body's work summed over
+/// them ([`Values::sum`]) has a closed form for a factor that is a power of 2.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Values {
+    pub start: Expr,
+    pub ratio: f64,
+    pub trip: Expr,
+}
+
+impl Values {
+    /// The counter's values, for a loop whose trip is `trip` from the entry value `start`.
+    pub fn of(g: &Geometric<'_>, start: Expr, trip: Expr) -> Values {
+        Values {
+            start,
+            ratio: if g.up { g.factor } else { 1.0 / g.factor },
+            trip,
+        }
+    }
+
+    /// Σ of `body` over the values of `sym`. Two things are taken as exact that are exact for
+    /// the sizes such loops are written for (an FFT's or a reduction tree's powers of 2):
+    /// - the counter's last value is its bound (the trip's `floor(log2(N))` read as
+    ///   `log2(N)`: the bound is the start times a power of the factor);
+    /// - the counter divides the parameter terms of a quotient that is truncated
+    ///   (`floor(N/len - 1/len) + 1`, the blocks of a `for (s = 0; s < n; s += len)`, is
+    ///   `N/len`).
+    ///
+    /// `Err` with the reason where neither gives a closed form (a factor not a power of 2,
+    /// the counter inside a log2 or a min).
+    pub fn sum(&self, body: &Expr, sym: &str) -> Result<Expr, String> {
+        let k = self.ratio.log2();
+        if k.fract() != 0.0 || k == 0.0 {
+            return Err(format!(
+                "no closed form for the sum over `{sym}`: its factor is not a power of 2"
+            ));
+        }
+        let no_form = || format!("no closed form for the sum over `{sym}`");
+        let body = divisible_quotients(body, sym).ok_or_else(no_form)?;
+        // r^trip, with the trip's roundings dropped
+        let r_pow = self.trip_power_of_2().ok_or_else(no_form)?.powi(k as i64);
+        symbolic::sum_geometric(&body, sym, &self.start, self.ratio, &self.trip, &r_pow)
+            .ok_or_else(no_form)
+    }
+
+    /// 2^trip with its floors and ceilings dropped: each `c·log2(E)` gives `E^c`, a constant
+    /// `c` gives 2^c; `None` for any other term.
+    fn trip_power_of_2(&self) -> Option<Expr> {
+        let mut t = self.trip.clone();
+        while let Some((a, x)) = rounding(&t, None) {
+            t = t.replace_atom(&a, &x);
+        }
+        let mut out = Expr::one();
+        for term in t.terms() {
+            let c = term.coef();
+            match term.factors() {
+                [] => {
+                    let c = if (c - c.round()).abs() < 1e-9 {
+                        c.round()
+                    } else {
+                        c
+                    };
+                    out = out * Expr::num(c.exp2());
+                }
+                [(Atom::Log2(e), q)] if *q == Rational::from_f64(1.0)? => {
+                    out = out * e.pow(Rational::from_f64(c)?);
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The first floor or ceiling atom in `e` (one whose argument mentions `var`, when given), with
+/// its argument.
+fn rounding(e: &Expr, var: Option<&str>) -> Option<(Atom, Expr)> {
+    for t in e.terms() {
+        for (a, _) in t.factors() {
+            match a {
+                Atom::Floor(x) | Atom::Ceil(x) if var.is_none_or(|v| x.contains_var(v)) => {
+                    return Some((a.clone(), (**x).clone()));
+                }
+                _ => {
+                    for x in a.args() {
+                        if let Some(found) = rounding(x, var) {
+                            return Some(found);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `e` with each floor/ceiling of a quotient by `var` taken exactly as if `var` divided its
+/// parameter terms: `floor(X/var + c/var + k) = X/var + k + floor(c/var)`, with `floor(c/var)`
+/// = −1 for −1 ≤ c < 0 and 0 for 0 ≤ c ≤ 1 (`var` ≥ 1), likewise `ceil`. `None` for another
+/// constant part (a non-integer `k`, |c| > 1).
+fn divisible_quotients(e: &Expr, var: &str) -> Option<Expr> {
+    let mut e = e.clone();
+    let over = Atom::Var(var.to_string());
+    while let Some((a, x)) = rounding(&e, Some(var)) {
+        let (mut rest, mut k, mut c) = (Expr::zero(), 0.0, 0.0);
+        for t in x.terms() {
+            match t.factors() {
+                [] => k += t.coef(),
+                [(v, q)] if *v == over && *q == Rational::from_f64(-1.0)? => c += t.coef(),
+                _ => rest = rest + Expr::num(t.coef()) * t.monomial(),
+            }
+        }
+        if k.fract() != 0.0 || c.abs() > 1.0 {
+            return None;
+        }
+        let up = matches!(a, Atom::Ceil(_));
+        let part = match (up, c) {
+            (false, c) if c < 0.0 => -1.0,
+            (true, c) if c > 0.0 => 1.0,
+            _ => 0.0,
+        };
+        e = e.replace_atom(&a, &(rest + Expr::num(k + part)));
+    }
+    Some(e)
 }
 
 fn is_pow2(x: f64) -> bool {

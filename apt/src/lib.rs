@@ -120,7 +120,8 @@ impl NodeKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopNode {
-    /// Loop variable (`None` for while loops and array syntax).
+    /// Loop variable (`None` for array syntax and while loops, but for a geometric one:
+    /// its counter).
     pub var: Option<String>,
     /// Fortran array syntax (an implicit loop over the elements a statement visits): the
     /// sections or arrays visited, as written (`unew(1:nx, j)`).

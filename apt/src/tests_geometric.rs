@@ -248,3 +248,97 @@ int main(int argc, char **argv) {
     assert_eq!(l[1].cap, Some(e("ceil(log2(P))")));
     assert!(matches!(&l[2].trip, Attr::Unresolved(_)), "{:?}", l[2].trip);
 }
+
+/// Work nested in a geometric loop is summed over the counter's values (trial 27's FFT: the
+/// inner trips were unresolved and fitted `0.6791*N^(1/3) + 3.611`): an FFT's N/len blocks of
+/// len/2 butterflies per level, a bitonic sort's halving inner levels, a tree reduction's
+/// halving sweeps; each checked against running the nest at powers of 2, where the sums are
+/// exact. A factor of 3 has no closed form and stays unresolved, saying why.
+#[test]
+fn work_nested_in_a_geometric_loop_sums_over_its_values() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+double a[1 << 20];
+int main(int argc, char **argv) {
+    int n, len, s, k, j, i, h;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    for (len = 2; len <= n; len <<= 1)
+        for (s = 0; s < n; s += len)
+            for (k = 0; k < len / 2; k++)
+                a[s + k] += a[s + k + len / 2];
+    for (k = 2; k <= n; k *= 2)
+        for (j = k / 2; j > 0; j /= 2)
+            for (i = 0; i < n; i++)
+                a[i] = a[i ^ j];
+    h = n;
+    while (h > 1) {
+        h = h / 2;
+        for (i = 0; i < h; i++)
+            a[i] += a[i + h];
+    }
+    for (len = 1; len < n; len *= 3)
+        for (i = 0; i < len; i++)
+            a[i] += 1.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("g.c", src);
+    let l = loops(&apt);
+    let compute: Vec<_> = l.iter().filter(|x| x.compute).collect();
+    assert_eq!(compute.len(), 4, "{compute:#?}");
+    // brute force: the innermost bodies' iterations
+    let fft = |n: i64| {
+        let mut w = 0;
+        let mut len = 2;
+        while len <= n {
+            w += (n + len - 1) / len * (len / 2);
+            len <<= 1;
+        }
+        w
+    };
+    let bitonic = |n: i64| {
+        let mut w = 0;
+        let mut k = 2;
+        while k <= n {
+            let mut j = k / 2;
+            while j > 0 {
+                w += n;
+                j /= 2;
+            }
+            k *= 2;
+        }
+        w
+    };
+    let tree = |n: i64| {
+        let (mut w, mut h) = (0, n);
+        while h > 1 {
+            h /= 2;
+            w += h;
+        }
+        w
+    };
+    for n in [2i64, 8, 64, 1024] {
+        let at = [("N", n as f64)];
+        for (c, want) in compute.iter().take(3).zip([fft(n), bitonic(n), tree(n)]) {
+            let work = c.work.as_ref().unwrap();
+            assert_eq!(eval(work, &at), want as f64, "N={n}: {work:?}");
+        }
+    }
+    // each geometric loop with a nest says what its sums take
+    assert!(
+        apt.notes
+            .iter()
+            .any(|(_, n)| n.contains("summed over `len` = 2, 4, …")),
+        "{:?}",
+        apt.notes
+    );
+    assert!(
+        matches!(compute[3].work.as_ref(), Some(Attr::Unresolved(r)) if r.contains("not a power of 2")),
+        "{:?}",
+        compute[3].work
+    );
+}

@@ -381,6 +381,12 @@ pub fn work(n: &Node, facts: &Facts) -> Attr {
     let in_more = f.more.iter().any(|x| body.contains_var(&x.sym));
     match f.sym.as_deref().filter(|s| body.contains_var(s)) {
         None if !in_more => Attr::Expr(trip * body),
+        // a geometric loop's counter: summed over its values
+        Some(sym) if f.geo.is_some() => match f.geo.as_ref().map(|g| g.sum(&body, sym)) {
+            Some(Ok(e)) => Attr::Expr(e),
+            Some(Err(why)) => Attr::Unresolved(why),
+            None => Attr::Unresolved("loop not analysed".into()),
+        },
         Some(sym) if f.more.is_empty() => sum_body(&body, sym, &f.lo, &f.hi, &f.step),
         _ => {
             // DO CONCURRENT whose body depends on its indices: sum over each, last first

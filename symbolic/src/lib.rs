@@ -47,5 +47,5 @@ pub use query::EvalError;
 pub use rational::Rational;
 pub use roots::Method;
 pub use solve::{minimize, Candidate, Solution, SolveError, SolveOptions};
-pub use sum::sum_over;
+pub use sum::{sum_geometric, sum_over};
 pub use within::Within;

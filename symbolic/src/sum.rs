@@ -1,7 +1,9 @@
 //! Closed-form sums Σ_{i=lo}^{hi} body(i) for bodies polynomial in `i` (Faulhaber, degree ≤ 3):
-//! trip counts of triangular loop nests.
+//! trip counts of triangular loop nests; and sums over a geometric sequence of values
+//! ([`sum_geometric`]): the work nested in `for (len = 2; len <= n; len *= 2)`.
 
 use crate::expr::{Atom, Expr};
+use crate::rational::Rational;
 
 /// `S_k(n) = Σ_{i=1}^{n} i^k` for k = 0..=3.
 fn faulhaber(k: i64, n: &Expr) -> Expr {
@@ -139,6 +141,60 @@ fn sum_polynomial(body: &Expr, var: &str, lo: &Expr, hi: &Expr) -> Option<Expr> 
     Some(out)
 }
 
+/// Σ_{j=0}^{n−1} body(var = start·r^j): the body summed over a geometric loop's values, with
+/// `r_pow_n` = r^n given as an expression (n is a trip count: `floor(log2(N))`, whose power of 2
+/// is N only where N is one; the caller says which it takes). Each term `c·var^a` gives
+/// `c·start^a·(r_pow_n^a − 1)/(r^a − 1)`, a term free of `var` gives `n·c`, a term
+/// `c·log2(var)` gives `c·(n·log2(start) + log2(r)·n(n − 1)/2)` (a bitonic sort's inner levels).
+/// `None` when `var` is elsewhere inside a log2/max/min/floor/ceil, `r` is not positive or is 1.
+pub fn sum_geometric(
+    body: &Expr,
+    var: &str,
+    start: &Expr,
+    r: f64,
+    n: &Expr,
+    r_pow_n: &Expr,
+) -> Option<Expr> {
+    if !(r > 0.0 && r.is_finite() && r != 1.0) {
+        return None;
+    }
+    let target = Atom::Var(var.to_string());
+    let log = Atom::Log2(Box::new(Expr::var(var)));
+    let one = Rational::from_f64(1.0)?;
+    let mut out = Expr::zero();
+    for t in body.terms() {
+        let (mut a, mut logs) = (None, false);
+        let mut rest = Vec::new();
+        for (x, q) in t.factors() {
+            if *x == target {
+                a = Some(*q);
+            } else if *x == log && *q == one {
+                logs = true;
+            } else {
+                if x.args().iter().any(|y| y.contains_var(var)) {
+                    return None;
+                }
+                rest.push((x.clone(), *q));
+            }
+        }
+        let c = crate::canon::term_expr(t.coef(), rest);
+        out = out
+            + match (a, logs) {
+                (None, false) => c * n,
+                // Σ log2(start·r^j) = n·log2(start) + log2(r)·n(n − 1)/2
+                (None, true) => {
+                    c * (n * start.log2() + Expr::num(r.log2() * 0.5) * n * (n - Expr::one()))
+                }
+                (Some(q), false) => {
+                    let ra = r.powf(q.to_f64());
+                    c * start.pow(q) * (r_pow_n.pow(q) - Expr::one()) / Expr::num(ra - 1.0)
+                }
+                (Some(_), true) => return None,
+            };
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -249,5 +305,80 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    /// Σ over len = 2, 4, …, N (N a power of 2) and over j = K/2, K/4, …, 1 match the loops.
+    #[test]
+    fn geometric_sums_match_the_loops() {
+        for (body, start, r, trip, r_pow) in [
+            // FFT: n/len blocks of len/2 butterflies per level
+            ("N/len*len/2", "2", 2.0, "log2(N)", "N"),
+            ("len + 3", "2", 2.0, "log2(N)", "N"),
+            ("N/len", "1", 2.0, "log2(N) + 1", "2*N"),
+            ("len^2*P", "2", 2.0, "log2(N)", "N"),
+            // bitonic: log2(k) inner levels at each k = 2, 4, …, N
+            ("N*log2(len) + 1", "2", 2.0, "log2(N)", "N"),
+            // halving: v = N/2, N/4, …, 1
+            ("len", "N/2", 0.5, "log2(N)", "1/N"),
+            ("len^0.5", "N/2", 0.5, "log2(N)", "1/N"),
+        ] {
+            let b = parse(body).unwrap();
+            let st = parse(start).unwrap();
+            let s = sum_geometric(
+                &b,
+                "len",
+                &st,
+                r,
+                &parse(trip).unwrap(),
+                &parse(r_pow).unwrap(),
+            )
+            .unwrap_or_else(|| panic!("{body}"));
+            for n in [8.0, 64.0, 1024.0] {
+                let at = |v: &str| match v {
+                    "N" => Some(n),
+                    "P" => Some(3.0),
+                    _ => None,
+                };
+                let trips = parse(trip).unwrap().eval(&at).unwrap().round() as i32;
+                let mut len = st.eval(&at).unwrap();
+                let mut brute = 0.0;
+                for _ in 0..trips {
+                    brute += b
+                        .eval(&|v| if v == "len" { Some(len) } else { at(v) })
+                        .unwrap();
+                    len *= r;
+                }
+                let got = s.eval(&at).unwrap();
+                assert!(
+                    (got - brute).abs() < 1e-9 * brute.abs().max(1.0),
+                    "{body} at {n}: {got} vs {brute}"
+                );
+            }
+        }
+        let t = parse("log2(N)").unwrap();
+        let no = |body: &str| {
+            sum_geometric(
+                &parse(body).unwrap(),
+                "len",
+                &Expr::int(2),
+                2.0,
+                &t,
+                &Expr::var("N"),
+            )
+        };
+        assert!(
+            no("len*log2(len)").is_none()
+                && no("floor(N/len)").is_none()
+                && no("min(len, N)").is_none()
+        );
+        assert!(sum_geometric(
+            &Expr::var("len"),
+            "len",
+            &Expr::int(2),
+            1.0,
+            &t,
+            &Expr::var("N")
+        )
+        .is_none());
     }
 }

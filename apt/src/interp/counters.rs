@@ -93,6 +93,7 @@ impl Analysis<'_> {
             lo: f.lo.clone(),
             hi: f.hi.clone(),
             step: f.step.clone(),
+            geo: f.geo.clone(),
         };
         self.sum_over_loop(&per, &al)
             .map(Some)

@@ -6,6 +6,7 @@ use frontend::{InputOrigin, SrcExpr, SrcExprKind, StmtId, StmtKind};
 use symbolic::Expr;
 
 use crate::cap;
+use crate::geometric::Values;
 use crate::procs::user_proc;
 use crate::rules::trip_count;
 use crate::value::{input_with_default, Val};
@@ -144,6 +145,7 @@ impl Analysis<'_> {
                 hi: hi.clone(),
                 step: step.clone(),
                 more: more.clone(),
+                geo: None,
             },
         );
         defined.insert(l.var.clone());
@@ -152,7 +154,13 @@ impl Analysis<'_> {
         let mut inner = env.clone();
         self.set_unknown(&mut inner, defined.iter().cloned(), &reason);
         inner.insert(l.var.clone(), Val::Known(Expr::var(&sym)));
-        self.stack.push(ActiveLoop { sym, lo, hi, step });
+        self.stack.push(ActiveLoop {
+            sym,
+            lo,
+            hi,
+            step,
+            geo: None,
+        });
         for ((var, ..), x) in l.indices().into_iter().skip(1).zip(&more) {
             inner.insert(var.to_string(), Val::Known(Expr::var(&x.sym)));
             self.stack.push(ActiveLoop {
@@ -160,6 +168,7 @@ impl Analysis<'_> {
                 lo: x.lo.clone(),
                 hi: x.hi.clone(),
                 step: x.step.clone(),
+                geo: None,
             });
         }
         self.block(&l.body, &mut inner);
@@ -276,7 +285,7 @@ impl Analysis<'_> {
         env: &Env,
         defined: &BTreeSet<String>,
         line: u32,
-    ) -> (Attr, Option<Attr>) {
+    ) -> (Attr, Option<Attr>, Option<(String, Values)>) {
         // a C `for` whose counter has no constant step is still written `for`
         let is_for = self.prog.language == frontend::Language::C
             && self
@@ -290,7 +299,7 @@ impl Analysis<'_> {
             } else {
                 "while loop"
             };
-            (Attr::Unresolved(why.into()), None)
+            (Attr::Unresolved(why.into()), None, None)
         };
         let Some(cond) = &w.cond else {
             return plain();
@@ -316,9 +325,10 @@ impl Analysis<'_> {
             Some((t, step))
         });
         let Some((t, step)) = found else {
+            let no_values = |(trip, cap)| (trip, cap, None);
             return self
                 .geometric_trip(w, span, env, defined, line)
-                .or_else(|| self.halving_trip(w, span, env, line))
+                .or_else(|| self.halving_trip(w, span, env, line).map(no_values))
                 .unwrap_or_else(plain);
         };
         let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
@@ -335,6 +345,7 @@ impl Analysis<'_> {
                 return (
                     Attr::Unresolved(format!("while loop over `{}`: {why}", t.var)),
                     None,
+                    None,
                 )
             }
             _ => return plain(),
@@ -345,7 +356,8 @@ impl Analysis<'_> {
         } else {
             bound
         };
-        self.capped(w, span, parts.len() > 1, line, bound)
+        let (trip, cap) = self.capped(w, span, parts.len() > 1, line, bound);
+        (trip, cap, None)
     }
 
     /// A while loop's trip `bound`: exact when nothing may end the loop before it, else
@@ -391,7 +403,8 @@ impl Analysis<'_> {
     }
 
     /// The trip of a while loop whose counter is multiplied or divided by a constant each
-    /// iteration ([`crate::geometric`]), with a note saying so; `None` when `w` is no such loop.
+    /// iteration ([`crate::geometric`]), with a note saying so, and the counter's values where
+    /// the trip is exact; `None` when `w` is no such loop.
     fn geometric_trip(
         &mut self,
         w: &frontend::While,
@@ -399,7 +412,7 @@ impl Analysis<'_> {
         env: &Env,
         defined: &BTreeSet<String>,
         line: u32,
-    ) -> Option<(Attr, Option<Attr>)> {
+    ) -> Option<(Attr, Option<Attr>, Option<(String, Values)>)> {
         let prog = self.prog;
         let cur = self.cur;
         let is_int = |name: &str| {
@@ -427,19 +440,38 @@ impl Analysis<'_> {
                         g.var
                     )),
                     None,
+                    None,
                 ));
             }
         };
         let trip = g.trip(&start, &bound);
         let how = if g.up { "multiplies" } else { "divides" };
+        // a nest inside is summed over the counter's values ([`Values::sum`]): say what that takes
+        let nest = prog.walk(&w.body).into_iter().any(|id| {
+            prog.stmt(id)
+                .is_some_and(|s| matches!(s.kind, StmtKind::Loop(_) | StmtKind::While(_)))
+        });
+        let takes = if nest && g.factor.log2().fract() == 0.0 {
+            format!(
+                "; the work nested in it is summed over `{}` = {start}, {}, … as if its bound were the start times a power of {}",
+                g.var,
+                if g.up { &start * Expr::num(g.factor) } else { &start / Expr::num(g.factor) },
+                g.factor
+            )
+        } else {
+            String::new()
+        };
         self.notes.insert(
             line,
             format!(
-                "loop at line {line} is geometric: each iteration {how} `{}` by {}, so it runs {trip} times",
+                "loop at line {line} is geometric: each iteration {how} `{}` by {}, so it runs {trip} times{takes}",
                 g.var, g.factor
             ),
         );
-        Some(self.capped(w, span, g.more_conjuncts, line, trip))
+        let (trip_attr, cap) = self.capped(w, span, g.more_conjuncts, line, trip.clone());
+        let values = (cap.is_none() && matches!(trip_attr, Attr::Expr(_)))
+            .then(|| (g.var.clone(), Values::of(&g, start, trip)));
+        Some((trip_attr, cap, values))
     }
 
     /// `limit` keeps its value through a loop that writes `defined`: no variable it reads is
@@ -545,6 +577,9 @@ impl Analysis<'_> {
 
     /// Σ of `e` over the iterations of the active loop `l`.
     pub(super) fn sum_over_loop(&self, e: &Expr, l: &ActiveLoop) -> Result<Expr, String> {
+        if let Some(g) = &l.geo {
+            return g.sum(e, &l.sym);
+        }
         let (Some(lo), Some(hi)) = (l.lo.known(), l.hi.known()) else {
             return Err(format!(
                 "bounds of the loop over `{}` are unresolved",

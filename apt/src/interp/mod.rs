@@ -112,6 +112,8 @@ pub struct LoopFacts {
     /// A `DO CONCURRENT`'s indices after the first (`var`/`sym`/`lo`/`hi`/`step`), in header
     /// order: its trip is the product of every index's.
     pub more: Vec<IndexFacts>,
+    /// A geometric while loop's counter values (`sym` stands for the counter in its body).
+    pub geo: Option<crate::geometric::Values>,
 }
 
 /// One more index of a `DO CONCURRENT` ([`LoopFacts::more`]).
@@ -141,6 +143,8 @@ struct ActiveLoop {
     lo: Val,
     hi: Val,
     step: Val,
+    /// The values of a geometric loop's counter (`lo`/`hi`/`step` unknown then).
+    geo: Option<crate::geometric::Values>,
 }
 
 /// Everything the propagation learns about a program.

@@ -12,7 +12,7 @@ use crate::Attr;
 
 use super::scope::Cx;
 use super::summary::CallAt;
-use super::{Analysis, Cond, Env, LoopFacts};
+use super::{ActiveLoop, Analysis, Cond, Env, LoopFacts};
 
 impl Analysis<'_> {
     pub(super) fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
@@ -165,7 +165,7 @@ impl Analysis<'_> {
                 let mut defined = self.procs.block_defs(prog, &w.body);
                 defined.extend(self.procs.block_defs(prog, &w.update));
                 let reason = format!("assigned in loop at line {line}");
-                let (trip, cap) = self.while_trip(w, s.span, env, &defined, line);
+                let (trip, cap, geo) = self.while_trip(w, s.span, env, &defined, line);
                 let total = match &trip {
                     Attr::Expr(t) => self.trip_total(t),
                     _ => None,
@@ -175,22 +175,39 @@ impl Analysis<'_> {
                 if let Some(c) = &w.cond {
                     let _ = self.ev(c, env, None);
                 }
+                // a geometric counter is a symbol in the body, its values known
+                // ([`crate::geometric::Values`]): the work nested in it sums over them
+                let counter = geo.map(|(var, values)| (self.loop_symbol(&var), var, values));
                 self.facts.loops.insert(
                     id,
                     LoopFacts {
                         trip,
                         cap,
                         total,
-                        var: None,
-                        sym: None,
+                        var: counter.as_ref().map(|(_, v, _)| v.clone()),
+                        sym: counter.as_ref().map(|(sym, ..)| sym.clone()),
                         lo: Val::unknown("while loop"),
                         hi: Val::unknown("while loop"),
                         step: Val::unknown("while loop"),
                         more: Vec::new(),
+                        geo: counter.as_ref().map(|(.., g)| g.clone()),
                     },
                 );
                 let mut inner = env.clone();
+                if let Some((sym, var, values)) = counter.clone() {
+                    inner.insert(var, Val::Known(Expr::var(&sym)));
+                    self.stack.push(ActiveLoop {
+                        sym,
+                        lo: Val::unknown("geometric loop"),
+                        hi: Val::unknown("geometric loop"),
+                        step: Val::unknown("geometric loop"),
+                        geo: Some(values),
+                    });
+                }
                 self.block(&w.body, &mut inner);
+                if counter.is_some() {
+                    self.stack.pop();
+                }
                 self.block(&w.update, &mut inner);
                 self.set_unknown(env, defined.iter().cloned(), &reason);
                 self.inputs_after_loop(&[&w.body, &w.update], &defined, &before, env);
@@ -345,6 +362,7 @@ impl Analysis<'_> {
                 hi: none(),
                 step: none(),
                 more: Vec::new(),
+                geo: None,
             },
         );
     }
