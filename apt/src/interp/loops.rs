@@ -15,6 +15,10 @@ use crate::Attr;
 use super::counters::Counted;
 use super::{ActiveLoop, Analysis, Env, IndexFacts, LoopFacts};
 
+/// A while loop's trip, its cap where it may end early, and a geometric counter's values
+/// (the counter's name and [`Values`]).
+pub(super) type WhileTrip = (Attr, Option<Attr>, Option<(String, Values)>);
+
 /// The prefix of the symbols [`Analysis::unknowns_as_symbols`] stands unknown scalars for.
 const UNKNOWN: &str = "unknown__";
 
@@ -285,7 +289,7 @@ impl Analysis<'_> {
         env: &Env,
         defined: &BTreeSet<String>,
         line: u32,
-    ) -> (Attr, Option<Attr>, Option<(String, Values)>) {
+    ) -> WhileTrip {
         // a C `for` whose counter has no constant step is still written `for`
         let is_for = self.prog.language == frontend::Language::C
             && self
@@ -412,7 +416,7 @@ impl Analysis<'_> {
         env: &Env,
         defined: &BTreeSet<String>,
         line: u32,
-    ) -> Option<(Attr, Option<Attr>, Option<(String, Values)>)> {
+    ) -> Option<WhileTrip> {
         let prog = self.prog;
         let cur = self.cur;
         let is_int = |name: &str| {
