@@ -137,6 +137,9 @@ pub struct LoopNode {
     pub cap: Option<Attr>,
     /// When `trip` mentions enclosing loop variables: its sum over them (in parameters only).
     pub trip_total: Option<Attr>,
+    /// When `trip` mentions enclosing loop variables: its mean per entry of the loop over
+    /// them (`trip_total` over the loop's entries there).
+    pub trip_mean: Option<Attr>,
     /// Outermost loop without communication below it: a computation phase.
     pub compute: bool,
     /// Computation phases only: iterations of the nest's innermost bodies per entry.

@@ -328,6 +328,15 @@ int main(int argc, char **argv) {
             assert_eq!(eval(work, &at), want as f64, "N={n}: {work:?}");
         }
     }
+    // the butterflies' mean per entry weighs each level by its blocks (entries): their
+    // total over the blocks' entries, N/2·log2(N) over N - 1, not the mean of len/2 (the
+    // model's trip per entry of the loop at line 12)
+    let butterflies = l.iter().find(|x| x.trip == e("0.5*len")).unwrap();
+    for n in [8.0f64, 1024.0] {
+        let at = [("N", n)];
+        let mean = eval(butterflies.trip_mean.as_ref().unwrap(), &at);
+        assert_eq!(mean, fft(n as i64) as f64 / (n - 1.0), "N={n}");
+    }
     // each geometric loop with a nest says what its sums take
     assert!(
         apt.notes

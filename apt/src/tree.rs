@@ -263,6 +263,7 @@ impl Builder<'_> {
             ),
             cap: f.and_then(|f| f.cap.clone()),
             trip_total: f.and_then(|f| f.total.clone()),
+            trip_mean: f.and_then(|f| f.mean.clone()),
             array: None,
             library: None,
             compute: false,

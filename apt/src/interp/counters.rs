@@ -94,6 +94,7 @@ impl Analysis<'_> {
             hi: f.hi.clone(),
             step: f.step.clone(),
             geo: f.geo.clone(),
+            trip: None,
         };
         self.sum_over_loop(&per, &al)
             .map(Some)

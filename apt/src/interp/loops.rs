@@ -132,17 +132,20 @@ impl Analysis<'_> {
             cap = Some(Attr::Expr(t.clone()));
             trip = Attr::Unresolved(format!("exits early ({what} at line {at})"));
         }
-        let total = match &trip {
-            Attr::Expr(t) => self.trip_total(t),
-            _ => None,
+        let (total, mean) = match &trip {
+            Attr::Expr(t) => (self.trip_total(t), self.mean_over_loops(t)),
+            _ => (None, None),
         };
         let sym = self.loop_symbol(&l.var);
+        // the first index's own trip (a DO CONCURRENT's is the product of all)
+        let own_trip = trip_count(&lo, &hi, &step).expr().cloned();
         self.facts.loops.insert(
             id,
             LoopFacts {
                 trip,
                 cap,
                 total,
+                mean,
                 var: Some(l.var.clone()),
                 sym: Some(sym.clone()),
                 lo: lo.clone(),
@@ -164,6 +167,7 @@ impl Analysis<'_> {
             hi,
             step,
             geo: None,
+            trip: own_trip,
         });
         for ((var, ..), x) in l.indices().into_iter().skip(1).zip(&more) {
             inner.insert(var.to_string(), Val::Known(Expr::var(&x.sym)));
@@ -173,6 +177,7 @@ impl Analysis<'_> {
                 hi: x.hi.clone(),
                 step: x.step.clone(),
                 geo: None,
+                trip: trip_count(&x.lo, &x.hi, &x.step).expr().cloned(),
             });
         }
         self.block(&l.body, &mut inner);
@@ -564,12 +569,27 @@ impl Analysis<'_> {
     /// Σ of `e`, and of `unit` over the same iterations, over the enclosing loops whose
     /// symbols `e` mentions (or its sum so far: an inner loop's bounds in an outer one's
     /// variable), innermost first; `None` when `e` mentions none.
+    ///
+    /// A loop between whose trip mentions a loop further out that is summed (an FFT's blocks
+    /// `for (s = 0; s < n; s += len)` between its butterflies `k < len/2` and the levels over
+    /// `len`) multiplies both first: the butterflies' mean per entry is their total over the
+    /// blocks' entries, not the mean of `len/2` over the levels.
     fn sum_over_loops(&self, e: &Expr, unit: &Expr) -> Result<Option<(Expr, Expr)>, String> {
         let mut total = e.clone();
         let mut count = unit.clone();
         let mut mentioned = false;
-        for l in self.stack.iter().rev() {
+        for (at, l) in self.stack.iter().enumerate().rev() {
+            let outer = &self.stack[..at];
             if !total.contains_var(&l.sym) && !count.contains_var(&l.sym) {
+                let summed_further = outer.iter().any(|o| total.contains_var(&o.sym));
+                let between = l
+                    .trip
+                    .as_ref()
+                    .filter(|t| summed_further && outer.iter().any(|o| t.contains_var(&o.sym)));
+                if let Some(t) = between {
+                    total = total * t;
+                    count = count * t;
+                }
                 continue;
             }
             mentioned = true;

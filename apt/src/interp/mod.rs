@@ -101,8 +101,11 @@ pub struct LoopFacts {
     pub trip: Attr,
     /// An upper bound on `trip` the source proves when the loop may end early ([`crate::cap`]).
     pub cap: Option<Attr>,
-    /// Σ of the trip over the enclosing loops whose variables it mentions.
+    /// Σ of the trip over the enclosing loops whose variables it mentions (and the loops
+    /// between, whose trips depend on them).
     pub total: Option<Attr>,
+    /// The trip's mean per entry over those loops: `total` over the entries.
+    pub mean: Option<Attr>,
     pub var: Option<String>,
     /// The symbol standing for the loop variable inside the body.
     pub sym: Option<String>,
@@ -145,6 +148,9 @@ struct ActiveLoop {
     step: Val,
     /// The values of a geometric loop's counter (`lo`/`hi`/`step` unknown then).
     geo: Option<crate::geometric::Values>,
+    /// Its trip, where known: a loop between a nested loop and an outer one its trip
+    /// mentions multiplies the nested loop's entries by it.
+    trip: Option<Expr>,
 }
 
 /// Everything the propagation learns about a program.

@@ -166,9 +166,9 @@ impl Analysis<'_> {
                 defined.extend(self.procs.block_defs(prog, &w.update));
                 let reason = format!("assigned in loop at line {line}");
                 let (trip, cap, geo) = self.while_trip(w, s.span, env, &defined, line);
-                let total = match &trip {
-                    Attr::Expr(t) => self.trip_total(t),
-                    _ => None,
+                let (total, mean) = match &trip {
+                    Attr::Expr(t) => (self.trip_total(t), self.mean_over_loops(t)),
+                    _ => (None, None),
                 };
                 let before = env.clone();
                 self.set_unknown(env, defined.iter().cloned(), &reason);
@@ -184,6 +184,7 @@ impl Analysis<'_> {
                         trip,
                         cap,
                         total,
+                        mean,
                         var: counter.as_ref().map(|(_, v, _)| v.clone()),
                         sym: counter.as_ref().map(|(sym, ..)| sym.clone()),
                         lo: Val::unknown("while loop"),
@@ -201,6 +202,7 @@ impl Analysis<'_> {
                         lo: Val::unknown("geometric loop"),
                         hi: Val::unknown("geometric loop"),
                         step: Val::unknown("geometric loop"),
+                        trip: Some(values.trip.clone()),
                         geo: Some(values),
                     });
                 }
@@ -345,9 +347,9 @@ impl Analysis<'_> {
                 }
             }
         }
-        let total = match &trip {
-            Attr::Expr(t) => self.trip_total(t),
-            _ => None,
+        let (total, mean) = match &trip {
+            Attr::Expr(t) => (self.trip_total(t), self.mean_over_loops(t)),
+            _ => (None, None),
         };
         let none = || Val::unknown("array syntax");
         self.facts.loops.insert(
@@ -356,6 +358,7 @@ impl Analysis<'_> {
                 trip,
                 cap: None,
                 total,
+                mean,
                 var: None,
                 sym: None,
                 lo: none(),

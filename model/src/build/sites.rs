@@ -85,7 +85,7 @@ fn fit_trip(env: &Env<'_>, n: &Node, l: &LoopNode, notes: &mut Notes) -> Option<
             .filter(|(c, _)| *c > 0)
             .map(|(c, it)| it as f64 / c as f64)
     });
-    let src = env.source(&l.trip).or_else(|| mean_trip(env, n, l));
+    let src = env.source(&l.trip).or_else(|| mean_trip(env, l));
     if s.values.is_empty() {
         return src.map(|e| {
             Fitted {
@@ -225,21 +225,11 @@ pub(super) fn settled(s: &Samples) -> Samples {
 }
 
 /// The mean trip per entry of a loop whose count the source gives in an enclosing loop's
-/// variable (a tile `min(l0 + NB - 1, N) - l0 + 1`): apt's total over those loops divided by
-/// their trip counts, in parameters only.
-fn mean_trip(env: &Env<'_>, n: &Node, l: &LoopNode) -> Option<Expr> {
-    let total = env.source(l.trip_total.as_ref()?)?;
-    let mentioned = l.trip.expr()?.vars();
-    let path = env.paths.get(&n.site.0)?.first()?;
-    let mut entries = Expr::one();
-    for s in path.iter().filter(|s| **s != n.site.0) {
-        if let Some(NodeData::Loop(outer)) = env.nodes.get(s).map(|x| &x.data) {
-            if outer.var.as_ref().is_some_and(|v| mentioned.contains(v)) {
-                entries = entries * env.source(&outer.trip)?;
-            }
-        }
-    }
-    Some(total / entries)
+/// variable (a tile `min(l0 + NB - 1, N) - l0 + 1`, an FFT's butterflies `len/2`): apt's
+/// total over those loops (and the loops between) divided by the loop's entries there, in
+/// parameters only.
+fn mean_trip(env: &Env<'_>, l: &LoopNode) -> Option<Expr> {
+    env.source(l.trip_mean.as_ref()?)
 }
 
 /// An IF's share from its condition, with the report's source text: the condition's own 0/1
