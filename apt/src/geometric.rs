@@ -208,24 +208,40 @@ pub fn recognise<'w>(
     let parts = cap::conjuncts(cond);
     let more_conjuncts = parts.len() > 1;
     parts.iter().find_map(|c| {
-        let (var, limit, up, inclusive) = test(c)?;
-        if limit.is_some_and(|l| !invariant(l)) {
-            return None;
-        }
-        let (factor, grows, truncating) = update(prog, procs, w, var)?;
-        let int = is_int(var);
-        if grows != up || (int && factor.fract() != 0.0) || (limit.is_none() && !int) {
-            return None;
-        }
-        Some(Geometric {
-            var: var.to_string(),
-            limit,
-            up,
-            inclusive,
-            factor,
-            int_div: !up && (int || truncating),
+        recognise_test(prog, procs, w, c, is_int, invariant).map(|g| Geometric {
             more_conjuncts,
+            ..g
         })
+    })
+}
+
+/// The conjunct `c` of `w`'s condition as a geometric loop's test, when it is one
+/// (`more_conjuncts` false).
+pub fn recognise_test<'w>(
+    prog: &Program,
+    procs: &ProcFacts,
+    w: &'w While,
+    c: &'w SrcExpr,
+    is_int: &dyn Fn(&str) -> bool,
+    invariant: &dyn Fn(&SrcExpr) -> bool,
+) -> Option<Geometric<'w>> {
+    let (var, limit, up, inclusive) = test(c)?;
+    if limit.is_some_and(|l| !invariant(l)) {
+        return None;
+    }
+    let (factor, grows, truncating) = update(prog, procs, w, var)?;
+    let int = is_int(var);
+    if grows != up || (int && factor.fract() != 0.0) || (limit.is_none() && !int) {
+        return None;
+    }
+    Some(Geometric {
+        var: var.to_string(),
+        limit,
+        up,
+        inclusive,
+        factor,
+        int_div: !up && (int || truncating),
+        more_conjuncts: false,
     })
 }
 

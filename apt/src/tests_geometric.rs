@@ -351,3 +351,78 @@ int main(int argc, char **argv) {
         compute[3].work
     );
 }
+
+/// A multigrid's level count: `while (m > 4 && nlev < MAXLEV) { m /= 2; nlev++; }` ends at
+/// the fewer of its geometric test's and its counter's trips, and leaves `nlev` at that count
+/// (trial 27's C multigrid: the loops over the levels were "bound assigned in loop").
+#[test]
+fn a_while_loop_ends_at_the_fewest_of_its_tests_trips() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+#define MAXLEV 6
+double u[1 << 20];
+int main(int argc, char **argv) {
+    int n, m, nlev, l, i, it;
+    MPI_Init(&argc, &argv);
+    n = atoi(argv[1]);
+    nlev = 0;
+    m = n;
+    while (m > 4 && nlev < MAXLEV) {
+        m = m / 2;
+        nlev++;
+    }
+    for (l = 0; l < nlev; l++)
+        for (i = 0; i < n; i++)
+            u[i] = 0.5 * u[i];
+    it = 0;
+    do { it += 2; } while (it < n && it < 3 * MAXLEV);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("mg.c", src);
+    let l = loops(&apt);
+    let run = |n: i64| {
+        let (mut m, mut nlev) = (n, 0);
+        while m > 4 && nlev < 6 {
+            m /= 2;
+            nlev += 1;
+        }
+        nlev
+    };
+    let post = |n: i64| {
+        let (mut it, mut trips) = (0, 0);
+        loop {
+            it += 2;
+            trips += 1;
+            if !(it < n && it < 18) {
+                return trips;
+            }
+        }
+    };
+    // (inside the tests' ranges: a count from past its bound is not clamped at 0, as a counted loop's)
+    for n in [5i64, 9, 10, 40, 64, 100, 1000, 1 << 20] {
+        let at = [("N", n as f64), ("MAXLEV", 6.0)];
+        assert_eq!(
+            eval(&l[0].trip, &at),
+            run(n) as f64,
+            "N={n}: {:?}",
+            l[0].trip
+        );
+        // the levels' loop runs nlev times
+        assert_eq!(
+            eval(&l[1].trip, &at),
+            run(n) as f64,
+            "N={n}: {:?}",
+            l[1].trip
+        );
+        assert_eq!(
+            eval(&l[3].trip, &at),
+            post(n) as f64,
+            "N={n}: {:?}",
+            l[3].trip
+        );
+    }
+}

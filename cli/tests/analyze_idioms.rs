@@ -1188,14 +1188,7 @@ int main(int argc, char **argv)
 #[test]
 fn an_ffts_levels_are_summed_from_the_source() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = smpi_model(
-        tmp.path(),
-        "fft.c",
-        FFT,
-        "2,4",
-        &["N=4096,16384"],
-        &["{N}"],
-    );
+    let m = smpi_model(tmp.path(), "fft.c", FFT, "2,4", &["N=4096,16384"], &["{N}"]);
     let site = m["compute"]
         .as_array()
         .unwrap()
@@ -1204,7 +1197,10 @@ fn an_ffts_levels_are_summed_from_the_source() {
         .unwrap_or_else(|| panic!("{:#}", m["compute"]));
     assert_eq!(site["work"], "0.5*N*floor(log2(N) - log2(P))/P", "{site:#}");
     for (line, expr) in [
-        (23, "N/(P*floor(log2(N) - log2(P))) - 1/floor(log2(N) - log2(P))"),
+        (
+            23,
+            "N/(P*floor(log2(N) - log2(P))) - 1/floor(log2(N) - log2(P))",
+        ),
         (24, "0.5*N*floor(log2(N) - log2(P))/(N - P)"),
     ] {
         let trip = m["quantities"]

@@ -41,18 +41,37 @@ impl Analysis<'_> {
         let Some(s) = prog.stmt(id) else {
             return Err(None);
         };
-        let StmtKind::Loop(l) = &s.kind else {
-            return Err(None);
+        // a while loop's body and update (`while (m > 4 && nlev < MAXLEV) { m /= 2; nlev++; }`
+        // leaves nlev at its trip): its counter of a geometric test is not a step
+        let (body, update): (&frontend::Block, Option<&frontend::Block>) = match &s.kind {
+            StmtKind::Loop(l) => {
+                if l.indices().iter().any(|x| x.0 == v) {
+                    return Err(None);
+                }
+                (&l.body, None)
+            }
+            StmtKind::While(w) => {
+                let geometric = self.facts.loops.get(&id).and_then(|f| f.var.as_deref());
+                if geometric == Some(v) {
+                    return Err(None);
+                }
+                (&w.body, Some(&w.update))
+            }
+            _ => return Err(None),
         };
-        if l.indices().iter().any(|x| x.0 == v) {
-            return Err(None);
-        }
-        let Some(per) = self.block_steps(&l.body, v)? else {
+        let per = match (self.block_steps(body, v)?, update) {
+            (a, Some(u)) => match (a, self.block_steps(u, v)?) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            },
+            (a, None) => a,
+        };
+        let Some(per) = per else {
             return Ok(None);
         };
         let line = self.line(s.span);
         // a `continue` may skip the steps after it, a `goto` any of them
-        let cont = crate::cap::own_stmts(prog, &l.body)
+        let cont = crate::cap::own_stmts(prog, body)
             .into_iter()
             .filter_map(|c| prog.stmt(c))
             .find(|x| matches!(x.kind, StmtKind::Continue));
@@ -63,7 +82,7 @@ impl Analysis<'_> {
             )));
         }
         let jump = prog
-            .walk(&l.body)
+            .walk(body)
             .into_iter()
             .filter_map(|c| prog.stmt(c))
             .find(|x| matches!(&x.kind, StmtKind::Opaque(o) if o.reason == "goto"));
@@ -76,7 +95,7 @@ impl Analysis<'_> {
         let Some(f) = self.facts.loops.get(&id) else {
             return Err(None);
         };
-        let (Attr::Expr(trip), Some(sym), true) = (&f.trip, &f.sym, f.more.is_empty()) else {
+        let (Attr::Expr(trip), true) = (&f.trip, f.more.is_empty()) else {
             return Err(Some(match &f.trip {
                 Attr::Unresolved(r) => {
                     format!("counted in the loop at line {line}, whose trip is unresolved ({r})")
@@ -85,9 +104,9 @@ impl Analysis<'_> {
                 _ => format!("counted in the loop at line {line}, whose trip is not a number"),
             }));
         };
-        if !per.contains_var(sym) {
+        let Some(sym) = f.sym.as_ref().filter(|s| per.contains_var(s)) else {
             return Ok(Some(trip * &per));
-        }
+        };
         let al = ActiveLoop {
             sym: sym.clone(),
             lo: f.lo.clone(),

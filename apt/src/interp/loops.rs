@@ -192,7 +192,7 @@ impl Analysis<'_> {
     /// After a loop: a known scalar the nest only steps by constants (`req[nr++]`) is its
     /// value before plus the steps' total ([`super::counters`]), or unknown saying why the
     /// total is not fixed.
-    fn counters_after_loop(
+    pub(super) fn counters_after_loop(
         &mut self,
         id: StmtId,
         defined: &BTreeSet<String>,
@@ -325,14 +325,32 @@ impl Analysis<'_> {
                     _ => true,
                 })
         };
-        let found = parts.iter().find_map(|c| {
-            let t = cap::counter_test(c)?;
-            let step = cap::counter_step(prog, &self.procs, w, t.var)?;
-            if self.is_array(t.var) || !unchanged(t.limit) || !unchanged(step) {
-                return None;
+        // each conjunct's counter test, where it is one
+        let counters: Vec<_> = parts
+            .iter()
+            .map(|c| {
+                let t = cap::counter_test(c)?;
+                let step = cap::counter_step(prog, &self.procs, w, t.var)?;
+                if self.is_array(t.var) || !unchanged(t.limit) || !unchanged(step) {
+                    return None;
+                }
+                Some((t, step))
+            })
+            .collect();
+        // every conjunct a counter's or a geometric counter's test (a multigrid's
+        // `while (m > 4 && nlev < MAXLEV) { m /= 2; nlev++; }`): the fewest of their trips
+        if parts.len() > 1 {
+            if let Some(bound) = self.every_conjunct_bound(w, &parts, &counters, env, defined) {
+                let bound = if w.post_test {
+                    Expr::max(Expr::one(), bound)
+                } else {
+                    bound
+                };
+                let (trip, cap) = self.capped(w, span, false, line, bound);
+                return (trip, cap, None);
             }
-            Some((t, step))
-        });
+        }
+        let found = counters.into_iter().flatten().next();
         let Some((t, step)) = found else {
             let no_values = |(trip, cap)| (trip, cap, None);
             return self
@@ -367,6 +385,51 @@ impl Analysis<'_> {
         };
         let (trip, cap) = self.capped(w, span, parts.len() > 1, line, bound);
         (trip, cap, None)
+    }
+
+    /// The fewest iterations among the conjuncts of a while loop's condition, each a counter's
+    /// test (`counter` finds it) or a geometric counter's ([`crate::geometric`]); `None` when
+    /// one is neither or its count is not known.
+    fn every_conjunct_bound(
+        &mut self,
+        w: &frontend::While,
+        parts: &[&SrcExpr],
+        counters: &[Option<(cap::CounterTest<'_>, &SrcExpr)>],
+        env: &Env,
+        defined: &BTreeSet<String>,
+    ) -> Option<Expr> {
+        let prog = self.prog;
+        let cur = self.cur;
+        let mut bounds = Vec::new();
+        for (c, counter) in parts.iter().zip(counters) {
+            if let Some((t, step)) = counter {
+                let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
+                let hi = match self.ev(t.limit, env, None) {
+                    Val::Known(e) if t.inclusive => Val::Known(e),
+                    Val::Known(e) => Val::Known(e - Expr::one()),
+                    _ => return None,
+                };
+                let step = self.ev(step, env, None);
+                bounds.push(trip_count(&start, &hi, &step).expr()?.clone());
+                continue;
+            }
+            let is_int = |name: &str| {
+                prog.var_type(cur, name)
+                    .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
+                    && !self.is_array(name)
+            };
+            let invariant = |limit: &SrcExpr| self.invariant_bound(limit, defined);
+            let g = crate::geometric::recognise_test(prog, &self.procs, w, c, &is_int, &invariant)?;
+            let Val::Known(start) = self.ev(&SrcExpr::var(&g.var, c.span), env, None) else {
+                return None;
+            };
+            let bound = match g.limit {
+                Some(l) => self.ev(l, env, None).known()?.clone(),
+                None => Expr::zero(),
+            };
+            bounds.push(g.trip(&start, &bound));
+        }
+        Some(Expr::min_of(bounds))
     }
 
     /// A while loop's trip `bound`: exact when nothing may end the loop before it, else

@@ -213,6 +213,7 @@ impl Analysis<'_> {
                 self.block(&w.update, &mut inner);
                 self.set_unknown(env, defined.iter().cloned(), &reason);
                 self.inputs_after_loop(&[&w.body, &w.update], &defined, &before, env);
+                self.counters_after_loop(id, &defined, &before, env);
             }
             StmtKind::If(i) => {
                 // `if (x < y) m = x; else m = y;` (or no else, `m = y` before it) is `min(x, y)`
