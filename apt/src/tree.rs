@@ -217,7 +217,7 @@ impl Builder<'_> {
                         out.push(node(Some(id), line, NodeData::Comm(f.clone()), Vec::new()));
                     }
                 }
-                StmtKind::Assign(_) | StmtKind::Call(_) => {
+                StmtKind::Assign(_) | StmtKind::Call(_) | StmtKind::Opaque(_) => {
                     self.calls_in(id, &mut out);
                     if let Some(op) = frontend::array_op(self.prog, s) {
                         let mut n = self.loop_node(id, line, Vec::new());

@@ -101,6 +101,8 @@ const FORTRAN_SAFE_OPAQUE: &[&str] = &[
     "return",
     "rewind",
     "stop",
+    // a WHERE's defs are its masked assignments' targets
+    "where",
 ];
 
 /// What calling a user procedure may write, as the caller sees it.

@@ -20,7 +20,9 @@
 //! - an assignment whose value is `matmul(a, b)` visits the target's elements but does
 //!   `size(a) * columns(b)` multiply-adds ([`ArrayOp::product`]): that is its work.
 use crate::intrinsics::{self, Class};
-use crate::ir::{DeclKind, Language, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind};
+use crate::ir::{
+    DeclKind, Language, Opaque, ProcId, Program, SrcExpr, SrcExprKind, Stmt, StmtKind,
+};
 use crate::library::{library_call, library_calls_in, LibraryCall};
 
 /// How an array operation visits its elements.
@@ -165,6 +167,19 @@ pub fn array_op<'a>(prog: &Program, s: &'a Stmt) -> Option<ArrayOp<'a>> {
     }
     if prog.language != Language::Fortran {
         return None;
+    }
+    // a WHERE: the elements of its first masked assignment's target
+    if let StmtKind::Opaque(Opaque {
+        masked: Some(target),
+        ..
+    }) = &s.kind
+    {
+        return Some(ArrayOp {
+            kind: ArrayOpKind::Assign,
+            shapes: vec![target],
+            calls: Vec::new(),
+            product: None,
+        });
     }
     let StmtKind::Assign(a) = &s.kind else {
         return None;

@@ -977,6 +977,10 @@ pub struct Opaque {
     pub reason: String,
     /// Fortran `ALLOCATE`: the arrays it gives bounds, in order (`allocate(u(0:n+1, m))`).
     pub allocations: Vec<Allocation>,
+    /// A Fortran `WHERE` construct or statement: the array its first masked assignment
+    /// writes (`y` of `where (x > 0) y = 2*x`), whose elements it visits (an array statement
+    /// of that shape, [`crate::array_op`]); `None` otherwise.
+    pub masked: Option<SrcExpr>,
 }
 
 /// One array of an `ALLOCATE` with the bounds it gets.

@@ -295,6 +295,8 @@ impl Analysis<'_> {
             }
             StmtKind::Break | StmtKind::Continue => {}
             StmtKind::Opaque(o) => {
+                // a WHERE: an array statement over its first target's elements
+                self.array_op(id, s, env);
                 let scalars = self.scalars(&s.defs);
                 let reason = format!("set by `{}` at line {line}, not analysed", short(&o.text));
                 let arrays: Vec<&String> = s.defs.iter().filter(|d| self.is_array(d)).collect();

@@ -174,6 +174,84 @@ impl<'a> FLower<'a> {
         out.push(id);
     }
 
+    /// A `FORALL` (construct or statement) is a DO CONCURRENT over its triplets with its mask:
+    /// the same iterations, the same work, and nothing may be timed inside it.
+    pub(super) fn forall(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let span = self.span(n);
+        let mut indices = Vec::new();
+        let mut mask = None;
+        let mut body_nodes = Vec::new();
+        let mut end_span = span;
+        let mut header_end = n.start_byte();
+        for k in children(n) {
+            match k.kind() {
+                "block_label_start_expression" | "statement_label" | "comment" => {}
+                "triplet_spec" => {
+                    let parts = children(k);
+                    let (Some(var), Some(lo), Some(hi)) =
+                        (parts.first(), parts.get(1), parts.get(2))
+                    else {
+                        return self.opaque(n, label, "forall", BTreeSet::new(), out);
+                    };
+                    let lo = self.expr(*lo, 0);
+                    let hi = self.expr(*hi, 0);
+                    let step = match parts.get(3) {
+                        Some(s) => self.expr(*s, 0),
+                        None => SrcExpr::int(1, hi.span),
+                    };
+                    indices.push(LoopIndex {
+                        var: norm(self.text(*var)),
+                        lo,
+                        hi,
+                        step,
+                    });
+                    header_end = k.end_byte();
+                }
+                "end_forall_statement" => end_span = self.span(k),
+                kind if kind.ends_with("_statement") || kind == "subroutine_call" => {
+                    body_nodes.push(k);
+                }
+                // the mask, after the triplets
+                _ if body_nodes.is_empty() => {
+                    mask = Some(self.expr(k, 0));
+                    header_end = k.end_byte();
+                }
+                _ => body_nodes.push(k),
+            }
+        }
+        let mut indices = indices.into_iter();
+        let Some(LoopIndex { var, lo, hi, step }) = indices.next() else {
+            return self.opaque(n, label, "forall", BTreeSet::new(), out);
+        };
+        // the header runs to the parenthesis closing its triplets and mask
+        let rest = self
+            .src
+            .get(header_end..n.end_byte())
+            .and_then(|t| t.find(')'))
+            .map_or(header_end, |i| header_end + i + 1);
+        let header_span = self.asm.span(n.start_byte(), rest, self.main);
+        let concurrent = Some(Box::new(Concurrent {
+            more: indices.collect(),
+            mask,
+        }));
+        let id = self.b.alloc(span, label);
+        let body = self.body(&body_nodes, id, span);
+        let l = Loop {
+            var,
+            lo,
+            hi,
+            step,
+            body,
+            header_span,
+            end_span,
+            end_label: None,
+            concurrent,
+        };
+        self.b
+            .fill(id, StmtKind::Loop(l), BTreeSet::new(), BTreeSet::new());
+        out.push(id);
+    }
+
     /// The indices and mask of `DO CONCURRENT (j = 1:ny, i = 1:nx, mask)` (its first index,
     /// then the others); `None` for any other DO or a header without an index.
     fn concurrent_header(&mut self, head: Node) -> Option<(LoopIndex, Option<Box<Concurrent>>)> {

@@ -119,6 +119,46 @@ impl<'a> FLower<'a> {
         out.push(id);
     }
 
+    /// A `WHERE` construct (or statement): one statement visiting the elements of its first
+    /// masked assignment's target ([`Opaque::masked`]), writing every assignment's target;
+    /// its mask and `ELSEWHERE` arms are read. Its time is the array statement's (nothing can
+    /// be timed inside a WHERE).
+    fn where_construct(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
+        let mut targets = Vec::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            for c in children(x).into_iter().rev() {
+                match c.kind() {
+                    "assignment_statement" => targets.push(c),
+                    "elsewhere_clause" | "where_statement" => stack.push(c),
+                    _ => {}
+                }
+            }
+        }
+        targets.sort_by_key(|t| t.start_byte());
+        let mut defs = BTreeSet::new();
+        let mut first = None;
+        for t in &targets {
+            let Some(l) = t.field("left") else { continue };
+            let e = self.target(l, 0);
+            if let Some(v) = e.base_var() {
+                defs.insert(v.to_string());
+            }
+            first.get_or_insert(e);
+        }
+        self.opaque(n, label, "where", defs, out);
+        let stmt = out
+            .last()
+            .and_then(|id| self.b.prog.stmts.get_mut(id.0 as usize));
+        if let Some(Stmt {
+            kind: StmtKind::Opaque(o),
+            ..
+        }) = stmt
+        {
+            o.masked = first;
+        }
+    }
+
     pub(super) fn hoist_nested(&mut self, e: &SrcExpr, out: &mut Block) {
         let before = self.b.prog.stmts.len();
         self.b.hoist_mpi(&[e]);
@@ -148,6 +188,8 @@ impl<'a> FLower<'a> {
                 self.namelists.extend(groups);
             }
             "select_case_statement" => self.select(n, label, out),
+            "where_statement" => self.where_construct(n, label, out),
+            "forall_statement" => self.forall(n, label, out),
             "arithmetic_if_statement" => {
                 let note = match self.goto_notes.remove(&n.start_byte()) {
                     Some(why) => format!("not a loop: {why}; rewrite it as a block IF"),
