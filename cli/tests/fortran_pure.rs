@@ -3,7 +3,7 @@
 //! only, and augur's markers are not (trial 21: `Subroutine call to 'augur_phase_begin' at (1)
 //! is not PURE`, the program could not be profiled). They are left as written, their loops'
 //! time is their caller's: the loop over rows is a computation phase, timed as a whole.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 use common::{native_model, need};
