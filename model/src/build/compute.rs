@@ -28,10 +28,11 @@ pub(super) struct Computation {
 /// measured against.
 pub(super) fn fit_computation(
     env: &Env<'_>,
-    trips: &BTreeMap<u32, Fitted>,
+    sites: &super::sites::SiteFits,
     pc: &PhaseContext,
     notes: &mut Notes,
 ) -> Computation {
+    let trips = &sites.trips;
     let mut out = Computation {
         compute: BTreeMap::new(),
         reports: Vec::new(),
@@ -92,7 +93,7 @@ pub(super) fn fit_computation(
         });
         out.compute.insert(site, f);
     }
-    add_noise(env, pc, &typical, &mut out);
+    add_noise(env, pc, &sites.probs, &typical, &mut out);
     out
 }
 
@@ -365,7 +366,9 @@ fn noisy(env: &Env<'_>, site: u32, pc: &PhaseContext) -> bool {
 
 /// Charges each stretch of [`noisy`] computation (what its ranks run between two MPI calls)
 /// the longest detour its ranks meet ([`crate::noise`]): over `R` ranks computing `W` seconds
-/// each, `law(R·rate·W)`, `R` = 1 where one rank ran it in every run, else P. Computations
+/// each, `law(R·rate·W)`, `R` = 1 where one rank ran it in every run, else P times the shares
+/// of the IFs on its path that ranks take differently ([`ranks_running`]: an LU's pivot search
+/// under `if (mod(k - 1, P) == rank)` is one rank's, while the others wait for it). Computations
 /// the runs show between the same two MPI calls are one stretch ([`Stretches::groups`]), `W` the
 /// sum of their `typical` costs times their entries per stretch, and its detour is charged
 /// per entry of the one present in the most stretches, divided by its entries per stretch.
@@ -373,6 +376,7 @@ fn noisy(env: &Env<'_>, site: u32, pc: &PhaseContext) -> bool {
 fn add_noise(
     env: &Env<'_>,
     pc: &PhaseContext,
+    probs: &BTreeMap<u32, Fitted>,
     typical: &BTreeMap<u32, Fitted>,
     out: &mut Computation,
 ) {
@@ -380,6 +384,7 @@ fn add_noise(
         return;
     };
     let stretches = Stretches::of(env.runs);
+    let split = super::tree::rank_split(&env.nodes, env.runs);
     for group in stretches.groups() {
         let sites: Vec<u32> = group
             .into_iter()
@@ -421,7 +426,11 @@ fn add_noise(
                 .count()
                 <= 1
         });
-        let ranks = if alone { Expr::one() } else { Expr::var("P") };
+        let ranks = if alone {
+            Expr::one()
+        } else {
+            ranks_running(env, probs, &split, carrier)
+        };
         let expected = |pick: &dyn Fn(&Fitted) -> &Expr| -> Expr {
             let w: Expr = ks.iter().map(|(s, k)| k * pick(&typical[s])).sum();
             &ranks * Expr::num(host.rate()) * w
@@ -457,6 +466,37 @@ fn add_noise(
             }
         }
     }
+}
+
+/// The ranks that run `site` at once: P times the share of each IF on its path whose arms
+/// ranks take differently (`split`), the arm's share where the path goes through its else.
+fn ranks_running(
+    env: &Env<'_>,
+    probs: &BTreeMap<u32, Fitted>,
+    split: &std::collections::BTreeSet<u32>,
+    site: u32,
+) -> Expr {
+    let mut ranks = Expr::var("P");
+    let Some(path) = env.paths.get(&site).and_then(|p| p.first()) else {
+        return ranks;
+    };
+    for (k, s) in path.iter().enumerate() {
+        if *s == site || !split.contains(s) {
+            continue;
+        }
+        let (Some(n), Some(p)) = (env.nodes.get(s), probs.get(s)) else {
+            continue;
+        };
+        let next = path.get(k + 1);
+        let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
+        ranks = ranks
+            * if other {
+                Expr::one() - &p.expr
+            } else {
+                p.expr.clone()
+            };
+    }
+    ranks
 }
 
 /// The symbol T's display gives the longest detour of the stretch `carrier` carries.

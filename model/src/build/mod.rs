@@ -254,7 +254,7 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
     let mut notes = Notes::default();
     let sites = sites::fit_sites(&env, &mut notes);
     let pc = phase_context::phase_context(&env);
-    let computation = compute::fit_computation(&env, &sites.trips, &pc, &mut notes);
+    let computation = compute::fit_computation(&env, &sites, &pc, &mut notes);
     diagnose::fit_warnings(&env, &sites.unexplained, &mut notes);
     let sized = notes.quantities.len();
     let costs = costs::cost_phases(&env, &pc, &computation.compute, &mut notes);

@@ -218,3 +218,91 @@ fn stretches_group_the_sites_that_share_most_of_theirs() {
         ]
     );
 }
+
+const OWNER: &str = r#"#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int size, rank;
+    double s = 0.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int n = atoi(argv[1]);
+    int iters = atoi(argv[2]);
+    double *u = malloc(n * sizeof(double));
+    for (int k = 0; k < iters; k++) {
+        if (k % size == rank) {
+            for (int i = 0; i < n; i++)
+                u[i] = 0.5 * u[i] + s;
+        }
+        MPI_Bcast(u, 1, MPI_DOUBLE, k % size, MPI_COMM_WORLD);
+    }
+    free(u);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 28's LU: the pivot column is the owner's work (`if (k % size == rank)`), the others
+/// wait for it in the broadcast. Its stretch is one rank's: M counts that rank's detours, not
+/// P ranks' (the law at P·rate·W charged 29% of T at P = 256 for detours no rank meets).
+#[test]
+fn work_one_rank_runs_while_the_others_wait_meets_that_ranks_detours() {
+    let apt = super::test_support::apt_of("owner.c", OWNER);
+    let loop_at = |line| super::test_support::loop_at(&apt, line);
+    let (steps, work) = (loop_at(14), loop_at(16));
+    let branch = apt
+        .nodes()
+        .iter()
+        .find(|n| n.line == 15 && matches!(n.data, apt::NodeData::If(_)))
+        .map(|n| n.site.0)
+        .unwrap();
+    let mut runs = Vec::new();
+    for n in [65536u64, 262144] {
+        for iters in [32u64, 64] {
+            for p in [2u64, 4, 8, 16] {
+                let rank = |r: u64| {
+                    let mine = (0..iters).filter(|k| k % p == r).count() as u64;
+                    let mut k = RankObs::default();
+                    k.loops.insert(steps, (1, iters));
+                    k.loops.insert(work, (mine, mine * n));
+                    k.branches.insert((branch, 0), mine);
+                    k.branches.insert((branch, 1), iters - mine);
+                    k.entries.insert(work, vec![WA * n as f64; mine as usize]);
+                    // the k-th step's work follows the k-th broadcast
+                    let between: Vec<u32> = (0..iters as u32)
+                        .filter(|k| u64::from(*k) % p == r)
+                        .collect();
+                    k.between.insert(work, between);
+                    k.elapsed = WA * (iters * n) as f64;
+                    k
+                };
+                let ranks: Vec<RankObs> = (0..p).map(rank).collect();
+                runs.push(RunObs::synthetic(
+                    &[("ITERS", iters as f64), ("N", n as f64), ("P", p as f64)],
+                    ranks,
+                    WA * (iters * n) as f64,
+                ));
+            }
+        }
+    }
+    let mut machine = Machine::builtin("smpi-reference").unwrap().unwrap();
+    machine.noise = Some(host());
+    machine.compute_threshold = None;
+    let b = build(&apt, "main", &runs, &machine, &QuantityOptions::default());
+    let c = b.compute.iter().find(|c| c.site == work).unwrap();
+    let d = c.detours.as_ref().expect("the owner's stretch is charged its detours");
+    let rate = host().rate();
+    for (n, p) in [(262144.0, 4.0), (262144.0, 256.0)] {
+        // one rank's detours over its W seconds, whatever P
+        let m = rate * WA * n;
+        assert!(
+            (at(&d.expected, n, p) / m - 1.0).abs() < 0.02,
+            "M at P={p}: {} for {m} ({})",
+            at(&d.expected, n, p),
+            d.expected
+        );
+    }
+}
