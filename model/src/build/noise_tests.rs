@@ -1,7 +1,7 @@
 //! The host's detours ([`crate::noise`]) in the model: two computations between one allreduce
 //! and the next are one stretch, fitted to their typical cost and charged the longest detour
 //! among the ranks once per stretch; the computation after the loop is a stretch of its own.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 
