@@ -293,7 +293,10 @@ fn work_one_rank_runs_while_the_others_wait_meets_that_ranks_detours() {
     machine.compute_threshold = None;
     let b = build(&apt, "main", &runs, &machine, &QuantityOptions::default());
     let c = b.compute.iter().find(|c| c.site == work).unwrap();
-    let d = c.detours.as_ref().expect("the owner's stretch is charged its detours");
+    let d = c
+        .detours
+        .as_ref()
+        .expect("the owner's stretch is charged its detours");
     let rate = host().rate();
     for (n, p) in [(262144.0, 4.0), (262144.0, 256.0)] {
         // one rank's detours over its W seconds, whatever P
