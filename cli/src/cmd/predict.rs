@@ -359,6 +359,14 @@ fn evaluate(
             }
         }
     }
+    // the computations no run reached, as analyze warned of them ("computation at line 50
+    // (site 14, work N^2/P) ran in no run")
+    let untraced: Vec<&str> = m
+        .warnings
+        .iter()
+        .filter(|w| w.contains(") ran in no run: T charges it nothing"))
+        .filter_map(|w| w.strip_prefix("computation at ")?.split(" (site").next())
+        .collect();
     // beyond the traced values of a parameter other than P (predicting at larger P is the
     // point; a law fitted to two or three values of N or NLEVELS is a guess beyond them)
     for (k, v) in &values {
@@ -369,6 +377,24 @@ fn evaluate(
             seen.iter().copied().fold(f64::INFINITY, f64::min),
             seen.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         );
+        // one traced value and another asked for: T's terms in it come from the source, and
+        // what runs only at other values (an arm the runs never took) is charged nothing
+        // (trial 28: METHOD=1 of a `select case` traced at METHOD=2 said nothing)
+        // (a parameter a branch tests: an iteration count changes how often, not what, runs)
+        let tested = m.quantities.iter().any(|q| {
+            q["what"] == "branch"
+                && q["expr"]
+                    .as_str()
+                    .and_then(|e| symbolic::parse(e).ok())
+                    .is_some_and(|e| e.contains_var(k))
+        });
+        if k != "P" && tested && seen.len() == 1 && seen[0] != *v && !untraced.is_empty() {
+            warnings.push(format!(
+                "{k}={v} is not a value the runs had (only {k}={}): T's terms in {k} come from the source, but code no run reached ({}) is charged nothing, and an arm taken only at other values of {k} may run it; profile at {k}={v} to time it",
+                seen[0],
+                untraced.join(", ")
+            ));
+        }
         if k != "P" && seen.len() >= 2 && in_t.contains(k) && (*v < lo || *v > hi) {
             warnings.push(format!(
                 "{k}={v} is outside the values the runs had ({lo} to {hi}): T's laws in {k} are extrapolated, and the band covers the fit's spread, not a law that changes beyond the runs"
@@ -849,6 +875,32 @@ mod tests {
         assert!(
             p.warnings.iter().any(|w| w.contains("not a time")
                 && w.contains("the terms that subtract most: the constant -0.002")),
+            "{:?}",
+            p.warnings
+        );
+    }
+
+    /// Trial 28's CG traced at METHOD = 2 only: asked at METHOD = 1, predict says that code
+    /// no run reached (the METHOD = 1 arm's) is charged nothing; an iteration count held at one
+    /// value, which no branch tests, and a model with no such code say nothing.
+    #[test]
+    fn a_value_a_branch_tests_the_runs_did_not_have_names_the_code_no_run_reached() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("METHOD", 2.0), ("NITER", 40.0), ("P", 2.0)],
+            &[("N", 128.0), ("METHOD", 2.0), ("NITER", 40.0), ("P", 4.0)],
+        ];
+        let t = "NITER*N/P*(1 + max(min(METHOD - 1, -METHOD + 3), 0))";
+        let mut m = model(t, t, &["METHOD", "N", "NITER", "P"], runs);
+        m.quantities = vec![serde_json::json!({"what": "branch", "site": 3, "line": 48,
+            "source": "METHOD == 1", "expr": "max(min(-METHOD + 2, METHOD), 0)"})];
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let quiet = evaluate(&m, &traced, "", at("N=100,METHOD=1,NITER=500,P=4")).unwrap();
+        assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
+        m.warnings.push("computation at line 50 (site 14, work N/P) ran in no run: T charges it nothing, so where it runs (a branch or parameter value the runs did not take) T is low; profile a configuration that runs it".into());
+        let p = evaluate(&m, &traced, "", at("N=100,METHOD=1,NITER=500,P=4")).unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].starts_with("METHOD=1 is not a value the runs had (only METHOD=2): T's terms in METHOD come from the source, but code no run reached (line 50) is charged nothing"),
             "{:?}",
             p.warnings
         );

@@ -57,6 +57,13 @@ pub(super) fn fit_computation(
             fit
         } else {
             let Some((s, traced)) = compute_samples(env, site, pc, PerEntry::All, notes) else {
+                // code the runs never reached (an arm of a parameter's value they did not
+                // have): no time to charge (trial 28: a METHOD the runs did not use cost 0)
+                notes.warnings.push(format!(
+                    "computation at {} (site {site}, work {}) ran in no run: T charges it nothing, so where it runs (a branch or parameter value the runs did not take) T is low; profile a configuration that runs it",
+                    env.at(site),
+                    l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                ));
                 continue;
             };
             if s.values.is_empty() {

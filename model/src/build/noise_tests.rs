@@ -309,3 +309,77 @@ fn work_one_rank_runs_while_the_others_wait_meets_that_ranks_detours() {
         );
     }
 }
+
+const ARMS: &str = r#"#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    double s = 0.0, g;
+    MPI_Init(&argc, &argv);
+    int n = atoi(argv[1]);
+    int method = atoi(argv[2]);
+    double *u = malloc(n * sizeof(double));
+    for (int it = 0; it < 10; it++) {
+        if (method == 1) {
+            for (int i = 0; i < n; i++)
+                u[i] = 0.5 * u[i];
+        } else {
+            for (int i = 0; i < n; i++)
+                s = s + u[i];
+        }
+        MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// Trial 28's CG: the runs used METHOD = 2 only, so the loop of the METHOD = 1 arm has no
+/// time, and T charged it nothing with no word. The model says so, naming the line.
+#[test]
+fn a_computation_no_run_reached_is_named() {
+    let apt = super::test_support::apt_of("arms.c", ARMS);
+    let loop_at = |line| super::test_support::loop_at(&apt, line);
+    let (steps, never, taken) = (loop_at(11), loop_at(13), loop_at(16));
+    let branch = apt
+        .nodes()
+        .iter()
+        .find(|n| n.line == 12 && matches!(n.data, apt::NodeData::If(_)))
+        .map(|n| n.site.0)
+        .unwrap();
+    let mut runs = Vec::new();
+    for n in [65536u64, 262144] {
+        for p in [2u64, 4] {
+            let rank = |_| {
+                let mut k = RankObs::default();
+                k.loops.insert(steps, (1, 10));
+                k.loops.insert(taken, (10, 10 * n));
+                k.branches.insert((branch, 1), 10);
+                k.entries.insert(taken, vec![WB * n as f64; 10]);
+                k.between.insert(taken, (0..10).collect());
+                k.elapsed = 10.0 * WB * n as f64;
+                k
+            };
+            let ranks: Vec<RankObs> = (0..p).map(rank).collect();
+            runs.push(RunObs::synthetic(
+                &[("METHOD", 2.0), ("N", n as f64), ("P", p as f64)],
+                ranks,
+                10.0 * WB * n as f64,
+            ));
+        }
+    }
+    let machine = Machine::builtin("smpi-reference").unwrap().unwrap();
+    let b = build(&apt, "main", &runs, &machine, &QuantityOptions::default());
+    let said: Vec<&String> = b
+        .warnings
+        .iter()
+        .filter(|w| w.contains("ran in no run"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:#?}", b.warnings);
+    assert!(
+        said[0].starts_with(&format!("computation at line 13 (site {never}, work N)")),
+        "{}",
+        said[0]
+    );
+}
