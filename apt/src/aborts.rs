@@ -50,13 +50,15 @@ pub(crate) fn aborts(prog: &Program, sources: &Sources, facts: &Facts) -> Vec<Ab
                 if k == upto && arm.is_none() {
                     break;
                 }
-                if c.unresolved.is_some() {
-                    continue 'stmts;
-                }
-                conds.push((
-                    c.exact.clone().unwrap_or_else(|| c.text.clone()),
-                    Some(k) == arm,
-                ));
+                let taken = Some(k) == arm;
+                let text = match (&c.unresolved, &c.sufficient) {
+                    (None, _) => c.exact.clone().unwrap_or_else(|| c.text.clone()),
+                    // an arm taken where a disjunction holds: taken at least where its
+                    // resolved disjuncts do (`(P & (P - 1)) != 0 || n % P != 0`)
+                    (Some(_), Some(s)) if taken => s.clone(),
+                    _ => continue 'stmts,
+                };
+                conds.push((text, taken));
                 vars.extend(c.vars.iter().cloned());
             }
             cur = parent;

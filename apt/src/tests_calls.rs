@@ -326,6 +326,48 @@ int main(int argc, char **argv) {
     );
 }
 
+/// Trial 28's bitonic sort: `if ((nprocs & (nprocs - 1)) != 0 || n % nprocs != 0)
+/// MPI_Abort(…)`. The bitwise test does not resolve, the divisibility does: the abort is
+/// certain where it holds (the guard keeps that disjunct); an else path past such an IF, or a
+/// conjunction with an unresolved side, says nothing.
+#[test]
+fn an_abort_under_a_disjunction_is_kept_with_its_resolved_disjuncts() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int nprocs, n, m;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    n = atoi(argv[1]);
+    m = atoi(argv[2]);
+    if ((nprocs & (nprocs - 1)) != 0 || n % nprocs != 0) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if ((nprocs & (nprocs - 1)) != 0 || m > n) {
+        n = 1;
+    } else {
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if ((nprocs & (nprocs - 1)) != 0 && m > n)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("bitonic.c", src);
+    let got: Vec<(u32, Vec<(String, bool)>)> = apt
+        .aborts
+        .iter()
+        .map(|a| (a.line, a.conds.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(11, vec![("mod(N, P) != 0".to_string(), true)])],
+        "{got:?}"
+    );
+}
+
 /// Trial 19's multigrid: `smooth(u, NU1)` before and `smooth(u, NU2)` after the coarse solve,
 /// both `#define`d as 2, read "differs between call sites" and left the sweeps to the runs.
 /// Named constants of equal value agree; different values still do not.

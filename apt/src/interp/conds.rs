@@ -64,14 +64,33 @@ impl Analysis<'_> {
                     text,
                     unresolved: None,
                     vars,
+                    sufficient: None,
                 }
             }
-            Err(reason) => Cond {
-                text: source_text(self.sources.text(e.span)),
-                exact: None,
-                unresolved: Some(reason),
-                vars: BTreeSet::new(),
-            },
+            Err(reason) => {
+                // the disjuncts that resolve, where the condition is a disjunction: any one
+                // holding makes it hold
+                let mut leaves = Vec::new();
+                disjuncts(e, &mut leaves);
+                let mut vars = BTreeSet::new();
+                self.floor_divisions = true;
+                let known: Vec<String> = if leaves.len() > 1 {
+                    leaves
+                        .iter()
+                        .filter_map(|d| self.cond_text(d, env, &mut vars).ok())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                self.floor_divisions = false;
+                Cond {
+                    text: source_text(self.sources.text(e.span)),
+                    exact: None,
+                    unresolved: Some(reason),
+                    sufficient: (!known.is_empty()).then(|| known.join(" || ")),
+                    vars,
+                }
+            }
         }
     }
 
@@ -133,5 +152,20 @@ impl Analysis<'_> {
                 }
             }
         }
+    }
+}
+
+/// The leaves of the `||` tree at the top of `e` (`e` itself where it is no disjunction).
+fn disjuncts<'e>(e: &'e SrcExpr, out: &mut Vec<&'e SrcExpr>) {
+    match &e.kind {
+        SrcExprKind::Binary {
+            op: BinOp::Or,
+            lhs,
+            rhs,
+        } => {
+            disjuncts(lhs, out);
+            disjuncts(rhs, out);
+        }
+        _ => out.push(e),
     }
 }

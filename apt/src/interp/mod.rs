@@ -138,6 +138,10 @@ pub struct Cond {
     pub unresolved: Option<String>,
     /// Symbols of the symbolic sides.
     pub vars: BTreeSet<String>,
+    /// An unresolved disjunction's resolved disjuncts (`mod(N, P) != 0` of `(P & (P - 1)) !=
+    /// 0 || n % P != 0`), in the program's integer divisions: where one holds, so does the
+    /// condition. `None` otherwise.
+    pub sufficient: Option<String>,
 }
 
 #[derive(Debug, Clone)]
