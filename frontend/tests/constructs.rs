@@ -756,6 +756,13 @@ fn mpi_f08_ierror_is_optional() {
         .filter_map(|d| d.primary_span().map(|sp| l.sources.start(sp).line))
         .collect();
     assert_eq!(arity, [9], "only the Bcast missing its communicator");
+    // the tracer cannot instrument it: said where it is read (trial 28), not only at profile
+    let f08: Vec<&diagnostic::Diagnostic> = l
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == diagnostic::codes::UNSUPPORTED && d.message.contains("mpi_f08"))
+        .collect();
+    assert_eq!(f08.len(), 1, "{:?}", l.diagnostics);
     let calls = mpi(&l);
     let roles = |m: &MpiCall| m.args.iter().map(|a| a.role).collect::<Vec<_>>();
     assert_eq!(roles(calls[1]), [Role::Comm, Role::Rank]);

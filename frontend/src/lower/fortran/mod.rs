@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use tree_sitter::Node;
 
 use super::Builder;
+use crate::diagnostic::{codes, Diagnostic};
 use crate::ir::*;
 use crate::parse::FieldExt;
 use crate::source_map::Assembled;
@@ -427,6 +428,19 @@ impl<'a> FLower<'a> {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
+        if module == "mpi_f08" {
+            // trial 28: accepted here and refused only at `profile`
+            self.b.diags.push(
+                Diagnostic::warning(
+                    codes::UNSUPPORTED,
+                    "`use mpi_f08`: augur's tracer wraps the `mpi` module and `mpif.h` bindings only",
+                )
+                .with_primary(self.span(n), "`augur profile` cannot instrument this program")
+                .with_note(
+                    "`apt` reads it; to profile it, use `use mpi` (the calls are the same but for the handle types)",
+                ),
+            );
+        }
         if intrinsic || module.is_empty() || INTRINSIC_MODULES.contains(&module.as_str()) {
             return;
         }
