@@ -205,6 +205,14 @@ pub(super) fn residual(
             "{law} — weakly supported (R² {:.2} over the runs' residuals): it improves held-out error here but its growth beyond the traced range is a guess",
             fit.r2
         )
+    } else if fit.r2 < 0.0 && fit.max_rel_err > 0.25 && fit.points > 2 {
+        // a constant the residuals scatter about, by more than a quarter of it (trial 28:
+        // R² -0.33 said nothing where a law's R² 0.24 was "weakly supported")
+        format!(
+            "{law} — a constant the runs' residuals scatter about (R² {:.2}, up to {:.0}% from it): they follow no law of the parameters, so this part of T is their typical value, not a law of the program",
+            fit.r2,
+            100.0 * fit.max_rel_err
+        )
     } else {
         law
     });
