@@ -546,3 +546,35 @@ int main(int argc, char **argv) {
         .collect();
     assert_eq!(calls, [7, 9]);
 }
+
+/// Trial 28: a user reduction given to MPI_Op_create is called by MPI, not by the program:
+/// its unresolved arguments say so rather than "which nothing calls".
+#[test]
+fn a_routine_given_to_mpi_op_create_is_called_by_mpi() {
+    let src = "subroutine absmax(invec, inoutvec, len, dtype)
+  integer :: len, dtype, i
+  double precision :: invec(len), inoutvec(len)
+  do i = 1, len
+    inoutvec(i) = max(abs(invec(i)), abs(inoutvec(i)))
+  end do
+end subroutine absmax
+
+program p
+  use mpi
+  external absmax
+  integer :: op, ierr
+  double precision :: x, y
+  call MPI_Init(ierr)
+  call MPI_Op_create(absmax, .true., op, ierr)
+  call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, op, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program p
+";
+    let apt = apt_of("op.f90", src);
+    let l = loops(&apt);
+    assert!(
+        matches!(&l[0].trip, crate::Attr::Unresolved(r) if r.contains("which MPI calls (the program gives it to MPI_Op_create at line 15)")),
+        "{:?}",
+        l[0].trip
+    );
+}

@@ -79,6 +79,24 @@ impl Analysis<'_> {
         env
     }
 
+    /// The MPI call the program hands the routine `name` to (`MPI_Op_create at line 40`), if
+    /// any: a user reduction MPI calls, which no call site of the program does.
+    fn given_to_mpi(&self, name: &str) -> Option<String> {
+        self.prog.stmts.iter().find_map(|s| {
+            let frontend::StmtKind::Mpi(m) = &s.kind else {
+                return None;
+            };
+            m.args
+                .iter()
+                .any(|a| {
+                    a.expr
+                        .base_var()
+                        .is_some_and(|v| v.eq_ignore_ascii_case(name))
+                })
+                .then(|| format!("{} at line {}", m.name, self.line(s.span)))
+        })
+    }
+
     /// Environment at entry of `id`: constants, then globals and formals agreed by all call sites.
     pub(super) fn entry_env(&mut self, id: ProcId) -> Env {
         let prog = self.prog;
@@ -161,10 +179,14 @@ impl Analysis<'_> {
                     &|c| self.params.constant_value(c),
                 )
             } else if sites.is_empty() {
-                Val::unknown(format!(
-                    "argument `{}` of `{name}`, which nothing calls",
-                    f.name
-                ))
+                Val::unknown(match self.given_to_mpi(name) {
+                    // a user reduction: MPI calls it (trial 28: "which nothing calls")
+                    Some(at) => format!(
+                        "argument `{}` of `{name}`, which MPI calls (the program gives it to {at})",
+                        f.name
+                    ),
+                    None => format!("argument `{}` of `{name}`, which nothing calls", f.name),
+                })
             } else {
                 agree_by(
                     sites.iter().map(|s| (s.line, s.args.get(k).cloned())),
