@@ -147,15 +147,22 @@ impl<'a> FLower<'a> {
             first.get_or_insert(e);
         }
         self.opaque(n, label, "where", defs, out);
+        if let Some(o) = self.last_opaque(out) {
+            o.masked = first;
+        }
+    }
+
+    /// The opaque statement [`Self::opaque`] just pushed to `out`, to fill in what it knows.
+    fn last_opaque(&mut self, out: &Block) -> Option<&mut Opaque> {
         let stmt = out
             .last()
             .and_then(|id| self.b.prog.stmts.get_mut(id.0 as usize));
-        if let Some(Stmt {
-            kind: StmtKind::Opaque(o),
-            ..
-        }) = stmt
-        {
-            o.masked = first;
+        match stmt {
+            Some(Stmt {
+                kind: StmtKind::Opaque(o),
+                ..
+            }) => Some(o),
+            _ => None,
         }
     }
 
@@ -237,14 +244,7 @@ impl<'a> FLower<'a> {
                 self.opaque(n, label, &reason, defs, out);
                 if kind == "allocate_statement" {
                     let allocations = self.allocations(n);
-                    let stmt = out
-                        .last()
-                        .and_then(|id| self.b.prog.stmts.get_mut(id.0 as usize));
-                    if let Some(Stmt {
-                        kind: StmtKind::Opaque(o),
-                        ..
-                    }) = stmt
-                    {
+                    if let Some(o) = self.last_opaque(out) {
                         o.allocations = allocations;
                     }
                 }
