@@ -358,14 +358,7 @@ impl Analysis<'_> {
                 .or_else(|| self.halving_trip(w, span, env, line).map(no_values))
                 .unwrap_or_else(plain);
         };
-        let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
-        let hi = match self.ev(t.limit, env, None) {
-            Val::Known(e) if t.inclusive => Val::Known(e),
-            Val::Known(e) => Val::Known(e - Expr::one()),
-            other => other,
-        };
-        let step = self.ev(step, env, None);
-        let bound = match trip_count(&start, &hi, &step) {
+        let bound = match self.counter_trip(&t, step, env) {
             Attr::Expr(b) => b,
             // a counted while loop whose bounds are not known: say which
             Attr::Unresolved(why) => {
@@ -399,37 +392,62 @@ impl Analysis<'_> {
         defined: &BTreeSet<String>,
     ) -> Option<Expr> {
         let prog = self.prog;
-        let cur = self.cur;
         let mut bounds = Vec::new();
         for (c, counter) in parts.iter().zip(counters) {
             if let Some((t, step)) = counter {
-                let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
-                let hi = match self.ev(t.limit, env, None) {
-                    Val::Known(e) if t.inclusive => Val::Known(e),
-                    Val::Known(e) => Val::Known(e - Expr::one()),
-                    _ => return None,
-                };
-                let step = self.ev(step, env, None);
-                bounds.push(trip_count(&start, &hi, &step).expr()?.clone());
+                bounds.push(self.counter_trip(t, step, env).expr()?.clone());
                 continue;
             }
-            let is_int = |name: &str| {
-                prog.var_type(cur, name)
-                    .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
-                    && !self.is_array(name)
-            };
+            let is_int = |name: &str| self.is_int_scalar(name);
             let invariant = |limit: &SrcExpr| self.invariant_bound(limit, defined);
             let g = crate::geometric::recognise_test(prog, &self.procs, w, c, &is_int, &invariant)?;
-            let Val::Known(start) = self.ev(&SrcExpr::var(&g.var, c.span), env, None) else {
-                return None;
-            };
-            let bound = match g.limit {
-                Some(l) => self.ev(l, env, None).known()?.clone(),
-                None => Expr::zero(),
-            };
+            let (start, bound) = self.geometric_ends(&g, c.span, env).ok()?;
             bounds.push(g.trip(&start, &bound));
         }
         Some(Expr::min_of(bounds))
+    }
+
+    /// The iterations a counter test `t` (with the counter's `step`) allows from the counter's
+    /// value in `env` to its limit.
+    fn counter_trip(&mut self, t: &cap::CounterTest<'_>, step: &SrcExpr, env: &Env) -> Attr {
+        let start = self.ev(&SrcExpr::var(t.var, t.limit.span), env, None);
+        let hi = match self.ev(t.limit, env, None) {
+            Val::Known(e) if t.inclusive => Val::Known(e),
+            Val::Known(e) => Val::Known(e - Expr::one()),
+            other => other,
+        };
+        let step = self.ev(step, env, None);
+        trip_count(&start, &hi, &step)
+    }
+
+    /// A geometric counter's value at entry and its bound (0 for `v != 0`), or why they are
+    /// not known.
+    fn geometric_ends(
+        &mut self,
+        g: &crate::geometric::Geometric<'_>,
+        span: frontend::Span,
+        env: &Env,
+    ) -> Result<(Expr, Expr), String> {
+        let start = self.ev(&SrcExpr::var(&g.var, span), env, None);
+        let bound = match g.limit {
+            Some(l) => self.ev(l, env, None),
+            None => Val::Known(Expr::zero()),
+        };
+        match (start, bound) {
+            (Val::Known(s), Val::Known(b)) => Ok((s, b)),
+            (Val::Known(_), other) | (other, _) => Err(match other {
+                Val::Unknown(r) => r,
+                _ => "an MPI constant".into(),
+            }),
+        }
+    }
+
+    /// A scalar of the current routine declared an integer (not a pointer, not an array).
+    fn is_int_scalar(&self, name: &str) -> bool {
+        self.prog
+            .var_type(self.cur, name)
+            .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
+            && !self.is_array(name)
     }
 
     /// A while loop's trip `bound`: exact when nothing may end the loop before it, else
@@ -486,26 +504,12 @@ impl Analysis<'_> {
         line: u32,
     ) -> Option<WhileTrip> {
         let prog = self.prog;
-        let cur = self.cur;
-        let is_int = |name: &str| {
-            prog.var_type(cur, name)
-                .is_some_and(|t| t.base == frontend::BaseType::Integer && t.pointer == 0)
-                && !self.is_array(name)
-        };
+        let is_int = |name: &str| self.is_int_scalar(name);
         let invariant = |limit: &SrcExpr| self.invariant_bound(limit, defined);
         let g = crate::geometric::recognise(prog, &self.procs, w, &is_int, &invariant)?;
-        let start = self.ev(&SrcExpr::var(&g.var, span), env, None);
-        let bound = match g.limit {
-            Some(l) => self.ev(l, env, None),
-            None => Val::Known(Expr::zero()),
-        };
-        let (start, bound) = match (start, bound) {
-            (Val::Known(s), Val::Known(b)) => (s, b),
-            (Val::Known(_), other) | (other, _) => {
-                let why = match other {
-                    Val::Unknown(r) => r,
-                    _ => "an MPI constant".into(),
-                };
+        let (start, bound) = match self.geometric_ends(&g, span, env) {
+            Ok(ends) => ends,
+            Err(why) => {
                 return Some((
                     Attr::Unresolved(format!(
                         "`{}` is multiplied or divided by a constant each iteration, but its start or bound is unresolved: {why}",

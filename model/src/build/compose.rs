@@ -592,10 +592,7 @@ impl Ctx<'_> {
                         }
                         NodeData::If(_) if *s != site => {
                             let p = self.probs.get(s).map_or(Expr::one(), |f| f.expr.clone());
-                            // the path goes on through the arm taken with share p, or the other
-                            let next = path.get(k + 1);
-                            let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
-                            on = on * if other { Expr::one() - p } else { p };
+                            on = on * super::tree::arm_share(n, path.get(k + 1), p);
                         }
                         _ => {}
                     }

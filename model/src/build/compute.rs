@@ -494,14 +494,7 @@ fn ranks_running(
         let (Some(n), Some(p)) = (env.nodes.get(s), probs.get(s)) else {
             continue;
         };
-        let next = path.get(k + 1);
-        let other = n.else_children.iter().any(|c| Some(&c.site.0) == next);
-        ranks = ranks
-            * if other {
-                Expr::one() - &p.expr
-            } else {
-                p.expr.clone()
-            };
+        ranks = ranks * super::tree::arm_share(n, path.get(k + 1), p.expr.clone());
     }
     ranks
 }

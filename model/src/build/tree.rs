@@ -149,6 +149,16 @@ pub(super) fn grid_depth(grids: &BTreeSet<ProcGrid>) -> Option<Expr> {
     Some(sum - Expr::num(f64::from(g.d)))
 }
 
+/// The share of an IF's evaluations a path through it takes: `p` (the IF arm's share) where the
+/// path's next site `next` is in the IF arm, `1 - p` where it is in the else arm.
+pub(super) fn arm_share(n: &Node, next: Option<&u32>, p: Expr) -> Expr {
+    if n.else_children.iter().any(|c| Some(&c.site.0) == next) {
+        Expr::one() - p
+    } else {
+        p
+    }
+}
+
 /// IF sites whose arms ranks take differently: the condition mentions the rank, or in some
 /// run the fraction of evaluations that took the IF arm differs by more than a half between
 /// two ranks (a condition on a rank the source analysis could not see, e.g. `d->rank == 0`).

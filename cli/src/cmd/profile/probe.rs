@@ -367,18 +367,9 @@ fn creations(manifest: &Manifest) -> Vec<String> {
                 !text[at + c.len()..].starts_with(|x: char| x.is_ascii_alphanumeric() || x == '_')
             })
         })
-        .map(|c| spelled(&format!("MPI_{}", &c[4..])))
+        // as the standard spells them: `mpi_cart_create` is `MPI_Cart_create`
+        .map(|c| format!("MPI_{}{}", c[4..5].to_ascii_uppercase(), &c[5..]))
         .collect()
-}
-
-/// `MPI_cart_create` as the standard spells it: `MPI_Cart_create`.
-fn spelled(c: &str) -> String {
-    let rest = &c[4..];
-    let mut chars = rest.chars();
-    match chars.next() {
-        Some(f) => format!("MPI_{}{}", f.to_ascii_uppercase(), chars.as_str()),
-        None => c.to_string(),
-    }
 }
 
 #[cfg(test)]
