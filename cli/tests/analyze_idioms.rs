@@ -633,9 +633,27 @@ fn a_switch_on_a_parameter_weights_its_cases_by_the_source() {
         .filter(|q| q["what"] == "branch")
         .collect();
     assert_eq!(branches.len(), 2, "{branches:#?}");
+    // each case's weight is 1 at its own METHOD and 0 at the other, whatever the host's speed
     for b in branches {
         assert_eq!(b["origin"], "source", "{b:#}");
+        let case = match b["source"].as_str().unwrap() {
+            "METHOD == 1" => 1.0,
+            "METHOD == 2" => 2.0,
+            other => panic!("a branch {other}"),
+        };
+        let weight = symbolic::parse(b["expr"].as_str().unwrap()).unwrap();
+        for method in [1.0, 2.0] {
+            let w = weight
+                .eval(&|name| (name == "METHOD").then_some(method))
+                .unwrap();
+            assert_eq!(
+                w,
+                f64::from(u8::from(method == case)),
+                "{b:#} at METHOD={method}"
+            );
+        }
     }
+    // a weight of 1/2 per case would miss METHOD=1 by +50% and METHOD=2 by -25%
     for r in m["validation"].as_array().unwrap() {
         let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
         assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {t}");

@@ -161,7 +161,7 @@ fn smpi_runs_are_never_oversubscribed() {
         "--platform",
         platform.to_str().unwrap(),
     ];
-    let _one_at_a_time = common::smpi_lock();
+    let _one_at_a_time = common::host_lock();
     let (m, w, profile_err) = profile_and_analyze(tmp.path(), &launch, "4,8");
     assert!(m.runs.iter().all(|r| r.cores.is_some() && r.np > 2));
     assert!(named(&w, "time sharing").is_empty(), "{w:#?}");

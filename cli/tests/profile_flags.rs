@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod common;
-use common::{manifest, need, run as augur, smpi_lock};
+use common::{host_lock, manifest, need, run as augur};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -46,7 +46,7 @@ fn profile(src: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Outp
         s(out),
     ];
     args.extend(extra);
-    let _one = smpi_lock();
+    let _one = host_lock();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_augur"));
     cmd.args(&args).env_remove("OMP_NUM_THREADS");
     for (k, v) in env {

@@ -123,7 +123,7 @@ fn instrumented_atm2d_simulates_like_the_original() {
 
     let traces = tmp.path().join("traces");
     let args = ["64", "20"];
-    let _one_at_a_time = common::smpi_lock();
+    let _one_at_a_time = common::host_lock();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         // interleaved, so that a slow spell of the shared host hits both alike
@@ -287,7 +287,7 @@ fn a_routine_called_per_point_is_timed_and_charged() {
     let traces = tmp.path().join("traces");
     let hostfile = build.join("hosts.txt");
     let args = ["16000", "256", "10"];
-    let _one_at_a_time = common::smpi_lock();
+    let _one_at_a_time = common::host_lock();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         a.push(simulated(4, &hostfile, &plain, &args, &traces));
