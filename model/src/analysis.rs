@@ -173,6 +173,9 @@ pub struct ModelFile {
     /// Where the program stops itself by the source ([`AbortOut`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aborts: Vec<AbortOut>,
+    /// The computations no run reached, which T charges nothing (also among `warnings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreached: Vec<crate::build::Unreached>,
     /// Where the source truncates a quotient of the parameters that T takes whole
     /// (`nblk = n / kb`: T takes N/KB, the program ⌊N/KB⌋, 0 at KB > N, rows skipped where KB
     /// does not divide N, as trial 15's wavefront did at the K* `expr solve` gave).
@@ -530,6 +533,7 @@ pub fn analyze(
         quantities: built.quantities.iter().map(|q| ser(q)).collect(),
         validation,
         warnings,
+        unreached: built.unreached.clone(),
         sheet_ranks: machine.measured.group_sizes.iter().copied().max(),
         cautions: Vec::new(),
         scaling: scaling_check(apt, main, runs, machine, opts),

@@ -361,13 +361,11 @@ fn evaluate(
             }
         }
     }
-    // the computations no run reached, as analyze warned of them ("computation at line 50
-    // (site 14, work N^2/P) ran in no run")
-    let untraced: Vec<&str> = m
-        .warnings
+    // the computations no run reached, as analyze warned of them
+    let untraced: Vec<String> = m
+        .unreached
         .iter()
-        .filter(|w| w.contains(") ran in no run: T charges it nothing"))
-        .filter_map(|w| w.strip_prefix("computation at ")?.split(" (site").next())
+        .map(model::build::Unreached::at)
         .collect();
     // beyond the traced values of a parameter other than P (predicting at larger P is the
     // point; a law fitted to two or three values of N or NLEVELS is a guess beyond them)
@@ -898,7 +896,12 @@ mod tests {
         let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
         let quiet = evaluate(&m, &traced, "", at("N=100,METHOD=1,NITER=500,P=4")).unwrap();
         assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
-        m.warnings.push("computation at line 50 (site 14, work N/P) ran in no run: T charges it nothing, so where it runs (a branch or parameter value the runs did not take) T is low; profile a configuration that runs it".into());
+        m.unreached.push(model::build::Unreached {
+            site: 14,
+            line: 50,
+            file: None,
+            work: "N/P".into(),
+        });
         let p = evaluate(&m, &traced, "", at("N=100,METHOD=1,NITER=500,P=4")).unwrap();
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert!(

@@ -22,6 +22,8 @@ pub(super) struct Computation {
     pub(super) reports: Vec<ComputeReport>,
     /// The excess of a cold first entry, seconds, charged once per run ([`cold`]).
     pub(super) cold: BTreeMap<u32, Fitted>,
+    /// The computations no run reached, charged nothing.
+    pub(super) unreached: Vec<super::Unreached>,
 }
 
 /// Fits every computation phase the runs traced, after the trip counts (`trips`) it may be
@@ -37,6 +39,7 @@ pub(super) fn fit_computation(
         compute: BTreeMap::new(),
         reports: Vec::new(),
         cold: BTreeMap::new(),
+        unreached: Vec::new(),
     };
     let mut typical = BTreeMap::new();
     for n in env.nodes.values() {
@@ -59,11 +62,21 @@ pub(super) fn fit_computation(
             let Some((s, traced)) = compute_samples(env, site, pc, PerEntry::All, notes) else {
                 // code the runs never reached (an arm of a parameter's value they did not
                 // have): no time to charge (trial 28: a METHOD the runs did not use cost 0)
+                let missed = super::Unreached {
+                    site,
+                    line: n.line,
+                    file: env.file_of(site),
+                    work: l
+                        .work
+                        .as_ref()
+                        .map_or_else(|| "unresolved".into(), Attr::text),
+                };
                 notes.warnings.push(format!(
                     "computation at {} (site {site}, work {}) ran in no run: T charges it nothing, so where it runs (a branch or parameter value the runs did not take) T is low; profile a configuration that runs it",
-                    env.at(site),
-                    l.work.as_ref().map_or_else(|| "unresolved".into(), Attr::text),
+                    missed.at(),
+                    missed.work,
                 ));
+                out.unreached.push(missed);
                 continue;
             };
             if s.values.is_empty() {

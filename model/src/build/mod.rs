@@ -62,6 +62,29 @@ pub struct QuantityReport {
     pub fit: Fitted,
 }
 
+/// A computation phase no run reached (an arm of a parameter's value the runs did not have):
+/// T charges it nothing, and `predict` names it where asked about such a value.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Unreached {
+    pub site: u32,
+    pub line: u32,
+    /// As [`QuantityReport::file`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Innermost iterations per entry, from the source (or `unresolved`).
+    pub work: String,
+}
+
+impl Unreached {
+    /// `file:line`, or `line N` in the main file.
+    pub fn at(&self) -> String {
+        match &self.file {
+            Some(f) => format!("{f}:{}", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
+}
+
 /// A computation phase with its fitted cost.
 #[derive(Debug, Clone, Serialize)]
 pub struct ComputeReport {
@@ -148,6 +171,8 @@ pub struct Built {
     pub compute: Vec<ComputeReport>,
     pub quantities: Vec<QuantityReport>,
     pub warnings: Vec<String>,
+    /// The computations no run reached.
+    pub unreached: Vec<Unreached>,
 }
 
 fn bidx(b: Bound) -> usize {
@@ -276,6 +301,7 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
     let recursion = diagnose::recursion(&env, qopts, &mut notes);
     let rank_split = tree::rank_split(&env.nodes, runs);
     let compute_cold = computation.cold;
+    let unreached = computation.unreached;
     let ctx = Ctx {
         nodes: env.nodes.clone(),
         machine,
@@ -320,6 +346,7 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
         compute: compute_rep,
         quantities: notes.quantities,
         warnings: notes.warnings,
+        unreached,
     }
 }
 

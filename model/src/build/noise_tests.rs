@@ -382,4 +382,14 @@ fn a_computation_no_run_reached_is_named() {
         "{}",
         said[0]
     );
+    // and the model says which, for `predict`
+    assert_eq!(
+        b.unreached,
+        [super::Unreached {
+            site: never,
+            line: 13,
+            file: None,
+            work: "N".into()
+        }]
+    );
 }
