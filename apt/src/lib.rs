@@ -568,6 +568,8 @@ mod tests_struct_members;
 #[cfg(test)]
 mod tests_tiles;
 #[cfg(test)]
+mod tests_type_bound;
+#[cfg(test)]
 mod tests_uneven;
 #[cfg(test)]
 mod tests_writes;

@@ -264,6 +264,10 @@ pub struct Program {
     /// path `g%u` names ([`Program::decl`]).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub derived_types: std::collections::BTreeMap<String, Vec<Decl>>,
+    /// Fortran derived types (lower-cased) → their type-bound procedures and the type they
+    /// extend: what `call g%step(dt)` calls ([`Program::type_bound`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub type_procs: std::collections::BTreeMap<String, TypeProcs>,
     /// C typedef names of struct types → the struct they name: `struct pg` for `typedef
     /// struct pg pg_t`, the typedef's own name for an anonymous `typedef struct {…} grid_t`
     /// ([`Program::c_struct`]).
@@ -276,6 +280,28 @@ pub struct Program {
     /// its arguments (an error check).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub c_statement_macros: std::collections::BTreeMap<String, Option<String>>,
+}
+
+/// The type-bound procedures of one Fortran derived type (`contains` in its definition).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TypeProcs {
+    /// The type it extends (`type, extends(base) :: child`), lower-cased: bindings it does not
+    /// define are its parent's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Binding name → what it binds, lower-cased.
+    pub bindings: std::collections::BTreeMap<String, TypeBinding>,
+}
+
+/// One binding of a derived type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum TypeBinding {
+    /// `procedure [, pass(x) | nopass] :: name [=> target]`: `target` is called, with the
+    /// object as its passed argument unless `nopass`.
+    Specific { target: String, nopass: bool },
+    /// `generic :: name => b1, b2`: one of the type's specific bindings, chosen by the
+    /// arguments' types.
+    Generic(Vec<String>),
 }
 
 /// One Fortran `use m` statement.
@@ -369,6 +395,32 @@ impl Program {
         }
         Some(decl)
     }
+    /// The procedure a type-bound call `object%binding(...)` in `proc` calls and whether the
+    /// object is passed as its first argument: the binding of `object`'s declared type
+    /// (`type(t)` or `class(t)`) or of a type it extends, a generic one only where it has a
+    /// single specific. `None` where `object` is not of a type the sources define with that
+    /// binding (a procedure-pointer component, another file's type).
+    pub fn type_bound(&self, proc: ProcId, object: &str, binding: &str) -> Option<(String, bool)> {
+        let decl = self.decl(proc, object)?;
+        let mut ty = derived_type_name(&decl.ty.text)?;
+        let mut name = binding.to_string();
+        // a chain of extensions and generics is finite in a valid program; bound it anyway
+        for _ in 0..64 {
+            let procs = self.type_procs.get(&ty)?;
+            match procs.bindings.get(&name) {
+                Some(TypeBinding::Specific { target, nopass }) => {
+                    return Some((target.clone(), !nopass))
+                }
+                Some(TypeBinding::Generic(specifics)) => match specifics.as_slice() {
+                    [one] => name = one.clone(),
+                    _ => return None,
+                },
+                None => ty = procs.parent.clone()?,
+            }
+        }
+        None
+    }
+
     /// Declared (or, in Fortran without `implicit none`, implicit) type of `name` in `proc`.
     pub fn var_type(&self, proc: ProcId, name: &str) -> Option<VarType> {
         if let Some(d) = self.decl(proc, name) {

@@ -41,6 +41,7 @@ impl Builder {
                 modules: Vec::new(),
                 module_uses: Vec::new(),
                 derived_types: Default::default(),
+                type_procs: Default::default(),
                 c_typedefs: Default::default(),
                 c_statement_macros: Default::default(),
             },

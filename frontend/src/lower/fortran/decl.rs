@@ -120,13 +120,20 @@ impl<'a> FLower<'a> {
     fn derived_type(&mut self, n: Node) {
         let mut name = None;
         let mut comps = Vec::new();
+        let mut procs = TypeProcs::default();
         for c in children(n) {
             match c.kind() {
                 "derived_type_statement" => {
-                    name = children(c)
-                        .into_iter()
-                        .find(|k| k.kind() == "type_name")
-                        .map(|k| norm(self.text(k)));
+                    for k in children(c) {
+                        match k.kind() {
+                            "type_name" => name = Some(norm(self.text(k))),
+                            // `extends(base)`
+                            "base_type_specifier" => {
+                                procs.parent = k.named_child(0).map(|b| norm(self.text(b)));
+                            }
+                            _ => {}
+                        }
+                    }
                 }
                 "variable_declaration" => {
                     let (ty, _, attr_dims, decls) = self.declaration_parts(c);
@@ -134,14 +141,80 @@ impl<'a> FLower<'a> {
                         comps.extend(self.declarator_decl(d, &ty, attr_dims.clone(), false, None));
                     }
                 }
+                "derived_type_procedures" => {
+                    for s in children(c) {
+                        self.type_binding(s, &mut procs.bindings);
+                    }
+                }
                 _ => {}
             }
         }
         if let Some(name) = name {
-            self.b
-                .prog
-                .derived_types
-                .insert(name.to_ascii_lowercase(), comps);
+            let name = name.to_ascii_lowercase();
+            if procs.parent.is_some() || !procs.bindings.is_empty() {
+                self.b.prog.type_procs.insert(name.clone(), procs);
+            }
+            self.b.prog.derived_types.insert(name, comps);
+        }
+    }
+
+    /// The bindings of one statement of a type's `contains` part: `procedure [, nopass] ::
+    /// a => impl_a, b` or `generic :: g => a, b` (final, deferred interface names and the
+    /// like bind nothing a call resolves to).
+    fn type_binding(&self, s: Node, into: &mut std::collections::BTreeMap<String, TypeBinding>) {
+        let lower = |n: Node| norm(self.text(n));
+        let kids = children(s);
+        match s.kind() {
+            "procedure_statement" => {
+                let nopass = kids.iter().any(|k| {
+                    k.kind() == "procedure_attribute"
+                        && self.text(*k).trim().eq_ignore_ascii_case("nopass")
+                });
+                // `procedure(iface), deferred :: run` binds an interface, not a procedure
+                let deferred = kids.iter().any(|k| {
+                    k.kind() == "procedure_attribute"
+                        && self.text(*k).trim().eq_ignore_ascii_case("deferred")
+                });
+                if deferred {
+                    return;
+                }
+                for d in kids {
+                    match d.kind() {
+                        "binding" => {
+                            let parts = children(d);
+                            let binding = parts.iter().find(|p| p.kind() == "binding_name");
+                            let target = parts.iter().find(|p| p.kind() == "method_name");
+                            if let (Some(b), Some(t)) = (binding, target) {
+                                let target = lower(*t);
+                                into.insert(lower(*b), TypeBinding::Specific { target, nopass });
+                            }
+                        }
+                        "method_name" => {
+                            let target = lower(d);
+                            into.insert(target.clone(), TypeBinding::Specific { target, nopass });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "generic_statement" => {
+                for d in kids.iter().filter(|k| k.kind() == "binding_list") {
+                    let parts = children(*d);
+                    let Some(b) = parts.iter().find(|p| p.kind() == "binding_name") else {
+                        continue;
+                    };
+                    let specifics: Vec<String> = parts
+                        .iter()
+                        .filter(|p| p.kind() == "method_name")
+                        .map(|p| lower(*p))
+                        .collect();
+                    // `generic :: operator(+) => add` has no name a call statement uses
+                    if b.named_child(0).is_some_and(|i| i.kind() == "identifier") {
+                        into.insert(lower(*b), TypeBinding::Generic(specifics));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 

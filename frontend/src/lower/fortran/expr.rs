@@ -158,10 +158,19 @@ impl<'a> FLower<'a> {
                     return self.opaque_e(n);
                 };
                 let name = norm(self.text(f));
-                let args = n
+                let mut args = n
                     .named_child(1)
                     .map(|a| self.args(a, d))
                     .unwrap_or_default();
+                // `g%norm(x)`: the function its type binds, the object passed first
+                if let Some((target, object)) = self.type_bound(f, d) {
+                    args.splice(0..0, object);
+                    return SrcExpr {
+                        kind: SrcExprKind::Call { name: target, args },
+                        span,
+                        ty: None,
+                    };
+                }
                 if self.aliases.contains_key(&name) {
                     return match self.alias_element(&name, args, span) {
                         Some(e) => e,

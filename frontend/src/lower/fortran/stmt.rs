@@ -535,13 +535,39 @@ impl<'a> FLower<'a> {
             .collect()
     }
 
+    /// The procedure a type-bound reference `object%binding` calls, with the object where it
+    /// is passed (as the first argument: `pass(name)` of another dummy is rare and read as
+    /// the first too); `None` for anything else ([`crate::ir::Program::type_bound`]).
+    pub(super) fn type_bound(
+        &mut self,
+        callee: Node,
+        depth: usize,
+    ) -> Option<(String, Option<SrcExpr>)> {
+        if callee.kind() != "derived_type_member_expression" {
+            return None;
+        }
+        let kids = children(callee);
+        let [object, member] = kids.as_slice() else {
+            return None;
+        };
+        if member.kind() != "type_member" {
+            return None;
+        }
+        // `parts(i)%push(x)`: the declaration of `parts`
+        let path = without_subscripts(&norm(self.text(*object)));
+        let binding = norm(self.text(*member));
+        let (target, passed) = self.b.prog.type_bound(self.b.cur_proc, &path, &binding)?;
+        let object = passed.then(|| self.expr(*object, depth + 1));
+        Some((target, object))
+    }
+
     pub(super) fn call(&mut self, n: Node<'a>, label: Option<u32>, out: &mut Block) {
         let span = self.span(n);
         let Some(f) = n.field("subroutine").or_else(|| n.named_child(0)) else {
             return self.opaque(n, label, "call", BTreeSet::new(), out);
         };
         let raw = self.text(f);
-        let args: Vec<SrcExpr> = children(n)
+        let mut args: Vec<SrcExpr> = children(n)
             .into_iter()
             .find(|c| c.kind() == "argument_list")
             .map(|a| self.args(a, 0))
@@ -551,7 +577,12 @@ impl<'a> FLower<'a> {
             out.push(self.b.push(span, label, StmtKind::Mpi(call)));
             return;
         }
-        let name = norm(raw);
+        let mut name = norm(raw);
+        // `call g%step(dt)`: the procedure its type binds, the object passed first
+        if let Some((target, object)) = self.type_bound(f, 0) {
+            name = target;
+            args.splice(0..0, object);
+        }
         if matches!(name.as_str(), "get_command_argument" | "getarg") {
             if let (Some(i), Some(v)) = (args.first(), args.get(1).and_then(SrcExpr::base_var)) {
                 let idx = i.as_int().and_then(|x| u32::try_from(x).ok());
@@ -911,4 +942,19 @@ fn respan(e: &mut SrcExpr, span: Span) {
         respan(lhs, span);
         respan(rhs, span);
     }
+}
+
+/// `a%b` of `a(i)%b(j, k)`: a component path without its subscripts.
+fn without_subscripts(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    for c in path.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && !c.is_whitespace() => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
