@@ -443,6 +443,57 @@ int main(int argc, char **argv) {
     assert_eq!(loops(&apt)[0].trip, e("N/Q"));
 }
 
+/// Trial 29's ADI and F77 SOR: the quotient stored first (`nloc = n / nprocs`), the test on
+/// the variable (`if (nloc * nprocs /= n)`, `NLOC * NPROCS .NE. N .OR. N .GT. NMAX`) read
+/// `N != N`. The guard reads the program's stored truncation; the variable, read anywhere
+/// else, keeps the model's quotient, and a reassignment ends the truncated reading.
+#[test]
+fn an_abort_guard_reads_a_stored_quotient_as_truncated() {
+    let src = r#"
+program adi
+  use mpi
+  implicit none
+  integer :: ierr, nprocs, n, nloc, i
+  character(len=32) :: arg
+  real(8) :: a(100000)
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call get_command_argument(1, arg)
+  read(arg, *) n
+  nloc = n / nprocs
+  if (nloc * nprocs /= n .or. n > 100000) then
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  do i = 1, nloc
+    a(i) = 0.5d0 * a(i)
+  end do
+  nloc = n / 2
+  if (nloc * 2 /= n) call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
+  nloc = n
+  if (nloc * nprocs /= n) call MPI_Abort(MPI_COMM_WORLD, 3, ierr)
+  call MPI_Finalize(ierr)
+end program adi
+"#;
+    let apt = apt_of("adi.f90", src);
+    let got: Vec<(u32, Vec<(String, bool)>)> = apt
+        .aborts
+        .iter()
+        .map(|a| (a.line, a.conds.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                14,
+                vec![("P*floor(N/P) != N || N > 100000".to_string(), true)]
+            ),
+            (20, vec![("2*floor(0.5*N) != N".to_string(), true)]),
+            (22, vec![("N*P != N".to_string(), true)]),
+        ]
+    );
+    assert_eq!(loops(&apt)[0].trip, e("N/P"));
+}
+
 /// `for (i = i0; i < i0 + nrows; i++)` with `i0` set from an enclosing loop's variable: the
 /// bounds are unresolved, their difference is not (trial 15's wavefront block: nrows = K).
 #[test]

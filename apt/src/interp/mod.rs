@@ -186,6 +186,11 @@ pub struct Analysis<'p> {
     summarizing: bool,
     /// Integer divisions evaluate to `floor(num/den)` ([`crate::value::Scope::floors_divisions`]).
     floor_divisions: bool,
+    /// Variables last assigned a truncating quotient (`nloc = n / nprocs`): path → (the value
+    /// the analysis holds, `N/P`, and the program's, `floor(N/P)`). A condition's exact form
+    /// reads the latter where the variable still holds the former (adi's `nloc * nprocs /=
+    /// n` read `N != N`, trial 29).
+    floored: BTreeMap<String, (Expr, Expr)>,
     /// Conditions of `p = c1 ? f1 : …` assignments, where they stood (for calls through `p`).
     pointer_conds: BTreeMap<StmtId, Vec<Cond>>,
     /// Persistent requests by (procedure, path): the message their init describes (as an
@@ -220,6 +225,7 @@ impl<'p> Analysis<'p> {
             summaries: BTreeMap::new(),
             summarizing: false,
             floor_divisions: false,
+            floored: BTreeMap::new(),
             pointer_conds: BTreeMap::new(),
             requests: BTreeMap::new(),
             points_to: BTreeMap::new(),

@@ -20,6 +20,14 @@ pub(super) struct Cx<'a, 'p> {
 impl Scope for Cx<'_, '_> {
     fn var(&mut self, name: &str) -> Val {
         if let Some(v) = self.env.get(name) {
+            // the program's truncated quotient, where it still holds the one assigned
+            if self.an.floor_divisions {
+                if let (Some((held, floored)), Val::Known(now)) = (self.an.floored.get(name), v) {
+                    if held == now {
+                        return Val::Known(floored.clone());
+                    }
+                }
+            }
             return v.clone();
         }
         match name.to_ascii_uppercase().as_str() {

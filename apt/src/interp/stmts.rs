@@ -15,6 +15,39 @@ use super::summary::CallAt;
 use super::{ActiveLoop, Analysis, Cond, Env, LoopFacts};
 
 impl Analysis<'_> {
+    /// Remembers the program's truncated value of `x = value` where it differs from `v`, the
+    /// analysis's (a division without calls, whose evaluation has no effects to repeat).
+    fn floored_store(&mut self, x: &str, v: &Val, value: &SrcExpr, env: &Env) {
+        self.floored.remove(x);
+        let Val::Known(held) = v else {
+            return;
+        };
+        let divides = value.walk().iter().any(|e| {
+            matches!(
+                e.kind,
+                SrcExprKind::Binary {
+                    op: frontend::BinOp::Div,
+                    ..
+                }
+            )
+        });
+        let calls = value
+            .walk()
+            .iter()
+            .any(|e| matches!(e.kind, SrcExprKind::Call { .. }));
+        if !divides || calls {
+            return;
+        }
+        self.floor_divisions = true;
+        let exact = self.ev(value, env, Some(x));
+        self.floor_divisions = false;
+        if let Val::Known(f) = exact {
+            if f != *held {
+                self.floored.insert(x.to_string(), (held.clone(), f));
+            }
+        }
+    }
+
     pub(super) fn stmt_kind(&mut self, id: StmtId, s: &frontend::Stmt, env: &mut Env, line: u32) {
         let prog = self.prog;
         match &s.kind {
@@ -77,6 +110,7 @@ impl Analysis<'_> {
                         }
                         self.kill_paths(env, &x, &reason);
                         self.note_store(&x, &v);
+                        self.floored_store(&x, &v, &a.value, env);
                         env.insert(x, v);
                     }
                     None => {
