@@ -131,6 +131,10 @@ pub struct LoopNode {
     pub library: Option<String>,
     /// Iterations per entry.
     pub trip: Attr,
+    /// The loop variable's first value, where the source gives it as a whole number (`for (w
+    /// = 1; …)`): where a condition on the index selects iterations, its share counts from
+    /// there.
+    pub start: Option<i64>,
     /// A loop that may end early (a while loop whose condition also counts iterations, `it <
     /// maxit && …`; a counted loop left by `break`/`return`): the upper bound on `trip` the
     /// source proves, with `trip` unresolved ("exits early (…)"). `None` otherwise.

@@ -154,3 +154,67 @@ fn fortran_counters_in_do_loops() {
     let r = c.unresolved().unwrap_or_default();
     assert!(r.contains("a `goto` at line 10 may skip it"), "{c:?}");
 }
+
+/// Trial 29's task farm primes `min(P - 1, NTASK)` workers: `if (sent < ntask)` in the loop
+/// over workers, whose arm steps `sent`, holds for the iterations `w - 1 < NTASK` (sent = 0 on
+/// entry). A counter stepped elsewhere too, or a bound the loop changes, is left unresolved.
+#[test]
+fn a_counter_its_guarded_arm_steps_reads_as_the_loop_index() {
+    let src = r#"
+#include <mpi.h>
+#include <stdlib.h>
+static double buf[100000];
+int main(int argc, char **argv) {
+    int size, ntask, n, w, i, sent = 0, extra = 0, lim;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    n = atoi(argv[1]);
+    ntask = atoi(argv[2]);
+    for (w = 1; w < size; w++) {
+        if (sent < ntask) {
+            for (i = 0; i < n; i++)
+                buf[i] = 0.5 * i + sent;
+            sent++;
+        } else {
+            buf[0] = 1.0;
+        }
+    }
+    for (w = 1; w < size; w++) {
+        if (extra < ntask) {
+            for (i = 0; i < n; i++)
+                buf[i] = 0.25 * i;
+            extra++;
+        }
+        extra = extra + 1;
+    }
+    lim = ntask;
+    for (w = 1; w < size; w++) {
+        if (sent < lim) {
+            for (i = 0; i < n; i++)
+                buf[i] = 0.125 * i;
+            sent++;
+            lim = lim - 1;
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let apt = apt_of("farm.c", src);
+    let conds: Vec<(String, bool)> = apt
+        .nodes()
+        .into_iter()
+        .filter_map(|n| match &n.data {
+            crate::NodeData::If(i) => Some((i.cond.clone(), i.unresolved.is_none())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        conds,
+        [
+            ("w - 1 < NTASK".to_string(), true),
+            ("extra < ntask".to_string(), false),
+            ("sent < lim".to_string(), false),
+        ]
+    );
+}

@@ -261,6 +261,13 @@ impl Builder<'_> {
                 || Attr::Unresolved("loop not analysed".into()),
                 |f| f.trip.clone(),
             ),
+            start: f
+                .and_then(|f| match &f.lo {
+                    crate::value::Val::Known(e) => e.as_const(),
+                    _ => None,
+                })
+                .filter(|x| x.fract() == 0.0 && x.abs() < 1e15)
+                .map(|x| x as i64),
             cap: f.and_then(|f| f.cap.clone()),
             trip_total: f.and_then(|f| f.total.clone()),
             trip_mean: f.and_then(|f| f.mean.clone()),

@@ -155,6 +155,7 @@ impl Analysis<'_> {
                 geo: None,
             },
         );
+        self.guard_counters(&l.body, &sym, &lo, &step, env);
         defined.insert(l.var.clone());
         defined.extend(l.indices().into_iter().skip(1).map(|x| x.0.to_string()));
         let reason = format!("assigned in loop at line {line}");
@@ -693,5 +694,92 @@ impl Analysis<'_> {
             Some(r) => format!("trip of the loop over `{}`: {r}", l.sym),
             None => format!("no closed form for the sum over `{}`", l.sym),
         })
+    }
+}
+
+impl Analysis<'_> {
+    /// The IFs of a counted loop's `body` that a counter guards: `if (c < B)` (or `<=`) whose
+    /// taken arm steps `c` by one (`c++`, `c = c + 1`) where nothing else in the body assigns
+    /// it, `B` not assigned in the body either. Each iteration takes the arm while `c` < `B`,
+    /// and `c` counts the iterations taken, so the guard holds exactly for the iterations
+    /// `k < B - c0` (k = 0, 1, … the index's, c0 the counter at the loop's entry): the
+    /// counter reads `sym - lo + c0` in the guard (trial 29's farm primes `min(P - 1, NTASK)`
+    /// workers, `if (sent < ntask) { …; sent++; }` in `for (w = 1; w < size; w++)`, read as
+    /// taken in every iteration from runs that all had NTASK >= P - 1).
+    pub(super) fn guard_counters(
+        &mut self,
+        body: &[StmtId],
+        sym: &str,
+        lo: &Val,
+        step: &Val,
+        env: &Env,
+    ) {
+        let (Val::Known(lo), Val::Known(step)) = (lo, step) else {
+            return;
+        };
+        if step.as_const() != Some(1.0) {
+            return;
+        }
+        let prog = self.prog;
+        let all = prog.walk(body);
+        for &id in body {
+            let Some(StmtKind::If(i)) = prog.stmt(id).map(|s| &s.kind) else {
+                continue;
+            };
+            let Some(arm) = i.arms.first() else { continue };
+            let SrcExprKind::Binary { op, lhs, rhs } = &arm.cond.kind else {
+                continue;
+            };
+            if !matches!(op, frontend::BinOp::Lt | frontend::BinOp::Le) {
+                continue;
+            }
+            let SrcExprKind::Var(c) = &lhs.kind else {
+                continue;
+            };
+            // the arm's one step of c, at its top level
+            let steps: Vec<StmtId> = arm
+                .body
+                .iter()
+                .copied()
+                .filter(|s| prog.stmt(*s).is_some_and(|s| steps_by_one(&s.kind, c)))
+                .collect();
+            let [step_id] = steps.as_slice() else {
+                continue;
+            };
+            let bound_vars: Vec<&str> = rhs.walk().iter().filter_map(|e| e.base_var()).collect();
+            let others = all.iter().any(|s| {
+                prog.stmt(*s).is_some_and(|st| {
+                    (*s != *step_id && st.defs.contains(c))
+                        || bound_vars.iter().any(|v| st.defs.contains(*v))
+                })
+            });
+            if others {
+                continue;
+            }
+            let Some(Val::Known(c0)) = env.get(c) else {
+                continue;
+            };
+            let at = Expr::var(sym) - lo.clone() + c0.clone();
+            self.guards.insert(id, (c.clone(), at));
+        }
+    }
+}
+
+/// Whether `k` is `c = c + 1` (C's `c++`, `c += 1`).
+fn steps_by_one(k: &StmtKind, c: &str) -> bool {
+    let StmtKind::Assign(a) = k else { return false };
+    if !matches!(&a.target.kind, SrcExprKind::Var(t) if t == c) {
+        return false;
+    }
+    match &a.value.kind {
+        SrcExprKind::Binary {
+            op: frontend::BinOp::Add,
+            lhs,
+            rhs,
+        } => {
+            let is_c = |e: &SrcExpr| matches!(&e.kind, SrcExprKind::Var(v) if v == c);
+            (is_c(lhs) && rhs.as_int() == Some(1)) || (is_c(rhs) && lhs.as_int() == Some(1))
+        }
+        _ => false,
     }
 }

@@ -191,6 +191,10 @@ pub struct Analysis<'p> {
     /// reads the latter where the variable still holds the former (adi's `nloc * nprocs /=
     /// n` read `N != N`, trial 29).
     floored: BTreeMap<String, (Expr, Expr)>,
+    /// IFs in a counted loop's body guarded by a counter they step (`if (sent < ntask) { …;
+    /// sent++; }`): the counter and its value in the loop's index while the guard holds
+    /// (`w - 1 + sent0` for `for (w = 1; …)`), [`Analysis::guard_counters`].
+    guards: BTreeMap<StmtId, (String, Expr)>,
     /// Conditions of `p = c1 ? f1 : …` assignments, where they stood (for calls through `p`).
     pointer_conds: BTreeMap<StmtId, Vec<Cond>>,
     /// Persistent requests by (procedure, path): the message their init describes (as an
@@ -226,6 +230,7 @@ impl<'p> Analysis<'p> {
             summarizing: false,
             floor_divisions: false,
             floored: BTreeMap::new(),
+            guards: BTreeMap::new(),
             pointer_conds: BTreeMap::new(),
             requests: BTreeMap::new(),
             points_to: BTreeMap::new(),

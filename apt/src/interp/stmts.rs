@@ -262,7 +262,15 @@ impl Analysis<'_> {
                     ),
                     _ => None,
                 };
-                let conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
+                let mut conds: Vec<Cond> = i.arms.iter().map(|a| self.cond(&a.cond, env)).collect();
+                // a guard on a counter its arm steps: in the loop's index
+                if let (Some((c, at)), Some(first)) =
+                    (self.guards.get(&id).cloned(), i.arms.first())
+                {
+                    let mut e = env.clone();
+                    e.insert(c, Val::Known(at));
+                    conds[0] = self.cond(&first.cond, &e);
+                }
                 self.facts.conds.insert(id, conds);
                 let mut outs = Vec::new();
                 for arm in &i.arms {

@@ -37,7 +37,12 @@ pub enum Outer {
         taken: bool,
     },
     /// A loop: its variable (none for while loops) and trip count per entry.
-    Loop { var: Option<String>, trip: Attr },
+    Loop {
+        var: Option<String>,
+        trip: Attr,
+        /// The index's first value, where the source gives it ([`apt::LoopNode::start`]).
+        start: Option<i64>,
+    },
 }
 
 /// [`Outer`] lists of every node, by site.
@@ -60,6 +65,7 @@ pub fn enclosing(apt: &Apt) -> BTreeMap<u32, Vec<Outer>> {
                     path.push(Outer::Loop {
                         var: l.var.clone(),
                         trip: l.trip.clone(),
+                        start: l.start,
                     });
                     true
                 }
@@ -178,15 +184,16 @@ fn loop_shares(
     traced: &Samples,
 ) -> Vec<(Expr, String)> {
     let vars = c.vars();
-    let Some((at, var, trip)) = outer.iter().enumerate().rev().find_map(|(k, o)| match o {
+    let Some((at, var, trip, start)) = outer.iter().enumerate().rev().find_map(|(k, o)| match o {
         Outer::Loop {
             var: Some(v),
             trip: Attr::Expr(t),
+            start,
         } => {
             let sym = [v.clone(), format!("{v}_loop")]
                 .into_iter()
                 .find(|s| vars.contains(s))?;
-            Some((k, sym, t.subs_all(ctx.consts)))
+            Some((k, sym, t.subs_all(ctx.consts), *start))
         }
         _ => None,
     }) else {
@@ -213,7 +220,12 @@ fn loop_shares(
     }) {
         return Vec::new();
     }
-    let starts: [i64; 2] = if ctx.fortran { [1, 0] } else { [0, 1] };
+    // the source's start where it gives one; else each the index may have, the likelier first
+    let starts: Vec<i64> = match start {
+        Some(s) => vec![s],
+        None if ctx.fortran => vec![1, 0],
+        None => vec![0, 1],
+    };
     starts
         .into_iter()
         .filter_map(|lo| {

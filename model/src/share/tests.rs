@@ -121,6 +121,7 @@ fn a_nested_rank_condition_is_its_mean_over_the_ranks_that_reach_it() {
     let loop_on_rank = [Outer::Loop {
         var: Some("i".into()),
         trip: Attr::Expr(symbolic::parse("rank + 1").unwrap()),
+        start: None,
     }];
     assert!(source_share("rank == 0", &loop_on_rank, &c, &none).is_none());
     // a condition reading another parameter is not a mean over the ranks alone
@@ -210,6 +211,7 @@ fn nstep_loop() -> [Outer; 1] {
     [Outer::Loop {
         var: Some("istep".into()),
         trip: Attr::Expr(Expr::var("NSTEP")),
+        start: None,
     }]
 }
 
@@ -272,6 +274,7 @@ fn a_mod_of_a_loop_index_is_its_mean_over_the_loop() {
     let stepped = [Outer::Loop {
         var: Some("istep".into()),
         trip: Attr::Expr(symbolic::parse("ceil(NSTEP/2)").unwrap()),
+        start: None,
     }];
     assert!(source_share(EVERY_NOUT, &stepped, &c, &s).is_none());
     // an arm between the loop and the IF that tests the index too: none
@@ -472,6 +475,7 @@ fn a_conjunction_of_a_rank_and_a_loop_index_condition_is_the_product_of_their_me
     let blocks = [Outer::Loop {
         var: Some("b".into()),
         trip: Attr::Expr(nblk.clone()),
+        start: None,
     }];
     let col = "mod(rank, smpi_dims(P, 2, 1))";
     type Count = fn(usize, usize, usize, usize) -> bool;
@@ -532,4 +536,49 @@ fn a_conjunction_of_a_rank_and_a_loop_index_condition_is_the_product_of_their_me
     // two conditions on loop indices: no product (they need not be independent)
     let none = Samples::new(params.clone());
     assert!(source_share("b == 0 && b < N", &blocks, &c, &none).is_none());
+}
+
+/// Trial 29's farm: `if (sent < ntask) { …; sent++; }` in `for (w = 1; w < size; w++)` reads
+/// `w - 1 < NTASK` (apt's guard counter); from runs that all had NTASK >= P - 1, where every
+/// share is 1, either start fits: the source's, 1, counts min(P - 1, NTASK) primed workers,
+/// where a guessed 0 counted one more.
+#[test]
+fn a_loop_index_share_counts_from_the_sources_start() {
+    let consts = BTreeMap::new();
+    let params = names(&["NTASK", "P"]);
+    let c = ctx(&consts, &params);
+    let rows: [&[f64]; 3] = [&[32.0, 2.0], &[32.0, 4.0], &[64.0, 16.0]];
+    let s = traced(&["NTASK", "P"], &rows, &|_| 1.0);
+    let workers = |start| {
+        [Outer::Loop {
+            var: Some("w".into()),
+            trip: Attr::Expr(symbolic::parse("P - 1").unwrap()),
+            start,
+        }]
+    };
+    let got = source_share("w - 1 < NTASK", &workers(Some(1)), &c, &s).unwrap();
+    assert_eq!(got.over, "w = 1..P - 1");
+    let at = |e: &Expr, ntask: f64, p: f64| {
+        e.eval(&|v| match v {
+            "NTASK" => Some(ntask),
+            "P" => Some(p),
+            _ => None,
+        })
+        .unwrap()
+    };
+    // 64 tasks on 255 workers: 64 primed
+    assert!(
+        (at(&got.expr, 64.0, 256.0) * 255.0 - 64.0).abs() < 1e-9,
+        "{}",
+        got.expr
+    );
+    assert!((at(&got.expr, 64.0, 16.0) - 1.0).abs() < 1e-12);
+    // from 0 (`for (w = 0; w < size - 1; w++)`), one more iteration passes the test
+    let from0 = source_share("w - 1 < NTASK", &workers(Some(0)), &c, &s).unwrap();
+    assert_eq!(from0.over, "w = 0..P - 2");
+    assert!(
+        (at(&from0.expr, 64.0, 256.0) * 255.0 - 65.0).abs() < 1e-9,
+        "{}",
+        from0.expr
+    );
 }
