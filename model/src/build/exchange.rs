@@ -549,7 +549,23 @@ fn busiest(occ: &Occurrences<'_, '_>, c: u32, mean: &Fitted) -> Option<Fitted> {
     }
     let whole = mean.expr.ceil();
     let f = super::phase_context::fit_whole_count(occ.pf.env, &s, Some(&whole));
-    Some(no_worse_than_mean(f, &s))
+    Some(at_least_none(no_worse_than_mean(f, &s)))
+}
+
+/// A count that may fall below 0 ([`may_fall_below_zero`]) held at 0 there (trial 29: a farm's
+/// hub refills `NTASK - P + 1` times, fitted from runs with NTASK >= P - 1, was -191 at P =
+/// 256 with 64 tasks).
+fn at_least_none(f: Fitted) -> Fitted {
+    if ![&f.expr, &f.lo, &f.hi].into_iter().any(may_fall_below_zero) {
+        return f;
+    }
+    let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
+    Fitted {
+        expr: clamp(&f.expr),
+        lo: clamp(&f.lo),
+        hi: clamp(&f.hi),
+        ..f
+    }
 }
 
 /// [`inside`]'s computation inside a phase, at each bound.
@@ -813,10 +829,56 @@ fn no_worse_than_mean(f: Fitted, s: &Samples) -> Fitted {
     }
 }
 
+/// Whether `e` is negative somewhere over its parameters from 1 to 10⁶ (each at 1, 2, 10³
+/// and 10⁶, at most four of them: a law in more is not probed).
+fn may_fall_below_zero(e: &Expr) -> bool {
+    const AT: [f64; 4] = [1.0, 2.0, 1e3, 1e6];
+    let vars: Vec<String> = e.vars().into_iter().collect();
+    if vars.len() > 4 {
+        return false;
+    }
+    (0..AT.len().pow(vars.len() as u32)).any(|mut k| {
+        let mut point = Vec::with_capacity(vars.len());
+        for _ in &vars {
+            point.push(AT[k % AT.len()]);
+            k /= AT.len();
+        }
+        e.eval(&|v| vars.iter().position(|x| x == v).map(|i| point[i]))
+            .is_ok_and(|x| x < 0.0)
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Trial 29's farm: the hub's refills, fitted `ceil(NTASK - P) + 1` from runs with
+    /// NTASK >= P - 1, are none (not -191) at P = 256 with 64 tasks; a count that cannot fall
+    /// below 0 is left as it is.
+    #[test]
+    fn a_count_law_that_falls_below_zero_is_held_at_none() {
+        let law = |text: &str| {
+            let mut f = Fitted::constant(0.0);
+            f.expr = symbolic::parse(text).unwrap();
+            f.lo = f.expr.clone();
+            f.hi = f.expr.clone();
+            f
+        };
+        let f = at_least_none(law("ceil(NTASK - P) + 1"));
+        let at = |e: &Expr, ntask: f64, p: f64| {
+            e.eval(&|v| match v {
+                "NTASK" => Some(ntask),
+                "P" => Some(p),
+                _ => None,
+            })
+            .unwrap()
+        };
+        assert_eq!(at(&f.expr, 64.0, 256.0), 0.0);
+        assert_eq!(at(&f.hi, 64.0, 16.0), 49.0);
+        let kept = law("ceil(NTASK/(P - 1))");
+        assert_eq!(at_least_none(kept.clone()).expr, kept.expr);
+    }
 
     #[test]
     fn a_count_law_worse_than_the_mean_is_the_mean() {
