@@ -51,3 +51,42 @@ fn host_variables_hold_the_hosts_values_in_an_internal_procedure() {
     let smooth = l.iter().find(|x| x.var.as_deref() == Some("i")).unwrap();
     assert_eq!(smooth.trip, e("5"));
 }
+
+/// Trial 29: `a(n, j) = d(n)` in an internal procedure, `d` the host's array: an element of
+/// it, not a call of a function `d` that may write `n` (the loop wrote {a, j, n} and the call
+/// {a, n}: the names the rewrite floor is matched on).
+#[test]
+fn a_hosts_array_in_an_internal_procedure_is_an_array() {
+    let src = "program w2
+  use mpi
+  implicit none
+  integer :: ierr, n, nloc
+  real(8), allocatable :: a(:,:), d(:)
+  call MPI_Init(ierr)
+  n = 100; nloc = 10
+  allocate(a(n, nloc), d(n))
+  d = 1.0d0
+  call fill(a, n, nloc)
+  call MPI_Bcast(a, n*nloc, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+contains
+  subroutine fill(a, n, nloc)
+    integer, intent(in) :: n, nloc
+    real(8), intent(inout) :: a(n, nloc)
+    integer :: j
+    do j = 1, nloc
+      a(n, j) = d(n)
+    end do
+  end subroutine fill
+end program w2
+";
+    let apt = apt_of("w2.f90", src);
+    let fill = loops(&apt)
+        .into_iter()
+        .find(|l| l.var.as_deref() == Some("j"))
+        .expect("fill's loop");
+    let writes: Vec<&str> = fill.writes.iter().flatten().map(String::as_str).collect();
+    assert_eq!(writes, ["a", "j"]);
+    let call = crate::tests::calls(&apt, "fill")[0];
+    assert_eq!(apt.call_writes[&call], Ok(crate::tests::set(&["a"])));
+}

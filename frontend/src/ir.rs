@@ -366,12 +366,26 @@ impl Program {
         }
         out
     }
-    /// Declaration of `name` visible in `proc`: local first, then globals.
+    /// Declaration of `name` visible in `proc`: local first, then its host's (a Fortran
+    /// internal procedure sees the variables of the unit it is contained in), then globals.
     pub fn decl(&self, proc: ProcId, name: &str) -> Option<&Decl> {
-        self.proc(proc)
-            .and_then(|p| p.decls.iter().find(|d| d.name == name))
+        self.scoped_decl(proc, name)
             .or_else(|| self.globals.iter().find(|d| d.name == name))
             .or_else(|| self.component_decl(proc, name))
+    }
+
+    /// `name`'s declaration in `proc` or the units hosting it.
+    fn scoped_decl(&self, proc: ProcId, name: &str) -> Option<&Decl> {
+        let mut at = Some(proc);
+        // hosts nest at most a level in Fortran; bound the walk anyway
+        for _ in 0..8 {
+            let p = self.proc(at?)?;
+            if let Some(d) = p.decls.iter().find(|d| d.name == name) {
+                return Some(d);
+            }
+            at = p.host;
+        }
+        None
     }
 
     /// The declaration of a Fortran component path `g%u` (`a%b%c`): the component of the
@@ -382,8 +396,7 @@ impl Program {
         }
         let (base, path) = name.split_once('%')?;
         let mut decl = self
-            .proc(proc)
-            .and_then(|p| p.decls.iter().find(|d| d.name == base))
+            .scoped_decl(proc, base)
             .or_else(|| self.globals.iter().find(|d| d.name == base))?;
         for part in path.split('%') {
             let ty = derived_type_name(&decl.ty.text)?;
