@@ -360,3 +360,40 @@ fn a_breakpoint_minimum_is_marked() {
     let (_, out, _) = augur(&["expr", "solve", "--for", "K", "K + 100/K"]);
     assert!(!out.contains("changes branch"), "{out}");
 }
+
+/// Trial 29: SUMMA's optimum block count KP = 23 for N = 4096 is one the program aborts at
+/// (`mod(N, KP) != 0` guards an MPI_Abort); solve says so where the guard holds, and nothing
+/// where it does not.
+#[test]
+fn solve_on_a_model_names_an_optimum_the_program_aborts_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = model_file_with(
+        dir.path(),
+        serde_json::json!({
+            "aborts": [{"line": 32, "when": "mod(N, K) != 0",
+                        "guard": "min(1, max(0, N - K*floor(N/K)))"}]
+        }),
+    );
+    let solve = |at: &str| {
+        augur(&[
+            "expr",
+            "solve",
+            path.to_str().unwrap(),
+            "--for",
+            "K",
+            "--at",
+            at,
+            "--integer",
+        ])
+    };
+    // K* = 1000/(8*sqrt(6)) = 51.03: 51 does not divide 1000
+    let (code, out, err) = solve("N=1000,P=64");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("caution: the program calls MPI_Abort at K = 51 (line 32 when mod(N, K) != 0): no run has this time"),
+        "{out}"
+    );
+    // K* = 128 divides 1024
+    let (_, out, _) = solve("N=1024,P=16");
+    assert!(!out.contains("MPI_Abort"), "{out}");
+}

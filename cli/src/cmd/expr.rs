@@ -229,6 +229,30 @@ fn divisors_near(
 /// and the program ran 1.8x slower there than at the best KB): the model's leave-one-out error
 /// where it is above 15%, `k` outside the traced values of `var`, and fitted laws in `var`
 /// that explain their data worse than its mean (R² < 0).
+/// The program's `MPI_Abort`s whose guards hold with `var` = `k` at `at` (trial 29: SUMMA's
+/// optimum KP = 23 for N = 4096, where the program aborts since 23 does not divide N).
+fn aborts_at(
+    m: &model::analysis::ModelFile,
+    at: &BTreeMap<String, f64>,
+    var: &str,
+    k: f64,
+) -> Vec<String> {
+    let mut values = at.clone();
+    values.insert(var.to_string(), k);
+    m.aborts
+        .iter()
+        .filter(|a| model::analysis::eval(&a.guard, &values).is_ok_and(|g| g >= 0.5))
+        .map(|a| {
+            format!(
+                "the program calls MPI_Abort at {var} = {} ({} when {}): no run has this time; choose a {var} the program accepts",
+                short(k),
+                a.at(),
+                a.when
+            )
+        })
+        .collect()
+}
+
 fn caveats(m: &model::analysis::ModelFile, var: &str, k: f64) -> Vec<String> {
     let mut out = Vec::new();
     let v = &m.validation;
@@ -478,10 +502,13 @@ pub fn run(args: ExprArgs) -> Result<ExitCode> {
                 .as_ref()
                 .map(|m| divisors_near(m, &e, &var, &at, chosen, range))
                 .unwrap_or_default();
-            let caveats = model
+            let mut caveats = model
                 .as_ref()
                 .map(|m| caveats(m, &var, chosen))
                 .unwrap_or_default();
+            if let Some(m) = &model {
+                caveats.splice(0..0, aborts_at(m, &at, &var, chosen));
+            }
             if fmt.json {
                 let mut v = serde_json::to_value(&s)?;
                 v["expr"] = json!(e);
