@@ -322,7 +322,8 @@ pub struct AptOptions {
     /// Names of the values read from standard input, in the order read: the k-th value read is
     /// named after the `--stdin` template's k-th token where that is a `{NAME}` placeholder
     /// (`{N} 40` names the first `N`, whatever variable or buffer element it is read into).
-    pub stdin_names: Vec<Option<String>>,
+    /// A number in the template (`{N} 20`) is that value in every run, not a parameter.
+    pub stdin_names: Vec<params::StdinItem>,
     /// Whose `MPI_Dims_create` the grids follow: that of the library the program's runs use
     /// (`augur analyze` takes it from the runs), since some rank counts split differently
     /// (SimGrid SMPI makes 9 ranks 9 × 1, Open MPI 3 × 3).

@@ -71,6 +71,18 @@ pub struct ProgParam {
     pub also_argv: Vec<u32>,
 }
 
+/// One value of the `--stdin` template, in the order the program reads them
+/// ([`crate::AptOptions::stdin_names`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StdinItem {
+    /// A `{NAME}` placeholder: the value read is the parameter NAME.
+    Named(String),
+    /// A number written into the template (`{N} 20`): every run reads that value.
+    Literal(f64),
+    /// Anything else: the value read is a parameter named after its variable.
+    Unnamed,
+}
+
 /// Registry of parameters, deduplicated by origin.
 #[derive(Debug, Clone, Default)]
 pub struct Params {
@@ -78,7 +90,9 @@ pub struct Params {
     /// Origin key → index in `list`.
     by_key: BTreeMap<String, usize>,
     arg_names: Vec<String>,
-    stdin_names: Vec<Option<String>>,
+    stdin_names: Vec<StdinItem>,
+    /// Origin keys of values read from standard input that the template fixes, with the value.
+    stdin_literals: BTreeMap<String, f64>,
     /// Distinct values read from standard input so far: the next one's index in
     /// `stdin_names`.
     stdin_read: usize,
@@ -91,13 +105,14 @@ impl Params {
             by_key: BTreeMap::new(),
             arg_names,
             stdin_names: Vec::new(),
+            stdin_literals: BTreeMap::new(),
             stdin_read: 0,
         }
     }
 
     /// As [`Self::new`], with the names of the values read from standard input in order
     /// ([`crate::AptOptions::stdin_names`]).
-    pub fn with_stdin_names(mut self, stdin_names: Vec<Option<String>>) -> Self {
+    pub fn with_stdin_names(mut self, stdin_names: Vec<StdinItem>) -> Self {
         self.stdin_names = stdin_names;
         self
     }
@@ -184,6 +199,15 @@ impl Params {
     }
 
     /// A value read at run time into variable `var` (or access path: `g.nx` names `NX`).
+    /// The value the `--stdin` template fixes for `var` read from standard input (`20` of `{N}
+    /// 20` for the second value read), after [`Self::input`] declined to name a parameter.
+    pub fn literal(&self, origin: &InputOrigin, var: &str) -> Option<f64> {
+        match origin {
+            InputOrigin::Stdin => self.stdin_literals.get(&format!("stdin:{var}")).copied(),
+            _ => None,
+        }
+    }
+
     pub fn input(&mut self, origin: &InputOrigin, var: &str, line: u32) -> Option<String> {
         let upper = symbol_name(var);
         let (key, origin, wanted) = match origin {
@@ -204,13 +228,24 @@ impl Params {
             }
             InputOrigin::Stdin => {
                 let key = format!("stdin:{var}");
+                if self.stdin_literals.contains_key(&key) {
+                    return None;
+                }
                 // the k-th value read (a new one: a value read again keeps its name)
                 let named = if self.by_key.contains_key(&key) {
                     None
                 } else {
                     let k = self.stdin_read;
                     self.stdin_read += 1;
-                    self.stdin_names.get(k).cloned().flatten()
+                    match self.stdin_names.get(k) {
+                        Some(StdinItem::Named(n)) => Some(n.clone()),
+                        // a number in the template: no parameter, the value ([`Self::literal`])
+                        Some(StdinItem::Literal(v)) => {
+                            self.stdin_literals.insert(key, *v);
+                            return None;
+                        }
+                        Some(StdinItem::Unnamed) | None => None,
+                    }
                 };
                 // a placeholder the template names twice (`{N} {N} {STEPS}` for NX = NY = N)
                 // is one parameter, as the same name twice in the arguments is

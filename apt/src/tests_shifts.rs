@@ -2,6 +2,7 @@
 //! unresolved in every loop over it, "a bitwise operation").
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use crate::params::StdinItem::{Named, Unnamed};
 use crate::tests::{apt_of, e, loops};
 
 #[test]
@@ -60,13 +61,29 @@ fn a_value_read_from_stdin_takes_its_templates_name() {
     let named = crate::build(
         &lowered,
         &crate::AptOptions {
-            stdin_names: vec![Some("N".into()), None],
+            stdin_names: vec![Named("N".into()), Unnamed],
             ..Default::default()
         },
     );
     let l = loops(&named);
     assert_eq!(l[1].trip, e("N"), "{:?}", l[1]);
     assert_eq!(l[0].trip, e("IBUF_2"), "{:?}", l[0]);
+    // a number in the template is that value in every run, not a parameter (trial 29: `{N}
+    // 20` left NSTEPS in T, fitted to runs that all read 20)
+    let fixed = crate::build(
+        &lowered,
+        &crate::AptOptions {
+            stdin_names: vec![Named("N".into()), crate::params::StdinItem::Literal(40.0)],
+            ..Default::default()
+        },
+    );
+    let l = loops(&fixed);
+    assert_eq!((&l[0].trip, &l[1].trip), (&e("40"), &e("N")), "{l:?}");
+    assert!(
+        fixed.params.iter().all(|p| p.name != "IBUF_2"),
+        "{:?}",
+        fixed.params
+    );
     // without the template's names the buffer's element names the parameter
     let plain = apt_of("heat.f", src);
     assert_eq!(loops(&plain)[1].trip, e("IBUF_1"));
@@ -75,7 +92,7 @@ fn a_value_read_from_stdin_takes_its_templates_name() {
     let twice = crate::build(
         &lowered,
         &crate::AptOptions {
-            stdin_names: vec![Some("N".into()), Some("N".into())],
+            stdin_names: vec![Named("N".into()), Named("N".into())],
             ..Default::default()
         },
     );
@@ -103,7 +120,7 @@ fn a_value_read_from_stdin_takes_its_templates_name() {
     let apt = crate::build(
         &lowered,
         &crate::AptOptions {
-            stdin_names: vec![Some("N".into()), Some("N".into()), Some("NSTEP".into())],
+            stdin_names: vec![Named("N".into()), Named("N".into()), Named("NSTEP".into())],
             ..Default::default()
         },
     );

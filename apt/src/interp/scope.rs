@@ -94,10 +94,7 @@ impl Scope for Cx<'_, '_> {
     fn input(&mut self, origin: &InputOrigin, span: Span) -> Val {
         let line = self.line(span);
         let var = self.target.unwrap_or("input");
-        let v = match self.an.params.input(origin, var, line) {
-            Some(p) => Val::Known(Expr::var(&p)),
-            None => Val::unknown(format!("read from a file at line {line}")),
-        };
+        let v = self.an.input_value(origin, var, line);
         if let Some(t) = self.target {
             self.an.read_into.insert(t.to_string(), v.clone());
         }

@@ -15,6 +15,23 @@ use super::summary::CallAt;
 use super::{ActiveLoop, Analysis, Cond, Env, LoopFacts};
 
 impl Analysis<'_> {
+    /// The value `var` reads at `line` from `origin`: its parameter, the number the `--stdin`
+    /// template fixes there, or unknown (a file's).
+    pub(super) fn input_value(
+        &mut self,
+        origin: &frontend::InputOrigin,
+        var: &str,
+        line: u32,
+    ) -> Val {
+        match self.params.input(origin, var, line) {
+            Some(p) => Val::Known(Expr::var(&p)),
+            None => match self.params.literal(origin, var) {
+                Some(x) => Val::Known(Expr::num(x)),
+                None => Val::unknown(format!("read from a file at line {line}")),
+            },
+        }
+    }
+
     /// Remembers the program's truncated value of `x = value` where it differs from `v`, the
     /// analysis's (a division without calls, whose evaluation has no effects to repeat).
     fn floored_store(&mut self, x: &str, v: &Val, value: &SrcExpr, env: &Env) {
@@ -144,10 +161,7 @@ impl Analysis<'_> {
                     if self.is_array(&x) {
                         continue;
                     }
-                    let v = match self.params.input(&inp.origin, &x, line) {
-                        Some(p) => Val::Known(Expr::var(&p)),
-                        None => Val::unknown(format!("read from a file at line {line}")),
-                    };
+                    let v = self.input_value(&inp.origin, &x, line);
                     self.read_into.insert(x.clone(), v.clone());
                     env.insert(x, v);
                 }

@@ -5,6 +5,7 @@
 //! leaves every run with the same size; its runs then differ in nothing but their label, and a
 //! model fitted over it is wrong. `profile` warns before its runs, `analyze` with its warnings.
 
+use apt::params::StdinItem;
 use apt::{ParamOrigin, ProgParam};
 
 /// What carried the parameters to the program.
@@ -22,7 +23,7 @@ pub struct Carriers<'a> {
 /// where it is a `{NAME}` placeholder. Empty for a NAMELIST or `key = value` template, whose
 /// values are found by name, not position (trial 13: `READ(5,*) IBUF(1)` from `{N} 40` was a
 /// parameter IBUF_1, so no source expression was in N).
-pub fn stdin_names(template: &str) -> Vec<Option<String>> {
+pub fn stdin_names(template: &str) -> Vec<StdinItem> {
     if template.contains(['&', '=', '$']) {
         return Vec::new();
     }
@@ -30,10 +31,20 @@ pub fn stdin_names(template: &str) -> Vec<Option<String>> {
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
         .map(|t| {
-            t.strip_prefix('{')
+            let placeholder = t
+                .strip_prefix('{')
                 .and_then(|t| t.strip_suffix('}'))
-                .filter(|n| !n.is_empty() && !n.contains(['{', '}']))
-                .map(str::to_string)
+                .filter(|n| !n.is_empty() && !n.contains(['{', '}']));
+            match placeholder {
+                Some(n) => StdinItem::Named(n.to_string()),
+                // Fortran reads `1.5d0` as 1.5
+                None => t
+                    .replace(['d', 'D'], "e")
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .map_or(StdinItem::Unnamed, StdinItem::Literal),
+            }
         })
         .collect()
 }
@@ -148,8 +159,14 @@ mod tests {
     #[test]
     fn stdin_values_are_named_by_their_placeholders_in_order() {
         assert_eq!(
-            stdin_names("{N} 40\n{NITER}"),
-            [Some("N".to_string()), None, Some("NITER".to_string())]
+            stdin_names("{N} 40\n{NITER} x 2.5d0"),
+            [
+                StdinItem::Named("N".into()),
+                StdinItem::Literal(40.0),
+                StdinItem::Named("NITER".into()),
+                StdinItem::Unnamed,
+                StdinItem::Literal(2.5),
+            ]
         );
         assert_eq!(stdin_names("{N}, 2.5, {K}").len(), 3);
         assert!(stdin_names("&size n = {N} /").is_empty());
