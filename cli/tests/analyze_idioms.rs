@@ -1352,7 +1352,7 @@ fn a_first_block_touching_a_page_per_row_is_charged_by_the_rows() {
         "page.c",
         PAGE_ROWS,
         "2,4,8",
-        &["N=2048,4096", "NB=16,64"],
+        &["N=4096,8192", "NB=16,64"],
         &["{N}", "{NB}"],
     );
     let cold = quantities_of(&m, "cold");
