@@ -435,6 +435,26 @@ fn evaluate(
             }
         }
     }
+    // below the traced P: one rank has no neighbours to exchange with, which laws fitted at
+    // P >= 2 still charge (trial 29: a halo's sendrecvs costed 2.0e-4 s each at P = 1)
+    if let (Some(p), Some(least)) = (
+        values.get("P"),
+        traced
+            .get("P")
+            .map(values_of)
+            .and_then(|s| s.into_iter().reduce(f64::min)),
+    ) {
+        if *p < least {
+            notes.push(format!(
+                "P={p} is below the smallest traced P ({least}): T's laws in P are extrapolated down{}; profile at P={p} to model it",
+                if *p == 1.0 {
+                    ", and at P = 1 a rank's messages go to MPI_PROC_NULL or itself, which the costs fitted with several ranks still charge"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
     // the source stops the program here (Cannon's P not a square: trial 14 got a time)
     let mut aborts = Vec::new();
     for a in &m.aborts {
@@ -929,6 +949,14 @@ mod tests {
         );
         let p = evaluate(&m, &traced, "", at("N=100,L=4,P=4")).unwrap();
         assert!(p.notes.is_empty(), "{:?}", p.notes);
+        // below the traced P (trial 29: P = 1 from runs at 2..16 said nothing)
+        let p = evaluate(&m, &traced, "", at("N=100,L=4,P=1")).unwrap();
+        assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+        assert!(
+            p.notes[0].starts_with("P=1 is below the smallest traced P (2): T's laws in P are extrapolated down, and at P = 1 a rank's messages go to MPI_PROC_NULL or itself"),
+            "{:?}",
+            p.notes
+        );
         let p = evaluate(&m, &traced, "", at("N=100,L=7,P=16")).unwrap();
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert!(
