@@ -559,13 +559,7 @@ fn at_least_none(f: Fitted) -> Fitted {
     if ![&f.expr, &f.lo, &f.hi].into_iter().any(may_fall_below_zero) {
         return f;
     }
-    let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
-    Fitted {
-        expr: clamp(&f.expr),
-        lo: clamp(&f.lo),
-        hi: clamp(&f.hi),
-        ..f
-    }
+    super::phase_context::held_at_zero(f)
 }
 
 /// [`inside`]'s computation inside a phase, at each bound.

@@ -235,6 +235,11 @@ pub(super) fn non_negative(f: Fitted) -> Fitted {
     if !f.origin.by_regression() || !(signed(&f.expr) || signed(&f.lo) || signed(&f.hi)) {
         return f;
     }
+    held_at_zero(f)
+}
+
+/// `f`'s law and band, each held at 0 where it would fall below.
+pub(super) fn held_at_zero(f: Fitted) -> Fitted {
     let clamp = |e: &Expr| Expr::max(e.clone(), Expr::zero());
     Fitted {
         expr: clamp(&f.expr),
