@@ -723,6 +723,8 @@ impl Analysis<'_> {
         let prog = self.prog;
         let all = prog.walk(body);
         for &id in body {
+            // a loop analysed again (a call's summary, another caller) decides afresh
+            self.guards.remove(&id);
             let Some(StmtKind::If(i)) = prog.stmt(id).map(|s| &s.kind) else {
                 continue;
             };

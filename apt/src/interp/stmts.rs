@@ -39,7 +39,8 @@ impl Analysis<'_> {
         let Val::Known(held) = v else {
             return;
         };
-        let divides = value.walk().iter().any(|e| {
+        let parts = value.walk();
+        let divides = parts.iter().any(|e| {
             matches!(
                 e.kind,
                 SrcExprKind::Binary {
@@ -48,8 +49,7 @@ impl Analysis<'_> {
                 }
             )
         });
-        let calls = value
-            .walk()
+        let calls = parts
             .iter()
             .any(|e| matches!(e.kind, SrcExprKind::Call { .. }));
         if !divides || calls {
