@@ -91,8 +91,5 @@ fn iallreduce_overlapped_with_compute_is_a_collective_phase() {
     }
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
-    for r in rows {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.75..1.33).contains(&ratio), "{r:#}");
-    }
+    common::assert_fits_runs(&m, 0.75..1.33, "");
 }

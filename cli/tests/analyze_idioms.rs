@@ -102,10 +102,7 @@ fn helper_routines_proc_null_ends_collectives_and_rank_zero_work() {
     // whole: with it divided by P the fitted T would miss the P = 8 runs by about 2x
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
-    for r in rows {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.75..1.33).contains(&ratio), "{r:#}");
-    }
+    common::assert_fits_runs(&m, 0.75..1.33, "");
 }
 
 const CART: &str = r#"#include <mpi.h>
@@ -499,10 +496,7 @@ fn consecutive_rank_ifs_cost_the_slowest_ranks_arms() {
     );
     let rows = m["validation"].as_array().expect("validation rows");
     assert_eq!(rows.len(), 6, "{:#}", m["validation"]);
-    for r in rows {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {}", m["t"]);
-    }
+    common::assert_fits_runs(&m, 0.75..1.33, &format!("T = {}", m["t"]));
 }
 
 const SPLIT: &str = r#"#include <mpi.h>
@@ -654,10 +648,7 @@ fn a_switch_on_a_parameter_weights_its_cases_by_the_source() {
         }
     }
     // a weight of 1/2 per case would miss METHOD=1 by +50% and METHOD=2 by -25%
-    for r in m["validation"].as_array().unwrap() {
-        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
-        assert!((0.75..1.33).contains(&ratio), "{r:#}\nT = {t}");
-    }
+    common::assert_fits_runs(&m, 0.75..1.33, &format!("T = {t}"));
 }
 
 const DRAINED: &str = r#"#include <mpi.h>

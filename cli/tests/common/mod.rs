@@ -189,3 +189,30 @@ fn profiled_model(
     assert_eq!(o.status.code(), Some(0), "analyze {file}");
     serde_json::from_slice(&o.stdout).unwrap()
 }
+
+/// Whether the model says the host's speed changed while its runs ran (their repetitions
+/// disagreed by more than 25%): then a run's time is partly the host's, and a misfit of it is
+/// not the model's.
+pub fn host_unsteady(m: &serde_json::Value) -> bool {
+    m["warnings"].as_array().is_some_and(|w| {
+        w.iter().any(|w| {
+            w.as_str()
+                .is_some_and(|w| w.starts_with("the host's speed changed while the runs ran"))
+        })
+    })
+}
+
+/// Asserts that T fits every run within `range` (fitted / measured), unless the model itself
+/// says the host's speed changed during the runs ([`host_unsteady`]): SMPI charges host time,
+/// and a full suite on a shared 2-core host slowed whole configurations by 40%. `context`
+/// goes into the failure message.
+pub fn assert_fits_runs(m: &serde_json::Value, range: std::ops::Range<f64>, context: &str) {
+    if host_unsteady(m) {
+        eprintln!("the host was unsteady during these runs (the model says so): fit not judged");
+        return;
+    }
+    for r in m["validation"].as_array().expect("validation rows") {
+        let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
+        assert!(range.contains(&ratio), "{r:#}\n{context}");
+    }
+}
