@@ -20,7 +20,9 @@ use std::str::FromStr;
 use symbolic::{Compiled, Expr};
 
 pub use crate::machine_analytic::{paragon, tree_machine, TreeMachineSpec};
-pub use crate::machine_fit::{fit_machine, FitMachineError, FORM_NAMES};
+pub use crate::machine_fit::{
+    fit_machine, one_way_misses, FitMachineError, OneWayMiss, FORM_NAMES, ONE_WAY_TOLERANCE,
+};
 
 /// The file format version this code reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -222,9 +222,12 @@ pub(crate) fn select_form(obs: &[Obs], has_data: bool) -> Result<Form, String> {
     }
     let (full, reduced) = hypotheses(obs, has_data);
     let mut tried = 0;
+    // a form with as many terms as points fits them exactly: never a choice among several
+    // such forms (chance), but a lone candidate interpolates (a line through two sizes)
     let fit_all = |hs: &[Hypothesis], tried: &mut usize| -> Vec<Fitted> {
+        let lone = hs.len() == 1;
         hs.iter()
-            .filter(|(_, t)| obs.len() > t.len() || t.len() == 1)
+            .filter(|(_, t)| obs.len() > t.len() || t.len() == 1 || (lone && obs.len() == t.len()))
             .filter_map(|(n, t)| {
                 *tried += 1;
                 fit_one(obs, n, t)
@@ -336,6 +339,27 @@ pub(crate) fn fit_regimes(obs: &[Obs], has_data: bool) -> Result<CostModel, Stri
             cost,
         });
     }
+    CostModel::new(regimes)
+}
+
+/// Fits a point-to-point quantity with the protocol's regimes: messages up to the measured
+/// eager limit and larger ones apart (the limit is where a blocking send starts waiting for
+/// its receive, and the copy path changes with it: on Open MPI's vader a 1 KiB message cost 4×
+/// an 8 B one while 64 KiB lay near the line from 8 B), each side then segmented by
+/// [`fit_regimes`]. Without a limit inside the measured sizes, [`fit_regimes`] alone.
+pub(crate) fn fit_protocol(obs: &[Obs], eager: Option<u64>) -> Result<CostModel, String> {
+    let Some(limit) = eager else {
+        return fit_regimes(obs, true);
+    };
+    let (small, large): (Vec<Obs>, Vec<Obs>) = obs.iter().partition(|o| o.d <= limit as f64);
+    if small.is_empty() || large.is_empty() {
+        return fit_regimes(obs, true);
+    }
+    let mut regimes = fit_regimes(&small, true)?.regimes().to_vec();
+    if let Some(last) = regimes.last_mut() {
+        last.up_to_bytes = Some(limit);
+    }
+    regimes.extend(fit_regimes(&large, true)?.regimes().iter().cloned());
     CostModel::new(regimes)
 }
 
@@ -462,6 +486,7 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
     } else {
         last.d / last.y.max(f64::MIN_POSITIVE)
     };
+    let eager = eager_limit(data);
     let mut raw = BTreeMap::new();
     for op in [
         "send_posted",
@@ -474,7 +499,7 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
             let obs: Vec<Obs> = rows.values().map(|r| Obs::from_row(r)).collect();
             raw.insert(
                 op.to_string(),
-                fit_regimes(&obs, true).map_err(fit_err(op))?,
+                fit_protocol(&obs, eager).map_err(fit_err(op))?,
             );
         }
     }
@@ -489,11 +514,11 @@ fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
         latency,
         bandwidth,
         o,
-        pingpong: fit_regimes(&h, true).map_err(fit_err("pingpong"))?,
-        tau: fit_regimes(&tau, true).map_err(fit_err("tau"))?,
-        send_overhead: fit_regimes(&s, true).map_err(fit_err("send overhead"))?,
-        recv_overhead: fit_regimes(&r, true).map_err(fit_err("receive overhead"))?,
-        eager_limit: eager_limit(data),
+        pingpong: fit_protocol(&h, eager).map_err(fit_err("pingpong"))?,
+        tau: fit_protocol(&tau, eager).map_err(fit_err("tau"))?,
+        send_overhead: fit_protocol(&s, eager).map_err(fit_err("send overhead"))?,
+        recv_overhead: fit_protocol(&r, eager).map_err(fit_err("receive overhead"))?,
+        eager_limit: eager,
         rewrite: pt2pt_rows(data, "rewrite_sent")
             .ok()
             .map(|rows| interpolated(rows.values().map(|r| Obs::from_row(r))))
@@ -562,7 +587,8 @@ fn nonblocking(data: &BenchData) -> Result<Option<Nonblocking>, FitMachineError>
             "pt2pt nb_post, nb_exchange_1, nb_exchange_{NB_K}, nb_wait_1 and nb_wait_{NB_K} at one size"
         )));
     }
-    let fit = |i: usize, what: &str| fit_regimes(&parts[i], true).map_err(fit_err(what));
+    let eager = eager_limit(data);
+    let fit = |i: usize, what: &str| fit_protocol(&parts[i], eager).map_err(fit_err(what));
     Ok(Some(Nonblocking {
         post: fit(0, "nonblocking post")?,
         wait_first: fit(1, "nonblocking wait")?,
@@ -708,6 +734,54 @@ fn interpolation_slack(o: &Obs) -> f64 {
 const MIN_SLACK: f64 = 1e-7;
 
 /// Fits a whole data sheet from benchmark output. `prov` says how it was measured.
+/// A measured size whose one-way message cost the fitted sheet misses (see [`one_way_misses`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneWayMiss {
+    pub bytes: u64,
+    /// τ + s + r of the sheet at this size, seconds.
+    pub fitted: f64,
+    /// The measured one-way cost: the larger of the half round trip and the fresh-data stream
+    /// period (medians), seconds.
+    pub measured: f64,
+    /// Its spread (median − min), seconds.
+    pub spread: f64,
+}
+
+/// Relative miss of a sheet's one-way cost beyond which [`one_way_misses`] names a size.
+pub const ONE_WAY_TOLERANCE: f64 = 0.5;
+
+/// The point-to-point sizes of `data` at which `m`'s τ + s + r misses the measured one-way
+/// cost by more than [`ONE_WAY_TOLERANCE`] of it and more than three spreads: where the sizes
+/// measured are too few for the fit to follow the machine (a protocol step between two of
+/// them), or a slow spell lifted one size's every repetition.
+pub fn one_way_misses(data: &BenchData, m: &Machine) -> Vec<OneWayMiss> {
+    let fresh: BTreeMap<u64, &BenchRow> = data
+        .op(Kind::Pt2pt, "stream_fresh")
+        .map(|r| (r.bytes, r))
+        .collect();
+    let mut out = Vec::new();
+    for row in data.op(Kind::Pt2pt, "pingpong") {
+        let one_way = match fresh.get(&row.bytes) {
+            Some(f) if f.median > row.median => *f,
+            _ => row,
+        };
+        let d = row.bytes as f64;
+        let fitted = m.tau(d) + m.send_overhead(d) + m.recv_overhead(d);
+        let (measured, spread) = (one_way.median, one_way.median - one_way.min);
+        if (fitted - measured).abs() > (ONE_WAY_TOLERANCE * measured).max(3.0 * spread) {
+            out.push(OneWayMiss {
+                bytes: row.bytes,
+                fitted,
+                measured,
+                spread,
+            });
+        }
+    }
+    out.sort_by_key(|m| m.bytes);
+    out.dedup_by_key(|m| m.bytes);
+    out
+}
+
 pub fn fit_machine(
     data: &BenchData,
     name: &str,

@@ -4,7 +4,7 @@
 
 use crate::machine::*;
 use crate::machine_bench::parse_bench;
-use crate::machine_fit::{eager_limit, fit_regimes, reconcile, select_form, Obs};
+use crate::machine_fit::{eager_limit, fit_protocol, fit_regimes, reconcile, select_form, Obs};
 use std::path::PathBuf;
 use symbolic::Expr;
 
@@ -93,6 +93,52 @@ fn split_finds_eager_rendezvous_knee() {
     // A straight line is not split.
     let one = fit_regimes(&synth(|_, d| 1e-6 + 1e-10 * d, &[2.0], &ds, 0.005), true).unwrap();
     assert_eq!(one.regimes().len(), 1);
+}
+
+/// Open MPI's vader as measured here and in CI: 8 B at 0.64 us, 1 KiB (past the 256 B limit
+/// where a blocking send starts waiting for its receive) at 2.7 us, 64 KiB at 10 us.
+fn vader(_: f64, d: f64) -> f64 {
+    if d <= 256.0 {
+        0.6e-6 + 5e-10 * d
+    } else {
+        2.6e-6 + 1.15e-10 * d
+    }
+}
+
+#[test]
+fn the_measured_eager_limit_bounds_a_regime_however_few_the_sizes() {
+    // three sizes: one line cannot follow (CI's data sheet missed 1 KiB by 2.4x and 8 B by
+    // 1.5x); split at the limit, the small side is its point and the large its line
+    let ds = [8.0, 1024.0, 65536.0];
+    let obs = synth(vader, &[2.0], &ds, 0.0);
+    let one = fit_regimes(&obs, true).unwrap();
+    let miss = |m: &CostModel| {
+        ds.iter()
+            .map(|&d| (m.eval(2.0, d) / vader(2.0, d)).max(vader(2.0, d) / m.eval(2.0, d)))
+            .fold(1.0, f64::max)
+    };
+    assert!(
+        miss(&one) > 1.5,
+        "one regime fits a protocol step: {}",
+        miss(&one)
+    );
+    let m = fit_protocol(&obs, Some(256)).unwrap();
+    assert_eq!(m.regimes().len(), 2);
+    assert_eq!(m.regimes()[0].up_to_bytes, Some(256));
+    assert!(miss(&m) < 1.001, "{}", miss(&m));
+    // six sizes, three a side, with jitter: each side its own fitted line
+    let ds = [8.0, 64.0, 256.0, 1024.0, 8192.0, 65536.0];
+    let m = fit_protocol(&synth(vader, &[2.0], &ds, 0.01), Some(256)).unwrap();
+    assert_eq!(m.regimes().len(), 2);
+    for d in ds.into_iter().chain([128.0, 300.0, 4096.0, 1e6]) {
+        let r = m.eval(2.0, d) / vader(2.0, d);
+        assert!((0.95..1.05).contains(&r), "d={d}: {r}");
+    }
+    // a limit outside the measured sizes leaves the segmentation to the data
+    let line = synth(|_, d| 1e-6 + 1e-10 * d, &[2.0], &ds, 0.0);
+    let far = fit_protocol(&line, Some(1 << 20)).unwrap();
+    assert_eq!(far.regimes().len(), 1);
+    assert_eq!(fit_protocol(&line, Some(256)).unwrap().regimes().len(), 2);
 }
 
 #[test]
@@ -391,6 +437,32 @@ fn fresh_data_stream_sets_the_one_way_cost() {
         assert!((m.pingpong(d) - h).abs() / h < 0.03, "d={d}");
     }
     assert!(m.point_to_point.raw.contains_key("stream_fresh"));
+}
+
+#[test]
+fn one_way_misses_name_the_sizes_a_sheet_cannot_follow() {
+    let fitted = |t: &str| {
+        let data = parse_bench(t).unwrap();
+        let m = fit_machine(&data, "test", "synthetic", provenance()).unwrap();
+        one_way_misses(&data, &m)
+    };
+    // sheets that follow their data: none
+    assert_eq!(fitted(&bench_fixture_with_protocols()), []);
+    assert_eq!(fitted(&bench_fixture()), []);
+    // one size's fresh stream at 4x the line (a step no regime of three sizes can follow),
+    // with a tight spread: that size alone is named, with what was measured there
+    let h = 1e-6 + 2e-10 * 1024.0;
+    let y = 4.0 * h;
+    let t = bench_fixture() + &format!("pt2pt,stream_fresh,2,1024,10,{},{y},{y},0\n", 0.99 * y);
+    let misses = fitted(&t);
+    assert_eq!(misses.len(), 1, "{misses:?}");
+    assert_eq!(misses[0].bytes, 1024);
+    assert_eq!(misses[0].measured, y);
+    assert!((misses[0].spread - 0.01 * y).abs() < 1e-15);
+    assert!(misses[0].fitted < 0.5 * y, "{misses:?}");
+    // a spread as wide as the miss excuses it
+    let loose = bench_fixture() + &format!("pt2pt,stream_fresh,2,1024,10,{},{y},{y},0\n", 0.2 * y);
+    assert_eq!(fitted(&loose), []);
 }
 
 /// The sender's rewrite of a buffer just read by its receiver, as this host measures it: under

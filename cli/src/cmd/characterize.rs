@@ -606,10 +606,28 @@ pub fn run(args: CharacterizeArgs) -> Result<ExitCode> {
         description = format!("{n} {description}");
     }
     eprintln!("characterize: fitting {} data points", data.rows.len());
-    let machine = fit_machine(&data, &name, &description, prov).map_err(|e| anyhow!("{e}"))?;
+    let mut machine = fit_machine(&data, &name, &description, prov).map_err(|e| anyhow!("{e}"))?;
+    for miss in model::machine::one_way_misses(&data, &machine) {
+        let said = missed_one_way(&miss);
+        eprintln!("warning: {said}");
+        machine.description += &format!(" {said}.");
+    }
     machine.save(&args.output)?;
     print_summary(&machine, &args.output, args.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What to say of a size whose one-way cost the sheet misses.
+fn missed_one_way(m: &model::machine::OneWayMiss) -> String {
+    let us = |s: f64| format!("{:.3} us", s * 1e6);
+    format!(
+        "the sheet's one-way message cost (tau + s + r) misses the measured one at {} B by more than {:.0}%: {} against {} (spread {}); a protocol step between the sizes measured, or a slow spell over that size's repetitions: measure more sizes around it (--sizes) or again",
+        m.bytes,
+        model::machine::ONE_WAY_TOLERANCE * 100.0,
+        us(m.fitted),
+        us(m.measured),
+        us(m.spread)
+    )
 }
 
 /// What to say of collectives measured at fewer than three group sizes: their laws in p are not
