@@ -20,4 +20,5 @@ if [ "$missing" = 1 ]; then
     fi
 fi
 
-exec cargo test --workspace "$@"
+# every test binary runs, so a failure reports all the others too
+exec cargo test --workspace --no-fail-fast "$@"
