@@ -508,7 +508,7 @@ pub fn analyze(
             what_if_note(&validation, &machine.name, runs_on)
         } else if opts.host_disturbed {
             // trial 12: "the host was busy" and "off structurally, not by noise" side by side
-            format!("{w} (but the host was busy or its cores oversubscribed during these runs, as warned above: re-run them on an idle host before reading this as the model's)")
+            format!("{w} (but the host disturbed these runs, as warned above: it was busy, its cores oversubscribed or its speed changing; re-run them on an idle host before reading this as the model's)")
         } else {
             w
         }
