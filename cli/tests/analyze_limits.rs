@@ -142,9 +142,10 @@ fn native_runs_name_untraced_constructs_and_the_hosts_facts() {
         (Some(b), Some(c)) => b + f64::from(r.np.min(c)) > f64::from(c) + 0.5,
         _ => false,
     });
-    let loaded = m.runs.iter().any(|r| {
-        r.busy_cores.is_none() && r.load_average.is_some_and(|l| l > f64::from(cores))
-    });
+    let loaded = m
+        .runs
+        .iter()
+        .any(|r| r.busy_cores.is_none() && r.load_average.is_some_and(|l| l > f64::from(cores)));
     for (said, busy) in [
         ("the host was busy: other processes used", crowded),
         ("the host was busy: load", loaded),

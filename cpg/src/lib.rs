@@ -211,6 +211,10 @@ pub struct Phase {
     /// `max` is what the slowest processor spends. Point-to-point phases: empty.
     #[serde(default)]
     pub call_seconds: Stats,
+    /// Neighbourhood collectives: the most messages one processor's call posts each way (its
+    /// topology's neighbours); 0 for the others.
+    #[serde(default)]
+    pub neighbours: u32,
 }
 
 /// Whether two consecutive phases under one ancestor depend on each other.

@@ -60,6 +60,9 @@ pub struct CollCall {
     pub at: usize,
     /// The call's duration on this rank, seconds (MPI_Wtime: simulated under SMPI).
     pub seconds: f64,
+    /// Neighbourhood collectives: the messages the call posts each way (the record's tag); 0
+    /// for the others.
+    pub neighbours: u32,
 }
 
 /// Everything one rank did, in its event order.
@@ -243,6 +246,11 @@ pub fn actions(rank: u32, t: &RankTrace) -> RankActions {
                 comm: c.comm_size,
                 at: i,
                 seconds: seconds.max(0.0),
+                neighbours: if c.op.is_neighbourhood() {
+                    u32::try_from(c.tag).unwrap_or(0)
+                } else {
+                    0
+                },
             });
         }
     }

@@ -538,6 +538,7 @@ fn describe_p2p(
         intervals,
         compute: scan.finish(),
         call_seconds: Stats::default(),
+        neighbours: 0,
     }
 }
 
@@ -563,6 +564,7 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
         calls: BTreeMap<u32, u64>,
         seconds: BTreeMap<u32, f64>,
         bytes: Vec<f64>,
+        neighbours: u32,
         comm: i32,
     }
     let mut by_site: BTreeMap<u32, Acc> = BTreeMap::new();
@@ -573,11 +575,13 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                 calls: BTreeMap::new(),
                 seconds: BTreeMap::new(),
                 bytes: Vec::new(),
+                neighbours: 0,
                 comm: 0,
             });
             *a.calls.entry(r.rank).or_default() += 1;
             *a.seconds.entry(r.rank).or_default() += c.seconds;
             a.bytes.push(c.bytes as f64);
+            a.neighbours = a.neighbours.max(c.neighbours);
             a.comm = a.comm.max(c.comm);
         }
     }
@@ -614,6 +618,7 @@ fn collectives(m: &Matching, tree: &SiteTree) -> Vec<Phase> {
                         .iter()
                         .map(|(r, n)| a.seconds.get(r).copied().unwrap_or(0.0) / *n as f64),
                 ),
+                neighbours: a.neighbours,
                 processors: procs,
             }
         })

@@ -664,6 +664,10 @@ impl MpiOp {
                 | MpiOp::Iscatter
         ) || self.makes_communicator()
     }
+    /// Neighbourhood collectives: a block to and from each neighbour of a process topology.
+    pub fn neighbourhood(self) -> bool {
+        matches!(self, MpiOp::NeighborAlltoall | MpiOp::NeighborAllgather)
+    }
     /// Collective calls that make a communicator (`MPI_Comm_split`, `MPI_Cart_create`, …):
     /// they move no user data, but every rank of the old communicator takes part, and a
     /// simulator's implementation of them is O(P) (SMPI 3.32: MPI_Comm_split 20 ms at P = 256).

@@ -71,6 +71,8 @@ pub struct PhaseRun {
     pub stage: f64,
     /// Collectives: the slowest processor's mean seconds per call (cpg's `call_seconds.max`).
     pub call_seconds: f64,
+    /// Neighbourhood collectives: the most messages one processor posts each way per call.
+    pub neighbours: f64,
 }
 
 impl PhaseRun {
@@ -143,6 +145,7 @@ pub fn find(runs: &[RunObs]) -> Vec<Phase> {
                         depth: g.depth.unwrap_or(0),
                         max_msgs_per_rank: g.per_processor.max.max(0.0).round() as u64,
                         call_seconds: g.call_seconds.max.max(0.0),
+                        neighbours: f64::from(g.neighbours),
                         bytes: g.bytes.mean,
                         site_bytes: g.site_bytes.iter().map(|(s, b)| (*s, b.max)).collect(),
                         chain_sites: g.chain_sites.clone(),

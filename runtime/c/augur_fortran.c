@@ -788,7 +788,7 @@ static void fneighbor(uint8_t op, F *site, void *sbuf, F *scount, F *stype, void
   else
     AUGUR_MPI(rc = MPI_Neighbor_allgather(sbuf, (int)*scount, st, rbuf, (int)*rcount, rt, c));
   *ierr = (F)rc;
-  augur_mpi_rec r = frec(op, site, AUGUR_PEER_NONE, 0, fbytes(scount, stype), c);
+  augur_mpi_rec r = frec(op, site, AUGUR_PEER_NONE, augur_neighbours(c), fbytes(scount, stype), c);
   ffinish(&r, t0, ierr);
 }
 

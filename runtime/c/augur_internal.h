@@ -171,6 +171,10 @@ int32_t augur_world_peer(MPI_Comm comm, int rank);
 int32_t augur_tag(int tag);
 int32_t augur_comm_size(MPI_Comm comm);
 int64_t augur_type_bytes(int count, MPI_Datatype dt);
+/* The messages a neighbourhood collective on `comm` posts each way: 2 x ndims on a Cartesian
+ * topology (MPI_PROC_NULL neighbours included), the rank's neighbours on a graph, the larger of
+ * its in- and out-degree on a distributed graph; 0 without a topology. */
+int augur_neighbours(MPI_Comm comm);
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm);
 /* Registers the request of a nonblocking collective (`op` IBARRIER..ISCATTER) started at

@@ -2111,8 +2111,30 @@ int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Dataty
   return finish(&r, t0, rc);
 }
 
+int augur_neighbours(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED, n = 0;
+  if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS) return 0;
+  if (kind == MPI_CART) {
+    if (MPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+    return 2 * n;
+  }
+  if (kind == MPI_GRAPH) {
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (MPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS) return 0;
+    return n;
+  }
+  if (kind == MPI_DIST_GRAPH) {
+    int in = 0, out = 0, weighted = 0;
+    if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return 0;
+    return in > out ? in : out;
+  }
+  return 0;
+}
+
 /* Neighbourhood collectives on a process topology: bytes = the block sent to each neighbour,
- * communicator size as for any collective. (SimGrid 3.32 does not implement them.) */
+ * tag = the messages posted each way (augur_neighbours), communicator size as for any
+ * collective. (SimGrid 3.32 does not implement them.) */
 int augur_MPI_Neighbor_alltoall(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   AUGUR_ENTRY;
@@ -2120,7 +2142,8 @@ int augur_MPI_Neighbor_alltoall(int site, const void *sendbuf, int sendcount, MP
   int rc;
   AUGUR_MPI(rc = MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
   augur_mpi_rec r =
-      rec(AUGUR_OP_NEIGHBOR_ALLTOALL, site, AUGUR_PEER_NONE, 0, augur_type_bytes(sendcount, sendtype), comm);
+      rec(AUGUR_OP_NEIGHBOR_ALLTOALL, site, AUGUR_PEER_NONE, augur_neighbours(comm),
+          augur_type_bytes(sendcount, sendtype), comm);
   return finish(&r, t0, rc);
 }
 
@@ -2131,7 +2154,8 @@ int augur_MPI_Neighbor_allgather(int site, const void *sendbuf, int sendcount, M
   int rc;
   AUGUR_MPI(rc = MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
   augur_mpi_rec r =
-      rec(AUGUR_OP_NEIGHBOR_ALLGATHER, site, AUGUR_PEER_NONE, 0, augur_type_bytes(sendcount, sendtype), comm);
+      rec(AUGUR_OP_NEIGHBOR_ALLGATHER, site, AUGUR_PEER_NONE, augur_neighbours(comm),
+          augur_type_bytes(sendcount, sendtype), comm);
   return finish(&r, t0, rc);
 }
 

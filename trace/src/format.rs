@@ -215,6 +215,11 @@ impl Op {
         ) || self.is_nonblocking_collective()
             || self.makes_communicator()
     }
+    /// Neighbourhood collectives: a block to and from each neighbour of a process topology;
+    /// their record's tag is the messages posted each way.
+    pub fn is_neighbourhood(self) -> bool {
+        matches!(self, Op::NeighborAlltoall | Op::NeighborAllgather)
+    }
     /// Collectives that make a communicator: no bytes, the old communicator's size.
     pub fn makes_communicator(self) -> bool {
         matches!(
@@ -300,7 +305,10 @@ pub struct MpiCall {
     pub site: u32,
     /// Destination (sends), source (receives; actual when `FLAG_ACTUAL`), root (rooted collectives).
     pub peer: Peer,
-    /// User tag; -1 for MPI_ANY_TAG on a pending receive; 0 for collectives.
+    /// User tag; -1 for MPI_ANY_TAG on a pending receive; 0 for collectives but the
+    /// neighbourhood ones, whose tag is the messages they post each way (2 × ndims on a
+    /// Cartesian topology, the rank's neighbours on a graph, the larger degree on a
+    /// distributed graph).
     pub tag: i32,
     /// Bytes: count × type size (actual for completed receives). For Waitall/Waitany and the
     /// other completions of several requests (Testall/Testany/Testsome/Waitsome) the request count.

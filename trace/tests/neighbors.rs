@@ -17,20 +17,21 @@ fn check(ranks: &[RankTrace], fortran: bool) {
     for t in ranks {
         let me = t.header.rank;
         assert_eq!(t.trailer.anomalies, 0, "rank {me} of {p} anomalies");
-        let at = |site: u32| -> Vec<(Op, i64, i32)> {
+        // the tag: the messages posted each way, 2 on a 1-D Cartesian ring
+        let at = |site: u32| -> Vec<(Op, i64, i32, i32)> {
             t.mpi_calls()
                 .filter(|(c, _)| c.site == site)
-                .map(|(c, _)| (c.op, c.bytes, c.comm_size))
+                .map(|(c, _)| (c.op, c.bytes, c.comm_size, c.tag))
                 .collect()
         };
         assert_eq!(
             at(10),
-            vec![(Op::NeighborAlltoall, 16, p); NSTEPS],
+            vec![(Op::NeighborAlltoall, 16, p, 2); NSTEPS],
             "rank {me}"
         );
         assert_eq!(
             at(11),
-            vec![(Op::NeighborAllgather, 12, p); NSTEPS],
+            vec![(Op::NeighborAllgather, 12, p, 2); NSTEPS],
             "rank {me}"
         );
         assert!(Op::NeighborAlltoall.is_collective());

@@ -1261,15 +1261,21 @@ pub fn write_human(out: &mut impl Write, m: &ModelFile) -> Result<()> {
     }
     write_detours(out, m, &names, &pts)?;
     writeln!(out, "\nfitted quantities")?;
+    // the widest kind (`neighbours`, `overhead`) sets the first column
+    let what = m
+        .quantities
+        .iter()
+        .map(|q| s(&q["what"]).chars().count())
+        .fold(7, usize::max);
     writeln!(
         out,
-        "  {:<7} {:>5} {:>8} {:<28} {:<14} {:>8}  fitted",
+        "  {:<what$} {:>5} {:>8} {:<28} {:<14} {:>8}  fitted",
         "what", "site", "line", "source", "origin", "R²"
     )?;
     for q in &m.quantities {
         writeln!(
             out,
-            "  {:<7} {:>5} {:>8} {:<28} {:<14} {:>8.4}  {}",
+            "  {:<what$} {:>5} {:>8} {:<28} {:<14} {:>8.4}  {}",
             s(&q["what"]),
             s(&q["site"]),
             loc(&q["file"], &q["line"]),

@@ -10,7 +10,7 @@ use super::costs::PhaseFit;
 use super::env::Notes;
 use super::sheet::{sheet_bytes, sheet_op, SheetOp};
 use super::{PhaseReport, BOUNDS};
-use crate::machine::CostModel;
+use crate::machine::{Bound, CostModel};
 use crate::quantity::{fit_quantity, Fitted};
 
 /// The cost of collective phase `pf` per call and its report; its size is reported and an
@@ -33,14 +33,33 @@ pub(super) fn cost_collective(
     let pf = &pf.reaching(&bytes.expr);
     let op = sheet_op(c, env.machine);
     let cost = op.and_then(|s| env.machine.collective(s.op).map(|cm| (s, cm)));
+    // a neighbourhood collective: a message to and from each neighbour, as the sheet's
+    // point-to-point costs say (trial 29: its traced time fitted freely over N, P and the
+    // steps made T blow up beyond the runs)
+    let neighbours = if cost.is_none() && c.op.neighbourhood() {
+        neighbours(pf, notes)
+    } else {
+        None
+    };
     // without a sheet cost (a communicator's creation: SMPI's MPI_Comm_split takes 20 ms at
     // P = 256, O(P)), the slowest rank's traced seconds per call, as a law of the parameters
-    let measured = if cost.is_none() {
+    let measured = if cost.is_none() && neighbours.is_none() {
         measured_per_call(pf, c.op.makes_communicator(), notes)
     } else {
         None
     };
     match (op, &cost) {
+        (_, None) if let Some(k) = &neighbours => notes.warnings.push(format!(
+            "collective {:?} at {} (site {first}): the machine sheet has no cost for it; costed as {} of a message each way with each of its neighbours ({}, traced), from the sheet's point-to-point costs",
+            c.op,
+            env.at(first),
+            if env.machine.point_to_point.nonblocking.is_some() {
+                "the nonblocking exchange"
+            } else {
+                "the exchange"
+            },
+            k.expr
+        )),
         (_, None) => notes.warnings.push(match &measured {
             Some(f) => format!(
                 "collective {:?} at {} (site {first}): the machine sheet has no cost for it; charged at the slowest rank's traced time per call, fitted over the runs: {}",
@@ -73,10 +92,11 @@ pub(super) fn cost_collective(
             .as_ref()
             .and_then(|g| env.source(&Attr::Expr(g.clone()))),
     );
-    let per = BOUNDS.map(|b| match (&cost, &measured) {
-        (Some((s, cm)), _) => per_call(pf, *s, cm, &bytes, &group, b),
-        (None, Some(f)) => Expr::max(f.at(b).clone(), Expr::zero()),
-        (None, None) => Expr::zero(),
+    let per = BOUNDS.map(|b| match (&cost, &measured, &neighbours) {
+        (Some((s, cm)), _, _) => per_call(pf, *s, cm, &bytes, &group, b),
+        (None, _, Some(k)) => neighbourhood_per_call(pf, k, &bytes, b),
+        (None, Some(f), None) => Expr::max(f.at(b).clone(), Expr::zero()),
+        (None, None, None) => Expr::zero(),
     });
     // a sheet law with a negative constant goes below 0 at P = 1, where one rank's
     // collective costs nothing: clamped there only
@@ -116,6 +136,47 @@ pub(super) fn cost_collective(
         ends: std::collections::BTreeMap::new(),
     };
     Some((cost, report))
+}
+
+/// The messages a neighbourhood collective posts each way, the most one processor's call
+/// did, fitted over the runs and reported. None where the traces do not say (recorded before
+/// the tracer kept it).
+fn neighbours(pf: &PhaseFit<'_>, notes: &mut Notes) -> Option<Fitted> {
+    let s = pf.by(&|pr| pr.neighbours);
+    if s.values.is_empty() || s.values.iter().any(|v| *v <= 0.0) {
+        return None;
+    }
+    let f = fit_quantity(&s, None, &[], true, pf.env.qopts);
+    notes.quantities.push(super::QuantityReport {
+        what: "neighbours".into(),
+        site: pf.first,
+        line: pf.line(pf.first),
+        file: pf.env.file_of(pf.first),
+        source: "traced: the messages one call posts each way (its topology's neighbours)".into(),
+        fit: f.clone(),
+    });
+    Some(f)
+}
+
+/// A neighbourhood collective's cost per call at bound `b`: `k` messages of `bytes` each way,
+/// posted together and waited for, as the sheet's nonblocking exchange costs them (Open MPI
+/// posts an Irecv and an Isend per neighbour and waits for all), else its transfer and
+/// `k` sends' and receives' overheads.
+fn neighbourhood_per_call(pf: &PhaseFit<'_>, k: &Fitted, bytes: &Fitted, b: Bound) -> Expr {
+    let pp = &pf.env.machine.point_to_point;
+    let (lo, hi) = (pf.d_lo.min(pf.d_hi), pf.d_hi);
+    let (d, k, two) = (bytes.at(b).clone(), k.at(b).clone(), Expr::int(2));
+    let part = |cm: &CostModel| cm.piecewise(b, &d, &two, lo, hi);
+    match &pp.nonblocking {
+        Some(nb) => {
+            let at =
+                |first, each| crate::machine::Nonblocking::at_k(first, each, &k, b, &d, lo, hi);
+            at(&nb.wire_first, &nb.wire_each)
+                + &k * part(&nb.post)
+                + at(&nb.wait_first, &nb.wait_each)
+        }
+        None => part(&pp.tau) + &k * (part(&pp.send_overhead) + part(&pp.recv_overhead)),
+    }
 }
 
 /// A collective's cost per call from the runs: the slowest processor's mean seconds per call,
