@@ -45,6 +45,9 @@ pub enum MpiOp {
     /// MPI-3 neighbourhood collectives on a process topology (each rank with its neighbours).
     NeighborAlltoall,
     NeighborAllgather,
+    /// Their v forms: a block of its own to each neighbour (the runtime records the mean).
+    NeighborAlltoallv,
+    NeighborAllgatherv,
     Alltoallv,
     Gather,
     Gatherv,
@@ -386,7 +389,22 @@ static TABLE: &[MpiSig] = &[
     sig("mpi_isend", MpiOp::Isend, P2P_REQ),
     sig("mpi_issend", MpiOp::Issend, P2P_REQ),
     sig("mpi_neighbor_allgather", MpiOp::NeighborAllgather, A2A),
+    sig(
+        "mpi_neighbor_allgatherv",
+        MpiOp::NeighborAllgatherv,
+        &[
+            SendBuf, SendCount, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType, Comm,
+        ],
+    ),
     sig("mpi_neighbor_alltoall", MpiOp::NeighborAlltoall, A2A),
+    sig(
+        "mpi_neighbor_alltoallv",
+        MpiOp::NeighborAlltoallv,
+        &[
+            SendBuf, SendCounts, SendDispls, SendType, RecvBuf, RecvCounts, RecvDispls, RecvType,
+            Comm,
+        ],
+    ),
     sig("mpi_op_create", MpiOp::OpCreate, &[Other, Other, Op]),
     sig("mpi_op_free", MpiOp::OpFree, &[Op]),
     sig(
@@ -644,6 +662,8 @@ impl MpiOp {
                 | MpiOp::Alltoallv
                 | MpiOp::NeighborAlltoall
                 | MpiOp::NeighborAllgather
+                | MpiOp::NeighborAlltoallv
+                | MpiOp::NeighborAllgatherv
                 | MpiOp::Gather
                 | MpiOp::Gatherv
                 | MpiOp::Allgather
@@ -666,7 +686,13 @@ impl MpiOp {
     }
     /// Neighbourhood collectives: a block to and from each neighbour of a process topology.
     pub fn neighbourhood(self) -> bool {
-        matches!(self, MpiOp::NeighborAlltoall | MpiOp::NeighborAllgather)
+        matches!(
+            self,
+            MpiOp::NeighborAlltoall
+                | MpiOp::NeighborAllgather
+                | MpiOp::NeighborAlltoallv
+                | MpiOp::NeighborAllgatherv
+        )
     }
     /// Collective calls that make a communicator (`MPI_Comm_split`, `MPI_Cart_create`, …):
     /// they move no user data, but every rank of the old communicator takes part, and a

@@ -114,6 +114,11 @@ int augur_MPI_Neighbor_alltoall(int site, const void *sendbuf, int sendcount, MP
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Neighbor_allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Neighbor_alltoallv(int site, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm);
+int augur_MPI_Neighbor_allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int augur_MPI_Scatter(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -804,6 +804,37 @@ void augur_mpi_neighbor_allgather_(F *site, void *sbuf, F *scount, F *stype, voi
   fneighbor(AUGUR_OP_NEIGHBOR_ALLGATHER, site, sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr);
 }
 
+/* their v forms, through the C bindings too (F is MPI_Fint, an int: the count arrays pass) */
+void augur_mpi_neighbor_alltoallv_(F *site, void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,
+                                   F *rdispls, F *rtype, F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  MPI_Datatype st = MPI_Type_f2c(*stype), rt = MPI_Type_f2c(*rtype);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_alltoallv(sbuf, (const int *)scounts, (const int *)sdispls, st, rbuf,
+                                        (const int *)rcounts, (const int *)rdispls, rt, c));
+  *ierr = (F)rc;
+  augur_mpi_rec r = frec(AUGUR_OP_NEIGHBOR_ALLTOALLV, site, AUGUR_PEER_NONE, augur_neighbours(c),
+                         augur_mean_block((const int *)scounts, augur_out_neighbours(c), st), c);
+  ffinish(&r, t0, ierr);
+}
+
+void augur_mpi_neighbor_allgatherv_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,
+                                    F *rtype, F *comm, F *ierr) {
+  AUGUR_ENTRY;
+  MPI_Datatype st = MPI_Type_f2c(*stype), rt = MPI_Type_f2c(*rtype);
+  MPI_Comm c = MPI_Comm_f2c(*comm);
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_allgatherv(sbuf, (int)*scount, st, rbuf, (const int *)rcounts, (const int *)displs,
+                                         rt, c));
+  *ierr = (F)rc;
+  augur_mpi_rec r = frec(AUGUR_OP_NEIGHBOR_ALLGATHERV, site, AUGUR_PEER_NONE, augur_neighbours(c),
+                         fbytes(scount, stype), c);
+  ffinish(&r, t0, ierr);
+}
+
 void augur_mpi_scatter_(F *site, void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, F *root,
                         F *comm, F *ierr) {
   AUGUR_ENTRY;

@@ -92,8 +92,10 @@ enum augur_op {
   /* completions of several requests at once, recorded like Waitall/Waitany (count in bytes, a
    * Part per request completed); a test that completes none counts as TestPending */
   AUGUR_OP_TESTALL = 57, AUGUR_OP_TESTANY = 58, AUGUR_OP_TESTSOME = 59, AUGUR_OP_WAITSOME = 60,
-  /* neighbourhood collectives: bytes = the block sent to each neighbour */
-  AUGUR_OP_NEIGHBOR_ALLTOALL = 61, AUGUR_OP_NEIGHBOR_ALLGATHER = 62
+  /* neighbourhood collectives: bytes = the block sent to each neighbour (the v forms: the
+   * mean of the blocks), tag = the messages posted each way (augur_neighbours) */
+  AUGUR_OP_NEIGHBOR_ALLTOALL = 61, AUGUR_OP_NEIGHBOR_ALLGATHER = 62,
+  AUGUR_OP_NEIGHBOR_ALLTOALLV = 63, AUGUR_OP_NEIGHBOR_ALLGATHERV = 64
 };
 
 /* Peer encodings besides world ranks >= 0. */
@@ -175,6 +177,12 @@ int64_t augur_type_bytes(int count, MPI_Datatype dt);
  * topology (MPI_PROC_NULL neighbours included), the rank's neighbours on a graph, the larger of
  * its in- and out-degree on a distributed graph; 0 without a topology. */
 int augur_neighbours(MPI_Comm comm);
+/* The messages a neighbourhood collective on `comm` sends (its out-degree; 0 without a
+ * topology). */
+int augur_out_neighbours(MPI_Comm comm);
+/* The mean block of `counts` over a rank's `n` out-neighbours, bytes (0 when n is 0; -1 when
+ * the type's size is unknown). */
+int64_t augur_mean_block(const int *counts, int n, MPI_Datatype dt);
 uint64_t augur_req_add(MPI_Request handle, uint8_t op, uint32_t site, int32_t peer, int32_t tag, int64_t bytes,
                        MPI_Comm comm);
 /* Registers the request of a nonblocking collective (`op` IBARRIER..ISCATTER) started at

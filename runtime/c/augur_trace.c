@@ -2111,25 +2111,40 @@ int augur_MPI_Allgather(int site, const void *sendbuf, int sendcount, MPI_Dataty
   return finish(&r, t0, rc);
 }
 
-int augur_neighbours(MPI_Comm comm) {
+/* A rank's in- and out-degree in the topology of `comm` (a Cartesian grid's 2 x ndims, its
+ * MPI_PROC_NULL neighbours included); both 0 without a topology. */
+static void degrees(MPI_Comm comm, int *in, int *out) {
   int kind = MPI_UNDEFINED, n = 0;
-  if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS) return 0;
+  *in = *out = 0;
+  if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS) return;
   if (kind == MPI_CART) {
-    if (MPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
-    return 2 * n;
-  }
-  if (kind == MPI_GRAPH) {
+    if (MPI_Cartdim_get(comm, &n) == MPI_SUCCESS) *in = *out = 2 * n;
+  } else if (kind == MPI_GRAPH) {
     int me = 0;
     MPI_Comm_rank(comm, &me);
-    if (MPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS) return 0;
-    return n;
+    if (MPI_Graph_neighbors_count(comm, me, &n) == MPI_SUCCESS) *in = *out = n;
+  } else if (kind == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    if (MPI_Dist_graph_neighbors_count(comm, in, out, &weighted) != MPI_SUCCESS) *in = *out = 0;
   }
-  if (kind == MPI_DIST_GRAPH) {
-    int in = 0, out = 0, weighted = 0;
-    if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return 0;
-    return in > out ? in : out;
-  }
-  return 0;
+}
+
+int augur_neighbours(MPI_Comm comm) {
+  int in, out;
+  degrees(comm, &in, &out);
+  return in > out ? in : out;
+}
+
+int augur_out_neighbours(MPI_Comm comm) {
+  int in, out;
+  degrees(comm, &in, &out);
+  return out;
+}
+
+int64_t augur_mean_block(const int *counts, int n, MPI_Datatype dt) {
+  if (n <= 0) return 0;
+  int64_t total = augur_sum_bytes(counts, n, dt);
+  return total < 0 ? -1 : total / n;
 }
 
 /* Neighbourhood collectives on a process topology: bytes = the block sent to each neighbour,
@@ -2156,6 +2171,30 @@ int augur_MPI_Neighbor_allgather(int site, const void *sendbuf, int sendcount, M
   augur_mpi_rec r =
       rec(AUGUR_OP_NEIGHBOR_ALLGATHER, site, AUGUR_PEER_NONE, augur_neighbours(comm),
           augur_type_bytes(sendcount, sendtype), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Neighbor_alltoallv(int site, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                        recvtype, comm));
+  augur_mpi_rec r = rec(AUGUR_OP_NEIGHBOR_ALLTOALLV, site, AUGUR_PEER_NONE, augur_neighbours(comm),
+                        augur_mean_block(sendcounts, augur_out_neighbours(comm), sendtype), comm);
+  return finish(&r, t0, rc);
+}
+
+int augur_MPI_Neighbor_allgatherv(int site, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  AUGUR_ENTRY;
+  augur_stamp t0 = augur_now();
+  int rc;
+  AUGUR_MPI(rc = MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+  augur_mpi_rec r = rec(AUGUR_OP_NEIGHBOR_ALLGATHERV, site, AUGUR_PEER_NONE, augur_neighbours(comm),
+                        augur_type_bytes(sendcount, sendtype), comm);
   return finish(&r, t0, rc);
 }
 

@@ -150,6 +150,8 @@ ops! {
     Waitsome = 60, "MPI_Waitsome";
     NeighborAlltoall = 61, "MPI_Neighbor_alltoall";
     NeighborAllgather = 62, "MPI_Neighbor_allgather";
+    NeighborAlltoallv = 63, "MPI_Neighbor_alltoallv";
+    NeighborAllgatherv = 64, "MPI_Neighbor_allgatherv";
 }
 
 impl Op {
@@ -212,13 +214,21 @@ impl Op {
                 | Op::ReduceScatterBlock
                 | Op::NeighborAlltoall
                 | Op::NeighborAllgather
+                | Op::NeighborAlltoallv
+                | Op::NeighborAllgatherv
         ) || self.is_nonblocking_collective()
             || self.makes_communicator()
     }
     /// Neighbourhood collectives: a block to and from each neighbour of a process topology;
     /// their record's tag is the messages posted each way.
     pub fn is_neighbourhood(self) -> bool {
-        matches!(self, Op::NeighborAlltoall | Op::NeighborAllgather)
+        matches!(
+            self,
+            Op::NeighborAlltoall
+                | Op::NeighborAllgather
+                | Op::NeighborAlltoallv
+                | Op::NeighborAllgatherv
+        )
     }
     /// Collectives that make a communicator: no bytes, the old communicator's size.
     pub fn makes_communicator(self) -> bool {

@@ -1,4 +1,4 @@
-//! End to end: MPI_Neighbor_alltoall and MPI_Neighbor_allgather (tests/data/neighbors.c,
+//! End to end: MPI_Neighbor_alltoall, MPI_Neighbor_allgather and their v forms (tests/data/neighbors.c,
 //! neighbors.f90) traced under Open MPI: each call a collective record with the block sent to
 //! each neighbour and the ring's size, nothing an anomaly. Trial 26: a ring exchanging halos
 //! with MPI_Neighbor_alltoall had it "outside augur's table", its loop taken for a computation
@@ -32,6 +32,17 @@ fn check(ranks: &[RankTrace], fortran: bool) {
         assert_eq!(
             at(11),
             vec![(Op::NeighborAllgather, 12, p, 2); NSTEPS],
+            "rank {me}"
+        );
+        // the v forms: the mean block over the neighbours, (1 + 3) / 2 doubles
+        assert_eq!(
+            at(12),
+            vec![(Op::NeighborAlltoallv, 16, p, 2); NSTEPS],
+            "rank {me}"
+        );
+        assert_eq!(
+            at(13),
+            vec![(Op::NeighborAllgatherv, 12, p, 2); NSTEPS],
             "rank {me}"
         );
         assert!(Op::NeighborAlltoall.is_collective());
