@@ -435,25 +435,34 @@ pub(crate) fn eager_limit(data: &BenchData) -> Option<u64> {
     )
 }
 
-fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
-    let pp = pt2pt_rows(data, "pingpong")?;
-    let sp = pt2pt_rows(data, "send_posted")?;
-    let rm = pt2pt_rows(data, "recv_min")?;
-    // a message's one-way cost in a program: fresh data costs at least the cached round trip
+/// A message's one-way cost in a program, per size: the ping-pong row (a half round trip) or,
+/// where it is slower, the fresh-data stream's (fresh data costs at least the cached round
+/// trip).
+fn one_way_rows(data: &BenchData) -> BTreeMap<u64, &BenchRow> {
     let fresh: BTreeMap<u64, &BenchRow> = data
         .op(Kind::Pt2pt, "stream_fresh")
         .map(|r| (r.bytes, r))
         .collect();
+    data.op(Kind::Pt2pt, "pingpong")
+        .map(|row| match fresh.get(&row.bytes) {
+            Some(f) if f.median > row.median => (row.bytes, *f),
+            _ => (row.bytes, row),
+        })
+        .collect()
+}
+
+fn point_to_point(data: &BenchData) -> Result<PointToPoint, FitMachineError> {
+    let pp = pt2pt_rows(data, "pingpong")?;
+    let sp = pt2pt_rows(data, "send_posted")?;
+    let rm = pt2pt_rows(data, "recv_min")?;
+    let one_way_at = one_way_rows(data);
     let (mut h, mut tau, mut s, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (&b, row) in &pp {
         let (Some(srow), Some(rrow)) = (sp.get(&b), rm.get(&b)) else {
             continue;
         };
         let d = b as f64;
-        let one_way = match fresh.get(&b) {
-            Some(f) if f.median > row.median => *f,
-            _ => *row,
-        };
+        let one_way = one_way_at.get(&b).copied().unwrap_or(*row);
         let rel = sigma(one_way.median, one_way.min) / one_way.median.max(f64::MIN_POSITIVE);
         let (t, s1, r1) = reconcile(one_way.median, srow.median, rrow.median);
         let o = |y: f64, rel: f64| Obs {
@@ -755,30 +764,20 @@ pub const ONE_WAY_TOLERANCE: f64 = 0.5;
 /// measured are too few for the fit to follow the machine (a protocol step between two of
 /// them), or a slow spell lifted one size's every repetition.
 pub fn one_way_misses(data: &BenchData, m: &Machine) -> Vec<OneWayMiss> {
-    let fresh: BTreeMap<u64, &BenchRow> = data
-        .op(Kind::Pt2pt, "stream_fresh")
-        .map(|r| (r.bytes, r))
-        .collect();
     let mut out = Vec::new();
-    for row in data.op(Kind::Pt2pt, "pingpong") {
-        let one_way = match fresh.get(&row.bytes) {
-            Some(f) if f.median > row.median => *f,
-            _ => row,
-        };
-        let d = row.bytes as f64;
+    for (&bytes, one_way) in &one_way_rows(data) {
+        let d = bytes as f64;
         let fitted = m.tau(d) + m.send_overhead(d) + m.recv_overhead(d);
         let (measured, spread) = (one_way.median, one_way.median - one_way.min);
         if (fitted - measured).abs() > (ONE_WAY_TOLERANCE * measured).max(3.0 * spread) {
             out.push(OneWayMiss {
-                bytes: row.bytes,
+                bytes,
                 fitted,
                 measured,
                 spread,
             });
         }
     }
-    out.sort_by_key(|m| m.bytes);
-    out.dedup_by_key(|m| m.bytes);
     out
 }
 
