@@ -58,15 +58,22 @@ fn model_file(dir: &std::path::Path, divisions: serde_json::Value) -> std::path:
 
 /// `expr solve` of the model file at `path` for K at N = 1024, P = 16.
 fn solve_k(path: &std::path::Path) -> (i32, String, String) {
-    augur(&[
+    solve_k_at(path, "N=1024,P=16", &[])
+}
+
+/// `expr solve` of the model file at `path` for K at `at`, with `more` options.
+fn solve_k_at(path: &std::path::Path, at: &str, more: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
         "expr",
         "solve",
         path.to_str().unwrap(),
         "--for",
         "K",
         "--at",
-        "N=1024,P=16",
-    ])
+        at,
+    ];
+    args.extend(more);
+    augur(&args)
 }
 
 /// [`model_file`] with `fields` (an object) in place of its own.
@@ -374,18 +381,7 @@ fn solve_on_a_model_names_an_optimum_the_program_aborts_at() {
                         "guard": "min(1, max(0, N - K*floor(N/K)))"}]
         }),
     );
-    let solve = |at: &str| {
-        augur(&[
-            "expr",
-            "solve",
-            path.to_str().unwrap(),
-            "--for",
-            "K",
-            "--at",
-            at,
-            "--integer",
-        ])
-    };
+    let solve = |at: &str| solve_k_at(&path, at, &["--integer"]);
     // K* = 1000/(8*sqrt(6)) = 51.03: 51 does not divide 1000
     let (code, out, err) = solve("N=1000,P=64");
     assert_eq!(code, 0, "{err}");

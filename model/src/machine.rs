@@ -472,7 +472,30 @@ pub struct Nonblocking {
     pub wire_each: CostModel,
 }
 
+/// An exchange of `k` messages of `d` bytes each way by posted receives and sends completed
+/// by one wait, in the sheet's three parts at bound `b` (sizes from `lo` to `hi`, as
+/// [`CostModel::piecewise`] reads them).
+#[derive(Debug, Clone)]
+pub struct NbExchange {
+    /// The transfers: what a computation between the posts and the wait hides.
+    pub wire: Expr,
+    /// The `k` posts of a receive and a send.
+    pub posts: Expr,
+    /// The wait the processor pays whatever ran between posts and wait.
+    pub wait: Expr,
+}
+
 impl Nonblocking {
+    /// The exchange of `k` messages of `d` bytes each way, in its parts ([`NbExchange`]).
+    pub fn exchange(&self, k: &Expr, b: Bound, d: &Expr, lo: f64, hi: f64) -> NbExchange {
+        let at = |first, each| Nonblocking::at_k(first, each, k, b, d, lo, hi);
+        NbExchange {
+            wire: at(&self.wire_first, &self.wire_each),
+            posts: k * self.post.piecewise(b, d, &Expr::int(2), lo, hi),
+            wait: at(&self.wait_first, &self.wait_each),
+        }
+    }
+
     /// The part `first + (k − 1)·each` at bound `b`, as [`CostModel::piecewise`] does.
     pub fn at_k(
         first: &CostModel,

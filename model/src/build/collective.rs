@@ -169,11 +169,8 @@ fn neighbourhood_per_call(pf: &PhaseFit<'_>, k: &Fitted, bytes: &Fitted, b: Boun
     let part = |cm: &CostModel| cm.piecewise(b, &d, &two, lo, hi);
     match &pp.nonblocking {
         Some(nb) => {
-            let at =
-                |first, each| crate::machine::Nonblocking::at_k(first, each, &k, b, &d, lo, hi);
-            at(&nb.wire_first, &nb.wire_each)
-                + &k * part(&nb.post)
-                + at(&nb.wait_first, &nb.wait_each)
+            let x = nb.exchange(&k, b, &d, lo, hi);
+            x.wire + x.posts + x.wait
         }
         None => part(&pp.tau) + &k * (part(&pp.send_overhead) + part(&pp.recv_overhead)),
     }

@@ -610,24 +610,10 @@ fn occurrence_cost(
                 // its transfers overlapping the computation between posts and wait (a 2-D
                 // halo under SMPI: four messages each way take one exchange's 4-5 µs, where
                 // four blocking receives were charged 15 µs; trial 22 E1)
-                let at = |first, each| {
-                    presence
-                        * crate::machine::Nonblocking::at_k(
-                            first,
-                            each,
-                            k,
-                            b,
-                            &m(b),
-                            d_lo.min(d_hi),
-                            d_hi,
-                        )
-                };
-                let post = presence
-                    * nb.post
-                        .piecewise(b, &m(b), &Expr::int(2), d_lo.min(d_hi), d_hi);
-                per[i] = Expr::max(at(&nb.wire_first, &nb.wire_each), w_occ[i].clone())
-                    + k * post
-                    + at(&nb.wait_first, &nb.wait_each);
+                let x = nb.exchange(k, b, &m(b), d_lo.min(d_hi), d_hi);
+                per[i] = Expr::max(presence * x.wire, w_occ[i].clone())
+                    + presence * x.posts
+                    + presence * x.wait;
             }
             PhaseKind::Synchronous => {
                 // Above the eager limit a send posted before the receiver's computation
