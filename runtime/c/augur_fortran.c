@@ -566,30 +566,56 @@ void augur_mpi_test_(F *site, F *req, F *flag, F *status, F *ierr) {
   if (known) fcomplete(&pending, sp);
 }
 
-/* Testall/Testany/Testsome/Waitsome (the C wrappers' record_completed): the requests the call
- * completed, `before[idx[k] - 1]` (Fortran indices are 1-based; `idx` NULL: the first `n`) with
- * the k-th status of `sts`, one completion record of `op` and a Part for each the runtime knows. */
-static void frecord_completed(int op, F *site, int count, const MPI_Request *before, const F *idx, int n, F *sts,
-                              augur_stamp t0, F *ierr) {
-  if (*ierr != MPI_SUCCESS || n <= 0) {
-    if (*ierr == MPI_SUCCESS && op != AUGUR_OP_WAITSOME) augur_count_test_pending(*site);
+/* Whether request i (0-based) is among the `n` a completion call reports, by 1-based `idx`. */
+static int freported(const F *idx, int n, int i) {
+  if (!idx) return i < n;
+  for (int k = 0; k < n; k++)
+    if ((int)idx[k] - 1 == i) return 1;
+  return 0;
+}
+
+/* Testall/Testany/Testsome/Waitsome (the C wrappers' record_completed): one completion record of
+ * `op` and a Part for each request the runtime knows that the call completed: the `n` it reports,
+ * `before[idx[k] - 1]` (Fortran indices are 1-based; `idx` NULL: the first `n`), and any other
+ * whose handle it reset (`after[i]` now null; SimGrid 3.32's MPI_Testall frees requests it finds
+ * done while returning flag = 0). A status is the i-th of `sts` for request i when `by_request`
+ * (Testall's), else the k-th for the k-th reported; none for the others. */
+static void frecord_completed(int op, F *site, int count, const MPI_Request *before, const F *after, const F *idx,
+                              int n, F *sts, int by_request, augur_stamp t0, F *ierr) {
+  if (*ierr != MPI_SUCCESS) return;
+  if (n < 0) n = 0;
+  int extra = 0;
+  for (int i = 0; i < count; i++)
+    if (before[i] != MPI_REQUEST_NULL && MPI_Request_f2c(after[i]) == MPI_REQUEST_NULL) extra++;
+  int cap = n + extra;
+  if (cap == 0) {
+    if (op != AUGUR_OP_WAITSOME) augur_count_test_pending(*site);
     return;
   }
-  augur_req *pend = malloc((size_t)n * sizeof *pend);
-  if (!pend) return;
-  unsigned known = 0;
+  augur_req *pend = malloc((size_t)cap * sizeof *pend);
+  F **pst = malloc((size_t)cap * sizeof *pst);
+  if (!pend || !pst) {
+    free(pend);
+    free(pst);
+    return;
+  }
+  int m = 0;
   for (int k = 0; k < n; k++) {
     int i = idx ? (int)idx[k] - 1 : k;
-    if (i >= 0 && i < count && augur_req_take(before[i], &pend[k])) known++;
-    else pend[k].id = 0;
+    if (i >= 0 && i < count && augur_req_take(before[i], &pend[m]))
+      pst[m++] = sts + (size_t)(by_request ? i : k) * AUGUR_F_STATUS_SIZE;
   }
+  for (int i = 0; i < count; i++)
+    if (before[i] != MPI_REQUEST_NULL && MPI_Request_f2c(after[i]) == MPI_REQUEST_NULL && !freported(idx, n, i) &&
+        augur_req_take(before[i], &pend[m]))
+      pst[m++] = by_request ? sts + (size_t)i * AUGUR_F_STATUS_SIZE : NULL;
   augur_mpi_rec r = frec((uint8_t)op, site, AUGUR_PEER_NONE, 0, count, MPI_COMM_WORLD);
   r.comm_size = 0;
-  r.nparts = known;
+  r.nparts = (uint32_t)m;
   ffinish(&r, t0, ierr);
-  for (int k = 0; k < n; k++)
-    if (pend[k].id) fcomplete(&pend[k], sts + (size_t)k * AUGUR_F_STATUS_SIZE);
+  for (int k = 0; k < m; k++) fcomplete(&pend[k], pst[k]);
   free(pend);
+  free(pst);
 }
 
 static MPI_Request *fhandles_before(int n, const F *reqs) {
@@ -612,7 +638,8 @@ void augur_mpi_testall_(F *site, F *count, F *reqs, F *flag, F *statuses, F *ier
   }
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_testall_(count, reqs, flag, sts, ierr));
-  frecord_completed(AUGUR_OP_TESTALL, site, n, before, NULL, *ierr == MPI_SUCCESS && *flag ? n : 0, sts, t0, ierr);
+  frecord_completed(AUGUR_OP_TESTALL, site, n, before, reqs, NULL, *ierr == MPI_SUCCESS && *flag ? n : 0, sts, 1, t0,
+                    ierr);
   free(before);
   if (sts != statuses) free(sts);
 }
@@ -630,7 +657,7 @@ void augur_mpi_testany_(F *site, F *count, F *reqs, F *index, F *flag, F *status
   augur_stamp t0 = augur_now();
   AUGUR_MPI(mpi_testany_(count, reqs, index, flag, sp, ierr));
   int done = *ierr == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
-  frecord_completed(AUGUR_OP_TESTANY, site, n, before, index, done ? 1 : 0, sp, t0, ierr);
+  frecord_completed(AUGUR_OP_TESTANY, site, n, before, reqs, index, done ? 1 : 0, sp, 0, t0, ierr);
   free(before);
 }
 
@@ -649,7 +676,7 @@ static void fsome(int op, F *site, F *incount, F *reqs, F *outcount, F *indices,
   if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(mpi_waitsome_(incount, reqs, outcount, indices, sts, ierr));
   else AUGUR_MPI(mpi_testsome_(incount, reqs, outcount, indices, sts, ierr));
   int done = *ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? (int)*outcount : 0;
-  frecord_completed(op, site, n, before, indices, done, sts, t0, ierr);
+  frecord_completed(op, site, n, before, reqs, indices, done, sts, 0, t0, ierr);
   free(before);
   if (sts != statuses) free(sts);
 }

@@ -1863,36 +1863,66 @@ int augur_MPI_Test(int site, MPI_Request *req, int *flag, MPI_Status *status) {
   return rc;
 }
 
-/* Testall/Testany/Testsome/Waitsome: the requests the call completed, `before[idx[k]]` with
- * status `sts[k]` for k < n (the handles from before the call: MPI resets completed ones to
- * MPI_REQUEST_NULL), recorded as one completion record of `op` and a Part for each the runtime
- * knows, as Waitall's are. A call that completed none (a test that found nothing done) counts as
- * a pending test of its site. */
-static int record_completed(int op, int site, int count, const MPI_Request *before, const int *idx, int n,
-                            MPI_Status *sts, augur_stamp t0, int rc) {
-  if (rc != MPI_SUCCESS || n <= 0) {
-    if (rc == MPI_SUCCESS && op != AUGUR_OP_WAITSOME) augur_count_test_pending(site);
+/* Whether request i is among the `n` a completion call reports (`idx` NULL: the first `n`). */
+static int reported(const int *idx, int n, int i) {
+  if (!idx) return i < n;
+  for (int k = 0; k < n; k++)
+    if (idx[k] == i) return 1;
+  return 0;
+}
+
+/* Testall/Testany/Testsome/Waitsome: the requests the call completed, recorded as one completion
+ * record of `op` and a Part for each the runtime knows, as Waitall's are. Completed: the `n` the
+ * call reports, `before[idx[k]]` (`idx` NULL: the first `n`; the handles from before the call,
+ * as MPI resets completed ones to MPI_REQUEST_NULL), and any other request whose handle the call
+ * reset (`after[i]` null where `before[i]` was not): MPI forbids a call to free a request it
+ * does not report, but SimGrid 3.32's MPI_Testall frees every request it finds done even when it
+ * returns flag = 0, and a request freed unseen would never be completed in the trace. A status is
+ * `sts[i]` for request i when `by_request` (Testall's statuses), else `sts[k]` for the k-th
+ * reported one; none for the others. A call that completed none (a test that found nothing done)
+ * counts as a pending test of its site. */
+static int record_completed(int op, int site, int count, const MPI_Request *before, const MPI_Request *after,
+                            const int *idx, int n, MPI_Status *sts, int by_request, augur_stamp t0, int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  if (n < 0) n = 0;
+  int extra = 0;
+  for (int i = 0; i < count; i++)
+    if (before[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL) extra++;
+  int cap = n + extra; /* a reported request may also be a reset one: room for both */
+  if (cap == 0) {
+    if (op != AUGUR_OP_WAITSOME) augur_count_test_pending(site);
     return rc;
   }
   augur_req stack_p[64];
-  augur_req *pend = n > 64 ? malloc((size_t)n * sizeof *pend) : stack_p;
-  if (!pend) return rc;
-  unsigned known = 0;
+  const MPI_Status *stack_s[64];
+  augur_req *pend = cap > 64 ? malloc((size_t)cap * sizeof *pend) : stack_p;
+  const MPI_Status **pst = cap > 64 ? malloc((size_t)cap * sizeof *pst) : stack_s;
+  if (!pend || !pst) {
+    if (pend != stack_p) free(pend);
+    if (pst != stack_s) free((void *)pst);
+    return rc;
+  }
+  int m = 0;
   for (int k = 0; k < n; k++) {
     int i = idx ? idx[k] : k;
-    if (i >= 0 && i < count && augur_req_take(before[i], &pend[k])) known++;
-    else pend[k].id = 0;
+    if (i >= 0 && i < count && augur_req_take(before[i], &pend[m])) {
+      pst[m++] = by_request ? &sts[i] : &sts[k];
+    }
   }
+  for (int i = 0; i < count; i++)
+    if (before[i] != MPI_REQUEST_NULL && after[i] == MPI_REQUEST_NULL && !reported(idx, n, i) &&
+        augur_req_take(before[i], &pend[m]))
+      pst[m++] = by_request ? &sts[i] : NULL;
   augur_mpi_rec r = {0};
   r.op = (uint8_t)op;
   r.site = (uint32_t)site;
   r.peer = AUGUR_PEER_NONE;
   r.bytes = count;
-  r.nparts = known;
+  r.nparts = (uint32_t)m;
   finish(&r, t0, rc);
-  for (int k = 0; k < n; k++)
-    if (pend[k].id) augur_complete(&pend[k], &sts[k]);
-  if (n > 64) free(pend);
+  for (int k = 0; k < m; k++) augur_complete(&pend[k], pst[k]);
+  if (pend != stack_p) free(pend);
+  if (pst != stack_s) free((void *)pst);
   return rc;
 }
 
@@ -1921,8 +1951,8 @@ int augur_MPI_Testall(int site, int count, MPI_Request reqs[], int *flag, MPI_St
   augur_stamp t0 = augur_now();
   int rc;
   AUGUR_MPI(rc = MPI_Testall(count, reqs, flag, sts));
-  record_completed(AUGUR_OP_TESTALL, site, count, before, NULL, rc == MPI_SUCCESS && *flag ? count : 0, sts, t0,
-                   rc);
+  record_completed(AUGUR_OP_TESTALL, site, count, before, reqs, NULL, rc == MPI_SUCCESS && *flag ? count : 0, sts, 1,
+                   t0, rc);
   if (count > 64) free(before);
   if (sts != statuses && count > 64) free(sts);
   return rc;
@@ -1943,7 +1973,7 @@ int augur_MPI_Testany(int site, int count, MPI_Request reqs[], int *index, int *
   int rc;
   AUGUR_MPI(rc = MPI_Testany(count, reqs, index, flag, sp));
   int done = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
-  record_completed(AUGUR_OP_TESTANY, site, count, before, index, done ? 1 : 0, sp, t0, rc);
+  record_completed(AUGUR_OP_TESTANY, site, count, before, reqs, index, done ? 1 : 0, sp, 0, t0, rc);
   if (count > 64) free(before);
   return rc;
 }
@@ -1968,7 +1998,7 @@ static int some(int op, int site, int incount, MPI_Request reqs[], int *outcount
   if (op == AUGUR_OP_WAITSOME) AUGUR_MPI(rc = MPI_Waitsome(incount, reqs, outcount, indices, sts));
   else AUGUR_MPI(rc = MPI_Testsome(incount, reqs, outcount, indices, sts));
   int n = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED ? *outcount : 0;
-  record_completed(op, site, incount, before, indices, n, sts, t0, rc);
+  record_completed(op, site, incount, before, reqs, indices, n, sts, 0, t0, rc);
   if (incount > 64) free(before);
   if (sts != statuses && incount > 64) free(sts);
   return rc;
