@@ -130,7 +130,11 @@ fn check_late_pair(ranks: &[RankTrace]) {
         .collect();
     let mut by_site: Vec<(u32, u64)> = parts.iter().map(|q| (q.site, q.req_id)).collect();
     by_site.sort();
-    assert_eq!(by_site, vec![(10, posted[&10]), (11, posted[&11])], "{parts:?}");
+    assert_eq!(
+        by_site,
+        vec![(10, posted[&10]), (11, posted[&11])],
+        "{parts:?}"
+    );
     for q in parts {
         let tag = if q.site == 10 { 1 } else { 2 };
         assert_eq!((q.peer, q.tag, q.bytes), (Peer::Rank(1), tag, 8), "{q:?}");

@@ -48,6 +48,50 @@ fn a_capped_count_is_the_cap_or_the_law_of_the_runs_below_it() {
     assert_eq!(g.origin, Origin::Source);
 }
 
+/// A convergence loop's count, fewer iterations at a looser tolerance: fitted from two
+/// tolerances it falls with TOL, and beyond the runs it is held at zero, never below (trial
+/// jac: T went negative from TOL = 0.134 on).
+#[test]
+fn a_fitted_count_never_goes_below_zero() {
+    let mut s = Samples::new(vec!["MAXIT".into(), "N".into(), "TOL".into()]);
+    for (n, tol, its) in [
+        (64.0, 0.05, 99.0),
+        (64.0, 0.1, 43.0),
+        (128.0, 0.05, 168.0),
+        (128.0, 0.1, 70.0),
+        (256.0, 0.05, 277.0),
+        (256.0, 0.1, 113.0),
+    ] {
+        s.push(vec![500.0, n, tol], its);
+    }
+    let f = fit_capped(&s, &Expr::var("MAXIT"), &QuantityOptions::default());
+    let at = |e: &Expr, n: f64, tol: f64| {
+        e.eval(&|v| {
+            Some(match v {
+                "MAXIT" => 500.0,
+                "N" => n,
+                _ => tol,
+            })
+        })
+        .unwrap()
+    };
+    // the law follows the runs, and falls with TOL: without the floor it goes negative
+    assert!(
+        (at(&f.expr, 128.0, 0.05) / 168.0 - 1.0).abs() < 0.1,
+        "{}",
+        f.expr
+    );
+    assert!(at(&f.expr, 256.0, 0.5) < 1e-9, "{}", f.expr);
+    for e in [&f.expr, &f.lo, &f.hi] {
+        for tol in [0.2, 0.5, 1.0, 10.0] {
+            assert!(at(e, 256.0, tol) >= 0.0, "{e} at TOL = {tol}");
+        }
+    }
+    // the source's own expression is kept as it is
+    let src = Fitted::constant(0.0).with_source(Expr::var("N") - Expr::one());
+    assert_eq!(src.clone().counting().expr, src.expr);
+}
+
 /// A count that two runs differing only in NSTEPS measure the same has no law in NSTEPS,
 /// however the free search would like to use it.
 #[test]
