@@ -37,14 +37,29 @@ pub const PMNF_LOG_EXPONENTS: [i64; 3] = [0, 1, 2];
 /// `1/X` when `inverse`) where the data hold fewer than three values of it: two values fit
 /// every law `c0 + c1·f(X)` exactly, so none but the simplest is supported (trial 16: a native
 /// model from P = 1, 2 carried `1.455e-7*P^2`).
+///
+/// A parameter whose every value lies strictly between 0 and 1 (a tolerance, a time step, a
+/// fraction) enters through its reciprocal `Y = 1/X`: Extra-P's terms assume a size that grows
+/// from 1, and `X^a·log2(X)^b` below 1 shrinks, turns negative, or blows up in its logarithm. A
+/// convergence loop's count grows as the tolerance tightens, like `log2(1/TOL)` or `1/TOL`;
+/// from two tolerances a line in TOL falls through zero just beyond them (trial jac: 43 and 99
+/// iterations at TOL = 0.1 and 0.05 gave `1.061 - 7.931*TOL`, none from TOL = 0.134 on).
 fn single_terms(params: &[&str], j: usize, points: &[Vec<f64>], inverse: bool) -> Vec<Expr> {
     let mut seen: Vec<u64> = points.iter().map(|p| p[j].to_bits()).collect();
     seen.sort_unstable();
     seen.dedup();
+    let x = Expr::var(params[j]);
+    let fraction = points.iter().all(|p| p[j] > 0.0 && p[j] < 1.0);
+    if fraction {
+        let y = x.pow(Rational::new(-1, 1).unwrap_or(Rational::ZERO));
+        if seen.len() < 3 {
+            return vec![y];
+        }
+        return terms_of(&y, false);
+    }
     if seen.len() >= 3 {
         return all_terms(params[j], inverse);
     }
-    let x = Expr::var(params[j]);
     let mut out = vec![x.clone()];
     if inverse {
         out.push(x.pow(Rational::new(-1, 1).unwrap_or(Rational::ZERO)));
@@ -54,7 +69,11 @@ fn single_terms(params: &[&str], j: usize, points: &[Vec<f64>], inverse: bool) -
 
 /// All non-constant single-parameter terms X^a·log2(X)^b (and X^-a·log2(X)^b when `inverse`).
 fn all_terms(param: &str, inverse: bool) -> Vec<Expr> {
-    let x = Expr::var(param);
+    terms_of(&Expr::var(param), inverse)
+}
+
+/// Extra-P's terms `x^a·log2(x)^b` of the expression `x` (and `x^-a·log2(x)^b` when `inverse`).
+fn terms_of(x: &Expr, inverse: bool) -> Vec<Expr> {
     let lx = x.log2();
     let mut out = Vec::new();
     for sign in if inverse {

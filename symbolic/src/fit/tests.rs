@@ -278,3 +278,45 @@ fn a_value_of_zero_does_not_force_the_law_through_it() {
     // a miss at a 0 is relative to the values' mean magnitude (560 here)
     assert!(r.loo_rel_error < 1.0, "{}", r.loo_rel_error);
 }
+
+/// A convergence loop's count over a tolerance below 1 (trial jac): with three or more
+/// tolerances the law is found in `1/TOL` (`30*log2(1/TOL)` exactly, extrapolating to a
+/// tighter one); with two, the law is `1/TOL`, which grows as the tolerance tightens and stays
+/// positive as it loosens, where a line in TOL fell through zero just beyond the runs.
+#[test]
+fn a_parameter_below_one_enters_as_its_reciprocal() {
+    let tols = [0.1, 0.05, 0.01, 0.001];
+    let pts: Vec<Vec<f64>> = tols.iter().map(|t| vec![*t]).collect();
+    let vals: Vec<f64> = tols.iter().map(|t| 30.0 * (1.0 / t).log2()).collect();
+    let fit = search_pmnf(&["TOL"], &pts, &vals, &FitOptions::default()).unwrap();
+    let at = |t: f64| fit.expr.eval(&|_| Some(t)).unwrap();
+    assert!(fit.loo_rel_error < 1e-6, "{}", fit.expr);
+    assert!(
+        (at(1e-5) / (30.0 * 1e5f64.log2()) - 1.0).abs() < 1e-6,
+        "{}",
+        fit.expr
+    );
+    // two tolerances, with a size: N^2/TOL-like growth, positive at every looser tolerance
+    let mut pts = Vec::new();
+    let mut vals = Vec::new();
+    for n in [64.0, 128.0, 256.0] {
+        for t in [0.1, 0.05] {
+            pts.push(vec![n, t]);
+            vals.push(n * (2.0 + 1.0 / t));
+        }
+    }
+    let fit = search_pmnf(&["N", "TOL"], &pts, &vals, &FitOptions::default()).unwrap();
+    let at = |n: f64, t: f64| {
+        fit.expr
+            .eval(&|v| Some(if v == "N" { n } else { t }))
+            .unwrap()
+    };
+    assert!(fit.loo_rel_error < 1e-6, "{}", fit.expr);
+    for t in [0.2, 0.5, 0.9, 0.01] {
+        assert!(
+            (at(128.0, t) / (128.0 * (2.0 + 1.0 / t)) - 1.0).abs() < 1e-6,
+            "{}",
+            fit.expr
+        );
+    }
+}
