@@ -361,6 +361,60 @@ pub fn fit_law(s: &Samples, candidates: &[Vec<Expr>], o: &QuantityOptions) -> Fi
     best.map_or_else(constant, |r| from_fit(&r, Origin::Regression, n))
 }
 
+/// A count that rounds: `c·⌈t⌉` or `c·⌊t⌋` (and with a constant) for `t` a square root, a
+/// cube root or the base-2 logarithm of one parameter, where one gives every run exactly (to
+/// 1e-9). A process grid a program computes itself (`while (q*q < size) q++`: ⌈√P⌉ − 1
+/// iterations; its rows ⌈√P⌉ ranks) is such a count, which smooth laws meet at the traced P
+/// only by chance (trial rd: `-8*log2(P)/P + 5` iterations, 5 at P = 256 for 15; rows of
+/// `0.1538*P + 1.577` ranks, 41 for 16).
+fn rounded(s: &Samples, opts: &FitOptions) -> Option<Fitted> {
+    let n = s.values.len();
+    if n < 3 {
+        return None;
+    }
+    let mut hyps = Vec::new();
+    for (j, name) in s.params.iter().enumerate() {
+        // three values at least: through two, every law c·f + c0 passes exactly
+        let mut seen: Vec<u64> = s.points.iter().map(|r| r[j].to_bits()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        if s.points.iter().any(|r| r[j] < 1.0) || seen.len() < 3 {
+            continue;
+        }
+        let x = Expr::var(name);
+        let third = x.pow(symbolic::Rational::new(1, 3).unwrap_or(symbolic::Rational::ZERO));
+        for t in [x.sqrt(), third, x.log2()] {
+            for r in [t.ceil(), t.floor()] {
+                hyps.push(vec![r.clone()]);
+                hyps.push(vec![r, Expr::one()]);
+            }
+        }
+    }
+    if hyps.is_empty() {
+        return None;
+    }
+    let params: Vec<&str> = s.params.iter().map(String::as_str).collect();
+    let exact: Vec<FitResult> = hyps
+        .iter()
+        .filter_map(|h| fit::fit_terms(h, &params, &s.points, &s.values, opts).ok())
+        .filter(|r| {
+            r.coeffs.iter().all(|c| c.coef.is_finite())
+                && s.points.iter().zip(&s.values).all(|(row, y)| {
+                    eval_at(&r.expr, &s.params, row)
+                        .is_some_and(|v| (v - y).abs() <= 1e-9 * y.abs().max(1.0))
+                })
+        })
+        .collect();
+    // the fewest terms first (a bare rounded term before one with a constant), then the order
+    // tried: square root, cube root, logarithm; ceiling before floor
+    let best = exact.iter().min_by_key(|r| r.coeffs.len())?;
+    let mut f = from_fit(best, Origin::Regression, n);
+    f.expr = tidy(&f.expr);
+    f.lo = f.expr.clone();
+    f.hi = f.expr.clone();
+    Some(f)
+}
+
 /// Fits `s` with `source` as the hypothesis when given, else `candidates` (lists of terms),
 /// else PMNF. `integral`: counts (depths), whose coefficients are tidied.
 pub fn fit_quantity(
@@ -435,16 +489,30 @@ pub fn fit_quantity(
         f.points = n;
         return f;
     }
+    // a candidate that gives every run exactly stands; an inexact one only where no rounded
+    // law does (below)
+    let mut near = None;
     if !candidates.is_empty() {
         if let Ok(r) = fit::select(candidates, &params, &s.points, &s.values, &opts) {
             let mut f = from_fit(&r, Origin::Regression, n);
             if integral {
                 f.expr = tidy(&f.expr);
             }
-            if f.max_rel_err <= 0.25 {
+            if f.max_rel_err <= o.exact_tol || (f.max_rel_err <= 0.25 && !integral) {
                 return f;
             }
+            if f.max_rel_err <= 0.25 {
+                near = Some(f);
+            }
         }
+    }
+    if integral && source.is_none() {
+        if let Some(f) = rounded(s, &opts) {
+            return f;
+        }
+    }
+    if let Some(f) = near {
+        return f;
     }
     // A count the same in every pair of runs that differ only in one parameter does not
     // depend on it: the free searches below must not find a law in it.

@@ -292,3 +292,42 @@ fn a_law_held_in_p_stops_at_the_largest_traced_p() {
     assert!(!flat.held_in_p(4.0));
     assert_eq!(flat.expr, Expr::num(3.0));
 }
+
+/// A process grid the program computes itself (trial rd: `while (q*q < size) q++`, then rows
+/// of q ranks): the loop's count ⌈√P⌉ − 1 and the rows' size ⌈√P⌉ are found exactly, where
+/// smooth laws met the four traced P by chance (`-8*log2(P)/P + 5`, 5 at P = 256 for 15;
+/// `0.1538*P + 1.577`, 41 for 16). A count through two values of its parameter keeps its
+/// smooth law (a rounded one with a constant would pass through any two).
+#[test]
+fn a_count_that_rounds_is_found_exactly() {
+    let ps = [2.0, 4.0, 8.0, 16.0];
+    let mut trips = Samples::new(vec!["P".into()]);
+    let mut rows = Samples::new(vec!["P".into()]);
+    for p in ps {
+        let q = f64::sqrt(p).ceil();
+        trips.push(vec![p], q - 1.0);
+        rows.push(vec![p], q);
+    }
+    let o = QuantityOptions::default();
+    let at = |f: &Fitted, p: f64| f.expr.eval(&|_| Some(p)).unwrap();
+    let t = fit_quantity(&trips, None, &[], true, &o);
+    let candidates = vec![
+        vec![Expr::var("P")],
+        vec![Expr::var("P").sqrt()],
+        vec![Expr::var("P"), Expr::one()],
+    ];
+    let r = fit_quantity(&rows, None, &candidates, true, &o);
+    for p in [3.0, 64.0, 100.0, 256.0, 1000.0] {
+        let q = f64::sqrt(p).ceil();
+        assert_eq!(at(&t, p), q - 1.0, "{} at P = {p}", t.expr);
+        assert_eq!(at(&r, p), q, "{} at P = {p}", r.expr);
+    }
+    // two values of N: the smooth law, not a rounded one through both
+    let mut two = Samples::new(vec!["N".into()]);
+    for (n, v) in [(32.0, 59.0), (64.0, 119.0)] {
+        two.push(vec![n], v);
+    }
+    let f = fit_quantity(&two, None, &[], true, &o);
+    assert!(!format!("{}", f.expr).contains("ceil"), "{}", f.expr);
+    assert!(!format!("{}", f.expr).contains("floor"), "{}", f.expr);
+}
