@@ -629,3 +629,65 @@ end program p
         l[0].trip
     );
 }
+
+/// Trial (stop 32): Fortran keyword arguments bind by name, not by position. `smooth(n=nl,
+/// a=a, m=k)` passes K to `m` (the sweep count) and N/P to `n`; read by position its loop ran
+/// N/P sweeps of K elements and T lost K. An optional dummy left out before a named one is
+/// absent (unknown), not the next argument.
+#[test]
+fn fortran_keyword_arguments_bind_by_name() {
+    let src = r#"
+module m
+  implicit none
+contains
+  subroutine smooth(m, n, a)
+    integer, intent(in) :: m, n
+    real(8), intent(inout) :: a(n)
+    integer :: ip, i
+    do ip = 1, m
+      do i = 2, n - 1
+        a(i) = 0.5d0 * (a(i - 1) + a(i + 1))
+      end do
+    end do
+  end subroutine smooth
+  subroutine scale(a, n, alpha, passes)
+    integer, intent(in) :: n
+    real(8), intent(inout) :: a(n)
+    real(8), intent(in), optional :: alpha
+    integer, intent(in) :: passes
+    integer :: ip, i
+    do ip = 1, passes
+      do i = 1, n
+        a(i) = a(i) * 0.5d0
+      end do
+    end do
+  end subroutine scale
+end module m
+program kw
+  use mpi
+  use m
+  implicit none
+  integer :: n, k, nl, np, ierr
+  character(len=32) :: arg
+  real(8), allocatable :: a(:)
+  call MPI_Init(ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  call get_command_argument(1, arg)
+  read(arg, *) n
+  call get_command_argument(2, arg)
+  read(arg, *) k
+  nl = n / np
+  allocate(a(nl))
+  a = 1
+  call smooth(n=nl, a=a, m=k)
+  call scale(a, nl, passes=3)
+  call MPI_Finalize(ierr)
+end program kw
+"#;
+    let apt = apt_of("kw.f90", src);
+    let trips: Vec<String> = crate::tests::loops(&apt)
+        .iter()
+        .map(|l| l.trip.text())
+        .collect();
+    assert_eq!(trips, ["K", "N/P - 2", "3", "N/P", "N/P"], "{trips:?}");
+}

@@ -333,6 +333,65 @@ impl Program {
         }
     }
 
+    /// Puts the arguments of every Fortran call that names some (`call f(a, n=8)`,
+    /// `call f(n=8, a=x)`) in the order of the called procedure's dummies, where the sources
+    /// define it, so that whatever binds arguments by position binds them right; an optional
+    /// dummy the call leaves out before a named one gets an opaque `(absent)` value. A call
+    /// whose names do not all match the procedure's dummies, or to a procedure the sources do
+    /// not define, keeps its order.
+    pub fn bind_keywords(&mut self) {
+        for k in 0..self.stmts.len() {
+            let StmtKind::Call(call) = &self.stmts[k].kind else {
+                continue;
+            };
+            if call.keywords.is_empty() {
+                continue;
+            }
+            let Some(params) = self
+                .proc_by_name(&call.name)
+                .map(|p| p.params.iter().map(|d| d.name.clone()).collect::<Vec<_>>())
+            else {
+                continue;
+            };
+            let mut slots: Vec<Option<SrcExpr>> = vec![None; params.len()];
+            let mut bound = true;
+            for (i, (arg, key)) in call.args.iter().zip(&call.keywords).enumerate() {
+                let at = match key {
+                    None => Some(i),
+                    Some(name) => params.iter().position(|d| d == name),
+                };
+                match at.and_then(|at| slots.get_mut(at)) {
+                    Some(slot @ None) => *slot = Some(arg.clone()),
+                    _ => bound = false,
+                }
+            }
+            if !bound || call.args.len() != call.keywords.len() {
+                continue;
+            }
+            let used = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+            let span = call.name_span;
+            let args: Vec<SrcExpr> = slots
+                .into_iter()
+                .take(used)
+                .map(|a| {
+                    a.unwrap_or_else(|| {
+                        SrcExpr::new(
+                            SrcExprKind::Opaque {
+                                text: "(absent)".into(),
+                                vars: Vec::new(),
+                            },
+                            span,
+                        )
+                    })
+                })
+                .collect();
+            if let StmtKind::Call(call) = &mut self.stmts[k].kind {
+                call.args = args;
+                call.keywords.clear();
+            }
+        }
+    }
+
     pub fn stmt(&self, id: StmtId) -> Option<&Stmt> {
         self.stmts.get(id.0 as usize)
     }
@@ -969,6 +1028,12 @@ pub struct Call {
     /// C: as written; Fortran: lower-cased.
     pub name: String,
     pub args: Vec<SrcExpr>,
+    /// Fortran keyword arguments (`call f(a, n=8)`): the dummy each argument names, `None`
+    /// for a positional one; empty where none is named. After lowering,
+    /// [`Program::bind_keywords`] puts the arguments of a call to a procedure of the sources
+    /// in the order of its dummies and empties this.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<Option<String>>,
     /// C `x = f(a);` is an Assign, not a Call; this is the statement `f(a);` only.
     pub name_span: Span,
 }

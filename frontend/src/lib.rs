@@ -450,6 +450,7 @@ fn lower_all(
         }
     }
     diags.append(&mut b.diags);
+    b.prog.bind_keywords();
     let mut forms: Vec<(FileId, Form)> = parsed.iter().map(|p| (p.file, p.form)).collect();
     forms.sort();
     Ok(Lowered {

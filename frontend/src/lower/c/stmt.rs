@@ -452,6 +452,7 @@ impl<'a> CLower<'a> {
                 let call = Call {
                     name,
                     args,
+                    keywords: Vec::new(),
                     name_span: self.span(f),
                 };
                 self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());

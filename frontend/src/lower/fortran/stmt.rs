@@ -535,6 +535,25 @@ impl<'a> FLower<'a> {
             .collect()
     }
 
+    /// The dummy each argument of `list` names (`n=8`), `None` for a positional one, in the
+    /// order of [`Self::args`]; empty where no argument is named.
+    pub(super) fn keywords(&self, list: Node) -> Vec<Option<String>> {
+        let names: Vec<Option<String>> = children(list)
+            .into_iter()
+            .filter(|a| a.kind() != "comment")
+            .map(|a| {
+                (a.kind() == "keyword_argument")
+                    .then(|| a.field("name").map(|k| norm(self.text(k).trim())))
+                    .flatten()
+            })
+            .collect();
+        if names.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            names
+        }
+    }
+
     /// The procedure a type-bound reference `object%binding` calls, with the object where it
     /// is passed (as the first argument: `pass(name)` of another dummy is rare and read as
     /// the first too); `None` for anything else ([`crate::ir::Program::type_bound`]).
@@ -567,11 +586,11 @@ impl<'a> FLower<'a> {
             return self.opaque(n, label, "call", BTreeSet::new(), out);
         };
         let raw = self.text(f);
-        let mut args: Vec<SrcExpr> = children(n)
+        let list = children(n)
             .into_iter()
-            .find(|c| c.kind() == "argument_list")
-            .map(|a| self.args(a, 0))
-            .unwrap_or_default();
+            .find(|c| c.kind() == "argument_list");
+        let mut args: Vec<SrcExpr> = list.map(|a| self.args(a, 0)).unwrap_or_default();
+        let mut keywords = list.map(|a| self.keywords(a)).unwrap_or_default();
         if crate::mpi_table::is_mpi_name(raw) {
             let call = self.b.mpi_call(raw, span, args, None);
             out.push(self.b.push(span, label, StmtKind::Mpi(call)));
@@ -581,6 +600,9 @@ impl<'a> FLower<'a> {
         // `call g%step(dt)`: the procedure its type binds, the object passed first
         if let Some((target, object)) = self.type_bound(f, 0) {
             name = target;
+            if object.is_some() && !keywords.is_empty() {
+                keywords.insert(0, None);
+            }
             args.splice(0..0, object);
         }
         if matches!(name.as_str(), "get_command_argument" | "getarg") {
@@ -633,6 +655,7 @@ impl<'a> FLower<'a> {
         let call = Call {
             name,
             args,
+            keywords,
             name_span: self.span(f),
         };
         self.b.fill(id, StmtKind::Call(call), defs, BTreeSet::new());
