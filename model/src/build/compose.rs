@@ -51,6 +51,9 @@ pub(super) struct Ctx<'a> {
     pub(super) rank_arms: BTreeMap<u32, BTreeMap<(usize, usize), Took>>,
     /// Recursive routines and their executions per call from outside their cycle.
     pub(super) recursion: BTreeMap<String, crate::recursion::Recursive>,
+    /// Computations the runs entered a measured share of the times the tree counts
+    /// ([`super::reach`]): their cost is charged at that share.
+    pub(super) reach: BTreeMap<u32, Fitted>,
 }
 
 /// A phase a computation runs inside ([`Ctx::inside`]).
@@ -362,6 +365,10 @@ impl Ctx<'_> {
                         .compute
                         .get(&site)
                         .map_or(Expr::zero(), |f| f.at(b).clone());
+                    let v = match self.reach.get(&site) {
+                        Some(r) => v * r.at(b).clone(),
+                        None => v,
+                    };
                     (v * Expr::num(1.0 - inside), Expr::zero())
                 }
             }

@@ -249,7 +249,11 @@ pub(super) fn compute_totals(
     reports: &mut [super::ComputeReport],
 ) {
     for c in reports.iter_mut().filter(|c| c.inside_phase.is_none()) {
-        c.total = Some(ctx.entries(c.site, paths, main) * c.cost.clone());
+        let entries = match ctx.reach.get(&c.site) {
+            Some(r) => ctx.entries(c.site, paths, main) * r.expr.clone(),
+            None => ctx.entries(c.site, paths, main),
+        };
+        c.total = Some(entries * c.cost.clone());
     }
 }
 

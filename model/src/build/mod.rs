@@ -20,6 +20,7 @@ mod exchange;
 #[cfg(test)]
 mod noise_tests;
 mod phase_context;
+mod reach;
 mod sheet;
 pub(crate) mod sites;
 #[cfg(test)]
@@ -302,7 +303,7 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
     let rank_split = tree::rank_split(&env.nodes, runs);
     let compute_cold = computation.cold;
     let unreached = computation.unreached;
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         nodes: env.nodes.clone(),
         machine,
         trips: sites.trips,
@@ -320,7 +321,14 @@ fn build_in(env: Env<'_>, residual: Option<Expr>) -> Built {
         rank_arms: rank_arms(&rank_split, runs),
         rank_split,
         recursion,
+        reach: BTreeMap::new(),
     };
+    let outside: Vec<u32> = compute_rep
+        .iter()
+        .filter(|c| c.inside_phase.is_none())
+        .map(|c| c.site)
+        .collect();
+    reach::fit_reach(&env, &mut ctx, &outside, &mut notes);
     let mut t = BOUNDS.map(|b| {
         let cold: Expr = ctx
             .phase_cost
