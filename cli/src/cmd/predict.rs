@@ -395,6 +395,45 @@ fn evaluate(
                 untraced.join(", ")
             ));
         }
+        // one traced value, another asked for, and T mentions it: its terms in it come from
+        // the source, while what the runs measured (a regressed size, count or share) was
+        // measured at that one value (trial, stop 32: a row communicator of P/PC ranks traced at
+        // PC = 1 had its rows' length and messages regressed in N/P, and PC = 2 said nothing)
+        if k != "P" && in_t.contains(k) && seen.len() == 1 && seen[0] != *v {
+            let measured: Vec<String> = m
+                .quantities
+                .iter()
+                .filter(|q| q["origin"] == "regression")
+                .filter_map(|q| {
+                    let at = match q["file"].as_str() {
+                        Some(f) => format!("{f}:{}", q["line"]),
+                        None => format!("line {}", q["line"]),
+                    };
+                    Some(format!("{} at {at}", q["what"].as_str()?))
+                })
+                .collect();
+            if !measured.is_empty() {
+                let shown = measured
+                    .iter()
+                    .take(4)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let more = measured.len().saturating_sub(4);
+                warnings.push(format!(
+                    "{k}={v} is not a value the runs had (only {k}={}): T's terms in {k} come from the source, but what was fitted to the runs ({shown}{}) was measured at {k}={} alone and may change with {k}; profile at several values of {k} to model it",
+                    seen[0],
+                    if more > 0 { format!(" and {more} more") } else { String::new() },
+                    seen[0],
+                ));
+            }
+        }
+        // varied in the runs, no law found in it, and asked for beyond them
+        if k != "P" && seen.len() >= 2 && !in_t.contains(k) && (*v < lo || *v > hi) {
+            warnings.push(format!(
+                "{k}={v} is outside the values the runs had ({lo} to {hi}): T did not depend on {k} over the runs, which says nothing of {k} beyond them"
+            ));
+        }
         if k != "P" && seen.len() >= 2 && in_t.contains(k) && (*v < lo || *v > hi) {
             warnings.push(format!(
                 "{k}={v} is outside the values the runs had ({lo} to {hi}): T's laws in {k} are extrapolated, and the band covers the fit's spread, not a law that changes beyond the runs"
@@ -730,6 +769,43 @@ mod tests {
         // a parameter with fractional values is not a count
         let m = model("X + P", "X + P", &["X", "P"], &[&[("X", -0.5), ("P", 2.0)]]);
         assert!(check(&m, "X=-2,P=2").is_ok());
+    }
+
+    /// Trial (stop 32): a parameter traced at one value that T mentions through the source
+    /// (rows of P/PC ranks, traced at PC = 1) has what the runs measured fitted at that value
+    /// alone, and predict says so at another; a parameter the runs varied with no law found
+    /// in it, asked for beyond them, is named too.
+    #[test]
+    fn a_value_the_runs_never_had_is_warned_about() {
+        let runs: &[&[(&str, f64)]] = &[
+            &[("N", 64.0), ("PC", 1.0), ("K", 5.0), ("P", 2.0)],
+            &[("N", 128.0), ("PC", 1.0), ("K", 20.0), ("P", 4.0)],
+        ];
+        let mut m = model("N/P*PC", "N/P*PC", &["N", "PC", "K", "P"], runs);
+        m.quantities.push(
+            serde_json::json!({"what": "bytes", "line": 31, "origin": "regression",
+            "expr": "8*N/P", "source": "unresolved"}),
+        );
+        let traced = traced_values(&m, Path::new("/nonexistent/model.json"));
+        let p = evaluate(&m, &traced, "", at("N=64,PC=2,K=10,P=2")).unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].starts_with("PC=2 is not a value the runs had (only PC=1)")
+                && p.warnings[0].contains("(bytes at line 31) was measured at PC=1 alone"),
+            "{:?}",
+            p.warnings
+        );
+        let p = evaluate(&m, &traced, "", at("N=64,PC=1,K=1,P=2")).unwrap();
+        assert_eq!(
+            p.warnings,
+            ["K=1 is outside the values the runs had (5 to 20): T did not depend on K over the runs, which says nothing of K beyond them"]
+        );
+        // at the traced value, and with nothing fitted to the runs, nothing to say
+        let p = evaluate(&m, &traced, "", at("N=64,PC=1,K=10,P=2")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        m.quantities.clear();
+        let p = evaluate(&m, &traced, "", at("N=64,PC=2,K=10,P=2")).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     /// Where the source aborts (trial 14's Cannon at a P that is not a square), the time is
