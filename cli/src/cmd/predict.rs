@@ -586,7 +586,7 @@ fn beyond_the_sheet(m: &ModelFile, values: &BTreeMap<String, f64>, t: f64) -> Op
     }
     (sum >= 0.01 * t).then(|| {
         format!(
-            "P={p} is beyond the {most} ranks the machine sheet ({}) measured its collectives at: the collective phases ({}; {:.0}% of T) cost its fitted forms extrapolated",
+            "P={p} is beyond the {most} ranks the machine sheet ({}) measured its collectives at: the collective phases ({}; {:.0}% of T) cost its fitted forms extrapolated, with whatever the measured launches had in them (on a host with fewer cores than ranks, time-sharing: terms in p^2); for the machine you will run on, measure its sheet there (`augur characterize`) and analyze with --machine",
             m.machine,
             parts.join(", "),
             100.0 * sum / t
