@@ -100,3 +100,38 @@ fn persistent_halo_ring_is_a_phase_without_anomalies() {
         }
     }
 }
+
+/// The same halo on a chain (MPI_PROC_NULL past the ends): the busiest rank sends 1 message
+/// per step at P = 2 and 2 from P = 3 on, which runs at P = 2 and 4 alone fit as 0.5*P. A
+/// start sends at most the requests it starts, so the law is capped at MPI_Startall's count
+/// (trial, stop 32: uncapped, the halo was 91% of T at P = 1024).
+#[test]
+fn a_startall_caps_the_messages_a_law_in_p_gives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = SOURCE
+        .replace(
+            "left = (rank - 1 + size) % size;",
+            "left = rank > 0 ? rank - 1 : MPI_PROC_NULL;",
+        )
+        .replace(
+            "right = (rank + 1) % size;",
+            "right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;",
+        );
+    assert_ne!(chain, SOURCE);
+    let m = smpi_model(
+        tmp.path(),
+        "pchain.c",
+        &chain,
+        "2,4",
+        &["N=4096,8192"],
+        &["{N}", "20"],
+    );
+    let msgs: Vec<&str> = m["quantities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["what"] == "msgs")
+        .filter_map(|q| q["expr"].as_str())
+        .collect();
+    assert_eq!(msgs, ["min(0.5*P, 4)"], "{:#}", m["quantities"]);
+}
