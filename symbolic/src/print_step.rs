@@ -136,7 +136,8 @@ fn test_of(x: &Expr) -> (Expr, f64) {
         &neg
     };
     let (c, v): (Vec<&Term>, Vec<&Term>) = x.terms.iter().partition(|t| t.is_constant());
-    let rhs = -c.first().map_or(0.0, |t| t.coef.0);
+    // `+ 0.0`: no constant term is 0, not -0 (`[mod(ITERS, 2) == -0]`)
+    let rhs = -c.first().map_or(0.0, |t| t.coef.0) + 0.0;
     let lhs = Expr {
         terms: v.into_iter().cloned().collect(),
     };
@@ -242,6 +243,12 @@ mod tests {
         );
         // a fraction in the test: not an indicator
         assert_eq!(step_of("max(0, min(2 - 0.5*P, 0.5*P))"), None);
+        // against 0: printed 0, not -0 (trial, stop 32: `[mod(ITERS, 2) == -0]`)
+        let even = "max(min(-mod(ITERS, 2) + 1, mod(ITERS, 2) + 1), 0)";
+        assert_eq!(
+            Printer::reading(false).step(&step_of(even).unwrap()),
+            "[mod(ITERS, 2) == 0]"
+        );
     }
 
     #[test]
