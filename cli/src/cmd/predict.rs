@@ -361,6 +361,15 @@ fn evaluate(
             }
         }
     }
+    // a count asked at a fraction (trial, stop 32: N=1024.5 said nothing): the program
+    // runs whole iterations and sizes, T takes the value as it is
+    for (k, v) in &values {
+        if k != "P" && v.fract() != 0.0 && is_count(k, traced) {
+            warnings.push(format!(
+                "{k}={v} is not a whole number, where every run had a whole {k} (a count): the program's loops and sizes in {k} are whole, and T here takes {v} as it is"
+            ));
+        }
+    }
     // the computations no run reached, as analyze warned of them
     let untraced: Vec<String> = m
         .unreached
@@ -794,6 +803,11 @@ mod tests {
                 && p.warnings[0].contains("(bytes at line 31) was measured at PC=1 alone"),
             "{:?}",
             p.warnings
+        );
+        let p = evaluate(&m, &traced, "", at("N=64.5,PC=1,K=10,P=2")).unwrap();
+        assert_eq!(
+            p.warnings,
+            ["N=64.5 is not a whole number, where every run had a whole N (a count): the program's loops and sizes in N are whole, and T here takes 64.5 as it is"]
         );
         let p = evaluate(&m, &traced, "", at("N=64,PC=1,K=1,P=2")).unwrap();
         assert_eq!(
