@@ -98,4 +98,31 @@ fn a_recursive_cycle_costs_every_level() {
         let ratio = r["fitted"].as_f64().unwrap() / r["measured"].as_f64().unwrap();
         assert!((0.85..1.18).contains(&ratio), "{r:#}");
     }
+    // where the time goes counts every level too: the smoothing's and the halo's totals, in
+    // `smooth` under the recursive `cycle`, are most of T at every run (they were counted
+    // for the outside call and the recursive call site once each: 2 levels of NLEVELS)
+    let total = |e: &serde_json::Value, r: &serde_json::Value| {
+        let e = symbolic::parse(e.as_str().unwrap()).unwrap();
+        e.eval(&|v| r["params"][v].as_f64()).unwrap()
+    };
+    let t = symbolic::parse(m["t"].as_str().unwrap()).unwrap();
+    for r in rows {
+        let at = t.eval(&|v| r["params"][v].as_f64()).unwrap();
+        let phases: f64 = m["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["kind"] != "collective")
+            .map(|p| total(&p["total"], r))
+            .sum();
+        let compute: f64 = m["compute"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["total"].is_string())
+            .map(|c| total(&c["total"], r))
+            .sum();
+        let share = (phases + compute) / at;
+        assert!((0.7..1.05).contains(&share), "{share} of T at {r:#}");
+    }
 }

@@ -611,12 +611,57 @@ impl Ctx<'_> {
             e = Expr::one();
         }
         let first = all.first().map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(calls) = self.recursive_calls(first, paths, main, stack) {
+            return e * calls;
+        }
         match self.over_calls(first, main, stack, &mut |c, site, stack| {
             c.executions_of(site, true, paths, main, stack)
         }) {
             Some(calls) => e * calls,
             None => e,
         }
+    }
+
+    /// The executions of a recursive routine `path` starts in, as [`Self::node`] charges it:
+    /// its calls from outside its cycle times its executions per such call (the calls inside
+    /// the cycle are in those); None where the routine is not recursive or is on `stack`.
+    fn recursive_calls(
+        &self,
+        path: &[u32],
+        paths: &Paths,
+        main: &str,
+        stack: &mut Vec<String>,
+    ) -> Option<Expr> {
+        let routine_of = |site: u32| {
+            paths
+                .get(&site)
+                .and_then(|p| p.first())
+                .and_then(|p| p.first())
+                .and_then(|r| self.nodes.get(r))
+                .and_then(|n| match &n.data {
+                    NodeData::Routine { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+        };
+        let r = routine_of(*path.first()?)?;
+        let rec = self.recursion.get(&r)?;
+        if r == main || stack.contains(&r) {
+            return None;
+        }
+        stack.push(r.clone());
+        let calls: Vec<u32> = self
+            .nodes
+            .values()
+            .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
+            .map(|n| n.site.0)
+            .filter(|c| routine_of(*c).is_none_or(|from| !rec.cycle.contains(&from)))
+            .collect();
+        let outside: Expr = calls
+            .into_iter()
+            .map(|c| self.executions_of(c, true, paths, main, stack))
+            .sum();
+        stack.pop();
+        Some(outside * rec.per_call.expr.clone())
     }
 
     /// Σ of `per_call` over the call sites of the routine `path` starts in, when that routine
