@@ -632,32 +632,19 @@ impl Ctx<'_> {
         main: &str,
         stack: &mut Vec<String>,
     ) -> Option<Expr> {
-        let routine_of = |site: u32| {
-            paths
-                .get(&site)
-                .and_then(|p| p.first())
-                .and_then(|p| p.first())
-                .and_then(|r| self.nodes.get(r))
-                .and_then(|n| match &n.data {
-                    NodeData::Routine { name, .. } => Some(name.clone()),
-                    _ => None,
-                })
-        };
-        let r = routine_of(*path.first()?)?;
+        let r = self.routine_at(*path.first()?)?;
         let rec = self.recursion.get(&r)?;
         if r == main || stack.contains(&r) {
             return None;
         }
         stack.push(r.clone());
-        let calls: Vec<u32> = self
-            .nodes
-            .values()
-            .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
-            .map(|n| n.site.0)
-            .filter(|c| routine_of(*c).is_none_or(|from| !rec.cycle.contains(&from)))
-            .collect();
-        let outside: Expr = calls
+        let outside: Expr = self
+            .call_sites(&r)
             .into_iter()
+            .filter(|c| {
+                self.routine_of(*c, paths)
+                    .is_none_or(|from| !rec.cycle.contains(&from))
+            })
             .map(|c| self.executions_of(c, true, paths, main, stack))
             .sum();
         stack.pop();
@@ -673,26 +660,40 @@ impl Ctx<'_> {
         stack: &mut Vec<String>,
         per_call: &mut dyn FnMut(&Self, u32, &mut Vec<String>) -> Expr,
     ) -> Option<Expr> {
-        let r = path
-            .first()
-            .and_then(|r| self.nodes.get(r))
-            .and_then(|n| match &n.data {
-                NodeData::Routine { name, .. } => Some(name.clone()),
-                _ => None,
-            })?;
+        let r = self.routine_at(*path.first()?)?;
         if r == main || stack.contains(&r) {
             return None;
         }
         stack.push(r.clone());
-        let calls: Vec<u32> = self
-            .nodes
-            .values()
-            .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if *callee == r))
-            .map(|n| n.site.0)
-            .collect();
-        let e = calls.into_iter().map(|c| per_call(self, c, stack)).sum();
+        let e = self
+            .call_sites(&r)
+            .into_iter()
+            .map(|c| per_call(self, c, stack))
+            .sum();
         stack.pop();
         Some(e)
+    }
+
+    /// The name of the routine whose node is `site`.
+    fn routine_at(&self, site: u32) -> Option<String> {
+        match &self.nodes.get(&site)?.data {
+            NodeData::Routine { name, .. } => Some(name.clone()),
+            _ => None,
+        }
+    }
+
+    /// The routine `site` is in.
+    pub(super) fn routine_of(&self, site: u32, paths: &Paths) -> Option<String> {
+        self.routine_at(*paths.get(&site)?.first()?.first()?)
+    }
+
+    /// The sites that call routine `r`.
+    fn call_sites(&self, r: &str) -> Vec<u32> {
+        self.nodes
+            .values()
+            .filter(|n| matches!(&n.data, NodeData::Call { callee, .. } if callee == r))
+            .map(|n| n.site.0)
+            .collect()
     }
 
     /// How often a pipeline anchored at `site` is filled, as [`Self::node`] charges it: its

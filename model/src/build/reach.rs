@@ -78,18 +78,6 @@ pub(super) fn fit_reach(
 /// Whether `site` lies in a routine of a recursive cycle, whose executions the tree counts
 /// per call ([`crate::recursion`]) rather than in [`Ctx::entries`].
 fn in_recursion(env: &Env<'_>, ctx: &Ctx<'_>, site: u32) -> bool {
-    let Some(routine) = env
-        .paths
-        .get(&site)
-        .and_then(|p| p.first())
-        .and_then(|p| p.first())
-        .and_then(|r| ctx.nodes.get(r))
-        .and_then(|n| match &n.data {
-            apt::NodeData::Routine { name, .. } => Some(name.clone()),
-            _ => None,
-        })
-    else {
-        return false;
-    };
-    ctx.recursion.values().any(|r| r.cycle.contains(&routine))
+    ctx.routine_of(site, &env.paths)
+        .is_some_and(|r| ctx.recursion.values().any(|rec| rec.cycle.contains(&r)))
 }
