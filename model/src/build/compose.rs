@@ -637,18 +637,26 @@ impl Ctx<'_> {
         if r == main || stack.contains(&r) {
             return None;
         }
-        stack.push(r.clone());
-        let outside: Expr = self
+        let outside: Vec<u32> = self
             .call_sites(&r)
             .into_iter()
             .filter(|c| {
                 self.routine_of(*c, paths)
                     .is_none_or(|from| !rec.cycle.contains(&from))
             })
+            .collect();
+        // entered only from inside its cycle (`b` of `a` ↔ `b`): its executions are its
+        // callers', through the calls
+        if outside.is_empty() {
+            return None;
+        }
+        stack.push(r.clone());
+        let calls: Expr = outside
+            .into_iter()
             .map(|c| self.executions_of(c, true, paths, main, stack))
             .sum();
         stack.pop();
-        Some(outside * rec.per_call.expr.clone())
+        Some(calls * rec.per_call.expr.clone())
     }
 
     /// Σ of `per_call` over the call sites of the routine `path` starts in, when that routine

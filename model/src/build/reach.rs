@@ -57,7 +57,7 @@ pub(super) fn fit_reach(
         fit.origin = Origin::Regression;
         let mean = samples.values.iter().sum::<f64>() / samples.values.len() as f64;
         notes.warnings.push(format!(
-            "the computation at {} ran {:.3} times per rank for each time its place in the program implies (mean over the runs): control flow augur does not analyse (a GOTO, an arithmetic IF, a jump out of a loop) {} it; charged at the measured share {}",
+            "the computation at {} ran {:.3} times per rank for each time its place in the program implies (mean over the runs): control flow augur does not analyse (a GOTO, an arithmetic IF, a jump out of a loop) {} it, or an enclosing count is off; charged at the measured share {}",
             env.at(site),
             mean,
             if fewer { "skips" } else { "repeats" },
